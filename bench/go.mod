@@ -1,0 +1,20 @@
+module github.com/rxhystrix/rxhystrix/bench
+
+go 1.26
+
+replace github.com/rxhystrix/rxhystrix => ..
+
+require (
+	github.com/afex/hystrix-go v0.0.0-20180502004556-fa1af6a1f4f5 // indirect
+	github.com/cenkalti/backoff/v4 v4.0.0 // indirect
+	github.com/cep21/circuit/v4 v4.0.0 // indirect
+	github.com/emirpasic/gods v1.12.0 // indirect
+	github.com/failsafe-go/failsafe-go v0.9.8 // indirect
+	github.com/reactivex/rxgo/v2 v2.5.0 // indirect
+	github.com/rxhystrix/rxhystrix v0.0.0-00010101000000-000000000000 // indirect
+	github.com/sony/gobreaker/v2 v2.4.0 // indirect
+	github.com/stretchr/objx v0.5.3 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	github.com/teivah/onecontext v0.0.0-20200513185103-40f981bfd775 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)

@@ -1,0 +1,2 @@
+// Package command wraps calls to downstream dependencies in Hystrix commands.
+package command

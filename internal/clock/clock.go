@@ -1,0 +1,51 @@
+package clock
+
+import (
+	"context"
+	"time"
+)
+
+// Clock tells the time and schedules work. Implementations are safe for
+// concurrent use.
+type Clock interface {
+	// Now returns the current time.
+	Now() time.Time
+	// Since returns the time elapsed since t.
+	Since(t time.Time) time.Duration
+	// AfterFunc calls f in its own goroutine (Real) or on the goroutine
+	// that advances the clock (Manual) once d has elapsed.
+	AfterFunc(d time.Duration, f func()) Timer
+	// NewTimer returns a Timer that sends the time on its channel once d
+	// has elapsed.
+	NewTimer(d time.Duration) Timer
+	// NewTicker returns a Ticker that sends the time on its channel every
+	// d. It panics if d <= 0.
+	NewTicker(d time.Duration) Ticker
+	// WithTimeout is context.WithTimeout measured on this clock: the
+	// returned context's Err is context.DeadlineExceeded once d has
+	// elapsed.
+	WithTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc)
+}
+
+// Timer is a single event, as time.Timer.
+type Timer interface {
+	// C is the channel on which the time is delivered; nil for a timer
+	// made by AfterFunc.
+	C() <-chan time.Time
+	// Stop prevents the timer from firing. It reports whether the call
+	// stopped the timer.
+	Stop() bool
+	// Reset changes the timer to expire after d. It reports whether the
+	// timer had been active.
+	Reset(d time.Duration) bool
+}
+
+// Ticker delivers ticks at intervals, as time.Ticker.
+type Ticker interface {
+	// C is the channel on which the ticks are delivered.
+	C() <-chan time.Time
+	// Stop turns off the ticker.
+	Stop()
+	// Reset stops the ticker and resets its period to d.
+	Reset(d time.Duration)
+}
