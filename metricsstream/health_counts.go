@@ -4,9 +4,20 @@ package metricsstream
 // rolling window that count for health, how many of them were errors, and
 // their percentage (rounded down, as Hystrix does). Errors are FAILURE,
 // TIMEOUT, THREAD_POOL_REJECTED and SEMAPHORE_REJECTED; Total adds SUCCESS
-// to those.
+// to those. Slow counts the executions of Total whose execution latency
+// reached Config.SlowCallDuration (zero when that is unset); the breaker
+// may trip on their percentage.
 type HealthCounts struct {
 	Total           int64
 	Errors          int64
 	ErrorPercentage int
+	Slow            int64
+}
+
+// SlowPercentage returns Slow as a percentage of Total, rounded down.
+func (h HealthCounts) SlowPercentage() int {
+	if h.Total == 0 {
+		return 0
+	}
+	return int(h.Slow * 100 / h.Total)
 }
