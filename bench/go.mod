@@ -1,11 +1,12 @@
 module github.com/rxhystrix/rxhystrix/bench
 
-go 1.26
+go 1.26.0
 
 replace github.com/rxhystrix/rxhystrix => ..
 
 require (
 	github.com/afex/hystrix-go v0.0.0-20180502004556-fa1af6a1f4f5 // indirect
+	github.com/bits-and-blooms/bitset v1.24.4 // indirect
 	github.com/cenkalti/backoff/v4 v4.0.0 // indirect
 	github.com/cep21/circuit/v4 v4.0.0 // indirect
 	github.com/emirpasic/gods v1.12.0 // indirect
@@ -16,5 +17,6 @@ require (
 	github.com/stretchr/objx v0.5.3 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/teivah/onecontext v0.0.0-20200513185103-40f981bfd775 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )

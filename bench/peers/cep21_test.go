@@ -1,0 +1,76 @@
+package peers
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/cep21/circuit/v4"
+	"github.com/cep21/circuit/v4/closers/hystrix"
+	"github.com/cep21/circuit/v4/closers/simplelogic"
+	"github.com/cep21/circuit/v4/metrics/rolling"
+)
+
+// cep21Open reports whether err is cep21/circuit's open-circuit error. It
+// asserts the type rather than calling errors.As, which allocates: cep21
+// returns its errors unwrapped, and the check must not weigh on the row.
+func cep21Open(err error) bool {
+	cerr, ok := err.(circuit.Error)
+	return ok && cerr.CircuitOpen()
+}
+
+// cep21Row builds a row that runs the work through a circuit made from
+// config, with Execute or, if useGo, with Go.
+func cep21Row(name string, config func() circuit.Config, useGo bool) row {
+	return row{
+		name: name,
+		prepare: func(_ testing.TB, callers int, w work) func() error {
+			cfg := config()
+			cfg.Execution.MaxConcurrentRequests = int64(callers)
+			var m circuit.Manager
+			c := m.MustCreateCircuit(name, cfg)
+			ctx := context.Background()
+			run := errOnly(w)
+			if useGo {
+				return func() error { return c.Go(ctx, run, nil) }
+			}
+			return func() error { return c.Execute(ctx, run, nil) }
+		},
+		shortCircuited: cep21Open,
+	}
+}
+
+// cep21MinimalRow is cep21's "Minimal": no timeout, and an opener that
+// trips after 10 consecutive errors and never closes.
+func cep21MinimalRow() row {
+	return cep21Row("cep21-minimal", func() circuit.Config {
+		return circuit.Config{
+			Execution: circuit.ExecutionConfig{Timeout: -1},
+			General: circuit.GeneralConfig{
+				ClosedToOpenFactory: simplelogic.ConsecutiveErrOpenerFactory(simplelogic.ConfigConsecutiveErrOpener{}),
+			},
+		}
+	}, false)
+}
+
+// cep21HystrixRow is cep21's "Hystrix": rolling run and fallback
+// statistics, Hystrix's opener and closer with their defaults, and the
+// default 1 s timeout.
+func cep21HystrixRow() row {
+	return cep21Row("cep21-hystrix", func() circuit.Config {
+		var stats rolling.StatFactory
+		cfg := stats.CreateConfig("")
+		var closers hystrix.Factory
+		cfg.Merge(closers.Configure(""))
+		cfg.Merge(circuit.Config{Execution: circuit.ExecutionConfig{Timeout: time.Second}})
+		return cfg
+	}, false)
+}
+
+// cep21GoRow is cep21's "UseGo": each call runs on a new goroutine, no
+// timeout, and no opener, so the circuit never opens.
+func cep21GoRow() row {
+	return cep21Row("cep21-go", func() circuit.Config {
+		return circuit.Config{Execution: circuit.ExecutionConfig{Timeout: -1}}
+	}, true)
+}

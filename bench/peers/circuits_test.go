@@ -1,0 +1,190 @@
+package peers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// answer is the value passing work returns.
+const answer = 42
+
+// errFailure is the error failing work returns.
+var errFailure = errors.New("peers: work failed")
+
+// errWrongValue stands for a nil error that came with a value other than
+// the one the work returned.
+var errWrongValue = errors.New("peers: wrong value")
+
+// work is what a row protects: a function that passes or fails at once.
+type work func(ctx context.Context) (int, error)
+
+func passes(context.Context) (int, error) { return answer, nil }
+func fails(context.Context) (int, error)  { return 0, errFailure }
+
+// errOnly adapts w for implementations whose work returns only an error.
+func errOnly(w work) func(context.Context) error {
+	return func(ctx context.Context) error {
+		_, err := w(ctx)
+		return err
+	}
+}
+
+// checkValue turns a value other than answer into errWrongValue.
+func checkValue(v int, err error) error {
+	if err == nil && v != answer {
+		return errWrongValue
+	}
+	return err
+}
+
+// row is one implementation in the matrix.
+type row struct {
+	name string
+	// failingOnly marks a row that only makes sense with failing work.
+	failingOnly bool
+	// prepare builds a fresh instance for one run by callers concurrent
+	// callers and returns the call they make. It may register cleanups
+	// with b.Cleanup.
+	prepare func(b testing.TB, callers int, w work) (call func() error)
+	// shortCircuited reports whether err is the row's short-circuit
+	// error; nil means the row never short-circuits.
+	shortCircuited func(err error) bool
+}
+
+// ourRows holds the rxhystrix rows; rxhystrix_test.go fills it.
+var ourRows []row
+
+// peerRows returns the floor and the peers, in table order.
+func peerRows() []row {
+	return []row{
+		directRow(),
+		cep21MinimalRow(),
+		cep21HystrixRow(),
+		cep21GoRow(),
+		hystrixGoRow(),
+		gobreakerRow(),
+		failsafeRow(),
+		failsafeTimeoutRow(),
+	}
+}
+
+// callerCounts are the concurrency levels of cep21's matrix.
+var callerCounts = []int{1, 75}
+
+func BenchmarkCircuits(b *testing.B) {
+	rows := append(peerRows(), ourRows...)
+	for _, mode := range []struct {
+		name string
+		w    work
+		pass bool
+	}{
+		{"passing", passes, true},
+		{"failing", fails, false},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			for _, callers := range callerCounts {
+				b.Run(fmt.Sprintf("c=%d", callers), func(b *testing.B) {
+					for _, r := range rows {
+						if r.failingOnly && mode.pass {
+							continue
+						}
+						b.Run(r.name, func(b *testing.B) {
+							call := r.prepare(b, callers, mode.w)
+							measure(b, callers, mode.pass, call, r.shortCircuited)
+						})
+					}
+				})
+			}
+		})
+	}
+}
+
+// verdict classifies the error of one call.
+type verdict int
+
+const (
+	right verdict = iota
+	rightShorted
+	wrong
+)
+
+// judge tells whether err is a right answer for passing or failing work.
+func judge(pass bool, err error, shortCircuited func(error) bool) verdict {
+	if pass {
+		if err == nil {
+			return right
+		}
+		return wrong
+	}
+	switch {
+	case err == nil:
+		return wrong
+	case shortCircuited != nil && shortCircuited(err):
+		return rightShorted
+	case errors.Is(err, errFailure):
+		return right
+	}
+	return wrong
+}
+
+// share returns how many of n calls caller i of callers makes: n is split
+// exactly, the first n%callers callers making one more.
+func share(n, callers, i int) int {
+	s := n / callers
+	if i < n%callers {
+		s++
+	}
+	return s
+}
+
+// measure times b.N calls of call split across callers goroutines, which
+// are started before the timer and released together. It fails b if any
+// call's result is wrong, and for failing work reports the fraction of
+// short-circuited calls as shorted/op.
+func measure(b *testing.B, callers int, pass bool, call func() error, shortCircuited func(error) bool) {
+	var (
+		wrongs, shorted atomic.Int64
+		firstWrong      error
+		once            sync.Once
+		done            sync.WaitGroup
+	)
+	start := make(chan struct{})
+	for i := range callers {
+		n := share(b.N, callers, i)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			<-start
+			var w, s int64
+			for range n {
+				err := call()
+				switch judge(pass, err, shortCircuited) {
+				case rightShorted:
+					s++
+				case wrong:
+					if w == 0 {
+						once.Do(func() { firstWrong = err })
+					}
+					w++
+				}
+			}
+			wrongs.Add(w)
+			shorted.Add(s)
+		}()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	close(start)
+	done.Wait()
+	b.StopTimer()
+	if w := wrongs.Load(); w > 0 {
+		b.Fatalf("%d of %d calls gave a wrong result; first: %v", w, b.N, firstWrong)
+	}
+	if !pass {
+		b.ReportMetric(float64(shorted.Load())/float64(b.N), "shorted/op")
+	}
+}

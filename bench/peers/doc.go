@@ -1,0 +1,59 @@
+// Package peers benchmarks one command execution of rxhystrix side by side
+// with the Go circuit breakers it is measured against: cep21/circuit v4,
+// afex/hystrix-go, sony/gobreaker v2 and failsafe-go, with a direct call as
+// the floor.
+//
+// The matrix reproduces cep21/circuit's own benchmark (the circuit-benchmarks
+// repository): every implementation is run with work that passes and with
+// work that fails, by 1 and by 75 concurrent callers. Names are built so a
+// script can pair rows across implementations:
+//
+//	BenchmarkCircuits/<passing|failing>/c=<callers>/<row>
+//
+// Run it from bench/ with
+//
+//	go test -run='^$' -bench=Circuits -benchmem ./peers/
+//
+// and add -tags rxhystrix to include the rxhystrix rows.
+//
+// What differs from cep21's harness, and why:
+//
+//   - The callers are started and parked before b.ResetTimer, so neither
+//     circuit construction nor goroutine start-up is timed.
+//   - b.N is split exactly across the callers (cep21 drops the remainder,
+//     so a 75-caller run with b.N < 75 does no work).
+//   - Every result is checked: a passing call must return nil (and, for
+//     the generic implementations, the value the work returned); a failing
+//     call must return the work's error or the implementation's
+//     short-circuit error. Anything else fails the benchmark.
+//   - Failing rows report shorted/op, the fraction of calls that were
+//     short-circuited. Breakers trip at different points (hystrix-go and
+//     rxhystrix after 20 requests at 50 % errors, and rxhystrix only at its
+//     next health snapshot; gobreaker after 6 consecutive failures;
+//     cep21 Minimal after 10; failsafe-go after 1; cep21 Hystrix after 20
+//     at 50 %), so a failing row mostly times the short-circuit path, and
+//     shorted/op says how much.
+//
+// The rows:
+//
+//	direct                   the work called directly: the floor
+//	cep21-minimal            Execute, no timeout, 10-consecutive-errors opener
+//	cep21-hystrix            Execute, Hystrix opener and closer, rolling stats, 1 s timeout
+//	cep21-go                 Go (a goroutine per call), no timeout, never opens (as cep21's UseGo)
+//	hystrix-go               Do, default settings but MaxConcurrentRequests 100000 (as cep21 does)
+//	gobreaker                Execute with the zero Settings
+//	failsafe-cb              a default circuit breaker (opens on 1 failure)
+//	failsafe-cb-timeout      the same breaker around a 1 s timeout policy
+//	rxhystrix-semaphore      Execute, semaphore isolation, no timeout
+//	rxhystrix-semaphore-timeout  the same with a 1 s timeout
+//	rxhystrix-pool           Execute, pool isolation (one worker per caller), 1 s timeout
+//	rxhystrix-observable     ToObservable(...).First, semaphore isolation, no timeout
+//	rxhystrix-forced-open    a forced-open breaker: the short-circuit path alone (failing only)
+//
+// cep21/circuit and hystrix-go take work that returns only an error, so
+// their rows check only the error; the generic implementations return the
+// work's int, and their rows check it.
+//
+// As in cep21's harness, the concurrency limit of every implementation that
+// has one is the number of callers, so no call is rejected.
+package peers
