@@ -1,0 +1,36 @@
+//go:build rxhystrix
+
+package memory
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rxhystrix/rxhystrix/command"
+)
+
+// rxhystrixFamily makes each key with command.New and default settings
+// (pool isolation, 1 s timeout) and one Execute. The command registry is
+// global and has no way to drop a key, so release drops only the commands
+// themselves.
+func rxhystrixFamily() keyFamily {
+	return keyFamily{
+		name: "rxhystrix",
+		open: func(tb testing.TB, keys int) (func(context.Context, string), func()) {
+			run := func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }
+			cmds := make([]*command.Command[struct{}, struct{}], 0, keys)
+			create := func(ctx context.Context, name string) {
+				cmd := command.New(name, run)
+				if _, err := cmd.Execute(ctx, struct{}{}); err != nil {
+					tb.Fatalf("Execute on %q: %v", name, err)
+				}
+				cmds = append(cmds, cmd)
+			}
+			return create, func() { cmds = nil }
+		},
+	}
+}
+
+func init() {
+	ourFamilies = append(ourFamilies, rxhystrixFamily())
+}
