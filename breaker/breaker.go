@@ -1,0 +1,521 @@
+package breaker
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// CircuitBreaker is what a command consults before each execution and
+// tells afterwards: Hystrix's HystrixCircuitBreaker.
+type CircuitBreaker interface {
+	// AllowRequest reports whether a request would be let through now,
+	// without claiming a half-open trial. It is idempotent.
+	AllowRequest() bool
+	// AttemptExecution reports whether a request may execute now. When it
+	// lets a request through an open breaker (a half-open trial), that
+	// trial is claimed: the caller must report its outcome.
+	AttemptExecution() bool
+	// IsOpen reports whether the breaker is open or half-open (or forced
+	// open), as the dashboard shows it.
+	IsOpen() bool
+	// MarkSuccess reports that an execution AttemptExecution admitted
+	// succeeded.
+	MarkSuccess()
+	// MarkNonSuccess reports that an execution AttemptExecution admitted
+	// did not succeed: it failed, timed out, was rejected, was cancelled
+	// or panicked.
+	MarkNonSuccess()
+}
+
+// HealthSource is the health-count stream a Breaker trips on, usually a
+// *metricsstream.CommandMetrics.
+type HealthSource interface {
+	// HealthStream returns the stream of health snapshots of the rolling
+	// window. The breaker subscribes when it is made and again after
+	// each close; it ignores the stream's errors and completion.
+	HealthStream() observable.Observable[metricsstream.HealthCounts]
+	// ResetStream starts the health counts over from zero. The breaker
+	// calls it when it closes, before subscribing again.
+	ResetStream()
+}
+
+// Breaker is the Hystrix 1.5.13 circuit breaker: a state machine that a
+// health-count stream trips, that admits trials after a sleep window and
+// that the trials' results close or re-open. See the package doc for the
+// full semantics and the reporting contract.
+//
+// A Breaker is safe for concurrent use. It starts no goroutines of its
+// own; each subscription to Transitions owns one until it ends. Close
+// releases the health subscription.
+type Breaker struct {
+	// word packs the state, the mode of the config and the half-open
+	// trial counts (see state.go); it is all the hot path reads.
+	word atomic.Uint64
+	// openedAt is the clock reading (nanoseconds since epoch) of the
+	// latest opening; it is stored before the word says Open.
+	openedAt atomic.Int64
+	// lastAdmit is the clock reading of the latest trial admission.
+	lastAdmit atomic.Int64
+	cfg       atomic.Pointer[Config] // with defaults applied
+
+	name   string
+	clock  clock.Clock
+	epoch  time.Time
+	health HealthSource
+	buffer int
+	hub    transitionHub
+
+	ctx    context.Context // ends every health subscription on Close
+	cancel context.CancelFunc
+
+	mu         sync.Mutex // serializes every change of word
+	healthGen  uint64     // the current health subscription; older ones are ignored
+	healthSub  observable.Subscription
+	lastHealth metricsstream.HealthCounts
+	closed     bool
+}
+
+var _ CircuitBreaker = (*Breaker)(nil)
+
+// New returns a Closed breaker configured by cfg that subscribes to
+// health's stream at once. It panics with cfg.Validate's error if cfg is
+// invalid, and if health is nil. Call Close when done with it.
+func New(cfg Config, health HealthSource, opts ...Option) *Breaker {
+	if err := cfg.Validate(); err != nil {
+		panic(err)
+	}
+	if health == nil {
+		panic("breaker: New with nil health")
+	}
+	o := defaultOptions()
+	for _, opt := range opts {
+		if opt == nil {
+			panic("breaker: New with nil Option")
+		}
+		opt.apply(&o)
+	}
+	resolved := cfg.withDefaults()
+	b := &Breaker{
+		name:      o.name,
+		clock:     o.clock,
+		epoch:     o.clock.Now(),
+		health:    health,
+		buffer:    o.buffer,
+		healthGen: 1,
+	}
+	b.ctx, b.cancel = context.WithCancel(context.Background())
+	b.cfg.Store(&resolved)
+	b.word.Store(resolved.mode())
+	b.subscribe(1)
+	return b
+}
+
+// Name returns the name given with WithName.
+func (b *Breaker) Name() string { return b.name }
+
+// Config returns the breaker's current configuration, with its zero
+// fields replaced by the defaults they stand for.
+func (b *Breaker) Config() Config { return *b.cfg.Load() }
+
+// SetConfig changes the configuration of a live breaker. New thresholds
+// apply from the next health snapshot, a new sleep window to the current
+// one, force flags and HalfOpenTrials at once. Disabling a breaker that is
+// not Closed closes it (resetting the health stream). It panics with
+// cfg.Validate's error if cfg is invalid.
+func (b *Breaker) SetConfig(cfg Config) {
+	if err := cfg.Validate(); err != nil {
+		panic(err)
+	}
+	resolved := cfg.withDefaults()
+	now := b.now()
+	b.mu.Lock()
+	b.cfg.Store(&resolved)
+	b.expireLocked(now)
+	w := b.word.Load()&^modeMask | resolved.mode()
+	b.word.Store(w)
+	var resubscribe func()
+	if resolved.Disabled && stateOf(w) != Closed {
+		resubscribe = b.closeLocked(w, now)
+	}
+	b.mu.Unlock()
+	if resubscribe != nil {
+		resubscribe()
+	}
+}
+
+// AttemptExecution reports whether a request may execute now (Hystrix's
+// attemptExecution). A closed breaker answers with one atomic load. An
+// open breaker says no until its sleep window has passed; then exactly
+// one caller (HalfOpenTrials callers) wins a trial and moves it to
+// HalfOpen. The winner must report the trial's outcome with MarkSuccess,
+// MarkNonSuccess or MarkIgnored.
+func (b *Breaker) AttemptExecution() bool {
+	if b.word.Load()&slowPathMask == 0 {
+		return true
+	}
+	return b.attemptSlow()
+}
+
+func (b *Breaker) attemptSlow() bool {
+	w := b.word.Load()
+	switch {
+	case w&forcedOpenBit != 0:
+		return false
+	case w&allowAllBit != 0:
+		return true
+	}
+	now := b.now()
+	cfg := b.cfg.Load()
+	switch stateOf(w) {
+	case Closed:
+		return true
+	case Open:
+		if !b.sleepWindowOver(cfg, now) {
+			return false
+		}
+	case HalfOpen:
+		if admittedOf(w) >= cfg.HalfOpenTrials && !b.trialOverdue(w, cfg, now) {
+			return false
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.admitLocked(now)
+}
+
+// admitLocked decides, under the lock, whether a request that found the
+// breaker not Closed may go through, claiming a trial if so.
+func (b *Breaker) admitLocked(now int64) bool {
+	b.expireLocked(now)
+	w := b.word.Load()
+	switch {
+	case w&forcedOpenBit != 0:
+		return false
+	case w&allowAllBit != 0:
+		return true
+	}
+	cfg := b.cfg.Load()
+	switch stateOf(w) {
+	case Open:
+		if !b.sleepWindowOver(cfg, now) {
+			return false
+		}
+		b.lastAdmit.Store(now)
+		b.setLocked(w, HalfOpen, 1, 0, now)
+	case HalfOpen:
+		n := admittedOf(w)
+		if n >= cfg.HalfOpenTrials {
+			return false
+		}
+		b.lastAdmit.Store(now)
+		b.word.Store(makeWord(w, HalfOpen, n+1, successOf(w)))
+	}
+	return true
+}
+
+// AllowRequest reports whether AttemptExecution would let a request
+// through now, without claiming a trial (Hystrix's allowRequest): true
+// when Closed, when Open with the sleep window over, and when HalfOpen
+// with a trial still to admit.
+func (b *Breaker) AllowRequest() bool {
+	if b.word.Load()&slowPathMask == 0 {
+		return true
+	}
+	return b.allowSlow()
+}
+
+func (b *Breaker) allowSlow() bool {
+	w := b.refresh()
+	switch {
+	case w&forcedOpenBit != 0:
+		return false
+	case w&allowAllBit != 0:
+		return true
+	}
+	cfg := b.cfg.Load()
+	switch stateOf(w) {
+	case Open:
+		return b.sleepWindowOver(cfg, b.now())
+	case HalfOpen:
+		return admittedOf(w) < cfg.HalfOpenTrials
+	}
+	return true
+}
+
+// IsOpen reports whether the breaker is Open or HalfOpen, true when forced
+// open and false when forced closed or disabled (Hystrix's isOpen).
+func (b *Breaker) IsOpen() bool {
+	w := b.word.Load()
+	switch {
+	case w&forcedOpenBit != 0:
+		return true
+	case w&allowAllBit != 0:
+		return false
+	}
+	return stateOf(w) != Closed
+}
+
+// State returns the state of the breaker's state machine. The force flags
+// do not change it (IsOpen and AttemptExecution honour them); a disabled
+// breaker is Closed.
+func (b *Breaker) State() State { return stateOf(b.refresh()) }
+
+// MarkSuccess reports that an admitted execution succeeded (Hystrix's
+// markSuccess). In HalfOpen it counts a successful trial; once
+// HalfOpenTrials trials have succeeded the breaker closes, resets the
+// health stream and subscribes to it again. In other states it does
+// nothing: the health stream does the counting.
+func (b *Breaker) MarkSuccess() {
+	if stateOf(b.word.Load()) != HalfOpen {
+		return
+	}
+	now := b.now()
+	b.mu.Lock()
+	b.expireLocked(now)
+	w := b.word.Load()
+	if stateOf(w) != HalfOpen {
+		b.mu.Unlock()
+		return
+	}
+	if n := successOf(w) + 1; n < b.cfg.Load().HalfOpenTrials {
+		b.word.Store(makeWord(w, HalfOpen, admittedOf(w), n))
+		b.mu.Unlock()
+		return
+	}
+	resubscribe := b.closeLocked(w, now)
+	b.mu.Unlock()
+	if resubscribe != nil {
+		resubscribe()
+	}
+}
+
+// MarkNonSuccess reports that an admitted execution did not succeed
+// (Hystrix's markNonSuccess): it failed, timed out, was rejected by a pool
+// or semaphore, was cancelled, or panicked. In HalfOpen it re-opens the
+// breaker and starts a new sleep window; in other states it does nothing.
+func (b *Breaker) MarkNonSuccess() {
+	if stateOf(b.word.Load()) != HalfOpen {
+		return
+	}
+	now := b.now()
+	b.mu.Lock()
+	b.expireLocked(now)
+	if w := b.word.Load(); stateOf(w) == HalfOpen {
+		b.openLocked(w, now)
+	}
+	b.mu.Unlock()
+}
+
+// MarkIgnored reports that an admitted execution ended in an outcome that
+// is neither success nor failure, a bad request. In HalfOpen it gives the
+// trial back, so that the next caller of AttemptExecution may try; in
+// other states it does nothing. Beyond Hystrix, which counts a bad request
+// during the trial as a failure.
+func (b *Breaker) MarkIgnored() {
+	if stateOf(b.word.Load()) != HalfOpen {
+		return
+	}
+	now := b.now()
+	b.mu.Lock()
+	b.expireLocked(now)
+	if w := b.word.Load(); stateOf(w) == HalfOpen && admittedOf(w) > 0 {
+		b.word.Store(makeWord(w, HalfOpen, admittedOf(w)-1, successOf(w)))
+	}
+	b.mu.Unlock()
+}
+
+// Transitions returns the breaker's state changes as a hot Observable:
+// a subscriber receives the transitions that happen after it subscribed,
+// in order, on a goroutine of its own that ends when the subscription
+// does. The breaker never waits for a subscriber: one that falls
+// WithTransitionBuffer transitions behind loses the newer ones (see
+// DroppedTransitions). The stream completes when the breaker is closed.
+func (b *Breaker) Transitions() observable.Observable[Transition] {
+	return b.hub.observable(b.buffer)
+}
+
+// DroppedTransitions returns how many transitions were not delivered
+// because a subscriber's buffer was full, summed over subscribers.
+func (b *Breaker) DroppedTransitions() uint64 { return b.hub.dropped.Load() }
+
+// Close unsubscribes the breaker from its health stream and completes the
+// Transitions subscribers. Afterwards the breaker no longer trips, but
+// its other methods keep working. Close is idempotent.
+func (b *Breaker) Close() {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return
+	}
+	b.closed = true
+	b.healthGen++
+	sub := b.healthSub
+	b.healthSub = nil
+	b.mu.Unlock()
+	b.cancel()
+	if sub != nil {
+		sub.Unsubscribe()
+	}
+	b.hub.close()
+}
+
+// String returns the breaker's name and state, e.g. "GetUser: OPEN".
+func (b *Breaker) String() string {
+	if b.name == "" {
+		return fmt.Sprintf("breaker: %v", b.State())
+	}
+	return fmt.Sprintf("%s: %v", b.name, b.State())
+}
+
+// now returns the breaker's clock reading in nanoseconds since epoch.
+func (b *Breaker) now() int64 { return int64(b.clock.Since(b.epoch)) }
+
+// sleepWindowOver reports whether more than the sleep window has passed
+// since the breaker opened (Hystrix's isAfterSleepWindow).
+func (b *Breaker) sleepWindowOver(cfg *Config, now int64) bool {
+	return now > b.openedAt.Load()+int64(cfg.SleepWindow)
+}
+
+// trialOverdue reports whether a HalfOpen word has an unreported trial and
+// the latest admission is more than HalfOpenTrialTimeout ago, so that
+// every unreported trial has been out for longer than that.
+func (b *Breaker) trialOverdue(w uint64, cfg *Config, now int64) bool {
+	return cfg.HalfOpenTrialTimeout > 0 && admittedOf(w) > successOf(w) &&
+		now > b.lastAdmit.Load()+int64(cfg.HalfOpenTrialTimeout)
+}
+
+// refresh returns the current word after re-opening a HalfOpen breaker
+// whose trial is overdue.
+func (b *Breaker) refresh() uint64 {
+	w := b.word.Load()
+	if stateOf(w) != HalfOpen {
+		return w
+	}
+	now := b.now()
+	if !b.trialOverdue(w, b.cfg.Load(), now) {
+		return w
+	}
+	b.mu.Lock()
+	b.expireLocked(now)
+	w = b.word.Load()
+	b.mu.Unlock()
+	return w
+}
+
+// expireLocked re-opens a HalfOpen breaker whose trial is overdue, as of
+// the moment the trial's bound ran out.
+func (b *Breaker) expireLocked(now int64) {
+	w := b.word.Load()
+	if stateOf(w) != HalfOpen {
+		return
+	}
+	cfg := b.cfg.Load()
+	if b.trialOverdue(w, cfg, now) {
+		b.openLocked(w, b.lastAdmit.Load()+int64(cfg.HalfOpenTrialTimeout))
+	}
+}
+
+// setLocked moves the breaker to state to with the given trial counts and
+// publishes the transition if the state changed.
+func (b *Breaker) setLocked(w uint64, to State, admitted, successes int, at int64) {
+	b.word.Store(makeWord(w, to, admitted, successes))
+	if from := stateOf(w); from != to {
+		b.hub.publish(Transition{
+			Name:   b.name,
+			From:   from,
+			To:     to,
+			Time:   b.epoch.Add(time.Duration(at)),
+			Health: b.lastHealth,
+		})
+	}
+}
+
+// openLocked opens the breaker as of at, starting a sleep window.
+func (b *Breaker) openLocked(w uint64, at int64) {
+	b.openedAt.Store(at)
+	b.setLocked(w, Open, 0, 0, at)
+}
+
+// closeLocked closes the breaker and retires its health subscription. It
+// returns the function, to be called without the lock, that resets the
+// health stream and subscribes to it again; nil once the breaker is
+// closed for good.
+func (b *Breaker) closeLocked(w uint64, at int64) func() {
+	b.setLocked(w, Closed, 0, 0, at)
+	b.lastHealth = metricsstream.HealthCounts{}
+	b.healthGen++
+	if b.closed {
+		return nil
+	}
+	old, gen := b.healthSub, b.healthGen
+	b.healthSub = nil
+	return func() {
+		b.health.ResetStream()
+		if old != nil {
+			old.Unsubscribe()
+		}
+		b.subscribe(gen)
+	}
+}
+
+// subscribe subscribes to the health stream as subscription gen, unless
+// a newer one has replaced it meanwhile or the breaker is closed.
+func (b *Breaker) subscribe(gen uint64) {
+	sub := b.health.HealthStream().Subscribe(b.ctx, healthObserver{b: b, gen: gen})
+	b.mu.Lock()
+	if b.closed || gen != b.healthGen {
+		b.mu.Unlock()
+		sub.Unsubscribe()
+		return
+	}
+	b.healthSub = sub
+	b.mu.Unlock()
+}
+
+// onHealth handles a health snapshot of subscription gen: a Closed breaker
+// trips when the snapshot is over the thresholds (Hystrix's
+// subscribeToStream); snapshots never close or reset a breaker that is
+// Open or HalfOpen.
+func (b *Breaker) onHealth(gen uint64, hc metricsstream.HealthCounts) {
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if gen != b.healthGen {
+		return
+	}
+	b.lastHealth = hc
+	b.expireLocked(now)
+	w := b.word.Load()
+	if stateOf(w) == Closed && w&disabledBit == 0 && trips(b.cfg.Load(), hc) {
+		b.openLocked(w, now)
+	}
+}
+
+// trips reports whether hc is over cfg's thresholds: enough volume, and
+// enough errors or, with slow-call tripping on, enough slow calls.
+func trips(cfg *Config, hc metricsstream.HealthCounts) bool {
+	if hc.Total < int64(cfg.RequestVolumeThreshold) {
+		return false
+	}
+	if hc.ErrorPercentage >= cfg.ErrorThresholdPercentage {
+		return true
+	}
+	return cfg.SlowCallDuration > 0 && hc.SlowPercentage() >= cfg.SlowCallRatePercentage
+}
+
+// healthObserver feeds one health subscription to its breaker.
+type healthObserver struct {
+	b   *Breaker
+	gen uint64
+}
+
+func (o healthObserver) OnNext(hc metricsstream.HealthCounts) { o.b.onHealth(o.gen, hc) }
+func (o healthObserver) OnError(error)                        {}
+func (o healthObserver) OnCompleted()                         {}

@@ -1,0 +1,174 @@
+package breaker
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Defaults applied to zero fields of a [Config]; they are Hystrix's.
+const (
+	DefaultRequestVolumeThreshold   = 20
+	DefaultErrorThresholdPercentage = 50
+	DefaultSleepWindow              = 5 * time.Second
+	DefaultHalfOpenTrials           = 1
+	DefaultSlowCallRatePercentage   = 100
+)
+
+// MaxHalfOpenTrials is the largest Config.HalfOpenTrials a breaker
+// accepts.
+const MaxHalfOpenTrials = countMask
+
+// Config is the configuration of a [Breaker]: Hystrix's circuitBreaker.*
+// properties plus a few opt-in extensions. The zero Config is Hystrix's
+// default breaker. Config is a plain value; a Breaker copies it.
+type Config struct {
+	// Disabled turns the breaker into a no-op (circuitBreaker.enabled =
+	// false): every request is allowed, IsOpen is false, results are
+	// ignored and the state stays Closed. It wins over ForceOpen and
+	// ForceClosed.
+	Disabled bool
+
+	// RequestVolumeThreshold is the least number of requests in the
+	// rolling window (HealthCounts.Total) that can trip the breaker
+	// (circuitBreaker.requestVolumeThreshold). Zero means 20.
+	RequestVolumeThreshold int
+
+	// ErrorThresholdPercentage trips the breaker when the error percentage
+	// of the rolling window is at least this much, 1 to 100
+	// (circuitBreaker.errorThresholdPercentage). Zero means 50.
+	ErrorThresholdPercentage int
+
+	// SleepWindow is how long an open breaker rejects every request before
+	// it lets a trial through (circuitBreaker.sleepWindowInMilliseconds).
+	// Zero means 5s.
+	SleepWindow time.Duration
+
+	// ForceOpen rejects every request (circuitBreaker.forceOpen); it wins
+	// over ForceClosed. The state machine keeps running underneath.
+	ForceOpen bool
+
+	// ForceClosed allows every request (circuitBreaker.forceClosed). The
+	// state machine keeps running underneath, as in Hystrix: it may trip,
+	// and is open when ForceClosed is turned off again.
+	ForceClosed bool
+
+	// HalfOpenTrials is how many concurrent trial requests a HALF_OPEN
+	// breaker admits; all of them must succeed to close it and the first
+	// failure re-opens it. Beyond Hystrix, opt-in: zero means 1, which is
+	// Hystrix's single trial.
+	HalfOpenTrials int
+
+	// HalfOpenTrialTimeout bounds how long a HALF_OPEN breaker waits for
+	// the result of an admitted trial: once the latest admitted trial has
+	// been out for longer than this with a trial still unreported, the
+	// breaker re-opens, as if that trial had failed when the bound ran
+	// out, and a new sleep window starts. It is a safety net against a
+	// caller that never reports (Hystrix can stay HALF_OPEN forever then).
+	// Beyond Hystrix: zero means SleepWindow; negative means no bound
+	// (Hystrix 1.5.13).
+	HalfOpenTrialTimeout time.Duration
+
+	// SlowCallDuration turns on tripping on slow calls: the health source
+	// counts executions at least this slow in HealthCounts.Slow, and the
+	// breaker trips when their percentage reaches SlowCallRatePercentage
+	// (with the same RequestVolumeThreshold). The breaker does not measure
+	// latency itself; whoever builds the HealthSource passes this value
+	// on. Beyond Hystrix, opt-in: zero turns it off.
+	SlowCallDuration time.Duration
+
+	// SlowCallRatePercentage is the slow-call percentage, 1 to 100, that
+	// trips the breaker when SlowCallDuration is set. Zero means 100. It
+	// must be zero when SlowCallDuration is zero.
+	SlowCallRatePercentage int
+}
+
+// ErrInvalidConfig is the error every [ConfigError] matches with
+// errors.Is.
+var ErrInvalidConfig = errors.New("breaker: invalid config")
+
+// ConfigError reports a Config field with an impossible value.
+type ConfigError struct {
+	Field  string // the field's name, e.g. "ErrorThresholdPercentage"
+	Value  any    // its value
+	Reason string // what is wrong, e.g. "must be between 0 and 100"
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("breaker: Config.%s is %v: %s", e.Field, e.Value, e.Reason)
+}
+
+// Unwrap returns ErrInvalidConfig.
+func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+// Validate reports the fields of c that hold impossible values: negative
+// counts or durations (HalfOpenTrialTimeout excepted), percentages over
+// 100, more than MaxHalfOpenTrials trials, a SlowCallRatePercentage without
+// a SlowCallDuration. It returns nil for a valid Config; otherwise each
+// problem is a *ConfigError (joined with errors.Join when there are
+// several), and errors.Is(err, ErrInvalidConfig) holds.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(field string, value any, reason string) {
+		errs = append(errs, &ConfigError{Field: field, Value: value, Reason: reason})
+	}
+	if c.RequestVolumeThreshold < 0 {
+		bad("RequestVolumeThreshold", c.RequestVolumeThreshold, "must not be negative")
+	}
+	if c.ErrorThresholdPercentage < 0 || c.ErrorThresholdPercentage > 100 {
+		bad("ErrorThresholdPercentage", c.ErrorThresholdPercentage, "must be between 0 and 100")
+	}
+	if c.SleepWindow < 0 {
+		bad("SleepWindow", c.SleepWindow, "must not be negative")
+	}
+	if c.HalfOpenTrials < 0 || c.HalfOpenTrials > MaxHalfOpenTrials {
+		bad("HalfOpenTrials", c.HalfOpenTrials, fmt.Sprintf("must be between 0 and %d", MaxHalfOpenTrials))
+	}
+	if c.SlowCallDuration < 0 {
+		bad("SlowCallDuration", c.SlowCallDuration, "must not be negative")
+	}
+	if c.SlowCallRatePercentage < 0 || c.SlowCallRatePercentage > 100 {
+		bad("SlowCallRatePercentage", c.SlowCallRatePercentage, "must be between 0 and 100")
+	} else if c.SlowCallRatePercentage != 0 && c.SlowCallDuration == 0 {
+		bad("SlowCallRatePercentage", c.SlowCallRatePercentage, "is set but SlowCallDuration is zero")
+	}
+	return errors.Join(errs...)
+}
+
+// withDefaults returns c with its zero fields replaced by the values they
+// stand for. c must be valid.
+func (c Config) withDefaults() Config {
+	if c.RequestVolumeThreshold == 0 {
+		c.RequestVolumeThreshold = DefaultRequestVolumeThreshold
+	}
+	if c.ErrorThresholdPercentage == 0 {
+		c.ErrorThresholdPercentage = DefaultErrorThresholdPercentage
+	}
+	if c.SleepWindow == 0 {
+		c.SleepWindow = DefaultSleepWindow
+	}
+	if c.HalfOpenTrials == 0 {
+		c.HalfOpenTrials = DefaultHalfOpenTrials
+	}
+	if c.HalfOpenTrialTimeout == 0 {
+		c.HalfOpenTrialTimeout = c.SleepWindow
+	}
+	if c.SlowCallDuration > 0 && c.SlowCallRatePercentage == 0 {
+		c.SlowCallRatePercentage = DefaultSlowCallRatePercentage
+	}
+	return c
+}
+
+// mode returns the word's mode bits for c: Disabled wins over ForceOpen,
+// which wins over ForceClosed.
+func (c Config) mode() uint64 {
+	switch {
+	case c.Disabled:
+		return disabledBit | allowAllBit
+	case c.ForceOpen:
+		return forcedOpenBit
+	case c.ForceClosed:
+		return allowAllBit
+	}
+	return 0
+}

@@ -1,0 +1,16 @@
+package breaker
+
+// NoOp returns a CircuitBreaker that allows every request, is never open
+// and ignores results: Hystrix's NoOpCircuitBreaker, what a command with
+// the breaker disabled uses. It also has the MarkIgnored method of
+// [Breaker]. It is safe for concurrent use.
+func NoOp() CircuitBreaker { return noOp{} }
+
+type noOp struct{}
+
+func (noOp) AllowRequest() bool     { return true }
+func (noOp) AttemptExecution() bool { return true }
+func (noOp) IsOpen() bool           { return false }
+func (noOp) MarkSuccess()           {}
+func (noOp) MarkNonSuccess()        {}
+func (noOp) MarkIgnored()           {}

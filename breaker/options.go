@@ -1,0 +1,55 @@
+package breaker
+
+import (
+	"fmt"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+)
+
+// DefaultTransitionBuffer is how many transitions each subscriber of
+// [Breaker.Transitions] may fall behind before further ones are dropped,
+// unless WithTransitionBuffer says otherwise.
+const DefaultTransitionBuffer = 64
+
+// An Option changes how New (or Registry.GetOrCreate) builds a Breaker.
+type Option interface{ apply(*options) }
+
+type options struct {
+	clock  clock.Clock
+	name   string
+	buffer int
+}
+
+func defaultOptions() options {
+	return options{clock: clock.Real, buffer: DefaultTransitionBuffer}
+}
+
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
+
+// WithClock makes the breaker read time from c (for its sleep windows and
+// transition times) instead of the wall clock. It panics if c is nil.
+func WithClock(c clock.Clock) Option {
+	if c == nil {
+		panic("breaker: WithClock with nil clock")
+	}
+	return optionFunc(func(o *options) { o.clock = c })
+}
+
+// WithName names the breaker, usually after its command key; the name
+// appears in its transitions. Registry.GetOrCreate names breakers after
+// their key.
+func WithName(name string) Option {
+	return optionFunc(func(o *options) { o.name = name })
+}
+
+// WithTransitionBuffer sets how many transitions each subscriber of
+// Transitions may fall behind before further ones are dropped. It panics
+// if n < 1.
+func WithTransitionBuffer(n int) Option {
+	if n < 1 {
+		panic(fmt.Sprintf("breaker: WithTransitionBuffer(%d): n must be at least 1", n))
+	}
+	return optionFunc(func(o *options) { o.buffer = n })
+}
