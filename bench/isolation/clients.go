@@ -40,12 +40,12 @@ var kinds = []ClientKind{
 		New:   func(Config, []string) Client { return plainClient{newHTTPClient()} },
 	},
 	{
-		Name:  "hystrix-go",
+		Name: "hystrix-go",
 		Setup: func(cfg Config) string {
 			cfg = cfg.withDefaults()
 			return fmt.Sprintf("one command per URL, timeout %v, MaxConcurrentRequests %d", cfg.Timeout, cfg.PoolSize)
 		},
-		New:   newHystrixGoClient,
+		New: newHystrixGoClient,
 	},
 }
 
