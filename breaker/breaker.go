@@ -134,8 +134,8 @@ func (b *Breaker) SetConfig(cfg Config) {
 		panic(err)
 	}
 	resolved := cfg.withDefaults()
-	now := b.now()
 	b.mu.Lock()
+	now := b.now()
 	b.cfg.Store(&resolved)
 	b.expireLocked(now)
 	w := b.word.Load()&^modeMask | resolved.mode()
@@ -187,7 +187,7 @@ func (b *Breaker) attemptSlow() bool {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.admitLocked(now)
+	return b.admitLocked(b.now())
 }
 
 // admitLocked decides, under the lock, whether a request that found the
@@ -276,8 +276,8 @@ func (b *Breaker) MarkSuccess() {
 	if stateOf(b.word.Load()) != HalfOpen {
 		return
 	}
-	now := b.now()
 	b.mu.Lock()
+	now := b.now()
 	b.expireLocked(now)
 	w := b.word.Load()
 	if stateOf(w) != HalfOpen {
@@ -304,8 +304,8 @@ func (b *Breaker) MarkNonSuccess() {
 	if stateOf(b.word.Load()) != HalfOpen {
 		return
 	}
-	now := b.now()
 	b.mu.Lock()
+	now := b.now()
 	b.expireLocked(now)
 	if w := b.word.Load(); stateOf(w) == HalfOpen {
 		b.openLocked(w, now)
@@ -322,8 +322,8 @@ func (b *Breaker) MarkIgnored() {
 	if stateOf(b.word.Load()) != HalfOpen {
 		return
 	}
-	now := b.now()
 	b.mu.Lock()
+	now := b.now()
 	b.expireLocked(now)
 	if w := b.word.Load(); stateOf(w) == HalfOpen && admittedOf(w) > 0 {
 		b.word.Store(makeWord(w, HalfOpen, admittedOf(w)-1, successOf(w)))
@@ -398,12 +398,11 @@ func (b *Breaker) refresh() uint64 {
 	if stateOf(w) != HalfOpen {
 		return w
 	}
-	now := b.now()
-	if !b.trialOverdue(w, b.cfg.Load(), now) {
+	if !b.trialOverdue(w, b.cfg.Load(), b.now()) {
 		return w
 	}
 	b.mu.Lock()
-	b.expireLocked(now)
+	b.expireLocked(b.now())
 	w = b.word.Load()
 	b.mu.Unlock()
 	return w
@@ -484,12 +483,12 @@ func (b *Breaker) subscribe(gen uint64) {
 // subscribeToStream); snapshots never close or reset a breaker that is
 // Open or HalfOpen.
 func (b *Breaker) onHealth(gen uint64, hc metricsstream.HealthCounts) {
-	now := b.now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if gen != b.healthGen {
 		return
 	}
+	now := b.now()
 	b.lastHealth = hc
 	b.expireLocked(now)
 	w := b.word.Load()

@@ -17,7 +17,8 @@ type Transition struct {
 	// Time is when the change took effect on the breaker's clock. A
 	// HALF_OPEN breaker whose trial ran out of HalfOpenTrialTimeout
 	// re-opens at the moment the bound ran out, even if the breaker
-	// noticed later.
+	// noticed later. The times of one breaker's transitions never
+	// decrease.
 	Time time.Time
 	// Health is the latest health snapshot the breaker had received: for
 	// a trip, the snapshot that tripped it. After a close the health

@@ -1,0 +1,61 @@
+package breaker_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+)
+
+func TestConfigValidate(t *testing.T) {
+	cases := []struct {
+		name   string
+		cfg    breaker.Config
+		fields []string // the fields the error names, none if valid
+	}{
+		{"zero", breaker.Config{}, nil},
+		{"hystrix test config", hystrixTestConfig, nil},
+		{"everything set", breaker.Config{RequestVolumeThreshold: 1, ErrorThresholdPercentage: 100, SleepWindow: time.Millisecond,
+			ForceOpen: true, ForceClosed: true, Disabled: true, HalfOpenTrials: breaker.MaxHalfOpenTrials,
+			HalfOpenTrialTimeout: -1, SlowCallDuration: time.Second, SlowCallRatePercentage: 1}, nil},
+		{"negative volume", breaker.Config{RequestVolumeThreshold: -1}, []string{"RequestVolumeThreshold"}},
+		{"negative percentage", breaker.Config{ErrorThresholdPercentage: -5}, []string{"ErrorThresholdPercentage"}},
+		{"percentage over 100", breaker.Config{ErrorThresholdPercentage: 101}, []string{"ErrorThresholdPercentage"}},
+		{"negative sleep window", breaker.Config{SleepWindow: -time.Second}, []string{"SleepWindow"}},
+		{"negative trials", breaker.Config{HalfOpenTrials: -1}, []string{"HalfOpenTrials"}},
+		{"too many trials", breaker.Config{HalfOpenTrials: breaker.MaxHalfOpenTrials + 1}, []string{"HalfOpenTrials"}},
+		{"negative slow duration", breaker.Config{SlowCallDuration: -1}, []string{"SlowCallDuration"}},
+		{"slow percentage over 100", breaker.Config{SlowCallDuration: 1, SlowCallRatePercentage: 150}, []string{"SlowCallRatePercentage"}},
+		{"slow percentage without duration", breaker.Config{SlowCallRatePercentage: 50}, []string{"SlowCallRatePercentage"}},
+		{"several", breaker.Config{RequestVolumeThreshold: -1, SleepWindow: -1}, []string{"RequestVolumeThreshold", "SleepWindow"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.cfg.Validate()
+			if c.fields == nil {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.ErrorIs(t, err, breaker.ErrInvalidConfig)
+			var ce *breaker.ConfigError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, c.fields[0], ce.Field)
+			for _, f := range c.fields {
+				assert.Contains(t, err.Error(), "Config."+f)
+			}
+		})
+	}
+}
+
+func TestConfigErrorMessage(t *testing.T) {
+	err := breaker.Config{ErrorThresholdPercentage: 150}.Validate()
+	assert.EqualError(t, err, "breaker: Config.ErrorThresholdPercentage is 150: must be between 0 and 100")
+	var ce *breaker.ConfigError
+	require.True(t, errors.As(err, &ce))
+	assert.Equal(t, 150, ce.Value)
+}
