@@ -1,0 +1,372 @@
+package dashboard
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// chromiumPath is where Debian's chromium package installs the browser.
+const chromiumPath = "/usr/bin/chromium"
+
+// browserTimeout bounds each browser step, so that a page that never shows
+// what a test waits for fails the test instead of hanging it. It is a
+// deadline for failure, not a wait: every step returns as soon as the page
+// is ready.
+const browserTimeout = 30 * time.Second
+
+// startBrowser starts a headless chromium with a fresh profile and returns
+// the context of its first tab. The browser is closed, and its process
+// reaped, when the test ends. Without chromium the test is skipped.
+func startBrowser(t *testing.T) context.Context {
+	t.Helper()
+	path := chromiumPath
+	if _, err := os.Stat(path); err != nil {
+		p, lookErr := exec.LookPath("chromium")
+		if lookErr != nil {
+			t.Skipf("browser test needs chromium at %s: apt-get update && apt-get install -y chromium", chromiumPath)
+		}
+		path = p
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
+		chromedp.WindowSize(1280, 1000),
+	)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	// Cancelling the first tab closes the browser; cancelling the
+	// allocator then waits until the process and chromedp's goroutines
+	// have ended, before goleak looks and before TempDir is removed.
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	// The first run starts the browser; it gets no timeout, because its
+	// context bounds the browser's whole life.
+	require.NoError(t, chromedp.Do(ctx), "start chromium")
+	return ctx
+}
+
+// newTab opens a tab in the browser of ctx, closed when the test ends.
+func newTab(t *testing.T, browser context.Context) context.Context {
+	t.Helper()
+	tab, cancel := chromedp.NewContext(browser)
+	t.Cleanup(cancel)
+	require.NoError(t, chromedp.Do(tab), "open a tab")
+	return tab
+}
+
+// step runs actions with browserTimeout as their deadline.
+func step(t *testing.T, tab context.Context, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, browserTimeout)
+	defer cancel()
+	require.NoError(t, chromedp.Do(ctx, actions...))
+}
+
+// eval evaluates a JavaScript expression in the page.
+func eval[T any](t *testing.T, tab context.Context, expr string) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, browserTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	require.NoError(t, err, "evaluate %s", expr)
+	return v
+}
+
+// field selects the element of one field of one card.
+func field(kind, name, f string) string {
+	return `[data-` + kind + `="` + name + `"] [data-field="` + f + `"]`
+}
+
+// text reads the text of the first element that sel matches.
+func text(t *testing.T, tab context.Context, sel string) string {
+	t.Helper()
+	return eval[string](t, tab, `document.querySelector(`+jsString(sel)+`).textContent.trim()`)
+}
+
+// waitText waits until the element that sel matches reads want. It polls in
+// the page on every animation frame, so it returns as soon as the page has
+// drawn the value.
+func waitText(t *testing.T, tab context.Context, sel, want string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, browserTimeout)
+	defer cancel()
+	pred := `(() => { const e = document.querySelector(` + jsString(sel) + `); return e !== null && e.textContent.trim() === ` + jsString(want) + `; })()`
+	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](pred))
+	if err != nil {
+		got := eval[string](t, tab, `(() => { const e = document.querySelector(`+jsString(sel)+`); return e === null ? "<no element>" : e.textContent.trim(); })()`)
+		require.NoError(t, err, "%s: got %q; want %q", sel, got, want)
+	}
+}
+
+func jsString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
+}
+
+// names lists the data-<kind> names of the cards in a container, in page order.
+func names(t *testing.T, tab context.Context, container, kind string) []string {
+	t.Helper()
+	return eval[[]string](t, tab, `Array.from(document.querySelectorAll("#`+container+` [data-`+kind+`]"), e => e.getAttribute("data-`+kind+`"))`)
+}
+
+func attr(t *testing.T, tab context.Context, sel, name string) string {
+	t.Helper()
+	return eval[string](t, tab, `document.querySelector(`+jsString(sel)+`).getAttribute(`+jsString(name)+`) || ""`)
+}
+
+// watchConsole collects what the page reports as wrong from now on:
+// uncaught exceptions, console warnings and errors, and the browser's own
+// warnings and errors (a resource that failed, a Content-Security-Policy
+// violation).
+func watchConsole(t *testing.T, tab context.Context) func() []string {
+	t.Helper()
+	var mu sync.Mutex
+	var problems []string
+	require.NoError(t, chromedp.Listen(tab, func(ev any) {
+		// This runs in the tab's event loop: record and return.
+		var p string
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			p = "exception: " + ev.ExceptionDetails.Text
+			if ev.ExceptionDetails.Exception != nil {
+				p += " " + ev.ExceptionDetails.Exception.Description
+			}
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeWarning || ev.Type == runtime.ConsoleAPICalledTypeError {
+				p = "console." + string(ev.Type)
+			}
+		case *cdplog.EventEntryAdded:
+			if ev.Entry.Level == cdplog.EntryLevelWarning || ev.Entry.Level == cdplog.EntryLevelError {
+				p = string(ev.Entry.Source) + ": " + ev.Entry.Text
+			}
+		}
+		if p != "" {
+			mu.Lock()
+			problems = append(problems, p)
+			mu.Unlock()
+		}
+	}))
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(problems)
+	}
+}
+
+// TestBrowser drives the dashboard in a real, headless chromium.
+func TestBrowser(t *testing.T) {
+	browser := startBrowser(t)
+
+	t.Run("draws a Hystrix stream and follows it", func(t *testing.T) {
+		stream := newHystrixStream()
+		mux := http.NewServeMux()
+		mux.Handle("/hystrix/", Handler(WithStream(stream)))
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		t.Cleanup(func() { close(stream.stop) }) // runs before srv.Close
+		tab := newTab(t, browser)
+		problems := watchConsole(t, tab)
+
+		step(t, tab, chromedp.Navigate(srv.URL+"/hystrix/"))
+		sendCtx, cancel := context.WithTimeout(tab, browserTimeout)
+		defer cancel()
+		require.NoError(t, stream.send(sendCtx, scenarioHistory()), "the page never connected to its stream")
+
+		before := getUser(frameBeforeStep)
+		waitText(t, tab, field("command", "GetUser", "success"), commas(before.success))
+
+		assert.ElementsMatch(t,
+			[]string{"GetUser", "PaymentGateway", "LegacyInventory", "GetRecommendations", "SearchProducts", "AuditLog", "RetiredCommand"},
+			names(t, tab, "commands", "command"))
+		assert.ElementsMatch(t,
+			[]string{"UserService", "PaymentService", "InventoryService", "SearchService"},
+			names(t, tab, "pools", "pool"))
+		assert.Equal(t, []string{"UserBatch"}, names(t, tab, "collapsers", "collapser"))
+
+		// Circuit states, as the Hystrix dashboard words them.
+		assert.Equal(t, "Closed", text(t, tab, field("command", "GetUser", "circuit")))
+		assert.Equal(t, "Open", text(t, tab, field("command", "PaymentGateway", "circuit")))
+		assert.Equal(t, "open", attr(t, tab, `[data-command="PaymentGateway"]`, "data-circuit"))
+		assert.Equal(t, "Forced Open", text(t, tab, field("command", "LegacyInventory", "circuit")))
+		assert.Equal(t, "Open 1 Closed 2", text(t, tab, field("command", "SearchProducts", "circuit")))
+		assert.Equal(t, "[ Forced Closed ]", text(t, tab, field("command", "AuditLog", "forcedClosed")))
+
+		// Counts in their places, error percentage and health colour.
+		pay := paymentGateway(frameBeforeStep)
+		assert.Equal(t, commas(pay.shortCircuited), text(t, tab, field("command", "PaymentGateway", "shortCircuited")))
+		assert.Equal(t, commas(pay.failures), text(t, tab, field("command", "PaymentGateway", "failure")))
+		assert.Equal(t, commas(pay.timeouts), text(t, tab, field("command", "PaymentGateway", "timeout")))
+		assert.Equal(t, commas(pay.poolRejected), text(t, tab, field("command", "PaymentGateway", "rejected")))
+		assert.Equal(t, fmt.Sprintf("%d.0 %%", pay.errors()*100/pay.requests()), text(t, tab, field("command", "PaymentGateway", "errorPercentage")))
+		assert.Equal(t, "red", attr(t, tab, `[data-command="PaymentGateway"]`, "data-health"))
+		assert.Equal(t, "green", attr(t, tab, `[data-command="GetUser"]`, "data-health"))
+		assert.Equal(t, "orange", attr(t, tab, `[data-command="SearchProducts"]`, "data-health"))
+		rec := getRecommendations(frameBeforeStep)
+		assert.Equal(t, commas(rec.semaphoreRejected), text(t, tab, field("command", "GetRecommendations", "rejected")),
+			"semaphore isolation shows semaphore rejections")
+
+		// Rates and latency: 300 requests in a 10 s window is 30/s.
+		assert.Equal(t, "30.0", text(t, tab, field("command", "GetUser", "hostRate")))
+		assert.Equal(t, "30.0", text(t, tab, field("command", "GetUser", "clusterRate")))
+		assert.Equal(t, "120ms", text(t, tab, field("command", "GetUser", "latency90")))
+		assert.Equal(t, "200ms", text(t, tab, field("command", "GetUser", "latency99")))
+		assert.Equal(t, "40ms", text(t, tab, field("command", "GetUser", "latencyMedian")))
+		assert.Equal(t, "48ms", text(t, tab, field("command", "GetUser", "latencyMean")))
+		assert.Equal(t, "Single", text(t, tab, field("command", "GetUser", "hosts")))
+
+		// Turbine: values summed over 3 hosts are shown per host.
+		assert.Equal(t, "3", text(t, tab, field("command", "SearchProducts", "hosts")))
+		assert.Equal(t, "240ms", text(t, tab, field("command", "SearchProducts", "latency99")))
+
+		// An older Hystrix without some fields: drawn, the gaps marked.
+		assert.Equal(t, "–", text(t, tab, field("command", "AuditLog", "badRequest")))
+		assert.Equal(t, commas(auditLogSuccess(frameBeforeStep)), text(t, tab, field("command", "AuditLog", "success")))
+
+		// The seed's sizing rule: 30/s × 0.2 s + 4 = 10 threads; 200 ms × 1.5 = 300 ms.
+		assert.Equal(t, "10", text(t, tab, field("command", "GetUser", "advicePoolSize")))
+		assert.Equal(t, "300ms", text(t, tab, field("command", "GetUser", "adviceTimeout")))
+		assert.Equal(t, "1,000ms", text(t, tab, field("command", "GetUser", "currentTimeout")))
+		assert.Equal(t, "semaphore", text(t, tab, field("command", "GetRecommendations", "adviceIsolation")))
+		assert.Equal(t, "–", text(t, tab, field("command", "LegacyInventory", "advicePoolSize")),
+			"no advice without traffic")
+
+		// The thread pool table.
+		assert.Equal(t, "10", text(t, tab, field("pool", "PaymentService", "active")))
+		assert.Equal(t, "4", text(t, tab, field("pool", "PaymentService", "queued")))
+		assert.Equal(t, "10", text(t, tab, field("pool", "PaymentService", "poolSize")))
+		assert.Equal(t, "10", text(t, tab, field("pool", "PaymentService", "maxActive")))
+		assert.Equal(t, commas(pay.requests()-pay.poolRejected), text(t, tab, field("pool", "PaymentService", "executions")))
+		assert.Equal(t, "5", text(t, tab, field("pool", "PaymentService", "queueSize")))
+		assert.Equal(t, "5", text(t, tab, field("pool", "PaymentService", "rejected")))
+		assert.Equal(t, "18.0", text(t, tab, field("pool", "SearchService", "hostRate")))
+
+		// The status counts the events it could not use, and goes on.
+		assert.Contains(t, text(t, tab, "#status"), "2 ignored")
+		assert.Equal(t, "open", attr(t, tab, "#status", "data-state"))
+		assert.True(t, eval[bool](t, tab, `document.getElementById("error").hidden`), "no error shown")
+
+		// The next frame changes the counts; the page follows.
+		require.NoError(t, stream.send(sendCtx, scenarioFrame(frameAfterStep)))
+		after := getUser(frameAfterStep)
+		require.NotEqual(t, before.success, after.success, "the scenario must change the count")
+		waitText(t, tab, field("command", "GetUser", "success"), commas(after.success))
+		assert.Equal(t, commas(paymentGateway(frameAfterStep).shortCircuited),
+			text(t, tab, field("command", "PaymentGateway", "shortCircuited")))
+		assert.Equal(t, "5", text(t, tab, field("pool", "PaymentService", "queued")))
+		assert.NotContains(t, names(t, tab, "commands", "command"), "RetiredCommand", "deleteData removes a card")
+		assert.NotEmpty(t, attr(t, tab, field("command", "GetUser", "sparkline"), "d"), "the sparkline is drawn")
+
+		// Sorting: by name, then by error percentage, highest first.
+		step(t, tab, chromedp.Click(chromedp.CSS(`[data-sort-for="commands"] [data-sort="name"]`)))
+		got := names(t, tab, "commands", "command")
+		assert.True(t, slices.IsSorted(lower(got)), "alphabetical: %v", got)
+		step(t, tab, chromedp.Click(chromedp.CSS(`[data-sort-for="commands"] [data-sort="error"]`)))
+		got = names(t, tab, "commands", "command")
+		require.NotEmpty(t, got)
+		assert.Equal(t, "PaymentGateway", got[0], "highest error first: %v", got)
+		assert.Equal(t, "desc", attr(t, tab, `[data-sort-for="commands"] [data-sort="error"]`, "data-direction"))
+
+		// Back to Hystrix's default order for the screenshot.
+		step(t, tab, chromedp.Click(chromedp.CSS(`[data-sort-for="commands"] [data-sort="errorThenVolume"]`)))
+		writeScreenshot(t, tab)
+
+		assert.Empty(t, problems(), "the page reported problems")
+	})
+
+	t.Run("says when the stream cannot be reached", func(t *testing.T) {
+		mux := http.NewServeMux()
+		mux.Handle("/hystrix/", Handler()) // no stream at /hystrix/stream: 404
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+
+		gone := httptest.NewServer(http.NotFoundHandler())
+		gone.Close() // nothing listens there any more
+
+		cases := []struct {
+			name, page, want string
+		}{
+			{"404 at the default stream", srv.URL + "/hystrix/", "/hystrix/stream"},
+			{"refused connection", srv.URL + "/hystrix/?stream=" + url.QueryEscape(gone.URL+"/hystrix.stream"), gone.URL},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				tab := newTab(t, browser)
+				step(t, tab, chromedp.Navigate(tc.page), chromedp.WaitVisible(chromedp.ID("error")))
+				msg := text(t, tab, "#error")
+				assert.Contains(t, msg, "Cannot reach the stream")
+				assert.Contains(t, msg, tc.want)
+				assert.Equal(t, "error", attr(t, tab, "#status", "data-state"))
+			})
+		}
+	})
+
+	t.Run("reads the stream named in the page address", func(t *testing.T) {
+		stream := newHystrixStream()
+		mux := http.NewServeMux()
+		mux.Handle("/hystrix/", Handler())
+		mux.Handle("/other/hystrix.stream", stream)
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		t.Cleanup(func() { close(stream.stop) })
+		tab := newTab(t, browser)
+
+		page := srv.URL + "/hystrix/?stream=" + url.QueryEscape(srv.URL+"/other/hystrix.stream") + "&title=Checkout"
+		step(t, tab, chromedp.Navigate(page))
+		ctx, cancel := context.WithTimeout(tab, browserTimeout)
+		defer cancel()
+		require.NoError(t, stream.send(ctx, scenarioFrame(0)), "the page never connected to ?stream=")
+		waitText(t, tab, field("command", "GetUser", "success"), commas(getUser(0).success))
+		assert.Equal(t, "Hystrix Stream: Checkout", text(t, tab, "#title"))
+		assert.Equal(t, srv.URL+"/other/hystrix.stream",
+			eval[string](t, tab, `document.getElementById("stream-url").value`), "the form shows the stream")
+	})
+}
+
+func lower(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.ToLower(s)
+	}
+	return out
+}
+
+// writeScreenshot saves a PNG of the whole page in the test's temporary
+// directory and, when DASHBOARD_SCREENSHOT names a file, there too.
+func writeScreenshot(t *testing.T, tab context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, browserTimeout)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	require.NoError(t, err, "screenshot")
+	require.True(t, len(png) > 8 && string(png[1:4]) == "PNG", "the screenshot is a PNG")
+	require.NoError(t, os.WriteFile(filepath.Join(t.TempDir(), "dashboard.png"), png, 0o644))
+	if dst := os.Getenv("DASHBOARD_SCREENSHOT"); dst != "" {
+		require.NoError(t, os.WriteFile(dst, png, 0o644), "DASHBOARD_SCREENSHOT")
+		t.Logf("screenshot written to %s", dst)
+	}
+}

@@ -1,0 +1,495 @@
+package dashboard
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"strconv"
+)
+
+// hystrixStream is a fake Hystrix metrics stream, written as Hystrix 1.5.4+
+// writes it: the headers of HystrixMetricsStreamServlet, "ping: " keep-alives,
+// and one "data: {json}" event per object. It writes the frames a test hands
+// to send, so the test decides when the counts change; nothing is timed.
+type hystrixStream struct {
+	frames chan [][]byte // the events of one or more frames, handed to a connected client
+	stop   chan struct{} // closed to end every connection before the server closes
+}
+
+func newHystrixStream() *hystrixStream {
+	return &hystrixStream{frames: make(chan [][]byte), stop: make(chan struct{})}
+}
+
+func (s *hystrixStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream;charset=UTF-8")
+	h.Set("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate")
+	h.Set("Pragma", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write([]byte("ping: \n\n")); err != nil {
+		return
+	}
+	flusher.Flush()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.stop:
+			return
+		case events := <-s.frames:
+			for _, e := range events {
+				if _, err := w.Write(e); err != nil {
+					return
+				}
+			}
+			if _, err := w.Write([]byte("ping: \n\n")); err != nil {
+				return
+			}
+			flusher.Flush()
+		}
+	}
+}
+
+// send hands events to the connected client, waiting for the page to be
+// connected; it gives up when ctx ends.
+func (s *hystrixStream) send(ctx context.Context, events [][]byte) error {
+	select {
+	case s.frames <- events:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// dataEvent writes v as one server-sent event, as the servlet does.
+func dataEvent(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return append(append([]byte("data: "), b...), "\n\n"...)
+}
+
+// jsonObject is a JSON object that keeps its fields in the order they were
+// added, so the fake writes Hystrix's field order exactly.
+type jsonObject []jsonField
+
+type jsonField struct {
+	name  string
+	value any
+}
+
+func (o jsonObject) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(f.name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(f.value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// with sets a field, in place if it exists, else at the end (as Turbine adds
+// its own).
+func (o jsonObject) with(name string, value any) jsonObject {
+	out := append(jsonObject(nil), o...)
+	for i := range out {
+		if out[i].name == name {
+			out[i].value = value
+			return out
+		}
+	}
+	return append(out, jsonField{name, value})
+}
+
+// without drops fields, as an older Hystrix that did not write them.
+func (o jsonObject) without(names ...string) jsonObject {
+	var out jsonObject
+outer:
+	for _, f := range o {
+		for _, n := range names {
+			if f.name == n {
+				continue outer
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// percentiles is a latency (or batch size) distribution in Hystrix's keys
+// and order.
+func percentiles(keys []string, values ...int64) jsonObject {
+	o := make(jsonObject, len(keys))
+	for i, k := range keys {
+		o[i] = jsonField{k, values[i]}
+	}
+	return o
+}
+
+var (
+	latencyKeys   = []string{"0", "25", "50", "75", "90", "95", "99", "99.5", "100"}
+	batchSizeKeys = []string{"25", "50", "75", "90", "95", "99", "99.5", "100"}
+)
+
+// commandCounts is what one HystrixCommand object reports; the JSON's
+// derived fields (errorCount, requestCount, errorPercentage) come from it as
+// HealthCounts computes them.
+type commandCounts struct {
+	name, group, pool, isolation  string
+	open                          any // isCircuitBreakerOpen: a bool, or Turbine's aggregate
+	forceOpen, forceClosed        bool
+	success, shortCircuited       int64
+	badRequests, failures         int64
+	timeouts, poolRejected        int64
+	semaphoreRejected             int64
+	fallbackSuccess               int64
+	latency                       [9]int64 // execution latency at latencyKeys, ms
+	latencyMean                   int64
+	timeoutMillis, semaphoreLimit int64
+	windowMillis                  int64
+	concurrent                    int64
+}
+
+func (c commandCounts) errors() int64 {
+	return c.failures + c.timeouts + c.poolRejected + c.semaphoreRejected
+}
+
+func (c commandCounts) requests() int64 { return c.success + c.errors() }
+
+// hystrixCommand builds the "HystrixCommand" object with every field of
+// HYSTRIX.md section 7, in write order.
+func hystrixCommand(c commandCounts, currentTime int64) jsonObject {
+	errPct := int64(0)
+	if c.requests() > 0 {
+		errPct = c.errors() * 100 / c.requests()
+	}
+	total := c.latency
+	for i := range total {
+		total[i] += 2 // the user thread waits a little longer than run
+	}
+	return jsonObject{
+		{"type", "HystrixCommand"},
+		{"name", c.name},
+		{"group", c.group},
+		{"currentTime", currentTime},
+		{"isCircuitBreakerOpen", c.open},
+		{"errorPercentage", errPct},
+		{"errorCount", c.errors()},
+		{"requestCount", c.requests()},
+		{"rollingCountBadRequests", c.badRequests},
+		{"rollingCountCollapsedRequests", 0},
+		{"rollingCountEmit", c.success},
+		{"rollingCountExceptionsThrown", 0},
+		{"rollingCountFailure", c.failures},
+		{"rollingCountFallbackEmit", c.fallbackSuccess},
+		{"rollingCountFallbackFailure", 0},
+		{"rollingCountFallbackMissing", 0},
+		{"rollingCountFallbackRejection", 0},
+		{"rollingCountFallbackSuccess", c.fallbackSuccess},
+		{"rollingCountResponsesFromCache", 0},
+		{"rollingCountSemaphoreRejected", c.semaphoreRejected},
+		{"rollingCountShortCircuited", c.shortCircuited},
+		{"rollingCountSuccess", c.success},
+		{"rollingCountThreadPoolRejected", c.poolRejected},
+		{"rollingCountTimeout", c.timeouts},
+		{"currentConcurrentExecutionCount", c.concurrent},
+		{"rollingMaxConcurrentExecutionCount", c.concurrent + 3},
+		{"latencyExecute_mean", c.latencyMean},
+		{"latencyExecute", percentiles(latencyKeys, c.latency[:]...)},
+		{"latencyTotal_mean", c.latencyMean + 2},
+		{"latencyTotal", percentiles(latencyKeys, total[:]...)},
+		{"propertyValue_circuitBreakerRequestVolumeThreshold", 20},
+		{"propertyValue_circuitBreakerSleepWindowInMilliseconds", 5000},
+		{"propertyValue_circuitBreakerErrorThresholdPercentage", 50},
+		{"propertyValue_circuitBreakerForceOpen", c.forceOpen},
+		{"propertyValue_circuitBreakerForceClosed", c.forceClosed},
+		{"propertyValue_circuitBreakerEnabled", true},
+		{"propertyValue_executionIsolationStrategy", c.isolation},
+		{"propertyValue_executionIsolationThreadTimeoutInMilliseconds", c.timeoutMillis},
+		{"propertyValue_executionTimeoutInMilliseconds", c.timeoutMillis},
+		{"propertyValue_executionIsolationThreadInterruptOnTimeout", true},
+		{"propertyValue_executionIsolationThreadPoolKeyOverride", nil},
+		{"propertyValue_executionIsolationSemaphoreMaxConcurrentRequests", c.semaphoreLimit},
+		{"propertyValue_fallbackIsolationSemaphoreMaxConcurrentRequests", 10},
+		{"propertyValue_metricsRollingStatisticalWindowInMilliseconds", c.windowMillis},
+		{"propertyValue_requestCacheEnabled", true},
+		{"propertyValue_requestLogEnabled", true},
+		{"reportingHosts", 1},
+		{"threadPool", c.pool},
+	}
+}
+
+type poolCounts struct {
+	name                           string
+	active, queued, core, executed int64
+	maxActive, rejections          int64
+	queueThreshold                 int64
+}
+
+// hystrixThreadPool builds the "HystrixThreadPool" object of section 7.
+func hystrixThreadPool(p poolCounts, currentTime int64) jsonObject {
+	return jsonObject{
+		{"type", "HystrixThreadPool"},
+		{"name", p.name},
+		{"currentTime", currentTime},
+		{"currentActiveCount", p.active},
+		{"currentCompletedTaskCount", 100000 + p.executed},
+		{"currentCorePoolSize", p.core},
+		{"currentLargestPoolSize", p.core},
+		{"currentMaximumPoolSize", p.core},
+		{"currentPoolSize", p.core},
+		{"currentQueueSize", p.queued},
+		{"currentTaskCount", 100000 + p.executed + p.active + p.queued},
+		{"rollingCountThreadsExecuted", p.executed},
+		{"rollingMaxActiveThreads", p.maxActive},
+		{"rollingCountCommandRejections", p.rejections},
+		{"propertyValue_queueSizeRejectionThreshold", p.queueThreshold},
+		{"propertyValue_metricsRollingStatisticalWindowInMilliseconds", 10000},
+		{"reportingHosts", 1},
+	}
+}
+
+// hystrixCollapser builds the "HystrixCollapser" object of section 7.
+func hystrixCollapser(name string, batches, requests int64, currentTime int64) jsonObject {
+	return jsonObject{
+		{"type", "HystrixCollapser"},
+		{"name", name},
+		{"currentTime", currentTime},
+		{"rollingCountRequestsBatched", requests},
+		{"rollingCountBatches", batches},
+		{"rollingCountResponsesFromCache", 3},
+		{"batchSize_mean", requests / batches},
+		{"batchSize", percentiles(batchSizeKeys, 4, 7, 9, 12, 14, 18, 19, 20)},
+		{"propertyValue_requestCacheEnabled", true},
+		{"propertyValue_maxRequestsInBatch", 100},
+		{"propertyValue_timerDelayInMilliseconds", 10},
+		{"reportingHosts", 1},
+	}
+}
+
+// The scenario: a service whose dependencies are in every state the
+// dashboard draws. Frame k of the stream is 2 s after frame k-1 (by the
+// stream's currentTime), so 60 frames of history fill the 2-minute sparkline.
+const (
+	scenarioStart   = int64(1_796_000_000_000) // currentTime of frame 0, ms
+	scenarioStepMs  = 2000
+	historyFrames   = 60
+	frameBeforeStep = historyFrames     // the frame the first assertions read
+	frameAfterStep  = historyFrames + 1 // the frame that changes the counts
+)
+
+// wave is a smooth oscillation between lo and hi over period frames, at hi
+// when k is a multiple of period.
+func wave(k int, lo, hi int64, period float64) int64 {
+	mid, amp := float64(lo+hi)/2, float64(hi-lo)/2
+	return int64(math.Round(mid + amp*math.Cos(2*math.Pi*float64(k)/period)))
+}
+
+// getUser is the seed's sizing example: 30 requests per second at its peak
+// and 200 ms at p99, so the advice is 30 × 0.2 + 4 = 10 threads and a
+// 300 ms timeout.
+func getUser(k int) commandCounts {
+	requests := wave(k, 180, 300, 30)
+	failures := int64(1 + k%2)
+	timeouts := int64(0)
+	if k%3 == 0 {
+		timeouts = 1
+	}
+	return commandCounts{
+		name: "GetUser", group: "UserService", pool: "UserService", isolation: "THREAD",
+		open:    false,
+		success: requests - failures - timeouts, failures: failures, timeouts: timeouts,
+		badRequests: 2, fallbackSuccess: failures + timeouts,
+		latency:       [9]int64{3, 21, 40, 66, 120, 160, 200, 200, 350},
+		latencyMean:   48,
+		timeoutMillis: 1000, semaphoreLimit: 10, windowMillis: 10000, concurrent: 2,
+	}
+}
+
+// paymentGateway has tripped: its circuit is open and most calls are
+// short-circuited, after failures and timeouts.
+func paymentGateway(k int) commandCounts {
+	return commandCounts{
+		name: "PaymentGateway", group: "PaymentService", pool: "PaymentService", isolation: "THREAD",
+		open:    true,
+		success: 38, failures: wave(k+4, 30, 50, 20), timeouts: 25, poolRejected: 5,
+		shortCircuited: 80 + 3*int64(k), fallbackSuccess: 60,
+		latency:       [9]int64{12, 180, 450, 800, 1000, 1000, 1000, 1000, 1001},
+		latencyMean:   520,
+		timeoutMillis: 1000, semaphoreLimit: 10, windowMillis: 10000, concurrent: 9,
+	}
+}
+
+// legacyInventory is forced open by configuration: everything is
+// short-circuited.
+func legacyInventory(k int) commandCounts {
+	return commandCounts{
+		name: "LegacyInventory", group: "InventoryService", pool: "InventoryService", isolation: "THREAD",
+		open: true, forceOpen: true,
+		shortCircuited: 150 + 2*int64(k), fallbackSuccess: 150 + 2*int64(k),
+		timeoutMillis: 1000, semaphoreLimit: 10, windowMillis: 10000,
+	}
+}
+
+// getRecommendations runs under semaphore isolation and is struggling.
+func getRecommendations(k int) commandCounts {
+	requests := wave(k+7, 620, 820, 20)
+	failures := requests * 22 / 100
+	rejected := int64(40 + k%7)
+	return commandCounts{
+		name: "GetRecommendations", group: "RecommendationService", pool: "RecommendationService",
+		isolation: "SEMAPHORE", open: false,
+		success: requests - failures - rejected, failures: failures, semaphoreRejected: rejected,
+		fallbackSuccess: failures + rejected,
+		latency:         [9]int64{5, 60, 140, 300, 520, 700, 900, 1200, 1900},
+		latencyMean:     210,
+		timeoutMillis:   2000, semaphoreLimit: 10, windowMillis: 10000, concurrent: 10,
+	}
+}
+
+// searchProducts comes through Turbine from three hosts: numbers are summed
+// over them, reportingHosts says how many, isCircuitBreakerOpen counts the
+// hosts whose circuit is open, and Turbine adds fields of its own.
+func searchProducts(k int, currentTime int64) jsonObject {
+	const hosts = 3
+	perHost := commandCounts{
+		name: "SearchProducts", group: "SearchService", pool: "SearchService", isolation: "THREAD",
+		success: wave(k+3, 70, 110, 24), failures: 55, timeouts: 12, poolRejected: 4, badRequests: 1,
+		latency:       [9]int64{2, 15, 35, 70, 110, 150, 240, 300, 800},
+		latencyMean:   52,
+		timeoutMillis: 500, semaphoreLimit: 10, windowMillis: 10000, concurrent: 4,
+	}
+	sum := perHost
+	sum.success *= hosts
+	sum.failures *= hosts
+	sum.timeouts *= hosts
+	sum.poolRejected *= hosts
+	sum.badRequests *= hosts
+	for i := range sum.latency {
+		sum.latency[i] *= hosts
+	}
+	sum.latencyMean *= hosts
+	sum.windowMillis *= hosts
+	o := hystrixCommand(sum, currentTime)
+	errPct := perHost.errors() * 100 / perHost.requests()
+	return o.
+		with("errorPercentage", errPct*hosts).
+		with("isCircuitBreakerOpen", 1).
+		with("reportingHosts", hosts).
+		with("turbineCluster", "search").
+		with("propertyValue_someFutureSetting", "x")
+}
+
+// auditLog comes from an older Hystrix that wrote fewer fields, and its
+// circuit is forced closed.
+func auditLog(k int, currentTime int64) jsonObject {
+	c := commandCounts{
+		name: "AuditLog", group: "AuditService", isolation: "THREAD", open: false, forceClosed: true,
+		success: auditLogSuccess(k), failures: 1,
+		latency:       [9]int64{1, 2, 4, 6, 9, 11, 25, 30, 41},
+		latencyMean:   5,
+		timeoutMillis: 1000, semaphoreLimit: 10, windowMillis: 10000,
+	}
+	return hystrixCommand(c, currentTime).without(
+		"rollingCountBadRequests", "rollingCountEmit", "rollingCountFallbackEmit",
+		"rollingCountExceptionsThrown", "rollingMaxConcurrentExecutionCount", "latencyTotal_mean",
+		"latencyTotal", "propertyValue_executionTimeoutInMilliseconds", "reportingHosts", "threadPool")
+}
+
+func auditLogSuccess(k int) int64 { return wave(k, 36, 46, 40) }
+
+// scenarioFrame is frame k of the scenario: every command, pool and
+// collapser, in the servlet's order (commands, then pools, then collapsers).
+func scenarioFrame(k int) [][]byte {
+	now := scenarioStart + int64(k)*scenarioStepMs
+	user, pay, inv, rec := getUser(k), paymentGateway(k), legacyInventory(k), getRecommendations(k)
+	events := [][]byte{
+		dataEvent(hystrixCommand(user, now)),
+		dataEvent(hystrixCommand(pay, now)),
+		dataEvent(hystrixCommand(inv, now)),
+		dataEvent(hystrixCommand(rec, now)),
+		dataEvent(searchProducts(k, now)),
+		dataEvent(auditLog(k, now)),
+	}
+	if k <= frameBeforeStep {
+		// A command that Turbine stops reporting in the next frame.
+		events = append(events, dataEvent(hystrixCommand(commandCounts{
+			name: "RetiredCommand", group: "Old", pool: "Old", isolation: "THREAD", open: false,
+			success: 5, windowMillis: 10000, timeoutMillis: 1000,
+		}, now)))
+	} else {
+		events = append(events, dataEvent(jsonObject{
+			{"type", "HystrixCommand"}, {"name", "RetiredCommand"}, {"deleteData", "true"},
+		}))
+	}
+	events = append(events,
+		dataEvent(hystrixThreadPool(poolCounts{
+			name: "UserService", active: 2 + int64(k%3), core: 10, executed: user.requests(),
+			maxActive: 6, queueThreshold: 5,
+		}, now)),
+		dataEvent(hystrixThreadPool(poolCounts{
+			name: "PaymentService", active: 10, queued: 4 + int64(k%2), core: 10,
+			executed: pay.requests() - pay.poolRejected, maxActive: 10, rejections: pay.poolRejected,
+			queueThreshold: 5,
+		}, now)),
+		dataEvent(hystrixThreadPool(poolCounts{
+			name: "InventoryService", core: 10, queueThreshold: 5,
+		}, now)),
+		dataEvent(hystrixThreadPool(poolCounts{
+			name: "SearchService", active: 9, queued: 1, core: 30, executed: 3 * 180,
+			maxActive: 24, rejections: 12, queueThreshold: 15,
+		}, now).with("reportingHosts", 3).with("propertyValue_metricsRollingStatisticalWindowInMilliseconds", 30000)),
+		dataEvent(hystrixCollapser("UserBatch", 40+int64(k%4), 320+int64(k), now)),
+	)
+	if k == frameBeforeStep {
+		// What the page must ignore without stopping: a broken event and
+		// an object of a kind it does not know.
+		events = append(events,
+			[]byte("data: {\"type\":\"HystrixCommand\",\"name\":\n\n"),
+			dataEvent(jsonObject{{"type", "HystrixRequestEvents"}, {"name", "x"}}),
+		)
+	}
+	return events
+}
+
+// scenarioHistory is frames 0 through frameBeforeStep, sent at once.
+func scenarioHistory() [][]byte {
+	var events [][]byte
+	for k := 0; k <= frameBeforeStep; k++ {
+		events = append(events, scenarioFrame(k)...)
+	}
+	return events
+}
+
+// commas formats n as the page does: 1,234.
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 0 {
+		return "-" + commas(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
