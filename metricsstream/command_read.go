@@ -1,0 +1,181 @@
+package metricsstream
+
+import "time"
+
+// HealthCounts returns the health counts of the closed buckets of the
+// health window, what the circuit breaker judges by (see [HealthCounts]).
+// After [CommandMetrics.ResetStream] they start again from zero.
+func (m *CommandMetrics) HealthCounts() HealthCounts { return m.healthAt(m.clock.Now()) }
+
+func (m *CommandMetrics) healthAt(now time.Time) HealthCounts {
+	r := m.health.Load()
+	var h HealthCounts
+	r.read(r.bucketAt(now), func(c []int64) {
+		h.Total += c[healthTotal]
+		h.Errors += c[healthErrors]
+		h.Slow += c[healthSlow]
+	})
+	if h.Total > 0 {
+		// Hystrix: (int) ((double) errorCount / totalCount * 100).
+		h.ErrorPercentage = int(float64(h.Errors) / float64(h.Total) * 100)
+	}
+	return h
+}
+
+// ResetStream starts the health counts over from empty buckets beginning
+// now, as Hystrix's HystrixCommandMetrics.resetStream: executions that
+// ended before the reset never count in health again. The circuit
+// breaker calls it when it closes. Rolling and cumulative counts,
+// latencies and the other streams are not affected; subscribers of
+// [CommandMetrics.HealthStream] stay subscribed and tick from then on at
+// the boundaries of the new buckets.
+func (m *CommandMetrics) ResetStream() {
+	m.health.Store(newHealthRing(m.clock.Now(), m.cfg))
+	if s := m.streams.Load(); s != nil {
+		s.health.realign()
+	}
+}
+
+// RollingCount returns how many times e happened in the closed buckets of
+// the rolling window (the bucket in progress is not counted, as in
+// Hystrix). RollingCount(ExceptionThrown) is derived: the rolling
+// BAD_REQUEST + FALLBACK_FAILURE + FALLBACK_MISSING + FALLBACK_REJECTION.
+func (m *CommandMetrics) RollingCount(e EventType) int64 {
+	if !e.valid() {
+		return 0
+	}
+	t := m.rollingAt(m.clock.Now())
+	return t[e]
+}
+
+// RollingCounts returns every rolling count (see
+// [CommandMetrics.RollingCount]).
+func (m *CommandMetrics) RollingCounts() EventTotals { return m.rollingAt(m.clock.Now()) }
+
+func (m *CommandMetrics) rollingAt(now time.Time) EventTotals {
+	var t EventTotals
+	m.rolling.read(m.rolling.bucketAt(now), func(c []int64) {
+		for e := range t {
+			t[e] += c[e]
+		}
+	})
+	deriveExceptionThrown(&t)
+	return t
+}
+
+// CumulativeCount returns how many times e happened since the metrics were
+// created, up to the last closed rolling bucket, as Hystrix's
+// CumulativeCommandEventCounterStream. ExceptionThrown is derived as for
+// [CommandMetrics.RollingCount].
+func (m *CommandMetrics) CumulativeCount(e EventType) int64 {
+	if !e.valid() {
+		return 0
+	}
+	t := m.cumulativeAt(m.clock.Now())
+	return t[e]
+}
+
+// CumulativeCounts returns every cumulative count (see
+// [CommandMetrics.CumulativeCount]).
+func (m *CommandMetrics) CumulativeCounts() EventTotals { return m.cumulativeAt(m.clock.Now()) }
+
+// cumulativeAt returns the running totals less what the buckets in
+// progress hold. Recording adds to the total before the bucket and this
+// reads the buckets before the totals, so a recording that races with it
+// is at worst counted a bucket early, never subtracted without having been
+// added.
+func (m *CommandMetrics) cumulativeAt(now time.Time) EventTotals {
+	var pending [rollingCounters]int64
+	m.rolling.inProgress(m.rolling.bucketAt(now), pending[:])
+	var t EventTotals
+	for e := range t {
+		t[e] = max(m.cumulative[e].Load()-pending[e], 0)
+	}
+	deriveExceptionThrown(&t)
+	return t
+}
+
+func deriveExceptionThrown(t *EventTotals) {
+	t[ExceptionThrown] = 0
+	for e := range NumEventTypes {
+		if e.IsExceptionProducing() {
+			t[ExceptionThrown] += t[e]
+		}
+	}
+}
+
+// ConcurrentExecutions returns how many executions are running the user's
+// code now: started and not yet completed.
+func (m *CommandMetrics) ConcurrentExecutions() int64 { return m.concurrency.Load() }
+
+// RollingMaxConcurrentExecutions returns the highest concurrency an
+// execution saw at its start in the closed buckets of the rolling window,
+// as Hystrix's RollingCommandMaxConcurrencyStream.
+func (m *CommandMetrics) RollingMaxConcurrentExecutions() int64 {
+	return m.rollingMaxAt(m.clock.Now())
+}
+
+func (m *CommandMetrics) rollingMaxAt(now time.Time) int64 {
+	return m.rolling.maxOf(m.rolling.bucketAt(now), rollingMaxConcurrency)
+}
+
+// Latencies is the pair of latency distributions of a command over its
+// percentile window: how long the user's code ran (Execution, Hystrix's
+// latencyExecute) and how long callers waited (Total, Hystrix's
+// latencyTotal).
+type Latencies struct {
+	Execution, Total Distribution
+}
+
+// latencySnapshot caches the distributions of the closed latency buckets;
+// they change only when a bucket closes.
+type latencySnapshot struct {
+	bucket int64
+	Latencies
+}
+
+// Latencies returns the execution and total latency distributions of the
+// closed buckets of the percentile window. They are computed once per
+// bucket and shared.
+func (m *CommandMetrics) Latencies() Latencies { return m.latenciesAt(m.clock.Now()) }
+
+func (m *CommandMetrics) latenciesAt(now time.Time) Latencies {
+	n := m.latency.bucketAt(now)
+	if c := m.latencyCache.Load(); c != nil && c.bucket == n {
+		return c.Latencies
+	}
+	s := &latencySnapshot{bucket: n}
+	s.Execution, s.Total = m.latency.distributions(n)
+	m.latencyCache.Store(s)
+	return s.Latencies
+}
+
+// ExecutionLatencyPercentile returns the execution latency at percentile p
+// (0 to 100) over the percentile window; 0 when no execution ran or
+// percentiles are disabled. It panics if p is not within [0, 100].
+func (m *CommandMetrics) ExecutionLatencyPercentile(p float64) time.Duration {
+	checkPercentile(p)
+	return m.Latencies().Execution.Percentile(p)
+}
+
+// ExecutionLatencyMean returns the mean execution latency over the
+// percentile window.
+func (m *CommandMetrics) ExecutionLatencyMean() time.Duration {
+	return m.Latencies().Execution.Mean()
+}
+
+// TotalLatencyPercentile returns the total latency (what callers waited)
+// at percentile p over the percentile window, as
+// [CommandMetrics.ExecutionLatencyPercentile].
+func (m *CommandMetrics) TotalLatencyPercentile(p float64) time.Duration {
+	checkPercentile(p)
+	return m.Latencies().Total.Percentile(p)
+}
+
+// TotalLatencyMean returns the mean total latency over the percentile
+// window.
+func (m *CommandMetrics) TotalLatencyMean() time.Duration { return m.Latencies().Total.Mean() }
+
+// DroppedNotifications returns how many stream values were dropped because
+// a subscriber was too slow to take them.
+func (m *CommandMetrics) DroppedNotifications() int64 { return m.drops.Load() }

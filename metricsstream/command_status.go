@@ -1,0 +1,110 @@
+package metricsstream
+
+import "time"
+
+// CommandProperties are the settings of a command that the Hystrix
+// dashboard shows (its propertyValue_* fields). The command package
+// reports them through a [CommandStatusProvider]; metricsstream only
+// carries them.
+type CommandProperties struct {
+	CircuitBreakerEnabled         bool
+	RequestVolumeThreshold        int
+	SleepWindow                   time.Duration
+	ErrorThresholdPercentage      int
+	ForceOpen, ForceClosed        bool
+	Isolation                     string        // Hystrix's name: "THREAD" or "SEMAPHORE"
+	Timeout                       time.Duration // of the execution
+	TimeoutEnabled                bool
+	InterruptOnTimeout            bool
+	PoolKeyOverride               string // empty when the pool key is not overridden
+	MaxConcurrentRequests         int
+	FallbackMaxConcurrentRequests int
+	RequestCacheEnabled           bool
+	RequestLogEnabled             bool
+}
+
+// CommandStatus is what a command knows of itself that its metrics do not:
+// its group and pool keys, whether its circuit breaker is open, and its
+// properties.
+type CommandStatus struct {
+	Group, Pool        string
+	CircuitBreakerOpen bool
+	Properties         CommandProperties
+}
+
+// CommandStatusProvider reports a command's status. The command package
+// registers one per key with [CommandMetrics.SetStatusProvider], so that
+// [CommandMetrics.Snapshot] (and the dashboard stream built on it) can
+// show the breaker and the properties without metricsstream importing the
+// packages above it. CommandStatus is called at every snapshot, from any
+// goroutine: it must be safe for concurrent use and quick.
+type CommandStatusProvider interface {
+	CommandStatus() CommandStatus
+}
+
+type commandStatusBox struct{ p CommandStatusProvider }
+
+// SetStatusProvider registers p as the source of the command's status; nil
+// removes it. The last call wins.
+func (m *CommandMetrics) SetStatusProvider(p CommandStatusProvider) {
+	if p == nil {
+		m.status.Store(nil)
+		return
+	}
+	m.status.Store(&commandStatusBox{p})
+}
+
+// Status returns the status the registered provider reports, and false if
+// none is registered (then, as Hystrix does for a key without a breaker,
+// the breaker counts as closed).
+func (m *CommandMetrics) Status() (CommandStatus, bool) {
+	if b := m.status.Load(); b != nil {
+		return b.p.CommandStatus(), true
+	}
+	return CommandStatus{}, false
+}
+
+// CommandSnapshot is everything known of a command at one instant: what
+// one "HystrixCommand" object of the dashboard stream holds. All values
+// are read at Time.
+type CommandSnapshot struct {
+	Key  string
+	Time time.Time
+	// Status is the registered provider's report (see
+	// [CommandMetrics.SetStatusProvider]); HasStatus is false and Status
+	// zero when there is none.
+	Status    CommandStatus
+	HasStatus bool
+	// Health is what the breaker judges by: errorPercentage, errorCount
+	// and requestCount in the dashboard.
+	Health HealthCounts
+	// Rolling and Cumulative are the rolling and cumulative event counts.
+	Rolling, Cumulative EventTotals
+	// ConcurrentExecutions is the current concurrency and
+	// RollingMaxConcurrentExecutions its rolling maximum.
+	ConcurrentExecutions, RollingMaxConcurrentExecutions int64
+	// Latency holds the execution and total latency distributions
+	// (latencyExecute and latencyTotal with their means).
+	Latency Latencies
+	// Config is the metrics' windows.
+	Config Config
+}
+
+// Snapshot returns a consistent snapshot of the command's metrics, every
+// value read at the same instant of the metrics' clock.
+func (m *CommandMetrics) Snapshot() CommandSnapshot {
+	now := m.clock.Now()
+	s := CommandSnapshot{
+		Key:                            m.key,
+		Time:                           now,
+		Health:                         m.healthAt(now),
+		Rolling:                        m.rollingAt(now),
+		Cumulative:                     m.cumulativeAt(now),
+		ConcurrentExecutions:           m.concurrency.Load(),
+		RollingMaxConcurrentExecutions: m.rollingMaxAt(now),
+		Latency:                        m.latenciesAt(now),
+		Config:                         m.cfg,
+	}
+	s.Status, s.HasStatus = m.Status()
+	return s
+}

@@ -1,0 +1,94 @@
+package metricsstream
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// completionBuffer is how many completions wait for one slow subscriber
+// before new ones are dropped (and counted).
+const completionBuffer = 512
+
+// completionStream fans completions out to subscribers. Publishing is a
+// load of the subscriber list and, per subscriber, a send that never
+// blocks; with no subscriber it is a single atomic load. Each subscription
+// owns a goroutine that delivers its buffered completions.
+type completionStream struct {
+	mu   sync.Mutex
+	subs atomic.Pointer[[]chan Completion] // nil while nobody subscribes
+}
+
+// publish offers c to every subscriber, dropping it for those whose buffer
+// is full.
+func (s *completionStream) publish(c *Completion, drops *atomic.Int64) {
+	subs := s.subs.Load()
+	if subs == nil {
+		return
+	}
+	for _, ch := range *subs {
+		select {
+		case ch <- *c:
+		default:
+			drops.Add(1)
+		}
+	}
+}
+
+// observable returns the hot stream of completions: a subscription receives
+// the completions published while it lives, on a goroutine it owns that
+// ends with it.
+func (s *completionStream) observable() observable.Observable[Completion] {
+	return observable.Create(func(ctx context.Context, o observable.Observer[Completion]) {
+		ch := make(chan Completion, completionBuffer)
+		s.add(ch)
+		go func() {
+			defer s.remove(ch)
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case c := <-ch:
+					o.OnNext(c)
+				}
+			}
+		}()
+	})
+}
+
+func (s *completionStream) add(ch chan Completion) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var subs []chan Completion
+	if p := s.subs.Load(); p != nil {
+		subs = slices.Clone(*p)
+	}
+	subs = append(subs, ch)
+	s.subs.Store(&subs)
+}
+
+func (s *completionStream) remove(ch chan Completion) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.subs.Load()
+	if p == nil {
+		return
+	}
+	subs := slices.DeleteFunc(slices.Clone(*p), func(c chan Completion) bool { return c == ch })
+	if len(subs) == 0 {
+		s.subs.Store(nil)
+		return
+	}
+	s.subs.Store(&subs)
+}
+
+// subscribers returns how many subscriptions are live.
+func (s *completionStream) subscribers() int {
+	if p := s.subs.Load(); p != nil {
+		return len(*p)
+	}
+	return 0
+}

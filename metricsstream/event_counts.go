@@ -1,0 +1,67 @@
+package metricsstream
+
+import "strconv"
+
+// EventCounts is the events of one execution, indexed by [EventType], as
+// Hystrix's ExecutionResult.EventCounts: [Emit], [FallbackEmit] and
+// [Collapsed] hold how many times they happened, every other entry is 1
+// when the event happened and 0 when it did not. It is a fixed-size array,
+// so a Completion carries it without allocating. The zero value is an
+// execution with no events.
+//
+// The [ExceptionThrown] entry is not used: [EventCounts.Count] derives it.
+type EventCounts [NumEventTypes]int32
+
+// Add records that e happened n times: it adds n for [Emit], [FallbackEmit]
+// and [Collapsed] and marks every other event as present, as Hystrix's
+// EventCounts.plus does. It panics if e is out of range or n < 1.
+func (c *EventCounts) Add(e EventType, n int) {
+	if !e.valid() {
+		panic("metricsstream: EventCounts.Add with invalid event type " + e.String())
+	}
+	if n < 1 {
+		panic("metricsstream: EventCounts.Add with count " + strconv.Itoa(n) + " < 1")
+	}
+	if e.isMultiple() {
+		c[e] += int32(n)
+	} else {
+		c[e] = 1
+	}
+}
+
+// Count returns how many times e happened, as Hystrix's
+// EventCounts.getCount: the emission counts for [Emit], [FallbackEmit] and
+// [Collapsed], 1 for [ExceptionThrown] when any exception-producing event
+// happened (see [EventType.IsExceptionProducing]), and 1 or 0 for the
+// others.
+func (c *EventCounts) Count(e EventType) int {
+	switch {
+	case !e.valid():
+		return 0
+	case e == ExceptionThrown:
+		for x := range NumEventTypes {
+			if x.IsExceptionProducing() && c[x] > 0 {
+				return 1
+			}
+		}
+		return 0
+	case e.isMultiple():
+		return int(c[e])
+	case c[e] > 0:
+		return 1
+	}
+	return 0
+}
+
+// Contains reports whether e happened.
+func (c *EventCounts) Contains(e EventType) bool { return c.Count(e) > 0 }
+
+// isMultiple reports whether e may happen more than once per execution.
+func (e EventType) isMultiple() bool { return e == Emit || e == FallbackEmit || e == Collapsed }
+
+// EventTotals holds a total per [EventType] over many executions: the
+// rolling and cumulative counts of a command. Its [ExceptionThrown] entry
+// is derived as Hystrix derives it: the sum of the exception-producing
+// events (BAD_REQUEST + FALLBACK_FAILURE + FALLBACK_MISSING +
+// FALLBACK_REJECTION). Index it with an EventType: totals[Success].
+type EventTotals [NumEventTypes]int64

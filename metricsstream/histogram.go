@@ -1,0 +1,95 @@
+package metricsstream
+
+import (
+	"math/bits"
+	"sync/atomic"
+	"time"
+)
+
+// The histogram has the layout of an HdrHistogram with 3 significant
+// digits, a lowest discernible value of 1 and a highest trackable value of
+// one hour, counting microseconds: values below 2048µs are exact, larger
+// ones are kept within 1/1024 of their value (0.1%). The counts live in
+// chunks that are allocated on first use, so a histogram costs its chunk
+// directory plus one chunk per 128 neighbouring values that occurred.
+const (
+	histUnit          = time.Microsecond
+	histHighest       = int64(time.Hour / histUnit) // longer latencies are recorded as one hour
+	histSubHalfMag    = 10                          // log2 of the sub-buckets in half a bucket
+	histSubHalfCount  = 1 << histSubHalfMag         // 1024
+	histSubBucketMask = 2*histSubHalfCount - 1      // 2047
+	histBucketCount   = 22                          // buckets needed to reach histHighest
+	histCountsLen     = (histBucketCount + 1) * histSubHalfCount
+
+	histChunkBits = 7
+	histChunkLen  = 1 << histChunkBits // counts per chunk
+	histChunks    = histCountsLen / histChunkLen
+)
+
+// histChunk holds the counts of histChunkLen neighbouring indexes. A count
+// is per bucket of a latency window, so 32 bits are plenty.
+type histChunk [histChunkLen]atomic.Uint32
+
+// histogram is a lock-free latency histogram: recording is an index
+// computation and one atomic add (plus, the first time a region of values
+// occurs, the compare-and-swap that installs its chunk).
+type histogram struct {
+	chunks [histChunks]atomic.Pointer[histChunk]
+}
+
+// record counts one value d, clamped to [0, one hour].
+func (h *histogram) record(d time.Duration) {
+	i := histIndex(int64(d / histUnit))
+	loadOrNew(&h.chunks[i>>histChunkBits])[i&(histChunkLen-1)].Add(1)
+}
+
+// clear zeroes every count, keeping the chunks for reuse.
+func (h *histogram) clear() {
+	for i := range h.chunks {
+		if c := h.chunks[i].Load(); c != nil {
+			for j := range c {
+				c[j].Store(0)
+			}
+		}
+	}
+}
+
+// histIndex returns the counts index of v, as HdrHistogram's
+// countsIndexFor.
+func histIndex(v int64) int {
+	v = min(max(v, 0), histHighest)
+	bucket := 64 - bits.LeadingZeros64(uint64(v)|histSubBucketMask) - (histSubHalfMag + 1)
+	sub := int(v >> bucket)
+	return (bucket+1)<<histSubHalfMag + sub - histSubHalfCount
+}
+
+// histBucketAndSub returns the bucket and sub-bucket of counts index i,
+// as HdrHistogram's valueFromFlatIndex.
+func histBucketAndSub(i int) (bucket, sub int) {
+	bucket = i>>histSubHalfMag - 1
+	sub = i&(histSubHalfCount-1) + histSubHalfCount
+	if bucket < 0 {
+		sub -= histSubHalfCount
+		bucket = 0
+	}
+	return bucket, sub
+}
+
+// histLowest returns the lowest value counted at index i.
+func histLowest(i int) int64 {
+	bucket, sub := histBucketAndSub(i)
+	return int64(sub) << bucket
+}
+
+// histWidth returns how many values index i counts.
+func histWidth(i int) int64 {
+	bucket, _ := histBucketAndSub(i)
+	return 1 << bucket
+}
+
+// histHighestEquivalent returns the highest value counted at index i.
+func histHighestEquivalent(i int) int64 { return histLowest(i) + histWidth(i) - 1 }
+
+// histMedian returns the middle value of index i, which HdrHistogram uses
+// for means.
+func histMedian(i int) int64 { return histLowest(i) + histWidth(i)>>1 }

@@ -1,0 +1,244 @@
+package metricsstream
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+)
+
+// The counters of a pool's rolling bucket: one per PoolEventType, then the
+// highest active count seen by a task that started in the bucket.
+const (
+	poolMaxActive = int(NumPoolEventTypes)
+	poolCounters  = poolMaxActive + 1
+)
+
+// PoolMetrics holds the metrics of one worker pool key, as Hystrix's
+// HystrixThreadPoolMetrics: rolling and cumulative counts of executed and
+// rejected commands, the active count and its rolling maximum, and the
+// queue size. Get one from a [Registry].
+//
+// The pool reports with [PoolMetrics.MarkStart] when a worker starts a
+// command, [PoolMetrics.MarkDone] when it finishes,
+// [PoolMetrics.MarkRejected] when the pool refuses one, and
+// [PoolMetrics.SetQueueSize] when its queue changes. Recording takes no
+// lock and does not allocate. The rolling window is Config.RollingWindow
+// in Config.Buckets buckets; the other fields of Config do not apply.
+//
+// PoolMetrics is safe for concurrent use.
+type PoolMetrics struct {
+	key      string
+	cfg      Config
+	clock    clock.Clock
+	registry *Registry
+	created  time.Time
+	rolling  *counterRing
+	status   atomic.Pointer[poolStatusBox]
+	evicted  atomic.Bool
+
+	_          [64]byte
+	active     atomic.Int64
+	queue      atomic.Int64
+	largest    atomic.Int64
+	cumulative [NumPoolEventTypes]atomic.Int64
+	_          [64]byte
+}
+
+func newPoolMetrics(key string, cfg Config, c clock.Clock, r *Registry) *PoolMetrics {
+	cfg = cfg.withDefaults()
+	now := c.Now()
+	p := &PoolMetrics{key: key, cfg: cfg, clock: c, registry: r, created: now}
+	p.rolling = newCounterRing(now, cfg.rollingBucket(), cfg.Buckets, poolCounters)
+	return p
+}
+
+// Key returns the pool key.
+func (p *PoolMetrics) Key() string { return p.key }
+
+// Config returns the windows in use, with defaults applied.
+func (p *PoolMetrics) Config() Config { return p.cfg }
+
+// MarkStart records that a worker started a command and returns the new
+// active count.
+func (p *PoolMetrics) MarkStart() (active int64) {
+	n := p.active.Add(1)
+	if b := p.rolling.bucketAtTime(p.clock.Now()); b != nil {
+		storeMax(&b[poolMaxActive], n)
+	}
+	storeMax(&p.largest, n)
+	p.touch()
+	return n
+}
+
+// MarkDone records that a worker finished a command (Hystrix's EXECUTED):
+// the active count goes down by one.
+func (p *PoolMetrics) MarkDone() {
+	p.active.Add(-1)
+	p.count(PoolExecuted)
+}
+
+// MarkRejected records that the pool refused a command (Hystrix's
+// REJECTED). Unlike Hystrix's markThreadRejection it leaves the active
+// count alone: a rejected command never became active.
+func (p *PoolMetrics) MarkRejected() { p.count(PoolRejection) }
+
+func (p *PoolMetrics) count(e PoolEventType) {
+	p.cumulative[e].Add(1) // before the bucket: see cumulativeAt
+	if b := p.rolling.bucketAtTime(p.clock.Now()); b != nil {
+		b[e].Add(1)
+	}
+	p.touch()
+}
+
+// SetQueueSize records how many commands wait in the pool's queue.
+func (p *PoolMetrics) SetQueueSize(n int) { p.queue.Store(int64(n)) }
+
+// ActiveCount returns how many commands the pool's workers run now.
+func (p *PoolMetrics) ActiveCount() int64 { return p.active.Load() }
+
+// QueueSize returns the last queue size recorded.
+func (p *PoolMetrics) QueueSize() int64 { return p.queue.Load() }
+
+// LargestActiveCount returns the highest active count ever recorded.
+func (p *PoolMetrics) LargestActiveCount() int64 { return p.largest.Load() }
+
+// RollingCount returns how many times e happened in the closed buckets of
+// the rolling window.
+func (p *PoolMetrics) RollingCount(e PoolEventType) int64 {
+	if e < 0 || e >= NumPoolEventTypes {
+		return 0
+	}
+	return p.rolling.sum(p.rolling.bucketAt(p.clock.Now()), int(e))
+}
+
+// CumulativeCount returns how many times e happened since the metrics were
+// created, up to the last closed rolling bucket.
+func (p *PoolMetrics) CumulativeCount(e PoolEventType) int64 {
+	if e < 0 || e >= NumPoolEventTypes {
+		return 0
+	}
+	return p.cumulativeAt(p.clock.Now())[e]
+}
+
+func (p *PoolMetrics) cumulativeAt(now time.Time) (t [NumPoolEventTypes]int64) {
+	var pending [poolCounters]int64
+	p.rolling.inProgress(p.rolling.bucketAt(now), pending[:])
+	for e := range t {
+		t[e] = max(p.cumulative[e].Load()-pending[e], 0)
+	}
+	return t
+}
+
+// RollingMaxActive returns the highest active count in the closed buckets
+// of the rolling window (Hystrix's rollingMaxActiveThreads).
+func (p *PoolMetrics) RollingMaxActive() int64 {
+	return p.rolling.maxOf(p.rolling.bucketAt(p.clock.Now()), poolMaxActive)
+}
+
+// touch brings evicted metrics back into their registry when they are
+// used again.
+func (p *PoolMetrics) touch() {
+	if p.evicted.Load() {
+		p.registry.reattachPool(p)
+	}
+}
+
+func (p *PoolMetrics) lastActive() time.Time {
+	n := p.rolling.newest.Load()
+	if n < 0 {
+		return p.created
+	}
+	return p.rolling.epoch.Add(time.Duration(n) * p.rolling.width)
+}
+
+func (p *PoolMetrics) idle(now time.Time, d time.Duration) bool {
+	return p.active.Load() == 0 && p.queue.Load() == 0 && now.Sub(p.lastActive()) >= d
+}
+
+// PoolStatus is what a worker pool knows of itself that its metrics do
+// not: the sizes the dashboard's "HystrixThreadPool" object shows.
+type PoolStatus struct {
+	CoreSize                    int // currentCorePoolSize
+	MaximumSize                 int // currentMaximumPoolSize
+	PoolSize                    int // currentPoolSize: workers alive now
+	LargestPoolSize             int // currentLargestPoolSize: most workers ever alive
+	MaxQueueSize                int // maxQueueSize; <= 0: no queue
+	QueueSizeRejectionThreshold int // propertyValue_queueSizeRejectionThreshold
+}
+
+// PoolStatusProvider reports a pool's status. The command package
+// registers one per pool key with [PoolMetrics.SetStatusProvider];
+// PoolStatus is called at every snapshot, from any goroutine.
+type PoolStatusProvider interface {
+	PoolStatus() PoolStatus
+}
+
+type poolStatusBox struct{ p PoolStatusProvider }
+
+// SetStatusProvider registers p as the source of the pool's status; nil
+// removes it.
+func (p *PoolMetrics) SetStatusProvider(s PoolStatusProvider) {
+	if s == nil {
+		p.status.Store(nil)
+		return
+	}
+	p.status.Store(&poolStatusBox{s})
+}
+
+// Status returns the status the registered provider reports, and false if
+// none is registered.
+func (p *PoolMetrics) Status() (PoolStatus, bool) {
+	if b := p.status.Load(); b != nil {
+		return b.p.PoolStatus(), true
+	}
+	return PoolStatus{}, false
+}
+
+// PoolSnapshot is everything known of a pool at one instant: what one
+// "HystrixThreadPool" object of the dashboard stream holds.
+type PoolSnapshot struct {
+	Key       string
+	Time      time.Time
+	Status    PoolStatus // zero, and HasStatus false, without a provider
+	HasStatus bool
+	// ActiveCount, QueueSize and LargestActiveCount are current values;
+	// CompletedTaskCount is every command executed so far, and TaskCount
+	// adds the active and queued ones, as the JDK executor counts.
+	ActiveCount, QueueSize, LargestActiveCount int64
+	CompletedTaskCount, TaskCount              int64
+	// Rolling and Cumulative are indexed by PoolEventType: rolling
+	// executed (rollingCountThreadsExecuted) and rejected
+	// (rollingCountCommandRejections) counts, and their cumulative
+	// counterparts.
+	Rolling, Cumulative [NumPoolEventTypes]int64
+	// RollingMaxActive is rollingMaxActiveThreads.
+	RollingMaxActive int64
+	Config           Config
+}
+
+// Snapshot returns a consistent snapshot of the pool's metrics, every
+// value read at the same instant of the metrics' clock.
+func (p *PoolMetrics) Snapshot() PoolSnapshot {
+	now := p.clock.Now()
+	n := p.rolling.bucketAt(now)
+	s := PoolSnapshot{
+		Key:                p.key,
+		Time:               now,
+		ActiveCount:        p.active.Load(),
+		QueueSize:          p.queue.Load(),
+		LargestActiveCount: p.largest.Load(),
+		CompletedTaskCount: p.cumulative[PoolExecuted].Load(),
+		Cumulative:         p.cumulativeAt(now),
+		RollingMaxActive:   p.rolling.maxOf(n, poolMaxActive),
+		Config:             p.cfg,
+	}
+	s.TaskCount = s.CompletedTaskCount + s.ActiveCount + s.QueueSize
+	p.rolling.read(n, func(c []int64) {
+		for e := range s.Rolling {
+			s.Rolling[e] += c[e]
+		}
+	})
+	s.Status, s.HasStatus = p.Status()
+	return s
+}

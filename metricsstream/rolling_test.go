@@ -1,0 +1,180 @@
+package metricsstream
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The scenarios of Hystrix's RollingCommandEventCounterStreamTest and
+// CumulativeCommandEventCounterStreamTest, with 1s buckets over 10s.
+
+func TestRollingCountsAreTheClosedBucketsOfTheWindow(t *testing.T) {
+	m, mc := newTestMetrics(t, Config{})
+	recordN(m, 3, Emit, Success)
+	record(m, Failure, FallbackEmit, FallbackSuccess)
+	record(m, Timeout, FallbackMissing)
+	assert.Equal(t, EventTotals{}, m.RollingCounts(), "the bucket in progress is not counted")
+
+	mc.Advance(time.Second)
+	var want EventTotals
+	want[Emit], want[Success] = 3, 3
+	want[Failure], want[FallbackEmit], want[FallbackSuccess] = 1, 1, 1
+	want[Timeout], want[FallbackMissing], want[ExceptionThrown] = 1, 1, 1
+	assert.Equal(t, want, m.RollingCounts())
+	assert.Equal(t, int64(3), m.RollingCount(Success))
+	assert.Equal(t, int64(1), m.RollingCount(ExceptionThrown))
+	assert.Equal(t, int64(0), m.RollingCount(EventType(-1)))
+
+	// Still there after 9 more buckets, gone after the 10th.
+	mc.Advance(9 * time.Second)
+	assert.Equal(t, want, m.RollingCounts())
+	mc.Advance(time.Second)
+	assert.Equal(t, EventTotals{}, m.RollingCounts())
+}
+
+func TestRollingCountsSumBuckets(t *testing.T) {
+	m, mc := newTestMetrics(t, Config{})
+	for i := range 12 {
+		recordN(m, i+1, Success)
+		mc.Advance(time.Second)
+	}
+	// The window holds the buckets of i = 2..11: 3+4+...+12.
+	assert.Equal(t, int64(75), m.RollingCount(Success))
+	// Cumulative holds them all: 1+2+...+12.
+	assert.Equal(t, int64(78), m.CumulativeCount(Success))
+}
+
+func TestRollingCountsCountEmissions(t *testing.T) {
+	m, mc := newTestMetrics(t, Config{})
+	var c Completion
+	c.Events.Add(Emit, 3)
+	c.Events.Add(Failure, 1)
+	c.Events.Add(FallbackEmit, 4)
+	c.Events.Add(FallbackSuccess, 1)
+	c.Events.Add(Collapsed, 7)
+	m.MarkCompletion(&c)
+	mc.Advance(time.Second)
+	assert.Equal(t, int64(3), m.RollingCount(Emit))
+	assert.Equal(t, int64(4), m.RollingCount(FallbackEmit))
+	assert.Equal(t, int64(7), m.RollingCount(Collapsed))
+	assert.Equal(t, int64(1), m.RollingCount(FallbackSuccess))
+}
+
+// EXCEPTION_THROWN is not recorded but summed from the exception-producing
+// events, as Hystrix's bucket aggregator does, even if the command marks it.
+func TestExceptionThrownIsDerived(t *testing.T) {
+	m, mc := newTestMetrics(t, Config{})
+	record(m, BadRequest, ExceptionThrown)
+	record(m, Failure, FallbackFailure, ExceptionThrown)
+	record(m, Timeout, FallbackMissing, ExceptionThrown)
+	record(m, SemaphoreRejected, FallbackRejection, ExceptionThrown)
+	record(m, Failure, FallbackSuccess)
+	mc.Advance(time.Second)
+	assert.Equal(t, int64(4), m.RollingCount(ExceptionThrown))
+	assert.Equal(t, int64(4), m.CumulativeCount(ExceptionThrown))
+}
+
+func TestCumulativeCountsOutliveTheWindowButNotTheBucketInProgress(t *testing.T) {
+	m, mc := newTestMetrics(t, Config{})
+	recordN(m, 2, Success)
+	assert.Equal(t, int64(0), m.CumulativeCount(Success))
+	mc.Advance(time.Second)
+	assert.Equal(t, int64(2), m.CumulativeCount(Success))
+
+	mc.Advance(time.Minute)
+	recordN(m, 3, Success)
+	record(m, ShortCircuited, FallbackSuccess)
+	assert.Equal(t, int64(0), m.RollingCount(Success))
+	assert.Equal(t, int64(2), m.CumulativeCount(Success))
+	mc.Advance(time.Second)
+	assert.Equal(t, int64(3), m.RollingCount(Success))
+	assert.Equal(t, int64(5), m.CumulativeCount(Success))
+	assert.Equal(t, int64(1), m.CumulativeCount(ShortCircuited))
+	assert.Equal(t, int64(0), m.CumulativeCount(NumEventTypes))
+	c := m.CumulativeCounts()
+	assert.Equal(t, int64(5), c[Success])
+	assert.Equal(t, int64(1), c[FallbackSuccess])
+}
+
+func TestConcurrentExecutionsAndTheirRollingMax(t *testing.T) {
+	m, mc := newTestMetrics(t, Config{})
+	assert.Equal(t, int64(1), m.MarkStart())
+	assert.Equal(t, int64(2), m.MarkStart())
+	assert.Equal(t, int64(3), m.MarkStart())
+	assert.Equal(t, int64(3), m.ConcurrentExecutions())
+	assert.Equal(t, int64(0), m.RollingMaxConcurrentExecutions(), "the bucket in progress is not counted")
+
+	done := func(concurrencyAtStart int64) {
+		c := Completion{ConcurrencyAtStart: concurrencyAtStart, Executed: true}
+		c.Events.Add(Success, 1)
+		m.MarkCompletion(&c)
+	}
+	done(3)
+	done(2)
+	// Completions that never started do not change the concurrency.
+	record(m, ShortCircuited, FallbackSuccess)
+	record(m, ResponseFromCache)
+	assert.Equal(t, int64(1), m.ConcurrentExecutions())
+
+	mc.Advance(time.Second)
+	assert.Equal(t, int64(3), m.RollingMaxConcurrentExecutions())
+	assert.Equal(t, int64(2), m.MarkStart())
+	mc.Advance(time.Second)
+	assert.Equal(t, int64(3), m.RollingMaxConcurrentExecutions())
+	mc.Advance(9 * time.Second)
+	assert.Equal(t, int64(2), m.RollingMaxConcurrentExecutions(), "the max of 3 aged out")
+	mc.Advance(time.Second)
+	assert.Equal(t, int64(0), m.RollingMaxConcurrentExecutions())
+	assert.Equal(t, int64(2), m.ConcurrentExecutions())
+}
+
+func TestMarkStartAtUsesTheGivenTime(t *testing.T) {
+	m, mc := newTestMetrics(t, Config{})
+	mc.Advance(5 * time.Second)
+	m.MarkStartAt(t0.Add(3 * time.Second)) // bucket 3, closed already
+	assert.Equal(t, int64(1), m.RollingMaxConcurrentExecutions())
+}
+
+func TestCompletionWithoutEndTimeUsesTheClock(t *testing.T) {
+	m, mc := newTestMetrics(t, Config{})
+	mc.Advance(1500 * time.Millisecond)
+	record(m, Success)
+	mc.Advance(499 * time.Millisecond)
+	assert.Equal(t, int64(0), m.RollingCount(Success))
+	mc.Advance(time.Millisecond)
+	assert.Equal(t, int64(1), m.RollingCount(Success))
+}
+
+func TestVeryLateCompletionIsDropped(t *testing.T) {
+	m, mc := newTestMetrics(t, Config{})
+	mc.Advance(20 * time.Second)
+	record(m, Success) // claims the slot of bucket 20
+	var late Completion
+	late.Events.Add(Failure, 1)
+	late.End = t0.Add(8 * time.Second) // bucket 8 shares bucket 20's slot
+	m.MarkCompletion(&late)
+	mc.Advance(time.Second)
+	assert.Equal(t, int64(1), m.RollingCount(Success))
+	assert.Equal(t, int64(0), m.RollingCount(Failure))
+	assert.Equal(t, HealthCounts{Total: 1}, m.HealthCounts())
+}
+
+func TestCustomRollingWindow(t *testing.T) {
+	m, mc := newTestMetrics(t, Config{RollingWindow: 2 * time.Second, Buckets: 4, HealthSnapshotInterval: 100 * time.Millisecond})
+	record(m, Success)
+	mc.Advance(500 * time.Millisecond)
+	require.Equal(t, int64(1), m.RollingCount(Success))
+	assert.Equal(t, int64(1), m.HealthCounts().Total)
+	// The bucket [0, 500ms) stays in the window until 2.5s.
+	mc.Advance(1500*time.Millisecond - time.Nanosecond)
+	assert.Equal(t, int64(1), m.RollingCount(Success))
+	mc.Advance(500 * time.Millisecond)
+	assert.Equal(t, int64(1), m.RollingCount(Success))
+	mc.Advance(time.Nanosecond)
+	assert.Equal(t, int64(0), m.RollingCount(Success))
+	assert.Equal(t, int64(0), m.HealthCounts().Total)
+	assert.Equal(t, int64(1), m.CumulativeCount(Success))
+}

@@ -1,0 +1,166 @@
+package metricsstream
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// tickQueueLimit bounds the values waiting for one subscriber of a tick
+// stream; when it is full the oldest value is dropped.
+const tickQueueLimit = 16
+
+// tickStream is a hot, timer-driven stream of a value. It runs only while
+// it has subscribers: the first one arms a timer for the next tick, the
+// last one to leave stops it, so a key nobody watches costs no timer. Each
+// tick, on the goroutine the clock fires it on, computes the value once and
+// hands it to every subscriber. A new subscriber receives the current
+// value at once, on its own goroutine, inside Subscribe.
+type tickStream[T any] struct {
+	clock clock.Clock
+	next  func(now time.Time) time.Time // when the tick after now is due
+	value func(now time.Time) T
+	drops *atomic.Int64
+
+	mu    sync.Mutex
+	subs  []*queuedObserver[T] // replaced, never changed in place
+	timer clock.Timer          // nil while nobody subscribes
+	run   uint64               // changes whenever the timer starts or stops
+}
+
+func newTickStream[T any](c clock.Clock, next func(time.Time) time.Time, value func(time.Time) T, drops *atomic.Int64) *tickStream[T] {
+	return &tickStream[T]{clock: c, next: next, value: value, drops: drops}
+}
+
+// observable returns the stream as an Observable. Each subscription
+// receives the current value, then one value per tick until it ends; it
+// never completes by itself.
+func (s *tickStream[T]) observable() observable.Observable[T] {
+	return observable.Create(func(ctx context.Context, o observable.Observer[T]) {
+		q := &queuedObserver[T]{o: o, drops: s.drops}
+		q.push(s.value(s.clock.Now()))
+		s.add(q)
+		context.AfterFunc(ctx, func() { s.remove(q) })
+		q.drain()
+	})
+}
+
+func (s *tickStream[T]) add(q *queuedObserver[T]) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.subs = append(slices.Clip(s.subs), q)
+	if s.timer == nil {
+		s.run++
+		run := s.run
+		now := s.clock.Now()
+		s.timer = s.clock.AfterFunc(s.next(now).Sub(now), func() { s.tick(run) })
+	}
+}
+
+func (s *tickStream[T]) remove(q *queuedObserver[T]) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.Index(s.subs, q)
+	if i < 0 {
+		return
+	}
+	s.subs = slices.Delete(slices.Clone(s.subs), i, i+1)
+	if len(s.subs) == 0 && s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+		s.run++
+	}
+}
+
+// tick re-arms the timer, then delivers the value of now to every
+// subscriber: first queued to all, then drained, so that a subscriber still
+// busy with an earlier value (possible on the real clock, whose ticks run
+// on their own goroutines) neither blocks the others nor loses the order.
+func (s *tickStream[T]) tick(run uint64) {
+	s.mu.Lock()
+	if s.run != run {
+		s.mu.Unlock()
+		return
+	}
+	now := s.clock.Now()
+	s.timer.Reset(s.next(now).Sub(now))
+	subs := s.subs
+	s.mu.Unlock()
+
+	v := s.value(now)
+	for _, q := range subs {
+		q.push(v)
+	}
+	for _, q := range subs {
+		q.drain()
+	}
+}
+
+// realign moves the pending tick to the stream's current schedule, after
+// the schedule changed (a reset of the health window).
+func (s *tickStream[T]) realign() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.timer != nil {
+		now := s.clock.Now()
+		s.timer.Reset(s.next(now).Sub(now))
+	}
+}
+
+// subscribers returns how many subscriptions are live.
+func (s *tickStream[T]) subscribers() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.subs)
+}
+
+// queuedObserver delivers values to one observer, one at a time, from
+// whichever goroutine finds it idle. Values that arrive while it is busy
+// wait in a bounded queue; the oldest is dropped (and counted) when the
+// queue is full.
+type queuedObserver[T any] struct {
+	o     observable.Observer[T]
+	drops *atomic.Int64
+
+	mu       sync.Mutex
+	queue    []T
+	draining bool
+}
+
+func (q *queuedObserver[T]) push(v T) {
+	q.mu.Lock()
+	if len(q.queue) == tickQueueLimit {
+		q.queue = q.queue[1:]
+		q.drops.Add(1)
+	}
+	q.queue = append(q.queue, v)
+	q.mu.Unlock()
+}
+
+// drain delivers the queued values unless another goroutine is already
+// doing so.
+func (q *queuedObserver[T]) drain() {
+	q.mu.Lock()
+	if q.draining {
+		q.mu.Unlock()
+		return
+	}
+	q.draining = true
+	for len(q.queue) > 0 {
+		v := q.queue[0]
+		var zero T
+		q.queue[0] = zero
+		q.queue = q.queue[1:]
+		q.mu.Unlock()
+		q.o.OnNext(v)
+		q.mu.Lock()
+	}
+	q.queue = nil
+	q.draining = false
+	q.mu.Unlock()
+}

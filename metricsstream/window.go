@@ -1,0 +1,39 @@
+package metricsstream
+
+import "time"
+
+// window cuts time into buckets of a fixed width, numbered from 0 at the
+// epoch. A rolling value at time t is made of the buckets
+// [bucketAt(t)-size, bucketAt(t)-1]: the last size closed buckets; the
+// bucket in progress is never part of it, as in Hystrix's
+// BucketedRollingCounterStream, so rolling values change only at bucket
+// boundaries.
+type window struct {
+	epoch time.Time
+	width time.Duration
+	size  int // closed buckets in a rolling value
+}
+
+// bucketAt returns the number of the bucket that holds t. Times before the
+// epoch fall in bucket 0.
+func (w *window) bucketAt(t time.Time) int64 {
+	d := t.Sub(w.epoch)
+	if d <= 0 {
+		return 0
+	}
+	return int64(d / w.width)
+}
+
+// nextBoundary returns the first bucket boundary after t: when the bucket
+// holding t closes.
+func (w *window) nextBoundary(t time.Time) time.Time {
+	return w.epoch.Add(time.Duration(w.bucketAt(t)+1) * w.width)
+}
+
+// ringLen is how many buckets a ring keeps for this window: the closed ones
+// of a rolling value, the one in progress, and one more for a recorder
+// whose end time lies in the next bucket already (a clock read on another
+// core a moment later). Claiming the slot of bucket n recycles bucket
+// n-slots, which is outside every rolling value read at bucket n-1 or
+// later.
+func (w *window) ringLen() int { return w.size + 2 }
