@@ -307,11 +307,23 @@ func TestBrowser(t *testing.T) {
 		gone := httptest.NewServer(http.NotFoundHandler())
 		gone.Close() // nothing listens there any more
 
+		// A stream on another origin that does not allow the page's, as a
+		// Java Hystrix service serves it.
+		foreign := newHystrixStream()
+		foreignSrv := httptest.NewServer(foreign)
+		t.Cleanup(foreignSrv.Close)
+		t.Cleanup(func() { close(foreign.stop) })
+
 		cases := []struct {
-			name, page, want string
+			name, page string
+			want       []string
 		}{
-			{"404 at the default stream", srv.URL + "/hystrix/", "/hystrix/stream"},
-			{"refused connection", srv.URL + "/hystrix/?stream=" + url.QueryEscape(gone.URL+"/hystrix.stream"), gone.URL},
+			{"404 at the default stream", srv.URL + "/hystrix/",
+				[]string{srv.URL + "/hystrix/stream", "did not answer with an event stream"}},
+			{"refused connection", srv.URL + "/hystrix/?stream=" + url.QueryEscape(gone.URL+"/hystrix.stream"),
+				[]string{gone.URL + "/hystrix.stream"}},
+			{"another origin without CORS", srv.URL + "/hystrix/?stream=" + url.QueryEscape(foreignSrv.URL+"/hystrix.stream"),
+				[]string{foreignSrv.URL + "/hystrix.stream", "Access-Control-Allow-Origin"}},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -319,30 +331,34 @@ func TestBrowser(t *testing.T) {
 				step(t, tab, chromedp.Navigate(tc.page), chromedp.WaitVisible(chromedp.ID("error")))
 				msg := text(t, tab, "#error")
 				assert.Contains(t, msg, "Cannot reach the stream")
-				assert.Contains(t, msg, tc.want)
+				for _, w := range tc.want {
+					assert.Contains(t, msg, w)
+				}
 				assert.Equal(t, "error", attr(t, tab, "#status", "data-state"))
 			})
 		}
 	})
 
-	t.Run("reads the stream named in the page address", func(t *testing.T) {
-		stream := newHystrixStream()
-		mux := http.NewServeMux()
-		mux.Handle("/hystrix/", Handler())
-		mux.Handle("/other/hystrix.stream", stream)
-		srv := httptest.NewServer(mux)
+	t.Run("reads the stream named in the page address, on another origin that allows it", func(t *testing.T) {
+		srv := httptest.NewServer(Handler())
 		t.Cleanup(srv.Close)
+		stream := newHystrixStream()
+		streamSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Access-Control-Allow-Origin", srv.URL)
+			stream.ServeHTTP(w, r)
+		}))
+		t.Cleanup(streamSrv.Close)
 		t.Cleanup(func() { close(stream.stop) })
 		tab := newTab(t, browser)
 
-		page := srv.URL + "/hystrix/?stream=" + url.QueryEscape(srv.URL+"/other/hystrix.stream") + "&title=Checkout"
+		page := srv.URL + "/?stream=" + url.QueryEscape(streamSrv.URL+"/hystrix.stream") + "&title=Checkout"
 		step(t, tab, chromedp.Navigate(page))
 		ctx, cancel := context.WithTimeout(tab, browserTimeout)
 		defer cancel()
 		require.NoError(t, stream.send(ctx, scenarioFrame(0)), "the page never connected to ?stream=")
 		waitText(t, tab, field("command", "GetUser", "success"), commas(getUser(0).success))
 		assert.Equal(t, "Hystrix Stream: Checkout", text(t, tab, "#title"))
-		assert.Equal(t, srv.URL+"/other/hystrix.stream",
+		assert.Equal(t, streamSrv.URL+"/hystrix.stream",
 			eval[string](t, tab, `document.getElementById("stream-url").value`), "the form shows the stream")
 	})
 }
