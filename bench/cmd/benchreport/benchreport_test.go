@@ -109,7 +109,7 @@ func TestReportRatios(t *testing.T) {
 		CPU:       "Test CPU",
 		Cores:     2,
 		Date:      "2026-11-29",
-		Command:   "go test -bench . | tee x",
+		Commands:  []string{"bench/run.sh", "go test -bench . ./peers/"},
 		Missing:   []string{"reactive: not written yet"},
 		Tables:    Tables(parseSample(t).Benchmarks, Classifier{Floors: []string{"direct"}, OursPrefix: "rxhystrix"}),
 		Sections:  []Section{{Title: "Isolation", Body: "| a |\n|---|\n| 1 |\n"}},
@@ -118,7 +118,7 @@ func TestReportRatios(t *testing.T) {
 	require.NoError(t, r.Write(&out))
 	md := out.String()
 
-	assert.Contains(t, md, "| command | `go test -bench . \\| tee x` |")
+	assert.Contains(t, md, "```sh\nbench/run.sh\ngo test -bench . ./peers/\n```")
 	assert.Contains(t, md, "- reactive: not written yet")
 	assert.Contains(t, md, "## peers\n")
 	assert.Contains(t, md, "### Circuits/passing/c=1\n")

@@ -12,8 +12,8 @@
 //
 //	benchreport [flags] bench-output-file...
 //
-// The flags -go, -cpu, -cores, -date and -command describe the machine and
-// the run; -notes names a markdown file placed after them; -missing
+// The flags -go, -cpu, -cores and -date describe the machine, and -command
+// (repeatable) the commands that made the input; -notes names a markdown file placed after them; -missing
 // (repeatable) says what the run lacks; -section "Title=file" (repeatable)
 // appends a markdown file as a section; -o names the output file.
 package main
@@ -51,12 +51,13 @@ func run(args []string) error {
 		ours     = fs.String("ours", "rxhystrix", "label prefix of rxhystrix rows")
 		missing  repeated
 		sections repeated
+		commands repeated
 	)
 	fs.StringVar(&r.GoVersion, "go", runtime.Version(), "Go version")
 	fs.StringVar(&r.CPU, "cpu", "", "CPU model (default: the input's cpu: line)")
 	fs.IntVar(&r.Cores, "cores", runtime.NumCPU(), "logical CPUs")
 	fs.StringVar(&r.Date, "date", time.Now().UTC().Format("2006-01-02 15:04 MST"), "when the benchmarks ran")
-	fs.StringVar(&r.Command, "command", "", "the command that produced the input")
+	fs.Var(&commands, "command", "a command that produced the input (repeatable, in order)")
 	fs.Var(&missing, "missing", "what the run lacks (repeatable)")
 	fs.Var(&sections, "section", "`Title=file` of markdown to append (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -65,7 +66,7 @@ func run(args []string) error {
 	if fs.NArg() == 0 {
 		return errors.New("no bench output file given")
 	}
-	r.Missing = missing
+	r.Missing, r.Commands = missing, commands
 
 	var all []*Benchmark
 	for _, name := range fs.Args() {

@@ -15,7 +15,7 @@ type Report struct {
 	CPU       string // CPU model
 	Cores     int    // logical CPUs
 	Date      string // when the benchmarks ran
-	Command   string // the command that produced the input
+	Commands  []string // the commands that produced the input, in order
 	Notes     string // markdown placed after the machine table, may be empty
 	Missing   []string
 	Tables    []*Table
@@ -37,8 +37,10 @@ func (r *Report) Write(w io.Writer) error {
 	p.printf("| Go | %s |\n", cell(r.GoVersion))
 	p.printf("| CPU | %s |\n", cell(r.CPU))
 	p.printf("| cores | %d |\n", r.Cores)
-	p.printf("| date | %s |\n", cell(r.Date))
-	p.printf("| command | `%s` |\n\n", strings.ReplaceAll(r.Command, "|", `\|`))
+	p.printf("| date | %s |\n\n", cell(r.Date))
+	if len(r.Commands) > 0 {
+		p.printf("Commands:\n\n```sh\n%s\n```\n\n", strings.Join(r.Commands, "\n"))
+	}
 	if r.Notes != "" {
 		p.printf("%s\n\n", strings.TrimSpace(r.Notes))
 	}
