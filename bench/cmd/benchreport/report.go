@@ -11,12 +11,12 @@ import (
 
 // Report is the markdown document benchreport writes.
 type Report struct {
-	GoVersion string // `go version` output
-	CPU       string // CPU model
-	Cores     int    // logical CPUs
-	Date      string // when the benchmarks ran
+	GoVersion string   // `go version` output
+	CPU       string   // CPU model
+	Cores     int      // logical CPUs
+	Date      string   // when the benchmarks ran
 	Commands  []string // the commands that produced the input, in order
-	Notes     string // markdown placed after the machine table, may be empty
+	Notes     string   // markdown placed after the machine table, may be empty
 	Missing   []string
 	Tables    []*Table
 	Sections  []Section // markdown sections placed after the tables
