@@ -100,7 +100,8 @@ func eval[T any](t *testing.T, tab context.Context, expr string) T {
 
 // field selects the element of one field of one card.
 func field(kind, name, f string) string {
-	return `[data-` + kind + `="` + name + `"] [data-field="` + f + `"]`
+	quoted := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(name)
+	return `[data-` + kind + `="` + quoted + `"] [data-field="` + f + `"]`
 }
 
 // text reads the text of the first element that sel matches.
@@ -355,8 +356,17 @@ func TestBrowser(t *testing.T) {
 		step(t, tab, chromedp.Navigate(page))
 		ctx, cancel := context.WithTimeout(tab, browserTimeout)
 		defer cancel()
-		require.NoError(t, stream.send(ctx, scenarioFrame(0)), "the page never connected to ?stream=")
+		// A name is text, never markup.
+		const markup = `<img src=x onerror="document.title='owned'">"&amp;`
+		odd := hystrixCommand(commandCounts{name: markup, group: "G", pool: "G", isolation: "THREAD",
+			open: false, success: 1, windowMillis: 10000}, scenarioStart)
+		require.NoError(t, stream.send(ctx, append(scenarioFrame(0), dataEvent(odd))), "the page never connected to ?stream=")
 		waitText(t, tab, field("command", "GetUser", "success"), commas(getUser(0).success))
+		waitText(t, tab, field("command", markup, "success"), "1")
+		assert.Equal(t, markup, eval[string](t, tab,
+			`Array.from(document.querySelectorAll("[data-command]")).find(e => e.getAttribute("data-command").startsWith("<img")).querySelector('[data-field="name"]').title`))
+		assert.Equal(t, 0, eval[int](t, tab, `document.querySelectorAll("#commands img").length`))
+		assert.NotEqual(t, "owned", eval[string](t, tab, `document.title`))
 		assert.Equal(t, "Hystrix Stream: Checkout", text(t, tab, "#title"))
 		assert.Equal(t, streamSrv.URL+"/hystrix.stream",
 			eval[string](t, tab, `document.getElementById("stream-url").value`), "the form shows the stream")
