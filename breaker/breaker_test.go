@@ -188,6 +188,28 @@ func TestHalfOpenTrialTimeout(t *testing.T) {
 	assert.Equal(t, trialStart.Add(time.Second), got[2].Time, "re-opened as of the bound")
 }
 
+// A report that arrives after the trial became overdue, before anything
+// noticed, finds the breaker re-opened as of the bound: it neither closes
+// it nor moves the new sleep window.
+func TestReportAfterTrialOverdue(t *testing.T) {
+	for _, report := range []func(*breaker.Breaker){
+		(*breaker.Breaker).MarkSuccess,
+		(*breaker.Breaker).MarkNonSuccess,
+		(*breaker.Breaker).MarkIgnored,
+	} {
+		b, _, clk := tripped(t)
+		clk.Advance(afterSleepWindow)
+		require.True(t, b.AttemptExecution())
+		clk.Advance(200*time.Millisecond + 150*time.Millisecond) // overdue by 150ms
+		report(b)
+		clk.Advance(50 * time.Millisecond)
+		assert.False(t, b.AllowRequest(), "the sleep window started when the trial became overdue, exactly 200ms ago")
+		clk.Advance(time.Nanosecond)
+		assert.True(t, b.AllowRequest(), "the sleep window started when the trial became overdue, just over 200ms ago")
+		assert.Equal(t, breaker.Open, b.State())
+	}
+}
+
 func TestHalfOpenTrialTimeoutDisabled(t *testing.T) {
 	cfg := hystrixTestConfig
 	cfg.HalfOpenTrialTimeout = -1 // Hystrix: wait for the trial forever

@@ -44,6 +44,31 @@ func TestConcurrentAttemptExecutionAdmitsOneTrial(t *testing.T) {
 	}
 }
 
+// A trial that fails at once re-opens the breaker with a new sleep window;
+// callers that saw the old window over just before must not slip through
+// as trials of their own while the clock stands still.
+func TestConcurrentFailedTrialStartsANewWindow(t *testing.T) {
+	for round := range 20 {
+		b, h, clk := newBreaker(t, hystrixTestConfig)
+		h.emit(health(0, 4, 0))
+		clk.Advance(afterSleepWindow)
+		var trials atomic.Int64
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for range 500 {
+					if b.AttemptExecution() {
+						trials.Add(1)
+						b.MarkNonSuccess()
+					}
+				}
+			})
+		}
+		wg.Wait()
+		require.Equal(t, int64(1), trials.Load(), "round %d: one trial per sleep window", round)
+	}
+}
+
 func TestConcurrentAttemptExecutionAdmitsHalfOpenTrials(t *testing.T) {
 	cfg := hystrixTestConfig
 	cfg.HalfOpenTrials = 5
