@@ -45,9 +45,22 @@ func (s *tickStream[T]) observable() observable.Observable[T] {
 		q := &queuedObserver[T]{o: o, drops: s.drops}
 		q.push(s.value(s.clock.Now()))
 		s.add(q)
-		context.AfterFunc(ctx, func() { s.remove(q) })
+		onDone(ctx, func() { s.remove(q) })
 		q.drain()
 	})
+}
+
+// onDone arranges for f to run once ctx is done. A subscription's context
+// has an AfterFunc method that runs f synchronously when the subscription
+// ends, so that after Unsubscribe returns the stream has forgotten the
+// subscriber (and stopped its timer if it was the last); for another
+// context, f runs on a goroutine of its own soon after.
+func onDone(ctx context.Context, f func()) {
+	if af, ok := ctx.(interface{ AfterFunc(func()) func() bool }); ok {
+		af.AfterFunc(f)
+		return
+	}
+	context.AfterFunc(ctx, f)
 }
 
 func (s *tickStream[T]) add(q *queuedObserver[T]) {

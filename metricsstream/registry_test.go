@@ -1,0 +1,164 @@
+package metricsstream
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRegistryGetOrCreateFirstConfigWins(t *testing.T) {
+	r := NewRegistry(newManual())
+	a := r.Command("a", Config{Buckets: 5})
+	assert.Same(t, a, r.Command("a", Config{Buckets: 20}))
+	assert.Equal(t, 5, a.Config().Buckets)
+	assert.Equal(t, "a", a.Key())
+	b := r.Command("b", Config{})
+	assert.NotSame(t, a, b)
+
+	got, ok := r.LookupCommand("a")
+	assert.True(t, ok)
+	assert.Same(t, a, got)
+	_, ok = r.LookupCommand("nope")
+	assert.False(t, ok)
+
+	p := r.Pool("a", Config{})
+	assert.Same(t, p, r.Pool("a", Config{Buckets: 3}))
+	gotPool, ok := r.LookupPool("a")
+	assert.True(t, ok)
+	assert.Same(t, p, gotPool)
+	_, ok = r.LookupPool("b")
+	assert.False(t, ok)
+}
+
+func TestRegistryCreatesOncePerKeyUnderContention(t *testing.T) {
+	r := NewRegistry(newManual())
+	const goroutines = 16
+	got := make([]*CommandMetrics, goroutines)
+	var wg sync.WaitGroup
+	for i := range goroutines {
+		wg.Go(func() { got[i] = r.Command("shared", Config{Buckets: i + 1}) })
+	}
+	wg.Wait()
+	for _, m := range got {
+		assert.Same(t, got[0], m)
+	}
+}
+
+func TestRegistryIteratesOverAllKeys(t *testing.T) {
+	r := NewRegistry(newManual())
+	for i := range 5 {
+		r.Command(fmt.Sprint("c", i), Config{})
+		r.Pool(fmt.Sprint("p", i), Config{})
+	}
+	var commands, pools []string
+	for m := range r.Commands() {
+		commands = append(commands, m.Key())
+	}
+	for p := range r.Pools() {
+		pools = append(pools, p.Key())
+	}
+	slices.Sort(commands)
+	slices.Sort(pools)
+	assert.Equal(t, []string{"c0", "c1", "c2", "c3", "c4"}, commands)
+	assert.Equal(t, []string{"p0", "p1", "p2", "p3", "p4"}, pools)
+
+	n := 0
+	for range r.Commands() {
+		n++
+		break
+	}
+	assert.Equal(t, 1, n)
+}
+
+func TestDefaultRegistryUsesTheRealClock(t *testing.T) {
+	m := DefaultRegistry.Command("metricsstream-test-default", Config{})
+	before := time.Now()
+	assert.WithinDuration(t, before, m.Snapshot().Time, time.Minute)
+}
+
+func keys(r *Registry) []string {
+	var ks []string
+	for m := range r.Commands() {
+		ks = append(ks, m.Key())
+	}
+	for p := range r.Pools() {
+		ks = append(ks, "pool:"+p.Key())
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func TestIdleEviction(t *testing.T) {
+	mc := newManual()
+	r := NewRegistry(mc, WithIdleEviction(time.Minute))
+	idle := r.Command("idle", Config{})
+	busy := r.Command("busy", Config{})
+	running := r.Command("running", Config{})
+	watched := r.Command("watched", Config{})
+	pool := r.Pool("pool", Config{})
+	queued := r.Pool("queued", Config{})
+
+	running.MarkStart()
+	sub := watched.HealthStream().SubscribeFunc(context.Background(), nil, nil, nil)
+	defer sub.Unsubscribe()
+	queued.SetQueueSize(1)
+	for range 5 {
+		mc.Advance(10 * time.Second)
+		record(busy, Success)
+	}
+	mc.Advance(9 * time.Second)
+	assert.Zero(t, r.EvictIdle(), "nothing idle for a minute yet")
+	mc.Advance(time.Second)
+	assert.Equal(t, 2, r.EvictIdle())
+	assert.Equal(t, []string{"busy", "pool:queued", "running", "watched"}, keys(r))
+
+	// Evicted metrics come back when used again.
+	record(idle, Success)
+	pool.MarkRejected()
+	assert.Equal(t, []string{"busy", "idle", "pool:pool", "pool:queued", "running", "watched"}, keys(r))
+	got, _ := r.LookupCommand("idle")
+	assert.Same(t, idle, got)
+}
+
+func TestIdleEvictionIsOffByDefault(t *testing.T) {
+	mc := newManual()
+	r := NewRegistry(mc)
+	r.Command("a", Config{})
+	mc.Advance(24 * time.Hour)
+	assert.Zero(t, r.EvictIdle())
+	r.Command("b", Config{})
+	assert.Equal(t, []string{"a", "b"}, keys(r))
+	assert.Zero(t, NewRegistry(mc, WithIdleEviction(-time.Second)).EvictIdle())
+}
+
+func TestIdleEvictionSweepsLazilyWhenKeysAreCreated(t *testing.T) {
+	mc := newManual()
+	r := NewRegistry(mc, WithIdleEviction(time.Minute))
+	r.Command("old", Config{})
+	mc.Advance(29 * time.Second)
+	r.Command("new1", Config{}) // the last sweep is not half an idle time old
+	mc.Advance(31 * time.Second)
+	r.Command("new1", Config{}) // existing key: no sweep
+	assert.Equal(t, []string{"new1", "old"}, keys(r))
+	r.Pool("new2", Config{}) // sweeps: "old" has been idle for a minute
+	assert.Equal(t, []string{"new1", "pool:new2"}, keys(r))
+}
+
+func TestEvictedMetricsReplacedMeanwhileStayOut(t *testing.T) {
+	mc := newManual()
+	r := NewRegistry(mc, WithIdleEviction(time.Minute))
+	old := r.Command("k", Config{})
+	mc.Advance(time.Minute)
+	require.Equal(t, 1, r.EvictIdle())
+	fresh := r.Command("k", Config{})
+	require.NotSame(t, old, fresh)
+	record(old, Success)
+	got, _ := r.LookupCommand("k")
+	assert.Same(t, fresh, got)
+}
