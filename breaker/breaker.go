@@ -273,9 +273,12 @@ func (b *Breaker) State() State { return stateOf(b.refresh()) }
 // health stream and subscribes to it again. In other states it does
 // nothing: the health stream does the counting.
 func (b *Breaker) MarkSuccess() {
-	if stateOf(b.word.Load()) != HalfOpen {
-		return
+	if stateOf(b.word.Load()) == HalfOpen {
+		b.markSuccessSlow()
 	}
+}
+
+func (b *Breaker) markSuccessSlow() {
 	b.mu.Lock()
 	now := b.now()
 	b.expireLocked(now)
@@ -301,9 +304,12 @@ func (b *Breaker) MarkSuccess() {
 // or semaphore, was cancelled, or panicked. In HalfOpen it re-opens the
 // breaker and starts a new sleep window; in other states it does nothing.
 func (b *Breaker) MarkNonSuccess() {
-	if stateOf(b.word.Load()) != HalfOpen {
-		return
+	if stateOf(b.word.Load()) == HalfOpen {
+		b.markNonSuccessSlow()
 	}
+}
+
+func (b *Breaker) markNonSuccessSlow() {
 	b.mu.Lock()
 	now := b.now()
 	b.expireLocked(now)
@@ -319,9 +325,12 @@ func (b *Breaker) MarkNonSuccess() {
 // other states it does nothing. Beyond Hystrix, which counts a bad request
 // during the trial as a failure.
 func (b *Breaker) MarkIgnored() {
-	if stateOf(b.word.Load()) != HalfOpen {
-		return
+	if stateOf(b.word.Load()) == HalfOpen {
+		b.markIgnoredSlow()
 	}
+}
+
+func (b *Breaker) markIgnoredSlow() {
 	b.mu.Lock()
 	now := b.now()
 	b.expireLocked(now)
