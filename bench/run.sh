@@ -55,7 +55,14 @@ bench() {
 	local cmd=(go test "${tags[@]}" -run '^$' -benchmem "$@")
 	commands+=(-command "(cd bench && $(shown "${cmd[@]}"))")
 	echo "run.sh: $(shown "${cmd[@]}")" >&2
-	"${cmd[@]}" | tee "$work/$name.txt" >&2
+	if ! "${cmd[@]}" | tee "$work/$name.txt" >&2; then
+		local failed
+		# the failed benchmarks, without the parents that fail with them
+		failed=$(grep -E -- '--- FAIL: Benchmark' "$work/$name.txt" | sed 's/.*--- FAIL: //; s/ (.*//' |
+			awk '{ n[NR] = $0 } END { for (i = 1; i <= NR; i++) { leaf = 1; for (j = 1; j <= NR; j++) if (index(n[j], n[i] "/") == 1) leaf = 0; if (leaf) print n[i] } }' |
+			paste -sd, - || true)
+		missing+=(-missing "$name: go test failed${failed:+ in $failed}; rows that failed are absent")
+	fi
 	inputs+=("$work/$name.txt")
 }
 

@@ -46,7 +46,7 @@
 //	failsafe-cb-timeout      the same breaker around a 1 s timeout policy
 //	rxhystrix-semaphore      Execute, semaphore isolation, no timeout
 //	rxhystrix-semaphore-timeout  the same with a 1 s timeout
-//	rxhystrix-pool           Execute, pool isolation (one worker per caller), 1 s timeout
+//	rxhystrix-pool           Execute, pool isolation (one worker and one queue place per caller), 1 s timeout
 //	rxhystrix-observable     ToObservable(...).First, semaphore isolation, no timeout
 //	rxhystrix-forced-open    a forced-open breaker: the short-circuit path alone (failing only)
 //
