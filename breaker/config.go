@@ -17,7 +17,7 @@ const (
 
 // MaxHalfOpenTrials is the largest Config.HalfOpenTrials a breaker
 // accepts.
-const MaxHalfOpenTrials = countMask
+const MaxHalfOpenTrials = 1<<16 - 1
 
 // Config is the configuration of a [Breaker]: Hystrix's circuitBreaker.*
 // properties plus a few opt-in extensions. The zero Config is Hystrix's
@@ -94,6 +94,8 @@ type ConfigError struct {
 	Reason string // what is wrong, e.g. "must be between 0 and 100"
 }
 
+// Error names the field, its value and what is wrong, e.g.
+// "breaker: Config.SleepWindow is -1s: must not be negative".
 func (e *ConfigError) Error() string {
 	return fmt.Sprintf("breaker: Config.%s is %v: %s", e.Field, e.Value, e.Reason)
 }

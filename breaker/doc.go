@@ -7,7 +7,7 @@
 // health-snapshot interval (500ms by default), and it trips on those
 // snapshots. This is how Hystrix 1.5.12+ works, and why the hot path of a
 // closed breaker is a single atomic load: [Breaker.AttemptExecution] and
-// [Breaker.AllowRequest] cost about a nanosecond and allocate nothing.
+// [Breaker.AllowRequest] cost a few nanoseconds and allocate nothing.
 //
 // # State machine
 //
@@ -55,8 +55,9 @@
 // the contract matters only for half-open trials, and it is what keeps a
 // breaker from being stuck HALF_OPEN: Hystrix 1.5.12 stayed HALF_OPEN
 // forever when its trial was unsubscribed (fixed in 1.5.13 by
-// Netflix/Hystrix#1621) or rejected by the semaphore, and similar holes
-// are reported for Hystrix, resilience4j and sentinel-golang. The reports
+// Netflix/Hystrix#1621), 1.5.13 still does when the trial is rejected by
+// the execution semaphore, and resilience4j and sentinel-golang have had
+// the same hole. The reports
 // carry no token, as in Hystrix: a report from an execution admitted
 // before the breaker opened counts as the trial's if it arrives while
 // HALF_OPEN.
@@ -71,8 +72,8 @@
 //
 // # Beyond Hystrix (all opt-in or safety nets)
 //
-//   - HalfOpenTrials admits N concurrent trials (Hystrix issues #1739,
-//     #1647); all N must succeed to close, the first failure re-opens.
+//   - HalfOpenTrials admits N concurrent trials, long asked of Hystrix; all
+//     N must succeed to close, the first failure re-opens.
 //   - SlowCallDuration and SlowCallRatePercentage trip on the
 //     percentage of slow calls (HealthCounts.Slow), with the same volume
 //     threshold, as resilience4j and sentinel do.

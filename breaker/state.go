@@ -51,7 +51,7 @@ const (
 
 	admittedShift = 8
 	successShift  = 24
-	countMask     = 1<<16 - 1
+	countMask     = MaxHalfOpenTrials
 )
 
 // slowPathMask selects the bits that send AttemptExecution and
