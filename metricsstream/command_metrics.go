@@ -7,12 +7,12 @@ import (
 	"github.com/rxhystrix/rxhystrix/internal/clock"
 )
 
-// The counters of a rolling bucket: one per EventType (the ExceptionThrown
-// one stays unused: it is derived), then the highest concurrency seen by
+// A rolling bucket counts each EventType (the ExceptionThrown counter stays
+// unused: it is derived) and keeps one max, the highest concurrency seen by
 // an execution that started in the bucket.
 const (
-	rollingMaxConcurrency = int(NumEventTypes)
-	rollingCounters       = rollingMaxConcurrency + 1
+	rollingMaxConcurrency = 0 // the first max word
+	rollingWords          = (int(NumEventTypes) + 1) / 2
 )
 
 // The counters of a health bucket.
@@ -54,20 +54,18 @@ type CommandMetrics struct {
 	latencyCache atomic.Pointer[latencySnapshot]
 	drops        atomic.Int64
 
-	// Written by every execution; kept off the lines above, which every
-	// recording reads. concurrency shares its line with the most frequent
-	// cumulative counters (EMIT, SUCCESS, FAILURE ...).
+	// Written by every execution: kept off the lines above, which every
+	// recording reads.
 	_           [64]byte
 	concurrency atomic.Int64
-	cumulative  [NumEventTypes]atomic.Int64
-	_           [64]byte
+	_           [56]byte
 }
 
 func newCommandMetrics(key string, cfg Config, c clock.Clock, r *Registry) *CommandMetrics {
 	cfg = cfg.withDefaults()
 	now := c.Now()
 	m := &CommandMetrics{key: key, cfg: cfg, clock: c, registry: r, created: now}
-	m.rolling = newCounterRing(now, cfg.rollingBucket(), cfg.Buckets, rollingCounters)
+	m.rolling = newCounterRing(now, cfg.rollingBucket(), cfg.Buckets, int(NumEventTypes), 1, true)
 	m.latency = newLatencyRing(now, cfg.percentileBucket(), cfg.PercentileBuckets)
 	m.health.Store(newHealthRing(now, cfg))
 	return m
@@ -77,7 +75,7 @@ func newCommandMetrics(key string, cfg Config, c clock.Clock, r *Registry) *Comm
 // HealthSnapshotInterval over the rolling window, as Hystrix's
 // HealthCountsStream.
 func newHealthRing(epoch time.Time, cfg Config) *counterRing {
-	return newCounterRing(epoch, cfg.HealthSnapshotInterval, cfg.healthBuckets(), healthCounters)
+	return newCounterRing(epoch, cfg.HealthSnapshotInterval, cfg.healthBuckets(), healthCounters, 0, false)
 }
 
 // Key returns the command key.
@@ -98,17 +96,17 @@ func (m *CommandMetrics) MarkStart() (concurrencyAtStart int64) {
 // clock already: the execution started at t.
 func (m *CommandMetrics) MarkStartAt(t time.Time) (concurrencyAtStart int64) {
 	n := m.concurrency.Add(1)
-	if b := m.rolling.bucketAtTime(t); b != nil {
-		storeMax(&b[rollingMaxConcurrency], n)
+	if b := m.rolling.bucket(m.rolling.bucketFor(t), stripeOf()); b != nil {
+		storeMax(&b[rollingWords+rollingMaxConcurrency], n)
 	}
 	m.touch()
 	return n
 }
 
 // MarkCompletion records an execution that ended: its events go into the
-// current rolling, cumulative and health buckets, its latencies into the
-// current latency histograms (if it ran), the concurrent execution count
-// goes down by one (if it started), and the subscribers of
+// current rolling and health buckets, its latencies into the current
+// latency histograms (if it ran), the concurrent execution count goes down
+// by one (if it started), and the subscribers of
 // [CommandMetrics.Completions], if any, are offered a copy of c. c is not
 // retained.
 func (m *CommandMetrics) MarkCompletion(c *Completion) {
@@ -119,41 +117,39 @@ func (m *CommandMetrics) MarkCompletion(c *Completion) {
 	if end.IsZero() {
 		end = m.clock.Now()
 	}
+	stripe := stripeOf()
 
+	// Two events share a word: one atomic add records both.
+	var adds [rollingWords]uint64
 	var total, errs int64
-	bucket := m.rolling.bucketAtTime(end)
 	for e, n := range &c.Events {
 		if n <= 0 || EventType(e) == ExceptionThrown {
 			continue
 		}
-		v := int64(n)
+		v := uint64(n)
 		if !EventType(e).isMultiple() {
 			v = 1
 		}
-		m.cumulative[e].Add(v) // before the bucket: see cumulativeTotals
-		if bucket != nil {
-			bucket[e].Add(v)
-		}
+		addTo(adds[:], e, int64(v))
 		switch healthKinds[e] {
 		case healthKindError:
-			errs += v
-			total += v
+			errs += int64(v)
+			total += int64(v)
 		case healthKindTotal:
-			total += v
+			total += int64(v)
 		}
 	}
+	m.rolling.add(m.rolling.bucketFor(end), stripe, adds[:])
 
 	if total > 0 {
-		h := m.health.Load()
-		if b := h.bucketAtTime(end); b != nil {
-			b[healthTotal].Add(total)
-			if errs > 0 {
-				b[healthErrors].Add(errs)
-			}
-			if m.cfg.SlowCallDuration > 0 && c.ExecutionLatency >= m.cfg.SlowCallDuration {
-				b[healthSlow].Add(1)
-			}
+		var adds [(healthCounters + 1) / 2]uint64 // total and errors share a word
+		addTo(adds[:], healthTotal, total)
+		addTo(adds[:], healthErrors, errs)
+		if m.cfg.SlowCallDuration > 0 && c.ExecutionLatency >= m.cfg.SlowCallDuration {
+			addTo(adds[:], healthSlow, 1)
 		}
+		h := m.health.Load()
+		h.add(h.bucketFor(end), stripe, adds[:])
 	}
 
 	if c.Executed && !m.cfg.PercentileDisabled {

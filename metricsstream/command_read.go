@@ -9,12 +9,9 @@ func (m *CommandMetrics) HealthCounts() HealthCounts { return m.healthAt(m.clock
 
 func (m *CommandMetrics) healthAt(now time.Time) HealthCounts {
 	r := m.health.Load()
-	var h HealthCounts
-	r.read(r.bucketAt(now), func(c []int64) {
-		h.Total += c[healthTotal]
-		h.Errors += c[healthErrors]
-		h.Slow += c[healthSlow]
-	})
+	var c [healthCounters]int64
+	r.sumsInto(r.bucketAt(now), c[:])
+	h := HealthCounts{Total: c[healthTotal], Errors: c[healthErrors], Slow: c[healthSlow]}
 	if h.Total > 0 {
 		// Hystrix: (int) ((double) errorCount / totalCount * 100).
 		h.ErrorPercentage = int(float64(h.Errors) / float64(h.Total) * 100)
@@ -54,11 +51,7 @@ func (m *CommandMetrics) RollingCounts() EventTotals { return m.rollingAt(m.cloc
 
 func (m *CommandMetrics) rollingAt(now time.Time) EventTotals {
 	var t EventTotals
-	m.rolling.read(m.rolling.bucketAt(now), func(c []int64) {
-		for e := range t {
-			t[e] += c[e]
-		}
-	})
+	m.rolling.sumsInto(m.rolling.bucketAt(now), t[:])
 	deriveExceptionThrown(&t)
 	return t
 }
@@ -79,18 +72,9 @@ func (m *CommandMetrics) CumulativeCount(e EventType) int64 {
 // [CommandMetrics.CumulativeCount]).
 func (m *CommandMetrics) CumulativeCounts() EventTotals { return m.cumulativeAt(m.clock.Now()) }
 
-// cumulativeAt returns the running totals less what the buckets in
-// progress hold. Recording adds to the total before the bucket and this
-// reads the buckets before the totals, so a recording that races with it
-// is at worst counted a bucket early, never subtracted without having been
-// added.
 func (m *CommandMetrics) cumulativeAt(now time.Time) EventTotals {
-	var pending [rollingCounters]int64
-	m.rolling.inProgress(m.rolling.bucketAt(now), pending[:])
 	var t EventTotals
-	for e := range t {
-		t[e] = max(m.cumulative[e].Load()-pending[e], 0)
-	}
+	m.rolling.totalsInto(m.rolling.bucketAt(now), t[:])
 	deriveExceptionThrown(&t)
 	return t
 }

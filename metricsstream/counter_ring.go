@@ -12,125 +12,248 @@ const (
 	genEmpty    int64 = -2 // the slot has never held a bucket
 )
 
-// maxRingCounters bounds the counters per bucket of a counterRing, so that
-// readers copy a bucket into an array on the stack.
-const maxRingCounters = 24
+// maxRingWords bounds the words per bucket of a counterRing, so that
+// readers work on arrays on the stack.
+const maxRingWords = 16
 
-// counterRing is a lock-free ring of buckets, each a fixed number of
-// atomic int64 counters. Recording is an atomic load of the slot's
-// generation and atomic adds; the first recorder of a new bucket clears
-// the slot it recycles (a compare-and-swap, once per bucket). Nothing
-// runs in the background: buckets close because time passes.
+// counterRing is a lock-free ring of time buckets of counters. A bucket
+// holds sums (non-negative counters packed two to a 64-bit word, 32 bits
+// each, so that one atomic add records two events) and then maxes (whole
+// words that only grow). Each bucket has a copy of its words per stripe
+// (see stripeOf), allocated when a recorder of that stripe first comes.
 //
-// Readers take only the closed buckets of a rolling value. They check a
-// slot's generation before and after copying it, so a slot recycled under
-// them (possible only for a reader delayed by a whole bucket) is skipped.
+// Recording is a load of the slot's generation and atomic adds into the
+// recorder's stripe; the first recorder of a new bucket clears the slot it
+// recycles (a compare-and-swap, once per bucket). Nothing runs in the
+// background: buckets close because time passes.
+//
+// A ring that keeps totals folds a slot's sums into them when the slot is
+// recycled, so the running totals cost recording nothing.
+//
+// Readers use only closed buckets. They check a slot's generation before
+// and after reading it, so a slot recycled under them (possible only for a
+// reader delayed by a whole bucket) is left out.
 type counterRing struct {
 	window
-	perBucket int
-	gens      []atomic.Int64 // the bucket each slot holds
-	counts    []atomic.Int64 // slot i holds counts[i*perBucket : (i+1)*perBucket]
-	newest    atomic.Int64   // the newest bucket a slot was claimed for
+	sums    int // packed counters
+	words   int // per bucket: (sums+1)/2, then the maxes
+	gens    []atomic.Int64
+	stripes []atomic.Pointer[[]atomic.Int64] // stripe s holds slot i at [i*words, (i+1)*words)
+	newest  atomic.Int64                     // the newest bucket a slot was claimed for
+
+	// Running totals: nil for a ring that keeps none.
+	totals       []atomic.Int64 // per sum counter, of the slots recycled so far
+	foldsStarted atomic.Int64
+	foldsDone    atomic.Int64
 }
 
-func newCounterRing(epoch time.Time, width time.Duration, size, perBucket int) *counterRing {
-	if perBucket > maxRingCounters {
+// newCounterRing returns an empty ring of sums packed counters and maxes
+// max words per bucket; keepTotals makes it keep running totals of the
+// sums.
+func newCounterRing(epoch time.Time, width time.Duration, size, sums, maxes int, keepTotals bool) *counterRing {
+	r := &counterRing{window: window{epoch: epoch, width: width, size: size}, sums: sums}
+	r.words = (sums+1)/2 + maxes
+	if r.words > maxRingWords {
 		panic("metricsstream: too many counters per bucket")
 	}
-	r := &counterRing{window: window{epoch: epoch, width: width, size: size}, perBucket: perBucket}
-	n := r.ringLen()
-	r.gens = make([]atomic.Int64, n)
-	r.counts = make([]atomic.Int64, n*perBucket)
+	r.gens = make([]atomic.Int64, r.ringLen())
 	for i := range r.gens {
 		r.gens[i].Store(genEmpty)
 	}
+	r.stripes = make([]atomic.Pointer[[]atomic.Int64], stripeCount)
 	r.newest.Store(genEmpty)
+	if keepTotals {
+		r.totals = make([]atomic.Int64, sums)
+	}
 	return r
 }
 
-// bucket returns the counters of bucket n, claiming and clearing the slot
-// if it holds an older bucket. It returns nil if the slot already holds a
-// newer bucket: the caller is so late that bucket n has left the ring.
-func (r *counterRing) bucket(n int64) []atomic.Int64 {
-	i := int(n % int64(len(r.gens)))
+// sumWord returns the word and bit shift of packed counter j.
+func sumWord(j int) (word int, shift uint) { return j / 2, uint(j%2) * 32 }
+
+// sumOf returns packed counter j of a bucket's words.
+func sumOf(words []int64, j int) int64 {
+	w, shift := sumWord(j)
+	return int64(uint32(uint64(words[w]) >> shift))
+}
+
+// bucketFor is bucketAt for recorders: it does not divide when t falls in
+// the newest bucket.
+func (r *counterRing) bucketFor(t time.Time) int64 {
+	return r.window.bucketAtHint(t, r.newest.Load())
+}
+
+// bucket returns the words of bucket n in the given stripe, claiming and
+// clearing the slot if it holds an older bucket. It returns nil if the slot
+// already holds a newer bucket: the caller is so late that bucket n has
+// left the ring.
+func (r *counterRing) bucket(n int64, stripe int) []atomic.Int64 {
+	i := int(n) & (len(r.gens) - 1)
 	gen := &r.gens[i]
 	for {
 		g := gen.Load()
 		switch {
 		case g == n:
-			return r.counts[i*r.perBucket : (i+1)*r.perBucket]
+			return r.stripeWords(stripe)[i*r.words : (i+1)*r.words]
 		case g == genClaiming:
 			runtime.Gosched() // another recorder is clearing it: a few stores
 		case g > n:
 			return nil
-		case gen.CompareAndSwap(g, genClaiming):
-			c := r.counts[i*r.perBucket : (i+1)*r.perBucket]
-			for j := range c {
-				c[j].Store(0)
+		default:
+			if r.claim(i, g, n) {
+				return r.stripeWords(stripe)[i*r.words : (i+1)*r.words]
 			}
-			gen.Store(n)
-			storeMax(&r.newest, n)
-			return c
 		}
 	}
 }
 
-// bucketAtTime returns the counters of the bucket holding t (see bucket).
-func (r *counterRing) bucketAtTime(t time.Time) []atomic.Int64 { return r.bucket(r.bucketAt(t)) }
-
-// read calls f with a copy of each closed bucket of the rolling value at
-// bucket now, oldest first. Buckets nobody recorded into are skipped.
-func (r *counterRing) read(now int64, f func(counts []int64)) {
-	var buf [maxRingCounters]int64
-	vals := buf[:r.perBucket]
-	for n := max(now-int64(r.size), 0); n < now; n++ {
-		if r.copyBucket(n, vals) {
-			f(vals)
+// add adds to bucket n, in the given stripe, one pending add per word (see
+// addTo). A bucket that has left the ring gets nothing.
+func (r *counterRing) add(n int64, stripe int, adds []uint64) {
+	b := r.bucket(n, stripe)
+	if b == nil {
+		return
+	}
+	for w, v := range adds {
+		if v != 0 {
+			b[w].Add(int64(v))
 		}
 	}
 }
 
-// copyBucket copies bucket n into dst if a slot holds it, and reports
-// whether it did.
-func (r *counterRing) copyBucket(n int64, dst []int64) bool {
-	i := int(n % int64(len(r.gens)))
+// claim moves slot i from bucket old to bucket n: it folds the slot's sums
+// into the totals, clears it in every stripe and publishes n.
+func (r *counterRing) claim(i int, old, n int64) bool {
+	if r.totals != nil {
+		r.foldsStarted.Add(1) // readers of totals retry until foldsDone catches up
+		defer r.foldsDone.Add(1)
+	}
+	if !r.gens[i].CompareAndSwap(old, genClaiming) {
+		return false
+	}
+	var buf [maxRingWords]int64
+	words := buf[:r.words]
+	for s := range r.stripes {
+		p := r.stripes[s].Load()
+		if p == nil {
+			continue
+		}
+		w := (*p)[i*r.words : (i+1)*r.words]
+		for j := range w {
+			words[j] += w[j].Swap(0)
+		}
+	}
+	if r.totals != nil && old >= 0 {
+		for j := range r.totals {
+			if v := sumOf(words, j); v != 0 {
+				r.totals[j].Add(v)
+			}
+		}
+	}
+	r.gens[i].Store(n)
+	storeMax(&r.newest, n)
+	return true
+}
+
+// stripeWords returns the words of stripe s, allocating them on first use.
+func (r *counterRing) stripeWords(s int) []atomic.Int64 {
+	p := r.stripes[s].Load()
+	if p == nil {
+		w := make([]atomic.Int64, len(r.gens)*r.words)
+		r.stripes[s].CompareAndSwap(nil, &w)
+		p = r.stripes[s].Load()
+	}
+	return *p
+}
+
+// readSlot sums slot i over the stripes into dst and reports whether the
+// slot still held bucket n afterwards.
+func (r *counterRing) readSlot(i int, n int64, dst []int64) bool {
 	if r.gens[i].Load() != n {
 		return false
 	}
-	src := r.counts[i*r.perBucket : (i+1)*r.perBucket]
-	for j := range dst {
-		dst[j] = src[j].Load()
+	clear(dst)
+	for s := range r.stripes {
+		p := r.stripes[s].Load()
+		if p == nil {
+			continue
+		}
+		w := (*p)[i*r.words : (i+1)*r.words]
+		for j := range dst {
+			if j < (r.sums+1)/2 {
+				dst[j] += w[j].Load()
+			} else {
+				dst[j] = max(dst[j], w[j].Load())
+			}
+		}
 	}
 	return r.gens[i].Load() == n
 }
 
-// inProgress adds into dst the counters of the buckets not yet closed at
-// bucket now: now itself and the one after it (see window.ringLen).
-func (r *counterRing) inProgress(now int64, dst []int64) {
-	var buf [maxRingCounters]int64
-	vals := buf[:r.perBucket]
-	for n := now; n <= now+1; n++ {
-		if r.copyBucket(n, vals) {
-			for j, v := range vals {
-				dst[j] += v
+// sums adds into dst[j] packed counter j of the closed buckets of the
+// rolling value at bucket now.
+func (r *counterRing) sumsInto(now int64, dst []int64) {
+	var buf [maxRingWords]int64
+	words := buf[:r.words]
+	for n := max(now-int64(r.size), 0); n < now; n++ {
+		if r.readSlot(int(n)&(len(r.gens)-1), n, words) {
+			for j := range dst {
+				dst[j] += sumOf(words, j)
 			}
 		}
 	}
 }
 
-// sum returns the sum of counter j over the closed buckets at bucket now.
+// sum returns packed counter j over the closed buckets at bucket now.
 func (r *counterRing) sum(now int64, j int) int64 {
-	var s int64
-	r.read(now, func(c []int64) { s += c[j] })
-	return s
+	var buf [maxRingWords * 2]int64
+	r.sumsInto(now, buf[:j+1])
+	return buf[j]
 }
 
-// maxOf returns the maximum of counter j over the closed buckets at bucket
-// now.
-func (r *counterRing) maxOf(now int64, j int) int64 {
-	var m int64
-	r.read(now, func(c []int64) { m = max(m, c[j]) })
-	return m
+// maxOf returns the largest value of max word m (0 is the first max) over
+// the closed buckets at bucket now.
+func (r *counterRing) maxOf(now int64, m int) int64 {
+	var buf [maxRingWords]int64
+	words := buf[:r.words]
+	var v int64
+	for n := max(now-int64(r.size), 0); n < now; n++ {
+		if r.readSlot(int(n)&(len(r.gens)-1), n, words) {
+			v = max(v, words[(r.sums+1)/2+m])
+		}
+	}
+	return v
+}
+
+// totalsInto sets dst[j] to the running total of packed counter j up to the
+// last closed bucket at bucket now: the totals folded from recycled slots
+// plus the closed buckets still in the ring.
+func (r *counterRing) totalsInto(now int64, dst []int64) {
+	var buf [maxRingWords]int64
+	words := buf[:r.words]
+	for {
+		done := r.foldsDone.Load()
+		started := r.foldsStarted.Load()
+		if started != done {
+			runtime.Gosched() // a recorder is folding a slot: a few adds
+			continue
+		}
+		for j := range dst {
+			dst[j] = r.totals[j].Load()
+		}
+		for i := range r.gens {
+			n := r.gens[i].Load()
+			if n < 0 || n >= now || !r.readSlot(i, n, words) {
+				continue
+			}
+			for j := range dst {
+				dst[j] += sumOf(words, j)
+			}
+		}
+		if r.foldsStarted.Load() == started {
+			return
+		}
+	}
 }
 
 // storeMax raises a to v if v is larger.
@@ -141,4 +264,11 @@ func storeMax(a *atomic.Int64, v int64) {
 			return
 		}
 	}
+}
+
+// addTo adds v to packed counter j of the pending adds of a bucket, one
+// uint64 per word.
+func addTo(adds []uint64, j int, v int64) {
+	w, shift := sumWord(j)
+	adds[w] += uint64(v) << shift
 }

@@ -19,8 +19,9 @@ type latencySlot struct {
 // its latencies have been seen.
 type latencyRing struct {
 	window
-	gens  []atomic.Int64
-	slots []latencySlot
+	gens   []atomic.Int64
+	slots  []latencySlot
+	newest atomic.Int64 // the newest bucket a slot was claimed for
 }
 
 func newLatencyRing(epoch time.Time, width time.Duration, size int) *latencyRing {
@@ -30,13 +31,14 @@ func newLatencyRing(epoch time.Time, width time.Duration, size int) *latencyRing
 	for i := range r.gens {
 		r.gens[i].Store(genEmpty)
 	}
+	r.newest.Store(genEmpty)
 	return r
 }
 
 // record counts the latencies of an execution that ended at end; a
 // negative latency is not counted.
 func (r *latencyRing) record(end time.Time, execution, total time.Duration) {
-	s := r.slot(r.bucketAt(end))
+	s := r.slot(r.bucketAtHint(end, r.newest.Load()))
 	if s == nil {
 		return
 	}
@@ -50,7 +52,7 @@ func (r *latencyRing) record(end time.Time, execution, total time.Duration) {
 
 // slot returns the slot of bucket n, as counterRing.bucket.
 func (r *latencyRing) slot(n int64) *latencySlot {
-	i := int(n % int64(len(r.gens)))
+	i := int(n) & (len(r.gens) - 1)
 	gen := &r.gens[i]
 	for {
 		g := gen.Load()
@@ -70,6 +72,7 @@ func (r *latencyRing) slot(n int64) *latencySlot {
 				h.clear()
 			}
 			gen.Store(n)
+			storeMax(&r.newest, n)
 			return s
 		}
 	}
@@ -83,7 +86,7 @@ func (r *latencyRing) distributions(now int64) (execution, total Distribution) {
 		var exec, tot []*histogram
 		var gens []int64
 		for n := max(now-int64(r.size), 0); n < now; n++ {
-			i := int(n % int64(len(r.gens)))
+			i := int(n) & (len(r.gens) - 1)
 			if r.gens[i].Load() != n {
 				continue
 			}
@@ -106,7 +109,7 @@ func (r *latencyRing) distributions(now int64) (execution, total Distribution) {
 // unchanged reports whether the slots of buckets gens still hold them.
 func (r *latencyRing) unchanged(gens []int64) bool {
 	for _, n := range gens {
-		if r.gens[n%int64(len(r.gens))].Load() != n {
+		if r.gens[int(n)&(len(r.gens)-1)].Load() != n {
 			return false
 		}
 	}

@@ -7,11 +7,11 @@ import (
 	"github.com/rxhystrix/rxhystrix/internal/clock"
 )
 
-// The counters of a pool's rolling bucket: one per PoolEventType, then the
-// highest active count seen by a task that started in the bucket.
+// A pool's rolling bucket counts each PoolEventType and keeps one max, the
+// highest active count seen by a command that started in the bucket.
 const (
-	poolMaxActive = int(NumPoolEventTypes)
-	poolCounters  = poolMaxActive + 1
+	poolMaxActive = 0                                // the first max word
+	poolWords     = (int(NumPoolEventTypes) + 1) / 2 // where the max words start
 )
 
 // PoolMetrics holds the metrics of one worker pool key, as Hystrix's
@@ -37,19 +37,18 @@ type PoolMetrics struct {
 	status   atomic.Pointer[poolStatusBox]
 	evicted  atomic.Bool
 
-	_          [64]byte
-	active     atomic.Int64
-	queue      atomic.Int64
-	largest    atomic.Int64
-	cumulative [NumPoolEventTypes]atomic.Int64
-	_          [64]byte
+	_       [64]byte
+	active  atomic.Int64
+	queue   atomic.Int64
+	largest atomic.Int64
+	_       [40]byte
 }
 
 func newPoolMetrics(key string, cfg Config, c clock.Clock, r *Registry) *PoolMetrics {
 	cfg = cfg.withDefaults()
 	now := c.Now()
 	p := &PoolMetrics{key: key, cfg: cfg, clock: c, registry: r, created: now}
-	p.rolling = newCounterRing(now, cfg.rollingBucket(), cfg.Buckets, poolCounters)
+	p.rolling = newCounterRing(now, cfg.rollingBucket(), cfg.Buckets, int(NumPoolEventTypes), 1, true)
 	return p
 }
 
@@ -63,8 +62,8 @@ func (p *PoolMetrics) Config() Config { return p.cfg }
 // active count.
 func (p *PoolMetrics) MarkStart() (active int64) {
 	n := p.active.Add(1)
-	if b := p.rolling.bucketAtTime(p.clock.Now()); b != nil {
-		storeMax(&b[poolMaxActive], n)
+	if b := p.rolling.bucket(p.rolling.bucketFor(p.clock.Now()), stripeOf()); b != nil {
+		storeMax(&b[poolWords+poolMaxActive], n)
 	}
 	storeMax(&p.largest, n)
 	p.touch()
@@ -84,10 +83,9 @@ func (p *PoolMetrics) MarkDone() {
 func (p *PoolMetrics) MarkRejected() { p.count(PoolRejection) }
 
 func (p *PoolMetrics) count(e PoolEventType) {
-	p.cumulative[e].Add(1) // before the bucket: see cumulativeAt
-	if b := p.rolling.bucketAtTime(p.clock.Now()); b != nil {
-		b[e].Add(1)
-	}
+	var adds [poolWords]uint64
+	addTo(adds[:], int(e), 1)
+	p.rolling.add(p.rolling.bucketFor(p.clock.Now()), stripeOf(), adds[:])
 	p.touch()
 }
 
@@ -122,11 +120,7 @@ func (p *PoolMetrics) CumulativeCount(e PoolEventType) int64 {
 }
 
 func (p *PoolMetrics) cumulativeAt(now time.Time) (t [NumPoolEventTypes]int64) {
-	var pending [poolCounters]int64
-	p.rolling.inProgress(p.rolling.bucketAt(now), pending[:])
-	for e := range t {
-		t[e] = max(p.cumulative[e].Load()-pending[e], 0)
-	}
+	p.rolling.totalsInto(p.rolling.bucketAt(now), t[:])
 	return t
 }
 
@@ -228,17 +222,15 @@ func (p *PoolMetrics) Snapshot() PoolSnapshot {
 		ActiveCount:        p.active.Load(),
 		QueueSize:          p.queue.Load(),
 		LargestActiveCount: p.largest.Load(),
-		CompletedTaskCount: p.cumulative[PoolExecuted].Load(),
 		Cumulative:         p.cumulativeAt(now),
 		RollingMaxActive:   p.rolling.maxOf(n, poolMaxActive),
 		Config:             p.cfg,
 	}
+	p.rolling.sumsInto(n, s.Rolling[:])
+	var all [NumPoolEventTypes]int64 // the buckets in progress too
+	p.rolling.totalsInto(n+2, all[:])
+	s.CompletedTaskCount = all[PoolExecuted]
 	s.TaskCount = s.CompletedTaskCount + s.ActiveCount + s.QueueSize
-	p.rolling.read(n, func(c []int64) {
-		for e := range s.Rolling {
-			s.Rolling[e] += c[e]
-		}
-	})
 	s.Status, s.HasStatus = p.Status()
 	return s
 }
