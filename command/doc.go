@@ -1,2 +1,63 @@
-// Package command wraps calls to downstream dependencies in Hystrix commands.
+// Package command wraps calls to downstream dependencies in Hystrix
+// commands: each call goes through a circuit breaker, an isolation
+// compartment (a worker pool or a semaphore), a timeout and a fallback,
+// and everything that happens is recorded in the key's metrics.
+//
+// A [Command] is made once per dependency call site and executed many
+// times:
+//
+//	getUser := command.New("GetUser", func(ctx context.Context, id int) (User, error) {
+//		return client.User(ctx, id)
+//	}, command.WithFallback(func(ctx context.Context, id int, err error) (User, error) {
+//		return User{ID: id, Name: "anonymous"}, nil
+//	}))
+//	u, err := getUser.Execute(ctx, 42)
+//
+// # Built as Hystrix 1.5
+//
+// [Command.ToObservable] is a cold Observable built stage by stage as
+// Hystrix's AbstractCommand.toObservable: the breaker's AttemptExecution,
+// the execution permit, the user's code on a pool worker or the caller's
+// goroutine under a timeout, the events and the breaker's verdict, the
+// fallback under its own permit, and a terminal stage that publishes
+// exactly one Completion and gives back every permit on completion, error
+// and unsubscribe alike. [Command.Observe] is eager and replays;
+// [Command.Queue] is a Future; [Command.Execute] is Queue(...).Get, fused
+// into one call on the caller's goroutine that records the same events and
+// returns the same values and errors, without allocating on a passing
+// semaphore-isolated call.
+//
+// Commands of one key share one breaker, one metrics and one pair of
+// semaphores (in a [Registry]; the package-level functions use
+// DefaultRegistry). The first Config seen for a key holds until
+// [Configure] changes it, live.
+//
+// # Where Go differs from the JVM
+//
+//   - Threads cannot be interrupted. A pool-isolated caller returns at the
+//     timeout, and run's context is cancelled then; run keeps its worker
+//     until it returns, so a pool of CoreSize workers never runs more than
+//     CoreSize calls of user code at once, however many time out (a Hystrix
+//     thread likewise stays busy). A semaphore-isolated run gets the
+//     timeout as its context's deadline; as in Hystrix, the caller is held
+//     until run returns, and the execution is then recorded as TIMEOUT and
+//     the fallback's value returned.
+//   - Workers are goroutines started on demand, at most CoreSize per pool;
+//     a worker that finds no queued run exits, so idle pools hold no
+//     goroutine. Pools named per call by WithPoolKey are retired after
+//     PoolConfig.IdleTimeout (one minute by default) without work: the
+//     memory kept is bounded by the pool keys used within that time.
+//   - Exceptions are errors and panics. A panic in run or in a fallback is
+//     recovered and recorded as FAILURE (or FALLBACK_FAILURE), with its
+//     value and stack in a *PanicError. BadRequest(err) is Hystrix's
+//     HystrixBadRequestException: BAD_REQUEST, no fallback, not counted in
+//     health, returned as it is.
+//   - Unsubscribing is cancelling: when the caller's context ends, a
+//     Future is cancelled or a subscriber unsubscribes before a terminal
+//     event, the execution is recorded as CANCELLED, run's context is
+//     cancelled, and a half-open breaker re-opens (Hystrix 1.5.13).
+//   - A half-open trial that is rejected by the semaphore, cancelled or
+//     panics re-opens the breaker; one that ends in a bad request frees the
+//     trial for the next caller. The breaker is never left half-open with no
+//     trial in flight.
 package command

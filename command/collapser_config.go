@@ -1,0 +1,49 @@
+package command
+
+import (
+	"fmt"
+	"time"
+)
+
+// Scope says which requests a collapser batches together.
+type Scope int
+
+const (
+	// RequestScope batches the requests of one request context
+	// (WithRequestContext), as Hystrix's default.
+	RequestScope Scope = iota
+	// GlobalScope batches the requests of every caller.
+	GlobalScope
+)
+
+// CollapserConfig configures a collapser. The zero value of every field
+// means Hystrix's default.
+type CollapserConfig struct {
+	// MaxRequestsInBatch caps a batch; 0 means no cap.
+	MaxRequestsInBatch int
+	// Delay is how long a batch collects requests; 0 means 10ms.
+	Delay time.Duration
+	// Scope is RequestScope (the default) or GlobalScope.
+	Scope Scope
+}
+
+// Validate reports the first field of c that is out of range.
+func (c CollapserConfig) Validate() error {
+	switch {
+	case c.MaxRequestsInBatch < 0:
+		return fmt.Errorf("command: CollapserConfig.MaxRequestsInBatch: %d is negative", c.MaxRequestsInBatch)
+	case c.Delay < 0:
+		return fmt.Errorf("command: CollapserConfig.Delay: %v is negative", c.Delay)
+	case c.Scope != RequestScope && c.Scope != GlobalScope:
+		return fmt.Errorf("command: CollapserConfig.Scope: unknown scope %d", int(c.Scope))
+	}
+	return nil
+}
+
+// WithCollapserConfig configures a collapser made by NewCollapser.
+func WithCollapserConfig(cfg CollapserConfig) Option {
+	if err := cfg.Validate(); err != nil {
+		panic(err.Error())
+	}
+	return optionFunc(func(o *options) { o.collapser = &cfg })
+}

@@ -1,0 +1,177 @@
+package command
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+// Isolation is how a command bounds the concurrency of its run.
+type Isolation int
+
+const (
+	// PoolIsolation runs run on a worker of the command's pool, so the
+	// caller can return at the timeout even when run ignores its context.
+	// It is the zero value and the default for Command, as Hystrix's THREAD.
+	PoolIsolation Isolation = iota
+	// SemaphoreIsolation runs run on the caller's goroutine with a bounded
+	// number of permits; the timeout reaches run through its context's
+	// deadline. It is the default for ObservableCommand, as in Hystrix.
+	SemaphoreIsolation
+)
+
+// String returns Hystrix's name of the isolation strategy.
+func (i Isolation) String() string {
+	switch i {
+	case PoolIsolation:
+		return "THREAD"
+	case SemaphoreIsolation:
+		return "SEMAPHORE"
+	}
+	return fmt.Sprintf("Isolation(%d)", int(i))
+}
+
+// Config is the configuration of a command key. The zero value of every
+// field means Hystrix's default. Commands made with the same key share one
+// Config: the first seen for a key holds until Configure changes it.
+type Config struct {
+	// Group names the group of the command; it defaults to the key.
+	Group string
+	// Pool names the worker pool of a pool-isolated command; it defaults
+	// to Group.
+	Pool string
+	// Isolation is PoolIsolation (the default for New) or
+	// SemaphoreIsolation (the default for NewObservable).
+	Isolation Isolation
+	// Timeout bounds run; 0 means 1s, negative disables the timeout.
+	Timeout time.Duration
+	// MaxConcurrentRequests is the number of execution permits under
+	// semaphore isolation; 0 means 10.
+	MaxConcurrentRequests int
+	// FallbackMaxConcurrentRequests is the number of concurrent fallbacks;
+	// 0 means 10.
+	FallbackMaxConcurrentRequests int
+	// FallbackDisabled turns the fallback off.
+	FallbackDisabled bool
+	// RequestCacheDisabled turns the request cache off.
+	RequestCacheDisabled bool
+	// RequestLogDisabled keeps the command out of the request log.
+	RequestLogDisabled bool
+	// Breaker configures the circuit breaker.
+	Breaker breaker.Config
+	// Metrics configures the rolling windows. It is read when the key is
+	// first used; Configure does not change it.
+	Metrics metricsstream.Config
+}
+
+// Default values, as Hystrix's.
+const (
+	DefaultTimeout                       = time.Second
+	DefaultMaxConcurrentRequests         = 10
+	DefaultFallbackMaxConcurrentRequests = 10
+)
+
+// Validate reports the first field of c that is out of range.
+func (c Config) Validate() error {
+	if c.Isolation != PoolIsolation && c.Isolation != SemaphoreIsolation {
+		return fmt.Errorf("command: Config.Isolation: unknown value %d", int(c.Isolation))
+	}
+	if c.MaxConcurrentRequests < 0 {
+		return fmt.Errorf("command: Config.MaxConcurrentRequests: %d is negative", c.MaxConcurrentRequests)
+	}
+	if c.FallbackMaxConcurrentRequests < 0 {
+		return fmt.Errorf("command: Config.FallbackMaxConcurrentRequests: %d is negative", c.FallbackMaxConcurrentRequests)
+	}
+	if err := c.Breaker.Validate(); err != nil {
+		return fmt.Errorf("command: Config.Breaker: %w", err)
+	}
+	if err := c.Metrics.Validate(); err != nil {
+		return fmt.Errorf("command: Config.Metrics: %w", err)
+	}
+	return nil
+}
+
+// withDefaults returns c with its zero fields set to the defaults, for the
+// command key.
+func (c Config) withDefaults(key string) Config {
+	if c.Group == "" {
+		c.Group = key
+	}
+	if c.Pool == "" {
+		c.Pool = c.Group
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.MaxConcurrentRequests == 0 {
+		c.MaxConcurrentRequests = DefaultMaxConcurrentRequests
+	}
+	if c.FallbackMaxConcurrentRequests == 0 {
+		c.FallbackMaxConcurrentRequests = DefaultFallbackMaxConcurrentRequests
+	}
+	return c
+}
+
+// PoolConfig is the configuration of a worker pool. The zero value of every
+// field means Hystrix's default.
+type PoolConfig struct {
+	// CoreSize is the number of workers, the most runs in flight; 0 means
+	// 10.
+	CoreSize int
+	// MaxQueueSize is the capacity of the queue of runs waiting for a
+	// worker; zero or negative means no queue (Hystrix's SynchronousQueue):
+	// a run that finds every worker busy is rejected.
+	MaxQueueSize int
+	// QueueSizeRejectionThreshold rejects a run when this many wait in the
+	// queue, even below MaxQueueSize; it can change live, MaxQueueSize
+	// cannot. 0 means 5.
+	QueueSizeRejectionThreshold int
+	// IdleTimeout retires a pool made for a per-call pool key (WithPoolKey)
+	// when it has had no work for this long; 0 means one minute, negative
+	// keeps it for ever. Pools named by Config.Pool are never retired.
+	IdleTimeout time.Duration
+}
+
+// Pool defaults, as Hystrix's.
+const (
+	DefaultCoreSize                    = 10
+	DefaultQueueSizeRejectionThreshold = 5
+	DefaultPoolIdleTimeout             = time.Minute
+)
+
+// Validate reports the first field of c that is out of range.
+func (c PoolConfig) Validate() error {
+	if c.CoreSize < 0 {
+		return fmt.Errorf("command: PoolConfig.CoreSize: %d is negative", c.CoreSize)
+	}
+	if c.QueueSizeRejectionThreshold < 0 {
+		return fmt.Errorf("command: PoolConfig.QueueSizeRejectionThreshold: %d is negative", c.QueueSizeRejectionThreshold)
+	}
+	return nil
+}
+
+func (c PoolConfig) withDefaults() PoolConfig {
+	if c.CoreSize == 0 {
+		c.CoreSize = DefaultCoreSize
+	}
+	if c.QueueSizeRejectionThreshold == 0 {
+		c.QueueSizeRejectionThreshold = DefaultQueueSizeRejectionThreshold
+	}
+	if c.MaxQueueSize < 0 {
+		c.MaxQueueSize = 0
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = DefaultPoolIdleTimeout
+	}
+	return c
+}
+
+// queueLimit is how many runs may wait in the queue.
+func (c PoolConfig) queueLimit() int {
+	if c.MaxQueueSize <= 0 {
+		return 0
+	}
+	return min(c.MaxQueueSize, c.QueueSizeRejectionThreshold)
+}

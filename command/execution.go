@@ -1,0 +1,257 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+// execution is the state of one execution: Hystrix's ExecutionResult plus
+// what the execution took and must give back. The fused Execute path keeps
+// it on the caller's stack; the Observable pipeline keeps one per
+// subscription.
+type execution struct {
+	k      *keyState
+	cfg    *Config
+	global *plugins
+	local  *plugins
+	pool   string
+
+	start       time.Time
+	events      metricsstream.EventCounts
+	executed    bool          // user code ran
+	execLatency time.Duration // set when run ended, timed out or was cancelled
+	concurrency int64         // at the start of run
+	terminal    bool          // a terminal event was recorded
+
+	execPermit     bool // an execution permit is held
+	fallbackPermit bool // a fallback permit is held
+	finished       bool // the Completion was published
+}
+
+// begin starts an execution of k.
+func (e *execution) begin(k *keyState) {
+	e.k = k
+	e.cfg = k.config.Load()
+	e.global = k.registry.plugins.p.Load()
+	e.local = k.plugins.p.Load()
+	e.pool = e.cfg.Pool
+	e.start = k.registry.clock.Now()
+	if e.global != nil || e.local != nil {
+		callHooks(e.global, e.local, func(h ExecutionHook) { h.Start(k.key) })
+	}
+}
+
+// mark records event in the result and tells the notifiers.
+func (e *execution) mark(event metricsstream.EventType) {
+	e.events[event]++
+	if event.IsTerminal() {
+		e.terminal = true
+	}
+	if e.global != nil || e.local != nil {
+		notify(e.global, e.local, e.k.key, event)
+	}
+}
+
+func (e *execution) hooked() bool { return e.global != nil || e.local != nil }
+
+func (e *execution) hook(f func(ExecutionHook)) {
+	if e.hooked() {
+		callHooks(e.global, e.local, f)
+	}
+}
+
+// attempt asks the breaker for permission; false records SHORT_CIRCUITED.
+func (e *execution) attempt() bool {
+	if e.cfg.Breaker.Disabled || e.k.breaker.AttemptExecution() {
+		return true
+	}
+	e.mark(metricsstream.ShortCircuited)
+	return false
+}
+
+// acquire takes an execution permit under semaphore isolation; false
+// records SEMAPHORE_REJECTED. A rejected half-open trial re-opens the
+// breaker: it must not stay HALF_OPEN with no trial in flight.
+func (e *execution) acquire() bool {
+	if e.k.execSem.tryAcquire() {
+		e.execPermit = true
+		return true
+	}
+	e.mark(metricsstream.SemaphoreRejected)
+	e.markNonSuccess()
+	return false
+}
+
+// poolRejected records THREAD_POOL_REJECTED.
+func (e *execution) poolRejected() {
+	e.mark(metricsstream.PoolRejected)
+	e.markNonSuccess()
+}
+
+// runStarted records that user code is about to run.
+func (e *execution) runStarted() {
+	e.executed = true
+	e.concurrency = e.k.metrics.MarkStart()
+	e.hook(func(h ExecutionHook) { h.ExecutionStart(e.k.key) })
+}
+
+func (e *execution) markNonSuccess() {
+	if !e.cfg.Breaker.Disabled {
+		e.k.breaker.MarkNonSuccess()
+	}
+}
+
+// succeeded records SUCCESS and tells the breaker.
+func (e *execution) succeeded(now time.Time) {
+	e.execLatency = now.Sub(e.start)
+	e.mark(metricsstream.Success)
+	if !e.cfg.Breaker.Disabled {
+		e.k.breaker.MarkSuccess()
+	}
+	e.hook(func(h ExecutionHook) { h.ExecutionSuccess(e.k.key) })
+}
+
+// outcome is how run ended.
+type outcome int
+
+const (
+	outcomeSuccess outcome = iota
+	outcomeFailure
+	outcomeTimeout
+	outcomeBadRequest
+	outcomeCancelled
+)
+
+// classify says how a run that returned err ended, given the caller's
+// context and run's context (which carries the timeout).
+func classify(callerCtx, runCtx context.Context, err error) outcome {
+	switch {
+	case callerCtx.Err() != nil:
+		return outcomeCancelled
+	case runCtx.Err() != nil:
+		return outcomeTimeout
+	case err == nil:
+		return outcomeSuccess
+	case IsBadRequest(err):
+		return outcomeBadRequest
+	}
+	return outcomeFailure
+}
+
+// classifyInTime says how a run that returned err before the caller left
+// ended: its value stands even if the deadline passed since.
+func classifyInTime(callerCtx, runCtx context.Context, err error) outcome {
+	if err == nil {
+		return outcomeSuccess
+	}
+	return classify(callerCtx, runCtx, err)
+}
+
+// failed records the event of a run that ended in error and tells the
+// breaker. It returns the failure type for the fallback.
+func (e *execution) failed(o outcome, err error, now time.Time) FailureType {
+	e.execLatency = now.Sub(e.start)
+	switch o {
+	case outcomeTimeout:
+		e.mark(metricsstream.Timeout)
+		e.markNonSuccess()
+		e.hook(func(h ExecutionHook) { h.ExecutionError(e.k.key, ErrTimeout) })
+		return TimeoutFailure
+	case outcomeBadRequest:
+		e.mark(metricsstream.BadRequest)
+		e.badRequestForBreaker()
+		e.hook(func(h ExecutionHook) { h.ExecutionError(e.k.key, err) })
+		return BadRequestFailure
+	}
+	e.mark(metricsstream.Failure)
+	e.markNonSuccess()
+	e.hook(func(h ExecutionHook) { h.ExecutionError(e.k.key, err) })
+	return CommandFailure
+}
+
+// badRequestForBreaker lets the next caller try when a half-open trial
+// ends in a bad request: it is neither a success nor a failure.
+func (e *execution) badRequestForBreaker() {
+	if !e.cfg.Breaker.Disabled {
+		e.k.breaker.MarkIgnored()
+	}
+}
+
+// cancelled records CANCELLED for an execution the caller left before a
+// terminal event, and re-opens a half-open breaker (Hystrix 1.5.13).
+func (e *execution) cancelled(now time.Time) {
+	if e.terminal {
+		return
+	}
+	if e.executed && e.execLatency == 0 {
+		e.execLatency = now.Sub(e.start)
+	}
+	e.mark(metricsstream.Cancelled)
+	e.markNonSuccess()
+	e.hook(func(h ExecutionHook) { h.Unsubscribe(e.k.key) })
+}
+
+// finish releases the permits and publishes the Completion, once.
+func (e *execution) finish(now time.Time) {
+	if e.finished {
+		return
+	}
+	e.finished = true
+	if e.execPermit {
+		e.execPermit = false
+		e.k.execSem.release()
+	}
+	if e.fallbackPermit {
+		e.fallbackPermit = false
+		e.k.fallbackSem.release()
+	}
+	c := metricsstream.Completion{
+		CommandKey:         e.k.key,
+		GroupKey:           e.cfg.Group,
+		PoolKey:            e.poolKey(),
+		Events:             e.events,
+		ExecutionLatency:   e.execLatency,
+		TotalLatency:       now.Sub(e.start),
+		Executed:           e.executed,
+		ConcurrencyAtStart: e.concurrency,
+		End:                now,
+	}
+	if !e.executed {
+		c.ExecutionLatency = -1
+	}
+	e.k.metrics.MarkCompletion(&c)
+	if e.k.registry.onCompletion != nil {
+		e.k.registry.onCompletion(&c)
+	}
+}
+
+// poolKey is the pool the execution ran in, or "" under semaphore
+// isolation.
+func (e *execution) poolKey() string {
+	if e.cfg.Isolation == SemaphoreIsolation {
+		return ""
+	}
+	return e.pool
+}
+
+// commandError is the error passed to a fallback and, with the fallback's
+// failure, returned to the caller.
+func (e *execution) commandError(failure FailureType, cause error) *Error {
+	return &Error{Command: e.k.key, Failure: failure, Cause: cause}
+}
+
+// causeOf returns the cause to record for a failure type.
+func causeOf(failure FailureType, err error) error {
+	if failure == CommandFailure && err != nil {
+		return err
+	}
+	if s := failure.sentinel(); s != nil {
+		return s
+	}
+	return err
+}
+
+var errNoValue = errors.New("command: run completed without a value")

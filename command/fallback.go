@@ -1,0 +1,91 @@
+package command
+
+import (
+	"context"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+// fallbackFunc is the fallback of a scalar command.
+type fallbackFunc[In, Out any] func(ctx context.Context, in In, err error) (Out, error)
+
+// recover runs the fallback after a failure of the given type, or returns
+// the error Hystrix's getFallbackOrThrowException would. A bad request is
+// returned as it is and runs no fallback.
+func recoverWith[In, Out any](ctx context.Context, e *execution, in In, fallback fallbackFunc[In, Out], failure FailureType, cause error) (Out, error) {
+	var zero Out
+	if failure == BadRequestFailure {
+		e.hook(func(h ExecutionHook) { h.Error(e.k.key, failure, cause) })
+		return zero, cause
+	}
+	cmdErr, ok := fallbackPermitted(e, fallback != nil, failure, cause)
+	if !ok {
+		return zero, cmdErr
+	}
+	v, err := callFallback(fallback, ctx, in, cmdErr)
+	if err != nil {
+		return zero, e.fallbackFailed(cmdErr, err)
+	}
+	e.fallbackSucceeded()
+	return v, nil
+}
+
+// fallbackPermitted decides whether the fallback may run. When it may not,
+// it records why and returns the error for the caller; when it may, it
+// holds a fallback permit and returns the error to pass to the fallback.
+func fallbackPermitted(e *execution, hasFallback bool, failure FailureType, cause error) (*Error, bool) {
+	cmdErr := e.commandError(failure, cause)
+	switch {
+	case e.cfg.FallbackDisabled:
+		cmdErr.FallbackErr = ErrFallbackDisabled
+	case !hasFallback:
+		e.mark(metricsstream.FallbackMissing)
+		cmdErr.FallbackErr = ErrFallbackMissing
+	case !e.k.fallbackSem.tryAcquire():
+		e.mark(metricsstream.FallbackRejection)
+		cmdErr.Failure, cmdErr.FallbackErr = FallbackRejectedFailure, ErrFallbackRejected
+	default:
+		e.fallbackPermit = true
+		e.hook(func(h ExecutionHook) { h.FallbackStart(e.k.key) })
+		return cmdErr, true
+	}
+	e.hook(func(h ExecutionHook) { h.Error(e.k.key, cmdErr.Failure, cmdErr) })
+	return cmdErr, false
+}
+
+// fallbackFailed records FALLBACK_FAILURE and returns the caller's error.
+func (e *execution) fallbackFailed(cmdErr *Error, err error) *Error {
+	e.mark(metricsstream.FallbackFailure)
+	e.hook(func(h ExecutionHook) { h.FallbackError(e.k.key, err) })
+	final := *cmdErr
+	final.FallbackErr = err
+	e.hook(func(h ExecutionHook) { h.Error(e.k.key, final.Failure, &final) })
+	return &final
+}
+
+// fallbackSucceeded records FALLBACK_SUCCESS.
+func (e *execution) fallbackSucceeded() {
+	e.mark(metricsstream.FallbackSuccess)
+	e.hook(func(h ExecutionHook) { h.FallbackSuccess(e.k.key) })
+	e.hook(func(h ExecutionHook) { h.Success(e.k.key) })
+}
+
+// callFallback calls f, turning a panic into a *PanicError.
+func callFallback[In, Out any](f fallbackFunc[In, Out], ctx context.Context, in In, cmdErr *Error) (v Out, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = newPanicError(p)
+		}
+	}()
+	return f(ctx, in, cmdErr)
+}
+
+// callRun calls run, turning a panic into a *PanicError.
+func callRun[In, Out any](run func(context.Context, In) (Out, error), ctx context.Context, in In) (v Out, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = newPanicError(p)
+		}
+	}()
+	return run(ctx, in)
+}

@@ -1,0 +1,227 @@
+package command
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// ToObservable returns a cold Observable that executes the command once
+// per subscription and emits its value (run's or the fallback's) or its
+// error. It is built stage by stage as Hystrix's toObservable; the
+// subscription's context and ctx both reach run, and ctx's values (the
+// request context) are visible to run and the fallback.
+func (c *Command[In, Out]) ToObservable(ctx context.Context, in In) observable.Observable[Out] {
+	return c.pipe.observable(ctx, in)
+}
+
+// Observe starts the command at once and returns a hot Observable that
+// replays its result to every subscriber, as Hystrix's observe.
+func (c *Command[In, Out]) Observe(ctx context.Context, in In) observable.Observable[Out] {
+	return observeNow(ctx, c.ToObservable(ctx, in))
+}
+
+// Queue starts the command and returns at once a Future of its result.
+// Cancelling the Future unsubscribes: the execution is recorded as
+// CANCELLED and run's context is cancelled.
+func (c *Command[In, Out]) Queue(ctx context.Context, in In) *observable.Future[Out] {
+	return c.ToObservable(ctx, in).ToFuture(ctx)
+}
+
+func observeNow[Out any](ctx context.Context, o observable.Observable[Out]) observable.Observable[Out] {
+	cached := o.Cache()
+	cached.Subscribe(ctx, discard[Out]{})
+	return cached
+}
+
+type discard[T any] struct{}
+
+func (discard[T]) OnNext(T)      {}
+func (discard[T]) OnError(error) {}
+func (discard[T]) OnCompleted()  {}
+
+// scalarPipeline is the pipeline of a Command: run's value is wrapped as
+// an Observable of one value.
+func (c *Command[In, Out]) scalarPipeline() *pipeline[In, Out] {
+	p := &pipeline[In, Out]{
+		k:      c.k,
+		scalar: true,
+		construct: func(ctx context.Context, in In) observable.Observable[Out] {
+			return observable.Defer(func() observable.Observable[Out] {
+				v, err := callRun(c.run, ctx, in)
+				if err != nil {
+					return observable.Error[Out](err)
+				}
+				return observable.Just(v)
+			})
+		},
+		poolKey: c.poolKey,
+	}
+	switch {
+	case c.fallback != nil:
+		p.fallback = func(ctx context.Context, in In, err error) observable.Observable[Out] {
+			return observable.Defer(func() observable.Observable[Out] {
+				v, ferr := c.fallback(ctx, in, err)
+				if ferr != nil {
+					return observable.Error[Out](ferr)
+				}
+				return observable.Just(v)
+			})
+		}
+	case c.fbObs != nil:
+		p.fallback = func(ctx context.Context, in In, err error) observable.Observable[Out] {
+			return observable.Defer(func() observable.Observable[Out] {
+				v, ferr := c.fbObs(ctx, in, err).Last(ctx)
+				if ferr != nil {
+					return observable.Error[Out](ferr)
+				}
+				return observable.Just(v)
+			})
+		}
+	}
+	return p
+}
+
+// ObservableCommand is a command whose user code produces an Observable of
+// any number of values, as Hystrix's HystrixObservableCommand: each value
+// is recorded as EMIT (FALLBACK_EMIT from the fallback). It is
+// semaphore-isolated unless WithIsolation(PoolIsolation) says otherwise,
+// as in Hystrix. It is safe for concurrent use.
+type ObservableCommand[In, Out any] struct {
+	k    *keyState
+	pipe *pipeline[In, Out]
+}
+
+// NewObservable returns an observable command of key whose user code is
+// construct. It panics if construct is nil, naming the key.
+func NewObservable[In, Out any](key string, construct func(context.Context, In) observable.Observable[Out], opts ...Option) *ObservableCommand[In, Out] {
+	if construct == nil {
+		panic(fmt.Sprintf("command: NewObservable(%q): construct is nil", key))
+	}
+	if key == "" {
+		panic("command: NewObservable: key is empty")
+	}
+	o := buildOptions("NewObservable", key, opts)
+	c := &ObservableCommand[In, Out]{}
+	var cfg Config
+	if o.config != nil {
+		cfg = *o.config
+	}
+	if o.isolation != nil {
+		cfg.Isolation = *o.isolation
+	} else if cfg.Isolation == PoolIsolation {
+		cfg.Isolation = SemaphoreIsolation
+	}
+	c.k = o.registry.stateWithDefault(key, cfg, SemaphoreIsolation)
+	c.pipe = &pipeline[In, Out]{
+		k:         c.k,
+		construct: construct,
+		poolKey:   typed[func(In) string]("NewObservable", key, "WithPoolKey", o.poolKey),
+		fallback:  typed[func(context.Context, In, error) observable.Observable[Out]]("NewObservable", key, "WithFallbackObservable", o.fallbackObs),
+	}
+	if fb := typed[func(context.Context, In, error) (Out, error)]("NewObservable", key, "WithFallback", o.fallback); fb != nil && c.pipe.fallback == nil {
+		c.pipe.fallback = func(ctx context.Context, in In, err error) observable.Observable[Out] {
+			return observable.Defer(func() observable.Observable[Out] {
+				v, ferr := fb(ctx, in, err)
+				if ferr != nil {
+					return observable.Error[Out](ferr)
+				}
+				return observable.Just(v)
+			})
+		}
+	}
+	return c
+}
+
+// Key returns the command key.
+func (c *ObservableCommand[In, Out]) Key() string { return c.k.key }
+
+// Metrics returns the metrics of the command's key.
+func (c *ObservableCommand[In, Out]) Metrics() *metricsstream.CommandMetrics { return c.k.metrics }
+
+// Breaker returns the circuit breaker of the command's key.
+func (c *ObservableCommand[In, Out]) Breaker() *breaker.Breaker { return c.k.breaker }
+
+// ToObservable returns a cold Observable that executes the command once
+// per subscription.
+func (c *ObservableCommand[In, Out]) ToObservable(ctx context.Context, in In) observable.Observable[Out] {
+	return c.pipe.observable(ctx, in)
+}
+
+// Observe starts the command at once and returns a hot Observable that
+// replays all its values to every subscriber.
+func (c *ObservableCommand[In, Out]) Observe(ctx context.Context, in In) observable.Observable[Out] {
+	return observeNow(ctx, c.ToObservable(ctx, in))
+}
+
+// Queue starts the command and returns at once a Future of all its
+// values.
+func (c *ObservableCommand[In, Out]) Queue(ctx context.Context, in In) *observable.Future[[]Out] {
+	return observable.Defer(func() observable.Observable[[]Out] {
+		return observable.Create(func(sctx context.Context, o observable.Observer[[]Out]) {
+			vs, err := c.ToObservable(ctx, in).ToSlice(sctx)
+			if err != nil {
+				o.OnError(err)
+				return
+			}
+			o.OnNext(vs)
+			o.OnCompleted()
+		})
+	}).ToFuture(ctx)
+}
+
+// Execute runs the command and returns all its values.
+func (c *ObservableCommand[In, Out]) Execute(ctx context.Context, in In) ([]Out, error) {
+	return c.ToObservable(ctx, in).ToSlice(ctx)
+}
+
+// doCall is the input of the command behind Do.
+type doCall struct {
+	run      func(context.Context) error
+	fallback func(context.Context, error) error
+}
+
+// doCommands are the commands behind Do, with and without a fallback.
+type doCommands struct {
+	withFallback, without *Command[doCall, struct{}]
+}
+
+// Do runs run as a command of key in DefaultRegistry, with fallback (which
+// may be nil) as its fallback, in the style of hystrix-go's Do: commands
+// of the key share breaker, metrics and permits with every other command
+// of the key. It panics if run is nil.
+func Do(ctx context.Context, key string, run func(context.Context) error, fallback func(context.Context, error) error) error {
+	return DefaultRegistry.Do(ctx, key, run, fallback)
+}
+
+// Do is the package-level Do in this registry.
+func (r *Registry) Do(ctx context.Context, key string, run func(context.Context) error, fallback func(context.Context, error) error) error {
+	if run == nil {
+		panic(fmt.Sprintf("command: Do(%q): run is nil", key))
+	}
+	cmds := r.doCommandsFor(key)
+	c := cmds.without
+	if fallback != nil {
+		c = cmds.withFallback
+	}
+	_, err := c.Execute(ctx, doCall{run: run, fallback: fallback})
+	return err
+}
+
+func (r *Registry) doCommandsFor(key string) *doCommands {
+	if d, ok := r.doCmds.Load(key); ok {
+		return d.(*doCommands)
+	}
+	run := func(ctx context.Context, call doCall) (struct{}, error) { return struct{}{}, call.run(ctx) }
+	d := &doCommands{
+		without: New(key, run, WithRegistry(r)),
+		withFallback: New(key, run, WithRegistry(r), WithFallback(func(ctx context.Context, call doCall, err error) (struct{}, error) {
+			return struct{}{}, call.fallback(ctx, err)
+		})),
+	}
+	actual, _ := r.doCmds.LoadOrStore(key, d)
+	return actual.(*doCommands)
+}

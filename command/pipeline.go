@@ -1,0 +1,368 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// pipeline builds the Observable of one command kind, stage by stage, as
+// Hystrix's AbstractCommand.toObservable does:
+//
+//	Defer(applyHystrixSemantics)        breaker, then execution permit
+//	  executeCommandWithIsolation       the user's Observable, on a pool worker or the caller
+//	    timeout                         HystrixObservableTimeoutOperator
+//	    DoOnNext / DoOnCompleted        EMIT, SUCCESS, breaker.MarkSuccess
+//	    OnErrorResumeNext(fallback)     the failure's event, breaker.MarkNonSuccess, the fallback
+//	  DoOnTerminate / DoOnUnsubscribe   one Completion, every permit back, CANCELLED
+type pipeline[In, Out any] struct {
+	k *keyState
+	// construct returns the user's Observable for in, with ctx as its
+	// context (the timeout and the caller's cancellation reach it there).
+	construct func(ctx context.Context, in In) observable.Observable[Out]
+	// scalar commands record SUCCESS on their single value, and no EMIT.
+	scalar bool
+	// fallback returns the fallback's Observable, or nil when there is none.
+	fallback func(ctx context.Context, in In, err error) observable.Observable[Out]
+	poolKey  func(In) string
+}
+
+// signals that the isolation and timeout stages raise inside the pipeline;
+// the fallback stage turns them into events and *Error values.
+var (
+	errPoolRejectedSignal = errors.New("pool rejected the run")
+	errTimeoutSignal      = errors.New("run timed out")
+)
+
+// run is the per-subscription state of the pipeline: one execution, and
+// the lock that serializes the goroutines that may touch it (the caller,
+// a pool worker, the timer, an unsubscriber).
+type run struct {
+	mu sync.Mutex
+	e  execution
+}
+
+func (r *run) do(f func(e *execution)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f(&r.e)
+}
+
+// observable returns the cold Observable of one execution per
+// subscription.
+func (p *pipeline[In, Out]) observable(callerCtx context.Context, in In) observable.Observable[Out] {
+	return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
+		ctx, stop := joinContexts(subCtx, callerCtx)
+		r := &run{}
+		r.do(func(e *execution) { e.begin(p.k) })
+		p.applySemantics(ctx, r, in).
+			DoOnTerminate(func() {
+				stop()
+				r.do(func(e *execution) { e.finish(p.k.registry.clock.Now()) })
+			}).
+			DoOnUnsubscribe(func() {
+				stop()
+				r.do(func(e *execution) {
+					now := p.k.registry.clock.Now()
+					e.cancelled(now)
+					e.finish(now)
+				})
+			}).
+			Subscribe(ctx, o)
+	})
+}
+
+// applySemantics asks the breaker, then the execution semaphore, then
+// runs the user's Observable under isolation and timeout.
+func (p *pipeline[In, Out]) applySemantics(ctx context.Context, r *run, in In) observable.Observable[Out] {
+	var failure FailureType = -1
+	var semaphore bool
+	r.do(func(e *execution) {
+		semaphore = e.cfg.Isolation == SemaphoreIsolation
+		switch {
+		case !e.attempt():
+			failure = ShortCircuitFailure
+		case semaphore && !e.acquire():
+			failure = SemaphoreRejectedFailure
+		}
+	})
+	if failure >= 0 {
+		return p.handleFallback(ctx, r, in, failure, failure.sentinel())
+	}
+	return p.executeAndObserve(ctx, r, in, semaphore)
+}
+
+// executeAndObserve runs the user's Observable and marks what it does.
+func (p *pipeline[In, Out]) executeAndObserve(ctx context.Context, r *run, in In, semaphore bool) observable.Observable[Out] {
+	var exec observable.Observable[Out]
+	if semaphore {
+		exec = p.onCaller(r, in)
+	} else {
+		exec = p.inPool(r, in)
+	}
+	var timeout time.Duration
+	r.do(func(e *execution) { timeout = e.cfg.Timeout })
+	if timeout > 0 {
+		exec = p.withTimeout(exec, timeout)
+	}
+	return exec.
+		DoOnNext(func(Out) {
+			r.do(func(e *execution) {
+				if p.scalar {
+					e.succeeded(p.k.registry.clock.Now())
+					e.hook(func(h ExecutionHook) { h.Success(e.k.key) })
+				} else {
+					e.mark(metricsstream.Emit)
+				}
+			})
+		}).
+		DoOnCompleted(func() {
+			r.do(func(e *execution) {
+				if !p.scalar {
+					e.succeeded(p.k.registry.clock.Now())
+					e.hook(func(h ExecutionHook) { h.Success(e.k.key) })
+				} else if !e.terminal {
+					// A scalar run that completed without a value.
+					e.failed(outcomeFailure, errNoValue, p.k.registry.clock.Now())
+				}
+			})
+		}).
+		OnErrorResumeNext(func(err error) observable.Observable[Out] {
+			var failure FailureType
+			var cancelled bool
+			r.do(func(e *execution) {
+				now := p.k.registry.clock.Now()
+				switch {
+				case errors.Is(err, errPoolRejectedSignal):
+					e.poolRejected()
+					failure, err = PoolRejectedFailure, ErrPoolRejected
+				case errors.Is(err, errTimeoutSignal):
+					failure, err = e.failed(outcomeTimeout, err, now), ErrTimeout
+				case ctx.Err() != nil:
+					e.cancelled(now)
+					cancelled = true
+				case IsBadRequest(err):
+					failure = e.failed(outcomeBadRequest, err, now)
+				default:
+					failure = e.failed(outcomeFailure, err, now)
+				}
+			})
+			if cancelled {
+				return observable.Error[Out](ctx.Err())
+			}
+			return p.handleFallback(ctx, r, in, failure, err)
+		})
+}
+
+// onCaller subscribes the user's Observable on the caller's goroutine.
+func (p *pipeline[In, Out]) onCaller(r *run, in In) observable.Observable[Out] {
+	return observable.Defer(func() observable.Observable[Out] {
+		r.do(func(e *execution) { e.runStarted() })
+		return observable.Create(func(ctx context.Context, o observable.Observer[Out]) {
+			safeSubscribe(ctx, p.construct, in, o, false)
+		})
+	})
+}
+
+// safeSubscribe subscribes construct(ctx, in) to o, turning a panic in
+// construct into an error. With wait, it returns only when the
+// subscription has ended, so that a pool worker stays taken while the
+// user's Observable runs.
+func safeSubscribe[In, Out any](ctx context.Context, construct func(context.Context, In) observable.Observable[Out], in In, o observable.Observer[Out], wait bool) {
+	var src observable.Observable[Out]
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				src = observable.Error[Out](newPanicError(v))
+			}
+		}()
+		src = construct(ctx, in)
+	}()
+	sub := src.Subscribe(ctx, o)
+	if !wait {
+		return
+	}
+	select {
+	case <-sub.Done():
+	case <-ctx.Done():
+	}
+}
+
+// The states of a pipeline task in a pool.
+const (
+	taskQueued int32 = iota
+	taskRunning
+	taskAbandoned
+)
+
+// pipelineTask subscribes the user's Observable on a pool worker and holds
+// the worker until it terminates.
+type pipelineTask struct {
+	state atomic.Int32
+	body  func()
+}
+
+func (t *pipelineTask) runTask(p *pool) {
+	if t.state.CompareAndSwap(taskQueued, taskRunning) {
+		t.body()
+	}
+	p.release()
+}
+
+// inPool subscribes the user's Observable on a worker of the command's
+// pool (Hystrix's subscribeOn(threadPool scheduler)). A full pool raises
+// errPoolRejectedSignal; an unsubscribe takes a queued run out of the
+// queue.
+func (p *pipeline[In, Out]) inPool(r *run, in In) observable.Observable[Out] {
+	return observable.Create(func(ctx context.Context, o observable.Observer[Out]) {
+		var pl *pool
+		var start time.Time
+		r.do(func(e *execution) {
+			if p.poolKey != nil {
+				e.pool = p.poolKey(in)
+				pl = p.k.registry.pool(e.pool, true)
+			} else {
+				pl = p.k.registry.pool(e.pool, false)
+			}
+			start = e.start
+		})
+		t := &pipelineTask{}
+		t.body = func() {
+			var gone bool
+			r.do(func(e *execution) {
+				if gone = e.finished; !gone {
+					e.runStarted()
+				}
+			})
+			if !gone {
+				safeSubscribe(ctx, p.construct, in, o, true)
+			}
+		}
+		if !pl.submit(t, start.UnixNano()) {
+			o.OnError(errPoolRejectedSignal)
+			return
+		}
+		context.AfterFunc(ctx, func() {
+			if t.state.CompareAndSwap(taskQueued, taskAbandoned) {
+				pl.remove(t)
+			}
+		})
+	})
+}
+
+// The states of the timeout operator, as Hystrix's TimedOutStatus.
+const (
+	timeoutNotExecuted int32 = iota
+	timeoutCompleted
+	timeoutTimedOut
+)
+
+// withTimeout is Hystrix's timeout operator: unless the source emits or
+// terminates within d, the source is unsubscribed (its context cancelled)
+// and errTimeoutSignal raised. The first event of the source disarms it;
+// events after a timeout are dropped.
+func (p *pipeline[In, Out]) withTimeout(src observable.Observable[Out], d time.Duration) observable.Observable[Out] {
+	return observable.Create(func(ctx context.Context, o observable.Observer[Out]) {
+		var state atomic.Int32
+		inner, cancel := context.WithCancel(ctx)
+		timer := p.k.registry.clock.AfterFunc(d, func() {
+			if state.CompareAndSwap(timeoutNotExecuted, timeoutTimedOut) {
+				cancel()
+				o.OnError(errTimeoutSignal)
+			}
+		})
+		notTimedOut := func() bool {
+			if state.Load() == timeoutCompleted || state.CompareAndSwap(timeoutNotExecuted, timeoutCompleted) {
+				timer.Stop()
+				return true
+			}
+			return false
+		}
+		src.SubscribeFunc(inner,
+			func(v Out) {
+				if notTimedOut() {
+					o.OnNext(v)
+				}
+			},
+			func(err error) {
+				if notTimedOut() {
+					o.OnError(err)
+				}
+				cancel()
+			},
+			func() {
+				if notTimedOut() {
+					o.OnCompleted()
+				}
+				cancel()
+			})
+	})
+}
+
+// handleFallback is getFallbackOrThrowException: the failure has been
+// recorded; the fallback runs under its semaphore, or the error is
+// raised.
+func (p *pipeline[In, Out]) handleFallback(ctx context.Context, r *run, in In, failure FailureType, cause error) observable.Observable[Out] {
+	if failure == BadRequestFailure {
+		r.do(func(e *execution) { e.hook(func(h ExecutionHook) { h.Error(e.k.key, failure, cause) }) })
+		return observable.Error[Out](cause)
+	}
+	var cmdErr *Error
+	var ok bool
+	r.do(func(e *execution) { cmdErr, ok = fallbackPermitted(e, p.fallback != nil, failure, cause) })
+	if !ok {
+		return observable.Error[Out](cmdErr)
+	}
+	return observable.Defer(func() observable.Observable[Out] {
+		var src observable.Observable[Out]
+		func() {
+			defer func() {
+				if v := recover(); v != nil {
+					src = observable.Error[Out](newPanicError(v))
+				}
+			}()
+			src = p.fallback(ctx, in, cmdErr)
+		}()
+		return src
+	}).
+		DoOnNext(func(Out) {
+			if !p.scalar {
+				r.do(func(e *execution) { e.mark(metricsstream.FallbackEmit) })
+			}
+		}).
+		DoOnCompleted(func() { r.do(func(e *execution) { e.fallbackSucceeded() }) }).
+		OnErrorResumeNext(func(err error) observable.Observable[Out] {
+			var final *Error
+			r.do(func(e *execution) { final = e.fallbackFailed(cmdErr, err) })
+			return observable.Error[Out](final)
+		})
+}
+
+// joinContexts returns a context that is done when either is done and
+// whose values are looked up in sub, then in caller.
+func joinContexts(sub, caller context.Context) (context.Context, func()) {
+	if caller == nil || caller == sub {
+		return sub, func() {}
+	}
+	ctx, cancel := context.WithCancel(valuesFrom{Context: sub, caller: caller})
+	stop := context.AfterFunc(caller, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// valuesFrom looks values up in its Context, then in caller.
+type valuesFrom struct {
+	context.Context
+	caller context.Context
+}
+
+func (v valuesFrom) Value(key any) any {
+	if x := v.Context.Value(key); x != nil {
+		return x
+	}
+	return v.caller.Value(key)
+}

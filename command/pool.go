@@ -1,0 +1,199 @@
+package command
+
+import (
+	"slices"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"sync"
+	"sync/atomic"
+)
+
+// task is one run waiting for, or running on, a pool worker.
+type task interface {
+	// runTask runs on a worker goroutine. It calls p.release exactly
+	// once, as soon as its user code has returned and before it tells its
+	// caller, so that a caller who submits again at once finds the slot
+	// free.
+	runTask(p *pool)
+}
+
+// poolRecorder receives what a pool does; metricsstream.PoolMetrics
+// implements it.
+type poolRecorder interface {
+	MarkStart() int64
+	MarkDone()
+	MarkRejected()
+	SetQueueSize(n int)
+}
+
+// pool is Hystrix's thread pool in goroutines: at most CoreSize tasks run
+// at once, and a task that finds every slot busy waits in a FIFO queue of
+// at most min(MaxQueueSize, QueueSizeRejectionThreshold) tasks, or is
+// rejected. Workers are goroutines started on demand: a worker that finds
+// the queue empty exits, so an idle pool holds no goroutine, and the number
+// of goroutines running user code never exceeds CoreSize, whatever the
+// timeouts do (a timed-out run keeps its slot until it returns, as a
+// Hystrix thread stays busy).
+type pool struct {
+	key      string
+	perCall  bool
+	recorder poolRecorder
+	config   atomic.Pointer[PoolConfig]
+	lastUsed atomic.Int64 // unix nanoseconds of the last submit
+
+	largest atomic.Int64 // the most tasks ever running at once
+
+	mu    sync.Mutex
+	busy  int // tasks running user code
+	queue []task
+}
+
+func newPool(key string, cfg PoolConfig, perCall bool, recorder poolRecorder) *pool {
+	p := &pool{key: key, perCall: perCall, recorder: recorder}
+	cfg = cfg.withDefaults()
+	p.config.Store(&cfg)
+	return p
+}
+
+// submit starts t on a worker, queues it, or reports false when the pool
+// rejects it.
+func (p *pool) submit(t task, now int64) bool {
+	p.lastUsed.Store(now)
+	cfg := p.config.Load()
+	p.mu.Lock()
+	if p.busy < cfg.CoreSize {
+		p.busy++
+		busy := p.busy
+		p.mu.Unlock()
+		if int64(busy) > p.largest.Load() {
+			storeMax(&p.largest, int64(busy))
+		}
+		go p.work(t)
+		return true
+	}
+	if len(p.queue) < cfg.queueLimit() {
+		p.queue = append(p.queue, t)
+		n := len(p.queue)
+		p.mu.Unlock()
+		p.recorder.SetQueueSize(n)
+		return true
+	}
+	p.mu.Unlock()
+	p.recorder.MarkRejected()
+	return false
+}
+
+// remove takes t out of the queue if it is still waiting there, and
+// reports whether it did.
+func (p *pool) remove(t task) bool {
+	p.mu.Lock()
+	i := slices.Index(p.queue, t)
+	if i < 0 {
+		p.mu.Unlock()
+		return false
+	}
+	p.queue = slices.Delete(p.queue, i, i+1)
+	n := len(p.queue)
+	p.mu.Unlock()
+	p.recorder.SetQueueSize(n)
+	return true
+}
+
+// work runs t, then queued tasks while there are any and a slot is free.
+func (p *pool) work(t task) {
+	for t != nil {
+		p.recorder.MarkStart()
+		t.runTask(p)
+		p.recorder.MarkDone()
+		t = p.next()
+	}
+}
+
+// release frees the slot of a task whose user code returned.
+func (p *pool) release() {
+	p.mu.Lock()
+	p.busy--
+	p.mu.Unlock()
+}
+
+// next takes the next queued task if a slot is free, or retires the
+// worker.
+func (p *pool) next() task {
+	cfg := p.config.Load()
+	p.mu.Lock()
+	if len(p.queue) == 0 || p.busy >= cfg.CoreSize {
+		p.mu.Unlock()
+		return nil
+	}
+	t := p.queue[0]
+	p.queue[0] = nil
+	p.queue = p.queue[1:]
+	p.busy++
+	n := len(p.queue)
+	p.mu.Unlock()
+	p.recorder.SetQueueSize(n)
+	return t
+}
+
+// PoolStatus reports the pool's sizes to its metrics, for the dashboard
+// stream.
+func (p *pool) PoolStatus() metricsstream.PoolStatus {
+	cfg := p.config.Load()
+	running, _ := p.size()
+	return metricsstream.PoolStatus{
+		CoreSize:                    cfg.CoreSize,
+		MaximumSize:                 cfg.CoreSize,
+		PoolSize:                    running,
+		LargestPoolSize:             int(p.largest.Load()),
+		MaxQueueSize:                cfg.MaxQueueSize,
+		QueueSizeRejectionThreshold: cfg.QueueSizeRejectionThreshold,
+	}
+}
+
+// configure changes the pool's size and queue threshold live. MaxQueueSize
+// is kept from creation, as in Hystrix. A larger CoreSize starts workers
+// for queued tasks at once.
+func (p *pool) configure(cfg PoolConfig) {
+	cfg = cfg.withDefaults()
+	cfg.MaxQueueSize = p.config.Load().MaxQueueSize
+	p.config.Store(&cfg)
+	for {
+		p.mu.Lock()
+		if len(p.queue) == 0 || p.busy >= cfg.CoreSize {
+			p.mu.Unlock()
+			return
+		}
+		t := p.queue[0]
+		p.queue[0] = nil
+		p.queue = p.queue[1:]
+		p.busy++
+		n := len(p.queue)
+		p.mu.Unlock()
+		p.recorder.SetQueueSize(n)
+		go p.work(t)
+	}
+}
+
+// idle reports whether the pool runs and queues nothing.
+func (p *pool) idle() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.busy == 0 && len(p.queue) == 0
+}
+
+// size reports the tasks running and the tasks queued.
+func (p *pool) size() (running, queued int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.busy, len(p.queue)
+}
+
+// storeMax raises a to v if v is larger.
+func storeMax(a *atomic.Int64, v int64) {
+	for {
+		old := a.Load()
+		if v <= old || a.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}

@@ -1,0 +1,337 @@
+package command
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+// Registry holds what commands of the same key share — one breaker, one
+// metrics, one pair of semaphores, one Config — and the worker pools by
+// pool key, as Hystrix's per-key factories do. The package-level functions
+// use DefaultRegistry; a separate Registry (with its own clock, say) keeps
+// tests and tenants apart. A Registry is safe for concurrent use.
+type Registry struct {
+	clock   clock.Clock
+	metrics *metricsstream.Registry
+	plugins pluginSet
+
+	mu          sync.Mutex // serializes creation
+	keys        sync.Map   // string → *keyState
+	pools       sync.Map   // string → *pool
+	poolConfigs sync.Map   // string → PoolConfig, from ConfigurePool
+	doCmds      sync.Map   // string → *doCommands
+	sweep       clock.Timer
+	closed      bool
+
+	// onCompletion, when set, sees every Completion after the metrics do.
+	onCompletion func(*metricsstream.Completion)
+}
+
+// RegistryOption configures a Registry.
+type RegistryOption interface{ applyRegistry(*Registry) }
+
+type registryClockOption struct{ c clock.Clock }
+
+func (o registryClockOption) applyRegistry(r *Registry) { r.clock = o.c }
+
+// WithClock makes the registry, and its metrics, breakers, timeouts and
+// pools, read time from c.
+func WithClock(c clock.Clock) RegistryOption { return registryClockOption{c} }
+
+// NewRegistry returns an empty Registry on the real clock unless an option
+// says otherwise.
+func NewRegistry(opts ...RegistryOption) *Registry {
+	r := &Registry{clock: clock.Real}
+	for _, o := range opts {
+		o.applyRegistry(r)
+	}
+	r.metrics = metricsstream.NewRegistry(r.clock)
+	return r
+}
+
+// DefaultRegistry is the registry of the package-level functions and of
+// commands made without WithRegistry.
+var DefaultRegistry = NewRegistry()
+
+// Metrics returns the registry's metrics, for the dashboard stream and
+// the Prometheus collector.
+func (r *Registry) Metrics() *metricsstream.Registry { return r.metrics }
+
+// Clock returns the registry's clock.
+func (r *Registry) Clock() clock.Clock { return r.clock }
+
+// keyState is what the commands of one key share.
+type keyState struct {
+	key         string
+	registry    *Registry
+	config      atomic.Pointer[Config]
+	metrics     *metricsstream.CommandMetrics
+	breaker     *breaker.Breaker
+	execSem     *semaphore
+	fallbackSem *semaphore
+	plugins     pluginSet
+	// defaultIsolation is what a Config's zero Isolation means for the
+	// key: SemaphoreIsolation for keys made by NewObservable.
+	defaultIsolation Isolation
+}
+
+// state returns the shared state of key, made with cfg if it is new.
+func (r *Registry) state(key string, cfg Config) *keyState {
+	return r.stateWithDefault(key, cfg, PoolIsolation)
+}
+
+// stateWithDefault is state for a kind of command whose default isolation
+// is isolation.
+func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation) *keyState {
+	if k, ok := r.keys.Load(key); ok {
+		return k.(*keyState)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if k, ok := r.keys.Load(key); ok {
+		return k.(*keyState)
+	}
+	cfg = cfg.withDefaults(key)
+	k := &keyState{
+		key:              key,
+		registry:         r,
+		defaultIsolation: isolation,
+		execSem:          newSemaphore(cfg.MaxConcurrentRequests),
+		fallbackSem:      newSemaphore(cfg.FallbackMaxConcurrentRequests),
+	}
+	k.config.Store(&cfg)
+	metricsCfg := cfg.Metrics
+	if metricsCfg.SlowCallDuration == 0 {
+		metricsCfg.SlowCallDuration = cfg.Breaker.SlowCallDuration
+	}
+	k.metrics = r.metrics.Command(key, metricsCfg)
+	k.breaker = breaker.New(cfg.Breaker, k.metrics, breaker.WithClock(r.clock), breaker.WithName(key))
+	k.metrics.SetStatusProvider(k)
+	r.keys.Store(key, k)
+	return k
+}
+
+// CommandStatus reports the key's group, pool, breaker and properties to
+// its metrics, for the dashboard stream.
+func (k *keyState) CommandStatus() metricsstream.CommandStatus {
+	cfg := k.config.Load()
+	open := !cfg.Breaker.Disabled && k.breaker.IsOpen()
+	st := metricsstream.CommandStatus{
+		Group:              cfg.Group,
+		Pool:               cfg.Pool,
+		CircuitBreakerOpen: open,
+		Properties: metricsstream.CommandProperties{
+			CircuitBreakerEnabled:         !cfg.Breaker.Disabled,
+			RequestVolumeThreshold:        orDefault(cfg.Breaker.RequestVolumeThreshold, breaker.DefaultRequestVolumeThreshold),
+			SleepWindow:                   orDefaultDuration(cfg.Breaker.SleepWindow, breaker.DefaultSleepWindow),
+			ErrorThresholdPercentage:      orDefault(cfg.Breaker.ErrorThresholdPercentage, breaker.DefaultErrorThresholdPercentage),
+			ForceOpen:                     cfg.Breaker.ForceOpen,
+			ForceClosed:                   cfg.Breaker.ForceClosed,
+			Isolation:                     cfg.Isolation.String(),
+			Timeout:                       max(cfg.Timeout, 0),
+			TimeoutEnabled:                cfg.Timeout > 0,
+			InterruptOnTimeout:            true,
+			MaxConcurrentRequests:         cfg.MaxConcurrentRequests,
+			FallbackMaxConcurrentRequests: cfg.FallbackMaxConcurrentRequests,
+			RequestCacheEnabled:           !cfg.RequestCacheDisabled,
+			RequestLogEnabled:             !cfg.RequestLogDisabled,
+		},
+	}
+	return st
+}
+
+func orDefault(v, d int) int {
+	if v == 0 {
+		return d
+	}
+	return v
+}
+
+func orDefaultDuration(v, d time.Duration) time.Duration {
+	if v == 0 {
+		return d
+	}
+	return v
+}
+
+// Configure changes the configuration of the commands of key, live: the
+// timeout, the permits, the breaker's thresholds and force flags and the
+// fallback switches apply to the next execution. Metrics windows are kept.
+// A key that has no command yet takes cfg as its first Config.
+func (r *Registry) Configure(key string, cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	k := r.state(key, cfg)
+	cfg = cfg.withDefaults(key)
+	if cfg.Isolation == PoolIsolation {
+		cfg.Isolation = k.defaultIsolation
+	}
+	cfg.Metrics = k.config.Load().Metrics
+	k.execSem.limit.Store(int64(cfg.MaxConcurrentRequests))
+	k.fallbackSem.limit.Store(int64(cfg.FallbackMaxConcurrentRequests))
+	k.breaker.SetConfig(cfg.Breaker)
+	k.config.Store(&cfg)
+	return nil
+}
+
+// Config returns the configuration in force for key, with defaults filled
+// in, and whether the key is known.
+func (r *Registry) Config(key string) (Config, bool) {
+	k, ok := r.keys.Load(key)
+	if !ok {
+		return Config{}, false
+	}
+	return *k.(*keyState).config.Load(), true
+}
+
+// Breaker returns the circuit breaker of key, or nil for an unknown key.
+func (r *Registry) Breaker(key string) *breaker.Breaker {
+	if k, ok := r.keys.Load(key); ok {
+		return k.(*keyState).breaker
+	}
+	return nil
+}
+
+// AddHook registers h for every command of the registry.
+func (r *Registry) AddHook(h ExecutionHook) { r.plugins.addHook(h) }
+
+// AddEventNotifier registers n for every command of the registry.
+func (r *Registry) AddEventNotifier(n EventNotifier) { r.plugins.addNotifier(n) }
+
+// AddKeyHook registers h for the commands of key.
+func (r *Registry) AddKeyHook(key string, h ExecutionHook) { r.state(key, Config{}).plugins.addHook(h) }
+
+// AddKeyEventNotifier registers n for the commands of key.
+func (r *Registry) AddKeyEventNotifier(key string, n EventNotifier) {
+	r.state(key, Config{}).plugins.addNotifier(n)
+}
+
+// ConfigurePool changes the pool named key live (CoreSize and
+// QueueSizeRejectionThreshold; MaxQueueSize is fixed when the pool is
+// made), or sets the configuration it will be made with.
+func (r *Registry) ConfigurePool(key string, cfg PoolConfig) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	r.poolConfigs.Store(key, cfg)
+	if p, ok := r.pools.Load(key); ok {
+		p.(*pool).configure(cfg)
+	}
+	return nil
+}
+
+// pool returns the pool named key, making it on first use. A pool made
+// for a per-call key is retired once idle for its IdleTimeout.
+func (r *Registry) pool(key string, perCall bool) *pool {
+	if p, ok := r.pools.Load(key); ok {
+		return p.(*pool)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p, ok := r.pools.Load(key); ok {
+		return p.(*pool)
+	}
+	var cfg PoolConfig
+	if c, ok := r.poolConfigs.Load(key); ok {
+		cfg = c.(PoolConfig)
+	}
+	pm := r.metrics.Pool(key, metricsstream.Config{})
+	p := newPool(key, cfg, perCall, pm)
+	pm.SetStatusProvider(p)
+	r.pools.Store(key, p)
+	if perCall && p.config.Load().IdleTimeout > 0 {
+		r.armSweepLocked(p.config.Load().IdleTimeout)
+	}
+	return p
+}
+
+// armSweepLocked schedules a sweep of idle per-call pools.
+func (r *Registry) armSweepLocked(after time.Duration) {
+	if r.sweep != nil || r.closed {
+		return
+	}
+	r.sweep = r.clock.AfterFunc(after, r.sweepPools)
+}
+
+// sweepPools retires per-call pools idle for their IdleTimeout and
+// re-arms itself while per-call pools remain.
+func (r *Registry) sweepPools() {
+	now := r.clock.Now().UnixNano()
+	next := time.Duration(0)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sweep = nil
+	r.pools.Range(func(key, v any) bool {
+		p := v.(*pool)
+		cfg := p.config.Load()
+		if !p.perCall || cfg.IdleTimeout <= 0 {
+			return true
+		}
+		idleFor := time.Duration(now - p.lastUsed.Load())
+		if idleFor >= cfg.IdleTimeout && p.idle() {
+			r.pools.Delete(key)
+			return true
+		}
+		wait := cfg.IdleTimeout - idleFor
+		if wait <= 0 {
+			wait = cfg.IdleTimeout
+		}
+		if next == 0 || wait < next {
+			next = wait
+		}
+		return true
+	})
+	if next > 0 {
+		r.armSweepLocked(next)
+	}
+}
+
+// PoolCount reports how many pools the registry holds.
+func (r *Registry) PoolCount() int {
+	n := 0
+	r.pools.Range(func(any, any) bool { n++; return true })
+	return n
+}
+
+// Close stops the registry's breakers' subscriptions and its pool sweep;
+// commands of a closed registry still run, but their breakers no longer
+// trip. It exists so that tests and short-lived registries leave no
+// ticker behind.
+func (r *Registry) Close() {
+	r.mu.Lock()
+	r.closed = true
+	if r.sweep != nil {
+		r.sweep.Stop()
+		r.sweep = nil
+	}
+	r.mu.Unlock()
+	r.keys.Range(func(_, v any) bool {
+		v.(*keyState).breaker.Close()
+		return true
+	})
+}
+
+// Configure changes the configuration of key in DefaultRegistry, live. It
+// panics with a message naming the field if cfg is invalid; use
+// Registry.Configure for an error instead.
+func Configure(key string, cfg Config) {
+	if err := DefaultRegistry.Configure(key, cfg); err != nil {
+		panic(fmt.Sprintf("command: Configure(%q): %v", key, err))
+	}
+}
+
+// ConfigurePool changes the pool key of DefaultRegistry, live. It panics
+// with a message naming the field if cfg is invalid; use
+// Registry.ConfigurePool for an error instead.
+func ConfigurePool(key string, cfg PoolConfig) {
+	if err := DefaultRegistry.ConfigurePool(key, cfg); err != nil {
+		panic(fmt.Sprintf("command: ConfigurePool(%q): %v", key, err))
+	}
+}
