@@ -186,18 +186,8 @@ func (m *CommandMetrics) touch() {
 	}
 }
 
-// lastActive returns roughly when the metrics last recorded something:
-// the start of the newest rolling bucket written, or their creation.
-func (m *CommandMetrics) lastActive() time.Time {
-	n := m.rolling.newest.Load()
-	if n < 0 {
-		return m.created
-	}
-	return m.rolling.epoch.Add(time.Duration(n) * m.rolling.width)
-}
-
 // idle reports whether nothing runs, nobody subscribes and nothing was
 // recorded for at least d.
 func (m *CommandMetrics) idle(now time.Time, d time.Duration) bool {
-	return m.concurrency.Load() == 0 && m.subscribers() == 0 && now.Sub(m.lastActive()) >= d
+	return m.concurrency.Load() == 0 && m.subscribers() == 0 && now.Sub(m.rolling.lastActive(m.created)) >= d
 }

@@ -35,11 +35,12 @@ const maxRingWords = 16
 // reader delayed by a whole bucket) is left out.
 type counterRing struct {
 	window
-	sums    int // packed counters
-	words   int // per bucket: (sums+1)/2, then the maxes
-	gens    []atomic.Int64
-	stripes []atomic.Pointer[[]atomic.Int64] // stripe s holds slot i at [i*words, (i+1)*words)
-	newest  atomic.Int64                     // the newest bucket a slot was claimed for
+	sums     int // packed counters
+	sumWords int // the words that hold them: (sums+1)/2
+	words    int // per bucket: the sum words, then the maxes
+	gens     []atomic.Int64
+	stripes  []atomic.Pointer[[]atomic.Int64] // stripe s holds slot i at [i*words, (i+1)*words)
+	newest   atomic.Int64                     // the newest bucket a slot was claimed for
 
 	// Running totals: nil for a ring that keeps none.
 	totals       []atomic.Int64 // per sum counter, of the slots recycled so far
@@ -52,7 +53,8 @@ type counterRing struct {
 // sums.
 func newCounterRing(epoch time.Time, width time.Duration, size, sums, maxes int, keepTotals bool) *counterRing {
 	r := &counterRing{window: window{epoch: epoch, width: width, size: size}, sums: sums}
-	r.words = (sums+1)/2 + maxes
+	r.sumWords = (sums + 1) / 2
+	r.words = r.sumWords + maxes
 	if r.words > maxRingWords {
 		panic("metricsstream: too many counters per bucket")
 	}
@@ -155,6 +157,16 @@ func (r *counterRing) claim(i int, old, n int64) bool {
 	return true
 }
 
+// lastActive returns the start of the newest bucket a recorder wrote to,
+// or since if none did.
+func (r *counterRing) lastActive(since time.Time) time.Time {
+	n := r.newest.Load()
+	if n < 0 {
+		return since
+	}
+	return r.epoch.Add(time.Duration(n) * r.width)
+}
+
 // stripeWords returns the words of stripe s, allocating them on first use.
 func (r *counterRing) stripeWords(s int) []atomic.Int64 {
 	p := r.stripes[s].Load()
@@ -180,7 +192,7 @@ func (r *counterRing) readSlot(i int, n int64, dst []int64) bool {
 		}
 		w := (*p)[i*r.words : (i+1)*r.words]
 		for j := range dst {
-			if j < (r.sums+1)/2 {
+			if j < r.sumWords {
 				dst[j] += w[j].Load()
 			} else {
 				dst[j] = max(dst[j], w[j].Load())
@@ -219,7 +231,7 @@ func (r *counterRing) maxOf(now int64, m int) int64 {
 	var v int64
 	for n := max(now-int64(r.size), 0); n < now; n++ {
 		if r.readSlot(int(n)&(len(r.gens)-1), n, words) {
-			v = max(v, words[(r.sums+1)/2+m])
+			v = max(v, words[r.sumWords+m])
 		}
 	}
 	return v

@@ -138,16 +138,10 @@ func (p *PoolMetrics) touch() {
 	}
 }
 
-func (p *PoolMetrics) lastActive() time.Time {
-	n := p.rolling.newest.Load()
-	if n < 0 {
-		return p.created
-	}
-	return p.rolling.epoch.Add(time.Duration(n) * p.rolling.width)
-}
-
+// idle reports whether nothing runs or waits and nothing was recorded
+// for at least d.
 func (p *PoolMetrics) idle(now time.Time, d time.Duration) bool {
-	return p.active.Load() == 0 && p.queue.Load() == 0 && now.Sub(p.lastActive()) >= d
+	return p.active.Load() == 0 && p.queue.Load() == 0 && now.Sub(p.rolling.lastActive(p.created)) >= d
 }
 
 // PoolStatus is what a worker pool knows of itself that its metrics do

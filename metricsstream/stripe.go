@@ -18,9 +18,10 @@ import (
 // goroutines over the stripes. Which stripe a count lands in never
 // matters for correctness.
 
-// stripeCount is the number of stripes: four per processor, so that
-// recorders running at once seldom share one, at most 64.
-var stripeCount = min(1<<bits.Len(uint(4*runtime.GOMAXPROCS(0)-1)), 64)
+// stripeCount is the number of stripes: four per processor (rounded up to
+// a power of two), so that recorders running at once seldom share one, and
+// at most 32, which bounds what the counters of a busy key cost.
+var stripeCount = min(1<<bits.Len(uint(4*runtime.GOMAXPROCS(0)-1)), 32)
 
 // stripeShift turns a 64-bit hash into a stripe number.
 var stripeShift = 64 - bits.TrailingZeros(uint(stripeCount))
