@@ -51,13 +51,23 @@ func NewRegistry(opts ...RegistryOption) *Registry {
 	for _, o := range opts {
 		o.applyRegistry(r)
 	}
-	r.metrics = metricsstream.NewRegistry(r.clock)
+	if r.metrics == nil {
+		r.metrics = metricsstream.NewRegistry(r.clock)
+	}
 	return r
 }
 
+// registryMetricsOption makes a registry record into metrics of its own
+// choosing, which must read the registry's clock.
+type registryMetricsOption struct{ m *metricsstream.Registry }
+
+func (o registryMetricsOption) applyRegistry(r *Registry) { r.metrics = o.m }
+
 // DefaultRegistry is the registry of the package-level functions and of
-// commands made without WithRegistry.
-var DefaultRegistry = NewRegistry()
+// commands made without WithRegistry. Its metrics are
+// metricsstream.DefaultRegistry, which metricsstream.Handler (the dashboard
+// stream) reads when given no registry.
+var DefaultRegistry = NewRegistry(registryMetricsOption{metricsstream.DefaultRegistry})
 
 // Metrics returns the registry's metrics, for the dashboard stream and
 // the Prometheus collector.

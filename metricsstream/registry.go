@@ -32,6 +32,10 @@ type Registry struct {
 // unless they are given another. It never evicts keys.
 var DefaultRegistry = NewRegistry(clock.Real)
 
+// Clock returns the clock the registry's metrics read time from. The
+// dashboard stream ([Handler]) ticks on it.
+func (r *Registry) Clock() clock.Clock { return r.clock }
+
 // RegistryOption configures a Registry.
 type RegistryOption interface{ apply(*Registry) }
 
