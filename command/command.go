@@ -87,7 +87,7 @@ func (c *Command[In, Out]) Execute(ctx context.Context, in In) (Out, error) {
 	default:
 		v, err = c.executeInPool(ctx, &e, in)
 	}
-	e.finish(c.k.registry.clock.Now())
+	e.finish(e.endTime())
 	return v, err
 }
 

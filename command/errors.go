@@ -25,6 +25,8 @@ const (
 	FallbackRejectedFailure
 	// BadRequestFailure: run reported a bad request (see BadRequest).
 	BadRequestFailure
+
+	numFailureTypes = iota
 )
 
 var failureNames = [...]string{
@@ -139,23 +141,17 @@ func (e *Error) Error() string {
 	return msg
 }
 
-// Is reports whether target is the sentinel of e's Failure.
+// Is reports whether target is the sentinel of e's Failure, or is found
+// in e's FallbackErr. (Cause is found through Unwrap.)
 func (e *Error) Is(target error) bool {
-	s := e.Failure.sentinel()
-	return s != nil && s == target
+	if s := e.Failure.sentinel(); s != nil && s == target {
+		return true
+	}
+	return e.FallbackErr != nil && errors.Is(e.FallbackErr, target)
 }
 
-// Unwrap returns the cause and the fallback's error.
-func (e *Error) Unwrap() []error {
-	errs := make([]error, 0, 2)
-	if e.Cause != nil {
-		errs = append(errs, e.Cause)
-	}
-	if e.FallbackErr != nil {
-		errs = append(errs, e.FallbackErr)
-	}
-	return errs
-}
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Cause }
 
 // BadRequest marks err as the caller's fault: a command whose run returns
 // it (or an error wrapping it) records BAD_REQUEST, runs no fallback, does
@@ -175,11 +171,8 @@ func (b *badRequestError) Unwrap() error        { return b.err }
 func (b *badRequestError) Is(target error) bool { return target == ErrBadRequest }
 
 // IsBadRequest reports whether err is, or wraps, an error made by
-// BadRequest.
-func IsBadRequest(err error) bool {
-	var b *badRequestError
-	return errors.As(err, &b)
-}
+// BadRequest (or ErrBadRequest itself).
+func IsBadRequest(err error) bool { return errors.Is(err, ErrBadRequest) }
 
 // PanicError is the cause recorded when run or a fallback panics: the
 // panic is recovered and counted as a failure.

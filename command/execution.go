@@ -23,6 +23,8 @@ type execution struct {
 	events      metricsstream.EventCounts
 	executed    bool          // user code ran
 	execLatency time.Duration // set when run ended, timed out or was cancelled
+	end         time.Time     // when run's outcome was recorded; zero before
+	fellBack    bool          // a fallback ran after end
 	concurrency int64         // at the start of run
 	terminal    bool          // a terminal event was recorded
 
@@ -94,7 +96,7 @@ func (e *execution) poolRejected() {
 // runStarted records that user code is about to run.
 func (e *execution) runStarted() {
 	e.executed = true
-	e.concurrency = e.k.metrics.MarkStart()
+	e.concurrency = e.k.metrics.MarkStartAt(e.start)
 	e.hook(func(h ExecutionHook) { h.ExecutionStart(e.k.key) })
 }
 
@@ -106,6 +108,7 @@ func (e *execution) markNonSuccess() {
 
 // succeeded records SUCCESS and tells the breaker.
 func (e *execution) succeeded(now time.Time) {
+	e.end = now
 	e.execLatency = now.Sub(e.start)
 	e.mark(metricsstream.Success)
 	if !e.cfg.Breaker.Disabled {
@@ -153,6 +156,7 @@ func classifyInTime(callerCtx, runCtx context.Context, err error) outcome {
 // failed records the event of a run that ended in error and tells the
 // breaker. It returns the failure type for the fallback.
 func (e *execution) failed(o outcome, err error, now time.Time) FailureType {
+	e.end = now
 	e.execLatency = now.Sub(e.start)
 	switch o {
 	case outcomeTimeout:
@@ -194,6 +198,18 @@ func (e *execution) cancelled(now time.Time) {
 	e.hook(func(h ExecutionHook) { h.Unsubscribe(e.k.key) })
 }
 
+// endTime returns when the execution ended, reading the clock only if
+// nothing recorded the end yet or a fallback ran since.
+func (e *execution) endTime() time.Time {
+	if e.end.IsZero() && !e.executed && !e.fellBack {
+		return e.start // short-circuited or rejected, nothing ran since
+	}
+	if e.end.IsZero() || e.fellBack {
+		return e.k.registry.clock.Now()
+	}
+	return e.end
+}
+
 // finish releases the permits and publishes the Completion, once.
 func (e *execution) finish(now time.Time) {
 	if e.finished {
@@ -223,8 +239,9 @@ func (e *execution) finish(now time.Time) {
 		c.ExecutionLatency = -1
 	}
 	e.k.metrics.MarkCompletion(&c)
-	if e.k.registry.onCompletion != nil {
-		e.k.registry.onCompletion(&c)
+	if f := e.k.registry.onCompletion; f != nil {
+		seen := c // a copy, so that c stays on the stack
+		f(&seen)
 	}
 }
 

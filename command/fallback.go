@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
@@ -34,23 +35,49 @@ func recoverWith[In, Out any](ctx context.Context, e *execution, in In, fallback
 // it records why and returns the error for the caller; when it may, it
 // holds a fallback permit and returns the error to pass to the fallback.
 func fallbackPermitted(e *execution, hasFallback bool, failure FailureType, cause error) (*Error, bool) {
-	cmdErr := e.commandError(failure, cause)
+	var cmdErr *Error
 	switch {
 	case e.cfg.FallbackDisabled:
-		cmdErr.FallbackErr = ErrFallbackDisabled
+		cmdErr = e.k.failureError(failure, cause, ErrFallbackDisabled)
 	case !hasFallback:
 		e.mark(metricsstream.FallbackMissing)
-		cmdErr.FallbackErr = ErrFallbackMissing
+		cmdErr = e.k.failureError(failure, cause, ErrFallbackMissing)
 	case !e.k.fallbackSem.tryAcquire():
 		e.mark(metricsstream.FallbackRejection)
-		cmdErr.Failure, cmdErr.FallbackErr = FallbackRejectedFailure, ErrFallbackRejected
+		cmdErr = e.k.failureError(FallbackRejectedFailure, cause, ErrFallbackRejected)
 	default:
 		e.fallbackPermit = true
+		e.fellBack = true
 		e.hook(func(h ExecutionHook) { h.FallbackStart(e.k.key) })
-		return cmdErr, true
+		return e.commandError(failure, cause), true
 	}
 	e.hook(func(h ExecutionHook) { h.Error(e.k.key, cmdErr.Failure, cmdErr) })
 	return cmdErr, false
+}
+
+// failureError returns the *Error of a failure the fallback did not
+// mend. Where the cause is the failure's own sentinel (short-circuits,
+// rejections, timeouts) the error is the same for every execution of the
+// key and is made once: an open circuit answers without allocating.
+func (k *keyState) failureError(failure FailureType, cause, fallbackErr error) *Error {
+	if cause != failure.sentinel() || cause == nil {
+		return &Error{Command: k.key, Failure: failure, Cause: cause, FallbackErr: fallbackErr}
+	}
+	var slot *atomic.Pointer[Error]
+	switch fallbackErr {
+	case ErrFallbackMissing:
+		slot = &k.errs[failure][0]
+	case ErrFallbackDisabled:
+		slot = &k.errs[failure][1]
+	default:
+		slot = &k.errs[failure][2]
+	}
+	if err := slot.Load(); err != nil {
+		return err
+	}
+	err := &Error{Command: k.key, Failure: failure, Cause: cause, FallbackErr: fallbackErr}
+	slot.CompareAndSwap(nil, err)
+	return slot.Load()
 }
 
 // fallbackFailed records FALLBACK_FAILURE and returns the caller's error.

@@ -86,6 +86,9 @@ type keyState struct {
 	execSem     *semaphore
 	fallbackSem *semaphore
 	plugins     pluginSet
+	// errs caches the errors whose every field is fixed for the key, by
+	// failure type and fallback error (missing, disabled, rejected).
+	errs [numFailureTypes][3]atomic.Pointer[Error]
 	// defaultIsolation is what a Config's zero Isolation means for the
 	// key: SemaphoreIsolation for keys made by NewObservable.
 	defaultIsolation Isolation

@@ -1,5 +1,3 @@
-//go:build rxhystrix
-
 package isolation
 
 import (

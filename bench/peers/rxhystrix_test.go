@@ -1,5 +1,3 @@
-//go:build rxhystrix
-
 package peers
 
 import (
@@ -57,16 +55,10 @@ func init() {
 	ourRows = append(ourRows,
 		rxhystrixRow("rxhystrix-semaphore", semaphore(-1), false, false),
 		rxhystrixRow("rxhystrix-semaphore-timeout", semaphore(time.Second), false, false),
-		// A pool worker gives its result to the caller before it retires,
-		// so a caller that comes straight back can find every worker still
-		// busy, as with a Hystrix thread pool; a queue as deep as the
-		// callers takes that call instead of rejecting it.
+		// CoreSize slots for as many callers, and no queue: a slot is free
+		// again before its caller gets the result.
 		rxhystrixRow("rxhystrix-pool", func(key string, callers int) command.Config {
-			command.ConfigurePool(key, command.PoolConfig{
-				CoreSize:                    callers,
-				MaxQueueSize:                callers,
-				QueueSizeRejectionThreshold: callers,
-			})
+			command.ConfigurePool(key, command.PoolConfig{CoreSize: callers})
 			return command.Config{Pool: key, Isolation: command.PoolIsolation, Timeout: time.Second}
 		}, false, false),
 		rxhystrixRow("rxhystrix-observable", semaphore(-1), true, false),
