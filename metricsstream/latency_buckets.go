@@ -1,0 +1,76 @@
+package metricsstream
+
+import (
+	"sort"
+	"time"
+)
+
+// LatencyBucket is the latencies recorded in one closed bucket of a
+// command's percentile window.
+type LatencyBucket struct {
+	// Start is when the bucket began. A bucket is Config.PercentileWindow /
+	// Config.PercentileBuckets long, and buckets follow each other from the
+	// creation of the metrics.
+	Start time.Time
+	Latencies
+}
+
+// LatencyBuckets returns the closed buckets of the percentile window that
+// hold latencies, oldest first: the pieces [CommandMetrics.Latencies]
+// merges. A bucket is returned, unchanged, for as long as it stays in the
+// window, so a reader that folds each bucket into a running total once (by
+// its Start) sees every latency, provided it reads at least once per
+// percentile window; the Prometheus collector builds its cumulative
+// histograms that way.
+func (m *CommandMetrics) LatencyBuckets() []LatencyBucket {
+	return m.latency.closedBuckets(m.latency.bucketAt(m.clock.Now()))
+}
+
+// closedBuckets returns the non-empty closed buckets of the window at
+// bucket now, oldest first.
+func (r *latencyRing) closedBuckets(now int64) []LatencyBucket {
+	var out []LatencyBucket
+	// A slot recycled while it is read makes the reading start over, as
+	// in distributions.
+	for range 3 {
+		out = out[:0]
+		var gens []int64
+		for n := max(now-int64(r.size), 0); n < now; n++ {
+			i := int(n) & (len(r.gens) - 1)
+			if r.gens[i].Load() != n {
+				continue
+			}
+			gens = append(gens, n)
+			b := LatencyBucket{Start: r.epoch.Add(time.Duration(n) * r.width)}
+			if h := r.slots[i].execution.Load(); h != nil {
+				b.Execution = merge([]*histogram{h})
+			}
+			if h := r.slots[i].total.Load(); h != nil {
+				b.Total = merge([]*histogram{h})
+			}
+			if b.Execution.Count() > 0 || b.Total.Count() > 0 {
+				out = append(out, b)
+			}
+		}
+		if r.unchanged(gens) {
+			break
+		}
+	}
+	return out
+}
+
+// CountAtOrBelow returns how many latencies of the distribution are at most
+// v, to the distribution's precision: a latency counts when it is
+// equivalent to v or lower (3 significant digits), as HdrHistogram's
+// getCountBetweenValues(0, v). It returns 0 for a negative v.
+func (d Distribution) CountAtOrBelow(v time.Duration) int64 {
+	if d.count == 0 || v < 0 {
+		return 0
+	}
+	index := histIndex(int64(v / histUnit))
+	i := sort.Search(len(d.bins), func(i int) bool { return int(d.bins[i].index) > index })
+	if i == 0 {
+		return 0
+	}
+	return d.bins[i-1].cumulative
+}
