@@ -7,88 +7,109 @@ import (
 )
 
 // Create returns a cold Observable whose every subscription calls f with
-// the subscription's context and an observer. f may emit from any
-// goroutine, but not concurrently; emissions after a terminal event or
-// after ctx is done are dropped. f should stop when ctx is done.
+// the subscription's context and an observer. f may emit synchronously,
+// before it returns, or later from goroutines it starts, but never
+// concurrently. Emissions after a terminal event or after ctx is done are
+// dropped. ctx is done once the subscriber no longer wants values (it
+// unsubscribed, a Take or First downstream has what it needs, a Timeout
+// fired, the stream terminated); f and any goroutine it starts should
+// then stop.
+//
+// It panics if f is nil.
 func Create[T any](f func(ctx context.Context, o Observer[T])) Observable[T] {
 	if f == nil {
 		panic("observable: Create with nil f")
 	}
-	return Observable[T]{subscribe: func(ctx context.Context, o Observer[T]) {
-		f(ctx, &createObserver[T]{ctx: ctx, ob: o})
-	}}
+	return Observable[T]{src: createSource[T](f)}
+}
+
+type createSource[T any] func(ctx context.Context, o Observer[T])
+
+func (f createSource[T]) subscribe(s *scope, o Observer[T]) {
+	f(s, &createObserver[T]{s: s, ob: o})
 }
 
 // createObserver keeps a producer to the Rx grammar.
 type createObserver[T any] struct {
-	ctx     context.Context
+	s       *scope
 	stopped atomic.Bool
 	ob      Observer[T]
 }
 
 func (c *createObserver[T]) OnNext(v T) {
-	if !c.stopped.Load() && c.ctx.Err() == nil {
+	if !c.stopped.Load() && c.s.live() {
 		c.ob.OnNext(v)
 	}
 }
 
 func (c *createObserver[T]) OnError(err error) {
-	if c.stopped.CompareAndSwap(false, true) && c.ctx.Err() == nil {
+	if c.stopped.CompareAndSwap(false, true) && c.s.live() {
 		c.ob.OnError(err)
 	}
 }
 
 func (c *createObserver[T]) OnCompleted() {
-	if c.stopped.CompareAndSwap(false, true) && c.ctx.Err() == nil {
+	if c.stopped.CompareAndSwap(false, true) && c.s.live() {
 		c.ob.OnCompleted()
 	}
 }
 
 // Just returns an Observable that emits vs in order, then completes. vs is
-// copied.
+// copied; the values themselves are shared by every subscription.
 func Just[T any](vs ...T) Observable[T] {
 	if len(vs) == 1 {
-		v := vs[0]
-		return Observable[T]{subscribe: func(ctx context.Context, o Observer[T]) {
-			o.OnNext(v)
-			o.OnCompleted()
-		}}
+		return Observable[T]{src: justOne[T]{vs[0]}}
 	}
-	vs = slices.Clone(vs)
-	return Observable[T]{subscribe: func(ctx context.Context, o Observer[T]) {
-		for _, v := range vs {
-			if ctx.Err() != nil {
-				return
-			}
-			o.OnNext(v)
+	return Observable[T]{src: justMany[T]{slices.Clone(vs)}}
+}
+
+type justMany[T any] struct{ vs []T }
+
+func (j justMany[T]) subscribe(s *scope, o Observer[T]) {
+	for _, v := range j.vs {
+		if !s.live() {
+			return
 		}
-		o.OnCompleted()
-	}}
+		o.OnNext(v)
+	}
+	o.OnCompleted()
+}
+
+type justOne[T any] struct{ v T }
+
+func (j justOne[T]) subscribe(s *scope, o Observer[T]) {
+	o.OnNext(j.v)
+	o.OnCompleted()
 }
 
 // Error returns an Observable that fails with err at once.
 func Error[T any](err error) Observable[T] {
-	return Observable[T]{subscribe: func(ctx context.Context, o Observer[T]) { o.OnError(err) }}
+	return Observable[T]{src: sourceFunc[T](func(s *scope, o Observer[T]) { o.OnError(err) })}
 }
 
 // Empty returns an Observable that completes at once.
 func Empty[T any]() Observable[T] {
-	return Observable[T]{subscribe: func(ctx context.Context, o Observer[T]) { o.OnCompleted() }}
+	return Observable[T]{src: sourceFunc[T](func(s *scope, o Observer[T]) { o.OnCompleted() })}
 }
 
 // Never returns an Observable that emits nothing and never terminates; its
-// subscription ends only by Unsubscribe or its context.
+// subscriptions end only by Unsubscribe or their context.
 func Never[T any]() Observable[T] {
-	return Observable[T]{subscribe: func(ctx context.Context, o Observer[T]) {}}
+	return Observable[T]{src: sourceFunc[T](func(s *scope, o Observer[T]) {})}
 }
 
 // Defer returns an Observable that calls f at each subscription and
-// subscribes to the Observable it returns.
+// subscribes to the Observable it returns. A zero Observable from f
+// completes at once.
+//
+// It panics if f is nil.
 func Defer[T any](f func() Observable[T]) Observable[T] {
 	if f == nil {
 		panic("observable: Defer with nil f")
 	}
-	return Observable[T]{subscribe: func(ctx context.Context, o Observer[T]) {
-		f().run(ctx, o)
-	}}
+	return Observable[T]{src: deferSource[T](f)}
 }
+
+type deferSource[T any] func() Observable[T]
+
+func (f deferSource[T]) subscribe(s *scope, o Observer[T]) { f().run(s, o) }

@@ -1,84 +1,95 @@
 package observable
 
-import (
-	"context"
-	"errors"
-)
-
-// ErrTimeout is the error of an Observable that did not terminate within
-// the duration given to [Observable.Timeout].
-var ErrTimeout = errors.New("observable: timed out")
-
-// ErrEmpty is returned by [Observable.First] and [Observable.Last] when the
-// Observable completed without emitting a value.
-var ErrEmpty = errors.New("observable: completed without a value")
+import "context"
 
 // Observer receives the notifications of an Observable: OnNext any number
 // of times, then at most one of OnError and OnCompleted. An Observable
-// never calls an Observer concurrently.
+// never calls an Observer concurrently, but it may call it from different
+// goroutines one after another.
 type Observer[T any] interface {
 	OnNext(v T)
 	OnError(err error)
 	OnCompleted()
 }
 
-// Subscription is a live subscription to an Observable.
+// Subscription is a live subscription to an Observable. Its methods are
+// safe for concurrent use.
 type Subscription interface {
-	// Unsubscribe stops the subscription: the source sees its context done
-	// and the observer receives nothing more. It is safe to call more than
-	// once and from any goroutine.
+	// Unsubscribe stops the subscription: the source sees its context
+	// done and the observer receives nothing more. It is safe to call
+	// more than once and from any goroutine; after a terminal event it
+	// does nothing.
 	Unsubscribe()
-	// Done returns a channel closed when the subscription has ended, by a
-	// terminal event (after the observer received it) or by Unsubscribe or
-	// the end of the subscriber's context.
+	// Done returns a channel closed when the subscription has ended: by a
+	// terminal event (after the observer received it), by Unsubscribe, or
+	// by the end of the context given to Subscribe.
 	Done() <-chan struct{}
 }
 
 // Observable is a typed, push-based stream of values. It is cold unless
 // documented otherwise: each subscription runs the source anew. Nothing
-// switches goroutines unless an operator says it does (SubscribeOn,
-// Timeout, FromChannel, Merge or FlatMap of asynchronous sources).
+// switches goroutines unless an operator says it does ([Observable.SubscribeOn],
+// [Observable.Timeout], [FromChannel], [Interval], [FromRx], and [Merge] or
+// [FlatMap] of asynchronous sources).
 //
-// The zero Observable completes at once without emitting.
+// An Observable is an immutable value: copying it is cheap, and it is safe
+// to subscribe to from many goroutines at once. The zero Observable
+// completes at once without emitting.
 type Observable[T any] struct {
-	// subscribe runs the source for one subscription. ctx is done when the
-	// subscriber stops; o is never called after a terminal event.
-	subscribe func(ctx context.Context, o Observer[T])
+	src source[T] // nil for the zero Observable
 }
 
+// source is what an Observable runs for each subscription.
+type source[T any] interface {
+	// subscribe runs the source for one subscription. s is the context
+	// the source sees; o is the downstream observer. The source must
+	// follow the Rx grammar and stop calling o once s has ended.
+	subscribe(s *scope, o Observer[T])
+}
+
+// sourceFunc adapts a function to source.
+type sourceFunc[T any] func(s *scope, o Observer[T])
+
+func (f sourceFunc[T]) subscribe(s *scope, o Observer[T]) { f(s, o) }
+
 // Subscribe starts a subscription that delivers to ob. The subscription
-// ends at the first terminal event, on Unsubscribe, or when ctx is done;
-// the source sees its context done in each case. For a synchronous source
-// Subscribe returns after the source has finished.
+// ends at the first terminal event, on Unsubscribe, or when ctx is done
+// (a nil ctx means context.Background); the source sees its context done
+// in each case. Subscribe runs the source on the calling goroutine: for a
+// synchronous source it returns after the source has finished, for an
+// asynchronous one it returns once the source has started.
+//
+// It panics if ob is nil.
 func (o Observable[T]) Subscribe(ctx context.Context, ob Observer[T]) Subscription {
 	if ob == nil {
-		panic("observable: Subscribe with nil observer")
+		panic("observable: Subscribe with nil ob")
 	}
 	s := &subscriber[T]{ob: ob}
-	s.init(ctx)
-	o.run(s, s)
+	s.init(ctx, nil)
+	o.run(&s.scope, s)
 	return s
 }
 
-// SubscribeFunc subscribes with functions; any of them may be nil.
+// SubscribeFunc subscribes with functions: next for each value, err for an
+// error, done for completion. Any of them may be nil.
 func (o Observable[T]) SubscribeFunc(ctx context.Context, next func(T), err func(error), done func()) Subscription {
 	return o.Subscribe(ctx, funcObserver[T]{next: next, err: err, done: done})
 }
 
-// run subscribes o's source with ctx and ob, unless ctx is already done.
-func (o Observable[T]) run(ctx context.Context, ob Observer[T]) {
-	if ctx.Err() != nil {
+// run subscribes o's source with s and ob, unless s has begun to end.
+func (o Observable[T]) run(s *scope, ob Observer[T]) {
+	if !s.live() {
 		return
 	}
-	if o.subscribe == nil {
+	if o.src == nil {
 		ob.OnCompleted()
 		return
 	}
-	o.subscribe(ctx, ob)
+	o.src.subscribe(s, ob)
 }
 
-// subscriber is the end of a chain: it is the subscription, the context
-// the source sees, and the guard that enforces the Rx grammar.
+// subscriber is the end of a chain: it is the subscription, the scope the
+// source sees, and the guard that keeps the observer to the Rx grammar.
 type subscriber[T any] struct {
 	scope
 	ob Observer[T]
@@ -92,20 +103,21 @@ func (s *subscriber[T]) OnNext(v T) {
 
 func (s *subscriber[T]) OnError(err error) {
 	if s.begin() {
+		defer s.finish(context.Canceled)
 		s.ob.OnError(err)
-		s.finish(context.Canceled)
 	}
 }
 
 func (s *subscriber[T]) OnCompleted() {
 	if s.begin() {
+		defer s.finish(context.Canceled)
 		s.ob.OnCompleted()
-		s.finish(context.Canceled)
 	}
 }
 
 func (s *subscriber[T]) Unsubscribe() { s.cancel(context.Canceled) }
 
+// funcObserver adapts three optional functions to Observer.
 type funcObserver[T any] struct {
 	next func(T)
 	err  func(error)

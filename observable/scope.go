@@ -14,31 +14,89 @@ const (
 	scopeEnded               // ended; err is set and readable
 )
 
-// scope is the cancellation scope of one subscription. It is a
-// context.Context that is done when the subscription ends: on a terminal
-// event, on Unsubscribe, or when the parent context is done. It implements
-// the AfterFunc method that package context looks for, so contexts derived
-// from it (context.WithTimeout in a command, say) hook into it without a
-// watcher goroutine. What only watchers need (a lock, the done channel,
-// callbacks) is allocated when somebody first watches: a synchronous
-// subscription that nobody watches costs one small allocation and two
-// atomic operations.
+// scope is the cancellation scope of one subscription, or of the part of
+// one that an operator may cut off (Take, Timeout, Merge...). It is the
+// context.Context its source sees, done when the subscription ends: on a
+// terminal event, on Unsubscribe, when the operator that owns it cancels
+// it, or when its parent ends.
+//
+// Most scopes are never watched: a synchronous source only asks, between
+// values, whether its scope is still live. So a scope whose parent is a
+// scope (its up) does not link itself into the parent until somebody
+// watches it (asks for Done, hooks a callback, derives a context); until
+// then it is live only while its own state and every up scope's are live.
+// Once watched, it links into its up scope's hooks, which in turn gets
+// watched, so that the end of any scope is pushed down to every watched
+// scope below it, with no goroutine. A scope whose parent is another
+// cancellable context watches it with context.AfterFunc. The scope also
+// implements the AfterFunc method package context looks for, so contexts
+// derived from it hook into it without a watcher goroutine.
 type scope struct {
-	parent context.Context
-	state  atomic.Int32
-	err    error // written while ending, read once ended
-	watch  atomic.Pointer[scopeWatch]
+	parent    context.Context // never nil; gives Value and Deadline
+	up        *scope          // parent, if it is a scope
+	linkSpace *hook           // where to keep the link into up; nil to allocate one
+	state     atomic.Int32
+	watched   atomic.Bool // set before anything is hooked into the scope
+	err       error       // written before state becomes scopeEnded
+
+	mu    sync.Mutex
+	hooks hookList    // run when the scope ends; guarded by mu
+	link  *hook       // the scope's entry in up's hooks, once linked; guarded by mu
+	extra *scopeExtra // guarded by mu; made when first needed
 }
 
-// scopeWatch holds what the watchers of a scope need.
-type scopeWatch struct {
-	mu         sync.Mutex
+// scopeExtra holds what few scopes need. An operator that always needs it
+// embeds one and points its scope at it.
+type scopeExtra struct {
 	done       chan struct{}
-	callbacks  []*scopeCallback
-	stopParent func() bool
+	stopParent func() bool // stops the context.AfterFunc watching parent
+	deadline   time.Time   // if not zero, the scope's own deadline
 }
 
-type scopeCallback struct{ f func() }
+// An ender is told that a scope it hooked into has ended.
+type ender interface{ scopeEnded(err error) }
+
+// hook is an entry in a scope's intrusive list of things to tell when it
+// ends. It is embedded in whatever needs telling, so hooking allocates
+// nothing.
+type hook struct {
+	prev, next *hook
+	linked     bool
+	target     ender
+}
+
+// hookList is a doubly linked list of hooks, in the order they were added.
+type hookList struct{ head, tail *hook }
+
+func (l *hookList) push(h *hook) {
+	h.prev, h.next, h.linked = l.tail, nil, true
+	if l.tail != nil {
+		l.tail.next = h
+	} else {
+		l.head = h
+	}
+	l.tail = h
+}
+
+func (l *hookList) remove(h *hook) {
+	if h.prev != nil {
+		h.prev.next = h.next
+	} else {
+		l.head = h.next
+	}
+	if h.next != nil {
+		h.next.prev = h.prev
+	} else {
+		l.tail = h.prev
+	}
+	h.prev, h.next, h.linked = nil, nil, false
+}
+
+// funcEnder adapts a function to ender (for the context package's
+// AfterFunc).
+type funcEnder func()
+
+func (f funcEnder) scopeEnded(error) { f() }
 
 // closedChan is the done channel of every scope that ended before its Done
 // was asked for.
@@ -48,11 +106,32 @@ var closedChan = func() chan struct{} {
 	return c
 }()
 
-func (s *scope) init(parent context.Context) {
+// newScope returns a live scope whose parent is parent.
+func newScope(parent context.Context) *scope {
+	s := new(scopeWithLink)
+	s.init(parent, &s.l)
+	return &s.scope
+}
+
+// scopeWithLink is a scope and room for its link in one allocation.
+type scopeWithLink struct {
+	scope
+	l hook
+}
+
+// init makes s a scope of parent; a nil parent means context.Background.
+// If parent is a scope, link is where s will keep its entry in the
+// parent's hooks once watched: a field next to s, or nil to allocate one
+// then.
+func (s *scope) init(parent context.Context, link *hook) {
 	if parent == nil {
 		parent = context.Background()
 	}
 	s.parent = parent
+	if p, ok := parent.(*scope); ok {
+		s.up, s.linkSpace = p, link
+		return
+	}
 	if parent.Done() == nil {
 		return
 	}
@@ -60,28 +139,44 @@ func (s *scope) init(parent context.Context) {
 		s.cancel(err)
 		return
 	}
-	w := s.watcher()
-	w.mu.Lock()
-	w.stopParent = context.AfterFunc(parent, s.cancelFromParent)
-	w.mu.Unlock()
-}
-
-// watcher returns the scope's watch, making it on first use.
-func (s *scope) watcher() *scopeWatch {
-	if w := s.watch.Load(); w != nil {
-		return w
+	stop := context.AfterFunc(parent, s.cancelFromParent)
+	s.watched.Store(true)
+	s.mu.Lock()
+	if s.state.Load() == scopeEnded {
+		s.mu.Unlock()
+		stop()
+		return
 	}
-	s.watch.CompareAndSwap(nil, new(scopeWatch))
-	return s.watch.Load()
+	s.extraLocked().stopParent = stop
+	s.mu.Unlock()
 }
 
 func (s *scope) cancelFromParent() { s.cancel(s.parent.Err()) }
 
+// scopeEnded ends s when its up scope ends.
+func (s *scope) scopeEnded(err error) { s.cancel(err) }
+
+// extraLocked returns s.extra, making it if need be.
+func (s *scope) extraLocked() *scopeExtra {
+	if s.extra == nil {
+		s.extra = new(scopeExtra)
+	}
+	return s.extra
+}
+
 // begin claims the right to end the scope; only one caller gets it.
 func (s *scope) begin() bool { return s.state.CompareAndSwap(scopeLive, scopeEnding) }
 
-// live reports whether the scope has not begun to end.
-func (s *scope) live() bool { return s.state.Load() == scopeLive }
+// live reports whether neither the scope nor any up scope has begun to
+// end.
+func (s *scope) live() bool {
+	for x := s; x != nil; x = x.up {
+		if x.state.Load() != scopeLive {
+			return false
+		}
+	}
+	return true
+}
 
 // cancel ends the scope with err; later calls do nothing.
 func (s *scope) cancel(err error) {
@@ -90,89 +185,150 @@ func (s *scope) cancel(err error) {
 	}
 }
 
-// finish ends a scope whose begin succeeded.
+// finish ends a scope whose begin succeeded: it closes the done channel,
+// unlinks from its up scope and tells its hooks, in the order they were
+// added, on the calling goroutine.
+//
+// A scope nobody watches ends without taking its lock: a watcher sets
+// watched before it looks at state (under the lock), and finish sets
+// state before it looks at watched, so at least one of them sees the
+// other.
 func (s *scope) finish(err error) {
 	s.err = err
 	s.state.Store(scopeEnded)
-	w := s.watch.Load()
-	if w == nil {
+	if !s.watched.Load() {
 		return
 	}
-	w.mu.Lock()
-	if w.done != nil {
-		close(w.done)
-	} else {
-		w.done = closedChan
+	s.mu.Lock()
+	hooks := s.hooks
+	for h := hooks.head; h != nil; h = h.next {
+		h.linked = false
 	}
-	callbacks, stop := w.callbacks, w.stopParent
-	w.callbacks, w.stopParent = nil, nil
-	w.mu.Unlock()
+	s.hooks = hookList{}
+	var stop func() bool
+	if x := s.extra; x != nil {
+		if x.done != nil {
+			close(x.done)
+		}
+		stop, x.stopParent = x.stopParent, nil
+	}
+	link := s.link
+	s.mu.Unlock()
+
 	if stop != nil {
 		stop()
 	}
-	for _, c := range callbacks {
-		c.f()
+	if link != nil {
+		s.up.removeHook(link)
+	}
+	// The detached list is ours: nobody links or unlinks a hook whose
+	// linked flag is false.
+	for h := hooks.head; h != nil; {
+		next := h.next
+		h.prev, h.next = nil, nil
+		h.target.scopeEnded(err)
+		h = next
 	}
 }
 
-// Deadline returns the parent's deadline.
-func (s *scope) Deadline() (time.Time, bool) { return s.parent.Deadline() }
+// watch makes sure the end of any up scope reaches s: the first call links
+// s into its up scope's hooks (watching that one in turn), or ends s at
+// once if the up scope has already ended.
+func (s *scope) watch() {
+	if s.watched.Load() || !s.watched.CompareAndSwap(false, true) || s.up == nil {
+		return
+	}
+	l := s.linkSpace
+	if l == nil {
+		l = new(hook)
+	}
+	l.target = s
+	s.mu.Lock()
+	s.link = l
+	s.mu.Unlock()
+	if !s.up.addHook(l) {
+		s.cancel(s.up.err)
+	}
+}
+
+// addHook arranges for h.target to be told when s ends. It reports false,
+// and does nothing, if s has already ended.
+func (s *scope) addHook(h *hook) bool {
+	s.watch()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state.Load() == scopeEnded {
+		return false
+	}
+	s.hooks.push(h)
+	return true
+}
+
+// removeHook undoes addHook. It reports whether h was still waiting.
+func (s *scope) removeHook(h *hook) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !h.linked {
+		return false
+	}
+	s.hooks.remove(h)
+	return true
+}
+
+// Deadline returns the earlier of the scope's own deadline (set by
+// Timeout) and its parent's.
+func (s *scope) Deadline() (time.Time, bool) {
+	d, ok := s.parent.Deadline()
+	s.mu.Lock()
+	var own time.Time
+	if s.extra != nil {
+		own = s.extra.deadline
+	}
+	s.mu.Unlock()
+	if own.IsZero() || (ok && d.Before(own)) {
+		return d, ok
+	}
+	return own, true
+}
 
 // Value returns the parent's value for key.
 func (s *scope) Value(key any) any { return s.parent.Value(key) }
 
 // Done returns a channel closed when the scope has ended.
 func (s *scope) Done() <-chan struct{} {
-	w := s.watcher()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done == nil {
+	s.watch()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.extra == nil || s.extra.done == nil {
 		if s.state.Load() == scopeEnded {
-			w.done = closedChan
-		} else {
-			w.done = make(chan struct{})
+			return closedChan
 		}
+		s.extraLocked().done = make(chan struct{})
 	}
-	return w.done
+	return s.extra.done
 }
 
-// Err returns nil until the scope has ended, then the reason it ended.
+// Err returns nil until the scope or an up scope has ended, then the
+// reason it ended: context.Canceled when the subscription ended normally
+// or was unsubscribed, context.DeadlineExceeded when a Timeout cut it off,
+// or the parent context's error.
 func (s *scope) Err() error {
-	if s.state.Load() != scopeEnded {
-		return nil
+	for x := s; x != nil; x = x.up {
+		if x.state.Load() == scopeEnded {
+			return x.err
+		}
 	}
-	return s.err
+	return nil
 }
 
 // AfterFunc arranges for f to run when the scope ends. It is the hook
-// package context uses to propagate cancellation to derived contexts.
+// package context uses to propagate cancellation to derived contexts
+// without a goroutine.
 func (s *scope) AfterFunc(f func()) (stop func() bool) {
-	c := &scopeCallback{f: f}
-	w := s.watcher()
-	w.mu.Lock()
-	if s.state.Load() == scopeEnded {
-		w.mu.Unlock()
+	h := &hook{target: funcEnder(f)}
+	if !s.addHook(h) {
 		go f()
 		return func() bool { return false }
 	}
-	w.callbacks = append(w.callbacks, c)
-	w.mu.Unlock()
-	return func() bool {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		for i, x := range w.callbacks {
-			if x == c {
-				w.callbacks = append(w.callbacks[:i], w.callbacks[i+1:]...)
-				return true
-			}
-		}
-		return false
-	}
-}
-
-// newScope returns a live child scope of parent.
-func newScope(parent context.Context) *scope {
-	s := new(scope)
-	s.init(parent)
-	return s
+	return func() bool { return s.removeHook(h) }
 }

@@ -1,0 +1,134 @@
+package observable
+
+import "context"
+
+// First subscribes, waits for the first value and then stops the
+// subscription, so the source sees its context done. It returns ErrEmpty
+// if the Observable completes without a value, the Observable's error if
+// it fails first, and ctx's error if ctx is done first.
+func (o Observable[T]) First(ctx context.Context) (T, error) {
+	c := &collector[T]{first: true}
+	c.init(ctx, nil)
+	o.run(&c.scope, c)
+	return c.wait()
+}
+
+// Last subscribes and waits for the Observable to terminate. It returns
+// the last value, ErrEmpty if the Observable completed without a value,
+// the Observable's error if it failed, and ctx's error if ctx is done
+// first.
+func (o Observable[T]) Last(ctx context.Context) (T, error) {
+	c := &collector[T]{}
+	c.init(ctx, nil)
+	o.run(&c.scope, c)
+	return c.wait()
+}
+
+// ToSlice subscribes and waits for the Observable to terminate. It returns
+// every value in order (nil if there were none), or the values received
+// before the Observable failed and its error, or nil and ctx's error if
+// ctx is done first.
+func (o Observable[T]) ToSlice(ctx context.Context) ([]T, error) {
+	c := &sliceCollector[T]{}
+	c.init(ctx, nil)
+	o.run(&c.scope, c)
+	if c.state.Load() != scopeEnded {
+		<-c.Done()
+	}
+	if !c.terminated {
+		return nil, c.err
+	}
+	return c.values, c.failure
+}
+
+// collector is subscription and observer in one allocation for the calls
+// that wait for one value: First, Last and Future.
+type collector[T any] struct {
+	scope
+	value      T
+	failure    error // the result's error, once terminated
+	first      bool  // end at the first value
+	has        bool  // value holds a value
+	terminated bool  // the result is complete
+}
+
+func (c *collector[T]) OnNext(v T) {
+	if c.first {
+		if c.begin() {
+			defer c.finish(context.Canceled)
+			c.value, c.has, c.terminated = v, true, true
+		}
+		return
+	}
+	if c.live() {
+		c.value, c.has = v, true
+	}
+}
+
+func (c *collector[T]) OnError(err error) {
+	if c.begin() {
+		defer c.finish(context.Canceled)
+		var zero T
+		c.value, c.failure, c.terminated = zero, err, true
+	}
+}
+
+func (c *collector[T]) OnCompleted() {
+	if c.begin() {
+		defer c.finish(context.Canceled)
+		if !c.has {
+			c.failure = ErrEmpty
+		}
+		c.terminated = true
+	}
+}
+
+// wait blocks until the subscription has ended and returns its result.
+func (c *collector[T]) wait() (T, error) {
+	if c.state.Load() != scopeEnded {
+		<-c.Done()
+	}
+	return c.result()
+}
+
+// result returns the result of an ended subscription.
+func (c *collector[T]) result() (T, error) {
+	if !c.terminated {
+		var zero T
+		return zero, c.err
+	}
+	return c.value, c.failure
+}
+
+// sliceCollector collects every value. Its first few values go to buf, in
+// the same allocation.
+type sliceCollector[T any] struct {
+	scope
+	buf        [4]T
+	values     []T
+	failure    error
+	terminated bool
+}
+
+func (c *sliceCollector[T]) OnNext(v T) {
+	if c.live() {
+		if c.values == nil {
+			c.values = c.buf[:0]
+		}
+		c.values = append(c.values, v)
+	}
+}
+
+func (c *sliceCollector[T]) OnError(err error) {
+	if c.begin() {
+		defer c.finish(context.Canceled)
+		c.failure, c.terminated = err, true
+	}
+}
+
+func (c *sliceCollector[T]) OnCompleted() {
+	if c.begin() {
+		defer c.finish(context.Canceled)
+		c.terminated = true
+	}
+}

@@ -1,0 +1,76 @@
+// Package observable is rxhystrix's reactive core: a small, typed,
+// synchronous-by-default Observable in the manner of RxJava, on which
+// commands and metrics streams are built, and a leak-free bridge to rxgo
+// v2 for users who compose with rxgo's operators.
+//
+//	names := observable.Map(observable.Just(1, 2, 3), func(id int) string {
+//		return fmt.Sprint("user-", id)
+//	})
+//	first, err := names.Filter(isActive).First(ctx)
+//
+// # Semantics
+//
+// An [Observable] is a value holding a subscribe function. It is cold:
+// every subscription runs the source anew. Notifications follow the Rx
+// grammar, OnNext any number of times then at most one of OnError and
+// OnCompleted, and an [Observer] is never called concurrently: operators
+// that join concurrent sources ([Merge], [FlatMap], [Zip2], [Subject])
+// serialize their deliveries without making any goroutine wait for
+// another's delivery.
+//
+// Nothing switches goroutines unless it must. Subscribe runs the source
+// on the calling goroutine, so a synchronous pipeline, such as
+// Defer(...).Map(...).First(ctx), runs start to finish inside the call
+// with no goroutine and no channel. The operators that start goroutines
+// say so: [Observable.SubscribeOn] (on the [Scheduler]'s goroutine),
+// [Observable.Timeout] and [IntervalOn] (the clock's timer callbacks),
+// [FromChannel] and [FromRx] (one reader per subscription),
+// [Observable.ToFuture] (one per Future) and [ToRx] (one per rxgo
+// observation). Each of those goroutines ends when its subscription ends.
+//
+// # Cancellation
+//
+// Every subscription has a context, the one given to Subscribe (or First,
+// ToSlice, ToFuture...) narrowed to the subscription. The source sees it
+// (the ctx argument of [Create]'s function) and it is done as soon as the
+// subscriber needs nothing more: on Unsubscribe, when the caller's
+// context ends, after the terminal event, when a Take or First has its
+// values, when a Timeout fires, or when a sibling fails in a Merge,
+// FlatMap or Zip2. Contexts derived from it with package context hook
+// into it without a watcher goroutine.
+//
+// # Where Go differs from RxJava and Hystrix
+//
+//   - A subscription is cancelled through its context rather than a
+//     Subscription object threaded through operators; [Subscription]
+//     exists for the caller, and DoOnUnsubscribe runs only when a
+//     subscription is cancelled before its terminal event (RxJava 1
+//     unsubscribes after every terminal event; Hystrix filters those out
+//     by hand). [Observable.Finally] runs in both cases.
+//   - A panic in a function given to an operator is not turned into
+//     OnError: it propagates, as panics do in Go. The command package
+//     recovers panics in user code and counts them as failures.
+//   - [Observable.Timeout] follows Hystrix's timeout operator, not RxJava's
+//     per-item timeout: the first notification disarms it.
+//   - [Scan] emits its seed first, as RxJava's scan with an initial value
+//     does.
+//   - [Observable.ToFuture] never blocks: it subscribes on a new
+//     goroutine (Hystrix's queue() blocks the caller under semaphore
+//     isolation). The Future holds the last value rather than insisting
+//     on exactly one.
+//   - There is no backpressure: queues between concurrent producers and a
+//     busy observer grow as needed.
+//
+// # rxgo
+//
+// This is the only package of rxhystrix that imports rxgo. [ToRx] turns an
+// Observable into a lazy rxgo.Observable whose single producer goroutine
+// is the only writer to rxgo's channel, and [FromRx] reads one back,
+// cancelling rxgo's observation (rxgo.WithContext) when the subscriber
+// stops. Consumers of rxgo must still pass rxgo.WithContext and cancel it
+// when they stop reading early; that is rxgo's only way to unsubscribe.
+//
+// Bad input to a constructor or operator (a nil function, a negative
+// count or duration) panics at once with a message that names the
+// argument.
+package observable

@@ -1,0 +1,154 @@
+package observable_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/reactivex/rxgo/v2"
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+func Example() {
+	ctx := context.Background()
+	names := observable.Map(observable.Just(1, 2, 3), func(id int) string {
+		return fmt.Sprint("user-", id)
+	})
+	first, err := names.Filter(func(n string) bool { return strings.HasSuffix(n, "2") }).First(ctx)
+	fmt.Println(first, err)
+	// Output: user-2 <nil>
+}
+
+func ExampleJust() {
+	vs, err := observable.Just("a", "b", "c").ToSlice(context.Background())
+	fmt.Println(vs, err)
+	// Output: [a b c] <nil>
+}
+
+func ExampleMap() {
+	squares := observable.Map(observable.Just(1, 2, 3), func(v int) int { return v * v })
+	vs, _ := squares.ToSlice(context.Background())
+	fmt.Println(vs)
+	// Output: [1 4 9]
+}
+
+func ExampleObservable_First() {
+	ctx := context.Background()
+	v, err := observable.Just(10, 20).First(ctx)
+	fmt.Println(v, err)
+	_, err = observable.Empty[int]().First(ctx)
+	fmt.Println(errors.Is(err, observable.ErrEmpty))
+	// Output:
+	// 10 <nil>
+	// true
+}
+
+func ExampleFlatMap() {
+	// Each user expands to their orders; FlatMap merges the results.
+	orders := map[string][]string{"ann": {"a1", "a2"}, "bob": {"b1"}}
+	all := observable.FlatMap(observable.Just("ann", "bob"), func(user string) observable.Observable[string] {
+		return observable.Just(orders[user]...)
+	})
+	vs, _ := all.ToSlice(context.Background())
+	fmt.Println(vs)
+	// Output: [a1 a2 b1]
+}
+
+func ExampleObservable_OnErrorResumeNext() {
+	unreliable := observable.Defer(func() observable.Observable[string] {
+		return observable.Error[string](errors.New("connection refused"))
+	})
+	withFallback := unreliable.OnErrorResumeNext(func(err error) observable.Observable[string] {
+		return observable.Just("cached answer (" + err.Error() + ")")
+	})
+	v, err := withFallback.First(context.Background())
+	fmt.Println(v, err)
+	// Output: cached answer (connection refused) <nil>
+}
+
+func ExampleObservable_ToFuture() {
+	work := observable.Defer(func() observable.Observable[int] {
+		return observable.Just(6 * 7) // runs on the Future's goroutine
+	})
+	f := work.ToFuture(context.Background()) // returns at once
+	<-f.Done()
+	v, err := f.Get(context.Background())
+	fmt.Println(v, err)
+	// Output: 42 <nil>
+}
+
+func ExampleObservable_Timeout() {
+	_, err := observable.Never[int]().Timeout(10 * time.Millisecond).First(context.Background())
+	fmt.Println(err)
+	// Output: observable: timed out
+}
+
+func ExampleScan() {
+	running := observable.Scan(observable.Just(1, 2, 3), 0, func(sum, v int) int { return sum + v })
+	vs, _ := running.ToSlice(context.Background())
+	fmt.Println(vs) // the seed comes first, as in RxJava
+	// Output: [0 1 3 6]
+}
+
+func ExampleZip2() {
+	pairs := observable.Zip2(observable.Just("a", "b"), observable.Just(1, 2, 3),
+		func(s string, n int) string { return fmt.Sprint(s, n) })
+	vs, _ := pairs.ToSlice(context.Background())
+	fmt.Println(vs)
+	// Output: [a1 b2]
+}
+
+func ExampleNewBehaviorSubject() {
+	s := observable.NewBehaviorSubject("closed")
+	s.Observable().SubscribeFunc(context.Background(), func(state string) {
+		fmt.Println("state:", state)
+	}, nil, nil)
+	s.OnNext("open")
+	s.OnNext("half-open")
+	// Output:
+	// state: closed
+	// state: open
+	// state: half-open
+}
+
+func ExampleObservable_Cache() {
+	calls := 0
+	once := observable.Defer(func() observable.Observable[int] {
+		calls++
+		return observable.Just(calls)
+	}).Cache()
+	a, _ := once.First(context.Background())
+	b, _ := once.First(context.Background())
+	fmt.Println(a, b, calls)
+	// Output: 1 1 1
+}
+
+func ExampleObservable_Finally() {
+	release := func() { fmt.Println("permit released") }
+	v, _ := observable.Just(1, 2, 3).Finally(release).Take(1).First(context.Background())
+	fmt.Println(v)
+	// Output:
+	// permit released
+	// 1
+}
+
+func ExampleToRx() {
+	// Compose with rxgo's operators, then read the result back.
+	evens := observable.ToRx(observable.Just(1, 2, 3, 4)).
+		Filter(func(v any) bool { return v.(int)%2 == 0 }).
+		Map(func(_ context.Context, v any) (any, error) { return v.(int) * 10, nil })
+	vs, err := observable.FromRx[int](evens).ToSlice(context.Background())
+	fmt.Println(vs, err)
+	// Output: [20 40] <nil>
+}
+
+func ExampleFromRx() {
+	_, err := observable.FromRx[int](rxgo.Just("not a number")()).First(context.Background())
+	fmt.Println(errors.Is(err, observable.ErrItemType))
+	fmt.Println(err)
+	// Output:
+	// true
+	// observable: rxgo item of the wrong type: string, want int
+}

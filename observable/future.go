@@ -1,0 +1,72 @@
+package observable
+
+import (
+	"context"
+)
+
+// Future is the pending result of an Observable: its last value, or its
+// error. Its methods are safe for concurrent use.
+type Future[T any] struct {
+	c collector[T]
+}
+
+// ToFuture subscribes on a new goroutine and returns at once a Future of
+// o's result; it never blocks the caller. It is
+// [Observable.ToFutureOn] with [NewGoroutine].
+func (o Observable[T]) ToFuture(ctx context.Context) *Future[T] {
+	return o.ToFutureOn(ctx, NewGoroutine)
+}
+
+// ToFutureOn subscribes on sch and returns a Future of o's result: the
+// last value o emits, ErrEmpty if it completes without one, or its error.
+// The subscription ends when o terminates, when ctx is done (the Future's
+// error is then ctx's error) or on [Future.Cancel]. If sch refuses the
+// task, the Future fails with sch's error. With [Immediate], ToFutureOn
+// returns only once a synchronous o has finished.
+//
+// It panics if sch is nil.
+func (o Observable[T]) ToFutureOn(ctx context.Context, sch Scheduler) *Future[T] {
+	if sch == nil {
+		panic("observable: ToFutureOn with nil sch")
+	}
+	f := &Future[T]{}
+	f.c.init(ctx, nil)
+	if !f.c.live() {
+		return f
+	}
+	if err := sch.Schedule(&f.c.scope, f.run(o)); err != nil {
+		f.c.OnError(err)
+	}
+	return f
+}
+
+func (f *Future[T]) run(o Observable[T]) func() {
+	return func() { o.run(&f.c.scope, &f.c) }
+}
+
+// Get waits until the result is ready or ctx is done, whichever comes
+// first, and returns the result, or ctx's error. The end of ctx does not
+// cancel the work: a later Get can still return the result. A nil ctx
+// means context.Background.
+func (f *Future[T]) Get(ctx context.Context) (T, error) {
+	if f.c.state.Load() != scopeEnded {
+		var stop <-chan struct{}
+		if ctx != nil {
+			stop = ctx.Done()
+		}
+		select {
+		case <-f.c.Done():
+		case <-stop:
+			var zero T
+			return zero, ctx.Err()
+		}
+	}
+	return f.c.result()
+}
+
+// Done returns a channel closed once the result is ready.
+func (f *Future[T]) Done() <-chan struct{} { return f.c.Done() }
+
+// Cancel unsubscribes: the source sees its context done, and unless the
+// result was already ready, the Future fails with context.Canceled.
+func (f *Future[T]) Cancel() { f.c.cancel(context.Canceled) }

@@ -1,0 +1,118 @@
+package observable
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestFutureResults(t *testing.T) {
+	cases := []struct {
+		name string
+		o    Observable[int]
+		want int
+		err  error
+	}{
+		{"value", Just(5), 5, nil},
+		{"last value", Just(1, 2, 3), 3, nil},
+		{"empty", Empty[int](), 0, ErrEmpty},
+		{"error", Error[int](errBoom), 0, errBoom},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := c.o.ToFuture(context.Background())
+			waitDone(t, f.Done(), "future")
+			for range 2 { // Get can be called again
+				v, err := f.Get(context.Background())
+				assert.Equal(t, c.want, v)
+				if c.err == nil {
+					assert.NoError(t, err)
+				} else {
+					assert.ErrorIs(t, err, c.err)
+				}
+			}
+		})
+	}
+}
+
+func TestToFutureNeverBlocks(t *testing.T) {
+	g := newGate()
+	f := g.observable(42).ToFuture(context.Background())
+	select {
+	case <-f.Done():
+		t.Fatal("done before the source emitted")
+	default:
+	}
+	close(g.release)
+	v, err := f.Get(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 42, v)
+	waitDone(t, g.stopped, "source")
+}
+
+func TestFutureGetContextOnlyBoundsTheWait(t *testing.T) {
+	g := newGate()
+	f := g.observable(42).ToFuture(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := f.Get(ctx)
+	assert.ErrorIs(t, err, context.Canceled)
+
+	mc := clock.NewManual(epoch)
+	wctx, stop := mc.WithTimeout(context.Background(), time.Second)
+	defer stop()
+	got := make(chan error)
+	go func() {
+		_, err := f.Get(wctx)
+		got <- err
+	}()
+	mc.Advance(time.Second)
+	assert.ErrorIs(t, <-got, context.DeadlineExceeded)
+
+	close(g.release)     // the work went on
+	v, err := f.Get(nil) //nolint:staticcheck // a nil ctx means Background
+	require.NoError(t, err)
+	assert.Equal(t, 42, v)
+}
+
+func TestFutureCancelUnsubscribes(t *testing.T) {
+	g := newGate()
+	f := g.observable(42).ToFutureOn(context.Background(), Immediate)
+	waitDone(t, g.started, "subscription")
+	f.Cancel()
+	waitDone(t, g.stopped, "source")
+	_, err := f.Get(context.Background())
+	assert.ErrorIs(t, err, context.Canceled)
+	f.Cancel() // idempotent
+
+	done := Just(1).ToFutureOn(context.Background(), Immediate)
+	done.Cancel() // too late: the result stands
+	v, err := done.Get(context.Background())
+	assert.NoError(t, err)
+	assert.Equal(t, 1, v)
+}
+
+func TestFutureContextEndsTheWork(t *testing.T) {
+	g := newGate()
+	ctx, cancel := context.WithCancel(context.Background())
+	f := g.observable(42).ToFutureOn(ctx, Immediate)
+	cancel()
+	waitDone(t, g.stopped, "source")
+	_, err := f.Get(context.Background())
+	assert.ErrorIs(t, err, context.Canceled)
+
+	_, err = Just(1).ToFuture(ctx).Get(context.Background())
+	assert.ErrorIs(t, err, context.Canceled, "a done ctx fails the Future at once")
+}
+
+func TestToFutureOnRefusingScheduler(t *testing.T) {
+	errFull := errors.New("pool full")
+	refuse := SchedulerFunc(func(context.Context, func()) error { return errFull })
+	_, err := Just(1).ToFutureOn(context.Background(), refuse).Get(context.Background())
+	assert.ErrorIs(t, err, errFull)
+}

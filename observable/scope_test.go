@@ -1,0 +1,115 @@
+package observable
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// holdContext is a source that hands its context out and never
+// terminates.
+func holdContext(got chan<- context.Context) Observable[int] {
+	return Create(func(ctx context.Context, o Observer[int]) { got <- ctx })
+}
+
+func TestSubscriptionContextCarriesValues(t *testing.T) {
+	type key struct{}
+	got := make(chan context.Context, 1)
+	sub := holdContext(got).Subscribe(context.WithValue(context.Background(), key{}, "v"), newRecorder[int]())
+	defer sub.Unsubscribe()
+	ctx := <-got
+	assert.Equal(t, "v", ctx.Value(key{}))
+	_, ok := ctx.Deadline()
+	assert.False(t, ok)
+	assert.NoError(t, ctx.Err())
+}
+
+func TestDerivedContextsFollowTheSubscription(t *testing.T) {
+	got := make(chan context.Context, 1)
+	sub := holdContext(got).Subscribe(context.Background(), newRecorder[int]())
+	ctx := <-got
+	derived, cancel := context.WithCancel(ctx)
+	defer cancel()
+	afterFunc := make(chan struct{})
+	context.AfterFunc(ctx, func() { close(afterFunc) })
+	stopped := context.AfterFunc(ctx, func() { t.Error("stopped AfterFunc ran") })
+	require.True(t, stopped())
+
+	sub.Unsubscribe()
+	waitDone(t, derived.Done(), "derived context")
+	assert.ErrorIs(t, derived.Err(), context.Canceled)
+	assert.ErrorIs(t, ctx.Err(), context.Canceled)
+	waitDone(t, afterFunc, "AfterFunc") // context.AfterFunc runs f on its own goroutine
+
+	// Hooking into an ended subscription runs at once.
+	late := make(chan struct{})
+	context.AfterFunc(ctx, func() { close(late) })
+	waitDone(t, late, "late AfterFunc")
+	waitDone(t, ctx.Done(), "subscription context")
+}
+
+func TestSubscriptionContextEndsWithTheCallersContext(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	parent, cancel := mc.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	got := make(chan context.Context, 1)
+	sub := holdContext(got).Subscribe(parent, newRecorder[int]())
+	ctx := <-got
+	mc.Advance(time.Second)
+	waitDone(t, sub.Done(), "subscription")
+	assert.ErrorIs(t, ctx.Err(), context.DeadlineExceeded)
+}
+
+func TestNestedSubscriptionEndsWithTheOuterOne(t *testing.T) {
+	inner := newProbe()
+	innerResult := make(chan error, 1)
+	outer := Create(func(ctx context.Context, o Observer[int]) {
+		go func() {
+			// A blocking call inside a source, given the source's ctx.
+			_, err := Concat(inner.async(1), Never[int]()).Last(ctx)
+			innerResult <- err
+		}()
+	})
+	sub := outer.Subscribe(context.Background(), newRecorder[int]())
+	waitDone(t, inner.subscribedSignal(), "inner subscription")
+	sub.Unsubscribe()
+	inner.requireStopped(t)
+	assert.ErrorIs(t, <-innerResult, context.Canceled)
+}
+
+func TestChildScopeOfEndedParent(t *testing.T) {
+	parent := newScope(context.Background())
+	parent.cancel(context.DeadlineExceeded)
+	child := newScope(parent)
+	assert.False(t, child.live())
+	assert.ErrorIs(t, child.Err(), context.DeadlineExceeded)
+	waitDone(t, child.Done(), "child")
+	var hooked hook
+	hooked.target = funcEnder(func() { t.Error("hook on an ended scope ran") })
+	assert.False(t, child.addHook(&hooked))
+}
+
+func TestScopeEndPropagatesToWatchedDescendants(t *testing.T) {
+	root := newScope(context.Background())
+	mid := newScope(root)
+	leaf := newScope(mid)
+	other := newScope(mid) // never watched: it sees the end by asking
+	done := leaf.Done()
+	root.cancel(context.Canceled)
+	waitDone(t, done, "leaf")
+	assert.False(t, other.live())
+	assert.ErrorIs(t, other.Err(), context.Canceled)
+
+	// A child that ends first leaves its parent's hooks.
+	p := newScope(context.Background())
+	c := newScope(p)
+	_ = c.Done()
+	c.cancel(context.Canceled)
+	p.mu.Lock()
+	assert.Nil(t, p.hooks.head)
+	p.mu.Unlock()
+}

@@ -1,0 +1,155 @@
+package observable
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// epoch is where manual clocks start: in the future, so that real
+// contexts with deadlines derived from it are not already done.
+var epoch = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// gate is a source that emits vs and completes once release is closed,
+// from a goroutine, and records the error its context ended with.
+type gate struct {
+	started chan struct{}
+	release chan struct{}
+	stopped chan struct{}
+	ctxErr  error
+}
+
+func newGate() *gate {
+	return &gate{started: make(chan struct{}), release: make(chan struct{}), stopped: make(chan struct{})}
+}
+
+func (g *gate) observable(vs ...int) Observable[int] {
+	return Create(func(ctx context.Context, o Observer[int]) {
+		close(g.started)
+		go func() {
+			defer close(g.stopped)
+			select {
+			case <-g.release:
+				for _, v := range vs {
+					o.OnNext(v)
+				}
+				o.OnCompleted()
+				<-ctx.Done()
+			case <-ctx.Done():
+			}
+			g.ctxErr = ctx.Err()
+		}()
+	})
+}
+
+func TestTimeoutFiresWhenNothingArrives(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	g := newGate()
+	r := newRecorder[int]()
+	g.observable(1).TimeoutOn(time.Second, mc).Subscribe(context.Background(), r)
+	require.Equal(t, 1, mc.Pending(), "the timer is armed at subscription")
+
+	mc.Advance(999 * time.Millisecond)
+	assert.False(t, r.terminated(), "not yet")
+	mc.Advance(time.Millisecond)
+	require.True(t, r.terminated(), "the error is delivered on the advancing goroutine")
+	r.check(t, nil, ErrTimeout, false)
+
+	waitDone(t, g.stopped, "source")
+	assert.ErrorIs(t, g.ctxErr, context.DeadlineExceeded, "the source sees why it was cut off")
+
+	close(g.release) // too late: nothing more is delivered
+	r.check(t, nil, ErrTimeout, false)
+}
+
+func TestTimeoutFirstNotificationDisarmsTheTimer(t *testing.T) {
+	cases := []struct {
+		name      string
+		o         Observable[int]
+		want      []int
+		err       error
+		completed bool
+	}{
+		{"value", Just(1, 2), []int{1, 2}, nil, true},
+		{"completion", Empty[int](), nil, nil, true},
+		{"error", Error[int](errBoom), nil, errBoom, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			mc := clock.NewManual(epoch)
+			r := newRecorder[int]()
+			c.o.TimeoutOn(time.Second, mc).Subscribe(context.Background(), r)
+			assert.Zero(t, mc.Pending(), "the timer is stopped")
+			mc.Advance(time.Hour)
+			r.check(t, c.want, c.err, c.completed)
+		})
+	}
+}
+
+func TestTimeoutDoesNotBoundTheRestOfTheStream(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	subject := NewPublishSubject[int]()
+	r := newRecorder[int]()
+	subject.Observable().TimeoutOn(time.Second, mc).Subscribe(context.Background(), r)
+	subject.OnNext(1)
+	mc.Advance(time.Hour)
+	subject.OnNext(2)
+	subject.OnCompleted()
+	r.check(t, []int{1, 2}, nil, true)
+}
+
+func TestTimeoutStopsItsTimerOnUnsubscribe(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	sub := Never[int]().TimeoutOn(time.Second, mc).Subscribe(context.Background(), newRecorder[int]())
+	require.Equal(t, 1, mc.Pending())
+	sub.Unsubscribe()
+	assert.Zero(t, mc.Pending())
+}
+
+func TestTimeoutReportsTheDeadline(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	var deadline time.Time
+	var ok bool
+	o := Create(func(ctx context.Context, o Observer[int]) {
+		deadline, ok = ctx.Deadline()
+		o.OnCompleted()
+	})
+	_, err := o.TimeoutOn(time.Second, mc).ToSlice(context.Background())
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, epoch.Add(time.Second), deadline)
+
+	// An earlier deadline of the caller's context wins.
+	ctx, cancel := context.WithDeadline(context.Background(), epoch.Add(time.Millisecond))
+	defer cancel()
+	_, _ = o.TimeoutOn(time.Second, mc).ToSlice(ctx)
+	assert.Equal(t, epoch.Add(time.Millisecond), deadline)
+}
+
+func TestTimeoutWithSubscribeOnReturnsAtTheTimeout(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	g := newGate()
+	o := g.observable(1).SubscribeOn(NewGoroutine).TimeoutOn(time.Second, mc)
+	result := make(chan error, 1)
+	go func() {
+		_, err := o.First(context.Background())
+		result <- err
+	}()
+	waitDone(t, g.started, "subscription on the scheduler's goroutine")
+	mc.Advance(time.Second)
+	assert.ErrorIs(t, <-result, ErrTimeout)
+	waitDone(t, g.stopped, "source")
+}
+
+func TestTimeoutOnTheRealClock(t *testing.T) {
+	_, err := Never[int]().Timeout(time.Millisecond).First(context.Background())
+	assert.ErrorIs(t, err, ErrTimeout)
+
+	v, err := Just(1).Timeout(time.Hour).First(context.Background())
+	assert.NoError(t, err)
+	assert.Equal(t, 1, v)
+}
