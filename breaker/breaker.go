@@ -387,9 +387,11 @@ func (b *Breaker) String() string {
 func (b *Breaker) now() int64 { return int64(b.clock.Since(b.epoch)) }
 
 // sleepWindowOver reports whether more than the sleep window has passed
-// since the breaker opened (Hystrix's isAfterSleepWindow).
+// since the breaker opened (Hystrix's isAfterSleepWindow). It compares the
+// time elapsed, which cannot overflow, so that a sleep window as long as
+// time.Duration allows never ends early.
 func (b *Breaker) sleepWindowOver(cfg *Config, now int64) bool {
-	return now > b.openedAt.Load()+int64(cfg.SleepWindow)
+	return now-b.openedAt.Load() > int64(cfg.SleepWindow)
 }
 
 // trialOverdue reports whether a HalfOpen word has an unreported trial and
@@ -397,7 +399,7 @@ func (b *Breaker) sleepWindowOver(cfg *Config, now int64) bool {
 // every unreported trial has been out for longer than that.
 func (b *Breaker) trialOverdue(w uint64, cfg *Config, now int64) bool {
 	return cfg.HalfOpenTrialTimeout > 0 && admittedOf(w) > successOf(w) &&
-		now > b.lastAdmit.Load()+int64(cfg.HalfOpenTrialTimeout)
+		now-b.lastAdmit.Load() > int64(cfg.HalfOpenTrialTimeout)
 }
 
 // refresh returns the current word after re-opening a HalfOpen breaker
