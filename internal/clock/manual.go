@@ -74,38 +74,11 @@ func (m *Manual) NewTicker(d time.Duration) Ticker {
 
 // WithTimeout returns a context that is done, with Err
 // context.DeadlineExceeded, once d has elapsed on m (or when parent is
-// done, or cancel is called).
+// done, or cancel is called), as context.WithTimeout does on the real
+// clock: contexts derived from it see the deadline as
+// context.DeadlineExceeded too, and context.Cause reports it.
 func (m *Manual) WithTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	deadline := m.Now().Add(d)
-	ctx, cancel := context.WithCancelCause(parent)
-	dc := &deadlineContext{Context: ctx, deadline: deadline}
-	t := m.AfterFunc(d, func() { cancel(context.DeadlineExceeded) })
-	return dc, func() {
-		t.Stop()
-		cancel(context.Canceled)
-	}
-}
-
-// deadlineContext reports a manual deadline and context.DeadlineExceeded
-// when its timer cancelled it.
-type deadlineContext struct {
-	context.Context
-	deadline time.Time
-}
-
-func (c *deadlineContext) Deadline() (time.Time, bool) {
-	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
-		return d, true
-	}
-	return c.deadline, true
-}
-
-func (c *deadlineContext) Err() error {
-	err := c.Context.Err()
-	if err != nil && context.Cause(c.Context) == context.DeadlineExceeded {
-		return context.DeadlineExceeded
-	}
-	return err
+	return newTimeoutContext(m, parent, d)
 }
 
 // Advance moves the clock forward by d, firing everything that falls due
@@ -139,15 +112,18 @@ func (m *Manual) Set(t time.Time) {
 		} else {
 			m.removeLocked(w)
 		}
-		m.mu.Unlock()
-		if w.fn != nil {
-			w.fn()
-		} else {
+		if w.fn == nil {
+			// Sent under the lock, so that a Stop or Reset that
+			// returns after this can take the value back.
 			select {
 			case w.ch <- now:
 			default:
 			}
+			m.mu.Unlock()
+			continue
 		}
+		m.mu.Unlock()
+		w.fn()
 	}
 }
 
@@ -228,21 +204,39 @@ func (m *Manual) removeLocked(w *waiter) bool {
 
 func (w *waiter) C() <-chan time.Time { return w.ch }
 
+// Stop stops the timer or ticker. As with package time since Go 1.23, no
+// value sent before Stop is received after it: a value still waiting in
+// the channel is taken back, and a timer whose value was never received
+// counts as stopped.
 func (w *waiter) Stop() bool {
 	w.clock.mu.Lock()
 	defer w.clock.mu.Unlock()
-	return w.clock.removeLocked(w)
+	stopped := w.clock.removeLocked(w)
+	return w.takeBack() || stopped
 }
 
+// Reset re-arms the timer or ticker d from now; like Stop, it takes back a
+// value still waiting in the channel.
 func (w *waiter) Reset(d time.Duration) bool {
 	w.clock.mu.Lock()
 	defer w.clock.mu.Unlock()
 	was := w.clock.removeLocked(w)
+	was = w.takeBack() || was
 	if w.period > 0 {
 		w.period = d
 	}
 	w.clock.addLocked(w, d)
 	return was
+}
+
+// takeBack empties the channel; it reports whether there was a value.
+func (w *waiter) takeBack() bool {
+	select {
+	case <-w.ch:
+		return true
+	default:
+		return false
+	}
 }
 
 type manualTicker struct{ w *waiter }

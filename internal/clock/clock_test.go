@@ -1,0 +1,62 @@
+package clock
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// These tests use the wall clock with tiny durations; they assert what
+// happens, never how long it took.
+
+func TestRealNowAndSince(t *testing.T) {
+	before := time.Now()
+	now := Real.Now()
+	assert.False(t, now.Before(before))
+	assert.GreaterOrEqual(t, Real.Since(before), time.Duration(0))
+}
+
+func TestRealAfterFunc(t *testing.T) {
+	fired := make(chan struct{})
+	timer := Real.AfterFunc(time.Millisecond, func() { close(fired) })
+	<-fired
+	assert.Nil(t, timer.C())
+	assert.False(t, timer.Stop(), "already fired")
+
+	stopped := Real.AfterFunc(time.Hour, func() { t.Error("stopped timer fired") })
+	assert.True(t, stopped.Stop())
+}
+
+func TestRealTimer(t *testing.T) {
+	timer := Real.NewTimer(time.Millisecond)
+	<-timer.C()
+	assert.False(t, timer.Reset(time.Millisecond), "it had fired")
+	<-timer.C()
+	long := Real.NewTimer(time.Hour)
+	assert.True(t, long.Stop())
+}
+
+func TestRealTicker(t *testing.T) {
+	ticker := Real.NewTicker(time.Millisecond)
+	defer ticker.Stop()
+	<-ticker.C()
+	<-ticker.C()
+	ticker.Reset(time.Millisecond)
+	<-ticker.C()
+}
+
+func TestRealWithTimeout(t *testing.T) {
+	ctx, cancel := Real.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	<-ctx.Done()
+	assert.ErrorIs(t, ctx.Err(), context.DeadlineExceeded)
+
+	ctx, cancel = Real.WithTimeout(context.Background(), time.Hour)
+	_, ok := ctx.Deadline()
+	require.True(t, ok)
+	cancel()
+	assert.ErrorIs(t, ctx.Err(), context.Canceled)
+}

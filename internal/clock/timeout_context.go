@@ -1,0 +1,126 @@
+package clock
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// timeoutContext is context.WithTimeout measured on a Manual clock.
+//
+// It embeds a context.WithCancelCause of the parent, which gives values
+// and lets context.Cause find the cause, but it has its own done channel:
+// so package context does not take the embedded context for the parent of
+// contexts derived from this one (it checks that the done channels match),
+// and hooks them in through AfterFunc instead, so that they end with this
+// context's error, context.DeadlineExceeded included.
+type timeoutContext struct {
+	context.Context
+	cancelInner context.CancelCauseFunc
+	deadline    time.Time
+	done        chan struct{}
+
+	mu         sync.Mutex
+	err        error
+	afterFuncs map[*afterFunc]struct{}
+	timer      Timer
+	stopParent func() bool
+}
+
+type afterFunc struct{ f func() }
+
+func newTimeoutContext(m *Manual, parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if parent == nil {
+		panic("clock: WithTimeout with nil parent")
+	}
+	inner, cancelInner := context.WithCancelCause(parent)
+	c := &timeoutContext{
+		Context:     inner,
+		cancelInner: cancelInner,
+		deadline:    m.Now().Add(d),
+		done:        make(chan struct{}),
+	}
+	cancel := func() { c.cancel(context.Canceled, context.Canceled) }
+	if err := parent.Err(); err != nil {
+		c.cancel(err, context.Cause(parent))
+		return c, cancel
+	}
+	timer := m.AfterFunc(d, func() { c.cancel(context.DeadlineExceeded, context.DeadlineExceeded) })
+	stop := context.AfterFunc(parent, func() { c.cancel(parent.Err(), context.Cause(parent)) })
+	c.mu.Lock()
+	ended := c.err != nil
+	if !ended {
+		c.timer, c.stopParent = timer, stop
+	}
+	c.mu.Unlock()
+	if ended {
+		timer.Stop()
+		stop()
+	}
+	return c, cancel
+}
+
+// cancel ends the context with err (and cause, for context.Cause); later
+// calls do nothing.
+func (c *timeoutContext) cancel(err, cause error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err = err
+	close(c.done)
+	afterFuncs := c.afterFuncs
+	c.afterFuncs = nil
+	timer, stop := c.timer, c.stopParent
+	c.mu.Unlock()
+
+	if timer != nil {
+		timer.Stop()
+	}
+	if stop != nil {
+		stop()
+	}
+	c.cancelInner(cause)
+	for a := range afterFuncs {
+		a.f()
+	}
+}
+
+func (c *timeoutContext) Deadline() (time.Time, bool) {
+	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
+		return d, true
+	}
+	return c.deadline, true
+}
+
+func (c *timeoutContext) Done() <-chan struct{} { return c.done }
+
+func (c *timeoutContext) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// AfterFunc is what package context uses to hook derived contexts in.
+func (c *timeoutContext) AfterFunc(f func()) (stop func() bool) {
+	a := &afterFunc{f: f}
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		go f()
+		return func() bool { return false }
+	}
+	if c.afterFuncs == nil {
+		c.afterFuncs = make(map[*afterFunc]struct{})
+	}
+	c.afterFuncs[a] = struct{}{}
+	c.mu.Unlock()
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, ok := c.afterFuncs[a]
+		delete(c.afterFuncs, a)
+		return ok
+	}
+}
