@@ -1,0 +1,248 @@
+package metricsstream
+
+import (
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// The stream's JSON is written by hand, field by field, so that the
+// fields come in Hystrix's order (SerialHystrixDashboardData's) and a
+// frame is written into a reused buffer without allocating.
+
+// jsonObject appends one JSON object to b. Field names are constants of
+// this file and need no escaping.
+type jsonObject struct {
+	b      []byte
+	fields int
+}
+
+func beginObject(b []byte) jsonObject { return jsonObject{b: append(b, '{')} }
+
+func (o *jsonObject) end() []byte { return append(o.b, '}') }
+
+func (o *jsonObject) key(name string) {
+	if o.fields > 0 {
+		o.b = append(o.b, ',')
+	}
+	o.fields++
+	o.b = append(o.b, '"')
+	o.b = append(o.b, name...)
+	o.b = append(o.b, '"', ':')
+}
+
+func (o *jsonObject) int(name string, v int64) {
+	o.key(name)
+	o.b = strconv.AppendInt(o.b, v, 10)
+}
+
+func (o *jsonObject) bool(name string, v bool) {
+	o.key(name)
+	o.b = strconv.AppendBool(o.b, v)
+}
+
+func (o *jsonObject) string(name, v string) {
+	o.key(name)
+	o.b = appendJSONString(o.b, v)
+}
+
+// stringOrNull writes v, or null when v is empty.
+func (o *jsonObject) stringOrNull(name, v string) {
+	if v == "" {
+		o.key(name)
+		o.b = append(o.b, "null"...)
+		return
+	}
+	o.string(name, v)
+}
+
+// millis writes d in whole milliseconds, truncated, as Hystrix's int
+// latencies and properties.
+func (o *jsonObject) millis(name string, d time.Duration) { o.int(name, d.Milliseconds()) }
+
+// latencyKeys are the keys of the latencyExecute and latencyTotal objects,
+// in Hystrix's order, with the percentiles they stand for.
+var latencyKeys = [...]struct {
+	key string
+	p   float64
+}{{"0", 0}, {"25", 25}, {"50", 50}, {"75", 75}, {"90", 90}, {"95", 95}, {"99", 99}, {"99.5", 99.5}, {"100", 100}}
+
+// latency writes the "<name>_mean" field and the "<name>" object of
+// percentiles of d, in milliseconds.
+func (o *jsonObject) latency(name string, d Distribution) {
+	o.key(name + "_mean")
+	o.b = strconv.AppendInt(o.b, d.Mean().Milliseconds(), 10)
+	o.key(name)
+	p := beginObject(o.b)
+	for _, k := range latencyKeys {
+		p.millis(k.key, d.Percentile(k.p))
+	}
+	o.b = p.end()
+}
+
+// appendCommandJSON appends the "HystrixCommand" object of s, every field
+// in Hystrix's order. Without a status provider the group and the pool are
+// the command key and the properties are zero.
+func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
+	group, pool := s.Status.Group, s.Status.Pool
+	if group == "" {
+		group = s.Key
+	}
+	if pool == "" {
+		pool = group
+	}
+	r := &s.Rolling
+	p := &s.Status.Properties
+	o := beginObject(b)
+	o.string("type", "HystrixCommand")
+	o.string("name", s.Key)
+	o.string("group", group)
+	o.int("currentTime", s.Time.UnixMilli())
+	o.bool("isCircuitBreakerOpen", s.Status.CircuitBreakerOpen)
+	o.int("errorPercentage", int64(s.Health.ErrorPercentage))
+	o.int("errorCount", s.Health.Errors)
+	o.int("requestCount", s.Health.Total)
+	o.int("rollingCountBadRequests", r[BadRequest])
+	o.int("rollingCountCollapsedRequests", r[Collapsed])
+	o.int("rollingCountEmit", r[Emit])
+	o.int("rollingCountExceptionsThrown", r[ExceptionThrown])
+	o.int("rollingCountFailure", r[Failure])
+	o.int("rollingCountFallbackEmit", r[FallbackEmit])
+	o.int("rollingCountFallbackFailure", r[FallbackFailure])
+	o.int("rollingCountFallbackMissing", r[FallbackMissing])
+	o.int("rollingCountFallbackRejection", r[FallbackRejection])
+	o.int("rollingCountFallbackSuccess", r[FallbackSuccess])
+	o.int("rollingCountResponsesFromCache", r[ResponseFromCache])
+	o.int("rollingCountSemaphoreRejected", r[SemaphoreRejected])
+	o.int("rollingCountShortCircuited", r[ShortCircuited])
+	o.int("rollingCountSuccess", r[Success])
+	o.int("rollingCountThreadPoolRejected", r[PoolRejected])
+	o.int("rollingCountTimeout", r[Timeout])
+	o.int("currentConcurrentExecutionCount", s.ConcurrentExecutions)
+	o.int("rollingMaxConcurrentExecutionCount", s.RollingMaxConcurrentExecutions)
+	o.latency("latencyExecute", s.Latency.Execution)
+	o.latency("latencyTotal", s.Latency.Total)
+	o.int("propertyValue_circuitBreakerRequestVolumeThreshold", int64(p.RequestVolumeThreshold))
+	o.millis("propertyValue_circuitBreakerSleepWindowInMilliseconds", p.SleepWindow)
+	o.int("propertyValue_circuitBreakerErrorThresholdPercentage", int64(p.ErrorThresholdPercentage))
+	o.bool("propertyValue_circuitBreakerForceOpen", p.ForceOpen)
+	o.bool("propertyValue_circuitBreakerForceClosed", p.ForceClosed)
+	o.bool("propertyValue_circuitBreakerEnabled", p.CircuitBreakerEnabled)
+	o.string("propertyValue_executionIsolationStrategy", p.Isolation)
+	o.millis("propertyValue_executionIsolationThreadTimeoutInMilliseconds", p.Timeout)
+	o.millis("propertyValue_executionTimeoutInMilliseconds", p.Timeout)
+	o.bool("propertyValue_executionIsolationThreadInterruptOnTimeout", p.InterruptOnTimeout)
+	o.stringOrNull("propertyValue_executionIsolationThreadPoolKeyOverride", p.PoolKeyOverride)
+	o.int("propertyValue_executionIsolationSemaphoreMaxConcurrentRequests", int64(p.MaxConcurrentRequests))
+	o.int("propertyValue_fallbackIsolationSemaphoreMaxConcurrentRequests", int64(p.FallbackMaxConcurrentRequests))
+	o.millis("propertyValue_metricsRollingStatisticalWindowInMilliseconds", s.Config.RollingWindow)
+	o.bool("propertyValue_requestCacheEnabled", p.RequestCacheEnabled)
+	o.bool("propertyValue_requestLogEnabled", p.RequestLogEnabled)
+	o.int("reportingHosts", 1)
+	o.string("threadPool", pool)
+	return o.end()
+}
+
+// appendPoolJSON appends the "HystrixThreadPool" object of s, every field
+// in Hystrix's order. Without a status provider the sizes are zero.
+func appendPoolJSON(b []byte, s *PoolSnapshot) []byte {
+	o := beginObject(b)
+	o.string("type", "HystrixThreadPool")
+	o.string("name", s.Key)
+	o.int("currentTime", s.Time.UnixMilli())
+	o.int("currentActiveCount", s.ActiveCount)
+	o.int("currentCompletedTaskCount", s.CompletedTaskCount)
+	o.int("currentCorePoolSize", int64(s.Status.CoreSize))
+	o.int("currentLargestPoolSize", int64(s.Status.LargestPoolSize))
+	o.int("currentMaximumPoolSize", int64(s.Status.MaximumSize))
+	o.int("currentPoolSize", int64(s.Status.PoolSize))
+	o.int("currentQueueSize", s.QueueSize)
+	o.int("currentTaskCount", s.TaskCount)
+	o.int("rollingCountThreadsExecuted", s.Rolling[PoolExecuted])
+	o.int("rollingMaxActiveThreads", s.RollingMaxActive)
+	o.int("rollingCountCommandRejections", s.Rolling[PoolRejection])
+	o.int("propertyValue_queueSizeRejectionThreshold", int64(s.Status.QueueSizeRejectionThreshold))
+	o.millis("propertyValue_metricsRollingStatisticalWindowInMilliseconds", s.Config.RollingWindow)
+	o.int("reportingHosts", 1)
+	return o.end()
+}
+
+// appendCollapserJSON appends the "HystrixCollapser" object of s, every
+// field in Hystrix's order.
+func appendCollapserJSON(b []byte, s *CollapserSnapshot) []byte {
+	o := beginObject(b)
+	o.string("type", "HystrixCollapser")
+	o.string("name", s.Key)
+	o.int("currentTime", s.Time.UnixMilli())
+	o.int("rollingCountRequestsBatched", s.RequestsBatched)
+	o.int("rollingCountBatches", s.Batches)
+	o.int("rollingCountResponsesFromCache", s.ResponsesFromCache)
+	o.int("batchSize_mean", s.BatchSizeMean)
+	o.key("batchSize")
+	p := beginObject(o.b)
+	for i, k := range collapserBatchKeys {
+		p.int(k, s.BatchSizePercentiles[i])
+	}
+	o.b = p.end()
+	o.bool("propertyValue_requestCacheEnabled", s.RequestCacheEnabled)
+	o.int("propertyValue_maxRequestsInBatch", int64(s.MaxRequestsInBatch))
+	o.millis("propertyValue_timerDelayInMilliseconds", s.TimerDelay)
+	o.int("reportingHosts", 1)
+	return o.end()
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string, byte for byte as
+// encoding/json writes it: quotes, backslashes and control characters
+// escaped, and also <, > and & (so a name is never markup), U+2028 and
+// U+2029; each byte of invalid UTF-8 becomes U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
