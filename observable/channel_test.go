@@ -46,10 +46,13 @@ func TestFromChannelUnsubscribe(t *testing.T) {
 	r := newRecorder[int]()
 	sub := FromChannel(ch).Subscribe(context.Background(), r)
 	ch <- 1
+	ch <- 2 // received once 1 has been delivered
 	sub.Unsubscribe()
 	waitDone(t, sub.Done(), "subscription")
 	values, _, _ := r.snapshot()
-	assert.Equal(t, []int{1}, values)
+	require.NotEmpty(t, values)
+	assert.Equal(t, 1, values[0])
+	assert.LessOrEqual(t, len(values), 2, "2 may be lost to the Unsubscribe")
 }
 
 func TestIntervalOnManualClock(t *testing.T) {

@@ -29,7 +29,7 @@ func (ms mergeSource[T]) subscribe(s *scope, down Observer[T]) {
 	m := &merger[T]{}
 	m.out.down = down
 	m.active.Store(int64(len(ms.os)))
-	m.up.init(s, &m.upLink)
+	m.up.init(s, nil)
 	for _, o := range ms.os {
 		o.run(&m.up, m)
 	}
@@ -39,7 +39,6 @@ func (ms mergeSource[T]) subscribe(s *scope, down Observer[T]) {
 // share, cancelled on the first error.
 type merger[T any] struct {
 	up     scope
-	upLink hook
 	out    relay[T]
 	active atomic.Int64 // sources not yet completed
 }
@@ -75,7 +74,7 @@ func FlatMap[T, R any](o Observable[T], f func(T) Observable[R]) Observable[R] {
 		fm := &flatMapper[T, R]{f: f}
 		fm.out.down = down
 		fm.active.Store(1)
-		fm.up.init(s, &fm.upLink)
+		fm.up.init(s, nil)
 		o.run(&fm.up, fm)
 	})}
 }
@@ -84,7 +83,6 @@ func FlatMap[T, R any](o Observable[T], f func(T) Observable[R]) Observable[R] {
 // every inner one. up is the scope they all share.
 type flatMapper[T, R any] struct {
 	up     scope
-	upLink hook
 	f      func(T) Observable[R]
 	out    relay[R]
 	active atomic.Int64 // the outer plus the inner Observables not yet completed

@@ -20,7 +20,7 @@ func (o Observable[T]) Take(n int) Observable[T] {
 			return
 		}
 		t := &takeObserver[T]{left: n, down: down}
-		t.up.init(s, &t.upLink)
+		t.up.init(s, nil)
 		o.run(&t.up, t)
 	})}
 }
@@ -28,10 +28,9 @@ func (o Observable[T]) Take(n int) Observable[T] {
 // takeObserver counts down; up is the scope it gives o, which it cancels
 // once it has n values.
 type takeObserver[T any] struct {
-	up     scope
-	upLink hook
-	left   int
-	down   Observer[T]
+	up   scope
+	left int
+	down Observer[T]
 }
 
 func (t *takeObserver[T]) OnNext(v T) {

@@ -31,7 +31,7 @@ func (zs *zipSource[A, B, R]) subscribe(s *scope, down Observer[R]) {
 	z := &zipper[A, B, R]{f: zs.f, down: down}
 	z.qa.init()
 	z.qb.init()
-	z.up.init(s, &z.upLink)
+	z.up.init(s, nil)
 	zs.a.run(&z.up, (*zipA[A, B, R])(z))
 	zs.b.run(&z.up, (*zipB[A, B, R])(z))
 }
@@ -39,10 +39,9 @@ func (zs *zipSource[A, B, R]) subscribe(s *scope, down Observer[R]) {
 // zipper holds both queues. Every notification updates them under mu and
 // then calls drain; whichever goroutine finds nobody emitting delivers.
 type zipper[A, B, R any] struct {
-	up     scope
-	upLink hook
-	f      func(A, B) R
-	down   Observer[R]
+	up   scope
+	f    func(A, B) R
+	down Observer[R]
 
 	mu           sync.Mutex
 	qa           queue[A]
