@@ -5,7 +5,9 @@ import (
 )
 
 // Future is the pending result of an Observable: its last value, or its
-// error. Its methods are safe for concurrent use.
+// error. Futures are made by [Observable.ToFuture] and
+// [Observable.ToFutureOn]; the zero Future is not usable. Its methods are
+// safe for concurrent use.
 type Future[T any] struct {
 	c collector[T]
 }

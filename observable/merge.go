@@ -89,6 +89,9 @@ type flatMapper[T, R any] struct {
 }
 
 func (fm *flatMapper[T, R]) OnNext(v T) {
+	if !fm.up.live() {
+		return
+	}
 	inner := fm.f(v)
 	fm.active.Add(1)
 	inner.run(&fm.up, (*flatMapInner[T, R])(fm))

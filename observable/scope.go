@@ -248,6 +248,12 @@ func (s *scope) watch() {
 	s.mu.Unlock()
 	if !s.up.addHook(l) {
 		s.cancel(s.up.err)
+		return
+	}
+	if s.state.Load() == scopeEnded {
+		// s ended while linking, perhaps before finish could see the
+		// link: take it out again.
+		s.up.removeHook(l)
 	}
 }
 

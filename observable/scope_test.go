@@ -2,6 +2,7 @@ package observable
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,4 +113,30 @@ func TestScopeEndPropagatesToWatchedDescendants(t *testing.T) {
 	p.mu.Lock()
 	assert.Nil(t, p.hooks.head)
 	p.mu.Unlock()
+}
+
+func TestScopeRacesBetweenWatchingAndEnding(t *testing.T) {
+	for range 200 {
+		root := newScope(context.Background())
+		var children []*scope
+		for range 8 {
+			children = append(children, newScope(newScope(root)))
+		}
+		var wg sync.WaitGroup
+		for i, c := range children {
+			wg.Go(func() { _ = c.Done() })
+			if i%2 == 0 {
+				wg.Go(func() { c.cancel(context.Canceled) })
+			}
+		}
+		wg.Go(func() { root.cancel(context.DeadlineExceeded) })
+		wg.Wait()
+		for _, c := range children {
+			waitDone(t, c.Done(), "child")
+			assert.Error(t, c.Err())
+		}
+		root.mu.Lock()
+		assert.Nil(t, root.hooks.head, "nothing is left hooked into an ended scope")
+		root.mu.Unlock()
+	}
 }
