@@ -1,0 +1,186 @@
+package prometheus
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+// Collector is a [prometheus.Collector] over the commands and worker pools
+// of a [metricsstream.Registry]; the package documentation lists what it
+// reports. Register it with a Prometheus registry; it reads the metrics
+// registry at each scrape, so commands made later are reported too.
+//
+// A Collector is safe for concurrent use. It keeps the running totals of
+// the latency histograms; get one with [NewCollector].
+type Collector struct {
+	registry *metricsstream.Registry
+	bounds   []float64 // seconds, increasing
+
+	mu         sync.Mutex
+	folds      map[*metricsstream.CommandMetrics]*latencyFold
+	generation uint64 // of the last Collect
+}
+
+// Descriptions of the metrics.
+var (
+	commandLabels = []string{"command", "group"}
+	poolLabels    = []string{"pool"}
+
+	commandEventsDesc = prometheus.NewDesc("rxhystrix_command_events_total",
+		"Executions of the command by Hystrix event type, since its metrics were created (up to the last closed rolling bucket).",
+		[]string{"command", "group", "event"}, nil)
+	circuitOpenDesc = prometheus.NewDesc("rxhystrix_command_circuit_open",
+		"1 while the command's circuit breaker is open, else 0.", commandLabels, nil)
+	errorPercentageDesc = prometheus.NewDesc("rxhystrix_command_error_percentage",
+		"Errors per 100 requests in the command's health window, truncated: what its circuit breaker compares with its threshold.",
+		commandLabels, nil)
+	healthRequestsDesc = prometheus.NewDesc("rxhystrix_command_health_requests",
+		"Requests in the command's health window: successes, failures, timeouts and rejections.", commandLabels, nil)
+	healthErrorsDesc = prometheus.NewDesc("rxhystrix_command_health_errors",
+		"Errors in the command's health window: failures, timeouts and rejections.", commandLabels, nil)
+	concurrentDesc = prometheus.NewDesc("rxhystrix_command_concurrent_executions",
+		"Executions running the command's code now.", commandLabels, nil)
+	rollingMaxConcurrentDesc = prometheus.NewDesc("rxhystrix_command_rolling_max_concurrent_executions",
+		"The most executions of the command that ran at once, over the rolling window.", commandLabels, nil)
+	executionLatencyDesc = prometheus.NewDesc("rxhystrix_command_execution_latency_seconds",
+		"How long the command's code ran, for executions that ran; cumulative, from the closed buckets of the percentile window.",
+		commandLabels, nil)
+	totalLatencyDesc = prometheus.NewDesc("rxhystrix_command_total_latency_seconds",
+		"How long callers of the command waited, for executions that ran; cumulative, from the closed buckets of the percentile window.",
+		commandLabels, nil)
+
+	poolActiveDesc = prometheus.NewDesc("rxhystrix_pool_active_commands",
+		"Commands running on the pool's workers now.", poolLabels, nil)
+	poolQueuedDesc = prometheus.NewDesc("rxhystrix_pool_queued_commands",
+		"Commands waiting in the pool's queue now.", poolLabels, nil)
+	poolExecutedDesc = prometheus.NewDesc("rxhystrix_pool_executed_total",
+		"Commands the pool ran, since its metrics were created (up to the last closed rolling bucket).", poolLabels, nil)
+	poolRejectedDesc = prometheus.NewDesc("rxhystrix_pool_rejected_total",
+		"Commands the pool refused, since its metrics were created (up to the last closed rolling bucket).", poolLabels, nil)
+	poolCoreSizeDesc = prometheus.NewDesc("rxhystrix_pool_core_size",
+		"The pool's CoreSize: the most commands its workers run at once.", poolLabels, nil)
+	poolWorkersDesc = prometheus.NewDesc("rxhystrix_pool_workers",
+		"The pool's workers alive now.", poolLabels, nil)
+
+	allDescs = []*prometheus.Desc{
+		commandEventsDesc, circuitOpenDesc, errorPercentageDesc, healthRequestsDesc, healthErrorsDesc,
+		concurrentDesc, rollingMaxConcurrentDesc, executionLatencyDesc, totalLatencyDesc,
+		poolActiveDesc, poolQueuedDesc, poolExecutedDesc, poolRejectedDesc, poolCoreSizeDesc, poolWorkersDesc,
+	}
+)
+
+// NewCollector returns a Collector over the metrics of r, for example
+// command.DefaultRegistry.Metrics() or metricsstream.DefaultRegistry. It
+// panics if r or an option is nil.
+func NewCollector(r *metricsstream.Registry, opts ...Option) *Collector {
+	if r == nil {
+		panic("prometheus: NewCollector with nil registry")
+	}
+	c := &Collector{
+		registry: r,
+		bounds:   slices.Clone(DefaultLatencyBuckets),
+		folds:    make(map[*metricsstream.CommandMetrics]*latencyFold),
+	}
+	for i, o := range opts {
+		if o == nil {
+			panic(fmt.Sprintf("prometheus: NewCollector: option %d is nil", i))
+		}
+		o.apply(c)
+	}
+	return c
+}
+
+// Describe sends the descriptions of every metric the Collector reports.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range allDescs {
+		ch <- d
+	}
+}
+
+// Collect sends the current value of every metric of every command and
+// pool of the registry.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	for _, m := range c.collectCommands() {
+		ch <- m
+	}
+	for p := range c.registry.Pools() {
+		collectPool(ch, p.Snapshot())
+	}
+}
+
+// collectCommands returns the metrics of every command, folding the new
+// latency buckets into the histograms' totals.
+func (c *Collector) collectCommands() []prometheus.Metric {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.generation++
+	var out []prometheus.Metric
+	for m := range c.registry.Commands() {
+		s := m.Snapshot()
+		group := s.Status.Group
+		if group == "" {
+			group = s.Key
+		}
+		labels := []string{s.Key, group}
+		for e := range metricsstream.NumEventTypes {
+			if e == metricsstream.CommandMaxActive {
+				continue
+			}
+			out = append(out, prometheus.MustNewConstMetric(commandEventsDesc, prometheus.CounterValue,
+				float64(s.Cumulative[e]), s.Key, group, e.String()))
+		}
+		open := 0.0
+		if s.Status.CircuitBreakerOpen {
+			open = 1
+		}
+		out = append(out,
+			gauge(circuitOpenDesc, open, labels),
+			gauge(errorPercentageDesc, float64(s.Health.ErrorPercentage), labels),
+			gauge(healthRequestsDesc, float64(s.Health.Total), labels),
+			gauge(healthErrorsDesc, float64(s.Health.Errors), labels),
+			gauge(concurrentDesc, float64(s.ConcurrentExecutions), labels),
+			gauge(rollingMaxConcurrentDesc, float64(s.RollingMaxConcurrentExecutions), labels),
+		)
+
+		f := c.folds[m]
+		if f == nil {
+			f = newLatencyFold(len(c.bounds))
+			c.folds[m] = f
+		}
+		f.generation = c.generation
+		f.add(m.LatencyBuckets(), c.bounds)
+		out = append(out,
+			f.execution.metric(executionLatencyDesc, c.bounds, labels),
+			f.total.metric(totalLatencyDesc, c.bounds, labels),
+		)
+	}
+	// Forget the totals of metrics the registry no longer holds.
+	for m, f := range c.folds {
+		if f.generation != c.generation {
+			delete(c.folds, m)
+		}
+	}
+	return out
+}
+
+func collectPool(ch chan<- prometheus.Metric, s metricsstream.PoolSnapshot) {
+	labels := []string{s.Key}
+	ch <- gauge(poolActiveDesc, float64(s.ActiveCount), labels)
+	ch <- gauge(poolQueuedDesc, float64(s.QueueSize), labels)
+	ch <- prometheus.MustNewConstMetric(poolExecutedDesc, prometheus.CounterValue,
+		float64(s.Cumulative[metricsstream.PoolExecuted]), s.Key)
+	ch <- prometheus.MustNewConstMetric(poolRejectedDesc, prometheus.CounterValue,
+		float64(s.Cumulative[metricsstream.PoolRejection]), s.Key)
+	if s.HasStatus {
+		ch <- gauge(poolCoreSizeDesc, float64(s.Status.CoreSize), labels)
+		ch <- gauge(poolWorkersDesc, float64(s.Status.PoolSize), labels)
+	}
+}
+
+func gauge(d *prometheus.Desc, v float64, labels []string) prometheus.Metric {
+	return prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+}

@@ -1,0 +1,282 @@
+package prometheus
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// commandStatus is a CommandStatusProvider that reports a fixed status.
+type commandStatus metricsstream.CommandStatus
+
+func (s commandStatus) CommandStatus() metricsstream.CommandStatus {
+	return metricsstream.CommandStatus(s)
+}
+
+// poolStatus is a PoolStatusProvider that reports a fixed status.
+type poolStatus metricsstream.PoolStatus
+
+func (s poolStatus) PoolStatus() metricsstream.PoolStatus { return metricsstream.PoolStatus(s) }
+
+// record records one execution made of events; it ran for latency when
+// latency > 0, and its caller waited 1ms more.
+func record(m *metricsstream.CommandMetrics, latency time.Duration, events ...metricsstream.EventType) {
+	c := metricsstream.Completion{CommandKey: m.Key(), Executed: latency > 0,
+		ExecutionLatency: latency, TotalLatency: latency + time.Millisecond}
+	for _, e := range events {
+		c.Events.Add(e, 1)
+	}
+	m.MarkCompletion(&c)
+}
+
+// scenario is a registry with a command GetUser whose breaker is open, a
+// command Bare that nothing reports on, and a pool UserPool; every bucket
+// they recorded in is closed.
+func scenario(t *testing.T) (*metricsstream.Registry, *clock.Manual) {
+	t.Helper()
+	mc := clock.NewManual(t0)
+	reg := metricsstream.NewRegistry(mc)
+	m := reg.Command("GetUser", metricsstream.Config{})
+	m.SetStatusProvider(commandStatus{Group: "UserService", Pool: "UserPool", CircuitBreakerOpen: true})
+	ms := time.Millisecond
+	record(m, 2*ms, metricsstream.Success)
+	record(m, 20*ms, metricsstream.Success)
+	record(m, 300*ms, metricsstream.Success)
+	record(m, 4*ms, metricsstream.Failure, metricsstream.FallbackSuccess)
+	record(m, 1000*ms, metricsstream.Timeout, metricsstream.FallbackMissing)
+	record(m, 0, metricsstream.ShortCircuited, metricsstream.FallbackSuccess)
+	m.MarkStart()
+	reg.Command("Bare", metricsstream.Config{})
+
+	p := reg.Pool("UserPool", metricsstream.Config{})
+	p.SetStatusProvider(poolStatus{CoreSize: 10, PoolSize: 3})
+	for range 4 {
+		p.MarkStart()
+	}
+	for range 3 {
+		p.MarkDone()
+	}
+	p.MarkRejected()
+	p.SetQueueSize(2)
+	reg.Pool("BarePool", metricsstream.Config{})
+
+	mc.Advance(10 * time.Second)
+	return reg, mc
+}
+
+const wantCommandGauges = `
+# HELP rxhystrix_command_circuit_open 1 while the command's circuit breaker is open, else 0.
+# TYPE rxhystrix_command_circuit_open gauge
+rxhystrix_command_circuit_open{command="Bare",group="Bare"} 0
+rxhystrix_command_circuit_open{command="GetUser",group="UserService"} 1
+# HELP rxhystrix_command_error_percentage Errors per 100 requests in the command's health window, truncated: what its circuit breaker compares with its threshold.
+# TYPE rxhystrix_command_error_percentage gauge
+rxhystrix_command_error_percentage{command="Bare",group="Bare"} 0
+rxhystrix_command_error_percentage{command="GetUser",group="UserService"} 40
+# HELP rxhystrix_command_health_requests Requests in the command's health window: successes, failures, timeouts and rejections.
+# TYPE rxhystrix_command_health_requests gauge
+rxhystrix_command_health_requests{command="Bare",group="Bare"} 0
+rxhystrix_command_health_requests{command="GetUser",group="UserService"} 5
+# HELP rxhystrix_command_health_errors Errors in the command's health window: failures, timeouts and rejections.
+# TYPE rxhystrix_command_health_errors gauge
+rxhystrix_command_health_errors{command="Bare",group="Bare"} 0
+rxhystrix_command_health_errors{command="GetUser",group="UserService"} 2
+# HELP rxhystrix_command_concurrent_executions Executions running the command's code now.
+# TYPE rxhystrix_command_concurrent_executions gauge
+rxhystrix_command_concurrent_executions{command="Bare",group="Bare"} 0
+rxhystrix_command_concurrent_executions{command="GetUser",group="UserService"} 1
+`
+
+const wantExecutionLatency = `
+# HELP rxhystrix_command_execution_latency_seconds How long the command's code ran, for executions that ran; cumulative, from the closed buckets of the percentile window.
+# TYPE rxhystrix_command_execution_latency_seconds histogram
+rxhystrix_command_execution_latency_seconds_bucket{command="Bare",group="Bare",le="0.005"} 0
+rxhystrix_command_execution_latency_seconds_bucket{command="Bare",group="Bare",le="0.1"} 0
+rxhystrix_command_execution_latency_seconds_bucket{command="Bare",group="Bare",le="1"} 0
+rxhystrix_command_execution_latency_seconds_bucket{command="Bare",group="Bare",le="+Inf"} 0
+rxhystrix_command_execution_latency_seconds_sum{command="Bare",group="Bare"} 0
+rxhystrix_command_execution_latency_seconds_count{command="Bare",group="Bare"} 0
+rxhystrix_command_execution_latency_seconds_bucket{command="GetUser",group="UserService",le="0.005"} 2
+rxhystrix_command_execution_latency_seconds_bucket{command="GetUser",group="UserService",le="0.1"} 3
+rxhystrix_command_execution_latency_seconds_bucket{command="GetUser",group="UserService",le="1"} 5
+rxhystrix_command_execution_latency_seconds_bucket{command="GetUser",group="UserService",le="+Inf"} 5
+rxhystrix_command_execution_latency_seconds_sum{command="GetUser",group="UserService"} 1.326105
+rxhystrix_command_execution_latency_seconds_count{command="GetUser",group="UserService"} 5
+`
+
+const wantPools = `
+# HELP rxhystrix_pool_active_commands Commands running on the pool's workers now.
+# TYPE rxhystrix_pool_active_commands gauge
+rxhystrix_pool_active_commands{pool="BarePool"} 0
+rxhystrix_pool_active_commands{pool="UserPool"} 1
+# HELP rxhystrix_pool_queued_commands Commands waiting in the pool's queue now.
+# TYPE rxhystrix_pool_queued_commands gauge
+rxhystrix_pool_queued_commands{pool="BarePool"} 0
+rxhystrix_pool_queued_commands{pool="UserPool"} 2
+# HELP rxhystrix_pool_executed_total Commands the pool ran, since its metrics were created (up to the last closed rolling bucket).
+# TYPE rxhystrix_pool_executed_total counter
+rxhystrix_pool_executed_total{pool="BarePool"} 0
+rxhystrix_pool_executed_total{pool="UserPool"} 3
+# HELP rxhystrix_pool_rejected_total Commands the pool refused, since its metrics were created (up to the last closed rolling bucket).
+# TYPE rxhystrix_pool_rejected_total counter
+rxhystrix_pool_rejected_total{pool="BarePool"} 0
+rxhystrix_pool_rejected_total{pool="UserPool"} 1
+# HELP rxhystrix_pool_core_size The pool's CoreSize: the most commands its workers run at once.
+# TYPE rxhystrix_pool_core_size gauge
+rxhystrix_pool_core_size{pool="UserPool"} 10
+# HELP rxhystrix_pool_workers The pool's workers alive now.
+# TYPE rxhystrix_pool_workers gauge
+rxhystrix_pool_workers{pool="UserPool"} 3
+`
+
+func TestCollectorReportsCommandsAndPools(t *testing.T) {
+	reg, _ := scenario(t)
+	c := NewCollector(reg, WithLatencyBuckets(.005, .1, 1))
+
+	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(wantCommandGauges),
+		"rxhystrix_command_circuit_open", "rxhystrix_command_error_percentage", "rxhystrix_command_health_requests",
+		"rxhystrix_command_health_errors", "rxhystrix_command_concurrent_executions"))
+	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(wantExecutionLatency),
+		"rxhystrix_command_execution_latency_seconds"))
+	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(wantPools),
+		"rxhystrix_pool_active_commands", "rxhystrix_pool_queued_commands", "rxhystrix_pool_executed_total",
+		"rxhystrix_pool_rejected_total", "rxhystrix_pool_core_size", "rxhystrix_pool_workers"))
+}
+
+func TestCollectorCountsEveryEventType(t *testing.T) {
+	reg, _ := scenario(t)
+	c := NewCollector(reg)
+	want := map[string]float64{
+		"SUCCESS": 3, "FAILURE": 1, "TIMEOUT": 1, "SHORT_CIRCUITED": 1, "FALLBACK_SUCCESS": 2,
+		"FALLBACK_MISSING": 1, "EXCEPTION_THROWN": 1, "BAD_REQUEST": 0, "EMIT": 0,
+	}
+	got := map[string]float64{}
+	events := 0
+	for _, mf := range gather(t, c) {
+		if mf.GetName() != "rxhystrix_command_events_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			l := labels(m.GetLabel())
+			if l["command"] != "GetUser" {
+				continue
+			}
+			assert.Equal(t, "UserService", l["group"])
+			got[l["event"]] = m.GetCounter().GetValue()
+			events++
+		}
+	}
+	for e, v := range want {
+		assert.Equal(t, v, got[e], e)
+	}
+	assert.Equal(t, int(metricsstream.NumEventTypes)-1, events, "every event type but COMMAND_MAX_ACTIVE")
+	assert.NotContains(t, got, "COMMAND_MAX_ACTIVE")
+}
+
+func TestCollectorLatencyHistogramsAreCumulative(t *testing.T) {
+	mc := clock.NewManual(t0)
+	reg := metricsstream.NewRegistry(mc)
+	m := reg.Command("C", metricsstream.Config{})
+	c := NewCollector(reg, WithLatencyBuckets(.01, 1))
+
+	count := func() (count uint64, under10ms uint64) {
+		for _, mf := range gather(t, c) {
+			if mf.GetName() == "rxhystrix_command_total_latency_seconds" {
+				h := mf.GetMetric()[0].GetHistogram()
+				return h.GetSampleCount(), h.GetBucket()[0].GetCumulativeCount()
+			}
+		}
+		t.Fatal("no total latency histogram")
+		return 0, 0
+	}
+
+	record(m, 5*time.Millisecond, metricsstream.Success)
+	n, _ := count()
+	assert.Zero(t, n, "the bucket is still open")
+
+	mc.Advance(10 * time.Second)
+	n, fast := count()
+	assert.Equal(t, uint64(1), n)
+	assert.Equal(t, uint64(1), fast, "6ms of total latency is under 10ms")
+	n, _ = count()
+	assert.Equal(t, uint64(1), n, "a bucket is added once, however often it is scraped")
+
+	// The first bucket leaves the 60s window; the histogram keeps it.
+	mc.Advance(55 * time.Second)
+	record(m, 50*time.Millisecond, metricsstream.Success)
+	record(m, 50*time.Millisecond, metricsstream.Success)
+	mc.Advance(10 * time.Second)
+	require.Equal(t, int64(2), m.Latencies().Total.Count(), "the window holds only the new latencies")
+	n, fast = count()
+	assert.Equal(t, uint64(3), n)
+	assert.Equal(t, uint64(1), fast)
+}
+
+func TestCollectorForgetsEvictedMetrics(t *testing.T) {
+	mc := clock.NewManual(t0)
+	reg := metricsstream.NewRegistry(mc, metricsstream.WithIdleEviction(time.Minute))
+	record(reg.Command("C", metricsstream.Config{}), time.Millisecond, metricsstream.Success)
+	c := NewCollector(reg)
+	mc.Advance(10 * time.Second)
+	gather(t, c)
+	require.Len(t, c.folds, 1)
+
+	mc.Advance(2 * time.Minute)
+	require.Equal(t, 1, reg.EvictIdle())
+	gather(t, c)
+	assert.Empty(t, c.folds, "the totals of evicted metrics are dropped")
+}
+
+func TestCollectorPassesLint(t *testing.T) {
+	reg, _ := scenario(t)
+	pr := prometheus.NewPedanticRegistry()
+	require.NoError(t, pr.Register(NewCollector(reg)))
+	problems, err := testutil.GatherAndLint(pr)
+	require.NoError(t, err)
+	assert.Empty(t, problems)
+}
+
+func TestCollectorScrapedThroughPromhttp(t *testing.T) {
+	reg, _ := scenario(t)
+	pr := prometheus.NewPedanticRegistry()
+	pr.MustRegister(NewCollector(reg))
+	srv := httptest.NewServer(promhttp.HandlerFor(pr, promhttp.HandlerOpts{}))
+	t.Cleanup(srv.Close)
+
+	body := scrape(t, srv.URL)
+	assert.Contains(t, body, `rxhystrix_command_events_total{command="GetUser",event="SUCCESS",group="UserService"} 3`)
+	assert.Contains(t, body, `rxhystrix_command_execution_latency_seconds_count{command="GetUser",group="UserService"} 5`)
+	assert.Contains(t, body, `rxhystrix_pool_rejected_total{pool="UserPool"} 1`)
+	assert.NoError(t, testutil.ScrapeAndCompare(srv.URL, strings.NewReader(wantPools),
+		"rxhystrix_pool_active_commands", "rxhystrix_pool_queued_commands", "rxhystrix_pool_executed_total",
+		"rxhystrix_pool_rejected_total", "rxhystrix_pool_core_size", "rxhystrix_pool_workers"))
+}
+
+func TestOptionsPanicOnBadInput(t *testing.T) {
+	reg := metricsstream.NewRegistry(clock.NewManual(t0))
+	cases := []struct {
+		name string
+		f    func()
+		msg  string
+	}{
+		{"nil registry", func() { NewCollector(nil) }, "prometheus: NewCollector with nil registry"},
+		{"nil option", func() { NewCollector(reg, nil) }, "prometheus: NewCollector: option 0 is nil"},
+		{"no bounds", func() { WithLatencyBuckets() }, "prometheus: WithLatencyBuckets: no bucket bounds"},
+		{"zero bound", func() { WithLatencyBuckets(0, 1) }, "prometheus: WithLatencyBuckets: bound 0 (0) is not a positive finite number of seconds"},
+		{"decreasing", func() { WithLatencyBuckets(1, .5) }, "prometheus: WithLatencyBuckets: bound 1 (0.5) does not exceed bound 0 (1)"},
+	}
+	for _, tc := range cases {
+		assert.PanicsWithValue(t, tc.msg, tc.f, tc.name)
+	}
+}

@@ -1,0 +1,72 @@
+// Package prometheus exports the metrics of a [metricsstream.Registry] to
+// Prometheus: a [Collector] reads the registry's commands and worker pools
+// at each scrape and reports them as Prometheus metrics, so a service that
+// runs rxhystrix commands serves them on its /metrics next to its own.
+//
+//	reg := prometheus.NewRegistry() // client_golang's
+//	reg.MustRegister(rxprometheus.NewCollector(command.DefaultRegistry.Metrics()))
+//	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+//
+// (This package is named prometheus, as client_golang's is; import it under
+// another name, such as rxprometheus.)
+//
+// # Metrics
+//
+// Per command, labelled command and group:
+//
+//	rxhystrix_command_events_total{event}              counter    executions by Hystrix event type ("SUCCESS", "TIMEOUT", ...)
+//	rxhystrix_command_circuit_open                      gauge      1 while the circuit breaker is open, else 0
+//	rxhystrix_command_error_percentage                  gauge      the health window's error percentage (what the breaker judges)
+//	rxhystrix_command_health_requests                   gauge      requests in the health window
+//	rxhystrix_command_health_errors                     gauge      errors in the health window
+//	rxhystrix_command_concurrent_executions             gauge      executions running the command's code now
+//	rxhystrix_command_rolling_max_concurrent_executions gauge      their maximum over the rolling window
+//	rxhystrix_command_execution_latency_seconds         histogram  how long the command's code ran
+//	rxhystrix_command_total_latency_seconds             histogram  how long callers waited
+//
+// Per worker pool, labelled pool:
+//
+//	rxhystrix_pool_active_commands  gauge    commands running on the pool's workers
+//	rxhystrix_pool_queued_commands  gauge    commands waiting in its queue
+//	rxhystrix_pool_executed_total   counter  commands the pool ran (Hystrix's EXECUTED)
+//	rxhystrix_pool_rejected_total   counter  commands the pool refused (REJECTED)
+//	rxhystrix_pool_core_size        gauge    the pool's CoreSize
+//	rxhystrix_pool_workers          gauge    workers alive now
+//
+// The event counters are the metrics' cumulative counts, which include
+// every closed rolling bucket since the metrics were created (so they lag
+// by up to one rolling bucket, 1s by default); EXCEPTION_THROWN is derived
+// as Hystrix derives it, and COMMAND_MAX_ACTIVE, which nothing records, is
+// left out. The gauges are the values the dashboard stream shows. The group
+// label is the command's group as the command package reports it (the key
+// when nothing reports one). A pool's core size and workers are reported
+// only when the command package reports them.
+//
+// # Latency histograms are cumulative
+//
+// Prometheus histograms count from the start of the process and are read
+// with rate(); metricsstream keeps latencies only over its percentile
+// window (60s by default, in 6 buckets). The collector therefore builds a
+// cumulative histogram per command: at each scrape it adds the
+// distribution of every closed percentile bucket it has not added yet
+// ([metricsstream.CommandMetrics.LatencyBuckets]), counting each latency in
+// the histogram buckets ([DefaultLatencyBuckets] or [WithLatencyBuckets])
+// at or above it, to the 3 significant digits metricsstream keeps. So:
+//
+//   - the histograms lag by up to one percentile bucket (10s by default);
+//   - they count the latencies of the buckets a scrape saw: scrape at least
+//     once per percentile window, or the buckets that left the window
+//     between two scrapes are missed;
+//   - the first scrape starts from the buckets in the window at that time;
+//   - _sum is each bucket's count times its mean, HdrHistogram's mean.
+//
+// The state of the histograms lives in the Collector: two collectors over
+// one registry count apart, and metrics that the registry evicts and makes
+// anew start from zero, as a counter reset.
+//
+// # Concurrency
+//
+// A Collector is safe for concurrent use; it starts no goroutine and does
+// its work in Collect, on the goroutine of the Prometheus registry that
+// gathers.
+package prometheus
