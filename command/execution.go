@@ -260,9 +260,11 @@ func (e *execution) commandError(failure FailureType, cause error) *Error {
 	return &Error{Command: e.k.key, Failure: failure, Cause: cause}
 }
 
-// causeOf returns the cause to record for a failure type.
+// causeOf returns the cause to record for a failure type: run's error
+// for a failure or a bad request (returned to the caller as it is), the
+// failure's sentinel otherwise.
 func causeOf(failure FailureType, err error) error {
-	if failure == CommandFailure && err != nil {
+	if (failure == CommandFailure || failure == BadRequestFailure) && err != nil {
 		return err
 	}
 	if s := failure.sentinel(); s != nil {
