@@ -98,7 +98,7 @@ func (e *execution) fallbackSucceeded() {
 }
 
 // callFallback calls f, turning a panic into a *PanicError.
-func callFallback[In, Out any](f fallbackFunc[In, Out], ctx context.Context, in In, cmdErr *Error) (v Out, err error) {
+func callFallback[In, Out any](f fallbackFunc[In, Out], ctx context.Context, in In, cmdErr error) (v Out, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = newPanicError(p)

@@ -64,7 +64,7 @@ func (c *Command[In, Out]) scalarPipeline() *pipeline[In, Out] {
 	case c.fallback != nil:
 		p.fallback = func(ctx context.Context, in In, err error) observable.Observable[Out] {
 			return observable.Defer(func() observable.Observable[Out] {
-				v, ferr := c.fallback(ctx, in, err)
+				v, ferr := callFallback(c.fallback, ctx, in, err)
 				if ferr != nil {
 					return observable.Error[Out](ferr)
 				}
@@ -74,7 +74,7 @@ func (c *Command[In, Out]) scalarPipeline() *pipeline[In, Out] {
 	case c.fbObs != nil:
 		p.fallback = func(ctx context.Context, in In, err error) observable.Observable[Out] {
 			return observable.Defer(func() observable.Observable[Out] {
-				v, ferr := c.fbObs(ctx, in, err).Last(ctx)
+				v, ferr := callFallback(c.observableFallback, ctx, in, err)
 				if ferr != nil {
 					return observable.Error[Out](ferr)
 				}
@@ -125,7 +125,7 @@ func NewObservable[In, Out any](key string, construct func(context.Context, In) 
 	if fb := typed[func(context.Context, In, error) (Out, error)]("NewObservable", key, "WithFallback", o.fallback); fb != nil && c.pipe.fallback == nil {
 		c.pipe.fallback = func(ctx context.Context, in In, err error) observable.Observable[Out] {
 			return observable.Defer(func() observable.Observable[Out] {
-				v, ferr := fb(ctx, in, err)
+				v, ferr := callFallback(fb, ctx, in, err)
 				if ferr != nil {
 					return observable.Error[Out](ferr)
 				}
