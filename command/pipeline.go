@@ -56,24 +56,35 @@ func (r *run) do(f func(e *execution)) {
 // observable returns the cold Observable of one execution per
 // subscription.
 func (p *pipeline[In, Out]) observable(callerCtx context.Context, in In) observable.Observable[Out] {
-	return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
-		ctx, stop := joinContexts(subCtx, callerCtx)
+	return p.observableEnded(callerCtx, in, nil)
+}
+
+// observableEnded is observable; ended, when not nil, sees each execution
+// once it has ended, just before its Completion is published (the request
+// log and cache use it).
+func (p *pipeline[In, Out]) observableEnded(callerCtx context.Context, in In, ended func(*execution)) observable.Observable[Out] {
+	return observable.Defer(func() observable.Observable[Out] {
 		r := &run{}
 		r.do(func(e *execution) { e.begin(p.k) })
-		p.applySemantics(ctx, r, in).
+		return p.applySemantics(callerCtx, r, in).
 			DoOnTerminate(func() {
-				stop()
-				r.do(func(e *execution) { e.finish(p.k.registry.clock.Now()) })
+				r.do(func(e *execution) {
+					if ended != nil {
+						ended(e)
+					}
+					e.finish(e.endTime())
+				})
 			}).
 			DoOnUnsubscribe(func() {
-				stop()
 				r.do(func(e *execution) {
 					now := p.k.registry.clock.Now()
 					e.cancelled(now)
+					if ended != nil {
+						ended(e)
+					}
 					e.finish(now)
 				})
-			}).
-			Subscribe(ctx, o)
+			})
 	})
 }
 
@@ -101,9 +112,9 @@ func (p *pipeline[In, Out]) applySemantics(ctx context.Context, r *run, in In) o
 func (p *pipeline[In, Out]) executeAndObserve(ctx context.Context, r *run, in In, semaphore bool) observable.Observable[Out] {
 	var exec observable.Observable[Out]
 	if semaphore {
-		exec = p.onCaller(r, in)
+		exec = p.onCaller(ctx, r, in)
 	} else {
-		exec = p.inPool(r, in)
+		exec = p.inPool(ctx, r, in)
 	}
 	var timeout time.Duration
 	r.do(func(e *execution) { timeout = e.cfg.Timeout })
@@ -160,10 +171,12 @@ func (p *pipeline[In, Out]) executeAndObserve(ctx context.Context, r *run, in In
 }
 
 // onCaller subscribes the user's Observable on the caller's goroutine.
-func (p *pipeline[In, Out]) onCaller(r *run, in In) observable.Observable[Out] {
+func (p *pipeline[In, Out]) onCaller(callerCtx context.Context, r *run, in In) observable.Observable[Out] {
 	return observable.Defer(func() observable.Observable[Out] {
 		r.do(func(e *execution) { e.runStarted() })
-		return observable.Create(func(ctx context.Context, o observable.Observer[Out]) {
+		return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
+			ctx, stop := joinContexts(subCtx, callerCtx)
+			defer stop()
 			safeSubscribe(ctx, p.construct, in, o, false)
 		})
 	})
@@ -218,8 +231,9 @@ func (t *pipelineTask) runTask(p *pool) {
 // pool (Hystrix's subscribeOn(threadPool scheduler)). A full pool raises
 // errPoolRejectedSignal; an unsubscribe takes a queued run out of the
 // queue.
-func (p *pipeline[In, Out]) inPool(r *run, in In) observable.Observable[Out] {
-	return observable.Create(func(ctx context.Context, o observable.Observer[Out]) {
+func (p *pipeline[In, Out]) inPool(callerCtx context.Context, r *run, in In) observable.Observable[Out] {
+	return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
+		ctx, stop := joinContexts(subCtx, callerCtx)
 		var pl *pool
 		var start time.Time
 		r.do(func(e *execution) {
@@ -242,14 +256,16 @@ func (p *pipeline[In, Out]) inPool(r *run, in In) observable.Observable[Out] {
 			if !gone {
 				safeSubscribe(ctx, p.construct, in, o, true)
 			}
+			stop()
 		}
 		if !pl.submit(t, start.UnixNano()) {
+			stop()
 			o.OnError(errPoolRejectedSignal)
 			return
 		}
-		context.AfterFunc(ctx, func() {
-			if t.state.CompareAndSwap(taskQueued, taskAbandoned) {
-				pl.remove(t)
+		context.AfterFunc(subCtx, func() {
+			if t.state.CompareAndSwap(taskQueued, taskAbandoned) && pl.remove(t) {
+				stop()
 			}
 		})
 	})
@@ -331,11 +347,23 @@ func (p *pipeline[In, Out]) handleFallback(ctx context.Context, r *run, in In, f
 		return src
 	}).
 		DoOnNext(func(Out) {
-			if !p.scalar {
-				r.do(func(e *execution) { e.mark(metricsstream.FallbackEmit) })
-			}
+			r.do(func(e *execution) {
+				if p.scalar {
+					// As SUCCESS on run's value: a subscriber that stops at
+					// the value (First) still records the fallback's success.
+					e.fallbackSucceeded()
+				} else {
+					e.mark(metricsstream.FallbackEmit)
+				}
+			})
 		}).
-		DoOnCompleted(func() { r.do(func(e *execution) { e.fallbackSucceeded() }) }).
+		DoOnCompleted(func() {
+			r.do(func(e *execution) {
+				if !p.scalar {
+					e.fallbackSucceeded()
+				}
+			})
+		}).
 		OnErrorResumeNext(func(err error) observable.Observable[Out] {
 			var final *Error
 			r.do(func(e *execution) { final = e.fallbackFailed(cmdErr, err) })
@@ -346,8 +374,11 @@ func (p *pipeline[In, Out]) handleFallback(ctx context.Context, r *run, in In, f
 // joinContexts returns a context that is done when either is done and
 // whose values are looked up in sub, then in caller.
 func joinContexts(sub, caller context.Context) (context.Context, func()) {
-	if caller == nil || caller == sub {
-		return sub, func() {}
+	if caller == nil || caller == sub || caller == context.Background() {
+		return sub, noop
+	}
+	if caller.Done() == nil {
+		return valuesFrom{Context: sub, caller: caller}, noop
 	}
 	ctx, cancel := context.WithCancel(valuesFrom{Context: sub, caller: caller})
 	stop := context.AfterFunc(caller, cancel)
@@ -366,3 +397,5 @@ func (v valuesFrom) Value(key any) any {
 	}
 	return v.caller.Value(key)
 }
+
+func noop() {}
