@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBrowserShowsLiveCommands opens the demo's dashboard in a headless
+// chromium, reading the real stream of live commands: the page lists them,
+// shows the forced-open circuit and the circuit that failures opened, and
+// follows the counts as they change.
+//
+// With DASHBOARD_SCREENSHOT=<file> it also saves a screenshot of the page
+// there; with DASHBOARD_SCREENSHOT_AFTER=<duration> (over 10s) as well, it
+// first lets the page draw that much history. That is how
+// docs/dashboard.png is made:
+//
+//	DASHBOARD_SCREENSHOT=$PWD/docs/dashboard.png DASHBOARD_SCREENSHOT_AFTER=90s \
+//		go test -run TestBrowser -timeout 5m ./examples/demo/
+func TestBrowserShowsLiveCommands(t *testing.T) {
+	browser := startBrowser(t)
+	sc := scenario{paymentFailFrom: 2 * time.Second, paymentFailFor: time.Hour, paymentCycle: 2 * time.Hour}
+	screenshot := os.Getenv("DASHBOARD_SCREENSHOT")
+	var history time.Duration
+	if screenshot != "" {
+		d, err := time.ParseDuration(os.Getenv("DASHBOARD_SCREENSHOT_AFTER"))
+		if err == nil && d > 10*time.Second {
+			history = d
+			sc.paymentFailFrom = d - 8*time.Second // open for a few seconds by then
+		}
+	}
+	d := startDemo(t, sc)
+	tab := newTab(t, browser)
+	problems := watchConsole(t, tab)
+	do(t, tab, chromedp.Navigate(d.base+"/hystrix/"))
+	if history > 0 {
+		// Only for the documentation's picture: let the sparklines draw
+		// some history.
+		time.Sleep(history)
+	}
+
+	waitFor(t, tab, `document.querySelectorAll("#commands [data-command]").length === 5`)
+	assert.ElementsMatch(t, demoCommands, eval[[]string](t, tab,
+		`Array.from(document.querySelectorAll("#commands [data-command]"), e => e.getAttribute("data-command"))`))
+	assert.Equal(t, "Forced Open", text(t, tab, field("command", "LegacyInventory", "circuit")))
+	assert.Equal(t, "forced-open", eval[string](t, tab, `document.querySelector('[data-command="LegacyInventory"]').getAttribute("data-circuit")`))
+	assert.Equal(t, "Closed", text(t, tab, field("command", "GetUser", "circuit")))
+
+	// The counts follow the live commands.
+	waitFor(t, tab, `(() => { const e = document.querySelector('`+field("command", "GetUser", "success")+`'); return e !== null && /^[1-9]/.test(e.textContent.trim()); })()`)
+	before := text(t, tab, field("command", "GetUser", "success"))
+	waitFor(t, tab, `document.querySelector('`+field("command", "GetUser", "success")+`').textContent.trim() !== "`+before+`"`)
+
+	// The pool too small for its callers rejects, and failures open
+	// PaymentGateway's circuit.
+	waitFor(t, tab, `(() => { const e = document.querySelector('`+field("pool", "SearchService", "rejected")+`'); return e !== null && /^[1-9]/.test(e.textContent.trim()); })()`)
+	waitFor(t, tab, `(() => { const e = document.querySelector('`+field("command", "PaymentGateway", "circuit")+`'); return e !== null && e.textContent.trim() === "Open"; })()`)
+	assert.Equal(t, "open", eval[string](t, tab, `document.querySelector('[data-command="PaymentGateway"]').getAttribute("data-circuit")`))
+
+	if screenshot != "" {
+		ctx, cancel := context.WithTimeout(tab, time.Minute)
+		defer cancel()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(screenshot, png, 0o644))
+		t.Logf("screenshot written to %s", screenshot)
+	}
+	assert.Empty(t, problems(), "the page reported problems")
+}
+
+// The browser helpers below follow metricsstream/dashboard's browser test.
+
+const chromiumPath = "/usr/bin/chromium"
+
+// startBrowser starts a headless chromium, closed when the test ends; the
+// test is skipped when there is none.
+func startBrowser(t *testing.T) context.Context {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	path := chromiumPath
+	if _, err := os.Stat(path); err != nil {
+		p, lookErr := exec.LookPath("chromium")
+		if lookErr != nil {
+			t.Skipf("browser test needs chromium at %s: apt-get update && apt-get install -y chromium", chromiumPath)
+		}
+		path = p
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
+		chromedp.WindowSize(1280, 1000),
+	)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	require.NoError(t, chromedp.Do(ctx), "start chromium")
+	return ctx
+}
+
+func newTab(t *testing.T, browser context.Context) context.Context {
+	t.Helper()
+	tab, cancel := chromedp.NewContext(browser)
+	t.Cleanup(cancel)
+	require.NoError(t, chromedp.Do(tab), "open a tab")
+	return tab
+}
+
+func do(t *testing.T, tab context.Context, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, failAfter)
+	defer cancel()
+	require.NoError(t, chromedp.Do(ctx, actions...))
+}
+
+func eval[T any](t *testing.T, tab context.Context, expr string) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, failAfter)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	require.NoError(t, err, "evaluate %s", expr)
+	return v
+}
+
+// waitFor waits until the JavaScript predicate holds in the page; it polls
+// on every animation frame, so it returns as soon as the page shows it.
+func waitFor(t *testing.T, tab context.Context, predicate string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, failAfter)
+	defer cancel()
+	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](predicate))
+	require.NoError(t, err, "waiting for %s", predicate)
+}
+
+// field selects the element of one field of one card.
+func field(kind, name, f string) string {
+	return `[data-` + kind + `="` + name + `"] [data-field="` + f + `"]`
+}
+
+func text(t *testing.T, tab context.Context, sel string) string {
+	t.Helper()
+	return eval[string](t, tab, `document.querySelector('`+sel+`').textContent.trim()`)
+}
+
+// watchConsole collects the page's exceptions, console warnings and errors
+// and the browser's own warnings and errors from now on.
+func watchConsole(t *testing.T, tab context.Context) func() []string {
+	t.Helper()
+	var mu sync.Mutex
+	var problems []string
+	require.NoError(t, chromedp.Listen(tab, func(ev any) {
+		var p string
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			p = "exception: " + ev.ExceptionDetails.Text
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeWarning || ev.Type == runtime.ConsoleAPICalledTypeError {
+				p = "console." + string(ev.Type)
+			}
+		case *cdplog.EventEntryAdded:
+			if ev.Entry.Level == cdplog.EntryLevelWarning || ev.Entry.Level == cdplog.EntryLevelError {
+				p = string(ev.Entry.Source) + ": " + ev.Entry.Text
+			}
+		}
+		if p != "" && !strings.Contains(p, "favicon") {
+			mu.Lock()
+			problems = append(problems, p)
+			mu.Unlock()
+		}
+	}))
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(problems)
+	}
+}

@@ -1,0 +1,108 @@
+// Demo runs rxhystrix commands against simulated downstreams and serves
+// what they do live: the Hystrix dashboard, its metrics stream, and
+// Prometheus metrics.
+//
+//	go run ./examples/demo
+//
+// It needs no setup. It listens on 127.0.0.1:8080 (or, when that port is
+// taken, on a free one) and prints the URLs:
+//
+//	/hystrix/        the dashboard (package metricsstream/dashboard)
+//	/hystrix/stream  the Hystrix metrics stream it reads (metricsstream.Handler)
+//	/metrics         Prometheus metrics (package metricsstream/prometheus)
+//
+// Five commands run all the time, each in a state the dashboard draws:
+//
+//	GetUser             a healthy downstream, in its own worker pool
+//	GetRecommendations  a slow one under semaphore isolation: some calls time out, the fallback answers
+//	PaymentGateway      one that fails for 15s out of every 25s: its circuit opens, then closes again
+//	SearchProducts      a pool of 4 workers and a queue of 2 for 10 callers: some calls are rejected
+//	LegacyInventory     a circuit forced open by configuration: every call is short-circuited
+//
+// Flags:
+//
+//	-addr      where to listen (default 127.0.0.1:8080)
+//	-duration  stop after this long and exit 0 (default: run until interrupted)
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/command"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := demoMain(ctx, os.Args[1:], os.Stdout, os.Stderr, command.DefaultRegistry)
+	stop()
+	os.Exit(code)
+}
+
+// demoMain runs the demo with the command-line arguments args until ctx
+// ends or the -duration has passed, with the commands of reg, and returns
+// the exit code: 0 when it stopped as asked, 2 for bad flags, 1 when it
+// could not serve.
+func demoMain(ctx context.Context, args []string, stdout, stderr io.Writer, reg *command.Registry) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on; a free port of the host if that one is taken")
+	duration := fs.Duration("duration", 0, "stop after this long and exit 0 (0: run until interrupted)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "demo: unexpected arguments %q\n", fs.Args())
+		fs.Usage()
+		return 2
+	}
+	if *duration < 0 {
+		fmt.Fprintf(stderr, "demo: -duration %v is negative\n", *duration)
+		return 2
+	}
+
+	ln, fellBack, err := listen(*addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "demo:", err)
+		return 1
+	}
+	if fellBack {
+		fmt.Fprintf(stdout, "%s is taken; listening on %s instead\n", *addr, ln.Addr())
+	}
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+	if err := run(ctx, ln, reg, defaultScenario, stdout); err != nil {
+		fmt.Fprintln(stderr, "demo:", err)
+		return 1
+	}
+	return 0
+}
+
+// listen listens on addr. When addr's port is taken, it listens on a free
+// port of the same host instead and reports that it fell back.
+func listen(addr string) (ln net.Listener, fellBack bool, err error) {
+	ln, err = net.Listen("tcp", addr)
+	if err == nil || !errors.Is(err, syscall.EADDRINUSE) {
+		return ln, false, err
+	}
+	host, _, splitErr := net.SplitHostPort(addr)
+	if splitErr != nil {
+		return nil, false, err
+	}
+	ln, err = net.Listen("tcp", net.JoinHostPort(host, "0"))
+	return ln, err == nil, err
+}
+
+// stopTimeout bounds the server's graceful shutdown.
+const stopTimeout = 5 * time.Second

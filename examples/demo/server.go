@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/metricsstream/dashboard"
+	rxprometheus "github.com/rxhystrix/rxhystrix/metricsstream/prometheus"
+)
+
+// newHandler mounts what a service mounts to be watched: the dashboard at
+// /hystrix/ with the stream of reg's commands at /hystrix/stream, and
+// Prometheus metrics at /metrics. Streams end when shutdown is closed.
+func newHandler(reg *command.Registry, shutdown <-chan struct{}) http.Handler {
+	stream := metricsstream.Handler(
+		metricsstream.WithRegistry(reg.Metrics()),
+		metricsstream.WithShutdown(shutdown),
+	)
+	prom := prometheus.NewRegistry()
+	prom.MustRegister(rxprometheus.NewCollector(reg.Metrics()))
+
+	mux := http.NewServeMux()
+	mux.Handle("/hystrix/", dashboard.Handler(dashboard.WithStream(stream)))
+	mux.Handle("/metrics", promhttp.HandlerFor(prom, promhttp.HandlerOpts{}))
+	mux.Handle("GET /{$}", http.RedirectHandler("/hystrix/", http.StatusFound))
+	return mux
+}
+
+// run serves the demo on ln and drives the commands' traffic until ctx
+// ends; then it stops the traffic, ends the streams and shuts the server
+// down. It returns nil when it stopped because ctx ended.
+func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenario, out io.Writer) error {
+	shutdown := make(chan struct{})
+	srv := &http.Server{
+		Handler:           newHandler(reg, shutdown),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	// Shutdown waits for connections to go idle; a stream never does
+	// until it is told to end.
+	var once sync.Once
+	endStreams := func() { once.Do(func() { close(shutdown) }) }
+	srv.RegisterOnShutdown(endStreams)
+
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(out, "rxhystrix demo: five commands against simulated downstreams\n"+
+		"  dashboard   %s/hystrix/\n"+
+		"  stream      %s/hystrix/stream\n"+
+		"  prometheus  %s/metrics\n", base, base, base)
+	if _, ok := ctx.Deadline(); ok {
+		fmt.Fprintln(out, "It stops by itself after -duration; Ctrl-C stops it sooner.")
+	} else {
+		fmt.Fprintln(out, "Ctrl-C stops it.")
+	}
+
+	trafficCtx, stopTraffic := context.WithCancel(ctx)
+	defer stopTraffic()
+	traffic := startTraffic(trafficCtx, reg, sc)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-served: // the listener failed
+		served = nil
+	}
+	stopTraffic()
+	traffic.Wait()
+	endStreams()
+	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	if shutErr := srv.Shutdown(stopCtx); err == nil {
+		err = shutErr
+	}
+	if served != nil {
+		if serveErr := <-served; err == nil && !errors.Is(serveErr, http.ErrServerClosed) {
+			err = serveErr
+		}
+	}
+	if err == nil {
+		fmt.Fprintln(out, "stopped")
+	}
+	return err
+}
