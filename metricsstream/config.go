@@ -19,6 +19,13 @@ const (
 	DefaultPercentileBuckets      = 6                      // metrics.rollingPercentile.numBuckets
 )
 
+// MaxBuckets is the most buckets [Config] may cut a window into: the
+// rolling window into Buckets or into health buckets of
+// HealthSnapshotInterval, the percentile window into PercentileBuckets.
+// Metrics hold every bucket of a window in memory; 10,000 allows Hystrix's
+// millisecond granularity over its default 10s window.
+const MaxBuckets = 10_000
+
 // Config sets the windows of a command's metrics. The zero value is
 // Hystrix's defaults; a zero field takes its default. Windows are read
 // once, when the metrics of a key are created, as in Hystrix.
@@ -48,9 +55,10 @@ type Config struct {
 	SlowCallDuration time.Duration
 }
 
-// Validate reports the first field of c that is negative or makes a
-// bucket empty, in an error that names it and wraps [ErrInvalidConfig].
-// Zero fields are valid: they take their defaults.
+// Validate reports the first field of c that is negative, makes a bucket
+// empty or cuts a window into more than [MaxBuckets] buckets, in an error
+// that names it and wraps [ErrInvalidConfig]. Zero fields are valid: they
+// take their defaults.
 func (c Config) Validate() error {
 	switch {
 	case c.RollingWindow < 0:
@@ -70,10 +78,17 @@ func (c Config) Validate() error {
 	switch {
 	case d.RollingWindow < time.Duration(d.Buckets):
 		return invalid("Buckets", d.Buckets, fmt.Sprintf("cuts RollingWindow %v into empty buckets", d.RollingWindow))
+	case d.Buckets > MaxBuckets:
+		return invalid("Buckets", d.Buckets, fmt.Sprintf("is more than MaxBuckets (%d)", MaxBuckets))
 	case d.HealthSnapshotInterval > d.RollingWindow:
 		return invalid("HealthSnapshotInterval", d.HealthSnapshotInterval, fmt.Sprintf("is longer than RollingWindow %v", d.RollingWindow))
+	case d.RollingWindow/d.HealthSnapshotInterval > MaxBuckets:
+		return invalid("HealthSnapshotInterval", d.HealthSnapshotInterval, fmt.Sprintf("cuts RollingWindow %v into %d buckets, more than MaxBuckets (%d)",
+			d.RollingWindow, d.RollingWindow/d.HealthSnapshotInterval, MaxBuckets))
 	case d.PercentileWindow < time.Duration(d.PercentileBuckets):
 		return invalid("PercentileBuckets", d.PercentileBuckets, fmt.Sprintf("cuts PercentileWindow %v into empty buckets", d.PercentileWindow))
+	case d.PercentileBuckets > MaxBuckets:
+		return invalid("PercentileBuckets", d.PercentileBuckets, fmt.Sprintf("is more than MaxBuckets (%d)", MaxBuckets))
 	}
 	return nil
 }
