@@ -26,6 +26,12 @@ const (
 // millisecond granularity over its default 10s window.
 const MaxBuckets = 10_000
 
+// MaxWindow is the longest RollingWindow and PercentileWindow [Config]
+// accepts. Bucket boundaries are counted in nanoseconds from the metrics'
+// creation; a window of a century or more would overflow them after its
+// first buckets and make its streams tick without pause.
+const MaxWindow = 365 * 24 * time.Hour
+
 // Config sets the windows of a command's metrics. The zero value is
 // Hystrix's defaults; a zero field takes its default. Windows are read
 // once, when the metrics of a key are created, as in Hystrix.
@@ -55,10 +61,10 @@ type Config struct {
 	SlowCallDuration time.Duration
 }
 
-// Validate reports the first field of c that is negative, makes a bucket
-// empty or cuts a window into more than [MaxBuckets] buckets, in an error
-// that names it and wraps [ErrInvalidConfig]. Zero fields are valid: they
-// take their defaults.
+// Validate reports the first field of c that is negative, is a window
+// longer than [MaxWindow], makes a bucket empty or cuts a window into more
+// than [MaxBuckets] buckets, in an error that names it and wraps
+// [ErrInvalidConfig]. Zero fields are valid: they take their defaults.
 func (c Config) Validate() error {
 	switch {
 	case c.RollingWindow < 0:
@@ -76,6 +82,10 @@ func (c Config) Validate() error {
 	}
 	d := c.withDefaults()
 	switch {
+	case d.RollingWindow > MaxWindow:
+		return invalid("RollingWindow", d.RollingWindow, fmt.Sprintf("is longer than MaxWindow (%v)", MaxWindow))
+	case d.PercentileWindow > MaxWindow:
+		return invalid("PercentileWindow", d.PercentileWindow, fmt.Sprintf("is longer than MaxWindow (%v)", MaxWindow))
 	case d.RollingWindow < time.Duration(d.Buckets):
 		return invalid("Buckets", d.Buckets, fmt.Sprintf("cuts RollingWindow %v into empty buckets", d.RollingWindow))
 	case d.Buckets > MaxBuckets:
