@@ -54,6 +54,16 @@
 // Cancel the subscription's context or call Unsubscribe to stop; streams
 // never complete by themselves.
 //
+// # Dashboard stream
+//
+// [Handler] serves a registry's commands, pools and collapsers as the
+// Hystrix metrics stream (text/event-stream, Hystrix 1.5.4+'s transport
+// and JSON), which the Hystrix Dashboard, Turbine and the dashboard
+// subpackage read; the prometheus subpackage exports the same metrics to
+// Prometheus. Where the stream differs from Hystrix's servlet (the first
+// frame at once, one ping per frame, ?delay= honoured, keys in order,
+// pools listed once they have done anything) is listed on Handler.
+//
 // # Latencies
 //
 // Latencies are kept in microseconds with HdrHistogram's layout and
