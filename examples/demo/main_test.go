@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -260,4 +261,9 @@ func TestListenFallsBackToAFreePortWhenTaken(t *testing.T) {
 	defer ln2.Close()
 	assert.False(t, fellBack, "a free port is used as it is")
 	assert.Equal(t, free, ln2.Addr().String())
+}
+
+func TestDefaultRegistriesShareTheirMetrics(t *testing.T) {
+	assert.Same(t, metricsstream.DefaultRegistry, command.DefaultRegistry.Metrics(),
+		"metricsstream.Handler() with no option streams command.DefaultRegistry's commands")
 }
