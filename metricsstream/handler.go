@@ -26,7 +26,7 @@ const (
 	shutDownMessage    = "Service has been shut down."
 )
 
-// Handler returns the Hystrix metrics stream of a [Registry]: an
+// Handler returns the Hystrix metrics stream of a [Registry]: a
 // [net/http.Handler] that answers GET with a text/event-stream that the
 // Hystrix Dashboard, Turbine and this module's dashboard package read
 // unchanged, as Hystrix 1.5.4+'s HystrixMetricsStreamServlet writes it.
