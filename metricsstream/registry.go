@@ -21,8 +21,9 @@ type Registry struct {
 	clock clock.Clock
 	idle  time.Duration // 0: never evict
 
-	commands sync.Map // string -> *CommandMetrics
-	pools    sync.Map // string -> *PoolMetrics
+	commands   sync.Map // string -> *CommandMetrics
+	pools      sync.Map // string -> *PoolMetrics
+	collapsers sync.Map // string -> *CollapserMetrics
 
 	mu        sync.Mutex // serializes creation and sweeps
 	lastSweep time.Time
