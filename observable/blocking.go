@@ -32,31 +32,34 @@ func (o Observable[T]) ToSlice(ctx context.Context) ([]T, error) {
 	c := &sliceCollector[T]{}
 	c.init(ctx, nil)
 	o.run(&c.scope, c)
-	if c.state.Load() != scopeEnded {
+	if !c.ended() {
 		<-c.Done()
 	}
-	if !c.terminated {
-		return nil, c.err
+	if c.state.Load() != scopeDone {
+		return nil, c.Err()
 	}
 	return c.values, c.failure
 }
 
 // collector is subscription and observer in one allocation for the calls
 // that wait for one value: First, Last and Future.
+//
+// The source writes the result fields while the scope is live, then ends
+// the scope with scopeDone; the waiter reads them only if the scope ended
+// that way, so a cancellation that wins the race leaves them unread.
 type collector[T any] struct {
 	scope
-	value      T
-	failure    error // the result's error, once terminated
-	first      bool  // end at the first value
-	has        bool  // value holds a value
-	terminated bool  // the result is complete
+	value   T
+	failure error
+	first   bool // end at the first value
+	has     bool // value holds a value
 }
 
 func (c *collector[T]) OnNext(v T) {
 	if c.first {
-		if c.begin() {
-			defer c.finish(context.Canceled)
-			c.value, c.has, c.terminated = v, true, true
+		if c.state.Load() == scopeLive {
+			c.value, c.has = v, true
+			c.endAs(scopeDone)
 		}
 		return
 	}
@@ -66,26 +69,25 @@ func (c *collector[T]) OnNext(v T) {
 }
 
 func (c *collector[T]) OnError(err error) {
-	if c.begin() {
-		defer c.finish(context.Canceled)
+	if c.state.Load() == scopeLive {
 		var zero T
-		c.value, c.failure, c.terminated = zero, err, true
+		c.value, c.failure = zero, err
+		c.endAs(scopeDone)
 	}
 }
 
 func (c *collector[T]) OnCompleted() {
-	if c.begin() {
-		defer c.finish(context.Canceled)
+	if c.state.Load() == scopeLive {
 		if !c.has {
 			c.failure = ErrEmpty
 		}
-		c.terminated = true
+		c.endAs(scopeDone)
 	}
 }
 
 // wait blocks until the subscription has ended and returns its result.
 func (c *collector[T]) wait() (T, error) {
-	if c.state.Load() != scopeEnded {
+	if !c.ended() {
 		<-c.Done()
 	}
 	return c.result()
@@ -93,9 +95,9 @@ func (c *collector[T]) wait() (T, error) {
 
 // result returns the result of an ended subscription.
 func (c *collector[T]) result() (T, error) {
-	if !c.terminated {
+	if c.state.Load() != scopeDone {
 		var zero T
-		return zero, c.err
+		return zero, c.Err()
 	}
 	return c.value, c.failure
 }
@@ -104,10 +106,9 @@ func (c *collector[T]) result() (T, error) {
 // the same allocation.
 type sliceCollector[T any] struct {
 	scope
-	buf        [4]T
-	values     []T
-	failure    error
-	terminated bool
+	buf     [4]T
+	values  []T
+	failure error
 }
 
 func (c *sliceCollector[T]) OnNext(v T) {
@@ -120,15 +121,10 @@ func (c *sliceCollector[T]) OnNext(v T) {
 }
 
 func (c *sliceCollector[T]) OnError(err error) {
-	if c.begin() {
-		defer c.finish(context.Canceled)
-		c.failure, c.terminated = err, true
+	if c.state.Load() == scopeLive {
+		c.failure = err
+		c.endAs(scopeDone)
 	}
 }
 
-func (c *sliceCollector[T]) OnCompleted() {
-	if c.begin() {
-		defer c.finish(context.Canceled)
-		c.terminated = true
-	}
-}
+func (c *sliceCollector[T]) OnCompleted() { c.endAs(scopeDone) }

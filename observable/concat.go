@@ -1,9 +1,6 @@
 package observable
 
-import (
-	"slices"
-	"sync/atomic"
-)
+import "sync/atomic"
 
 // Concat returns an Observable that subscribes to each source in turn,
 // the next one when the previous has completed, and emits their values.
@@ -16,12 +13,17 @@ func Concat[T any](os ...Observable[T]) Observable[T] {
 	case 1:
 		return os[0]
 	}
-	return Observable[T]{src: concatSource[T]{slices.Clone(os)}}
+	cs := new(concatSource[T])
+	cs.os = copyInto(cs.buf[:], os)
+	return Observable[T]{src: cs}
 }
 
-type concatSource[T any] struct{ os []Observable[T] }
+type concatSource[T any] struct {
+	os  []Observable[T]
+	buf [2]Observable[T]
+}
 
-func (cs concatSource[T]) subscribe(s *scope, down Observer[T]) {
+func (cs *concatSource[T]) subscribe(s *scope, down Observer[T]) {
 	c := &concatenator[T]{os: cs.os, s: s, down: down}
 	c.next()
 }

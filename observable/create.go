@@ -43,13 +43,13 @@ func (c *createObserver[T]) OnNext(v T) {
 }
 
 func (c *createObserver[T]) OnError(err error) {
-	if c.stopped.CompareAndSwap(false, true) && c.s.live() {
+	if !c.stopped.Load() && c.stopped.CompareAndSwap(false, true) && c.s.live() {
 		c.ob.OnError(err)
 	}
 }
 
 func (c *createObserver[T]) OnCompleted() {
-	if c.stopped.CompareAndSwap(false, true) && c.s.live() {
+	if !c.stopped.Load() && c.stopped.CompareAndSwap(false, true) && c.s.live() {
 		c.ob.OnCompleted()
 	}
 }
@@ -60,12 +60,23 @@ func Just[T any](vs ...T) Observable[T] {
 	if len(vs) == 1 {
 		return Observable[T]{src: justOne[T]{vs[0]}}
 	}
-	return Observable[T]{src: justMany[T]{slices.Clone(vs)}}
+	if len(vs) <= 4 {
+		j := new(justFew[T])
+		j.vs = j.buf[:copy(j.buf[:], vs)]
+		return Observable[T]{src: &j.justMany}
+	}
+	return Observable[T]{src: &justMany[T]{slices.Clone(vs)}}
 }
 
 type justMany[T any] struct{ vs []T }
 
-func (j justMany[T]) subscribe(s *scope, o Observer[T]) {
+// justFew keeps a few values in the same allocation.
+type justFew[T any] struct {
+	justMany[T]
+	buf [4]T
+}
+
+func (j *justMany[T]) subscribe(s *scope, o Observer[T]) {
 	for _, v := range j.vs {
 		if !s.live() {
 			return
@@ -73,6 +84,14 @@ func (j justMany[T]) subscribe(s *scope, o Observer[T]) {
 		o.OnNext(v)
 	}
 	o.OnCompleted()
+}
+
+// copyInto returns a copy of vs: in buf if it fits, else in a new slice.
+func copyInto[T any](buf, vs []T) []T {
+	if len(vs) <= len(buf) {
+		return buf[:copy(buf, vs)]
+	}
+	return slices.Clone(vs)
 }
 
 type justOne[T any] struct{ v T }

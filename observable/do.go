@@ -167,12 +167,12 @@ type endObserver[T any] struct {
 func (u *endObserver[T]) watch() {
 	u.h.target = u
 	if !u.s.addHook(&u.h) {
-		u.scopeEnded(u.s.err)
+		u.scopeEnded(u.s.Err())
 	}
 }
 
 func (u *endObserver[T]) scopeEnded(error) {
-	if u.state.CompareAndSwap(endLive, endCancelled) {
+	if u.state.Load() == endLive && u.state.CompareAndSwap(endLive, endCancelled) {
 		u.onCancel()
 	}
 }
@@ -196,7 +196,7 @@ func (u *endObserver[T]) OnCompleted() {
 // terminate claims the terminal event; it reports false if the
 // subscription was cancelled first.
 func (u *endObserver[T]) terminate() bool {
-	if !u.state.CompareAndSwap(endLive, endTerminated) {
+	if u.state.Load() != endLive || !u.state.CompareAndSwap(endLive, endTerminated) {
 		return false
 	}
 	u.s.removeHook(&u.h)

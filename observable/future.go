@@ -51,7 +51,7 @@ func (f *Future[T]) run(o Observable[T]) func() {
 // cancel the work: a later Get can still return the result. A nil ctx
 // means context.Background.
 func (f *Future[T]) Get(ctx context.Context) (T, error) {
-	if f.c.state.Load() != scopeEnded {
+	if !f.c.ended() {
 		var stop <-chan struct{}
 		if ctx != nil {
 			stop = ctx.Done()

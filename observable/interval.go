@@ -35,7 +35,7 @@ func IntervalOn(d time.Duration, c clock.Clock) Observable[int64] {
 		t.timer = c.AfterFunc(d, t.tick)
 		t.mu.Unlock()
 		if !s.addHook(&t.h) {
-			t.scopeEnded(s.err)
+			t.scopeEnded(s.Err())
 		}
 	})}
 }

@@ -2,7 +2,6 @@ package observable
 
 import (
 	"context"
-	"slices"
 	"sync/atomic"
 )
 
@@ -20,12 +19,17 @@ func Merge[T any](os ...Observable[T]) Observable[T] {
 	case 1:
 		return os[0]
 	}
-	return Observable[T]{src: mergeSource[T]{slices.Clone(os)}}
+	ms := new(mergeSource[T])
+	ms.os = copyInto(ms.buf[:], os)
+	return Observable[T]{src: ms}
 }
 
-type mergeSource[T any] struct{ os []Observable[T] }
+type mergeSource[T any] struct {
+	os  []Observable[T]
+	buf [2]Observable[T]
+}
 
-func (ms mergeSource[T]) subscribe(s *scope, down Observer[T]) {
+func (ms *mergeSource[T]) subscribe(s *scope, down Observer[T]) {
 	m := &merger[T]{}
 	m.out.down = down
 	m.active.Store(int64(len(ms.os)))
@@ -53,7 +57,7 @@ func (m *merger[T]) OnError(err error) {
 func (m *merger[T]) OnCompleted() {
 	if m.active.Add(-1) == 0 {
 		m.out.OnCompleted()
-		m.up.cancel(context.Canceled)
+		m.up.release()
 	}
 }
 
@@ -105,7 +109,7 @@ func (fm *flatMapper[T, R]) OnError(err error) {
 func (fm *flatMapper[T, R]) OnCompleted() {
 	if fm.active.Add(-1) == 0 {
 		fm.out.OnCompleted()
-		fm.up.cancel(context.Canceled)
+		fm.up.release()
 	}
 }
 

@@ -103,14 +103,14 @@ func (s *subscriber[T]) OnNext(v T) {
 
 func (s *subscriber[T]) OnError(err error) {
 	if s.begin() {
-		defer s.finish(context.Canceled)
+		defer s.finish(nil)
 		s.ob.OnError(err)
 	}
 }
 
 func (s *subscriber[T]) OnCompleted() {
 	if s.begin() {
-		defer s.finish(context.Canceled)
+		defer s.finish(nil)
 		s.ob.OnCompleted()
 	}
 }

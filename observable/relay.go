@@ -77,7 +77,7 @@ func (r *relay[T]) OnCompleted() {
 }
 
 func (r *relay[T]) emitTerminal(n notification[T]) {
-	if !r.closed.CompareAndSwap(false, true) {
+	if r.closed.Load() || !r.closed.CompareAndSwap(false, true) {
 		return
 	}
 	if r.wip.CompareAndSwap(0, 1) {

@@ -7,11 +7,18 @@ import (
 	"time"
 )
 
-// The states of a scope.
+// The states of a scope. A scope ends in one step, a single
+// compare-and-swap from scopeLive to the state that says why, except when
+// the ending goroutine has work to do first (deliver a terminal event,
+// record an unusual error): it then claims the scope with scopeEnding and
+// stores the final state when done.
 const (
-	scopeLive   int32 = iota // delivering
-	scopeEnding              // one goroutine won the right to end it
-	scopeEnded               // ended; err is set and readable
+	scopeLive     int32 = iota
+	scopeEnding         // claimed by the goroutine that is ending it
+	scopeDone           // ended by its own terminal event: Err is context.Canceled
+	scopeCanceled       // ended with context.Canceled
+	scopeDeadline       // ended with context.DeadlineExceeded
+	scopeFailed         // ended with err
 )
 
 // scope is the cancellation scope of one subscription, or of the part of
@@ -37,7 +44,7 @@ type scope struct {
 	linkSpace *hook           // where to keep the link into up; nil to allocate one
 	state     atomic.Int32
 	watched   atomic.Bool // set before anything is hooked into the scope
-	err       error       // written before state becomes scopeEnded
+	err       error       // written before state becomes scopeFailed
 
 	mu    sync.Mutex
 	hooks hookList    // run when the scope ends; guarded by mu
@@ -142,7 +149,7 @@ func (s *scope) init(parent context.Context, link *hook) {
 	stop := context.AfterFunc(parent, s.cancelFromParent)
 	s.watched.Store(true)
 	s.mu.Lock()
-	if s.state.Load() == scopeEnded {
+	if s.ended() {
 		s.mu.Unlock()
 		stop()
 		return
@@ -164,8 +171,8 @@ func (s *scope) extraLocked() *scopeExtra {
 	return s.extra
 }
 
-// begin claims the right to end the scope; only one caller gets it.
-func (s *scope) begin() bool { return s.state.CompareAndSwap(scopeLive, scopeEnding) }
+// ended reports whether the scope itself has ended.
+func (s *scope) ended() bool { return s.state.Load() >= scopeDone }
 
 // live reports whether neither the scope nor any up scope has begun to
 // end.
@@ -180,25 +187,77 @@ func (s *scope) live() bool {
 
 // cancel ends the scope with err; later calls do nothing.
 func (s *scope) cancel(err error) {
-	if s.begin() {
-		s.finish(err)
+	if s.state.Load() != scopeLive {
+		return
+	}
+	switch err {
+	case context.Canceled:
+		s.endAs(scopeCanceled)
+	case context.DeadlineExceeded:
+		s.endAs(scopeDeadline)
+	default:
+		if s.begin() {
+			s.finish(err)
+		}
 	}
 }
 
-// finish ends a scope whose begin succeeded: it closes the done channel,
-// unlinks from its up scope and tells its hooks, in the order they were
-// added, on the calling goroutine.
-//
-// A scope nobody watches ends without taking its lock: a watcher sets
-// watched before it looks at state (under the lock), and finish sets
-// state before it looks at watched, so at least one of them sees the
-// other.
+// release ends s, if anybody watches it, once the work it covers is over
+// (its sources completed): so it leaves its up scope's hooks. A scope
+// nobody watches needs nothing: it is not live once its up scope has
+// ended.
+func (s *scope) release() {
+	if s.watched.Load() {
+		s.cancel(context.Canceled)
+	}
+}
+
+// endAs ends a live scope in one step with the final state st (one that
+// needs no err); it reports whether it did.
+func (s *scope) endAs(st int32) bool {
+	if s.state.Load() != scopeLive || !s.state.CompareAndSwap(scopeLive, st) {
+		return false
+	}
+	s.afterEnd()
+	return true
+}
+
+// begin claims the right to end the scope; only one caller gets it, and
+// must call finish. The load first spares a locked instruction when the
+// scope has ended.
+func (s *scope) begin() bool {
+	return s.state.Load() == scopeLive && s.state.CompareAndSwap(scopeLive, scopeEnding)
+}
+
+// finish ends a scope whose begin succeeded, with err.
 func (s *scope) finish(err error) {
-	s.err = err
-	s.state.Store(scopeEnded)
+	switch err {
+	case nil:
+		s.state.Store(scopeDone)
+	case context.Canceled:
+		s.state.Store(scopeCanceled)
+	case context.DeadlineExceeded:
+		s.state.Store(scopeDeadline)
+	default:
+		s.err = err
+		s.state.Store(scopeFailed)
+	}
+	s.afterEnd()
+}
+
+// afterEnd does what follows the end of a scope, on the goroutine that ended
+// it: it closes the done channel, unlinks from its up scope and tells its
+// hooks, in the order they were added.
+//
+// A scope nobody watches needs none of that and takes no lock: a watcher
+// sets watched before it looks at the state (under the lock), and the
+// state is set before ended2 looks at watched, so at least one of them
+// sees the other.
+func (s *scope) afterEnd() {
 	if !s.watched.Load() {
 		return
 	}
+	err := s.Err()
 	s.mu.Lock()
 	hooks := s.hooks
 	for h := hooks.head; h != nil; h = h.next {
@@ -247,10 +306,10 @@ func (s *scope) watch() {
 	s.link = l
 	s.mu.Unlock()
 	if !s.up.addHook(l) {
-		s.cancel(s.up.err)
+		s.cancel(s.up.Err())
 		return
 	}
-	if s.state.Load() == scopeEnded {
+	if s.ended() {
 		// s ended while linking, perhaps before finish could see the
 		// link: take it out again.
 		s.up.removeHook(l)
@@ -263,7 +322,7 @@ func (s *scope) addHook(h *hook) bool {
 	s.watch()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.state.Load() == scopeEnded {
+	if s.ended() {
 		return false
 	}
 	s.hooks.push(h)
@@ -306,7 +365,7 @@ func (s *scope) Done() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.extra == nil || s.extra.done == nil {
-		if s.state.Load() == scopeEnded {
+		if s.ended() {
 			return closedChan
 		}
 		s.extraLocked().done = make(chan struct{})
@@ -320,7 +379,12 @@ func (s *scope) Done() <-chan struct{} {
 // or the parent context's error.
 func (s *scope) Err() error {
 	for x := s; x != nil; x = x.up {
-		if x.state.Load() == scopeEnded {
+		switch x.state.Load() {
+		case scopeDone, scopeCanceled:
+			return context.Canceled
+		case scopeDeadline:
+			return context.DeadlineExceeded
+		case scopeFailed:
 			return x.err
 		}
 	}

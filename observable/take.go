@@ -49,7 +49,7 @@ func (t *takeObserver[T]) OnError(err error) {
 	if t.left > 0 {
 		t.left = 0
 		t.down.OnError(err)
-		t.up.cancel(context.Canceled)
+		t.up.release()
 	}
 }
 
@@ -57,7 +57,7 @@ func (t *takeObserver[T]) OnCompleted() {
 	if t.left > 0 {
 		t.left = 0
 		t.down.OnCompleted()
-		t.up.cancel(context.Canceled)
+		t.up.release()
 	}
 }
 
