@@ -105,14 +105,11 @@ func (m *CommandMetrics) MarkStartAt(t time.Time) (concurrencyAtStart int64) {
 
 // MarkCompletion records an execution that ended: its events go into the
 // current rolling and health buckets, its latencies into the current
-// latency histograms (if it ran), the concurrent execution count goes down
-// by one (if it started), and the subscribers of
-// [CommandMetrics.Completions], if any, are offered a copy of c. c is not
-// retained.
+// latency histograms (if it ran), the subscribers of
+// [CommandMetrics.Completions], if any, are offered a copy of c, and then
+// the concurrent execution count goes down by one (if it started). c is
+// not retained.
 func (m *CommandMetrics) MarkCompletion(c *Completion) {
-	if c.ConcurrencyAtStart > 0 {
-		m.concurrency.Add(-1)
-	}
 	end := c.End
 	if end.IsZero() {
 		end = m.clock.Now()
@@ -156,6 +153,11 @@ func (m *CommandMetrics) MarkCompletion(c *Completion) {
 		m.latency.record(end, c.ExecutionLatency, c.TotalLatency)
 	}
 	m.completions.publish(c, &m.drops)
+	// Last, as Hystrix's markCommandDone: whoever sees the count fall
+	// finds the execution recorded.
+	if c.ConcurrencyAtStart > 0 {
+		m.concurrency.Add(-1)
+	}
 	m.touch()
 }
 

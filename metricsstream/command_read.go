@@ -89,7 +89,9 @@ func deriveExceptionThrown(t *EventTotals) {
 }
 
 // ConcurrentExecutions returns how many executions are running the user's
-// code now: started and not yet completed.
+// code now: started and not yet completed. An execution leaves the count
+// only once [CommandMetrics.MarkCompletion] has recorded it, so a reader
+// who sees the count fall to 0 finds every execution counted.
 func (m *CommandMetrics) ConcurrentExecutions() int64 { return m.concurrency.Load() }
 
 // RollingMaxConcurrentExecutions returns the highest concurrency an
