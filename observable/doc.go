@@ -10,7 +10,7 @@
 //
 // # Semantics
 //
-// An [Observable] is a value holding a subscribe function. It is cold:
+// An [Observable] is a small value holding its source. It is cold:
 // every subscription runs the source anew. Notifications follow the Rx
 // grammar, OnNext any number of times then at most one of OnError and
 // OnCompleted, and an [Observer] is never called concurrently: operators

@@ -13,7 +13,8 @@ import (
 func Interval(d time.Duration) Observable[int64] { return IntervalOn(d, clock.Real) }
 
 // IntervalOn returns an Observable that emits 0, 1, 2, ... every d,
-// measured on c, starting d after the subscription; it never completes.
+// measured on c (rxhystrix's own clock; code outside this module uses
+// Interval), starting d after the subscription; it never completes.
 // Each tick is emitted from the clock's timer callback (its own goroutine
 // on the real clock, the goroutine that advances a manual clock), and the
 // next tick is armed once the observer has returned, so a slow observer

@@ -18,7 +18,8 @@ func (o Observable[T]) Timeout(d time.Duration) Observable[T] {
 
 // TimeoutOn returns an Observable that fails with ErrTimeout if o neither
 // emits a value nor terminates within d, measured on c, of the
-// subscription.
+// subscription. c is rxhystrix's own clock, so that its packages can test
+// timeouts on a manual clock; code outside this module uses Timeout.
 //
 // This is Hystrix's timeout operator: the timer is armed when the
 // subscription starts (so time spent waiting for a scheduler counts) and
