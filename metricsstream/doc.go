@@ -85,8 +85,8 @@
 // 1.7 KB, and 7.7 KB once a completion was recorded (see
 // BenchmarkMemoryPerKey). Counters are striped: each bucket keeps a copy
 // of its counters per stripe, allocated when first used, and a recorder
-// adds to the copy of its stripe (chosen from its goroutine's stack
-// address), so recorders running at once on different processors seldom
+// adds to the copy of its processor's stripe (a token kept in a
+// sync.Pool), so recorders running at once on different processors do not
 // share a cache line. Two counters share each 64-bit word, which bounds a
 // counter at 2^32-1 per bucket and stripe. The latency histograms are not
 // striped: that would multiply their memory; they are the part of
