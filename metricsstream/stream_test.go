@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/internal/clock"
 	"github.com/rxhystrix/rxhystrix/observable"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -320,4 +321,27 @@ func TestCompletionsDropForSlowSubscriber(t *testing.T) {
 	close(release)
 	require.Eventually(t, func() bool { return delivered.Load()+m.DroppedNotifications() == n }, 5*time.Second, time.Millisecond)
 	sub.Unsubscribe()
+}
+
+// On the real clock a subscription arms a real timer and Unsubscribe
+// stops it; nothing is left running (goleak checks at the end).
+func TestStreamsOnTheRealClock(t *testing.T) {
+	m := NewRegistry(clock.Real).Command("real", Config{})
+	record(m, Success)
+	first := make(chan HealthCounts, 1)
+	sub := m.HealthStream().SubscribeFunc(context.Background(), func(h HealthCounts) {
+		select {
+		case first <- h:
+		default:
+		}
+	}, nil, nil)
+	assert.Equal(t, HealthCounts{}, <-first, "delivered inside Subscribe")
+	comp := m.Completions().SubscribeFunc(context.Background(), nil, nil, nil)
+	assert.Equal(t, 2, m.subscribers())
+	sub.Unsubscribe()
+	comp.Unsubscribe()
+	s := m.streamSet().health
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	assert.Nil(t, s.timer)
 }
