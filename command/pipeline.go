@@ -176,8 +176,15 @@ func (p *pipeline[In, Out]) onCaller(callerCtx context.Context, r *run, in In) o
 		r.do(func(e *execution) { e.runStarted() })
 		return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
 			ctx, stop := joinContexts(subCtx, callerCtx)
-			defer stop()
-			safeSubscribe(ctx, p.construct, in, o, false)
+			if safeSubscribe(ctx, p.construct, in, o, false) {
+				stop()
+				return
+			}
+			// The user's Observable runs on, asynchronously: the join lasts
+			// as long as the subscription, and a caller who leaves first
+			// ends the execution as cancelled.
+			context.AfterFunc(ctx, func() { o.OnError(ctx.Err()) })
+			context.AfterFunc(subCtx, stop)
 		})
 	})
 }
@@ -185,8 +192,10 @@ func (p *pipeline[In, Out]) onCaller(callerCtx context.Context, r *run, in In) o
 // safeSubscribe subscribes construct(ctx, in) to o, turning a panic in
 // construct into an error. With wait, it returns only when the
 // subscription has ended, so that a pool worker stays taken while the
-// user's Observable runs.
-func safeSubscribe[In, Out any](ctx context.Context, construct func(context.Context, In) observable.Observable[Out], in In, o observable.Observer[Out], wait bool) {
+// user's Observable runs. It reports whether the subscription has ended;
+// if ctx ended first (the caller left), o fails with ctx's error, so that
+// the execution ends as cancelled whatever context its subscriber has.
+func safeSubscribe[In, Out any](ctx context.Context, construct func(context.Context, In) observable.Observable[Out], in In, o observable.Observer[Out], wait bool) (ended bool) {
 	var src observable.Observable[Out]
 	func() {
 		defer func() {
@@ -197,13 +206,21 @@ func safeSubscribe[In, Out any](ctx context.Context, construct func(context.Cont
 		src = construct(ctx, in)
 	}()
 	sub := src.Subscribe(ctx, o)
-	if !wait {
-		return
+	if wait {
+		select {
+		case <-sub.Done():
+		case <-ctx.Done():
+		}
 	}
 	select {
 	case <-sub.Done():
-	case <-ctx.Done():
+	default:
+		return false
 	}
+	if err := ctx.Err(); err != nil {
+		o.OnError(err)
+	}
+	return true
 }
 
 // The states of a pipeline task in a pool.
@@ -263,9 +280,10 @@ func (p *pipeline[In, Out]) inPool(callerCtx context.Context, r *run, in In) obs
 			o.OnError(errPoolRejectedSignal)
 			return
 		}
-		context.AfterFunc(subCtx, func() {
+		context.AfterFunc(ctx, func() {
 			if t.state.CompareAndSwap(taskQueued, taskAbandoned) && pl.remove(t) {
 				stop()
+				o.OnError(ctx.Err())
 			}
 		})
 	})
