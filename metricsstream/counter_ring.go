@@ -12,9 +12,9 @@ const (
 	genEmpty    int64 = -2 // the slot has never held a bucket
 )
 
-// maxRingWords bounds the words per bucket of a counterRing, so that
-// readers work on arrays on the stack.
-const maxRingWords = 16
+// maxRingCounters bounds the counters (sums and maxes) per bucket of a
+// counterRing, so that readers work on arrays on the stack.
+const maxRingCounters = 24
 
 // counterRing is a lock-free ring of time buckets of counters. A bucket
 // holds sums (non-negative counters packed two to a 64-bit word, 32 bits
@@ -55,7 +55,7 @@ func newCounterRing(epoch time.Time, width time.Duration, size, sums, maxes int,
 	r := &counterRing{window: window{epoch: epoch, width: width, size: size}, sums: sums}
 	r.sumWords = (sums + 1) / 2
 	r.words = r.sumWords + maxes
-	if r.words > maxRingWords {
+	if sums+maxes > maxRingCounters {
 		panic("metricsstream: too many counters per bucket")
 	}
 	r.gens = make([]atomic.Int64, r.ringLen())
@@ -74,10 +74,14 @@ func newCounterRing(epoch time.Time, width time.Duration, size, sums, maxes int,
 func sumWord(j int) (word int, shift uint) { return j / 2, uint(j%2) * 32 }
 
 // sumOf returns packed counter j of a bucket's words.
-func sumOf(words []int64, j int) int64 {
+func sumOf(words []atomic.Int64, j int) int64 {
 	w, shift := sumWord(j)
-	return int64(uint32(uint64(words[w]) >> shift))
+	return int64(uint32(uint64(words[w].Load()) >> shift))
 }
+
+// counters returns how many values readSlot reports: the sums, then the
+// maxes.
+func (r *counterRing) counters() int { return r.sums + r.words - r.sumWords }
 
 // bucketFor is bucketAt for recorders: it does not divide when t falls in
 // the newest bucket.
@@ -133,8 +137,7 @@ func (r *counterRing) claim(i int, old, n int64) bool {
 	if !r.gens[i].CompareAndSwap(old, genClaiming) {
 		return false
 	}
-	var buf [maxRingWords]int64
-	words := buf[:r.words]
+	var folded [maxRingCounters + 1]int64 // the sums, two per word
 	for s := range r.stripes {
 		p := r.stripes[s].Load()
 		if p == nil {
@@ -142,13 +145,17 @@ func (r *counterRing) claim(i int, old, n int64) bool {
 		}
 		w := (*p)[i*r.words : (i+1)*r.words]
 		for j := range w {
-			words[j] += w[j].Swap(0)
+			v := uint64(w[j].Swap(0))
+			if j < r.sumWords {
+				folded[2*j] += int64(uint32(v))
+				folded[2*j+1] += int64(v >> 32)
+			}
 		}
 	}
 	if r.totals != nil && old >= 0 {
 		for j := range r.totals {
-			if v := sumOf(words, j); v != 0 {
-				r.totals[j].Add(v)
+			if folded[j] != 0 {
+				r.totals[j].Add(folded[j])
 			}
 		}
 	}
@@ -178,8 +185,9 @@ func (r *counterRing) stripeWords(s int) []atomic.Int64 {
 	return *p
 }
 
-// readSlot sums slot i over the stripes into dst and reports whether the
-// slot still held bucket n afterwards.
+// readSlot sets dst (of length counters) to slot i, summed or maxed over
+// the stripes, and reports whether the slot held bucket n before and
+// after.
 func (r *counterRing) readSlot(i int, n int64, dst []int64) bool {
 	if r.gens[i].Load() != n {
 		return false
@@ -191,58 +199,57 @@ func (r *counterRing) readSlot(i int, n int64, dst []int64) bool {
 			continue
 		}
 		w := (*p)[i*r.words : (i+1)*r.words]
-		for j := range dst {
-			if j < r.sumWords {
-				dst[j] += w[j].Load()
-			} else {
-				dst[j] = max(dst[j], w[j].Load())
-			}
+		for j := range r.sums {
+			dst[j] += sumOf(w, j)
+		}
+		for m := range r.words - r.sumWords {
+			dst[r.sums+m] = max(dst[r.sums+m], w[r.sumWords+m].Load())
 		}
 	}
 	return r.gens[i].Load() == n
 }
 
-// sums adds into dst[j] packed counter j of the closed buckets of the
+// sumsInto adds into dst[j] sum counter j of the closed buckets of the
 // rolling value at bucket now.
 func (r *counterRing) sumsInto(now int64, dst []int64) {
-	var buf [maxRingWords]int64
-	words := buf[:r.words]
+	var buf [maxRingCounters]int64
+	vals := buf[:r.counters()]
 	for n := max(now-int64(r.size), 0); n < now; n++ {
-		if r.readSlot(int(n)&(len(r.gens)-1), n, words) {
+		if r.readSlot(int(n)&(len(r.gens)-1), n, vals) {
 			for j := range dst {
-				dst[j] += sumOf(words, j)
+				dst[j] += vals[j]
 			}
 		}
 	}
 }
 
-// sum returns packed counter j over the closed buckets at bucket now.
+// sum returns sum counter j over the closed buckets at bucket now.
 func (r *counterRing) sum(now int64, j int) int64 {
-	var buf [maxRingWords * 2]int64
+	var buf [maxRingCounters]int64
 	r.sumsInto(now, buf[:j+1])
 	return buf[j]
 }
 
-// maxOf returns the largest value of max word m (0 is the first max) over
-// the closed buckets at bucket now.
+// maxOf returns the largest value of max m (0 is the first max) over the
+// closed buckets at bucket now.
 func (r *counterRing) maxOf(now int64, m int) int64 {
-	var buf [maxRingWords]int64
-	words := buf[:r.words]
+	var buf [maxRingCounters]int64
+	vals := buf[:r.counters()]
 	var v int64
 	for n := max(now-int64(r.size), 0); n < now; n++ {
-		if r.readSlot(int(n)&(len(r.gens)-1), n, words) {
-			v = max(v, words[r.sumWords+m])
+		if r.readSlot(int(n)&(len(r.gens)-1), n, vals) {
+			v = max(v, vals[r.sums+m])
 		}
 	}
 	return v
 }
 
-// totalsInto sets dst[j] to the running total of packed counter j up to the
+// totalsInto sets dst[j] to the running total of sum counter j up to the
 // last closed bucket at bucket now: the totals folded from recycled slots
 // plus the closed buckets still in the ring.
 func (r *counterRing) totalsInto(now int64, dst []int64) {
-	var buf [maxRingWords]int64
-	words := buf[:r.words]
+	var buf [maxRingCounters]int64
+	vals := buf[:r.counters()]
 	for {
 		done := r.foldsDone.Load()
 		started := r.foldsStarted.Load()
@@ -255,11 +262,11 @@ func (r *counterRing) totalsInto(now int64, dst []int64) {
 		}
 		for i := range r.gens {
 			n := r.gens[i].Load()
-			if n < 0 || n >= now || !r.readSlot(i, n, words) {
+			if n < 0 || n >= now || !r.readSlot(i, n, vals) {
 				continue
 			}
 			for j := range dst {
-				dst[j] += sumOf(words, j)
+				dst[j] += vals[j]
 			}
 		}
 		if r.foldsStarted.Load() == started {
