@@ -1,0 +1,81 @@
+package main
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestRunIsolatesTheHungProvince(t *testing.T) {
+	var out strings.Builder
+	err := run(&out, options{
+		Provinces: 30, Rate: 300, Latency: 10 * time.Millisecond, Timeout: time.Second,
+		SleepWindow: time.Second, Hang: 4 * time.Second, After: 500 * time.Millisecond,
+	})
+	require.NoError(t, err, out.String())
+	got := out.String()
+	t.Log("\n" + got)
+
+	isolated, shared, ok := strings.Cut(got, "without isolation:")
+	require.True(t, ok, "the output has a run without isolation")
+
+	// With a pool per URL, the healthy provinces keep their service.
+	healthy := submatch(t, isolated, `29 healthy provinces: (\d+)/(\d+) pushes succeeded .*, p50 \S+, p99 \S+`)
+	assert.GreaterOrEqual(t, rate(t, healthy[1], healthy[2]), 99.0, "isolated healthy provinces' success rate")
+
+	// The hung one gets its answers from the fallback: timeouts first,
+	// then its own pool is full, then its breaker is open.
+	hung := submatch(t, isolated, `Henan: 0/(\d+) pushes succeeded \(0\.0%\); (\d+) timed out, (\d+) rejected by the pool, (\d+) short-circuited: answered by the fallback\n`)
+	for i, what := range []string{"timed out", "rejected", "short-circuited"} {
+		assert.Positive(t, atoi(t, hung[2+i]), what)
+	}
+	assert.Equal(t, atoi(t, hung[1]), atoi(t, hung[2])+atoi(t, hung[3])+atoi(t, hung[4]), "every push to Henan is accounted for")
+
+	// It recovers: the breaker opened, then a trial after the sleep
+	// window closed it.
+	assert.Regexp(t, `(?s)its breaker:\n +\+\d+\.\d+s  CLOSED -> OPEN \(\d+ requests in the window, \d+% errors\)\n.*OPEN -> HALF_OPEN\n +\+\d+\.\d+s  HALF_OPEN -> CLOSED\n  then`, isolated)
+	after := submatch(t, isolated, `then, for 500ms: all 30 provinces: (\d+)/(\d+) pushes succeeded`)
+	assert.GreaterOrEqual(t, rate(t, after[1], after[2]), 99.0, "success rate after the recovery")
+
+	// Without isolation the hung province takes the healthy ones down.
+	healthyShared := submatch(t, shared, `29 healthy provinces: (\d+)/(\d+) pushes succeeded \S+; \d+ timed out, (\d+) rejected by the pool`)
+	assert.Less(t, rate(t, healthyShared[1], healthyShared[2]), 90.0, "healthy provinces' success rate in a shared pool")
+	assert.Positive(t, atoi(t, healthyShared[3]), "healthy provinces' pushes rejected by the shared pool")
+	assert.Regexp(t, `healthy provinces whose breaker opened: \d+ of 29\n$`, shared)
+}
+
+func TestRunRejectsBadOptions(t *testing.T) {
+	err := run(&strings.Builder{}, options{Provinces: 40, Rate: 1, Latency: 1, Timeout: 1, SleepWindow: 1, Hang: 1})
+	assert.ErrorContains(t, err, "Provinces")
+	err = run(&strings.Builder{}, options{Provinces: 30})
+	assert.ErrorContains(t, err, "Rate")
+}
+
+func submatch(t *testing.T, s, pattern string) []string {
+	t.Helper()
+	m := regexp.MustCompile(pattern).FindStringSubmatch(s)
+	require.NotNil(t, m, "no line matches %q", pattern)
+	return m
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	require.NoError(t, err)
+	return n
+}
+
+func rate(t *testing.T, ok, total string) float64 {
+	t.Helper()
+	n := atoi(t, total)
+	require.Positive(t, n)
+	return 100 * float64(atoi(t, ok)) / float64(n)
+}
