@@ -68,6 +68,23 @@ func BenchmarkMarkCompletionFixedEnd(b *testing.B) {
 	})
 }
 
+// BenchmarkMarkCompletionPercentileDisabled is BenchmarkMarkCompletionFixedEnd
+// with latency recording off: the striped counters alone. The difference
+// is what the two shared latency histograms cost.
+func BenchmarkMarkCompletionPercentileDisabled(b *testing.B) {
+	m := NewRegistry(clock.Real).Command("bench", Config{PercentileDisabled: true})
+	end := time.Now()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			i++
+			c := successCompletion(0, end, time.Duration(i%64)*100*time.Microsecond)
+			m.MarkCompletion(&c)
+		}
+	})
+}
+
 // BenchmarkMarkStartAndCompletion is a whole execution's recording:
 // MarkStartAt, then MarkCompletion.
 func BenchmarkMarkStartAndCompletion(b *testing.B) {
