@@ -18,7 +18,8 @@ type task interface {
 }
 
 // poolRecorder receives what a pool does; metricsstream.PoolMetrics
-// implements it.
+// implements it. SetQueueSize is called under the pool's lock, so that the
+// sizes it records are in the order the queue took them.
 type poolRecorder interface {
 	MarkStart() int64
 	MarkDone()
@@ -73,9 +74,8 @@ func (p *pool) submit(t task, now int64) bool {
 	}
 	if len(p.queue) < cfg.queueLimit() {
 		p.queue = append(p.queue, t)
-		n := len(p.queue)
+		p.recorder.SetQueueSize(len(p.queue))
 		p.mu.Unlock()
-		p.recorder.SetQueueSize(n)
 		return true
 	}
 	p.mu.Unlock()
@@ -93,9 +93,8 @@ func (p *pool) remove(t task) bool {
 		return false
 	}
 	p.queue = slices.Delete(p.queue, i, i+1)
-	n := len(p.queue)
+	p.recorder.SetQueueSize(len(p.queue))
 	p.mu.Unlock()
-	p.recorder.SetQueueSize(n)
 	return true
 }
 
@@ -129,9 +128,8 @@ func (p *pool) next() task {
 	p.queue[0] = nil
 	p.queue = p.queue[1:]
 	p.busy++
-	n := len(p.queue)
+	p.recorder.SetQueueSize(len(p.queue))
 	p.mu.Unlock()
-	p.recorder.SetQueueSize(n)
 	return t
 }
 
@@ -167,9 +165,8 @@ func (p *pool) configure(cfg PoolConfig) {
 		p.queue[0] = nil
 		p.queue = p.queue[1:]
 		p.busy++
-		n := len(p.queue)
+		p.recorder.SetQueueSize(len(p.queue))
 		p.mu.Unlock()
-		p.recorder.SetQueueSize(n)
 		go p.work(t)
 	}
 }

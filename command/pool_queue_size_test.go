@@ -1,0 +1,47 @@
+package command
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+// blockingTask holds its worker until release is closed.
+type blockingTask struct{ release chan struct{} }
+
+func (t blockingTask) runTask(p *pool) {
+	<-t.release
+	p.release()
+}
+
+// The queue size a pool reports is the size of its queue once the
+// submitters are done, however their submits interleave: a submitter that
+// recorded the size it saw after another had recorded a larger one left
+// the dashboard showing a queue one short until the queue next changed.
+func TestPoolReportsItsQueueSizeAfterConcurrentSubmits(t *testing.T) {
+	const queued = 32
+	metrics := metricsstream.NewRegistry(clock.NewManual(time.Unix(0, 0)))
+	for round := range 200 {
+		pm := metrics.Pool("p", metricsstream.Config{})
+		p := newPool("p", PoolConfig{CoreSize: 1, MaxQueueSize: queued, QueueSizeRejectionThreshold: queued}, false, pm)
+		release := make(chan struct{})
+		var wg sync.WaitGroup
+		for range queued + 1 {
+			wg.Go(func() { assert.True(t, p.submit(blockingTask{release}, 0), "a submit within CoreSize and the queue") })
+		}
+		wg.Wait()
+		running, waiting := p.size()
+		require.Equal(t, 1, running)
+		require.Equal(t, queued, waiting)
+		require.Equal(t, int64(queued), pm.QueueSize(), "round %d", round)
+		close(release)
+		require.Eventually(t, p.idle, 10*time.Second, time.Millisecond)
+		assert.Equal(t, int64(0), pm.QueueSize())
+	}
+}
