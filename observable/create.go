@@ -102,7 +102,12 @@ func (j justOne[T]) subscribe(s *scope, o Observer[T]) {
 }
 
 // Error returns an Observable that fails with err at once.
+//
+// It panics if err is nil.
 func Error[T any](err error) Observable[T] {
+	if err == nil {
+		panic("observable: Error with nil err")
+	}
 	return Observable[T]{src: sourceFunc[T](func(s *scope, o Observer[T]) { o.OnError(err) })}
 }
 

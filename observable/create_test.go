@@ -175,6 +175,7 @@ func TestBadInputPanics(t *testing.T) {
 	}{
 		{"Create", "nil f", func() { Create[int](nil) }},
 		{"Defer", "nil f", func() { Defer[int](nil) }},
+		{"Error", "nil err", func() { Error[int](nil) }},
 		{"Subscribe", "nil ob", func() { o.Subscribe(context.Background(), nil) }},
 		{"Map", "nil f", func() { Map[int, int](o, nil) }},
 		{"Filter", "nil keep", func() { o.Filter(nil) }},

@@ -3,6 +3,7 @@ package observable
 import (
 	"context"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -176,4 +177,24 @@ func TestCollectors(t *testing.T) {
 			})
 		}
 	})
+}
+
+func TestConcurrentSubscribersToOneObservable(t *testing.T) {
+	// One Observable value, shared: every subscription runs its own
+	// pipeline, some of it on other goroutines.
+	o := Map(FlatMap(Just(1, 2, 3), func(v int) Observable[int] {
+		return Concat(Just(v), Just(10*v).SubscribeOn(NewGoroutine))
+	}), func(v int) int { return v + 1 }).Filter(func(v int) bool { return v != 3 })
+	want := []int{2, 4, 11, 21, 31}
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for range 20 {
+				got, err := o.ToSlice(context.Background())
+				assert.NoError(t, err)
+				assert.Equal(t, want, sorted(got))
+			}
+		})
+	}
+	wg.Wait()
 }
