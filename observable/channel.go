@@ -13,23 +13,33 @@ func FromChannel[T any](ch <-chan T) Observable[T] {
 		panic("observable: FromChannel with nil ch")
 	}
 	return Observable[T]{src: sourceFunc[T](func(s *scope, o Observer[T]) {
-		done := s.Done()
-		go func() {
-			for {
-				select {
-				case v, ok := <-ch:
-					if !s.live() {
-						return
-					}
-					if !ok {
-						o.OnCompleted()
-						return
-					}
-					o.OnNext(v)
-				case <-done:
-					return
-				}
-			}
-		}()
+		go readChannel(s, ch, func(v T) bool {
+			o.OnNext(v)
+			return true
+		}, o.OnCompleted)
 	})}
+}
+
+// readChannel receives from ch until ch is closed (it then calls closed)
+// or s ends, and hands each value, while s is live, to emit, which reports
+// whether to go on. It is the body of a subscription's reading goroutine.
+func readChannel[E any](s *scope, ch <-chan E, emit func(E) bool, closed func()) {
+	done := s.Done()
+	for {
+		select {
+		case v, ok := <-ch:
+			if !s.live() {
+				return
+			}
+			if !ok {
+				closed()
+				return
+			}
+			if !emit(v) {
+				return
+			}
+		case <-done:
+			return
+		}
+	}
 }

@@ -121,33 +121,19 @@ func FromRx[T any](o rxgo.Observable) Observable[T] {
 	}
 	return Observable[T]{src: sourceFunc[T](func(s *scope, down Observer[T]) {
 		ch := o.Observe(rxgo.WithContext(s))
-		done := s.Done()
-		go func() {
-			for {
-				select {
-				case item, ok := <-ch:
-					if !s.live() {
-						return
-					}
-					if !ok {
-						down.OnCompleted()
-						return
-					}
-					if item.E != nil {
-						down.OnError(item.E)
-						return
-					}
-					v, err := fromItem[T](item.V)
-					if err != nil {
-						down.OnError(err)
-						return
-					}
-					down.OnNext(v)
-				case <-done:
-					return
-				}
+		go readChannel(s, ch, func(item rxgo.Item) bool {
+			if item.E != nil {
+				down.OnError(item.E)
+				return false
 			}
-		}()
+			v, err := fromItem[T](item.V)
+			if err != nil {
+				down.OnError(err)
+				return false
+			}
+			down.OnNext(v)
+			return true
+		}, down.OnCompleted)
 	})}
 }
 

@@ -80,15 +80,7 @@ func (s *Subject[T]) OnNext(v T) {
 		}
 		s.values = append(s.values, v)
 	}
-	subs := s.subs
-	n := notification[T]{kind: kindNext, v: v}
-	for _, sub := range subs {
-		sub.out.push(n)
-	}
-	s.mu.Unlock()
-	for _, sub := range subs {
-		sub.out.drain()
-	}
+	s.publishLocked(s.subs, notification[T]{kind: kindNext, v: v})
 }
 
 // OnError passes err to every subscriber and terminates the Subject.
@@ -110,6 +102,12 @@ func (s *Subject[T]) terminate(n notification[T]) {
 	s.terminated, s.terminal = true, n
 	subs := s.subs
 	s.subs = nil
+	s.publishLocked(subs, n)
+}
+
+// publishLocked queues n for every subscriber in subs, in the order the
+// Subject received it, then, with mu released, delivers.
+func (s *Subject[T]) publishLocked(subs []*subjectSubscriber[T], n notification[T]) {
 	for _, sub := range subs {
 		sub.out.push(n)
 	}
