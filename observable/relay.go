@@ -51,6 +51,7 @@ type relay[T any] struct {
 
 	mu    sync.Mutex
 	queue []notification[T]
+	spare []notification[T] // owned by the delivering goroutine
 }
 
 func (r *relay[T]) OnNext(v T) {
@@ -117,14 +118,15 @@ func (r *relay[T]) drain() {
 
 // loop delivers queued notifications while there are some the wip count
 // says are still owed; the caller owns the delivery and owes missed. Two
-// buffers take turns: others append to one while this goroutine delivers
-// from the other. After a terminal notification wip is never brought back
-// to zero, so nothing is delivered again.
+// buffers take turns: producers append to queue while this goroutine
+// delivers from the other, which it then keeps as spare. After a terminal
+// notification wip is never brought back to zero, so nothing is delivered
+// again.
 func (r *relay[T]) loop(missed int64) {
-	var q []notification[T]
 	for {
 		r.mu.Lock()
-		q, r.queue = r.queue, q[:0]
+		q := r.queue
+		r.queue = r.spare[:0]
 		r.mu.Unlock()
 		for _, n := range q {
 			n.deliver(r.down)
@@ -133,12 +135,8 @@ func (r *relay[T]) loop(missed int64) {
 			}
 		}
 		clear(q)
+		r.spare = q
 		if missed = r.wip.Add(-missed); missed == 0 {
-			r.mu.Lock()
-			if r.queue == nil {
-				r.queue = q[:0]
-			}
-			r.mu.Unlock()
 			return
 		}
 	}
