@@ -18,10 +18,10 @@ import (
 
 // The numbers of the seed.
 const (
-	rate          = 30                     // requests a second to service A, each calling B
-	usualLatency  = 200 * time.Millisecond // B's answer time
-	slowLatency   = 500 * time.Millisecond // B's answer time at its worst
-	goodTimeout   = 300 * time.Millisecond // the seed's advice
+	rate           = 30                     // requests a second to service A, each calling B
+	usualLatency   = 200 * time.Millisecond // B's answer time
+	slowLatency    = 500 * time.Millisecond // B's answer time at its worst
+	goodTimeout    = 300 * time.Millisecond // the seed's advice
 	tooLongTimeout = 500 * time.Millisecond // what the seed warns against
 )
 
