@@ -154,6 +154,21 @@ func (r *Registry) Pools() iter.Seq[*PoolMetrics] {
 	}
 }
 
+// ForgetPool forgets the metrics of the pool key at once, as idle eviction
+// would: the owner of a pool calls it when it retires the pool, so that
+// the pool's metrics leave the registry (and the dashboard stream) with
+// it. Metrics that are used again afterwards come back, as evicted ones
+// do (see [WithIdleEviction]). It reports whether the key had metrics.
+func (r *Registry) ForgetPool(key string) bool {
+	v, ok := r.pools.Load(key)
+	if !ok {
+		return false
+	}
+	p := v.(*PoolMetrics)
+	p.evicted.Store(true)
+	return r.pools.CompareAndDelete(key, p)
+}
+
 // EvictIdle forgets the metrics of every key idle for the registry's idle
 // time (see [WithIdleEviction]) and returns how many it forgot. It does
 // nothing when eviction is off.

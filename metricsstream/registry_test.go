@@ -162,3 +162,23 @@ func TestEvictedMetricsReplacedMeanwhileStayOut(t *testing.T) {
 	got, _ := r.LookupCommand("k")
 	assert.Same(t, fresh, got)
 }
+
+// A pool's owner retires it with ForgetPool: its metrics leave the
+// registry at once, eviction on or off, and come back if used again.
+func TestForgetPool(t *testing.T) {
+	mc := newManual()
+	r := NewRegistry(mc)
+	kept := r.Pool("kept", Config{})
+	retired := r.Pool("retired", Config{})
+	assert.True(t, r.ForgetPool("retired"))
+	assert.False(t, r.ForgetPool("retired"), "already forgotten")
+	assert.False(t, r.ForgetPool("unknown"))
+	assert.Equal(t, []string{"pool:kept"}, keys(r))
+
+	retired.MarkStart()
+	got, ok := r.LookupPool("retired")
+	require.True(t, ok, "used again, the metrics come back")
+	assert.Same(t, retired, got)
+	got, _ = r.LookupPool("kept")
+	assert.Same(t, kept, got)
+}
