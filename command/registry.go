@@ -290,6 +290,7 @@ func (r *Registry) sweepPools() {
 		idleFor := time.Duration(now - p.lastUsed.Load())
 		if idleFor >= cfg.IdleTimeout && p.idle() {
 			r.pools.Delete(key)
+			r.metrics.ForgetPool(p.key)
 			return true
 		}
 		wait := cfg.IdleTimeout - idleFor
