@@ -245,13 +245,13 @@ func (s *scope) finish(err error) {
 	s.afterEnd()
 }
 
-// afterEnd does what follows the end of a scope, on the goroutine that ended
-// it: it closes the done channel, unlinks from its up scope and tells its
-// hooks, in the order they were added.
+// afterEnd does what follows the end of a scope, on the goroutine that
+// ended it: it closes the done channel, unlinks from its up scope and tells
+// its hooks, in the order they were added.
 //
 // A scope nobody watches needs none of that and takes no lock: a watcher
 // sets watched before it looks at the state (under the lock), and the
-// state is set before ended2 looks at watched, so at least one of them
+// state is set before afterEnd looks at watched, so at least one of them
 // sees the other.
 func (s *scope) afterEnd() {
 	if !s.watched.Load() {
