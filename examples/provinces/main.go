@@ -48,6 +48,7 @@ type options struct {
 	Latency     time.Duration // how long a healthy province takes to answer, on average
 	Timeout     time.Duration // the pushes' timeout
 	SleepWindow time.Duration // how long an open breaker refuses pushes
+	Volume      int           // the least pushes in the window that can open a breaker; 0 means Hystrix's 20
 	Hang        time.Duration // how long the province's network hangs
 	After       time.Duration // how long the load runs once the breaker has closed again
 }
@@ -59,6 +60,7 @@ func main() {
 	flag.DurationVar(&opts.Latency, "latency", 10*time.Millisecond, "average answer time of a healthy province")
 	flag.DurationVar(&opts.Timeout, "timeout", time.Second, "timeout of a push")
 	flag.DurationVar(&opts.SleepWindow, "sleep-window", 5*time.Second, "how long an open breaker refuses pushes")
+	flag.IntVar(&opts.Volume, "volume", 20, "the least pushes in the breaker's window that can open it")
 	flag.DurationVar(&opts.Hang, "hang", 4*time.Second, "how long the province's network hangs")
 	flag.DurationVar(&opts.After, "after", time.Second, "how long pushes go on after the recovery")
 	flag.Parse()
@@ -77,8 +79,8 @@ func run(w io.Writer, opts options) error {
 	if opts.Provinces < 2 || opts.Provinces > len(names) {
 		return fmt.Errorf("options.Provinces must be between 2 and %d", len(names))
 	}
-	if opts.Rate <= 0 || opts.Latency <= 0 || opts.Timeout <= 0 || opts.SleepWindow <= 0 || opts.Hang <= 0 {
-		return errors.New("options.Rate, Latency, Timeout, SleepWindow and Hang must be positive")
+	if opts.Rate <= 0 || opts.Latency <= 0 || opts.Timeout <= 0 || opts.SleepWindow <= 0 || opts.Hang <= 0 || opts.Volume < 0 {
+		return errors.New("options.Rate, Latency, Timeout, SleepWindow and Hang must be positive, and Volume not negative")
 	}
 	var provinces []*province
 	var hung *province
@@ -97,7 +99,7 @@ func run(w io.Writer, opts options) error {
 	perProvince := float64(opts.Rate) / float64(opts.Provinces)
 	cfg := command.Config{
 		Timeout: opts.Timeout,
-		Breaker: breaker.Config{SleepWindow: opts.SleepWindow},
+		Breaker: breaker.Config{SleepWindow: opts.SleepWindow, RequestVolumeThreshold: opts.Volume},
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute+3*opts.Hang+5*opts.SleepWindow)

@@ -18,7 +18,7 @@ func TestRunIsolatesTheHungProvince(t *testing.T) {
 	var out strings.Builder
 	err := run(&out, options{
 		Provinces: 30, Rate: 300, Latency: 10 * time.Millisecond, Timeout: time.Second,
-		SleepWindow: time.Second, Hang: 4 * time.Second, After: 500 * time.Millisecond,
+		SleepWindow: time.Second, Volume: 10, Hang: 3 * time.Second, After: 500 * time.Millisecond,
 	})
 	require.NoError(t, err, out.String())
 	got := out.String()
