@@ -25,6 +25,30 @@ type CollapserConfig struct {
 	Delay time.Duration
 	// Scope is RequestScope (the default) or GlobalScope.
 	Scope Scope
+	// RequestCacheDisabled turns the collapser's request cache off: then a
+	// request whose argument is already in the batch fails with
+	// ErrDuplicateArgument instead of sharing the response.
+	RequestCacheDisabled bool
+	// BatchCommandKey is the key of the command that runs the batches; ""
+	// means the collapser key + "Batch".
+	BatchCommandKey string
+}
+
+// DefaultCollapserDelay is how long a batch collects requests unless
+// CollapserConfig.Delay says otherwise, as Hystrix's
+// timerDelayInMilliseconds.
+const DefaultCollapserDelay = 10 * time.Millisecond
+
+// withDefaults returns c with its zero fields set to the defaults, for the
+// collapser key.
+func (c CollapserConfig) withDefaults(key string) CollapserConfig {
+	if c.Delay == 0 {
+		c.Delay = DefaultCollapserDelay
+	}
+	if c.BatchCommandKey == "" {
+		c.BatchCommandKey = key + "Batch"
+	}
+	return c
 }
 
 // Validate reports the first field of c that is out of range.

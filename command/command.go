@@ -71,6 +71,9 @@ func (c *Command[In, Out]) Breaker() *breaker.Breaker { return c.k.breaker }
 // Queue(ctx, in).Get(ctx), fused into one call on the caller's goroutine:
 // values, errors and recorded events are those of ToObservable.
 func (c *Command[In, Out]) Execute(ctx context.Context, in In) (Out, error) {
+	if requestScoped.Load() {
+		return c.executeInRequest(ctx, in)
+	}
 	if err := ctx.Err(); err != nil {
 		var zero Out
 		return zero, err

@@ -32,6 +32,19 @@
 // DefaultRegistry). The first Config seen for a key holds until
 // [Configure] changes it, live.
 //
+// # Request context: cache, log and collapsing
+//
+// [WithRequestContext] is Hystrix's HystrixRequestContext: a context that
+// carries it scopes a request cache, a request log ([RequestLogFrom]) and
+// the batches of RequestScope collapsers, for every command executed with
+// it. A command with [WithCacheKey] runs once per cache key and request
+// context; later executions, concurrent ones included, are served its
+// response, errors and rejections too, and record RESPONSE_FROM_CACHE
+// (the metrics count the response once, as Hystrix's do). A [Collapser]
+// sends the requests of a short window to a batch function as one call,
+// run as a command of its own key whose Completion counts COLLAPSED once
+// per request.
+//
 // # Where Go differs from the JVM
 //
 //   - Threads cannot be interrupted. A pool-isolated caller returns at the
@@ -60,4 +73,25 @@
 //     panics re-opens the breaker; one that ends in a bad request frees the
 //     trial for the next caller. The breaker is never left half-open with no
 //     trial in flight.
+//   - The request context travels in the context, not in thread-locals:
+//     pools and fallbacks see it because they see the caller's context
+//     values. Until a request context or a cache key exists, executions do
+//     not look for one; afterwards each execution makes one
+//     context.Value lookup.
+//   - A response shared through the request cache comes from one
+//     execution that runs on a context of its own: it goes on while any
+//     caller waits, whichever caller leaves first, and is recorded once,
+//     with what happened to it (Hystrix records CANCELLED on the first
+//     command object even when its execution goes on for others). When
+//     every caller has left, it is cancelled and leaves the cache, so the
+//     next caller runs the command again instead of waiting for ever.
+//   - The request log records an execution when it ends, not when it
+//     starts, so it lists executions in the order they ended.
+//   - A collapser's window opens with the first request of a batch and
+//     closes Delay later (Hystrix ticks every Delay, so a request waits
+//     between 0 and Delay); a batch that reaches MaxRequestsInBatch starts
+//     at once. A request-scoped collapser needs a request context
+//     (ErrNoRequestContext), and when its request context ends the
+//     requests still waiting fail with ErrRequestContextDone, as Hystrix
+//     fails them with "Requests not executed before shutdown".
 package command

@@ -15,6 +15,9 @@ import (
 // subscription's context and ctx both reach run, and ctx's values (the
 // request context) are visible to run and the fallback.
 func (c *Command[In, Out]) ToObservable(ctx context.Context, in In) observable.Observable[Out] {
+	if requestScoped.Load() {
+		return c.pipe.requestObservable(ctx, in, c.cacheKey)
+	}
 	return c.pipe.observable(ctx, in)
 }
 
@@ -91,8 +94,9 @@ func (c *Command[In, Out]) scalarPipeline() *pipeline[In, Out] {
 // semaphore-isolated unless WithIsolation(PoolIsolation) says otherwise,
 // as in Hystrix. It is safe for concurrent use.
 type ObservableCommand[In, Out any] struct {
-	k    *keyState
-	pipe *pipeline[In, Out]
+	k        *keyState
+	pipe     *pipeline[In, Out]
+	cacheKey func(In) string
 }
 
 // NewObservable returns an observable command of key whose user code is
@@ -105,7 +109,7 @@ func NewObservable[In, Out any](key string, construct func(context.Context, In) 
 		panic("command: NewObservable: key is empty")
 	}
 	o := buildOptions("NewObservable", key, opts)
-	c := &ObservableCommand[In, Out]{}
+	c := &ObservableCommand[In, Out]{cacheKey: typed[func(In) string]("NewObservable", key, "WithCacheKey", o.cacheKey)}
 	var cfg Config
 	if o.config != nil {
 		cfg = *o.config
@@ -148,6 +152,9 @@ func (c *ObservableCommand[In, Out]) Breaker() *breaker.Breaker { return c.k.bre
 // ToObservable returns a cold Observable that executes the command once
 // per subscription.
 func (c *ObservableCommand[In, Out]) ToObservable(ctx context.Context, in In) observable.Observable[Out] {
+	if requestScoped.Load() {
+		return c.pipe.requestObservable(ctx, in, c.cacheKey)
+	}
 	return c.pipe.observable(ctx, in)
 }
 

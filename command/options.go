@@ -100,6 +100,9 @@ func buildOptions(kind, key string, opts []Option) *options {
 	if o.registry == nil {
 		o.registry = DefaultRegistry
 	}
+	if o.cacheKey != nil {
+		requestScoped.Store(true)
+	}
 	if o.config != nil {
 		if err := o.config.Validate(); err != nil {
 			panic(fmt.Sprintf("command: %s(%q): %v", kind, key, err))

@@ -1,0 +1,278 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+)
+
+// batcher collects the requests of one scope of a collapser (one request
+// context, or every caller) into batches, as Hystrix's RequestCollapser:
+// one batch collects at a time; it starts when its window closes, when it
+// is full, or never if every request left it.
+type batcher[In, Out any] struct {
+	c  *Collapser[In, Out]
+	rc *requestContext // nil for GlobalScope
+
+	mu      sync.Mutex
+	pending *batch[In, Out] // the batch collecting requests, or nil
+	closed  bool            // the request scope ended
+}
+
+// batch is one batch of requests, in arrival order.
+type batch[In, Out any] struct {
+	requests []*collapsedRequest[In, Out]
+	byKey    map[any]*collapsedRequest[In, Out] // nil when arguments have no key
+	timer    clock.Timer                        // closes the window
+	unwatch  func() bool                        // stops watching the end of the request scope
+
+	// Set when the batch starts.
+	started bool
+	live    int // requests some caller still waits for
+	ctx     context.Context
+	cancel  context.CancelFunc
+}
+
+// collapsedRequest is one place in a batch: an argument and the result of
+// every caller that asked for it.
+type collapsedRequest[In, Out any] struct {
+	b   *batcher[In, Out]
+	arg In
+	key any
+	// log is the request log of the first caller, for a GlobalScope batch
+	// (the batch of a RequestScope collapser logs into its scope's).
+	log *RequestLog
+	res *pendingResult[Out]
+
+	// Guarded by b.mu.
+	batch     *batch[In, Out]
+	waiters   int
+	abandoned bool // every caller left before the result: it serves nobody any more
+}
+
+// submit adds in to the collecting batch, opening one if none is, and
+// starts the batch when it is full. rc is the caller's request context, if
+// any.
+func (b *batcher[In, Out]) submit(in In, rc *requestContext) (*collapsedRequest[In, Out], error) {
+	c := b.c
+	key, keyed := c.argumentKey(in)
+	b.mu.Lock()
+	if b.closed || (b.rc != nil && b.rc.ended()) {
+		b.mu.Unlock()
+		return nil, c.scopeEnded()
+	}
+	bt := b.pending
+	if bt == nil {
+		bt = b.openLocked()
+	}
+	if keyed {
+		if r, ok := bt.byKey[key]; ok {
+			if c.cfg.RequestCacheDisabled {
+				b.mu.Unlock()
+				return nil, c.duplicate(in)
+			}
+			r.waiters++
+			b.mu.Unlock()
+			return r, nil
+		}
+	}
+	r := &collapsedRequest[In, Out]{b: b, arg: in, key: key, batch: bt, waiters: 1, res: newPendingResult[Out]()}
+	if b.rc == nil {
+		r.log = rc.logFor(c.cmd.k)
+	}
+	bt.requests = append(bt.requests, r)
+	if keyed {
+		bt.byKey[key] = r
+	}
+	full := c.cfg.MaxRequestsInBatch > 0 && len(bt.requests) >= c.cfg.MaxRequestsInBatch
+	if full {
+		b.startLocked(bt)
+	}
+	b.mu.Unlock()
+	if full {
+		go b.execute(bt)
+	}
+	return r, nil
+}
+
+// openLocked opens a new collecting batch: its window closes after the
+// collapser's Delay, and for a request scope it ends with the scope.
+func (b *batcher[In, Out]) openLocked() *batch[In, Out] {
+	bt := &batch[In, Out]{}
+	if b.c.cacheKey != nil || b.c.comparable {
+		bt.byKey = make(map[any]*collapsedRequest[In, Out])
+	}
+	bt.timer = b.c.clock.AfterFunc(b.c.cfg.Delay, func() { b.windowClosed(bt) })
+	if b.rc != nil {
+		bt.unwatch = context.AfterFunc(b.rc.ctx, b.scopeEnded)
+	}
+	b.pending = bt
+	return bt
+}
+
+// startLocked starts bt: it stops collecting, and its context is made.
+// The context of a request-scoped batch carries the request context and
+// ends with it; a global batch's carries nothing.
+func (b *batcher[In, Out]) startLocked(bt *batch[In, Out]) {
+	bt.started = true
+	if b.pending == bt {
+		b.pending = nil
+	}
+	bt.timer.Stop()
+	if bt.unwatch != nil {
+		bt.unwatch()
+	}
+	bt.live = len(bt.requests)
+	parent := context.Background()
+	if b.rc != nil {
+		parent = b.rc.ctx
+	}
+	bt.ctx, bt.cancel = context.WithCancel(parent)
+}
+
+// windowClosed starts bt when its window closes, on the timer's
+// goroutine.
+func (b *batcher[In, Out]) windowClosed(bt *batch[In, Out]) {
+	b.mu.Lock()
+	if bt.started {
+		b.mu.Unlock()
+		return
+	}
+	b.startLocked(bt)
+	b.mu.Unlock()
+	b.execute(bt)
+}
+
+// scopeEnded fails the requests of the collecting batch when the request
+// scope ends, and refuses later ones.
+func (b *batcher[In, Out]) scopeEnded() {
+	b.mu.Lock()
+	b.closed = true
+	bt := b.pending
+	if bt == nil || bt.started {
+		b.mu.Unlock()
+		return
+	}
+	b.startLocked(bt)
+	bt.cancel()
+	requests := bt.requests
+	for _, r := range requests {
+		r.abandoned = true
+	}
+	b.mu.Unlock()
+	var zero Out
+	err := b.c.scopeEnded()
+	for _, r := range requests {
+		r.res.resolve(zero, err)
+	}
+}
+
+// execute runs a started batch as the collapser's batch command and hands
+// each request its result.
+func (b *batcher[In, Out]) execute(bt *batch[In, Out]) {
+	c := b.c
+	defer bt.cancel()
+	b.mu.Lock()
+	requests := bt.requests
+	b.mu.Unlock()
+	if len(requests) == 0 {
+		return
+	}
+	args := make([]In, len(requests))
+	for i, r := range requests {
+		args[i] = r.arg
+	}
+	c.metrics.MarkBatch(len(requests))
+	outs, err := c.cmd.executeWith(bt.ctx, args, len(requests), b.logger(requests))
+	if err == nil && len(outs) != len(requests) {
+		err = fmt.Errorf("%w: %d results for %d requests", ErrBatchResultCount, len(outs), len(requests))
+	}
+	if err != nil {
+		if b.rc != nil && b.rc.ended() && bt.ctx.Err() != nil {
+			err = c.scopeEnded()
+		}
+		err = &BatchError{Collapser: c.key, Size: len(requests), Err: err}
+	}
+	b.mu.Lock()
+	if bt.live == 0 {
+		for _, r := range requests {
+			r.abandoned = true // cancelled for lack of callers: do not serve it from the cache
+		}
+	}
+	b.mu.Unlock()
+	var zero Out
+	for i, r := range requests {
+		if err != nil {
+			r.res.resolve(zero, err)
+		} else {
+			r.res.resolve(outs[i], nil)
+		}
+	}
+}
+
+// logger returns what logs the batch command's execution: into the
+// request log of the scope, or of every request context with a request in
+// a global batch.
+func (b *batcher[In, Out]) logger(requests []*collapsedRequest[In, Out]) func(*execution) {
+	if b.rc != nil {
+		if log := b.rc.logFor(b.c.cmd.k); log != nil {
+			return log.record
+		}
+		return nil
+	}
+	var logs []*RequestLog
+	for _, r := range requests {
+		if r.log != nil && !slices.Contains(logs, r.log) {
+			logs = append(logs, r.log)
+		}
+	}
+	if len(logs) == 0 {
+		return nil
+	}
+	return func(e *execution) {
+		for _, log := range logs {
+			log.record(e)
+		}
+	}
+}
+
+// join counts one more caller of r, unless r serves nobody any more.
+func (b *batcher[In, Out]) join(r *collapsedRequest[In, Out]) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if r.abandoned {
+		return false
+	}
+	r.waiters++
+	return true
+}
+
+// leave is a caller of r going away before its result. The last caller of
+// a request takes it out of a batch that has not started; the last caller
+// of a started batch cancels it.
+func (b *batcher[In, Out]) leave(r *collapsedRequest[In, Out]) {
+	b.mu.Lock()
+	r.waiters--
+	if r.waiters > 0 || r.res.isResolved() {
+		b.mu.Unlock()
+		return
+	}
+	r.abandoned = true
+	bt := r.batch
+	var cancel context.CancelFunc
+	if !bt.started {
+		bt.requests = slices.DeleteFunc(bt.requests, func(x *collapsedRequest[In, Out]) bool { return x == r })
+		if bt.byKey != nil && bt.byKey[r.key] == r {
+			delete(bt.byKey, r.key)
+		}
+	} else if bt.live--; bt.live == 0 {
+		cancel = bt.cancel
+	}
+	b.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}

@@ -1,0 +1,288 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// requestCacheKey identifies an entry of a request cache, as Hystrix's
+// ValueCacheKey: a command key (or a collapser key) and a cache key.
+type requestCacheKey struct {
+	collapser     bool
+	key, cacheKey string
+}
+
+// InvalidateCache removes from the request cache of ctx's request context
+// the entry of the command key and cacheKey, as Hystrix's
+// HystrixRequestCache.clear: the next execution of the key with that
+// cache key runs again. An execution in flight goes on for the callers
+// that wait for it. It reports whether there was an entry; without a
+// request context there is none.
+func InvalidateCache(ctx context.Context, key, cacheKey string) bool {
+	rc := requestContextOf(ctx)
+	if rc == nil {
+		return false
+	}
+	_, ok := rc.cache.LoadAndDelete(requestCacheKey{key: key, cacheKey: cacheKey})
+	return ok
+}
+
+// noRequestContext is the error of an execution of k that needs a request
+// context and has none.
+func (k *keyState) noRequestContext() error {
+	return fmt.Errorf("%s: %w", k.key, ErrNoRequestContext)
+}
+
+// cachedResult is a command's entry in a request cache: one execution
+// shared by the callers of a command key with the same cache key in one
+// request context, as Hystrix's HystrixCachedObservable. The execution
+// runs on a context of its own (with the first caller's values), so that
+// it goes on while any caller waits for it; when every caller has left
+// before it ended, it is cancelled and leaves the cache, so that the next
+// caller runs the command again.
+type cachedResult[Out any] struct {
+	rc     *requestContext
+	id     requestCacheKey
+	ctx    context.Context // of the shared execution
+	cancel context.CancelFunc
+	res    *pendingResult[[]Out]
+	events metricsstream.EventCounts // the shared execution's; set before res resolves
+
+	mu        sync.Mutex
+	waiting   int  // callers that wait for the result
+	abandoned bool // every caller left before the result: out of the cache
+}
+
+// joinCache returns the entry of id in rc with the caller counted among
+// its waiters, and whether the caller made it and must start its
+// execution. ok is false when the entry holds the values of another type
+// (another command of the same key): the caller then runs uncached.
+func joinCache[Out any](ctx context.Context, rc *requestContext, id requestCacheKey) (entry *cachedResult[Out], owner, ok bool) {
+	for {
+		if v, loaded := rc.cache.Load(id); loaded {
+			entry, typed := v.(*cachedResult[Out])
+			if !typed {
+				return nil, false, false
+			}
+			if entry.join() {
+				return entry, false, true
+			}
+			rc.cache.CompareAndDelete(id, v)
+			continue
+		}
+		entry := &cachedResult[Out]{rc: rc, id: id, res: newPendingResult[[]Out](), waiting: 1}
+		entry.ctx, entry.cancel = context.WithCancel(context.WithoutCancel(ctx))
+		if _, loaded := rc.cache.LoadOrStore(id, entry); loaded {
+			entry.cancel()
+			continue
+		}
+		return entry, true, true
+	}
+}
+
+// join counts one more caller, unless the entry was abandoned.
+func (c *cachedResult[Out]) join() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.abandoned {
+		return false
+	}
+	c.waiting++
+	return true
+}
+
+// leave is a caller going away before the result; the last one cancels
+// the shared execution and takes the entry out of the cache.
+func (c *cachedResult[Out]) leave() {
+	c.mu.Lock()
+	c.waiting--
+	abandon := c.waiting == 0 && !c.res.isResolved()
+	if abandon {
+		c.abandoned = true
+	}
+	c.mu.Unlock()
+	if abandon {
+		c.rc.cache.CompareAndDelete(c.id, c)
+		c.cancel()
+	}
+}
+
+// wait waits for the result or the end of ctx, and reports whether the
+// result came; a caller whose ctx ends first leaves.
+func (c *cachedResult[Out]) wait(ctx context.Context) bool {
+	select {
+	case <-c.res.done:
+		return true
+	case <-ctx.Done():
+		if c.res.isResolved() {
+			return true
+		}
+		c.leave()
+		return false
+	}
+}
+
+// startShared runs the shared execution of entry with p. It returns when
+// the pipeline's subscription does: at once under pool isolation, once
+// run has returned under semaphore isolation.
+func startShared[In, Out any](p *pipeline[In, Out], entry *cachedResult[Out], in In) {
+	log := entry.rc.logFor(p.k)
+	p.observableEnded(entry.ctx, in, func(e *execution) {
+		entry.events = e.events
+		if log != nil {
+			log.record(e)
+		}
+	}).Subscribe(entry.ctx, &sharedObserver[Out]{entry: entry})
+}
+
+// sharedObserver collects the values of a shared execution and resolves
+// its entry.
+type sharedObserver[Out any] struct {
+	entry  *cachedResult[Out]
+	values []Out
+}
+
+func (o *sharedObserver[Out]) OnNext(v Out)      { o.values = append(o.values, v) }
+func (o *sharedObserver[Out]) OnError(err error) { o.entry.resolve(o.values, err) }
+func (o *sharedObserver[Out]) OnCompleted()      { o.entry.resolve(o.values, nil) }
+
+func (c *cachedResult[Out]) resolve(values []Out, err error) {
+	c.res.resolve(values, err)
+	c.cancel() // the execution is over: release its context
+}
+
+// executeCached is Execute for a command whose request cache is on: the
+// first caller of a cache key starts the shared execution, later ones
+// wait for it and are served from the cache. ok is false when the cache
+// cannot serve this command (see joinCache).
+func executeCached[In, Out any](ctx context.Context, p *pipeline[In, Out], rc *requestContext, in In, cacheKey string) (v Out, err error, ok bool) {
+	entry, owner, ok := joinCache[Out](ctx, rc, requestCacheKey{key: p.k.key, cacheKey: cacheKey})
+	if !ok {
+		return v, nil, false
+	}
+	if owner {
+		// A semaphore-isolated run holds this goroutine: the caller's
+		// leaving must still be noticed meanwhile.
+		stop := context.AfterFunc(ctx, entry.leave)
+		startShared(p, entry, in)
+		if left := !stop(); (left && !entry.res.isResolved()) || (!left && !entry.wait(ctx)) {
+			return v, ctx.Err(), true
+		}
+		vs, err := entry.res.result()
+		return lastOf(vs), err, true
+	}
+	start := p.k.registry.clock.Now()
+	p.k.cacheHitHook()
+	if !entry.wait(ctx) {
+		recordCacheHit(p.k, rc.logFor(p.k), start, nil)
+		return v, ctx.Err(), true
+	}
+	recordCacheHit(p.k, rc.logFor(p.k), start, &entry.events)
+	vs, err := entry.res.result()
+	return lastOf(vs), err, true
+}
+
+// cachedObservable is ToObservable for a command whose request cache is
+// on: each subscription joins the entry of the cache key, starting its
+// execution if it is the first, and receives the values and the terminal
+// event of the shared execution.
+func (p *pipeline[In, Out]) cachedObservable(rc *requestContext, callerCtx context.Context, in In, cacheKey string) observable.Observable[Out] {
+	return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
+		entry, owner, ok := joinCache[Out](callerCtx, rc, requestCacheKey{key: p.k.key, cacheKey: cacheKey})
+		if !ok {
+			var ended func(*execution)
+			if log := rc.logFor(p.k); log != nil {
+				ended = log.record
+			}
+			p.observableEnded(callerCtx, in, ended).Subscribe(subCtx, o)
+			return
+		}
+		start := p.k.registry.clock.Now()
+		var d *departure
+		if owner {
+			d = watchDeparture(subCtx, callerCtx, entry.leave)
+			startShared(p, entry, in)
+		} else {
+			p.k.cacheHitHook()
+			d = watchDeparture(subCtx, callerCtx, func() {
+				entry.leave()
+				recordCacheHit(p.k, rc.logFor(p.k), start, nil)
+			})
+		}
+		entry.res.whenResolved(func() {
+			if !d.stay() {
+				return // the subscriber left first
+			}
+			if !owner {
+				recordCacheHit(p.k, rc.logFor(p.k), start, &entry.events)
+			}
+			vs, err := entry.res.result()
+			for _, v := range vs {
+				o.OnNext(v)
+			}
+			if err != nil {
+				o.OnError(err)
+				return
+			}
+			o.OnCompleted()
+		})
+	})
+}
+
+// recordCacheHit records an execution of k that the request cache served,
+// as Hystrix's cleanUpAfterResponseFromCache: the request log shows the
+// events of the execution that produced the response (served) and
+// RESPONSE_FROM_CACHE, or RESPONSE_FROM_CACHE and CANCELLED when the
+// caller left first (served is nil); the metrics count RESPONSE_FROM_CACHE
+// alone, so that a response counts once in health and in the rolling
+// counts; the notifiers hear RESPONSE_FROM_CACHE.
+func recordCacheHit(k *keyState, log *RequestLog, start time.Time, served *metricsstream.EventCounts) {
+	now := k.registry.clock.Now()
+	if log != nil {
+		var events metricsstream.EventCounts
+		if served != nil {
+			events = *served
+		} else {
+			events[metricsstream.Cancelled] = 1
+		}
+		events[metricsstream.ResponseFromCache] = 1
+		log.add(Execution{Command: k.key, Events: events, ExecutionLatency: -1})
+	}
+	c := metricsstream.Completion{
+		CommandKey:       k.key,
+		GroupKey:         k.config.Load().Group,
+		ExecutionLatency: -1,
+		TotalLatency:     now.Sub(start),
+		End:              now,
+	}
+	c.Events[metricsstream.ResponseFromCache] = 1
+	k.metrics.MarkCompletion(&c)
+	if f := k.registry.onCompletion; f != nil {
+		f(&c)
+	}
+	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
+		notify(global, local, k.key, metricsstream.ResponseFromCache)
+	}
+}
+
+// cacheHitHook tells the hooks of k that the request cache serves an
+// execution.
+func (k *keyState) cacheHitHook() {
+	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
+		callHooks(global, local, func(h ExecutionHook) { h.CacheHit(k.key) })
+	}
+}
+
+// lastOf returns the last of vs, or the zero value.
+func lastOf[T any](vs []T) T {
+	if len(vs) == 0 {
+		var zero T
+		return zero
+	}
+	return vs[len(vs)-1]
+}

@@ -1,0 +1,582 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func itoa(id int) string { return strconv.Itoa(id) }
+
+// completionsOf returns a channel that receives a copy of every
+// Completion of r. It must be called before r runs anything.
+func completionsOf(r *Registry) <-chan metricsstream.Completion {
+	ch := make(chan metricsstream.Completion, 64)
+	r.onCompletion = func(c *metricsstream.Completion) { ch <- *c }
+	return ch
+}
+
+// cacheHits returns a channel that receives the key each time the hooks
+// hear that the request cache serves an execution of key.
+func cacheHits(r *Registry, key string) <-chan struct{} {
+	ch := make(chan struct{}, 64)
+	r.AddKeyHook(key, onCacheHit(func() { ch <- struct{}{} }))
+	return ch
+}
+
+type onCacheHit func()
+
+func (f onCacheHit) CacheHit(string)                { f() }
+func (onCacheHit) Start(string)                     {}
+func (onCacheHit) ExecutionStart(string)            {}
+func (onCacheHit) ExecutionSuccess(string)          {}
+func (onCacheHit) ExecutionError(string, error)     {}
+func (onCacheHit) FallbackStart(string)             {}
+func (onCacheHit) FallbackSuccess(string)           {}
+func (onCacheHit) FallbackError(string, error)      {}
+func (onCacheHit) Success(string)                   {}
+func (onCacheHit) Error(string, FailureType, error) {}
+func (onCacheHit) Unsubscribe(string)               {}
+
+// queueNow subscribes to o on the calling goroutine and returns a Future of
+// its result, so that the order of subscriptions is the order of calls.
+func queueNow[T any](ctx context.Context, o observable.Observable[T]) *observable.Future[T] {
+	return o.ToFutureOn(ctx, observable.Immediate)
+}
+
+// Hystrix's testRequestCache1: the second execution with the same cache
+// key does not run; it is served from the cache and records
+// [SUCCESS, RESPONSE_FROM_CACHE]; the metrics count the response once.
+func TestRequestCache1(t *testing.T) {
+	for _, isolation := range isolations {
+		t.Run(isolation.String(), func(t *testing.T) {
+			r, mc := newManualRegistry(t)
+			var runs atomic.Int32
+			c := New("RequestCache1", func(ctx context.Context, id int) (string, error) {
+				runs.Add(1)
+				return "user" + itoa(id), nil
+			}, WithRegistry(r), WithConfig(Config{Isolation: isolation}), WithCacheKey(itoa))
+			ctx := WithRequestContext(context.Background())
+
+			v, err := c.Execute(ctx, 1)
+			require.NoError(t, err)
+			assert.Equal(t, "user1", v)
+			v, err = c.Queue(ctx, 1).Get(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, "user1", v)
+
+			assert.Equal(t, int32(1), runs.Load())
+			assert.Equal(t, []string{"RequestCache1[SUCCESS]", "RequestCache1[SUCCESS, RESPONSE_FROM_CACHE]"}, displays(RequestLogFrom(ctx)))
+			assert.Equal(t, time.Duration(-1), RequestLogFrom(ctx).Executions()[1].ExecutionLatency, "a cache hit did not execute")
+
+			mc.Advance(time.Second)
+			m := c.Metrics()
+			assert.Equal(t, int64(1), m.RollingCount(metricsstream.Success), "the response counts once")
+			assert.Equal(t, int64(1), m.RollingCount(metricsstream.ResponseFromCache))
+			assert.Equal(t, int64(1), m.HealthCounts().Total, "a cache hit is not counted in health")
+		})
+	}
+}
+
+// Hystrix's testRequestCache3: different cache keys execute; the same one
+// is served from the cache.
+func TestRequestCache3(t *testing.T) {
+	r, _ := newManualRegistry(t)
+	var runs atomic.Int32
+	c := New("RequestCache3", func(ctx context.Context, id string) (string, error) {
+		runs.Add(1)
+		return id, nil
+	}, WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation}), WithCacheKey(func(id string) string { return id }))
+	ctx := WithRequestContext(context.Background())
+
+	for _, id := range []string{"A", "B", "A"} {
+		v, err := c.Execute(ctx, id)
+		require.NoError(t, err)
+		assert.Equal(t, id, v)
+	}
+	assert.Equal(t, int32(2), runs.Load())
+	assert.Equal(t, []string{"RequestCache3[SUCCESS]", "RequestCache3[SUCCESS]", "RequestCache3[SUCCESS, RESPONSE_FROM_CACHE]"},
+		displays(RequestLogFrom(ctx)))
+}
+
+// Hystrix's testNoRequestCache*: with the request cache off, every
+// execution runs, with or without a request context.
+func TestNoRequestCache(t *testing.T) {
+	r, _ := newManualRegistry(t)
+	var runs atomic.Int32
+	c := New("NoRequestCache", func(ctx context.Context, id int) (int, error) {
+		runs.Add(1)
+		return id, nil
+	}, WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation, RequestCacheDisabled: true}), WithCacheKey(itoa))
+	ctx := WithRequestContext(context.Background())
+	for range 3 {
+		_, err := c.Execute(ctx, 1)
+		require.NoError(t, err)
+	}
+	_, err := c.ToObservable(ctx, 1).Last(ctx)
+	require.NoError(t, err)
+	_, err = c.Execute(context.Background(), 1)
+	require.NoError(t, err, "no request context is needed when the cache is off")
+	assert.Equal(t, int32(5), runs.Load())
+	assert.Equal(t, "NoRequestCache[SUCCESS][0ms]x4", RequestLogFrom(ctx).String())
+
+	// Turned on live, the cache serves the next ones.
+	require.NoError(t, r.Configure("NoRequestCache", Config{Isolation: SemaphoreIsolation}))
+	_, err = c.Execute(ctx, 1)
+	require.NoError(t, err)
+	_, err = c.Execute(ctx, 1)
+	require.NoError(t, err)
+	assert.Equal(t, int32(6), runs.Load())
+}
+
+// Hystrix's testRequestCacheOnThreadRejectionThrowsException: a rejection
+// is cached like any response.
+func TestRequestCacheOnThreadRejectionThrowsException(t *testing.T) {
+	r, _ := newManualRegistry(t)
+	require.NoError(t, r.ConfigurePool("RejectionPool", PoolConfig{CoreSize: 1}))
+	started, release := make(chan struct{}), make(chan struct{})
+	hog := New("Hog", func(ctx context.Context, _ int) (int, error) {
+		close(started)
+		<-release
+		return 0, nil
+	}, WithRegistry(r), WithConfig(Config{Pool: "RejectionPool", Timeout: -1}))
+	hogDone := make(chan struct{})
+	go func() {
+		defer close(hogDone)
+		_, _ = hog.Execute(context.Background(), 0)
+	}()
+	<-started
+	defer func() {
+		close(release)
+		<-hogDone
+	}()
+
+	c := New("RequestCacheThreadRejection", func(ctx context.Context, _ int) (int, error) {
+		t.Error("run of a rejected command was called")
+		return 0, nil
+	}, WithRegistry(r), WithConfig(Config{Pool: "RejectionPool"}), WithCacheKey(itoa))
+	ctx := WithRequestContext(context.Background())
+
+	_, first := c.Execute(ctx, 1)
+	require.ErrorIs(t, first, ErrPoolRejected)
+	_, err := c.Execute(ctx, 1)
+	assert.Same(t, first, err, "Execute from the cache")
+	_, err = c.Queue(ctx, 1).Get(ctx)
+	assert.Same(t, first, err, "Queue from the cache")
+	_, err = c.ToObservable(ctx, 1).Last(ctx)
+	assert.Same(t, first, err, "ToObservable from the cache")
+
+	hit := "RequestCacheThreadRejection[THREAD_POOL_REJECTED, FALLBACK_MISSING, RESPONSE_FROM_CACHE]"
+	assert.Equal(t, []string{"RequestCacheThreadRejection[THREAD_POOL_REJECTED, FALLBACK_MISSING]", hit, hit, hit},
+		displays(RequestLogFrom(ctx)))
+}
+
+// Hystrix's testRequestCacheOnTimeoutThrowsException: a timeout is cached
+// like any response.
+func TestRequestCacheOnTimeoutThrowsException(t *testing.T) {
+	for _, isolation := range isolations {
+		t.Run(isolation.String(), func(t *testing.T) {
+			r, mc := newManualRegistry(t)
+			started := make(chan struct{}, 2)
+			c := New("RequestCacheTimeout", func(ctx context.Context, _ int) (int, error) {
+				started <- struct{}{}
+				<-ctx.Done()
+				return 0, ctx.Err()
+			}, WithRegistry(r), WithConfig(Config{Isolation: isolation, Timeout: 50 * time.Millisecond}), WithCacheKey(itoa))
+			ctx := WithRequestContext(context.Background())
+
+			errc := make(chan error, 1)
+			go func() {
+				_, err := c.Execute(ctx, 1)
+				errc <- err
+			}()
+			<-started // the timeout is armed before run starts
+			mc.Advance(50 * time.Millisecond)
+			first := <-errc
+			require.ErrorIs(t, first, ErrTimeout)
+
+			_, err := c.Execute(ctx, 1)
+			assert.Same(t, first, err)
+			assert.Empty(t, started, "run ran once")
+			assert.Equal(t, []string{"RequestCacheTimeout[TIMEOUT, FALLBACK_MISSING]", "RequestCacheTimeout[TIMEOUT, FALLBACK_MISSING, RESPONSE_FROM_CACHE]"},
+				displays(RequestLogFrom(ctx)))
+			assert.Equal(t, "RequestCacheTimeout[TIMEOUT, FALLBACK_MISSING][50ms], RequestCacheTimeout[TIMEOUT, FALLBACK_MISSING, RESPONSE_FROM_CACHE][0ms]",
+				RequestLogFrom(ctx).String())
+		})
+	}
+}
+
+// Hystrix's testBasicExecutionWorksWithoutRequestVariable: a command
+// without a cache key needs no request context, even once request
+// contexts exist.
+func TestBasicExecutionWorksWithoutRequestVariable(t *testing.T) {
+	_ = WithRequestContext(context.Background()) // request contexts exist
+	r, _ := newManualRegistry(t)
+	c := New("NoRequestVariable", func(ctx context.Context, id int) (int, error) { return id, nil }, WithRegistry(r))
+	v, err := c.Execute(context.Background(), 7)
+	require.NoError(t, err)
+	assert.Equal(t, 7, v)
+	v, err = c.ToObservable(context.Background(), 8).Last(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 8, v)
+}
+
+// Hystrix's testCacheKeyExecutionRequiresRequestVariable: a cache key
+// without a request context is an error, and nothing runs or is recorded.
+func TestCacheKeyExecutionRequiresRequestVariable(t *testing.T) {
+	r, mc := newManualRegistry(t)
+	completions := completionsOf(r)
+	c := New("CacheKeyNeedsRequest", func(ctx context.Context, id int) (int, error) {
+		t.Error("run was called")
+		return id, nil
+	}, WithRegistry(r), WithCacheKey(itoa))
+	o := NewObservable("CacheKeyNeedsRequestObservable", func(ctx context.Context, id int) observable.Observable[int] {
+		t.Error("construct was called")
+		return observable.Just(id)
+	}, WithRegistry(r), WithCacheKey(itoa))
+	ctx := context.Background()
+
+	_, err := c.Execute(ctx, 1)
+	require.ErrorIs(t, err, ErrNoRequestContext)
+	assert.Equal(t, "CacheKeyNeedsRequest: request caching is not available: maybe the context needs WithRequestContext", err.Error())
+	_, err = c.Queue(ctx, 1).Get(ctx)
+	assert.ErrorIs(t, err, ErrNoRequestContext)
+	_, err = c.ToObservable(ctx, 1).Last(ctx)
+	assert.ErrorIs(t, err, ErrNoRequestContext)
+	_, err = o.Execute(ctx, 1)
+	assert.ErrorIs(t, err, ErrNoRequestContext)
+
+	mc.Advance(time.Second)
+	assert.Zero(t, c.Metrics().CumulativeCounts())
+	assert.Empty(t, completions)
+}
+
+// Hystrix's testBadRequestExceptionViaQueueInThreadOnResponseFromCache: a
+// bad request is cached and served as [BAD_REQUEST, RESPONSE_FROM_CACHE].
+func TestBadRequestExceptionViaQueueInThreadOnResponseFromCache(t *testing.T) {
+	r, _ := newManualRegistry(t)
+	var runs atomic.Int32
+	c := New("BadRequestCached", func(ctx context.Context, id int) (int, error) {
+		runs.Add(1)
+		return 0, BadRequest(errors.New("invalid"))
+	}, WithRegistry(r), WithCacheKey(itoa))
+	ctx := WithRequestContext(context.Background())
+	_, first := c.Execute(ctx, -1)
+	require.True(t, IsBadRequest(first))
+	_, err := c.Queue(ctx, -1).Get(ctx)
+	assert.Same(t, first, err)
+	assert.Equal(t, int32(1), runs.Load())
+	assert.Equal(t, []string{"BadRequestCached[BAD_REQUEST]", "BadRequestCached[BAD_REQUEST, RESPONSE_FROM_CACHE]"}, displays(RequestLogFrom(ctx)))
+}
+
+// asyncCacheable returns a pool-isolated command with a cache key whose
+// run signals started and waits for release (or its context's end).
+func asyncCacheable(t *testing.T, r *Registry, key string) (c *Command[int, bool], runs *atomic.Int32, started chan struct{}, release chan struct{}, cancelled chan struct{}) {
+	runs = new(atomic.Int32)
+	started, release, cancelled = make(chan struct{}, 4), make(chan struct{}), make(chan struct{}, 4)
+	c = New(key, func(ctx context.Context, _ int) (bool, error) {
+		runs.Add(1)
+		started <- struct{}{}
+		select {
+		case <-release:
+			return true, nil
+		case <-ctx.Done():
+			cancelled <- struct{}{}
+			return false, ctx.Err()
+		}
+	}, WithRegistry(r), WithConfig(Config{Timeout: -1}), WithCacheKey(itoa))
+	return c, runs, started, release, cancelled
+}
+
+// Hystrix's testRequestThenCacheHitAndOriginalUnsubscribed: the shared
+// execution goes on for the cache hit when the first caller leaves.
+// Unlike Hystrix, which records CANCELLED on the first command object
+// while its execution goes on, the execution is recorded once, with what
+// happened to it.
+func TestRequestThenCacheHitAndOriginalUnsubscribed(t *testing.T) {
+	r, _ := newManualRegistry(t)
+	completions := completionsOf(r)
+	c, runs, started, release, _ := asyncCacheable(t, r, "OriginalUnsubscribed")
+	ctx := WithRequestContext(context.Background())
+	originalCtx, cancelOriginal := context.WithCancel(ctx)
+
+	original := queueNow(originalCtx, c.ToObservable(originalCtx, 1))
+	<-started
+	fromCache := queueNow(ctx, c.ToObservable(ctx, 1))
+	cancelOriginal()
+	_, err := original.Get(ctx)
+	assert.ErrorIs(t, err, context.Canceled)
+	close(release)
+
+	v, err := fromCache.Get(ctx)
+	require.NoError(t, err)
+	assert.True(t, v)
+	<-completions
+	<-completions
+	assert.Equal(t, int32(1), runs.Load())
+	assert.Equal(t, []string{"OriginalUnsubscribed[SUCCESS]", "OriginalUnsubscribed[SUCCESS, RESPONSE_FROM_CACHE]"}, displays(RequestLogFrom(ctx)))
+}
+
+// Hystrix's testRequestThenCacheHitAndCacheHitUnsubscribed: a cache hit
+// that leaves records [RESPONSE_FROM_CACHE, CANCELLED]; the first caller
+// gets its value.
+func TestRequestThenCacheHitAndCacheHitUnsubscribed(t *testing.T) {
+	r, _ := newManualRegistry(t)
+	completions := completionsOf(r)
+	hits := cacheHits(r, "HitUnsubscribed")
+	c, _, started, release, _ := asyncCacheable(t, r, "HitUnsubscribed")
+	ctx := WithRequestContext(context.Background())
+
+	original := queueNow(ctx, c.ToObservable(ctx, 1))
+	<-started
+	hitCtx, cancelHit := context.WithCancel(ctx)
+	hitErr := make(chan error, 1)
+	go func() {
+		_, err := c.Execute(hitCtx, 1)
+		hitErr <- err
+	}()
+	<-hits
+	cancelHit()
+	assert.ErrorIs(t, <-hitErr, context.Canceled)
+	close(release)
+	v, err := original.Get(ctx)
+	require.NoError(t, err)
+	assert.True(t, v)
+	<-completions
+	<-completions
+	assert.ElementsMatch(t, []string{"HitUnsubscribed[SUCCESS]", "HitUnsubscribed[RESPONSE_FROM_CACHE, CANCELLED]"}, displays(RequestLogFrom(ctx)))
+}
+
+// Hystrix's testRequestThenTwoCacheHitsOriginalAndOneCacheHitUnsubscribed:
+// the execution goes on while one caller waits.
+func TestRequestThenTwoCacheHitsOriginalAndOneCacheHitUnsubscribed(t *testing.T) {
+	r, _ := newManualRegistry(t)
+	completions := completionsOf(r)
+	c, runs, started, release, _ := asyncCacheable(t, r, "OneLeft")
+	ctx := WithRequestContext(context.Background())
+	originalCtx, cancelOriginal := context.WithCancel(ctx)
+	hit1Ctx, cancelHit1 := context.WithCancel(ctx)
+
+	original := queueNow(originalCtx, c.ToObservable(originalCtx, 1))
+	<-started
+	hit1 := queueNow(hit1Ctx, c.ToObservable(hit1Ctx, 1))
+	hit2 := queueNow(ctx, c.ToObservable(ctx, 1))
+	cancelOriginal()
+	cancelHit1()
+	_, err := original.Get(ctx)
+	assert.ErrorIs(t, err, context.Canceled)
+	_, err = hit1.Get(ctx)
+	assert.ErrorIs(t, err, context.Canceled)
+	<-completions // hit1 left
+	close(release)
+
+	v, err := hit2.Get(ctx)
+	require.NoError(t, err)
+	assert.True(t, v)
+	<-completions
+	<-completions
+	assert.Equal(t, int32(1), runs.Load())
+	assert.ElementsMatch(t, []string{"OneLeft[RESPONSE_FROM_CACHE, CANCELLED]", "OneLeft[SUCCESS]", "OneLeft[SUCCESS, RESPONSE_FROM_CACHE]"},
+		displays(RequestLogFrom(ctx)))
+}
+
+// Hystrix's testRequestThenTwoCacheHitsAllUnsubscribed: when every caller
+// has left, the shared execution is cancelled, and it leaves the cache:
+// the next caller runs the command again (Hystrix would keep the
+// never-ending entry).
+func TestRequestThenTwoCacheHitsAllUnsubscribed(t *testing.T) {
+	r, _ := newManualRegistry(t)
+	completions := completionsOf(r)
+	c, runs, started, release, cancelled := asyncCacheable(t, r, "AllLeft")
+	ctx := WithRequestContext(context.Background())
+
+	var cancels []context.CancelFunc
+	var futures []*observable.Future[bool]
+	for range 3 {
+		cctx, cancel := context.WithCancel(ctx)
+		cancels = append(cancels, cancel)
+		futures = append(futures, queueNow(cctx, c.ToObservable(cctx, 1)))
+		if len(futures) == 1 {
+			<-started
+		}
+	}
+	for i, cancel := range cancels {
+		cancel()
+		_, err := futures[i].Get(ctx)
+		assert.ErrorIs(t, err, context.Canceled)
+	}
+	<-cancelled // run's context was cancelled
+	for range 3 {
+		<-completions
+	}
+	assert.ElementsMatch(t, []string{"AllLeft[CANCELLED]", "AllLeft[RESPONSE_FROM_CACHE, CANCELLED]", "AllLeft[RESPONSE_FROM_CACHE, CANCELLED]"},
+		displays(RequestLogFrom(ctx)))
+
+	close(release)
+	v, err := c.Execute(ctx, 1)
+	require.NoError(t, err)
+	assert.True(t, v)
+	assert.Equal(t, int32(2), runs.Load(), "the abandoned execution left the cache")
+}
+
+// Concurrent identical requests share one execution, and the first caller
+// leaving does not cancel it while others wait.
+func TestRequestCacheConcurrentCallersShareOneExecution(t *testing.T) {
+	for _, isolation := range isolations {
+		t.Run(isolation.String(), func(t *testing.T) {
+			r, _ := newManualRegistry(t)
+			key := "Shared" + isolation.String()
+			hits := cacheHits(r, key)
+			var runs atomic.Int32
+			started, release := make(chan struct{}), make(chan struct{})
+			c := New(key, func(ctx context.Context, id int) (int, error) {
+				runs.Add(1)
+				close(started)
+				select {
+				case <-release:
+					return id * 10, nil
+				case <-ctx.Done():
+					return 0, ctx.Err()
+				}
+			}, WithRegistry(r), WithConfig(Config{Isolation: isolation, Timeout: -1}), WithCacheKey(itoa))
+			ctx := WithRequestContext(context.Background())
+			firstCtx, cancelFirst := context.WithCancel(ctx)
+
+			const callers = 8
+			var wg sync.WaitGroup
+			results := make(chan int, callers)
+			firstErr := make(chan error, 1)
+			wg.Go(func() {
+				_, err := c.Execute(firstCtx, 4)
+				firstErr <- err
+			})
+			<-started
+			for range callers {
+				wg.Go(func() {
+					v, err := c.Execute(ctx, 4)
+					assert.NoError(t, err)
+					results <- v
+				})
+			}
+			for range callers {
+				<-hits
+			}
+			cancelFirst()
+			if isolation == PoolIsolation {
+				assert.ErrorIs(t, <-firstErr, context.Canceled, "a pool-isolated caller leaves at once")
+			}
+			close(release)
+			wg.Wait()
+			close(results)
+			for v := range results {
+				assert.Equal(t, 40, v)
+			}
+			assert.Equal(t, int32(1), runs.Load())
+		})
+	}
+}
+
+// InvalidateCache removes one entry: the next execution runs again.
+func TestInvalidateCache(t *testing.T) {
+	r, _ := newManualRegistry(t)
+	var runs atomic.Int32
+	c := New("Invalidate", func(ctx context.Context, id int) (int32, error) {
+		return runs.Add(1), nil
+	}, WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation}), WithCacheKey(itoa))
+	ctx := WithRequestContext(context.Background())
+
+	v, _ := c.Execute(ctx, 1)
+	assert.Equal(t, int32(1), v)
+	v, _ = c.Execute(ctx, 1)
+	assert.Equal(t, int32(1), v, "served from the cache")
+	assert.True(t, InvalidateCache(ctx, "Invalidate", "1"))
+	assert.False(t, InvalidateCache(ctx, "Invalidate", "1"), "gone already")
+	assert.False(t, InvalidateCache(ctx, "Invalidate", "2"))
+	assert.False(t, InvalidateCache(context.Background(), "Invalidate", "1"), "no request context")
+	v, _ = c.Execute(ctx, 1)
+	assert.Equal(t, int32(2), v, "executed again")
+	v, _ = c.Execute(ctx, 1)
+	assert.Equal(t, int32(2), v)
+
+	other := WithRequestContext(context.Background())
+	v, _ = c.Execute(other, 1)
+	assert.Equal(t, int32(3), v, "each request context has its own cache")
+}
+
+// An ObservableCommand's values are all replayed from the cache.
+func TestRequestCacheObservableCommand(t *testing.T) {
+	r, _ := newManualRegistry(t)
+	var runs atomic.Int32
+	c := NewObservable("CachedStream", func(ctx context.Context, n int) observable.Observable[int] {
+		runs.Add(1)
+		vs := make([]int, n)
+		for i := range vs {
+			vs[i] = i
+		}
+		return observable.Just(vs...)
+	}, WithRegistry(r), WithCacheKey(itoa))
+	ctx := WithRequestContext(context.Background())
+
+	vs, err := c.Execute(ctx, 3)
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1, 2}, vs)
+	vs, err = c.ToObservable(ctx, 3).ToSlice(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1, 2}, vs)
+	vs, err = c.Queue(ctx, 3).Get(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1, 2}, vs)
+	assert.Equal(t, int32(1), runs.Load())
+	assert.Equal(t, "CachedStream[EMITx3, SUCCESS][0ms], CachedStream[EMITx3, SUCCESS, RESPONSE_FROM_CACHE][0ms]x2", RequestLogFrom(ctx).String())
+}
+
+// Commands of one key with different value types do not share entries:
+// the second runs uncached rather than being served the wrong type.
+func TestRequestCacheKeyWithAnotherValueType(t *testing.T) {
+	r, _ := newManualRegistry(t)
+	a := New("TwoTypes", func(ctx context.Context, id int) (int, error) { return id, nil },
+		WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation}), WithCacheKey(itoa))
+	b := New("TwoTypes", func(ctx context.Context, id int) (string, error) { return "s" + itoa(id), nil },
+		WithRegistry(r), WithCacheKey(itoa))
+	ctx := WithRequestContext(context.Background())
+	v, err := a.Execute(ctx, 1)
+	require.NoError(t, err)
+	assert.Equal(t, 1, v)
+	s, err := b.Execute(ctx, 1)
+	require.NoError(t, err)
+	assert.Equal(t, "s1", s)
+	s, err = b.ToObservable(ctx, 1).Last(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "s1", s)
+	assert.Equal(t, "TwoTypes[SUCCESS][0ms]x3", RequestLogFrom(ctx).String())
+}
+
+// The cache-hit hook and notifier fire as Hystrix's onCacheHit and
+// RESPONSE_FROM_CACHE notification.
+func TestRequestCacheHookAndNotifier(t *testing.T) {
+	r, _ := newManualRegistry(t)
+	hits := cacheHits(r, "Notified")
+	var fromCache atomic.Int32
+	r.AddKeyEventNotifier("Notified", EventNotifierFunc(func(key string, e metricsstream.EventType) {
+		if e == metricsstream.ResponseFromCache {
+			fromCache.Add(1)
+		}
+	}))
+	c := New("Notified", func(ctx context.Context, id int) (int, error) { return id, nil },
+		WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation}), WithCacheKey(itoa))
+	ctx := WithRequestContext(context.Background())
+	_, _ = c.Execute(ctx, 1)
+	assert.Empty(t, hits)
+	_, _ = c.Execute(ctx, 1)
+	assert.Len(t, hits, 1)
+	assert.Equal(t, int32(1), fromCache.Load())
+}

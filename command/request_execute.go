@@ -1,0 +1,91 @@
+package command
+
+import (
+	"context"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// executeInRequest is Execute once request contexts or cache keys exist:
+// the request cache when the command has a cache key and its cache is on,
+// the request log when ctx carries a request context.
+func (c *Command[In, Out]) executeInRequest(ctx context.Context, in In) (Out, error) {
+	if err := ctx.Err(); err != nil {
+		var zero Out
+		return zero, err
+	}
+	rc := requestContextOf(ctx)
+	if c.cacheKey != nil && !c.k.config.Load().RequestCacheDisabled {
+		if rc == nil {
+			var zero Out
+			return zero, c.k.noRequestContext()
+		}
+		if v, err, ok := executeCached(ctx, c.pipe, rc, in, c.cacheKey(in)); ok {
+			return v, err
+		}
+	}
+	var ended func(*execution)
+	if log := rc.logFor(c.k); log != nil {
+		ended = log.record
+	}
+	return c.executeWith(ctx, in, 0, ended)
+}
+
+// executeWith is Execute's fused path for an execution that serves
+// collapsed requests (it records COLLAPSED collapsed times) or that
+// somebody must see once it has ended (ended, called just before the
+// Completion is published, e.g. to log it).
+func (c *Command[In, Out]) executeWith(ctx context.Context, in In, collapsed int, ended func(*execution)) (Out, error) {
+	if err := ctx.Err(); err != nil {
+		var zero Out
+		return zero, err
+	}
+	var e execution
+	e.begin(c.k)
+	if collapsed > 0 {
+		e.markCollapsed(collapsed)
+	}
+	var v Out
+	var err error
+	switch {
+	case !e.attempt():
+		v, err = c.recover(ctx, &e, in, ShortCircuitFailure, ErrShortCircuited)
+	case e.cfg.Isolation == SemaphoreIsolation:
+		v, err = c.executeWithSemaphore(ctx, &e, in)
+	default:
+		v, err = c.executeInPool(ctx, &e, in)
+	}
+	if ended != nil {
+		ended(&e)
+	}
+	e.finish(e.endTime())
+	return v, err
+}
+
+// markCollapsed records that the execution serves n collapsed requests, as
+// Hystrix's markAsCollapsedCommand: COLLAPSED n times in the result, once
+// to the notifiers.
+func (e *execution) markCollapsed(n int) {
+	e.events[metricsstream.Collapsed] += int32(n)
+	if e.hooked() {
+		notify(e.global, e.local, e.k.key, metricsstream.Collapsed)
+	}
+}
+
+// requestObservable is the pipeline's Observable once request contexts or
+// cache keys exist: the request cache when cacheKey is set and the key's
+// cache is on, the request log when ctx carries a request context.
+func (p *pipeline[In, Out]) requestObservable(ctx context.Context, in In, cacheKey func(In) string) observable.Observable[Out] {
+	rc := requestContextOf(ctx)
+	if cacheKey != nil && !p.k.config.Load().RequestCacheDisabled {
+		if rc == nil {
+			return observable.Error[Out](p.k.noRequestContext())
+		}
+		return p.cachedObservable(rc, ctx, in, cacheKey(in))
+	}
+	if log := rc.logFor(p.k); log != nil {
+		return p.observableEnded(ctx, in, log.record)
+	}
+	return p.observableEnded(ctx, in, nil)
+}
