@@ -190,7 +190,7 @@ func (p *pipeline[In, Out]) onCaller(callerCtx context.Context, r *run, in In) o
 }
 
 // safeSubscribe subscribes construct(ctx, in) to o, turning a panic in
-// construct into an error. With wait, it returns only when the
+// construct or while its Observable is subscribed into an error. With wait, it returns only when the
 // subscription has ended, so that a pool worker stays taken while the
 // user's Observable runs. It reports whether the subscription has ended;
 // if ctx ended first (the caller left), o fails with ctx's error, so that
@@ -205,7 +205,18 @@ func safeSubscribe[In, Out any](ctx context.Context, construct func(context.Cont
 		}()
 		src = construct(ctx, in)
 	}()
-	sub := src.Subscribe(ctx, o)
+	var sub observable.Subscription
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				o.OnError(newPanicError(v))
+			}
+		}()
+		sub = src.Subscribe(ctx, o)
+	}()
+	if sub == nil {
+		return true // it panicked, and o has failed
+	}
 	if wait {
 		select {
 		case <-sub.Done():
@@ -221,6 +232,20 @@ func safeSubscribe[In, Out any](ctx context.Context, construct func(context.Cont
 		o.OnError(err)
 	}
 	return true
+}
+
+// recoverSubscribe returns src with a panic raised while it is subscribed
+// turned into a *PanicError: a user's Observable that panics fails the
+// execution instead of the process.
+func recoverSubscribe[Out any](src observable.Observable[Out]) observable.Observable[Out] {
+	return observable.Create(func(ctx context.Context, o observable.Observer[Out]) {
+		defer func() {
+			if v := recover(); v != nil {
+				o.OnError(newPanicError(v))
+			}
+		}()
+		src.Subscribe(ctx, o)
+	})
 }
 
 // The states of a pipeline task in a pool.
@@ -362,6 +387,10 @@ func (p *pipeline[In, Out]) handleFallback(ctx context.Context, r *run, in In, f
 			}()
 			src = p.fallback(ctx, in, cmdErr)
 		}()
+		if !p.scalar {
+			// A scalar fallback recovers its own panics (callFallback).
+			src = recoverSubscribe(src)
+		}
 		return src
 	}).
 		DoOnNext(func(Out) {
