@@ -190,9 +190,9 @@ func (p *pipeline[In, Out]) onCaller(callerCtx context.Context, r *run, in In) o
 }
 
 // safeSubscribe subscribes construct(ctx, in) to o, turning a panic in
-// construct or while its Observable is subscribed into an error. With wait, it returns only when the
-// subscription has ended, so that a pool worker stays taken while the
-// user's Observable runs. It reports whether the subscription has ended;
+// construct or while its Observable is subscribed into an error. With
+// wait, it returns only when the subscription has ended, so that a pool
+// worker stays taken while the user's Observable runs. It reports whether the subscription has ended;
 // if ctx ended first (the caller left), o fails with ctx's error, so that
 // the execution ends as cancelled whatever context its subscriber has.
 func safeSubscribe[In, Out any](ctx context.Context, construct func(context.Context, In) observable.Observable[Out], in In, o observable.Observer[Out], wait bool) (ended bool) {
