@@ -41,10 +41,10 @@ func (r *Registry) Collapsers() iter.Seq[*CollapserMetrics] {
 }
 
 // CollapserSnapshots iterates over the snapshots of every collapser key,
-// each taken when the iteration reaches it. It is what a dashboard stream
-// needs to show the registry's collapsers:
-//
-//	metricsstream.WithCollapsers(metricsstream.CollapserSourceFunc(r.CollapserSnapshots))
+// each taken when the iteration reaches it. (A [Handler] streams the
+// registry's collapsers without being told; CollapserSnapshots suits a
+// [CollapserSource] that adds the collapsers of this registry to the
+// stream of another.)
 func (r *Registry) CollapserSnapshots() iter.Seq[CollapserSnapshot] {
 	return func(yield func(CollapserSnapshot) bool) {
 		for m := range r.Collapsers() {

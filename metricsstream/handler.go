@@ -35,7 +35,8 @@ const (
 //
 // Every interval (500ms unless [WithInterval] or the request's ?delay=
 // says otherwise) the stream writes one event per command of the registry,
-// then one per worker pool, then one per collapser (see [WithCollapsers]),
+// then one per worker pool, then one per collapser (and per collapser of
+// [WithCollapsers]),
 // each as "data: " + a JSON object + "\n\n", and then a "ping: \n\n"
 // keep-alive. The objects are Hystrix's "HystrixCommand",
 // "HystrixThreadPool" and "HystrixCollapser", with every field in the
@@ -77,8 +78,8 @@ const (
 //     of its own every 500ms; a client cannot tell the difference, and a
 //     longer ?delay= makes the pings less frequent too.
 //   - ?delay= is honoured, and validated instead of clamped to 1.
-//   - Commands come in the order of their keys, then pools in the order of
-//     theirs (Hystrix: the order of its hash maps).
+//   - Commands come in the order of their keys, then pools and collapsers
+//     in the order of theirs (Hystrix: the order of its hash maps).
 //   - Hystrix lists only pools that have completed a task; a pool here is
 //     listed once it has completed, run, queued or rejected any, so that a
 //     pool whose every worker hangs from the start shows too.
@@ -184,13 +185,15 @@ func (h *handler) stream(ctx context.Context, w http.ResponseWriter, interval ti
 
 // frame is the buffers one stream reuses from frame to frame.
 type frame struct {
-	buf      []byte
-	commands []*CommandMetrics
-	pools    []*PoolMetrics
+	buf        []byte
+	commands   []*CommandMetrics
+	pools      []*PoolMetrics
+	collapsers []*CollapserMetrics
 }
 
 // build returns the events of one frame: every command, every pool that
-// has done anything, every collapser, and a ping.
+// has done anything, every collapser of the registry and of the
+// WithCollapsers source, and a ping.
 func (f *frame) build(h *handler) []byte {
 	b := f.buf[:0]
 	f.commands = slices.AppendSeq(f.commands[:0], h.registry.Commands())
@@ -212,6 +215,14 @@ func (f *frame) build(h *handler) []byte {
 		b = appendPoolJSON(b, &s)
 		b = append(b, "\n\n"...)
 	}
+	f.collapsers = slices.AppendSeq(f.collapsers[:0], h.registry.Collapsers())
+	slices.SortFunc(f.collapsers, func(x, y *CollapserMetrics) int { return strings.Compare(x.key, y.key) })
+	for _, c := range f.collapsers {
+		s := c.Snapshot()
+		b = append(b, "data: "...)
+		b = appendCollapserJSON(b, &s)
+		b = append(b, "\n\n"...)
+	}
 	if h.collapsers != nil {
 		for s := range h.collapsers.Collapsers() {
 			b = append(b, "data: "...)
@@ -224,6 +235,7 @@ func (f *frame) build(h *handler) []byte {
 	// must not stay reachable from a stream.
 	clear(f.commands)
 	clear(f.pools)
+	clear(f.collapsers)
 	f.buf = b
 	return b
 }

@@ -70,9 +70,8 @@ type handlerCollapsersOption struct{ s CollapserSource }
 func (o handlerCollapsersOption) applyHandler(h *handler) { h.collapsers = o.s }
 
 // WithCollapsers makes the stream write one "HystrixCollapser" object per
-// collapser s reports, after the commands and pools, as Hystrix does. A
-// [Registry] holds no collapser metrics; this is how collapsers reach the
-// stream. It panics if s is nil.
+// collapser s reports, after those of the registry's collapsers, for
+// collapsers whose metrics live elsewhere. It panics if s is nil.
 func WithCollapsers(s CollapserSource) HandlerOption {
 	if s == nil {
 		panic("metricsstream: WithCollapsers with nil source")

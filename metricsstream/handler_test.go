@@ -549,3 +549,38 @@ func FuzzAppendJSONString(f *testing.F) {
 		assert.Equal(t, string(want), string(appendJSONString(nil, s)))
 	})
 }
+
+// collapserStatus is a CollapserStatusProvider that reports a fixed status.
+type collapserStatus CollapserStatus
+
+func (s collapserStatus) CollapserStatus() CollapserStatus { return CollapserStatus(s) }
+
+func TestHandlerStreamsTheRegistrysCollapsers(t *testing.T) {
+	reg, mc := newStreamRegistry()
+	b := reg.Collapser("UserBatch", Config{})
+	b.SetStatusProvider(collapserStatus{RequestCacheEnabled: true, MaxRequestsInBatch: 50, TimerDelay: 20 * time.Millisecond})
+	b.MarkBatch(4)
+	b.MarkBatch(6)
+	b.MarkResponseFromCache()
+	reg.Collapser("AddressBatch", Config{})
+	mc.Advance(10 * time.Second)
+	extra := CollapserSourceFunc(func() iter.Seq[CollapserSnapshot] {
+		return func(yield func(CollapserSnapshot) bool) { yield(CollapserSnapshot{Key: "Elsewhere", Time: t0}) }
+	})
+
+	objs := objectsOfFrame(t, c0(t, reg, WithCollapsers(extra)))
+	require.Equal(t, []string{"HystrixCollapser AddressBatch", "HystrixCollapser UserBatch", "HystrixCollapser Elsewhere"},
+		names(objs), "the registry's collapsers in key order, then the source's")
+	o := objs[1]
+	assert.Equal(t, hystrixCollapserFields, o.keys)
+	for k, v := range map[string]int64{
+		"rollingCountRequestsBatched": 10, "rollingCountBatches": 2, "rollingCountResponsesFromCache": 1,
+		"batchSize_mean": 5, "propertyValue_maxRequestsInBatch": 50, "propertyValue_timerDelayInMilliseconds": 20,
+		"currentTime": t0.Add(10 * time.Second).UnixMilli(),
+	} {
+		assert.Equal(t, v, o.int(t, k), k)
+	}
+	assert.Equal(t, json.Number("6"), o.values["batchSize"].(map[string]any)["100"])
+	assert.Equal(t, int64(1<<31-1), objs[0].int(t, "propertyValue_maxRequestsInBatch"),
+		"no cap reads as Hystrix's Integer.MAX_VALUE")
+}
