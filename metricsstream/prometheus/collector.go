@@ -9,8 +9,8 @@ import (
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
-// Collector is a [prometheus.Collector] over the commands and worker pools
-// of a [metricsstream.Registry]; the package documentation lists what it
+// Collector is a [prometheus.Collector] over the commands, worker pools
+// and request collapsers of a [metricsstream.Registry]; the package documentation lists what it
 // reports. Register it with a Prometheus registry; it reads the metrics
 // registry at each scrape, so commands made later are reported too.
 //
@@ -66,10 +66,15 @@ var (
 	poolWorkersDesc = prometheus.NewDesc("rxhystrix_pool_workers",
 		"The pool's workers alive now.", poolLabels, nil)
 
+	collapserEventsDesc = prometheus.NewDesc("rxhystrix_collapser_events_total",
+		"Events of the request collapser by Hystrix collapser event type (BATCH_EXECUTED, ADDED_TO_BATCH, RESPONSE_FROM_CACHE), since its metrics were created (up to the last closed rolling bucket).",
+		[]string{"collapser", "event"}, nil)
+
 	allDescs = []*prometheus.Desc{
 		commandEventsDesc, circuitOpenDesc, errorPercentageDesc, healthRequestsDesc, healthErrorsDesc,
 		concurrentDesc, rollingMaxConcurrentDesc, executionLatencyDesc, totalLatencyDesc,
 		poolActiveDesc, poolQueuedDesc, poolExecutedDesc, poolRejectedDesc, poolCoreSizeDesc, poolWorkersDesc,
+		collapserEventsDesc,
 	}
 )
 
@@ -101,14 +106,20 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-// Collect sends the current value of every metric of every command and
-// pool of the registry.
+// Collect sends the current value of every metric of every command, pool
+// and collapser of the registry.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	for _, m := range c.collectCommands() {
 		ch <- m
 	}
 	for p := range c.registry.Pools() {
 		collectPool(ch, p.Snapshot())
+	}
+	for m := range c.registry.Collapsers() {
+		for e := range metricsstream.NumCollapserEventTypes {
+			ch <- prometheus.MustNewConstMetric(collapserEventsDesc, prometheus.CounterValue,
+				float64(m.CumulativeCount(e)), m.Key(), e.String())
+		}
 	}
 }
 

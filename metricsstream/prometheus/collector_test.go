@@ -240,6 +240,7 @@ func TestCollectorForgetsEvictedMetrics(t *testing.T) {
 
 func TestCollectorPassesLint(t *testing.T) {
 	reg, _ := scenario(t)
+	reg.Collapser("UserBatch", metricsstream.Config{}).MarkBatch(2)
 	pr := prometheus.NewPedanticRegistry()
 	require.NoError(t, pr.Register(NewCollector(reg)))
 	problems, err := testutil.GatherAndLint(pr)
@@ -279,4 +280,23 @@ func TestOptionsPanicOnBadInput(t *testing.T) {
 	for _, tc := range cases {
 		assert.PanicsWithValue(t, tc.msg, tc.f, tc.name)
 	}
+}
+
+func TestCollectorCountsCollapserEvents(t *testing.T) {
+	mc := clock.NewManual(t0)
+	reg := metricsstream.NewRegistry(mc)
+	b := reg.Collapser("UserBatch", metricsstream.Config{})
+	b.MarkBatch(3)
+	b.MarkBatch(5)
+	b.MarkResponseFromCache()
+	mc.Advance(time.Second)
+
+	const want = `
+# HELP rxhystrix_collapser_events_total Events of the request collapser by Hystrix collapser event type (BATCH_EXECUTED, ADDED_TO_BATCH, RESPONSE_FROM_CACHE), since its metrics were created (up to the last closed rolling bucket).
+# TYPE rxhystrix_collapser_events_total counter
+rxhystrix_collapser_events_total{collapser="UserBatch",event="ADDED_TO_BATCH"} 8
+rxhystrix_collapser_events_total{collapser="UserBatch",event="BATCH_EXECUTED"} 2
+rxhystrix_collapser_events_total{collapser="UserBatch",event="RESPONSE_FROM_CACHE"} 1
+`
+	assert.NoError(t, testutil.CollectAndCompare(NewCollector(reg), strings.NewReader(want), "rxhystrix_collapser_events_total"))
 }

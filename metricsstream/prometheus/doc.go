@@ -1,6 +1,6 @@
 // Package prometheus exports the metrics of a [metricsstream.Registry] to
-// Prometheus: a [Collector] reads the registry's commands and worker pools
-// at each scrape and reports them as Prometheus metrics, so a service that
+// Prometheus: a [Collector] reads the registry's commands, worker pools
+// and request collapsers at each scrape and reports them as Prometheus metrics, so a service that
 // runs rxhystrix commands serves them on its /metrics next to its own.
 //
 //	reg := prometheus.NewRegistry() // client_golang's
@@ -32,6 +32,13 @@
 //	rxhystrix_pool_rejected_total   counter  commands the pool refused (REJECTED)
 //	rxhystrix_pool_core_size        gauge    the pool's CoreSize
 //	rxhystrix_pool_workers          gauge    workers alive now
+//
+// Per request collapser, labelled collapser:
+//
+//	rxhystrix_collapser_events_total{event}  counter  "BATCH_EXECUTED", "ADDED_TO_BATCH" (requests batched), "RESPONSE_FROM_CACHE"
+//
+// (the mean batch size over a time is the rate of ADDED_TO_BATCH over that
+// of BATCH_EXECUTED).
 //
 // The event counters are the metrics' cumulative counts, which include
 // every closed rolling bucket since the metrics were created (so they lag
