@@ -1,0 +1,371 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	ms "github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+// tripAfterThree trips on three requests with half of them failing, and
+// lets a trial through five seconds after opening.
+var tripAfterThree = breaker.Config{RequestVolumeThreshold: 3, ErrorThresholdPercentage: 50, SleepWindow: 5 * time.Second}
+
+// 19: a breaker forced open short-circuits every execution to the
+// fallback and reports itself open.
+func TestCircuitBreakerReportsOpenIfForcedOpen(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		ran := false
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			ran = true
+			return "x", nil
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: breaker.Config{ForceOpen: true}}),
+			WithFallback(fallbackName))
+		v, err := m.exec(context.Background(), c, 1)
+		require.NoError(t, err)
+		assert.Equal(t, "anonymous", v)
+		assert.True(t, c.Breaker().IsOpen())
+		assert.False(t, ran)
+		done := h.completion()
+		assert.Equal(t, evs("SHORT_CIRCUITED", "FALLBACK_SUCCESS"), eventNames(done.Events))
+		assert.False(t, done.Executed)
+		assert.Equal(t, time.Duration(-1), done.ExecutionLatency, "Hystrix's execution time -1")
+		assert.Zero(t, done.ConcurrencyAtStart)
+		h.assertReleased("GetUser")
+	})
+}
+
+// A short-circuit without a fallback: "short-circuited and no fallback
+// available", errors.Is ErrShortCircuited.
+func TestShortCircuitWithNoFallback(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		c := New("GetUser", succeedRun, WithRegistry(h.reg),
+			WithConfig(Config{Isolation: iso, Breaker: breaker.Config{ForceOpen: true}}))
+		_, err := m.exec(context.Background(), c, 1)
+		assertCommandError(t, err, "GetUser", ShortCircuitFailure, ErrShortCircuited, ErrFallbackMissing)
+		assert.ErrorIs(t, err, ErrShortCircuited)
+		assert.Equal(t, "GetUser short-circuited and no fallback available", err.Error())
+		assert.Equal(t, evs("SHORT_CIRCUITED", "FALLBACK_MISSING"), h.events())
+	})
+}
+
+// 20: a breaker forced closed lets every execution run, however many
+// fail.
+func TestCircuitBreakerReportsClosedIfForcedClosed(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		failing := true
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			if failing {
+				return "", errBoom
+			}
+			return "fine", nil
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: breaker.Config{
+			ForceClosed: true, RequestVolumeThreshold: 1, ErrorThresholdPercentage: 1,
+		}}), WithFallback(fallbackName))
+		for range 5 {
+			v, err := m.exec(context.Background(), c, 1)
+			require.NoError(t, err)
+			assert.Equal(t, "anonymous", v)
+			assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS"), h.events())
+		}
+		h.clock.Advance(snapshotInterval(h.reg, "GetUser"))
+		require.Equal(t, 100, c.Metrics().HealthCounts().ErrorPercentage)
+		assert.False(t, c.Breaker().IsOpen())
+		failing = false
+		v, err := m.exec(context.Background(), c, 1)
+		require.NoError(t, err)
+		assert.Equal(t, "fine", v)
+		assert.Equal(t, evs("SUCCESS"), h.events())
+	})
+}
+
+// 21: commands made with the same key share one breaker: failures of
+// both open it for both.
+func TestCircuitBreakerAcrossMultipleCommandsButSameCircuitBreaker(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		cfg := WithConfig(Config{Isolation: iso, Breaker: tripAfterThree})
+		one := New("SharedKey", failRun, WithRegistry(h.reg), cfg, WithFallback(fallbackName))
+		two := New("SharedKey", failRun, WithRegistry(h.reg), cfg, WithFallback(fallbackName))
+		require.Same(t, one.Breaker(), two.Breaker())
+		require.Same(t, one.Metrics(), two.Metrics())
+
+		for _, c := range []*Command[int, string]{one, two, one} {
+			_, err := m.exec(context.Background(), c, 1)
+			require.NoError(t, err)
+			assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS"), h.events())
+		}
+		h.clock.Advance(snapshotInterval(h.reg, "SharedKey"))
+		assert.True(t, two.Breaker().IsOpen())
+
+		v, err := m.exec(context.Background(), two, 1)
+		require.NoError(t, err)
+		assert.Equal(t, "anonymous", v)
+		assert.Equal(t, evs("SHORT_CIRCUITED", "FALLBACK_SUCCESS"), h.events())
+	})
+}
+
+// 22: with the breaker disabled, failures never open it and successes
+// are still counted.
+func TestExecutionSuccessWithCircuitBreakerDisabled(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		failing := true
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			if failing {
+				return "", errBoom
+			}
+			return "fine", nil
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: breaker.Config{
+			Disabled: true, RequestVolumeThreshold: 1, ErrorThresholdPercentage: 1,
+		}}))
+		for range 3 {
+			_, err := m.exec(context.Background(), c, 1)
+			assert.ErrorIs(t, err, errBoom)
+			assert.Equal(t, evs("FAILURE", "FALLBACK_MISSING"), h.events())
+		}
+		h.clock.Advance(snapshotInterval(h.reg, "GetUser"))
+		assert.False(t, c.Breaker().IsOpen())
+		failing = false
+		v, err := m.exec(context.Background(), c, 1)
+		require.NoError(t, err)
+		assert.Equal(t, "fine", v)
+		assert.Equal(t, evs("SUCCESS"), h.events())
+		h.closeBuckets("GetUser")
+		assert.Equal(t, int64(1), c.Metrics().CumulativeCount(ms.Success))
+		assert.Equal(t, int64(3), c.Metrics().CumulativeCount(ms.Failure))
+	})
+}
+
+// 26: failures open the breaker; the next execution is short-circuited to
+// the fallback without running, and short-circuits are counted but not in
+// health.
+func TestShortCircuitFallbackCounter(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		failing := true
+		runs := 0
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			runs++
+			if failing {
+				return "", errBoom
+			}
+			return "fine", nil
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: tripAfterThree}), WithFallback(fallbackName))
+		h.openBreaker(func() { m.exec(context.Background(), c, 1) }, 3, "GetUser")
+		require.Equal(t, 3, runs)
+
+		for range 2 {
+			v, err := m.exec(context.Background(), c, 1)
+			require.NoError(t, err)
+			assert.Equal(t, "anonymous", v)
+			done := h.completion()
+			assert.Equal(t, evs("SHORT_CIRCUITED", "FALLBACK_SUCCESS"), eventNames(done.Events))
+			assert.Equal(t, time.Duration(-1), done.ExecutionLatency)
+		}
+		assert.Equal(t, 3, runs, "short-circuited executions do not run")
+		h.clock.Advance(snapshotInterval(h.reg, "GetUser"))
+		assert.Equal(t, int64(3), c.Metrics().HealthCounts().Total, "short-circuits are not in health")
+		h.closeBuckets("GetUser")
+		assert.Equal(t, int64(2), c.Metrics().CumulativeCount(ms.ShortCircuited))
+		assert.Equal(t, int64(5), c.Metrics().CumulativeCount(ms.FallbackSuccess))
+	})
+}
+
+// Breaker tests 6-8 through commands: after the sleep window one trial
+// runs while every other caller is short-circuited; a failed trial
+// re-opens the breaker for another window, a successful one closes it and
+// the old failures no longer count.
+func TestCircuitClosedAfterSuccess(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		failing := true
+		g := newGate()
+		defer g.release()
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			if id == 0 {
+				if err := g.wait(ctx, true); err != nil {
+					return "", err
+				}
+			}
+			if failing {
+				return "", errBoom
+			}
+			return "fine", nil
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: tripAfterThree, Timeout: -1}),
+			WithFallback(fallbackName))
+		h.openBreaker(func() { m.exec(context.Background(), c, 1) }, 3, "GetUser")
+
+		// Within the sleep window, everything is short-circuited.
+		h.clock.Advance(tripAfterThree.SleepWindow)
+		c.Execute(context.Background(), 1)
+		assert.Equal(t, evs("SHORT_CIRCUITED", "FALLBACK_SUCCESS"), h.events())
+
+		// A failing trial re-opens it with a new window.
+		h.clock.Advance(time.Millisecond)
+		m.exec(context.Background(), c, 1)
+		assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS"), h.events())
+		assert.Equal(t, breaker.Open, c.Breaker().State())
+		m.exec(context.Background(), c, 1)
+		assert.Equal(t, evs("SHORT_CIRCUITED", "FALLBACK_SUCCESS"), h.events())
+
+		// The next trial is held in run: nobody else gets through.
+		h.clock.Advance(tripAfterThree.SleepWindow + time.Millisecond)
+		failing = false
+		trial := goCall(func() (string, error) { return m.exec(context.Background(), c, 0) })
+		g.arrived(t)
+		assert.Equal(t, breaker.HalfOpen, c.Breaker().State())
+		assert.False(t, c.Breaker().AllowRequest())
+		v, err := m.exec(context.Background(), c, 1)
+		require.NoError(t, err)
+		assert.Equal(t, "anonymous", v)
+		assert.Equal(t, evs("SHORT_CIRCUITED", "FALLBACK_SUCCESS"), h.events())
+
+		g.release()
+		res := awaitCall(t, trial)
+		require.NoError(t, res.err)
+		assert.Equal(t, "fine", res.v)
+		assert.Equal(t, evs("SUCCESS"), h.events())
+		assert.Equal(t, breaker.Closed, c.Breaker().State())
+		assert.False(t, c.Breaker().IsOpen())
+
+		// The failures that opened it were reset with the health stream;
+		// the trial, published after the reset as in Hystrix, counts.
+		for range 3 {
+			v, err := m.exec(context.Background(), c, 1)
+			require.NoError(t, err)
+			assert.Equal(t, "fine", v)
+			h.completion()
+		}
+		h.clock.Advance(snapshotInterval(h.reg, "GetUser"))
+		assert.Equal(t, ms.HealthCounts{Total: 4}, c.Metrics().HealthCounts())
+		assert.False(t, c.Breaker().IsOpen())
+	})
+}
+
+// A half-open trial that times out, is rejected or is cancelled re-opens
+// the breaker; one that ends in a bad request frees the trial for the next
+// caller. The breaker is never left half-open with nothing in flight.
+func TestHalfOpenTrialOutcomes(t *testing.T) {
+	cases := []struct {
+		name string
+		// trial runs the trial through m and returns the state after it.
+		trial func(t *testing.T, h *harness, m execMode, c *Command[int, string], g *gate) breaker.State
+		want  breaker.State
+	}{
+		{"timeout", func(t *testing.T, h *harness, m execMode, c *Command[int, string], g *gate) breaker.State {
+			call := goCall(func() (string, error) { return m.exec(context.Background(), c, 0) })
+			g.arrived(t)
+			h.clock.Advance(DefaultTimeout)
+			res := awaitCall(t, call)
+			assert.ErrorIs(t, res.err, ErrTimeout)
+			assert.Equal(t, evs("TIMEOUT", "FALLBACK_MISSING"), h.events())
+			return c.Breaker().State()
+		}, breaker.Open},
+		{"cancelled", func(t *testing.T, h *harness, m execMode, c *Command[int, string], g *gate) breaker.State {
+			ctx, cancel := context.WithCancel(context.Background())
+			call := goCall(func() (string, error) { return m.exec(ctx, c, 0) })
+			g.arrived(t)
+			cancel()
+			res := awaitCall(t, call)
+			assert.ErrorIs(t, res.err, context.Canceled)
+			assert.Equal(t, evs("CANCELLED"), h.events())
+			return c.Breaker().State()
+		}, breaker.Open},
+		{"panic", func(t *testing.T, h *harness, m execMode, c *Command[int, string], g *gate) breaker.State {
+			_, err := m.exec(context.Background(), c, 9)
+			var pe *PanicError
+			assert.ErrorAs(t, err, &pe)
+			assert.Equal(t, evs("FAILURE", "FALLBACK_MISSING"), h.events())
+			return c.Breaker().State()
+		}, breaker.Open},
+		{"bad request", func(t *testing.T, h *harness, m execMode, c *Command[int, string], g *gate) breaker.State {
+			_, err := m.exec(context.Background(), c, -1)
+			assert.True(t, IsBadRequest(err))
+			assert.Equal(t, evs("BAD_REQUEST"), h.events())
+			assert.True(t, c.Breaker().AllowRequest(), "the next caller may try")
+			return c.Breaker().State()
+		}, breaker.HalfOpen},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+				g := newGate()
+				defer g.release()
+				failing := true
+				c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+					switch {
+					case id == 0:
+						return "", g.wait(ctx, true)
+					case id == 9:
+						panic("trial panicked")
+					case id < 0:
+						return "", BadRequest(errors.New("negative id"))
+					case failing:
+						return "", errBoom
+					}
+					return "fine", nil
+				}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: tripAfterThree}))
+				h.openBreaker(func() { m.exec(context.Background(), c, 1) }, 3, "GetUser")
+				h.clock.Advance(tripAfterThree.SleepWindow + time.Millisecond)
+				assert.Equal(t, tc.want, tc.trial(t, h, m, c, g))
+				if tc.want == breaker.Open {
+					assert.False(t, c.Breaker().AllowRequest(), "a new sleep window started")
+				}
+				failing = false
+				h.clock.Advance(tripAfterThree.SleepWindow + time.Millisecond)
+				v, err := m.exec(context.Background(), c, 1)
+				require.NoError(t, err)
+				assert.Equal(t, "fine", v)
+				assert.Equal(t, evs("SUCCESS"), h.events())
+				assert.Equal(t, breaker.Closed, c.Breaker().State())
+				h.assertReleased("GetUser")
+			})
+		})
+	}
+}
+
+// A half-open trial rejected by the execution semaphore re-opens the
+// breaker (Hystrix 1.5.13 left it half-open for ever).
+func TestHalfOpenTrialRejectedBySemaphoreReopens(t *testing.T) {
+	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
+		g := newGate()
+		defer g.release()
+		failing := true
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			if id == 0 {
+				return "held", g.wait(ctx, true)
+			}
+			if failing {
+				return "", errBoom
+			}
+			return "fine", nil
+		}, WithRegistry(h.reg), WithConfig(Config{
+			Isolation: SemaphoreIsolation, MaxConcurrentRequests: 1, Timeout: -1,
+			Breaker: breaker.Config{RequestVolumeThreshold: 3, ErrorThresholdPercentage: 50, SleepWindow: 5 * time.Second, ForceClosed: true},
+		}))
+		// Hold the only permit while the breaker, forced closed, still counts.
+		holder := goCall(func() (string, error) { return c.Execute(context.Background(), 0) })
+		g.arrived(t)
+		for range 3 {
+			_, err := m.exec(context.Background(), c, 1)
+			assert.ErrorIs(t, err, ErrSemaphoreRejected)
+			h.completion()
+		}
+		h.clock.Advance(snapshotInterval(h.reg, "GetUser"))
+		require.NoError(t, h.reg.Configure("GetUser", Config{
+			Isolation: SemaphoreIsolation, MaxConcurrentRequests: 1, Timeout: -1, Breaker: tripAfterThree,
+		}))
+		require.Equal(t, breaker.Open, c.Breaker().State())
+		h.clock.Advance(tripAfterThree.SleepWindow + time.Millisecond)
+		_, err := m.exec(context.Background(), c, 1)
+		assertCommandError(t, err, "GetUser", SemaphoreRejectedFailure, ErrSemaphoreRejected, ErrFallbackMissing)
+		assert.Equal(t, evs("SEMAPHORE_REJECTED", "FALLBACK_MISSING"), h.events())
+		assert.Equal(t, breaker.Open, c.Breaker().State(), "the rejected trial re-opened the breaker")
+		g.release()
+		awaitCall(t, holder)
+		h.completion()
+	})
+}

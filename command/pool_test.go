@@ -1,0 +1,321 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	ms "github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+// 27: a pool of one worker and no queue, busy: the next execution is
+// rejected with an *Error of PoolRejectedFailure and never runs.
+func TestRejectedThreadWithNoFallback(t *testing.T) {
+	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
+		require.NoError(t, h.reg.ConfigurePool("Users", PoolConfig{CoreSize: 1}))
+		g := newGate()
+		defer g.release()
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			return "held", g.wait(ctx, true)
+		}, WithRegistry(h.reg), WithConfig(Config{Pool: "Users", Timeout: -1}))
+		holder := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+		g.arrived(t)
+
+		_, err := m.exec(context.Background(), c, 2)
+		assertCommandError(t, err, "GetUser", PoolRejectedFailure, ErrPoolRejected, ErrFallbackMissing)
+		assert.Equal(t, "GetUser could not be queued for execution and no fallback available", err.Error())
+		done := h.completion()
+		assert.Equal(t, evs("THREAD_POOL_REJECTED", "FALLBACK_MISSING"), eventNames(done.Events))
+		assert.False(t, done.Executed)
+		assert.Empty(t, g.entered, "the rejected run never ran")
+
+		g.release()
+		require.NoError(t, awaitCall(t, holder).err)
+		assert.Equal(t, evs("SUCCESS"), h.events())
+		pm, ok := h.reg.Metrics().LookupPool("Users")
+		require.True(t, ok)
+		h.clock.Advance(ms.DefaultRollingWindow)
+		assert.Equal(t, int64(1), pm.CumulativeCount(ms.PoolRejection))
+		assert.Equal(t, int64(1), pm.CumulativeCount(ms.PoolExecuted))
+	})
+}
+
+// 27: with a fallback, the rejection is covered.
+func TestRejectedThreadWithFallback(t *testing.T) {
+	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
+		require.NoError(t, h.reg.ConfigurePool("Users", PoolConfig{CoreSize: 1}))
+		g := newGate()
+		defer g.release()
+		var seen error
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			return "held", g.wait(ctx, true)
+		}, WithRegistry(h.reg), WithConfig(Config{Pool: "Users", Timeout: -1}),
+			WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+				seen = err
+				return "anonymous", nil
+			}))
+		holder := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+		g.arrived(t)
+		v, err := m.exec(context.Background(), c, 2)
+		require.NoError(t, err)
+		assert.Equal(t, "anonymous", v)
+		assertCommandError(t, seen, "GetUser", PoolRejectedFailure, ErrPoolRejected, nil)
+		assert.Equal(t, evs("THREAD_POOL_REJECTED", "FALLBACK_SUCCESS"), h.events())
+		g.release()
+		awaitCall(t, holder)
+		h.completion()
+	})
+}
+
+// 28: QueueSizeRejectionThreshold rejects before MaxQueueSize is reached:
+// one runs, one waits, the third is rejected.
+func TestRejectedThreadUsingQueueSize(t *testing.T) {
+	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
+		require.NoError(t, h.reg.ConfigurePool("Users", PoolConfig{CoreSize: 1, MaxQueueSize: 10, QueueSizeRejectionThreshold: 1}))
+		g := newGate()
+		defer g.release()
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			return fmt.Sprint("ran ", id), g.wait(ctx, true)
+		}, WithRegistry(h.reg), WithConfig(Config{Pool: "Users", Timeout: -1}))
+		first := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+		g.arrived(t)
+		second := goCall(func() (string, error) { return m.exec(context.Background(), c, 2) })
+		waitFor(t, "the second call to be queued", func() bool {
+			_, queued := h.pool("Users").size()
+			return queued == 1
+		})
+
+		_, err := m.exec(context.Background(), c, 3)
+		assertCommandError(t, err, "GetUser", PoolRejectedFailure, ErrPoolRejected, ErrFallbackMissing)
+		assert.Equal(t, evs("THREAD_POOL_REJECTED", "FALLBACK_MISSING"), h.events())
+
+		g.release()
+		assert.Equal(t, "ran 1", awaitCall(t, first).v)
+		assert.Equal(t, "ran 2", awaitCall(t, second).v, "the queued call ran once a worker was free")
+		assert.Equal(t, evs("SUCCESS"), h.events())
+		assert.Equal(t, evs("SUCCESS"), h.events())
+	})
+}
+
+// 46: a call still waiting in the queue that is cancelled leaves the
+// queue at once, never runs, and records CANCELLED.
+func TestCancelledTasksInQueueGetRemoved(t *testing.T) {
+	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
+		require.NoError(t, h.reg.ConfigurePool("Users", PoolConfig{CoreSize: 1, MaxQueueSize: 5}))
+		g := newGate()
+		defer g.release()
+		var ran []int
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			ran = append(ran, id)
+			return "ran", g.wait(ctx, true)
+		}, WithRegistry(h.reg), WithConfig(Config{Pool: "Users", Timeout: -1}))
+		first := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+		g.arrived(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		queued := goCall(func() (string, error) { return m.exec(ctx, c, 2) })
+		waitFor(t, "the second call to be queued", func() bool {
+			_, n := h.pool("Users").size()
+			return n == 1
+		})
+
+		cancel()
+		res := awaitCall(t, queued)
+		assert.ErrorIs(t, res.err, context.Canceled)
+		done := h.completion()
+		assert.Equal(t, evs("CANCELLED"), eventNames(done.Events))
+		assert.False(t, done.Executed)
+		waitFor(t, "the queue to be empty", func() bool {
+			_, n := h.pool("Users").size()
+			return n == 0
+		})
+
+		g.release()
+		awaitCall(t, first)
+		h.completion()
+		waitFor(t, "the pool to be idle", func() bool { return h.pool("Users").idle() })
+		assert.Equal(t, []int{1}, ran, "the cancelled call never ran")
+		h.assertReleased("GetUser")
+	})
+}
+
+// A pool of CoreSize N never runs more than N calls of user code at once,
+// however many time out: callers return at the timeout while the hung
+// runs keep their workers, so further calls are rejected until the runs
+// return.
+func TestPoolIsolationBoundsUserCodeEvenWhenRunsHang(t *testing.T) {
+	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
+		const coreSize = 3
+		require.NoError(t, h.reg.ConfigurePool("Users", PoolConfig{CoreSize: coreSize}))
+		g := newGate()
+		defer g.release()
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			g.wait(ctx, false) // hung: ignores its context
+			return "late", nil
+		}, WithRegistry(h.reg), WithConfig(Config{Pool: "Users"}), WithFallback(fallbackName))
+
+		var calls []<-chan callResult[string]
+		for i := range coreSize {
+			calls = append(calls, goCall(func() (string, error) { return m.exec(context.Background(), c, i) }))
+			g.arrived(t)
+		}
+		for range 5 {
+			v, err := m.exec(context.Background(), c, 9)
+			require.NoError(t, err)
+			assert.Equal(t, "anonymous", v)
+			assert.Equal(t, evs("THREAD_POOL_REJECTED", "FALLBACK_SUCCESS"), h.events())
+		}
+
+		h.clock.Advance(DefaultTimeout)
+		for _, call := range calls {
+			assert.Equal(t, "anonymous", awaitCall(t, call).v, "the caller returns at the timeout")
+			assert.Equal(t, evs("TIMEOUT", "FALLBACK_SUCCESS"), h.events())
+		}
+		running, _ := h.pool("Users").size()
+		assert.Equal(t, coreSize, running, "timed-out runs keep their workers")
+		_, err := m.exec(context.Background(), c, 9)
+		require.NoError(t, err)
+		assert.Equal(t, evs("THREAD_POOL_REJECTED", "FALLBACK_SUCCESS"), h.events())
+		assert.Equal(t, int64(coreSize), g.most.Load(), "never more than CoreSize runs at once")
+		assert.Zero(t, c.Metrics().ConcurrentExecutions(), "timed-out executions are no longer counted as running")
+
+		g.release()
+		waitFor(t, "the hung runs to give their workers back", func() bool { return h.pool("Users").idle() })
+		go func() { g.arrived(t) }()
+		v, err := m.exec(context.Background(), c, 1)
+		require.NoError(t, err)
+		assert.Equal(t, "late", v)
+		assert.Equal(t, evs("SUCCESS"), h.events())
+	})
+}
+
+// Pool isolation runs run on a worker goroutine; semaphore isolation runs
+// it on the caller's and starts no goroutine.
+func TestIsolationGoroutines(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			var runGoroutine int64
+			var inside int
+			c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+				runGoroutine = goroutineID()
+				inside = runtime.NumGoroutine()
+				return "ok", nil
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}))
+			before := runtime.NumGoroutine()
+			_, err := c.Execute(context.Background(), 1)
+			require.NoError(t, err)
+			if iso == PoolIsolation {
+				assert.NotEqual(t, goroutineID(), runGoroutine)
+			} else {
+				assert.Equal(t, goroutineID(), runGoroutine, "run runs on the caller's goroutine")
+				assert.LessOrEqual(t, inside, before, "no goroutine started")
+			}
+			h.completion()
+		})
+	}
+}
+
+// Per-call pools (WithPoolKey): one pool per downstream, made on first
+// use with the configuration ConfigurePool gave its name, resized live,
+// and retired once idle for its IdleTimeout.
+func TestPerCallPools(t *testing.T) {
+	h := newHarness(t)
+	g := newGate()
+	defer g.release()
+	c := New("Fetch", func(ctx context.Context, url string) (string, error) {
+		if url == "http://slow" {
+			return "slow", g.wait(ctx, true)
+		}
+		return "fetched " + url, nil
+	}, WithRegistry(h.reg), WithConfig(Config{Timeout: -1}), WithPoolKey(func(url string) string { return url }))
+	require.NoError(t, h.reg.ConfigurePool("http://slow", PoolConfig{CoreSize: 1, MaxQueueSize: 5, IdleTimeout: time.Minute}))
+	assert.Zero(t, h.reg.PoolCount(), "pools are made on first use")
+
+	ctx := context.Background()
+	v, err := c.Execute(ctx, "http://a")
+	require.NoError(t, err)
+	assert.Equal(t, "fetched http://a", v)
+	done := h.completion()
+	assert.Equal(t, "http://a", done.PoolKey)
+	_, err = c.ToObservable(ctx, "http://b").First(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "http://b", h.completion().PoolKey)
+	assert.Equal(t, 2, h.reg.PoolCount())
+	_, ok := h.reg.pools.Load("Fetch")
+	assert.False(t, ok, "the command's own pool is not used")
+
+	// The slow downstream fills its own pool of one; the others are not
+	// affected.
+	slow1 := goCall(func() (string, error) { return c.Execute(ctx, "http://slow") })
+	g.arrived(t)
+	slow2 := goCall(func() (string, error) { return c.Execute(ctx, "http://slow") })
+	waitFor(t, "the second slow call to be queued", func() bool {
+		_, n := h.pool("http://slow").size()
+		return n == 1
+	})
+	v, err = c.Execute(ctx, "http://a")
+	require.NoError(t, err)
+	assert.Equal(t, "fetched http://a", v)
+	h.completion()
+
+	// Resizing live starts the queued call at once.
+	require.NoError(t, h.reg.ConfigurePool("http://slow", PoolConfig{CoreSize: 2, MaxQueueSize: 5, IdleTimeout: time.Minute}))
+	g.arrived(t)
+	running, queued := h.pool("http://slow").size()
+	assert.Equal(t, 2, running)
+	assert.Zero(t, queued)
+	g.release()
+	awaitCall(t, slow1)
+	awaitCall(t, slow2)
+	h.completion()
+	h.completion()
+	waitFor(t, "the slow pool to be idle", func() bool { return h.pool("http://slow").idle() })
+
+	// Idle pools are retired after their IdleTimeout.
+	require.Equal(t, 3, h.reg.PoolCount())
+	h.clock.Advance(DefaultPoolIdleTimeout)
+	assert.Zero(t, h.reg.PoolCount(), "every per-call pool was idle for a minute")
+	for _, key := range []string{"http://a", "http://b", "http://slow"} {
+		_, ok := h.reg.Metrics().LookupPool(key)
+		assert.False(t, ok, "the metrics of retired pool %s are gone with it", key)
+	}
+
+	// A retired pool is made again on use.
+	_, err = c.Execute(ctx, "http://a")
+	require.NoError(t, err)
+	h.completion()
+	assert.Equal(t, 1, h.reg.PoolCount())
+}
+
+// A busy per-call pool is not retired, and pools named by Config.Pool
+// never are.
+func TestPerCallPoolsBusyAreKept(t *testing.T) {
+	h := newHarness(t)
+	g := newGate()
+	defer g.release()
+	c := New("Fetch", func(ctx context.Context, url string) (string, error) {
+		return "slow", g.wait(ctx, true)
+	}, WithRegistry(h.reg), WithConfig(Config{Timeout: -1}), WithPoolKey(func(url string) string { return url }))
+	plain := New("Plain", func(ctx context.Context, id int) (string, error) { return "ok", nil }, WithRegistry(h.reg))
+	_, err := plain.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	h.completion()
+
+	call := goCall(func() (string, error) { return c.Execute(context.Background(), "http://slow") })
+	g.arrived(t)
+	h.clock.Advance(10 * DefaultPoolIdleTimeout)
+	assert.Equal(t, 2, h.reg.PoolCount(), "a busy per-call pool and a named pool stay")
+	g.release()
+	awaitCall(t, call)
+	h.completion()
+	waitFor(t, "the pool to be idle", func() bool { return h.pool("http://slow").idle() })
+	h.clock.Advance(DefaultPoolIdleTimeout)
+	assert.Equal(t, 1, h.reg.PoolCount(), "only the named pool is left")
+	_, ok := h.reg.pools.Load("Plain")
+	assert.True(t, ok)
+}

@@ -1,0 +1,181 @@
+package command
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// 47: unsubscribing while run runs records CANCELLED (and nothing else),
+// cancels run's context, and gives back every permit and the
+// concurrency. Under pool isolation Subscribe returns at once and the
+// subscription is unsubscribed; under semaphore isolation it runs run on
+// the subscribing goroutine, so the subscription's context is cancelled.
+func TestEarlyUnsubscribeDuringExecutionViaToObservable(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			g := newGate()
+			defer g.release()
+			c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+				return "late", g.wait(ctx, true)
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}), WithFallback(fallbackName))
+			subCtx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			subs := make(chan *collected[string], 1)
+			go func() { subs <- subscribeAll(subCtx, c.ToObservable(context.Background(), 1)) }()
+			runCtx := g.arrived(t)
+			if iso == PoolIsolation {
+				recv(t, subs, "Subscribe to return").sub.Unsubscribe()
+			} else {
+				cancel()
+			}
+			recv(t, runCtx.Done(), "run's context to be cancelled")
+			done := h.completion()
+			assert.Equal(t, evs("CANCELLED"), eventNames(done.Events))
+			assert.True(t, done.Executed)
+			h.assertReleased("GetUser")
+			h.noMoreCompletions()
+		})
+	}
+}
+
+// 47: the same through Observe: the context given to Observe is the
+// caller's, and its end cancels the execution even though Observe's
+// subscribers use contexts of their own, which get the caller's error.
+func TestEarlyUnsubscribeDuringExecutionViaObserve(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			g := newGate()
+			defer g.release()
+			c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+				return "late", g.wait(ctx, true)
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}), WithFallback(fallbackName))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			call := goCall(func() (string, error) { return c.Observe(ctx, 1).Last(context.Background()) })
+			runCtx := g.arrived(t)
+			cancel()
+			recv(t, runCtx.Done(), "run's context to be cancelled")
+			res := awaitCall(t, call)
+			assert.ErrorIs(t, res.err, context.Canceled)
+			assert.Equal(t, evs("CANCELLED"), h.events())
+			h.assertReleased("GetUser")
+		})
+	}
+}
+
+// The caller's context ending while run runs ends every way of executing
+// with the context's error and records CANCELLED, even when the
+// subscriber's own context lives on.
+func TestCallerContextCancelledDuringExecution(t *testing.T) {
+	crossModes := []execMode{
+		{"ToObservable(ctx).First(other)", func(ctx context.Context, c *Command[int, string], in int) (string, error) {
+			return c.ToObservable(ctx, in).First(context.Background())
+		}},
+		{"Queue(ctx).Get(other)", func(ctx context.Context, c *Command[int, string], in int) (string, error) {
+			return c.Queue(ctx, in).Get(context.Background())
+		}},
+	}
+	for _, iso := range bothIsolations {
+		for _, m := range append(append([]execMode(nil), execModes...), crossModes...) {
+			t.Run(iso.String()+"/"+m.name, func(t *testing.T) {
+				h := newHarness(t)
+				g := newGate()
+				defer g.release()
+				c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+					return "late", g.wait(ctx, true)
+				}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}), WithFallback(fallbackName))
+				ctx, cancel := context.WithCancel(context.Background())
+				call := goCall(func() (string, error) { return m.exec(ctx, c, 1) })
+				g.arrived(t)
+				cancel()
+				res := awaitCall(t, call)
+				assert.ErrorIs(t, res.err, context.Canceled)
+				assert.Empty(t, res.v, "no fallback for a caller who left")
+				assert.Equal(t, evs("CANCELLED"), h.events())
+				h.assertReleased("GetUser")
+				h.noMoreCompletions()
+			})
+		}
+	}
+}
+
+// 48: unsubscribing while the fallback runs gives back the fallback's
+// permit and records CANCELLED after the failure. As in Hystrix, the
+// fallback itself is not interrupted: it has the caller's context, and
+// its late value is dropped.
+func TestEarlyUnsubscribeDuringFallback(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			g := newGate()
+			defer g.release()
+			c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}),
+				WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+					return "late fallback", g.wait(ctx, true)
+				}))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go subscribeAll(ctx, c.ToObservable(context.Background(), 1))
+			g.arrived(t)
+			assert.Equal(t, int64(1), h.fallbackPermits("GetUser"))
+			cancel()
+			assert.Equal(t, evs("FAILURE", "CANCELLED"), h.events())
+			h.assertReleased("GetUser")
+			g.release()
+			h.noMoreCompletions()
+		})
+	}
+}
+
+// 50: an operator downstream that stops at the value (Take(1), First)
+// unsubscribes before completion, yet the execution is a SUCCESS, or a
+// FALLBACK_SUCCESS: scalar commands record it on the value.
+func TestUnsubscribingDownstreamOperatorStillResultsInSuccessEventType(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			ok := New("GetUser", succeedRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}))
+			values, err := subscribeAll(context.Background(), ok.ToObservable(context.Background(), 4).Take(1)).wait(t)
+			require.NoError(t, err)
+			assert.Equal(t, []string{"user-4"}, values)
+			assert.Equal(t, evs("SUCCESS"), h.events())
+
+			broken := New("GetOther", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}),
+				WithFallback(fallbackName))
+			values, err = subscribeAll(context.Background(), broken.ToObservable(context.Background(), 4).Take(1)).wait(t)
+			require.NoError(t, err)
+			assert.Equal(t, []string{"anonymous"}, values)
+			assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS"), h.events())
+			h.assertReleased("GetUser")
+			h.assertReleased("GetOther")
+		})
+	}
+}
+
+// 45: cancelling a Future cancels run's context (Go's interruption); Get
+// fails with context.Canceled and CANCELLED is recorded.
+func TestCancelFutureWithInterruption(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			g := newGate()
+			defer g.release()
+			c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+				return "late", g.wait(ctx, true)
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}), WithFallback(fallbackName))
+			f := c.Queue(context.Background(), 1)
+			runCtx := g.arrived(t)
+			f.Cancel()
+			recv(t, runCtx.Done(), "run's context to be cancelled")
+			_, err := f.Get(context.Background())
+			assert.ErrorIs(t, err, context.Canceled)
+			assert.Equal(t, evs("CANCELLED"), h.events())
+			h.assertReleased("GetUser")
+		})
+	}
+}
