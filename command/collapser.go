@@ -80,6 +80,7 @@ type Collapser[In, Out any] struct {
 	cmd        *Command[[]In, []Out]
 	cacheKey   func(In) string
 	comparable bool // values of In can be map keys
+	dynamicKey bool // In may hold interface values: check each value
 	metrics    *metricsstream.CollapserMetrics
 	clock      clock.Clock
 	global     *batcher[In, Out] // for GlobalScope
@@ -110,6 +111,7 @@ func NewCollapser[In, Out any](key string, batch func(context.Context, []In) ([]
 		cfg:        cfg,
 		cacheKey:   typed[func(In) string]("NewCollapser", key, "WithCacheKey", o.cacheKey),
 		comparable: reflect.TypeFor[In]().Comparable(),
+		dynamicKey: holdsInterface(reflect.TypeFor[In]()),
 		clock:      o.registry.clock,
 	}
 	cmdOptions := *o
@@ -272,10 +274,28 @@ func (c *Collapser[In, Out]) argumentKey(in In) (any, bool) {
 		return nil, false
 	}
 	v := any(in)
-	if v != nil && !reflect.ValueOf(v).Comparable() {
+	if c.dynamicKey && v != nil && !reflect.ValueOf(v).Comparable() {
 		return nil, false // an interface holding a value that cannot be a key
 	}
 	return v, true
+}
+
+// holdsInterface reports whether values of the comparable type t may hold
+// interface values, whose dynamic values may not be comparable.
+func holdsInterface(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Interface:
+		return true
+	case reflect.Array:
+		return holdsInterface(t.Elem())
+	case reflect.Struct:
+		for f := range t.Fields() {
+			if holdsInterface(f.Type) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // duplicate is the error of a request whose argument is in the batch

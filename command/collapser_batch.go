@@ -59,6 +59,7 @@ type collapsedRequest[In, Out any] struct {
 func (b *batcher[In, Out]) submit(in In, rc *requestContext) (*collapsedRequest[In, Out], error) {
 	c := b.c
 	key, keyed := c.argumentKey(in)
+	r := &collapsedRequest[In, Out]{b: b, arg: in, key: key, waiters: 1, res: newPendingResult[Out]()}
 	b.mu.Lock()
 	if b.closed || (b.rc != nil && b.rc.ended()) {
 		b.mu.Unlock()
@@ -69,17 +70,17 @@ func (b *batcher[In, Out]) submit(in In, rc *requestContext) (*collapsedRequest[
 		bt = b.openLocked()
 	}
 	if keyed {
-		if r, ok := bt.byKey[key]; ok {
+		if same, ok := bt.byKey[key]; ok {
 			if c.cfg.RequestCacheDisabled {
 				b.mu.Unlock()
 				return nil, c.duplicate(in)
 			}
-			r.waiters++
+			same.waiters++
 			b.mu.Unlock()
-			return r, nil
+			return same, nil
 		}
 	}
-	r := &collapsedRequest[In, Out]{b: b, arg: in, key: key, batch: bt, waiters: 1, res: newPendingResult[Out]()}
+	r.batch = bt
 	if b.rc == nil {
 		r.log = rc.logFor(c.cmd.k)
 	}

@@ -511,6 +511,17 @@ func TestCollapserArgumentsWithoutKeys(t *testing.T) {
 	mc.Advance(DefaultCollapserDelay)
 	get(t, g1)
 	get(t, g2)
+
+	// A struct with an interface field holding such a value.
+	type holder struct{ X any }
+	h := NewCollapser("Holders", func(ctx context.Context, in []holder) ([]int, error) { return make([]int, len(in)), nil },
+		WithRegistry(r), WithCollapserConfig(CollapserConfig{Scope: GlobalScope}))
+	h1, h2 := h.Queue(context.Background(), holder{[]int{1}}), h.Queue(context.Background(), holder{1})
+	h3 := h.Queue(context.Background(), holder{1})
+	mc.Advance(DefaultCollapserDelay)
+	get(t, h1)
+	get(t, h2)
+	get(t, h3)
 }
 
 // The collapser reports its properties to its metrics for the dashboard.
