@@ -52,12 +52,13 @@ func TestBrowserShowsLiveCommands(t *testing.T) {
 		time.Sleep(history)
 	}
 
-	waitFor(t, tab, `document.querySelectorAll("#commands [data-command]").length === 5`)
+	waitFor(t, tab, `document.querySelectorAll("#commands [data-command]").length === 6`)
 	assert.ElementsMatch(t, demoCommands, eval[[]string](t, tab,
 		`Array.from(document.querySelectorAll("#commands [data-command]"), e => e.getAttribute("data-command"))`))
 	assert.Equal(t, "Forced Open", text(t, tab, field("command", "LegacyInventory", "circuit")))
 	assert.Equal(t, "forced-open", eval[string](t, tab, `document.querySelector('[data-command="LegacyInventory"]').getAttribute("data-circuit")`))
 	assert.Equal(t, "Closed", text(t, tab, field("command", "GetUser", "circuit")))
+	waitFor(t, tab, `document.querySelector('[data-collapser="GetPrice"]') !== null`)
 
 	// The counts follow the live commands.
 	waitFor(t, tab, `(() => { const e = document.querySelector('`+field("command", "GetUser", "success")+`'); return e !== null && /^[1-9]/.test(e.textContent.trim()); })()`)

@@ -11,13 +11,15 @@
 //	/hystrix/stream  the Hystrix metrics stream it reads (metricsstream.Handler)
 //	/metrics         Prometheus metrics (package metricsstream/prometheus)
 //
-// Five commands run all the time, each in a state the dashboard draws:
+// Five commands and a request collapser run all the time, each in a state
+// the dashboard draws:
 //
 //	GetUser             a healthy downstream, in its own worker pool
 //	GetRecommendations  a slow one under semaphore isolation: some calls time out, the fallback answers
 //	PaymentGateway      one that fails for 15s out of every 25s: its circuit opens, then closes again
-//	SearchProducts      a pool of 4 workers and a queue of 2 for 10 callers: some calls are rejected
+//	SearchProducts      a pool of 4 workers and a queue of 2 for 7 callers: some calls are rejected
 //	LegacyInventory     a circuit forced open by configuration: every call is short-circuited
+//	GetPrice            a collapser: the lookups of 10ms go to the downstream as one batch (command GetPriceBatch)
 //
 // Flags:
 //

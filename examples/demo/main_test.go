@@ -28,7 +28,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 const failAfter = 30 * time.Second
 
 // demoCommands are the commands the demo runs.
-var demoCommands = []string{"GetRecommendations", "GetUser", "LegacyInventory", "PaymentGateway", "SearchProducts"}
+var demoCommands = []string{"GetPriceBatch", "GetRecommendations", "GetUser", "LegacyInventory", "PaymentGateway", "SearchProducts"}
 
 // fastScenario makes PaymentGateway fail from the start for 2s, once, with
 // a 1s sleep window, so its circuit opens and closes again within seconds.
@@ -94,6 +94,8 @@ type streamObject struct {
 	RollingCountSuccess           int64
 	RollingCountShortCircuited    int64
 	RollingCountCommandRejections int64
+	RollingCountBatches           int64
+	RollingCountRequestsBatched   int64
 	ForceOpen                     bool `json:"propertyValue_circuitBreakerForceOpen"`
 }
 
@@ -154,7 +156,9 @@ func TestDemoServesStreamDashboardAndMetrics(t *testing.T) {
 		inv := f["HystrixCommand LegacyInventory"]
 		return inv.IsCircuitBreakerOpen && inv.ForceOpen && inv.RollingCountShortCircuited > 0 &&
 			f["HystrixCommand GetUser"].RollingCountSuccess > 0 &&
-			f["HystrixThreadPool UserService"].Type != ""
+			f["HystrixThreadPool UserService"].Type != "" &&
+			f["HystrixCollapser GetPrice"].RollingCountBatches > 0 &&
+			f["HystrixCollapser GetPrice"].RollingCountRequestsBatched >= f["HystrixCollapser GetPrice"].RollingCountBatches
 	})
 
 	out := d.out.String()
@@ -171,6 +175,7 @@ func TestDemoServesStreamDashboardAndMetrics(t *testing.T) {
 	assert.Contains(t, metrics, `rxhystrix_command_circuit_open{command="LegacyInventory",group="InventoryService"} 1`)
 	assert.Contains(t, metrics, `rxhystrix_command_events_total{command="GetUser",event="SUCCESS",group="UserService"}`)
 	assert.Contains(t, metrics, `rxhystrix_pool_executed_total{pool="SearchService"}`)
+	assert.Contains(t, metrics, `rxhystrix_collapser_events_total{collapser="GetPrice",event="BATCH_EXECUTED"}`)
 
 	code, _ = get(t, d.base+"/")
 	assert.Equal(t, http.StatusOK, code, "/ leads to the dashboard")

@@ -52,7 +52,7 @@ func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenari
 	srv.RegisterOnShutdown(endStreams)
 
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(out, "rxhystrix demo: five commands against simulated downstreams\n"+
+	fmt.Fprintf(out, "rxhystrix demo: five commands and a collapser against simulated downstreams\n"+
 		"  dashboard   %s/hystrix/\n"+
 		"  stream      %s/hystrix/stream\n"+
 		"  prometheus  %s/metrics\n", base, base, base)

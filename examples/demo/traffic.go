@@ -43,8 +43,8 @@ type user struct {
 	Name string
 }
 
-// startTraffic makes the demo's five commands in reg and starts their
-// callers, which stop when ctx ends; wait on the WaitGroup for them.
+// startTraffic makes the demo's commands and collapser in reg and starts
+// their callers, which stop when ctx ends; wait on the WaitGroup for them.
 func startTraffic(ctx context.Context, reg *command.Registry, sc scenario) *sync.WaitGroup {
 	const ms = time.Millisecond
 	started := time.Now()
@@ -110,6 +110,21 @@ func startTraffic(ctx context.Context, reg *command.Registry, sc scenario) *sync
 		command.WithConfig(command.Config{Group: "InventoryService", Breaker: breaker.Config{ForceOpen: true}}),
 		command.WithFallback(func(ctx context.Context, sku string, err error) (int, error) { return -1, nil }))
 
+	// Price lookups, collapsed: the lookups of every caller within 10ms
+	// go to the downstream as one batch, run by the command GetPriceBatch.
+	prices := command.NewCollapser("GetPrice", func(ctx context.Context, skus []string) ([]int, error) {
+		if err := downstream(ctx, between(5*ms, 15*ms)); err != nil {
+			return nil, err
+		}
+		out := make([]int, len(skus))
+		for i := range skus {
+			out[i] = 100 + i
+		}
+		return out, nil
+	}, command.WithRegistry(reg),
+		command.WithCollapserConfig(command.CollapserConfig{Scope: command.GlobalScope}),
+		command.WithConfig(command.Config{Group: "PriceService", Isolation: command.SemaphoreIsolation, Breaker: brk}))
+
 	var wg sync.WaitGroup
 	callers := func(n int, pause time.Duration, call func(ctx context.Context, k int)) {
 		for range n {
@@ -129,6 +144,7 @@ func startTraffic(ctx context.Context, reg *command.Registry, sc scenario) *sync
 	callers(3, 50*ms, func(ctx context.Context, k int) { payment.Execute(ctx, 10+k%90) })
 	callers(7, 35*ms, func(ctx context.Context, k int) { search.Execute(ctx, "lamp") })
 	callers(1, 200*ms, func(ctx context.Context, k int) { inventory.Execute(ctx, "sku-"+strconv.Itoa(k)) })
+	callers(6, 40*ms, func(ctx context.Context, k int) { prices.Execute(ctx, "sku-"+strconv.Itoa(rand.IntN(50))) })
 	return &wg
 }
 
