@@ -1,13 +1,14 @@
 // Flow walks one command through every branch of the Hystrix execution
 // flow that seeds 000 and 001 describe: pool and semaphore rejections, the
-// four ways to execute it, a failure mended by the fallback, a fallback
-// that fails too, a timeout, a bad request, and a circuit breaker that
-// trips, short-circuits, lets one trial through after its sleep window and
-// closes again.
+// four ways to execute it, a response from the request cache, a failure
+// mended by the fallback, a fallback that fails too, a timeout, a bad
+// request, and a circuit breaker that trips, short-circuits, lets one
+// trial through after its sleep window and closes again.
 //
 // Each step prints the command's answer and the events of its execution,
-// as the metrics' Completions stream reports them in Hystrix's names; the
-// run ends with the breaker's transitions.
+// as the metrics' Completions stream reports them in Hystrix's names. The
+// walk is one request: it ends with the request log, then the breaker's
+// transitions.
 //
 //	go run ./examples/flow
 //	go run ./examples/flow -timeout 50ms -sleep-window 200ms
@@ -19,6 +20,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
@@ -64,10 +67,14 @@ func run(w io.Writer, opts options) error {
 	getUser := command.New("GetUser", lookUp,
 		command.WithRegistry(reg),
 		command.WithConfig(cfg),
-		command.WithFallback(anonymous))
+		command.WithFallback(anonymous),
+		// Executions for the same user in one request run once.
+		command.WithCacheKey(func(r request) string { return strconv.Itoa(r.ID) }))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	// The walk is one request: it has a request cache and a request log.
+	ctx = command.WithRequestContext(ctx)
 	events := watchCompletions(ctx, getUser.Metrics())
 	transitions := watchTransitions(ctx, getUser.Breaker())
 
@@ -106,6 +113,9 @@ func run(w io.Writer, opts options) error {
 	})
 	f.step("ToObservable(...).First", func() (string, error) {
 		return getUser.ToObservable(ctx, request{ID: 4, Backend: healthy}).First(ctx)
+	})
+	f.step("user 1 again: request cache", func() (string, error) {
+		return getUser.Execute(ctx, request{ID: 1, Backend: broken})
 	})
 
 	fmt.Fprintln(w, "failures:")
@@ -156,6 +166,11 @@ func run(w io.Writer, opts options) error {
 	f.step("breaker closed again", func() (string, error) {
 		return getUser.Execute(ctx, request{ID: 11, Backend: healthy})
 	})
+
+	// The request log groups the executions that read the same.
+	fmt.Fprintln(w, "request log:")
+	entry := regexp.MustCompile(`ms\](x\d+)?, `)
+	fmt.Fprintf(w, "  %s\n", entry.ReplaceAllString(command.RequestLogFrom(ctx).String(), "ms]$1\n  "))
 
 	fmt.Fprintln(w, "breaker transitions:")
 	for _, t := range transitions.seen {

@@ -24,6 +24,7 @@ func TestRunWalksEveryBranch(t *testing.T) {
 		{"Queue(...).Get", "[SUCCESS]", "user-2"},
 		{"Observe(...).First", "[SUCCESS]", "user-3"},
 		{"ToObservable(...).First", "[SUCCESS]", "user-4"},
+		{"user 1 again: request cache", "[RESPONSE_FROM_CACHE]", "user-1"},
 		{"pool of 1 is busy", "[THREAD_POOL_REJECTED, FALLBACK_SUCCESS]", "anonymous (fallback after REJECTED_THREAD_EXECUTION)"},
 		{"1 semaphore permit is taken", "[SEMAPHORE_REJECTED, FALLBACK_SUCCESS]", "anonymous (fallback after REJECTED_SEMAPHORE_EXECUTION)"},
 		{"run fails, fallback", "[FAILURE, FALLBACK_SUCCESS]", "anonymous (fallback after COMMAND_EXCEPTION)"},
@@ -40,6 +41,15 @@ func TestRunWalksEveryBranch(t *testing.T) {
 	}
 	assert.Contains(t, got, "20 failures in a row: 20 x [FAILURE, FALLBACK_SUCCESS]")
 	assert.Regexp(t, `breaker GetUser: CLOSED -> OPEN: \d+ requests in the window, \d+% errors`, got)
+	// The request log: the cache hit, and executions that read the same
+	// grouped.
+	assert.Regexp(t, `(?s)request log:\n.*`+
+		`  GetUser\[SUCCESS\]\[\d+ms\]x8\n.*`+
+		`  GetUser\[SUCCESS, RESPONSE_FROM_CACHE\]\[0ms\]\n.*`+
+		`  GetUser\[FAILURE, FALLBACK_SUCCESS\]\[\d+ms\]x21\n.*`+
+		`  GetUser\[TIMEOUT, FALLBACK_SUCCESS\]\[\d+ms\]\n.*`+
+		`  GetUser\[SHORT_CIRCUITED, FALLBACK_SUCCESS\]\[0ms\]\n`+
+		`breaker transitions:`, got)
 	assert.Contains(t, got, "breaker transitions:\n"+
 		"  GetUser: CLOSED -> OPEN\n"+
 		"  GetUser: OPEN -> HALF_OPEN\n"+

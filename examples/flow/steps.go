@@ -41,7 +41,7 @@ func (f *flow) step(name string, exec func() (string, error)) {
 // worker or permit, which it releases afterwards.
 func (f *flow) stepWhileHeld(name string, in request) {
 	started, release := make(chan struct{}), make(chan struct{})
-	holder := f.cmd.Queue(f.ctx, request{ID: 70, Backend: held(started, release)})
+	holder := f.cmd.Queue(f.ctx, request{ID: 10 * in.ID, Backend: held(started, release)})
 	select {
 	case <-started:
 	case <-holder.Done():
