@@ -26,6 +26,7 @@ type Registry struct {
 	pools       sync.Map   // string → *pool
 	poolConfigs sync.Map   // string → PoolConfig, from ConfigurePool
 	doCmds      sync.Map   // string → *doCommands
+	keyPlugins  sync.Map   // string → *pluginSet, from AddKeyHook and AddKeyEventNotifier
 	sweep       clock.Timer
 	closed      bool
 
@@ -85,7 +86,7 @@ type keyState struct {
 	breaker     *breaker.Breaker
 	execSem     *semaphore
 	fallbackSem *semaphore
-	plugins     pluginSet
+	plugins     *pluginSet
 	// errs caches the errors whose every field is fixed for the key, by
 	// failure type and fallback error (missing, disabled, rejected).
 	errs [numFailureTypes][3]atomic.Pointer[Error]
@@ -115,6 +116,7 @@ func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation)
 		key:              key,
 		registry:         r,
 		defaultIsolation: isolation,
+		plugins:          r.pluginsOf(key),
 		execSem:          newSemaphore(cfg.MaxConcurrentRequests),
 		fallbackSem:      newSemaphore(cfg.FallbackMaxConcurrentRequests),
 	}
@@ -218,12 +220,23 @@ func (r *Registry) AddHook(h ExecutionHook) { r.plugins.addHook(h) }
 // AddEventNotifier registers n for every command of the registry.
 func (r *Registry) AddEventNotifier(n EventNotifier) { r.plugins.addNotifier(n) }
 
-// AddKeyHook registers h for the commands of key.
-func (r *Registry) AddKeyHook(key string, h ExecutionHook) { r.state(key, Config{}).plugins.addHook(h) }
+// AddKeyHook registers h for the commands of key. It does not make the
+// key: the first Config seen for the key is still the one its first
+// command gives.
+func (r *Registry) AddKeyHook(key string, h ExecutionHook) { r.pluginsOf(key).addHook(h) }
 
 // AddKeyEventNotifier registers n for the commands of key.
 func (r *Registry) AddKeyEventNotifier(key string, n EventNotifier) {
-	r.state(key, Config{}).plugins.addNotifier(n)
+	r.pluginsOf(key).addNotifier(n)
+}
+
+// pluginsOf returns the plugins of key, which its state shares once made.
+func (r *Registry) pluginsOf(key string) *pluginSet {
+	if p, ok := r.keyPlugins.Load(key); ok {
+		return p.(*pluginSet)
+	}
+	p, _ := r.keyPlugins.LoadOrStore(key, new(pluginSet))
+	return p.(*pluginSet)
 }
 
 // ConfigurePool changes the pool named key live (CoreSize and
