@@ -1,0 +1,307 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	ms "github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+// hookRecorder records every hook call as "Name" or "Name(detail)".
+type hookRecorder struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (r *hookRecorder) add(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, s)
+}
+
+func (r *hookRecorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	calls := r.calls
+	r.calls = nil
+	return calls
+}
+
+func (r *hookRecorder) Start(string)            { r.add("Start") }
+func (r *hookRecorder) ExecutionStart(string)   { r.add("ExecutionStart") }
+func (r *hookRecorder) ExecutionSuccess(string) { r.add("ExecutionSuccess") }
+func (r *hookRecorder) ExecutionError(_ string, err error) {
+	r.add(fmt.Sprintf("ExecutionError(%v)", err))
+}
+func (r *hookRecorder) FallbackStart(string)   { r.add("FallbackStart") }
+func (r *hookRecorder) FallbackSuccess(string) { r.add("FallbackSuccess") }
+func (r *hookRecorder) FallbackError(_ string, err error) {
+	r.add(fmt.Sprintf("FallbackError(%v)", err))
+}
+func (r *hookRecorder) Success(string) { r.add("Success") }
+func (r *hookRecorder) Error(_ string, f FailureType, err error) {
+	r.add(fmt.Sprintf("Error(%v)", f))
+}
+func (r *hookRecorder) CacheHit(string)    { r.add("CacheHit") }
+func (r *hookRecorder) Unsubscribe(string) { r.add("Unsubscribe") }
+
+// 51: the order of the hooks for each kind of outcome, the same through
+// every way of executing and under both isolations. (Hystrix's
+// onThreadStart, onThreadComplete, onEmit and its deprecated hooks have no
+// counterpart; ExecutionError is also told of timeouts.)
+func TestExecutionHookOrder(t *testing.T) {
+	errFallback := errors.New("fallback down")
+	cases := []struct {
+		name     string
+		cfg      Config
+		run      func(g *gate) func(context.Context, int) (string, error)
+		fallback func(context.Context, int, error) (string, error)
+		// provoke executes the command and returns once it ended.
+		provoke func(t *testing.T, h *harness, m execMode, c *Command[int, string], g *gate)
+		want    []string
+	}{
+		{
+			name: "success",
+			run:  func(*gate) func(context.Context, int) (string, error) { return succeedRun },
+			want: []string{"Start", "ExecutionStart", "ExecutionSuccess", "Success"},
+		},
+		{
+			name:     "failure, fallback success",
+			run:      func(*gate) func(context.Context, int) (string, error) { return failRun },
+			fallback: fallbackName,
+			want:     []string{"Start", "ExecutionStart", "ExecutionError(boom)", "FallbackStart", "FallbackSuccess", "Success"},
+		},
+		{
+			name: "failure, no fallback",
+			run:  func(*gate) func(context.Context, int) (string, error) { return failRun },
+			want: []string{"Start", "ExecutionStart", "ExecutionError(boom)", "Error(COMMAND_EXCEPTION)"},
+		},
+		{
+			name: "failure, fallback failure",
+			run:  func(*gate) func(context.Context, int) (string, error) { return failRun },
+			fallback: func(context.Context, int, error) (string, error) {
+				return "", errFallback
+			},
+			want: []string{"Start", "ExecutionStart", "ExecutionError(boom)", "FallbackStart",
+				"FallbackError(fallback down)", "Error(COMMAND_EXCEPTION)"},
+		},
+		{
+			name: "timeout, fallback success",
+			run: func(g *gate) func(context.Context, int) (string, error) {
+				return func(ctx context.Context, id int) (string, error) { return "", g.wait(ctx, true) }
+			},
+			fallback: fallbackName,
+			provoke: func(t *testing.T, h *harness, m execMode, c *Command[int, string], g *gate) {
+				call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
+				g.arrived(t)
+				h.clock.Advance(DefaultTimeout)
+				awaitCall(t, call)
+			},
+			want: []string{"Start", "ExecutionStart", "ExecutionError(command timed out)", "FallbackStart", "FallbackSuccess", "Success"},
+		},
+		{
+			name: "short-circuit, no fallback",
+			cfg:  Config{Breaker: breaker.Config{ForceOpen: true}},
+			run:  func(*gate) func(context.Context, int) (string, error) { return succeedRun },
+			want: []string{"Start", "Error(SHORTCIRCUIT)"},
+		},
+		{
+			name:     "short-circuit, fallback success",
+			cfg:      Config{Breaker: breaker.Config{ForceOpen: true}},
+			run:      func(*gate) func(context.Context, int) (string, error) { return succeedRun },
+			fallback: fallbackName,
+			want:     []string{"Start", "FallbackStart", "FallbackSuccess", "Success"},
+		},
+		{
+			name: "fallback disabled",
+			cfg:  Config{FallbackDisabled: true},
+			run:  func(*gate) func(context.Context, int) (string, error) { return failRun },
+			want: []string{"Start", "ExecutionStart", "ExecutionError(boom)", "Error(COMMAND_EXCEPTION)"},
+		},
+		{
+			name: "bad request",
+			run: func(*gate) func(context.Context, int) (string, error) {
+				return func(context.Context, int) (string, error) { return "", BadRequest(errBoom) }
+			},
+			fallback: fallbackName,
+			want:     []string{"Start", "ExecutionStart", "ExecutionError(bad request: boom)", "Error(BAD_REQUEST_EXCEPTION)"},
+		},
+		{
+			name: "early unsubscribe",
+			run: func(g *gate) func(context.Context, int) (string, error) {
+				return func(ctx context.Context, id int) (string, error) { return "", g.wait(ctx, true) }
+			},
+			fallback: fallbackName,
+			provoke: func(t *testing.T, h *harness, m execMode, c *Command[int, string], g *gate) {
+				ctx, cancel := context.WithCancel(context.Background())
+				call := goCall(func() (string, error) { return m.exec(ctx, c, 1) })
+				g.arrived(t)
+				cancel()
+				awaitCall(t, call)
+			},
+			want: []string{"Start", "ExecutionStart", "Unsubscribe"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+				rec := &hookRecorder{}
+				h.reg.AddHook(rec)
+				g := newGate()
+				defer g.release()
+				cfg := tc.cfg
+				cfg.Isolation = iso
+				opts := []Option{WithRegistry(h.reg), WithConfig(cfg)}
+				if tc.fallback != nil {
+					opts = append(opts, WithFallback(tc.fallback))
+				}
+				c := New("GetUser", tc.run(g), opts...)
+				if tc.provoke != nil {
+					tc.provoke(t, h, m, c, g)
+				} else {
+					m.exec(context.Background(), c, 1)
+				}
+				h.completion() // the hooks have all been called by then
+				assert.Equal(t, tc.want, rec.take())
+			})
+		})
+	}
+}
+
+// 51: the rejections: pool full and semaphore full, without a fallback,
+// are Start then Error.
+func TestExecutionHookRejections(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			forEachMode(t, func(t *testing.T, h *harness, m execMode) {
+				rec := &hookRecorder{}
+				h.reg.AddKeyHook("GetUser", rec)
+				require.NoError(t, h.reg.ConfigurePool("GetUser", PoolConfig{CoreSize: 1}))
+				g := newGate()
+				defer g.release()
+				c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", g.wait(ctx, true) },
+					WithRegistry(h.reg), WithConfig(Config{Isolation: iso, MaxConcurrentRequests: 1, Timeout: -1}))
+				holder := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+				g.arrived(t)
+				rec.take()
+				m.exec(context.Background(), c, 2)
+				h.completion()
+				want := "Error(REJECTED_THREAD_EXECUTION)"
+				if iso == SemaphoreIsolation {
+					want = "Error(REJECTED_SEMAPHORE_EXECUTION)"
+				}
+				assert.Equal(t, []string{"Start", want}, rec.take())
+				g.release()
+				awaitCall(t, holder)
+				h.completion()
+			})
+		})
+	}
+}
+
+// Registry-wide hooks are called before the key's own, and only the
+// key's commands call a key hook.
+func TestExecutionHooksGlobalThenKey(t *testing.T) {
+	h := newHarness(t)
+	var order []string
+	h.reg.AddHook(orderHook{name: "global", order: &order})
+	h.reg.AddHook(orderHook{name: "global2", order: &order})
+	h.reg.AddKeyHook("GetUser", orderHook{name: "key", order: &order})
+	c := New("GetUser", succeedRun, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation}))
+	other := New("Other", succeedRun, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation}))
+	_, err := c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"global", "global2", "key"}, order)
+	order = nil
+	_, err = other.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"global", "global2"}, order)
+}
+
+// orderHook records its name at Start.
+type orderHook struct {
+	NoOpHook
+	name  string
+	order *[]string
+}
+
+func (o orderHook) Start(string) { *o.order = append(*o.order, o.name) }
+
+// EventNotifier is told of each event as it happens, before the
+// Completion is published, through every way of executing.
+func TestEventNotifier(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		var mu sync.Mutex
+		var events []string
+		var keyEvents []string
+		h.reg.AddEventNotifier(EventNotifierFunc(func(key string, e ms.EventType) {
+			mu.Lock()
+			defer mu.Unlock()
+			events = append(events, key+":"+e.String())
+		}))
+		h.reg.AddKeyEventNotifier("GetUser", EventNotifierFunc(func(key string, e ms.EventType) {
+			mu.Lock()
+			defer mu.Unlock()
+			keyEvents = append(keyEvents, e.String())
+		}))
+		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}), WithFallback(fallbackName))
+		other := New("Other", succeedRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}))
+		m.exec(context.Background(), c, 1)
+		h.completion()
+		m.exec(context.Background(), other, 1)
+		h.completion()
+		mu.Lock()
+		defer mu.Unlock()
+		assert.Equal(t, []string{"GetUser:FAILURE", "GetUser:FALLBACK_SUCCESS", "Other:SUCCESS"}, events)
+		assert.Equal(t, []string{"FAILURE", "FALLBACK_SUCCESS"}, keyEvents)
+	})
+}
+
+// panicky panics in every hook and notifier method.
+type panicky struct{}
+
+func (panicky) Start(string)                     { panic("hook") }
+func (panicky) ExecutionStart(string)            { panic("hook") }
+func (panicky) ExecutionSuccess(string)          { panic("hook") }
+func (panicky) ExecutionError(string, error)     { panic("hook") }
+func (panicky) FallbackStart(string)             { panic("hook") }
+func (panicky) FallbackSuccess(string)           { panic("hook") }
+func (panicky) FallbackError(string, error)      { panic("hook") }
+func (panicky) Success(string)                   { panic("hook") }
+func (panicky) Error(string, FailureType, error) { panic("hook") }
+func (panicky) CacheHit(string)                  { panic("hook") }
+func (panicky) Unsubscribe(string)               { panic("hook") }
+func (panicky) Notify(string, ms.EventType)      { panic("notifier") }
+
+// A panicking hook or notifier never breaks a command, and the hooks
+// after it are still called.
+func TestPanickingHookNeverBreaksACommand(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		h.reg.AddHook(panicky{})
+		h.reg.AddEventNotifier(panicky{})
+		rec := &hookRecorder{}
+		h.reg.AddHook(rec)
+		h.reg.AddKeyHook("GetUser", panicky{})
+		h.reg.AddKeyEventNotifier("GetUser", panicky{})
+		ok := New("GetUser", succeedRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}))
+		v, err := m.exec(context.Background(), ok, 2)
+		require.NoError(t, err)
+		assert.Equal(t, "user-2", v)
+		assert.Equal(t, evs("SUCCESS"), h.events())
+
+		broken := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}), WithFallback(fallbackName))
+		v, err = m.exec(context.Background(), broken, 2)
+		require.NoError(t, err)
+		assert.Equal(t, "anonymous", v)
+		assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS"), h.events())
+		assert.Contains(t, rec.take(), "FallbackSuccess")
+		h.assertReleased("GetUser")
+	})
+}
