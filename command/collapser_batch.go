@@ -214,17 +214,17 @@ func (b *batcher[In, Out]) execute(bt *batch[In, Out]) {
 	}
 }
 
-// logger returns what logs the batch command's execution: into the
-// request log of the scope, or of every request context with a request in
+// logger returns what logs the batch command's execution: the request
+// log of the scope, or those of every request context with a request in
 // a global batch.
-func (b *batcher[In, Out]) logger(requests []*collapsedRequest[In, Out]) func(*execution) {
+func (b *batcher[In, Out]) logger(requests []*collapsedRequest[In, Out]) executionRecorder {
 	if b.rc != nil {
 		if log := b.rc.logFor(b.c.cmd.k); log != nil {
-			return log.record
+			return log
 		}
 		return nil
 	}
-	var logs []*RequestLog
+	var logs requestLogs
 	for _, r := range requests {
 		if r.log != nil && !slices.Contains(logs, r.log) {
 			logs = append(logs, r.log)
@@ -233,11 +233,7 @@ func (b *batcher[In, Out]) logger(requests []*collapsedRequest[In, Out]) func(*e
 	if len(logs) == 0 {
 		return nil
 	}
-	return func(e *execution) {
-		for _, log := range logs {
-			log.record(e)
-		}
-	}
+	return logs
 }
 
 // join counts one more caller of r, unless r serves nobody any more.

@@ -25,18 +25,17 @@ func (c *Command[In, Out]) executeInRequest(ctx context.Context, in In) (Out, er
 			return v, err
 		}
 	}
-	var ended func(*execution)
 	if log := rc.logFor(c.k); log != nil {
-		ended = log.record
+		return c.executeWith(ctx, in, 0, log)
 	}
-	return c.executeWith(ctx, in, 0, ended)
+	return c.executeWith(ctx, in, 0, nil)
 }
 
 // executeWith is Execute's fused path for an execution that serves
 // collapsed requests (it records COLLAPSED collapsed times) or that
-// somebody must see once it has ended (ended, called just before the
-// Completion is published, e.g. to log it).
-func (c *Command[In, Out]) executeWith(ctx context.Context, in In, collapsed int, ended func(*execution)) (Out, error) {
+// somebody must see once it has ended (rec, told just before the
+// Completion is published). The execution stays on the stack.
+func (c *Command[In, Out]) executeWith(ctx context.Context, in In, collapsed int, rec executionRecorder) (Out, error) {
 	if err := ctx.Err(); err != nil {
 		var zero Out
 		return zero, err
@@ -56,8 +55,8 @@ func (c *Command[In, Out]) executeWith(ctx context.Context, in In, collapsed int
 	default:
 		v, err = c.executeInPool(ctx, &e, in)
 	}
-	if ended != nil {
-		ended(&e)
+	if rec != nil {
+		rec.recordExecution(e.logRecord())
 	}
 	e.finish(e.endTime())
 	return v, err

@@ -186,11 +186,31 @@ func (l *RequestLog) add(e Execution) {
 	l.executions = append(l.executions, e)
 }
 
-// record logs an execution that has finished.
-func (l *RequestLog) record(e *execution) {
+// record logs an execution that has ended.
+func (l *RequestLog) record(e *execution) { l.add(e.logRecord()) }
+
+// logRecord returns what the request log keeps of an execution that has
+// ended.
+func (e *execution) logRecord() Execution {
 	latency := e.execLatency
 	if !e.executed {
 		latency = -1
 	}
-	l.add(Execution{Command: e.k.key, Events: e.events, ExecutionLatency: latency})
+	return Execution{Command: e.k.key, Events: e.events, ExecutionLatency: latency}
+}
+
+// executionRecorder sees the executions of the fused Execute path that
+// somebody must see once they have ended: a request log, or the request
+// logs of a global collapser batch.
+type executionRecorder interface{ recordExecution(Execution) }
+
+func (l *RequestLog) recordExecution(e Execution) { l.add(e) }
+
+// requestLogs records an execution in several request logs.
+type requestLogs []*RequestLog
+
+func (ls requestLogs) recordExecution(e Execution) {
+	for _, l := range ls {
+		l.add(e)
+	}
 }
