@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/rxhystrix/rxhystrix/breaker"
 )
 
 // callers send concurrent requests to the service, as the article's
@@ -111,35 +109,6 @@ func report(w io.Writer, answers []string) {
 	})
 	for _, a := range kinds {
 		fmt.Fprintf(w, "   %2d x %s\n", counts[a], a)
-	}
-}
-
-// transitionLog receives a breaker's transitions.
-type transitionLog struct{ ch chan breaker.Transition }
-
-// watchTransitions subscribes to b's transitions until ctx ends.
-func watchTransitions(ctx context.Context, b *breaker.Breaker) *transitionLog {
-	l := &transitionLog{ch: make(chan breaker.Transition, 16)}
-	b.Transitions().SubscribeFunc(ctx, func(t breaker.Transition) {
-		select {
-		case l.ch <- t:
-		case <-ctx.Done():
-		}
-	}, nil, nil)
-	return l
-}
-
-// await returns the next transition to state to.
-func (l *transitionLog) await(ctx context.Context, to breaker.State) (breaker.Transition, error) {
-	for {
-		select {
-		case t := <-l.ch:
-			if t.To == to {
-				return t, nil
-			}
-		case <-ctx.Done():
-			return breaker.Transition{}, fmt.Errorf("waiting for the breaker to turn %v: %w", to, ctx.Err())
-		}
 	}
 }
 

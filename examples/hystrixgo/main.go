@@ -42,6 +42,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // options scale the article's durations.
@@ -104,7 +105,7 @@ func run(w io.Writer, opts options) error {
 	callers := newCallers(server.URL)
 	defer callers.close()
 
-	transitions := watchTransitions(ctx, reg.Breaker("wuqq"))
+	wuqq := reg.Breaker("wuqq")
 
 	fmt.Fprintln(w, "1. 13 concurrent requests, while the downstream holds every call it gets:")
 	answers, err := callers.whileHeld(ctx, site, 13, cfg.MaxConcurrentRequests)
@@ -115,12 +116,13 @@ func run(w io.Writer, opts options) error {
 
 	fmt.Fprintln(w, "2. the downstream's network goes away; 10 concurrent requests:")
 	site.setUp(false)
+	opening := nextTransition(ctx, wuqq, breaker.Open)
 	answers, err = callers.burst(ctx, 10)
 	if err != nil {
 		return err
 	}
 	report(w, answers)
-	opened, err := transitions.await(ctx, breaker.Open)
+	opened, err := opening.Get(ctx)
 	if err != nil {
 		return err
 	}
@@ -141,12 +143,13 @@ func run(w io.Writer, opts options) error {
 	}
 	// The downstream holds the trial until the other nine have their
 	// answers, so that they all meet the breaker half-open.
+	closing := nextTransition(ctx, wuqq, breaker.Closed)
 	answers, err = callers.whileHeld(ctx, site, 10, 1)
 	if err != nil {
 		return err
 	}
 	report(w, answers)
-	closed, err := transitions.await(ctx, breaker.Closed)
+	closed, err := closing.Get(ctx)
 	if err != nil {
 		return err
 	}
@@ -159,6 +162,16 @@ func run(w io.Writer, opts options) error {
 	}
 	report(w, answers)
 	return nil
+}
+
+// nextTransition returns a Future of b's next transition to state to. It
+// subscribes to the transitions before it returns, so that it misses none
+// that follows.
+func nextTransition(ctx context.Context, b *breaker.Breaker, to breaker.State) *observable.Future[breaker.Transition] {
+	return b.Transitions().
+		Filter(func(t breaker.Transition) bool { return t.To == to }).
+		Take(1).
+		ToFutureOn(ctx, observable.Immediate)
 }
 
 // service is the article's server on port 8090: each request calls the
