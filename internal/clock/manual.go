@@ -82,22 +82,29 @@ func (m *Manual) WithTimeout(parent context.Context, d time.Duration) (context.C
 }
 
 // Advance moves the clock forward by d, firing everything that falls due
-// on the way, in time order.
+// on the way, in time order. It never moves the clock back: when Advances
+// run at once (one of them firing callbacks while another moves on), the
+// clock ends at the furthest of their targets.
 func (m *Manual) Advance(d time.Duration) {
 	m.mu.Lock()
 	target := m.now.Add(d)
 	m.mu.Unlock()
-	m.Set(target)
+	m.moveTo(target, true)
 }
 
 // Set moves the clock to t, firing everything due at or before t in time
 // order. Setting a time before Now only changes Now.
-func (m *Manual) Set(t time.Time) {
+func (m *Manual) Set(t time.Time) { m.moveTo(t, false) }
+
+// moveTo is Set; forwardOnly leaves a clock already past t where it is.
+func (m *Manual) moveTo(t time.Time, forwardOnly bool) {
 	for {
 		m.mu.Lock()
 		w := m.nextDueLocked(t)
 		if w == nil {
-			m.now = t
+			if !forwardOnly || t.After(m.now) {
+				m.now = t
+			}
 			m.mu.Unlock()
 			return
 		}
