@@ -258,15 +258,53 @@ const (
 // pipelineTask subscribes the user's Observable on a pool worker and holds
 // the worker until it terminates.
 type pipelineTask struct {
-	state atomic.Int32
-	body  func()
+	state    atomic.Int32
+	body     func()
+	pool     *pool
+	released atomic.Bool
 }
 
 func (t *pipelineTask) runTask(p *pool) {
+	t.pool = p
 	if t.state.CompareAndSwap(taskQueued, taskRunning) {
 		t.body()
 	}
-	p.release()
+	t.release()
+}
+
+// release frees the task's slot, once.
+func (t *pipelineTask) release() {
+	if t.released.CompareAndSwap(false, true) {
+		t.pool.release()
+	}
+}
+
+// releasingObserver frees the pool slot of its task as soon as the user's
+// code is done, before the caller hears of it, as the fused Execute does:
+// on the value of a scalar command (run has returned), on the terminal
+// event of the others. A caller that submits again at once then finds the
+// slot free.
+type releasingObserver[Out any] struct {
+	observable.Observer[Out]
+	task   *pipelineTask
+	scalar bool
+}
+
+func (r releasingObserver[Out]) OnNext(v Out) {
+	if r.scalar {
+		r.task.release()
+	}
+	r.Observer.OnNext(v)
+}
+
+func (r releasingObserver[Out]) OnError(err error) {
+	r.task.release()
+	r.Observer.OnError(err)
+}
+
+func (r releasingObserver[Out]) OnCompleted() {
+	r.task.release()
+	r.Observer.OnCompleted()
 }
 
 // inPool subscribes the user's Observable on a worker of the command's
@@ -296,7 +334,7 @@ func (p *pipeline[In, Out]) inPool(callerCtx context.Context, r *run, in In) obs
 				}
 			})
 			if !gone {
-				safeSubscribe(ctx, p.construct, in, o, true)
+				safeSubscribe(ctx, p.construct, in, releasingObserver[Out]{Observer: o, task: t, scalar: p.scalar}, true)
 			}
 			stop()
 		}

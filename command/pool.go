@@ -12,8 +12,8 @@ import (
 type task interface {
 	// runTask runs on a worker goroutine. It calls p.release exactly
 	// once, as soon as its user code has returned and before it tells its
-	// caller, so that a caller who submits again at once finds the slot
-	// free.
+	// caller (the fused Execute and the pipeline alike), so that a caller
+	// who submits again at once finds the slot free.
 	runTask(p *pool)
 }
 
