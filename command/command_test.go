@@ -58,6 +58,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	ms "github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // 11: a successful run returns its value and records SUCCESS.
@@ -453,4 +454,28 @@ func TestContextValuesReachRunAndFallback(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A Command can have an Observable fallback (Hystrix's
+// resumeWithFallback); its last value is the command's.
+func TestExecutionFailureWithObservableFallback(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}),
+			WithFallbackObservable(func(ctx context.Context, id int, err error) observable.Observable[string] {
+				return observable.Just("stale", "cached")
+			}))
+		v, err := m.exec(context.Background(), c, 1)
+		require.NoError(t, err)
+		assert.Equal(t, "cached", v)
+		assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS"), h.events())
+
+		empty := New("GetOther", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}),
+			WithFallbackObservable(func(ctx context.Context, id int, err error) observable.Observable[string] {
+				return observable.Empty[string]()
+			}))
+		_, err = m.exec(context.Background(), empty, 1)
+		ce := assertCommandError(t, err, "GetOther", CommandFailure, errBoom, observable.ErrEmpty)
+		assert.Same(t, observable.ErrEmpty, ce.FallbackErr, "a fallback without a value failed")
+		assert.Equal(t, evs("FAILURE", "FALLBACK_FAILURE"), h.events())
+	})
 }

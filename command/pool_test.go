@@ -319,3 +319,41 @@ func TestPerCallPoolsBusyAreKept(t *testing.T) {
 	_, ok := h.reg.pools.Load("Plain")
 	assert.True(t, ok)
 }
+
+// A pool reports its sizes to its metrics, for the dashboard stream.
+func TestPoolStatus(t *testing.T) {
+	h := newHarness(t)
+	require.NoError(t, h.reg.ConfigurePool("Users", PoolConfig{CoreSize: 2, MaxQueueSize: 8, QueueSizeRejectionThreshold: 3}))
+	g := newGate()
+	defer g.release()
+	c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "ok", g.wait(ctx, true) },
+		WithRegistry(h.reg), WithConfig(Config{Pool: "Users", Timeout: -1}))
+	var calls []<-chan callResult[string]
+	for i := range 3 {
+		calls = append(calls, goCall(func() (string, error) { return c.Execute(context.Background(), i) }))
+	}
+	g.arrived(t)
+	g.arrived(t)
+	waitFor(t, "the third call to be queued", func() bool {
+		_, n := h.pool("Users").size()
+		return n == 1
+	})
+	pm, ok := h.reg.Metrics().LookupPool("Users")
+	require.True(t, ok)
+	st, ok := pm.Status()
+	require.True(t, ok)
+	assert.Equal(t, ms.PoolStatus{CoreSize: 2, MaximumSize: 2, PoolSize: 2, LargestPoolSize: 2,
+		MaxQueueSize: 8, QueueSizeRejectionThreshold: 3}, st)
+	assert.Equal(t, int64(1), pm.QueueSize())
+	assert.Equal(t, int64(2), pm.ActiveCount())
+	g.release()
+	for _, call := range calls {
+		awaitCall(t, call)
+		h.completion()
+	}
+	waitFor(t, "the pool to be idle", func() bool { return h.pool("Users").idle() })
+	st, _ = pm.Status()
+	assert.Zero(t, st.PoolSize)
+	assert.Equal(t, 2, st.LargestPoolSize)
+	waitFor(t, "the workers to report they are done", func() bool { return pm.ActiveCount() == 0 })
+}

@@ -1,0 +1,86 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Error reads like Hystrix's messages, and errors.Is finds the sentinel of
+// its failure, its cause and its fallback's error.
+func TestErrorMessagesAndMatching(t *testing.T) {
+	errFallback := errors.New("cache down")
+	cases := []struct {
+		err  *Error
+		text string
+		is   []error
+		not  []error
+	}{
+		{&Error{Command: "GetUser", Failure: TimeoutFailure, Cause: ErrTimeout, FallbackErr: ErrFallbackMissing},
+			"GetUser timed-out and no fallback available", []error{ErrTimeout, ErrFallbackMissing}, []error{ErrShortCircuited}},
+		{&Error{Command: "GetUser", Failure: ShortCircuitFailure, Cause: ErrShortCircuited, FallbackErr: errFallback},
+			"GetUser short-circuited and fallback failed: cache down", []error{ErrShortCircuited, errFallback}, []error{ErrTimeout}},
+		{&Error{Command: "GetUser", Failure: PoolRejectedFailure, Cause: ErrPoolRejected, FallbackErr: ErrFallbackDisabled},
+			"GetUser could not be queued for execution and fallback disabled", []error{ErrPoolRejected, ErrFallbackDisabled}, nil},
+		{&Error{Command: "GetUser", Failure: SemaphoreRejectedFailure, Cause: ErrSemaphoreRejected, FallbackErr: ErrFallbackMissing},
+			"GetUser could not acquire a semaphore for execution and no fallback available", []error{ErrSemaphoreRejected}, []error{ErrPoolRejected}},
+		{&Error{Command: "GetUser", Failure: FallbackRejectedFailure, Cause: errBoom, FallbackErr: ErrFallbackRejected},
+			"GetUser fallback execution rejected", []error{ErrFallbackRejected, errBoom}, nil},
+		{&Error{Command: "GetUser", Failure: CommandFailure, Cause: errBoom, FallbackErr: ErrFallbackMissing},
+			"GetUser failed and no fallback available (cause: boom)", []error{errBoom, ErrFallbackMissing}, []error{ErrTimeout, ErrBadRequest}},
+		{&Error{Command: "GetUser", Failure: CommandFailure},
+			"GetUser failed", nil, []error{errBoom}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.text, func(t *testing.T) {
+			assert.Equal(t, tc.text, tc.err.Error())
+			for _, target := range tc.is {
+				assert.ErrorIs(t, tc.err, target)
+			}
+			for _, target := range tc.not {
+				assert.NotErrorIs(t, tc.err, target)
+			}
+			var ce *Error
+			require.ErrorAs(t, fmt.Errorf("wrapped: %w", tc.err), &ce)
+			assert.Same(t, tc.err, ce)
+		})
+	}
+	assert.Empty(t, (&Error{Command: "GetUser"}).Unwrap())
+}
+
+// BadRequest marks an error as the caller's fault; nil stays nil.
+func TestBadRequestError(t *testing.T) {
+	assert.NoError(t, BadRequest(nil))
+	invalid := errors.New("id must be positive")
+	bad := BadRequest(invalid)
+	assert.Equal(t, "bad request: id must be positive", bad.Error())
+	assert.ErrorIs(t, bad, invalid)
+	assert.ErrorIs(t, bad, ErrBadRequest)
+	assert.True(t, IsBadRequest(bad))
+	assert.True(t, IsBadRequest(fmt.Errorf("calling users: %w", bad)), "wrapped, it is still a bad request")
+	assert.False(t, IsBadRequest(invalid))
+	assert.False(t, IsBadRequest(nil))
+
+	// A run that wraps a bad request reports a bad request too.
+	h := newHarness(t)
+	wrapped := fmt.Errorf("calling users: %w", bad)
+	c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", wrapped },
+		WithRegistry(h.reg), WithFallback(fallbackName))
+	_, err := c.Execute(context.Background(), 1)
+	assert.Same(t, wrapped, err)
+	assert.Equal(t, evs("BAD_REQUEST"), h.events())
+}
+
+// A PanicError unwraps to the panic value when it is an error.
+func TestPanicError(t *testing.T) {
+	pe := newPanicError(errBoom)
+	assert.Equal(t, "panic: boom", pe.Error())
+	assert.ErrorIs(t, pe, errBoom)
+	assert.Contains(t, string(pe.Stack), "TestPanicError")
+	assert.NoError(t, newPanicError(42).Unwrap())
+	assert.Equal(t, "panic: 42", newPanicError(42).Error())
+}
