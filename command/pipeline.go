@@ -66,9 +66,29 @@ func (p *pipeline[In, Out]) observableEnded(callerCtx context.Context, in In, en
 	return observable.Defer(func() observable.Observable[Out] {
 		r := &run{}
 		r.do(func(e *execution) { e.begin(p.k) })
-		return p.applySemantics(callerCtx, r, in).
+		exec := p.applySemantics(callerCtx, r, in)
+		if p.scalar {
+			// A scalar execution has ended at its value: its permits go
+			// back and its Completion is published before the value
+			// reaches a subscriber (First) who may start the next
+			// execution at once, as Execute does.
+			exec = exec.DoOnNext(func(Out) {
+				r.do(func(e *execution) {
+					if e.terminal && !e.finished {
+						if ended != nil {
+							ended(e)
+						}
+						e.finish(e.endTime())
+					}
+				})
+			})
+		}
+		return exec.
 			DoOnTerminate(func() {
 				r.do(func(e *execution) {
+					if e.finished {
+						return
+					}
 					if ended != nil {
 						ended(e)
 					}
@@ -77,6 +97,9 @@ func (p *pipeline[In, Out]) observableEnded(callerCtx context.Context, in In, en
 			}).
 			DoOnUnsubscribe(func() {
 				r.do(func(e *execution) {
+					if e.finished {
+						return
+					}
 					now := p.k.registry.clock.Now()
 					e.cancelled(now)
 					if ended != nil {
