@@ -479,3 +479,33 @@ func TestExecutionFailureWithObservableFallback(t *testing.T) {
 		assert.Equal(t, evs("FAILURE", "FALLBACK_FAILURE"), h.events())
 	})
 }
+
+// An execution has given back its permits and published its Completion
+// when its caller gets the value, whichever way it executes: a caller who
+// executes again at once never finds its own previous execution still
+// holding the only fallback permit.
+func TestExecutionEndsBeforeItsValueIsDelivered(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		failing := New("GetUser", failRun, WithRegistry(h.reg), WithFallback(fallbackName),
+			WithConfig(Config{Isolation: iso, FallbackMaxConcurrentRequests: 1}))
+		passing := New("GetOther", succeedRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}))
+		for i := range 200 {
+			v, err := m.exec(context.Background(), failing, i)
+			require.NoError(t, err, "execution %d", i)
+			require.Equal(t, "anonymous", v)
+			require.Zero(t, h.fallbackPermits("GetUser"), "execution %d still holds its fallback permit", i)
+			select {
+			case done := <-h.completions:
+				require.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS"), eventNames(done.Events))
+			default:
+				require.Fail(t, "the Completion was not published when the value was delivered")
+			}
+
+			_, err = m.exec(context.Background(), passing, i)
+			require.NoError(t, err)
+			require.Zero(t, passing.Metrics().ConcurrentExecutions(), "execution %d still counted as running", i)
+			require.Len(t, h.completions, 1)
+			h.completion()
+		}
+	})
+}
