@@ -369,3 +369,76 @@ func TestHalfOpenTrialRejectedBySemaphoreReopens(t *testing.T) {
 		h.completion()
 	})
 }
+
+// Breaker tests 2, 3 and 9 through commands: the breaker trips on the
+// error percentage of enough requests, and only then.
+func TestCircuitTripsOnErrorPercentageAndVolume(t *testing.T) {
+	cases := []struct {
+		name              string
+		volume, threshold int
+		outcomes          string // s: success, f: failure
+		open              bool
+	}{
+		{"TestTripCircuitOnFailuresAboveThreshold", 1, 40, "sfsfsfff", true},
+		{"TestCircuitDoesNotTripOnFailuresBelowThreshold", 1, 40, "sfsfssfs", false},
+		{"TestLowVolumeDoesNotTripCircuit", 5, 50, "ffff", false},
+		{"TestTripCircuit", 1, 40, "ssssffff", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+				if id == 'f' {
+					return "", errBoom
+				}
+				return "fine", nil
+			}, WithRegistry(h.reg), WithFallback(fallbackName), WithConfig(Config{Breaker: breaker.Config{
+				RequestVolumeThreshold: tc.volume, ErrorThresholdPercentage: tc.threshold, SleepWindow: time.Hour,
+			}}))
+			for _, o := range tc.outcomes {
+				c.Execute(context.Background(), int(o))
+				h.completion()
+			}
+			h.clock.Advance(snapshotInterval(h.reg, "GetUser"))
+			assert.Equal(t, tc.open, c.Breaker().IsOpen())
+		})
+	}
+}
+
+// Breaker tests 4 and 5, and rejections: timeouts and pool rejections are
+// health errors and trip the breaker too.
+func TestTripCircuitOnTimeoutsAndRejections(t *testing.T) {
+	t.Run("timeouts", func(t *testing.T) {
+		h := newHarness(t)
+		g := newGate()
+		defer g.release()
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", g.wait(ctx, true) },
+			WithRegistry(h.reg), WithFallback(fallbackName), WithConfig(Config{Breaker: tripAfterThree}))
+		h.openBreaker(func() {
+			call := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+			g.arrived(t)
+			h.clock.Advance(DefaultTimeout)
+			awaitCall(t, call)
+		}, 3, "GetUser")
+	})
+	t.Run("rejections", func(t *testing.T) {
+		h := newHarness(t)
+		require.NoError(t, h.reg.ConfigurePool("GetUser", PoolConfig{CoreSize: 1}))
+		g := newGate()
+		defer g.release()
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", g.wait(ctx, true) },
+			WithRegistry(h.reg), WithFallback(fallbackName), WithConfig(Config{Timeout: -1, Breaker: breaker.Config{
+				RequestVolumeThreshold: 3, ErrorThresholdPercentage: 50, SleepWindow: time.Hour,
+			}}))
+		holder := goCall(func() (string, error) { return c.Execute(context.Background(), 0) })
+		g.arrived(t)
+		h.openBreaker(func() {
+			v, err := c.Execute(context.Background(), 1)
+			require.NoError(t, err)
+			assert.Equal(t, "anonymous", v)
+		}, 3, "GetUser")
+		g.release()
+		awaitCall(t, holder)
+		h.completion()
+	})
+}

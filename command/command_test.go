@@ -46,6 +46,11 @@ package command
 //     has is checked in hooks_test.go.
 //   - queue() throwing at once for short-circuits and rejections (27): Queue
 //     cannot throw; its Future fails with the same *Error.
+//
+// 37 (testBadRequestExceptionViaExecuteInThread/InSemaphore) is ported as
+// TestBadRequestExceptionInThread and TestBadRequestExceptionInSemaphore,
+// which run it through every way of executing; the Hystrix names belong to
+// the request log's tests of the same scenario.
 
 import (
 	"context"
@@ -508,4 +513,18 @@ func TestExecutionEndsBeforeItsValueIsDelivered(t *testing.T) {
 			h.completion()
 		}
 	})
+}
+
+// 39: any error of run, whatever its type, is a FAILURE and the caller
+// gets the *Error wrapping it.
+func TestCheckedExceptionViaExecute(t *testing.T) {
+	h := newHarness(t)
+	c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+		return "", &userError{code: 418}
+	}, WithRegistry(h.reg))
+	_, err := c.Execute(context.Background(), 1)
+	var ue *userError
+	require.ErrorAs(t, err, &ue)
+	assert.Equal(t, "GetUser failed and no fallback available (cause: user error 418)", err.Error())
+	assert.Equal(t, evs("FAILURE", "FALLBACK_MISSING"), h.events())
 }
