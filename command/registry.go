@@ -225,7 +225,8 @@ func (r *Registry) AddEventNotifier(n EventNotifier) { r.plugins.addNotifier(n) 
 // command gives.
 func (r *Registry) AddKeyHook(key string, h ExecutionHook) { r.pluginsOf(key).addHook(h) }
 
-// AddKeyEventNotifier registers n for the commands of key.
+// AddKeyEventNotifier registers n for the commands of key. Like
+// AddKeyHook, it does not make the key.
 func (r *Registry) AddKeyEventNotifier(key string, n EventNotifier) {
 	r.pluginsOf(key).addNotifier(n)
 }
