@@ -6,10 +6,8 @@
 #
 # BENCHTIME and COUNT apply to the peer and reactive benchmarks (default 500ms and 3), MEMORY_KEYS
 # to the memory benchmark (default 10000), ISOLATION_DURATION to each isolation run (default 20s).
-# The rxhystrix rows are included (-tags rxhystrix) when the tagged files compile, that is once
-# the command package exists; otherwise the report says they are missing. On 2 cores the whole
-# run took under 3 minutes with BENCHTIME=200ms COUNT=3 (peers without rxhystrix, four 20 s
-# isolation runs); the defaults with every rxhystrix row stay well under 15 minutes.
+# On 2 cores the defaults stay well under 15 minutes: peers and reactive pipelines (about 5
+# minutes), memory, the collapser, and six 20 s isolation runs.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -23,14 +21,6 @@ trap 'rm -rf "$work"' EXIT
 
 tags=()
 missing=()
-if go vet -tags rxhystrix ./peers/ ./memory/ ./isolation/... >"$work/tagged.txt" 2>&1; then
-	tags=(-tags rxhystrix)
-elif ! go list github.com/rxhystrix/rxhystrix/command >/dev/null 2>&1; then
-	missing+=(-missing "rxhystrix rows: the command package does not exist yet, so the files tagged rxhystrix were not built")
-else
-	first=$(grep -m1 -E '\.go:[0-9]+' "$work/tagged.txt" | sed 's/^[[:space:]]*//' || true)
-	missing+=(-missing "rxhystrix rows: the files tagged rxhystrix did not build (first error: ${first:-see go vet -tags rxhystrix ./...})")
-fi
 
 commands=()
 inputs=()
@@ -73,6 +63,7 @@ else
 	missing+=(-missing "reactive: bench/reactive/ has no benchmarks yet")
 fi
 bench memory -bench . -benchtime="${MEMORY_KEYS}x" -count=1 ./memory/
+bench collapser -bench . -benchtime=200x -count=1 ./collapser/
 
 iso=(go run "${tags[@]}" ./isolation/cmd/isolation -duration "$ISOLATION_DURATION")
 commands+=(-command "(cd bench && $(shown "${iso[@]}"))")
