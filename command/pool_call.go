@@ -82,15 +82,22 @@ func (call *poolCall[In, Out]) startedConcurrency() int64 {
 }
 
 // abandon is the caller leaving; it returns the state it left in, or
-// callDone if run had already returned.
-func (call *poolCall[In, Out]) abandon() int32 {
+// callDone if run had already returned, and for a running call the
+// concurrency its worker recorded. That is read before the call is
+// abandoned: once it is, the worker recycles the call as soon as run
+// returns, and a later read could wait for ever on a recycled call.
+func (call *poolCall[In, Out]) abandon() (int32, int64) {
 	for {
 		s := call.state.Load()
-		if s == callDone {
-			return callDone
+		var n int64
+		switch s {
+		case callDone:
+			return callDone, 0
+		case callRunning:
+			n = call.startedConcurrency() // the worker keeps the call while it runs
 		}
 		if call.state.CompareAndSwap(s, callAbandoned) {
-			return s
+			return s, n
 		}
 	}
 }
@@ -124,14 +131,14 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 		o = classifyInTime(ctx, runCtx, err)
 		call.recycle()
 	case <-runCtx.Done():
-		switch call.abandon() {
+		switch state, concurrency := call.abandon(); state {
 		case callQueued:
 			if p.remove(call) {
 				call.recycle()
 			}
 			o = classify(ctx, runCtx, err)
 		case callRunning:
-			e.executed, e.concurrency = true, call.startedConcurrency()
+			e.executed, e.concurrency = true, concurrency
 			o = classify(ctx, runCtx, err)
 		case callDone:
 			<-call.done
