@@ -8,7 +8,7 @@ import "context"
 // it fails first, and ctx's error if ctx is done first.
 func (o Observable[T]) First(ctx context.Context) (T, error) {
 	c := &collector[T]{first: true}
-	c.init(ctx, nil)
+	c.init(ctx)
 	o.run(&c.scope, c)
 	return c.wait()
 }
@@ -19,7 +19,7 @@ func (o Observable[T]) First(ctx context.Context) (T, error) {
 // first.
 func (o Observable[T]) Last(ctx context.Context) (T, error) {
 	c := &collector[T]{}
-	c.init(ctx, nil)
+	c.init(ctx)
 	o.run(&c.scope, c)
 	return c.wait()
 }
@@ -30,7 +30,7 @@ func (o Observable[T]) Last(ctx context.Context) (T, error) {
 // ctx is done first.
 func (o Observable[T]) ToSlice(ctx context.Context) ([]T, error) {
 	c := &sliceCollector[T]{}
-	c.init(ctx, nil)
+	c.init(ctx)
 	o.run(&c.scope, c)
 	if !c.ended() {
 		<-c.Done()

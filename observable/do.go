@@ -152,10 +152,12 @@ const (
 
 // endObserver tells a terminal event from a cancellation: onTerminate
 // runs after a terminal event has been passed on, onCancel when the scope
-// ends before one arrives.
+// ends before one arrives. It brings the watch state its scope needs, in
+// the same allocation, in case the scope has none yet.
 type endObserver[T any] struct {
 	s           *scope
 	h           hook
+	spare       scopeWatch
 	state       atomic.Int32
 	onCancel    func()
 	onTerminate func()
@@ -166,6 +168,7 @@ type endObserver[T any] struct {
 // ended, the subscription counts as cancelled at once.
 func (u *endObserver[T]) watch() {
 	u.h.target = u
+	u.s.w.CompareAndSwap(nil, &u.spare)
 	if !u.s.addHook(&u.h) {
 		u.scopeEnded(u.s.Err())
 	}

@@ -32,7 +32,7 @@ func (o Observable[T]) ToFutureOn(ctx context.Context, sch Scheduler) *Future[T]
 		panic("observable: ToFutureOn with nil sch")
 	}
 	f := &Future[T]{}
-	f.c.init(ctx, nil)
+	f.c.init(ctx)
 	if !f.c.live() {
 		return f
 	}

@@ -33,7 +33,7 @@ func (ms *mergeSource[T]) subscribe(s *scope, down Observer[T]) {
 	m := &merger[T]{}
 	m.out.down = down
 	m.active.Store(int64(len(ms.os)))
-	m.up.init(s, nil)
+	m.up.init(s)
 	for _, o := range ms.os {
 		o.run(&m.up, m)
 	}
@@ -78,7 +78,7 @@ func FlatMap[T, R any](o Observable[T], f func(T) Observable[R]) Observable[R] {
 		fm := &flatMapper[T, R]{f: f}
 		fm.out.down = down
 		fm.active.Store(1)
-		fm.up.init(s, nil)
+		fm.up.init(s)
 		o.run(&fm.up, fm)
 	})}
 }

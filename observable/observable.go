@@ -65,7 +65,7 @@ func (o Observable[T]) Subscribe(ctx context.Context, ob Observer[T]) Subscripti
 		panic("observable: Subscribe with nil ob")
 	}
 	s := &subscriber[T]{ob: ob}
-	s.init(ctx, nil)
+	s.init(ctx)
 	o.run(&s.scope, s)
 	return s
 }

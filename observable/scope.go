@@ -39,25 +39,26 @@ const (
 // implements the AfterFunc method package context looks for, so contexts
 // derived from it hook into it without a watcher goroutine.
 type scope struct {
-	parent    context.Context // never nil; gives Value and Deadline
-	up        *scope          // parent, if it is a scope
-	linkSpace *hook           // where to keep the link into up; nil to allocate one
-	state     atomic.Int32
-	watched   atomic.Bool // set before anything is hooked into the scope
-	err       error       // written before state becomes scopeFailed
-
-	mu    sync.Mutex
-	hooks hookList    // run when the scope ends; guarded by mu
-	link  *hook       // the scope's entry in up's hooks, once linked; guarded by mu
-	extra *scopeExtra // guarded by mu; made when first needed
+	parent  context.Context // never nil; gives Value and Deadline
+	up      *scope          // parent, if it is a scope
+	state   atomic.Int32
+	watched atomic.Bool                // set before anything is hooked into the scope
+	err     error                      // written before state becomes scopeFailed
+	w       atomic.Pointer[scopeWatch] // nil until first needed
 }
 
-// scopeExtra holds what few scopes need. An operator that always needs it
-// embeds one and points its scope at it.
-type scopeExtra struct {
-	done       chan struct{}
-	stopParent func() bool // stops the context.AfterFunc watching parent
-	deadline   time.Time   // if not zero, the scope's own deadline
+// scopeWatch is what a scope needs once it is watched, allocated then, so
+// that the many scopes nobody watches stay small. An operator whose scope
+// is always watched (Timeout), or that is the first to watch one
+// (Finally), brings one in its own allocation and hands it to the scope.
+type scopeWatch struct {
+	mu         sync.Mutex
+	hooks      hookList      // run when the scope ends
+	link       hook          // the scope's entry in its up scope's hooks
+	linked     bool          // link is, or is being, added to the up scope's hooks
+	done       chan struct{} // made when first asked for
+	stopParent func() bool   // stops the context.AfterFunc watching parent
+	deadline   time.Time     // if not zero, the scope's own deadline
 }
 
 // An ender is told that a scope it hooked into has ended.
@@ -115,28 +116,19 @@ var closedChan = func() chan struct{} {
 
 // newScope returns a live scope whose parent is parent.
 func newScope(parent context.Context) *scope {
-	s := new(scopeWithLink)
-	s.init(parent, &s.l)
-	return &s.scope
-}
-
-// scopeWithLink is a scope and room for its link in one allocation.
-type scopeWithLink struct {
-	scope
-	l hook
+	s := new(scope)
+	s.init(parent)
+	return s
 }
 
 // init makes s a scope of parent; a nil parent means context.Background.
-// If parent is a scope, link is where s will keep its entry in the
-// parent's hooks once watched: a field next to s, or nil to allocate one
-// then.
-func (s *scope) init(parent context.Context, link *hook) {
+func (s *scope) init(parent context.Context) {
 	if parent == nil {
 		parent = context.Background()
 	}
 	s.parent = parent
 	if p, ok := parent.(*scope); ok {
-		s.up, s.linkSpace = p, link
+		s.up = p
 		return
 	}
 	if parent.Done() == nil {
@@ -147,29 +139,31 @@ func (s *scope) init(parent context.Context, link *hook) {
 		return
 	}
 	stop := context.AfterFunc(parent, s.cancelFromParent)
+	w := s.watchState()
 	s.watched.Store(true)
-	s.mu.Lock()
+	w.mu.Lock()
 	if s.ended() {
-		s.mu.Unlock()
+		w.mu.Unlock()
 		stop()
 		return
 	}
-	s.extraLocked().stopParent = stop
-	s.mu.Unlock()
+	w.stopParent = stop
+	w.mu.Unlock()
+}
+
+// watchState returns the scope's watch state, making it on first use.
+func (s *scope) watchState() *scopeWatch {
+	if w := s.w.Load(); w != nil {
+		return w
+	}
+	s.w.CompareAndSwap(nil, new(scopeWatch))
+	return s.w.Load()
 }
 
 func (s *scope) cancelFromParent() { s.cancel(s.parent.Err()) }
 
 // scopeEnded ends s when its up scope ends.
 func (s *scope) scopeEnded(err error) { s.cancel(err) }
-
-// extraLocked returns s.extra, making it if need be.
-func (s *scope) extraLocked() *scopeExtra {
-	if s.extra == nil {
-		s.extra = new(scopeExtra)
-	}
-	return s.extra
-}
 
 // ended reports whether the scope itself has ended.
 func (s *scope) ended() bool { return s.state.Load() >= scopeDone }
@@ -258,27 +252,25 @@ func (s *scope) afterEnd() {
 		return
 	}
 	err := s.Err()
-	s.mu.Lock()
-	hooks := s.hooks
+	w := s.w.Load()
+	w.mu.Lock()
+	hooks := w.hooks
 	for h := hooks.head; h != nil; h = h.next {
 		h.linked = false
 	}
-	s.hooks = hookList{}
-	var stop func() bool
-	if x := s.extra; x != nil {
-		if x.done != nil {
-			close(x.done)
-		}
-		stop, x.stopParent = x.stopParent, nil
+	w.hooks = hookList{}
+	if w.done != nil {
+		close(w.done)
 	}
-	link := s.link
-	s.mu.Unlock()
+	stop, linked := w.stopParent, w.linked
+	w.stopParent = nil
+	w.mu.Unlock()
 
 	if stop != nil {
 		stop()
 	}
-	if link != nil {
-		s.up.removeHook(link)
+	if linked {
+		s.up.removeHook(&w.link)
 	}
 	// The detached list is ours: nobody links or unlinks a hook whose
 	// linked flag is false.
@@ -290,53 +282,55 @@ func (s *scope) afterEnd() {
 	}
 }
 
-// watch makes sure the end of any up scope reaches s: the first call links
-// s into its up scope's hooks (watching that one in turn), or ends s at
-// once if the up scope has already ended.
-func (s *scope) watch() {
+// watch makes sure the end of any up scope reaches s, and returns s's
+// watch state: the first call links s into its up scope's hooks (watching
+// that one in turn), or ends s at once if the up scope has already ended.
+func (s *scope) watch() *scopeWatch {
+	w := s.watchState()
 	if s.watched.Load() || !s.watched.CompareAndSwap(false, true) || s.up == nil {
-		return
+		return w
 	}
-	l := s.linkSpace
-	if l == nil {
-		l = new(hook)
-	}
-	l.target = s
-	s.mu.Lock()
-	s.link = l
-	s.mu.Unlock()
-	if !s.up.addHook(l) {
+	w.link.target = s
+	w.mu.Lock()
+	w.linked = true
+	w.mu.Unlock()
+	if !s.up.addHook(&w.link) {
 		s.cancel(s.up.Err())
-		return
+		return w
 	}
 	if s.ended() {
-		// s ended while linking, perhaps before finish could see the
+		// s ended while linking, perhaps before afterEnd could see the
 		// link: take it out again.
-		s.up.removeHook(l)
+		s.up.removeHook(&w.link)
 	}
+	return w
 }
 
 // addHook arranges for h.target to be told when s ends. It reports false,
 // and does nothing, if s has already ended.
 func (s *scope) addHook(h *hook) bool {
-	s.watch()
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	w := s.watch()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if s.ended() {
 		return false
 	}
-	s.hooks.push(h)
+	w.hooks.push(h)
 	return true
 }
 
 // removeHook undoes addHook. It reports whether h was still waiting.
 func (s *scope) removeHook(h *hook) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	w := s.w.Load()
+	if w == nil { // nothing was ever hooked in
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if !h.linked {
 		return false
 	}
-	s.hooks.remove(h)
+	w.hooks.remove(h)
 	return true
 }
 
@@ -344,12 +338,12 @@ func (s *scope) removeHook(h *hook) bool {
 // Timeout) and its parent's.
 func (s *scope) Deadline() (time.Time, bool) {
 	d, ok := s.parent.Deadline()
-	s.mu.Lock()
 	var own time.Time
-	if s.extra != nil {
-		own = s.extra.deadline
+	if w := s.w.Load(); w != nil {
+		w.mu.Lock()
+		own = w.deadline
+		w.mu.Unlock()
 	}
-	s.mu.Unlock()
 	if own.IsZero() || (ok && d.Before(own)) {
 		return d, ok
 	}
@@ -361,16 +355,16 @@ func (s *scope) Value(key any) any { return s.parent.Value(key) }
 
 // Done returns a channel closed when the scope has ended.
 func (s *scope) Done() <-chan struct{} {
-	s.watch()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.extra == nil || s.extra.done == nil {
+	w := s.watch()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done == nil {
 		if s.ended() {
 			return closedChan
 		}
-		s.extraLocked().done = make(chan struct{})
+		w.done = make(chan struct{})
 	}
-	return s.extra.done
+	return w.done
 }
 
 // Err returns nil until the scope or an up scope has ended, then the

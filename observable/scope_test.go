@@ -110,9 +110,7 @@ func TestScopeEndPropagatesToWatchedDescendants(t *testing.T) {
 	c := newScope(p)
 	_ = c.Done()
 	c.cancel(context.Canceled)
-	p.mu.Lock()
-	assert.Nil(t, p.hooks.head)
-	p.mu.Unlock()
+	assert.Nil(t, firstHook(p))
 }
 
 func TestScopeRacesBetweenWatchingAndEnding(t *testing.T) {
@@ -135,8 +133,17 @@ func TestScopeRacesBetweenWatchingAndEnding(t *testing.T) {
 			waitDone(t, c.Done(), "child")
 			assert.Error(t, c.Err())
 		}
-		root.mu.Lock()
-		assert.Nil(t, root.hooks.head, "nothing is left hooked into an ended scope")
-		root.mu.Unlock()
+		assert.Nil(t, firstHook(root), "nothing is left hooked into an ended scope")
 	}
+}
+
+// firstHook returns the first hook waiting on s, if any.
+func firstHook(s *scope) *hook {
+	w := s.w.Load()
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.hooks.head
 }

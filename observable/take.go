@@ -20,7 +20,7 @@ func (o Observable[T]) Take(n int) Observable[T] {
 			return
 		}
 		t := &takeObserver[T]{left: n, down: down}
-		t.up.init(s, nil)
+		t.up.init(s)
 		o.run(&t.up, t)
 	})}
 }

@@ -44,9 +44,9 @@ func (o Observable[T]) TimeoutOn(d time.Duration, c clock.Clock) Observable[T] {
 	}
 	return Observable[T]{src: sourceFunc[T](func(s *scope, down Observer[T]) {
 		t := &timeoutObserver[T]{down: down}
-		t.upExtra.deadline = c.Now().Add(d)
-		t.up.extra = &t.upExtra
-		t.up.init(s, &t.upLink)
+		t.upWatch.deadline = c.Now().Add(d)
+		t.up.w.Store(&t.upWatch)
+		t.up.init(s)
 		t.timer = c.AfterFunc(d, t.fire)
 		t.stopTimer.target = t
 		if !t.up.addHook(&t.stopTimer) {
@@ -68,8 +68,7 @@ const (
 // the scope it gives o.
 type timeoutObserver[T any] struct {
 	up        scope
-	upLink    hook
-	upExtra   scopeExtra
+	upWatch   scopeWatch
 	state     atomic.Int32
 	timer     clock.Timer
 	stopTimer hook // on up: stops the timer when up ends

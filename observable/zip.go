@@ -31,7 +31,7 @@ func (zs *zipSource[A, B, R]) subscribe(s *scope, down Observer[R]) {
 	z := &zipper[A, B, R]{f: zs.f, down: down}
 	z.qa.init()
 	z.qb.init()
-	z.up.init(s, nil)
+	z.up.init(s)
 	zs.a.run(&z.up, (*zipA[A, B, R])(z))
 	zs.b.run(&z.up, (*zipB[A, B, R])(z))
 }
