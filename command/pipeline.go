@@ -43,8 +43,23 @@ var (
 // the lock that serializes the goroutines that may touch it (the caller,
 // a pool worker, the timer, an unsubscriber).
 type run struct {
-	mu sync.Mutex
-	e  execution
+	mu    sync.Mutex
+	e     execution
+	ended func(*execution) // observableEnded's, or nil
+}
+
+// endAtValue ends a scalar execution at its value, under r.mu: its
+// permits go back and its Completion is published before the value
+// reaches a subscriber (First) who may start the next execution at once,
+// as Execute does.
+func (r *run) endAtValue(e *execution) {
+	if e.finished {
+		return
+	}
+	if r.ended != nil {
+		r.ended(e)
+	}
+	e.finish(e.endTime())
 }
 
 func (r *run) do(f func(e *execution)) {
@@ -64,26 +79,9 @@ func (p *pipeline[In, Out]) observable(callerCtx context.Context, in In) observa
 // log and cache use it).
 func (p *pipeline[In, Out]) observableEnded(callerCtx context.Context, in In, ended func(*execution)) observable.Observable[Out] {
 	return observable.Defer(func() observable.Observable[Out] {
-		r := &run{}
+		r := &run{ended: ended}
 		r.do(func(e *execution) { e.begin(p.k) })
-		exec := p.applySemantics(callerCtx, r, in)
-		if p.scalar {
-			// A scalar execution has ended at its value: its permits go
-			// back and its Completion is published before the value
-			// reaches a subscriber (First) who may start the next
-			// execution at once, as Execute does.
-			exec = exec.DoOnNext(func(Out) {
-				r.do(func(e *execution) {
-					if e.terminal && !e.finished {
-						if ended != nil {
-							ended(e)
-						}
-						e.finish(e.endTime())
-					}
-				})
-			})
-		}
-		return exec.
+		return p.applySemantics(callerCtx, r, in).
 			DoOnTerminate(func() {
 				r.do(func(e *execution) {
 					if e.finished {
@@ -150,6 +148,7 @@ func (p *pipeline[In, Out]) executeAndObserve(ctx context.Context, r *run, in In
 				if p.scalar {
 					e.succeeded(p.k.registry.clock.Now())
 					e.hook(func(h ExecutionHook) { h.Success(e.k.key) })
+					r.endAtValue(e)
 				} else {
 					e.mark(metricsstream.Emit)
 				}
@@ -199,7 +198,7 @@ func (p *pipeline[In, Out]) onCaller(callerCtx context.Context, r *run, in In) o
 		r.do(func(e *execution) { e.runStarted() })
 		return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
 			ctx, stop := joinContexts(subCtx, callerCtx)
-			if safeSubscribe(ctx, p.construct, in, o, false) {
+			if safeSubscribe(ctx, p.construct, in, o, false, ctx != subCtx) {
 				stop()
 				return
 			}
@@ -215,10 +214,12 @@ func (p *pipeline[In, Out]) onCaller(callerCtx context.Context, r *run, in In) o
 // safeSubscribe subscribes construct(ctx, in) to o, turning a panic in
 // construct or while its Observable is subscribed into an error. With
 // wait, it returns only when the subscription has ended, so that a pool
-// worker stays taken while the user's Observable runs. It reports whether the subscription has ended;
-// if ctx ended first (the caller left), o fails with ctx's error, so that
-// the execution ends as cancelled whatever context its subscriber has.
-func safeSubscribe[In, Out any](ctx context.Context, construct func(context.Context, In) observable.Observable[Out], in In, o observable.Observer[Out], wait bool) (ended bool) {
+// worker stays taken while the user's Observable runs. With watch (ctx
+// joins the caller's context), it reports whether the subscription has
+// ended, and if ctx ended first (the caller left), o fails with ctx's
+// error, so that the execution ends as cancelled whatever context its
+// subscriber has; without, it reports true.
+func safeSubscribe[In, Out any](ctx context.Context, construct func(context.Context, In) observable.Observable[Out], in In, o observable.Observer[Out], wait, watch bool) (ended bool) {
 	var src observable.Observable[Out]
 	func() {
 		defer func() {
@@ -245,6 +246,9 @@ func safeSubscribe[In, Out any](ctx context.Context, construct func(context.Cont
 		case <-sub.Done():
 		case <-ctx.Done():
 		}
+	}
+	if !watch {
+		return true
 	}
 	select {
 	case <-sub.Done():
@@ -357,7 +361,7 @@ func (p *pipeline[In, Out]) inPool(callerCtx context.Context, r *run, in In) obs
 				}
 			})
 			if !gone {
-				safeSubscribe(ctx, p.construct, in, releasingObserver[Out]{Observer: o, task: t, scalar: p.scalar}, true)
+				safeSubscribe(ctx, p.construct, in, releasingObserver[Out]{Observer: o, task: t, scalar: p.scalar}, true, true)
 			}
 			stop()
 		}
@@ -460,6 +464,7 @@ func (p *pipeline[In, Out]) handleFallback(ctx context.Context, r *run, in In, f
 					// As SUCCESS on run's value: a subscriber that stops at
 					// the value (First) still records the fallback's success.
 					e.fallbackSucceeded()
+					r.endAtValue(e)
 				} else {
 					e.mark(metricsstream.FallbackEmit)
 				}
