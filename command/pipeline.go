@@ -393,10 +393,14 @@ const (
 func (p *pipeline[In, Out]) withTimeout(src observable.Observable[Out], d time.Duration) observable.Observable[Out] {
 	return observable.Create(func(ctx context.Context, o observable.Observer[Out]) {
 		var state atomic.Int32
-		inner, cancel := context.WithCancel(ctx)
+		withCause, cancelCause := context.WithCancelCause(ctx)
+		cancel := func() { cancelCause(context.Canceled) }
+		// run sees the deadline, as under Execute, so that it can pass it
+		// on downstream; the timer below decides when it is reached.
+		inner := timeoutContext{Context: withCause, deadline: p.k.registry.clock.Now().Add(d)}
 		timer := p.k.registry.clock.AfterFunc(d, func() {
 			if state.CompareAndSwap(timeoutNotExecuted, timeoutTimedOut) {
-				cancel()
+				cancelCause(context.DeadlineExceeded)
 				o.OnError(errTimeoutSignal)
 			}
 		})
@@ -426,6 +430,29 @@ func (p *pipeline[In, Out]) withTimeout(src observable.Observable[Out], d time.D
 				cancel()
 			})
 	})
+}
+
+// timeoutContext is run's context under the pipeline's timeout: it
+// reports the deadline, and context.DeadlineExceeded once the timeout
+// cancelled it.
+type timeoutContext struct {
+	context.Context // made by context.WithCancelCause
+	deadline        time.Time
+}
+
+func (c timeoutContext) Deadline() (time.Time, bool) {
+	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
+		return d, true
+	}
+	return c.deadline, true
+}
+
+func (c timeoutContext) Err() error {
+	err := c.Context.Err()
+	if err != nil && context.Cause(c.Context) == context.DeadlineExceeded {
+		return context.DeadlineExceeded
+	}
+	return err
 }
 
 // handleFallback is getFallbackOrThrowException: the failure has been
