@@ -57,27 +57,38 @@ func (c *createObserver[T]) OnCompleted() {
 // Just returns an Observable that emits vs in order, then completes. vs is
 // copied; the values themselves are shared by every subscription.
 func Just[T any](vs ...T) Observable[T] {
-	if len(vs) == 1 {
+	// Up to four values are kept by value, in the interface's own
+	// allocation: a small one, with no pointers when T has none.
+	switch len(vs) {
+	case 1:
 		return Observable[T]{src: justOne[T]{vs[0]}}
-	}
-	if len(vs) <= 4 {
-		j := new(justFew[T])
-		j.vs = j.buf[:copy(j.buf[:], vs)]
-		return Observable[T]{src: &j.justMany}
+	case 2:
+		return Observable[T]{src: just2[T]{vs[0], vs[1]}}
+	case 3:
+		return Observable[T]{src: just3[T]{vs[0], vs[1], vs[2]}}
+	case 4:
+		return Observable[T]{src: just4[T]{vs[0], vs[1], vs[2], vs[3]}}
 	}
 	return Observable[T]{src: &justMany[T]{slices.Clone(vs)}}
 }
 
+type (
+	just2[T any] [2]T
+	just3[T any] [3]T
+	just4[T any] [4]T
+)
+
+func (j just2[T]) subscribe(s *scope, o Observer[T]) { emitAll(s, o, j[:]) }
+func (j just3[T]) subscribe(s *scope, o Observer[T]) { emitAll(s, o, j[:]) }
+func (j just4[T]) subscribe(s *scope, o Observer[T]) { emitAll(s, o, j[:]) }
+
 type justMany[T any] struct{ vs []T }
 
-// justFew keeps a few values in the same allocation.
-type justFew[T any] struct {
-	justMany[T]
-	buf [4]T
-}
+func (j *justMany[T]) subscribe(s *scope, o Observer[T]) { emitAll(s, o, j.vs) }
 
-func (j *justMany[T]) subscribe(s *scope, o Observer[T]) {
-	for _, v := range j.vs {
+// emitAll emits vs while s is live, then completes.
+func emitAll[T any](s *scope, o Observer[T], vs []T) {
+	for _, v := range vs {
 		if !s.live() {
 			return
 		}
