@@ -3,6 +3,7 @@ package observable
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // Zip2 returns an Observable that pairs the values of a and b in order and
@@ -36,64 +37,116 @@ func (zs *zipSource[A, B, R]) subscribe(s *scope, down Observer[R]) {
 	zs.b.run(&z.up, (*zipB[A, B, R])(z))
 }
 
-// zipper holds both queues. Every notification updates them under mu and
-// then calls drain; whichever goroutine finds nobody emitting delivers.
+// zipper pairs the values of both sources. Notifications may come from
+// two goroutines at once, so they are serialized the way relay does it:
+// the goroutine that takes wip from 0 applies its event, and those of the
+// others, which wait in inbox meanwhile; the queues and flags need no
+// lock, and a notification nobody competes with costs two atomic
+// operations (a mutex cost two per lock, and a pair took two locks).
 type zipper[A, B, R any] struct {
 	up   scope
 	f    func(A, B) R
 	down Observer[R]
 
-	mu           sync.Mutex
+	wip   atomic.Int64
+	mu    sync.Mutex // guards inbox
+	inbox []zipEvent[A, B]
+	spare []zipEvent[A, B] // owned by the goroutine holding wip
+
+	// Owned by the goroutine holding wip:
 	qa           queue[A]
 	qb           queue[B]
 	doneA, doneB bool
-	failure      error
-	emitting     bool
-	terminated   bool
+	terminated   atomic.Bool
 }
 
-func (z *zipper[A, B, R]) fail(err error) {
-	z.mu.Lock()
-	if z.failure == nil {
-		z.failure = err
-	}
-	z.drainLocked()
+// The kinds of a zipEvent.
+const (
+	zipNextA = iota
+	zipNextB
+	zipDoneA
+	zipDoneB
+	zipError
+)
+
+// zipEvent is a notification from either source.
+type zipEvent[A, B any] struct {
+	kind int
+	a    A
+	b    B
+	err  error
 }
 
-// drainLocked delivers what can be delivered, unless another goroutine is
-// already doing so; it is called with mu held and returns with it
-// released.
-func (z *zipper[A, B, R]) drainLocked() {
-	if z.emitting || z.terminated {
-		z.mu.Unlock()
+// on applies ev now, or leaves it to the goroutine that is applying
+// others.
+func (z *zipper[A, B, R]) on(ev zipEvent[A, B]) {
+	if z.terminated.Load() {
 		return
 	}
-	z.emitting = true
+	if z.wip.CompareAndSwap(0, 1) {
+		z.apply(ev)
+		if missed := z.wip.Add(-1); missed != 0 {
+			z.loop(missed)
+		}
+		return
+	}
+	z.mu.Lock()
+	z.inbox = append(z.inbox, ev)
+	z.mu.Unlock()
+	if z.wip.Add(1) == 1 {
+		z.loop(1)
+	}
+}
+
+// loop applies the waiting events, as relay.loop delivers.
+func (z *zipper[A, B, R]) loop(missed int64) {
 	for {
-		switch {
-		case z.failure != nil:
-			z.terminated = true
-			err := z.failure
-			z.mu.Unlock()
-			z.down.OnError(err)
-			z.up.cancel(context.Canceled)
-			return
-		case z.qa.len() > 0 && z.qb.len() > 0:
-			va, vb := z.qa.pop(), z.qb.pop()
-			z.mu.Unlock()
-			z.down.OnNext(z.f(va, vb))
-			z.mu.Lock()
-		case (z.doneA && z.qa.len() == 0) || (z.doneB && z.qb.len() == 0):
-			z.terminated = true
-			z.mu.Unlock()
-			z.down.OnCompleted()
-			z.up.cancel(context.Canceled)
-			return
-		default:
-			z.emitting = false
-			z.mu.Unlock()
+		z.mu.Lock()
+		evs := z.inbox
+		z.inbox = z.spare[:0]
+		z.mu.Unlock()
+		for _, ev := range evs {
+			z.apply(ev)
+		}
+		clear(evs)
+		z.spare = evs
+		if missed = z.wip.Add(-missed); missed == 0 {
 			return
 		}
+	}
+}
+
+// apply records ev and delivers what it makes deliverable: pairs, and the
+// terminal event once there can be no more pairs.
+func (z *zipper[A, B, R]) apply(ev zipEvent[A, B]) {
+	if z.terminated.Load() {
+		return
+	}
+	switch ev.kind {
+	case zipNextA:
+		z.qa.push(ev.a)
+	case zipNextB:
+		z.qb.push(ev.b)
+	case zipDoneA:
+		z.doneA = true
+	case zipDoneB:
+		z.doneB = true
+	default:
+		z.terminated.Store(true)
+		z.down.OnError(ev.err)
+		z.up.cancel(context.Canceled)
+		return
+	}
+	for z.qa.len() > 0 && z.qb.len() > 0 {
+		z.down.OnNext(z.f(z.qa.pop(), z.qb.pop()))
+		if z.terminated.Load() {
+			return
+		}
+	}
+	if (z.doneA && z.qa.len() == 0) || (z.doneB && z.qb.len() == 0) {
+		z.terminated.Store(true)
+		z.down.OnCompleted()
+		z.up.cancel(context.Canceled)
 	}
 }
 
@@ -101,34 +154,30 @@ func (z *zipper[A, B, R]) drainLocked() {
 type zipA[A, B, R any] zipper[A, B, R]
 
 func (z *zipA[A, B, R]) OnNext(v A) {
-	z.mu.Lock()
-	z.qa.push(v)
-	(*zipper[A, B, R])(z).drainLocked()
+	(*zipper[A, B, R])(z).on(zipEvent[A, B]{kind: zipNextA, a: v})
 }
 
-func (z *zipA[A, B, R]) OnError(err error) { (*zipper[A, B, R])(z).fail(err) }
+func (z *zipA[A, B, R]) OnError(err error) {
+	(*zipper[A, B, R])(z).on(zipEvent[A, B]{kind: zipError, err: err})
+}
 
 func (z *zipA[A, B, R]) OnCompleted() {
-	z.mu.Lock()
-	z.doneA = true
-	(*zipper[A, B, R])(z).drainLocked()
+	(*zipper[A, B, R])(z).on(zipEvent[A, B]{kind: zipDoneA})
 }
 
 // zipB is a zipper seen as the observer of b.
 type zipB[A, B, R any] zipper[A, B, R]
 
 func (z *zipB[A, B, R]) OnNext(v B) {
-	z.mu.Lock()
-	z.qb.push(v)
-	(*zipper[A, B, R])(z).drainLocked()
+	(*zipper[A, B, R])(z).on(zipEvent[A, B]{kind: zipNextB, b: v})
 }
 
-func (z *zipB[A, B, R]) OnError(err error) { (*zipper[A, B, R])(z).fail(err) }
+func (z *zipB[A, B, R]) OnError(err error) {
+	(*zipper[A, B, R])(z).on(zipEvent[A, B]{kind: zipError, err: err})
+}
 
 func (z *zipB[A, B, R]) OnCompleted() {
-	z.mu.Lock()
-	z.doneB = true
-	(*zipper[A, B, R])(z).drainLocked()
+	(*zipper[A, B, R])(z).on(zipEvent[A, B]{kind: zipDoneB})
 }
 
 // queue is a FIFO whose first few values live in the queue itself.
