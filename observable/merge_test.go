@@ -153,3 +153,17 @@ func TestZip2CompletionCancelsTheOther(t *testing.T) {
 	assert.Equal(t, []int{6}, got)
 	p.requireStopped(t)
 }
+
+func TestZip2OfConcurrentSources(t *testing.T) {
+	for range 20 {
+		r := newRecorder[int]()
+		Zip2(spray(0, 300, 3), spray(1000, 300, 3), func(a, b int) int { return b - a }).
+			Subscribe(context.Background(), r)
+		r.wait(t)
+		values, err, completed := r.snapshot()
+		require.NoError(t, err)
+		require.True(t, completed)
+		assert.Len(t, values, 300)
+		r.check(t, values, nil, true)
+	}
+}

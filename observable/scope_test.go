@@ -2,6 +2,7 @@ package observable
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -146,4 +147,53 @@ func firstHook(s *scope) *hook {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.hooks.head
+}
+
+// customContext is a context whose error is neither Canceled nor
+// DeadlineExceeded.
+type customContext struct {
+	context.Context
+	done chan struct{}
+	err  error
+}
+
+var errShutdown = errors.New("shutting down")
+
+func (c *customContext) Done() <-chan struct{} { return c.done }
+func (c *customContext) Err() error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+		return nil
+	}
+}
+
+func TestSubscriptionEndsWithTheParentsOwnError(t *testing.T) {
+	parent := &customContext{Context: context.Background(), done: make(chan struct{}), err: errShutdown}
+	got := make(chan context.Context, 1)
+	sub := holdContext(got).Subscribe(parent, newRecorder[int]())
+	ctx := <-got
+	close(parent.done)
+	waitDone(t, sub.Done(), "subscription")
+	assert.ErrorIs(t, ctx.Err(), errShutdown)
+
+	child := newScope(ctx)
+	assert.ErrorIs(t, child.Err(), errShutdown, "the reason reaches scopes below")
+}
+
+func TestScopeAfterFunc(t *testing.T) {
+	s := newScope(context.Background())
+	stop := s.AfterFunc(func() { t.Error("stopped") })
+	assert.True(t, stop())
+	assert.False(t, stop())
+	ran := make(chan struct{})
+	s.AfterFunc(func() { close(ran) })
+	s.cancel(context.Canceled)
+	waitDone(t, ran, "AfterFunc")
+
+	late := make(chan struct{})
+	stop = s.AfterFunc(func() { close(late) })
+	waitDone(t, late, "AfterFunc on an ended scope")
+	assert.False(t, stop())
 }
