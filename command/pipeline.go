@@ -193,10 +193,21 @@ func (p *pipeline[In, Out]) executeAndObserve(ctx context.Context, r *run, in In
 }
 
 // onCaller subscribes the user's Observable on the caller's goroutine.
+// A timeout or an unsubscribe that came first has ended the execution, or
+// is ending it on another goroutine: then the user's code does not start,
+// as in the pool and as Hystrix's "timed out before executing run()".
 func (p *pipeline[In, Out]) onCaller(callerCtx context.Context, r *run, in In) observable.Observable[Out] {
 	return observable.Defer(func() observable.Observable[Out] {
-		r.do(func(e *execution) { e.runStarted() })
 		return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
+			var gone bool
+			r.do(func(e *execution) {
+				if gone = e.finished || subCtx.Err() != nil; !gone {
+					e.runStarted()
+				}
+			})
+			if gone {
+				return
+			}
 			ctx, stop := joinContexts(subCtx, callerCtx)
 			if safeSubscribe(ctx, p.construct, in, o, false, ctx != subCtx) {
 				stop()
