@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 )
@@ -71,6 +72,25 @@ func BenchmarkToObservableFirst(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if v, err := c.ToObservable(ctx, 1).First(ctx); v != 1 || err != nil {
+				b.Fatal(v, err)
+			}
+		}
+	})
+}
+
+func BenchmarkExecutePool(b *testing.B) {
+	r := NewRegistry()
+	defer r.Close()
+	if err := r.ConfigurePool("BenchPool", PoolConfig{CoreSize: 64}); err != nil {
+		b.Fatal(err)
+	}
+	c := New("BenchPool", func(ctx context.Context, in int) (int, error) { return in, nil }, WithRegistry(r),
+		WithConfig(Config{Pool: "BenchPool", Timeout: time.Second}))
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if v, err := c.Execute(ctx, 1); v != 1 || err != nil {
 				b.Fatal(v, err)
 			}
 		}

@@ -44,8 +44,10 @@ type pool struct {
 
 	largest atomic.Int64 // the most tasks ever running at once
 
-	mu    sync.Mutex
-	busy  int // tasks running user code
+	busy   atomic.Int64 // tasks running user code, at most CoreSize
+	queued atomic.Int64 // len(queue), readable without the lock
+
+	mu    sync.Mutex // guards queue
 	queue []task
 }
 
@@ -61,26 +63,63 @@ func newPool(key string, cfg PoolConfig, perCall bool, recorder poolRecorder) *p
 func (p *pool) submit(t task, now int64) bool {
 	p.lastUsed.Store(now)
 	cfg := p.config.Load()
-	p.mu.Lock()
-	if p.busy < cfg.CoreSize {
-		p.busy++
-		busy := p.busy
-		p.mu.Unlock()
-		if int64(busy) > p.largest.Load() {
-			storeMax(&p.largest, int64(busy))
-		}
+	// The fast path takes a free slot without the lock, unless tasks are
+	// waiting: they go first.
+	if p.queued.Load() == 0 && p.acquire(cfg) {
 		go p.work(t)
 		return true
 	}
-	if len(p.queue) < cfg.queueLimit() {
-		p.queue = append(p.queue, t)
-		p.recorder.SetQueueSize(len(p.queue))
+	p.mu.Lock()
+	if len(p.queue) == 0 && p.acquire(cfg) {
 		p.mu.Unlock()
+		go p.work(t)
 		return true
 	}
+	if len(p.queue) >= cfg.queueLimit() {
+		p.mu.Unlock()
+		p.recorder.MarkRejected()
+		return false
+	}
+	p.queue = append(p.queue, t)
+	p.queued.Store(int64(len(p.queue)))
+	// A worker that freed its slot before it could see this task queued
+	// has left; start the task here if a slot is free now.
+	start := p.popLocked(cfg)
+	p.recorder.SetQueueSize(len(p.queue))
 	p.mu.Unlock()
-	p.recorder.MarkRejected()
-	return false
+	if start != nil {
+		go p.work(start)
+	}
+	return true
+}
+
+// acquire takes a slot if fewer than CoreSize tasks run.
+func (p *pool) acquire(cfg *PoolConfig) bool {
+	for {
+		n := p.busy.Load()
+		if n >= int64(cfg.CoreSize) {
+			return false
+		}
+		if p.busy.CompareAndSwap(n, n+1) {
+			if n+1 > p.largest.Load() {
+				storeMax(&p.largest, n+1)
+			}
+			return true
+		}
+	}
+}
+
+// popLocked takes the first queued task with a slot for it, or returns
+// nil.
+func (p *pool) popLocked(cfg *PoolConfig) task {
+	if len(p.queue) == 0 || !p.acquire(cfg) {
+		return nil
+	}
+	t := p.queue[0]
+	p.queue[0] = nil
+	p.queue = p.queue[1:]
+	p.queued.Store(int64(len(p.queue)))
+	return t
 }
 
 // remove takes t out of the queue if it is still waiting there, and
@@ -93,6 +132,7 @@ func (p *pool) remove(t task) bool {
 		return false
 	}
 	p.queue = slices.Delete(p.queue, i, i+1)
+	p.queued.Store(int64(len(p.queue)))
 	p.recorder.SetQueueSize(len(p.queue))
 	p.mu.Unlock()
 	return true
@@ -109,26 +149,21 @@ func (p *pool) work(t task) {
 }
 
 // release frees the slot of a task whose user code returned.
-func (p *pool) release() {
-	p.mu.Lock()
-	p.busy--
-	p.mu.Unlock()
-}
+func (p *pool) release() { p.busy.Add(-1) }
 
 // next takes the next queued task if a slot is free, or retires the
-// worker.
+// worker. A submitter that queued a task after this worker looked starts
+// it itself (see submit).
 func (p *pool) next() task {
-	cfg := p.config.Load()
-	p.mu.Lock()
-	if len(p.queue) == 0 || p.busy >= cfg.CoreSize {
-		p.mu.Unlock()
+	if p.queued.Load() == 0 {
 		return nil
 	}
-	t := p.queue[0]
-	p.queue[0] = nil
-	p.queue = p.queue[1:]
-	p.busy++
-	p.recorder.SetQueueSize(len(p.queue))
+	cfg := p.config.Load()
+	p.mu.Lock()
+	t := p.popLocked(cfg)
+	if t != nil {
+		p.recorder.SetQueueSize(len(p.queue))
+	}
 	p.mu.Unlock()
 	return t
 }
@@ -157,32 +192,24 @@ func (p *pool) configure(cfg PoolConfig) {
 	p.config.Store(&cfg)
 	for {
 		p.mu.Lock()
-		if len(p.queue) == 0 || p.busy >= cfg.CoreSize {
-			p.mu.Unlock()
-			return
-		}
-		t := p.queue[0]
-		p.queue[0] = nil
-		p.queue = p.queue[1:]
-		p.busy++
+		t := p.popLocked(&cfg)
 		p.recorder.SetQueueSize(len(p.queue))
 		p.mu.Unlock()
+		if t == nil {
+			return
+		}
 		go p.work(t)
 	}
 }
 
 // idle reports whether the pool runs and queues nothing.
 func (p *pool) idle() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.busy == 0 && len(p.queue) == 0
+	return p.busy.Load() == 0 && p.queued.Load() == 0
 }
 
 // size reports the tasks running and the tasks queued.
 func (p *pool) size() (running, queued int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.busy, len(p.queue)
+	return int(p.busy.Load()), int(p.queued.Load())
 }
 
 // storeMax raises a to v if v is larger.
