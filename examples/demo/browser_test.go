@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +14,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/internal/browsertest"
 )
 
 // TestBrowserShowsLiveCommands opens the demo's dashboard in a headless
@@ -33,7 +33,7 @@ import (
 func TestBrowserShowsLiveCommands(t *testing.T) {
 	browser := startBrowser(t)
 	sc := scenario{paymentFailFrom: 2 * time.Second, paymentFailFor: time.Hour, paymentCycle: 2 * time.Hour}
-	screenshot := os.Getenv("DASHBOARD_SCREENSHOT")
+	screenshot := browsertest.ScreenshotFile()
 	var history time.Duration
 	if screenshot != "" {
 		d, err := time.ParseDuration(os.Getenv("DASHBOARD_SCREENSHOT_AFTER"))
@@ -43,7 +43,7 @@ func TestBrowserShowsLiveCommands(t *testing.T) {
 		}
 	}
 	d := startDemo(t, sc)
-	tab := newTab(t, browser)
+	tab := browsertest.NewTab(t, browser)
 	problems := watchConsole(t, tab)
 	do(t, tab, chromedp.Navigate(d.base+"/hystrix/"))
 	if history > 0 {
@@ -72,63 +72,19 @@ func TestBrowserShowsLiveCommands(t *testing.T) {
 	assert.Equal(t, "open", eval[string](t, tab, `document.querySelector('[data-command="PaymentGateway"]').getAttribute("data-circuit")`))
 
 	if screenshot != "" {
-		ctx, cancel := context.WithTimeout(tab, time.Minute)
-		defer cancel()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(screenshot, png, 0o644))
-		t.Logf("screenshot written to %s", screenshot)
+		browsertest.WriteScreenshot(t, browsertest.Screenshot(t, tab, time.Minute))
 	}
 	assert.Empty(t, problems(), "the page reported problems")
 }
 
-// The browser helpers below follow metricsstream/dashboard's browser test.
-
-const chromiumPath = "/usr/bin/chromium"
-
 // startBrowser starts a headless chromium, closed when the test ends; the
-// test is skipped when there is none.
+// test is skipped in -short mode and when there is no chromium.
 func startBrowser(t *testing.T) context.Context {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
-	path := chromiumPath
-	if _, err := os.Stat(path); err != nil {
-		p, lookErr := exec.LookPath("chromium")
-		if lookErr != nil {
-			t.Skipf("browser test needs chromium at %s: apt-get update && apt-get install -y chromium", chromiumPath)
-		}
-		path = p
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
-		chromedp.WindowSize(1280, 1000),
-	)
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() {
-		cancel()
-		cancelAlloc()
-	})
-	require.NoError(t, chromedp.Do(ctx), "start chromium")
-	return ctx
-}
-
-func newTab(t *testing.T, browser context.Context) context.Context {
-	t.Helper()
-	tab, cancel := chromedp.NewContext(browser)
-	t.Cleanup(cancel)
-	require.NoError(t, chromedp.Do(tab), "open a tab")
-	return tab
+	return browsertest.Start(t)
 }
 
 func do(t *testing.T, tab context.Context, actions ...chromedp.Action[chromedp.Void]) {

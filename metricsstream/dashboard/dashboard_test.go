@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,65 +19,15 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// chromiumPath is where Debian's chromium package installs the browser.
-const chromiumPath = "/usr/bin/chromium"
+	"github.com/rxhystrix/rxhystrix/internal/browsertest"
+)
 
 // browserTimeout bounds each browser step, so that a page that never shows
 // what a test waits for fails the test instead of hanging it. It is a
 // deadline for failure, not a wait: every step returns as soon as the page
 // is ready.
 const browserTimeout = 30 * time.Second
-
-// startBrowser starts a headless chromium with a fresh profile and returns
-// the context of its first tab. The browser is closed, and its process
-// reaped, when the test ends. Without chromium the test is skipped.
-func startBrowser(t *testing.T) context.Context {
-	t.Helper()
-	path := chromiumPath
-	if _, err := os.Stat(path); err != nil {
-		p, lookErr := exec.LookPath("chromium")
-		if lookErr != nil {
-			t.Skipf("browser test needs chromium at %s: apt-get update && apt-get install -y chromium", chromiumPath)
-		}
-		path = p
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
-		chromedp.WindowSize(1280, 1000),
-	)
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	// Cancelling the first tab closes the browser; cancelling the
-	// allocator then waits until the process and chromedp's goroutines
-	// have ended, before goleak looks and before TempDir is removed.
-	t.Cleanup(func() {
-		cancel()
-		cancelAlloc()
-	})
-	// The first run starts the browser; it gets no timeout, because its
-	// context bounds the browser's whole life.
-	require.NoError(t, chromedp.Do(ctx), "start chromium")
-	return ctx
-}
-
-// newTab opens a tab in the browser of ctx, closed when the test ends.
-func newTab(t *testing.T, browser context.Context) context.Context {
-	t.Helper()
-	tab, cancel := chromedp.NewContext(browser)
-	t.Cleanup(cancel)
-	require.NoError(t, chromedp.Do(tab), "open a tab")
-	return tab
-}
 
 // step runs actions with browserTimeout as their deadline.
 func step(t *testing.T, tab context.Context, actions ...chromedp.Action[chromedp.Void]) {
@@ -181,7 +130,7 @@ func watchConsole(t *testing.T, tab context.Context) func() []string {
 
 // TestBrowser drives the dashboard in a real, headless chromium.
 func TestBrowser(t *testing.T) {
-	browser := startBrowser(t)
+	browser := browsertest.Start(t)
 
 	t.Run("draws a Hystrix stream and follows it", func(t *testing.T) {
 		stream := newHystrixStream()
@@ -190,7 +139,7 @@ func TestBrowser(t *testing.T) {
 		srv := httptest.NewServer(mux)
 		t.Cleanup(srv.Close)
 		t.Cleanup(func() { close(stream.stop) }) // runs before srv.Close
-		tab := newTab(t, browser)
+		tab := browsertest.NewTab(t, browser)
 		problems := watchConsole(t, tab)
 
 		step(t, tab, chromedp.Navigate(srv.URL+"/hystrix/"))
@@ -328,7 +277,7 @@ func TestBrowser(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				tab := newTab(t, browser)
+				tab := browsertest.NewTab(t, browser)
 				step(t, tab, chromedp.Navigate(tc.page), chromedp.WaitVisible(chromedp.ID("error")))
 				msg := text(t, tab, "#error")
 				assert.Contains(t, msg, "Cannot reach the stream")
@@ -350,7 +299,7 @@ func TestBrowser(t *testing.T) {
 		}))
 		t.Cleanup(streamSrv.Close)
 		t.Cleanup(func() { close(stream.stop) })
-		tab := newTab(t, browser)
+		tab := browsertest.NewTab(t, browser)
 
 		page := srv.URL + "/?stream=" + url.QueryEscape(streamSrv.URL+"/hystrix.stream") + "&title=Checkout"
 		step(t, tab, chromedp.Navigate(page))
@@ -385,14 +334,8 @@ func lower(ss []string) []string {
 // directory and, when DASHBOARD_SCREENSHOT names a file, there too.
 func writeScreenshot(t *testing.T, tab context.Context) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(tab, browserTimeout)
-	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	require.NoError(t, err, "screenshot")
+	png := browsertest.Screenshot(t, tab, browserTimeout)
 	require.True(t, len(png) > 8 && string(png[1:4]) == "PNG", "the screenshot is a PNG")
 	require.NoError(t, os.WriteFile(filepath.Join(t.TempDir(), "dashboard.png"), png, 0o644))
-	if dst := os.Getenv("DASHBOARD_SCREENSHOT"); dst != "" {
-		require.NoError(t, os.WriteFile(dst, png, 0o644), "DASHBOARD_SCREENSHOT")
-		t.Logf("screenshot written to %s", dst)
-	}
+	browsertest.WriteScreenshot(t, png)
 }
