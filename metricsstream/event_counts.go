@@ -56,6 +56,29 @@ func (c *EventCounts) Count(e EventType) int {
 // Contains reports whether e happened.
 func (c *EventCounts) Contains(e EventType) bool { return c.Count(e) > 0 }
 
+// Names returns the events that happened, in Hystrix's order ([EventType]'s
+// order), by their Hystrix names: an event counted more than once ([Emit],
+// [FallbackEmit] or [Collapsed]) is its name followed by "x" and the count,
+// as in "EMITx3". [ExceptionThrown], derived from the others, is left out.
+// An execution with no events has no names: Names returns nil.
+//
+// Hystrix's request log repeats the count of EMIT and FALLBACK_EMIT only;
+// Names repeats COLLAPSED's too, the number of requests the batch served.
+func (c *EventCounts) Names() []string {
+	var names []string
+	for e := range NumEventTypes {
+		n := c.Count(e)
+		switch {
+		case n == 0 || e == ExceptionThrown:
+		case n > 1:
+			names = append(names, e.String()+"x"+strconv.Itoa(n))
+		default:
+			names = append(names, e.String())
+		}
+	}
+	return names
+}
+
 // isMultiple reports whether e may happen more than once per execution.
 func (e EventType) isMultiple() bool { return e == Emit || e == FallbackEmit || e == Collapsed }
 

@@ -158,16 +158,5 @@ func watchCompletions(ctx context.Context, ms ...*metricsstream.CommandMetrics) 
 
 // format lists events in Hystrix's order and names: "[EMITx3, SUCCESS]".
 func format(events metricsstream.EventCounts) string {
-	var names []string
-	for e := range metricsstream.NumEventTypes {
-		n := events.Count(e)
-		switch {
-		case n == 0 || e == metricsstream.ExceptionThrown:
-		case n > 1:
-			names = append(names, fmt.Sprintf("%vx%d", e, n))
-		default:
-			names = append(names, e.String())
-		}
-	}
-	return "[" + strings.Join(names, ", ") + "]"
+	return "[" + strings.Join(events.Names(), ", ") + "]"
 }
