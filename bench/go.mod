@@ -5,18 +5,22 @@ go 1.26.0
 replace github.com/rxhystrix/rxhystrix => ..
 
 require (
-	github.com/afex/hystrix-go v0.0.0-20180502004556-fa1af6a1f4f5 // indirect
+	github.com/afex/hystrix-go v0.0.0-20180502004556-fa1af6a1f4f5
+	github.com/cep21/circuit/v4 v4.0.0
+	github.com/failsafe-go/failsafe-go v0.9.8
+	github.com/reactivex/rxgo/v2 v2.5.0
+	github.com/rxhystrix/rxhystrix v0.0.0-00010101000000-000000000000
+	github.com/sony/gobreaker/v2 v2.4.0
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
+)
+
+require (
 	github.com/bits-and-blooms/bitset v1.24.4 // indirect
 	github.com/cenkalti/backoff/v4 v4.0.0 // indirect
-	github.com/cep21/circuit/v4 v4.0.0 // indirect
 	github.com/emirpasic/gods v1.12.0 // indirect
-	github.com/failsafe-go/failsafe-go v0.9.8 // indirect
-	github.com/reactivex/rxgo/v2 v2.5.0 // indirect
-	github.com/rxhystrix/rxhystrix v0.0.0-00010101000000-000000000000 // indirect
-	github.com/sony/gobreaker/v2 v2.4.0 // indirect
+	github.com/smartystreets/goconvey v1.8.1 // indirect
 	github.com/stretchr/objx v0.5.3 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/teivah/onecontext v0.0.0-20200513185103-40f981bfd775 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
