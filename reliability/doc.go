@@ -14,7 +14,10 @@
 // closes), and that calls to a healthy server of the same group keep
 // their latency all along: none is rejected, short-circuited, timed out or
 // served by a fallback. A control run without per-URL pools shows the
-// healthy calls starving, so the isolation checks can fail. These tests
+// healthy calls starving, so the isolation checks can fail. The Hystrix
+// dashboard stream of the same registry, read over loopback with ?delay=,
+// shows the faulty circuit open and the healthy one closed, then both
+// closed, and ends when its reader leaves. These tests
 // run on the real clock, with timeouts of 200ms, a 200ms sleep window and
 // 20ms health snapshots; they wait for states by polling with a deadline,
 // never by sleeping.
