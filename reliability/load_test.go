@@ -273,9 +273,8 @@ func (o outcome) String() string {
 // or counted twice, that nothing is left running, that every permit is
 // back, and that no goroutine is left.
 func TestLoad(t *testing.T) {
-	for _, mode := range isolationModes {
-		t.Run(mode.name, func(t *testing.T) { testLoad(t, mode.isolation) })
-	}
+	t.Run("pool", func(t *testing.T) { testLoad(t, command.PoolIsolation) })
+	t.Run("semaphore", func(t *testing.T) { testLoad(t, command.SemaphoreIsolation) })
 }
 
 func testLoad(t *testing.T, isolation command.Isolation) {
