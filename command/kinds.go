@@ -54,38 +54,37 @@ func (c *Command[In, Out]) scalarPipeline() *pipeline[In, Out] {
 		scalar: true,
 		construct: func(ctx context.Context, in In) observable.Observable[Out] {
 			return observable.Defer(func() observable.Observable[Out] {
-				v, err := callRun(c.run, ctx, in)
-				if err != nil {
-					return observable.Error[Out](err)
-				}
-				return observable.Just(v)
+				return justOrError(callRun(c.run, ctx, in))
 			})
 		},
 		poolKey: c.poolKey,
 	}
 	switch {
 	case c.fallback != nil:
-		p.fallback = func(ctx context.Context, in In, err error) observable.Observable[Out] {
-			return observable.Defer(func() observable.Observable[Out] {
-				v, ferr := callFallback(c.fallback, ctx, in, err)
-				if ferr != nil {
-					return observable.Error[Out](ferr)
-				}
-				return observable.Just(v)
-			})
-		}
+		p.fallback = scalarFallback(c.fallback)
 	case c.fbObs != nil:
-		p.fallback = func(ctx context.Context, in In, err error) observable.Observable[Out] {
-			return observable.Defer(func() observable.Observable[Out] {
-				v, ferr := callFallback(c.observableFallback, ctx, in, err)
-				if ferr != nil {
-					return observable.Error[Out](ferr)
-				}
-				return observable.Just(v)
-			})
-		}
+		p.fallback = scalarFallback(c.observableFallback)
 	}
 	return p
+}
+
+// justOrError is the Observable of one call's result: its value, or its
+// error.
+func justOrError[Out any](v Out, err error) observable.Observable[Out] {
+	if err != nil {
+		return observable.Error[Out](err)
+	}
+	return observable.Just(v)
+}
+
+// scalarFallback adapts a fallback that returns one value to the
+// pipeline's Observable fallback, recovering its panics.
+func scalarFallback[In, Out any](f fallbackFunc[In, Out]) func(context.Context, In, error) observable.Observable[Out] {
+	return func(ctx context.Context, in In, err error) observable.Observable[Out] {
+		return observable.Defer(func() observable.Observable[Out] {
+			return justOrError(callFallback(f, ctx, in, err))
+		})
+	}
 }
 
 // ObservableCommand is a command whose user code produces an Observable of
@@ -127,15 +126,7 @@ func NewObservable[In, Out any](key string, construct func(context.Context, In) 
 		fallback:  typed[func(context.Context, In, error) observable.Observable[Out]]("NewObservable", key, "WithFallbackObservable", o.fallbackObs),
 	}
 	if fb := typed[func(context.Context, In, error) (Out, error)]("NewObservable", key, "WithFallback", o.fallback); fb != nil && c.pipe.fallback == nil {
-		c.pipe.fallback = func(ctx context.Context, in In, err error) observable.Observable[Out] {
-			return observable.Defer(func() observable.Observable[Out] {
-				v, ferr := callFallback(fb, ctx, in, err)
-				if ferr != nil {
-					return observable.Error[Out](ferr)
-				}
-				return observable.Just(v)
-			})
-		}
+		c.pipe.fallback = scalarFallback(fb)
 	}
 	return c
 }
