@@ -45,7 +45,7 @@ func TestBrowserShowsLiveCommands(t *testing.T) {
 	d := startDemo(t, sc)
 	tab := browsertest.NewTab(t, browser)
 	problems := watchConsole(t, tab)
-	do(t, tab, chromedp.Navigate(d.base+"/hystrix/"))
+	browsertest.Do(t, tab, chromedp.Navigate(d.base+"/hystrix/"))
 	if history > 0 {
 		// Only for the documentation's picture: let the sparklines draw
 		// some history.
@@ -53,10 +53,10 @@ func TestBrowserShowsLiveCommands(t *testing.T) {
 	}
 
 	waitFor(t, tab, `document.querySelectorAll("#commands [data-command]").length === 6`)
-	assert.ElementsMatch(t, demoCommands, eval[[]string](t, tab,
+	assert.ElementsMatch(t, demoCommands, browsertest.Eval[[]string](t, tab,
 		`Array.from(document.querySelectorAll("#commands [data-command]"), e => e.getAttribute("data-command"))`))
 	assert.Equal(t, "Forced Open", text(t, tab, field("command", "LegacyInventory", "circuit")))
-	assert.Equal(t, "forced-open", eval[string](t, tab, `document.querySelector('[data-command="LegacyInventory"]').getAttribute("data-circuit")`))
+	assert.Equal(t, "forced-open", browsertest.Eval[string](t, tab, `document.querySelector('[data-command="LegacyInventory"]').getAttribute("data-circuit")`))
 	assert.Equal(t, "Closed", text(t, tab, field("command", "GetUser", "circuit")))
 	waitFor(t, tab, `document.querySelector('[data-collapser="GetPrice"]') !== null`)
 
@@ -69,7 +69,7 @@ func TestBrowserShowsLiveCommands(t *testing.T) {
 	// PaymentGateway's circuit.
 	waitFor(t, tab, `(() => { const e = document.querySelector('`+field("pool", "SearchService", "rejected")+`'); return e !== null && /^[1-9]/.test(e.textContent.trim()); })()`)
 	waitFor(t, tab, `(() => { const e = document.querySelector('`+field("command", "PaymentGateway", "circuit")+`'); return e !== null && e.textContent.trim() === "Open"; })()`)
-	assert.Equal(t, "open", eval[string](t, tab, `document.querySelector('[data-command="PaymentGateway"]').getAttribute("data-circuit")`))
+	assert.Equal(t, "open", browsertest.Eval[string](t, tab, `document.querySelector('[data-command="PaymentGateway"]').getAttribute("data-circuit")`))
 
 	if screenshot != "" {
 		browsertest.WriteScreenshot(t, browsertest.Screenshot(t, tab, time.Minute))
@@ -85,22 +85,6 @@ func startBrowser(t *testing.T) context.Context {
 		t.Skip("browser test skipped in -short mode")
 	}
 	return browsertest.Start(t)
-}
-
-func do(t *testing.T, tab context.Context, actions ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(tab, failAfter)
-	defer cancel()
-	require.NoError(t, chromedp.Do(ctx, actions...))
-}
-
-func eval[T any](t *testing.T, tab context.Context, expr string) T {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(tab, failAfter)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
-	require.NoError(t, err, "evaluate %s", expr)
-	return v
 }
 
 // waitFor waits until the JavaScript predicate holds in the page; it polls
@@ -120,7 +104,7 @@ func field(kind, name, f string) string {
 
 func text(t *testing.T, tab context.Context, sel string) string {
 	t.Helper()
-	return eval[string](t, tab, `document.querySelector('`+sel+`').textContent.trim()`)
+	return browsertest.Eval[string](t, tab, `document.querySelector('`+sel+`').textContent.trim()`)
 }
 
 // watchConsole collects the page's exceptions, console warnings and errors

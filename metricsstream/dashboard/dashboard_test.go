@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
@@ -27,25 +26,7 @@ import (
 // what a test waits for fails the test instead of hanging it. It is a
 // deadline for failure, not a wait: every step returns as soon as the page
 // is ready.
-const browserTimeout = 30 * time.Second
-
-// step runs actions with browserTimeout as their deadline.
-func step(t *testing.T, tab context.Context, actions ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(tab, browserTimeout)
-	defer cancel()
-	require.NoError(t, chromedp.Do(ctx, actions...))
-}
-
-// eval evaluates a JavaScript expression in the page.
-func eval[T any](t *testing.T, tab context.Context, expr string) T {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(tab, browserTimeout)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
-	require.NoError(t, err, "evaluate %s", expr)
-	return v
-}
+const browserTimeout = browsertest.StepTimeout
 
 // field selects the element of one field of one card.
 func field(kind, name, f string) string {
@@ -56,7 +37,7 @@ func field(kind, name, f string) string {
 // text reads the text of the first element that sel matches.
 func text(t *testing.T, tab context.Context, sel string) string {
 	t.Helper()
-	return eval[string](t, tab, `document.querySelector(`+jsString(sel)+`).textContent.trim()`)
+	return browsertest.Eval[string](t, tab, `document.querySelector(`+jsString(sel)+`).textContent.trim()`)
 }
 
 // waitText waits until the element that sel matches reads want. It polls in
@@ -69,7 +50,7 @@ func waitText(t *testing.T, tab context.Context, sel, want string) {
 	pred := `(() => { const e = document.querySelector(` + jsString(sel) + `); return e !== null && e.textContent.trim() === ` + jsString(want) + `; })()`
 	_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](pred))
 	if err != nil {
-		got := eval[string](t, tab, `(() => { const e = document.querySelector(`+jsString(sel)+`); return e === null ? "<no element>" : e.textContent.trim(); })()`)
+		got := browsertest.Eval[string](t, tab, `(() => { const e = document.querySelector(`+jsString(sel)+`); return e === null ? "<no element>" : e.textContent.trim(); })()`)
 		require.NoError(t, err, "%s: got %q; want %q", sel, got, want)
 	}
 }
@@ -81,12 +62,12 @@ func jsString(s string) string {
 // names lists the data-<kind> names of the cards in a container, in page order.
 func names(t *testing.T, tab context.Context, container, kind string) []string {
 	t.Helper()
-	return eval[[]string](t, tab, `Array.from(document.querySelectorAll("#`+container+` [data-`+kind+`]"), e => e.getAttribute("data-`+kind+`"))`)
+	return browsertest.Eval[[]string](t, tab, `Array.from(document.querySelectorAll("#`+container+` [data-`+kind+`]"), e => e.getAttribute("data-`+kind+`"))`)
 }
 
 func attr(t *testing.T, tab context.Context, sel, name string) string {
 	t.Helper()
-	return eval[string](t, tab, `document.querySelector(`+jsString(sel)+`).getAttribute(`+jsString(name)+`) || ""`)
+	return browsertest.Eval[string](t, tab, `document.querySelector(`+jsString(sel)+`).getAttribute(`+jsString(name)+`) || ""`)
 }
 
 // watchConsole collects what the page reports as wrong from now on:
@@ -142,7 +123,7 @@ func TestBrowser(t *testing.T) {
 		tab := browsertest.NewTab(t, browser)
 		problems := watchConsole(t, tab)
 
-		step(t, tab, chromedp.Navigate(srv.URL+"/hystrix/"))
+		browsertest.Do(t, tab, chromedp.Navigate(srv.URL+"/hystrix/"))
 		sendCtx, cancel := context.WithTimeout(tab, browserTimeout)
 		defer cancel()
 		require.NoError(t, stream.send(sendCtx, scenarioHistory()), "the page never connected to its stream")
@@ -218,7 +199,7 @@ func TestBrowser(t *testing.T) {
 		// The status counts the events it could not use, and goes on.
 		assert.Contains(t, text(t, tab, "#status"), "2 ignored")
 		assert.Equal(t, "open", attr(t, tab, "#status", "data-state"))
-		assert.True(t, eval[bool](t, tab, `document.getElementById("error").hidden`), "no error shown")
+		assert.True(t, browsertest.Eval[bool](t, tab, `document.getElementById("error").hidden`), "no error shown")
 
 		// The next frame changes the counts; the page follows.
 		require.NoError(t, stream.send(sendCtx, scenarioFrame(frameAfterStep)))
@@ -232,17 +213,17 @@ func TestBrowser(t *testing.T) {
 		assert.NotEmpty(t, attr(t, tab, field("command", "GetUser", "sparkline"), "d"), "the sparkline is drawn")
 
 		// Sorting: by name, then by error percentage, highest first.
-		step(t, tab, chromedp.Click(chromedp.CSS(`[data-sort-for="commands"] [data-sort="name"]`)))
+		browsertest.Do(t, tab, chromedp.Click(chromedp.CSS(`[data-sort-for="commands"] [data-sort="name"]`)))
 		got := names(t, tab, "commands", "command")
 		assert.True(t, slices.IsSorted(lower(got)), "alphabetical: %v", got)
-		step(t, tab, chromedp.Click(chromedp.CSS(`[data-sort-for="commands"] [data-sort="error"]`)))
+		browsertest.Do(t, tab, chromedp.Click(chromedp.CSS(`[data-sort-for="commands"] [data-sort="error"]`)))
 		got = names(t, tab, "commands", "command")
 		require.NotEmpty(t, got)
 		assert.Equal(t, "PaymentGateway", got[0], "highest error first: %v", got)
 		assert.Equal(t, "desc", attr(t, tab, `[data-sort-for="commands"] [data-sort="error"]`, "data-direction"))
 
 		// Back to Hystrix's default order for the screenshot.
-		step(t, tab, chromedp.Click(chromedp.CSS(`[data-sort-for="commands"] [data-sort="errorThenVolume"]`)))
+		browsertest.Do(t, tab, chromedp.Click(chromedp.CSS(`[data-sort-for="commands"] [data-sort="errorThenVolume"]`)))
 		writeScreenshot(t, tab)
 
 		assert.Empty(t, problems(), "the page reported problems")
@@ -278,7 +259,7 @@ func TestBrowser(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				tab := browsertest.NewTab(t, browser)
-				step(t, tab, chromedp.Navigate(tc.page), chromedp.WaitVisible(chromedp.ID("error")))
+				browsertest.Do(t, tab, chromedp.Navigate(tc.page), chromedp.WaitVisible(chromedp.ID("error")))
 				msg := text(t, tab, "#error")
 				assert.Contains(t, msg, "Cannot reach the stream")
 				for _, w := range tc.want {
@@ -302,7 +283,7 @@ func TestBrowser(t *testing.T) {
 		tab := browsertest.NewTab(t, browser)
 
 		page := srv.URL + "/?stream=" + url.QueryEscape(streamSrv.URL+"/hystrix.stream") + "&title=Checkout"
-		step(t, tab, chromedp.Navigate(page))
+		browsertest.Do(t, tab, chromedp.Navigate(page))
 		ctx, cancel := context.WithTimeout(tab, browserTimeout)
 		defer cancel()
 		// A name is text, never markup.
@@ -312,13 +293,13 @@ func TestBrowser(t *testing.T) {
 		require.NoError(t, stream.send(ctx, append(scenarioFrame(0), dataEvent(odd))), "the page never connected to ?stream=")
 		waitText(t, tab, field("command", "GetUser", "success"), commas(getUser(0).success))
 		waitText(t, tab, field("command", markup, "success"), "1")
-		assert.Equal(t, markup, eval[string](t, tab,
+		assert.Equal(t, markup, browsertest.Eval[string](t, tab,
 			`Array.from(document.querySelectorAll("[data-command]")).find(e => e.getAttribute("data-command").startsWith("<img")).querySelector('[data-field="name"]').title`))
-		assert.Equal(t, 0, eval[int](t, tab, `document.querySelectorAll("#commands img").length`))
-		assert.NotEqual(t, "owned", eval[string](t, tab, `document.title`))
+		assert.Equal(t, 0, browsertest.Eval[int](t, tab, `document.querySelectorAll("#commands img").length`))
+		assert.NotEqual(t, "owned", browsertest.Eval[string](t, tab, `document.title`))
 		assert.Equal(t, "Hystrix Stream: Checkout", text(t, tab, "#title"))
 		assert.Equal(t, streamSrv.URL+"/hystrix.stream",
-			eval[string](t, tab, `document.getElementById("stream-url").value`), "the form shows the stream")
+			browsertest.Eval[string](t, tab, `document.getElementById("stream-url").value`), "the form shows the stream")
 	})
 }
 
