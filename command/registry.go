@@ -136,6 +136,7 @@ func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation)
 // its metrics, for the dashboard stream.
 func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 	cfg := k.config.Load()
+	bc := k.breaker.Config() // with the breaker's defaults filled in
 	open := !cfg.Breaker.Disabled && k.breaker.IsOpen()
 	st := metricsstream.CommandStatus{
 		Group:              cfg.Group,
@@ -143,11 +144,11 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 		CircuitBreakerOpen: open,
 		Properties: metricsstream.CommandProperties{
 			CircuitBreakerEnabled:         !cfg.Breaker.Disabled,
-			RequestVolumeThreshold:        orDefault(cfg.Breaker.RequestVolumeThreshold, breaker.DefaultRequestVolumeThreshold),
-			SleepWindow:                   orDefaultDuration(cfg.Breaker.SleepWindow, breaker.DefaultSleepWindow),
-			ErrorThresholdPercentage:      orDefault(cfg.Breaker.ErrorThresholdPercentage, breaker.DefaultErrorThresholdPercentage),
-			ForceOpen:                     cfg.Breaker.ForceOpen,
-			ForceClosed:                   cfg.Breaker.ForceClosed,
+			RequestVolumeThreshold:        bc.RequestVolumeThreshold,
+			SleepWindow:                   bc.SleepWindow,
+			ErrorThresholdPercentage:      bc.ErrorThresholdPercentage,
+			ForceOpen:                     bc.ForceOpen,
+			ForceClosed:                   bc.ForceClosed,
 			Isolation:                     cfg.Isolation.String(),
 			Timeout:                       max(cfg.Timeout, 0),
 			TimeoutEnabled:                cfg.Timeout > 0,
@@ -159,20 +160,6 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 		},
 	}
 	return st
-}
-
-func orDefault(v, d int) int {
-	if v == 0 {
-		return d
-	}
-	return v
-}
-
-func orDefaultDuration(v, d time.Duration) time.Duration {
-	if v == 0 {
-		return d
-	}
-	return v
 }
 
 // Configure changes the configuration of the commands of key, live: the
