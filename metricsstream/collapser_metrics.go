@@ -88,10 +88,12 @@ func (m *CollapserMetrics) MarkBatch(size int) {
 	var adds [(int(NumCollapserEventTypes) + 1) / 2]uint64
 	addTo(adds[:], int(CollapserBatchExecuted), 1)
 	addTo(adds[:], int(CollapserAddedToBatch), int64(size))
-	m.rolling.add(m.rolling.bucketFor(now), stripeOf(), adds[:])
+	s := pinStripe()
+	m.rolling.add(m.rolling.bucketFor(now), s, adds[:], nonZero(adds[:]))
 	if !m.cfg.PercentileDisabled {
-		m.sizes.record(now, time.Duration(size)*histUnit, -1)
+		m.sizes.record(m.sizes.bucketAtHint(now, m.sizes.newest.Load()), s, time.Duration(size)*histUnit, -1)
 	}
+	s.unpin()
 }
 
 // MarkResponseFromCache records that the request cache answered a request
@@ -99,7 +101,10 @@ func (m *CollapserMetrics) MarkBatch(size int) {
 func (m *CollapserMetrics) MarkResponseFromCache() {
 	var adds [(int(NumCollapserEventTypes) + 1) / 2]uint64
 	addTo(adds[:], int(CollapserResponseFromCache), 1)
-	m.rolling.add(m.rolling.bucketFor(m.clock.Now()), stripeOf(), adds[:])
+	now := m.clock.Now()
+	s := pinStripe()
+	m.rolling.add(m.rolling.bucketFor(now), s, adds[:], nonZero(adds[:]))
+	s.unpin()
 }
 
 // RollingCount returns how many times e happened in the closed buckets of

@@ -96,9 +96,9 @@ func (m *CommandMetrics) MarkStart() (concurrencyAtStart int64) {
 // clock already: the execution started at t.
 func (m *CommandMetrics) MarkStartAt(t time.Time) (concurrencyAtStart int64) {
 	n := m.concurrency.Add(1)
-	if b := m.rolling.bucket(m.rolling.bucketFor(t), stripeOf()); b != nil {
-		storeMax(&b[rollingWords+rollingMaxConcurrency], n)
-	}
+	s := pinStripe()
+	m.rolling.raise(m.rolling.bucketFor(t), s, rollingMaxConcurrency, n)
+	s.unpin()
 	m.touch()
 	return n
 }
@@ -114,29 +114,12 @@ func (m *CommandMetrics) MarkCompletion(c *Completion) {
 	if end.IsZero() {
 		end = m.clock.Now()
 	}
-	stripe := stripeOf()
+	since := end.Sub(m.created) // the rolling and latency windows start at created
 
-	// Two events share a word: one atomic add records both.
 	var adds [rollingWords]uint64
-	var total, errs int64
-	for e, n := range &c.Events {
-		if n <= 0 || EventType(e) == ExceptionThrown {
-			continue
-		}
-		v := uint64(n)
-		if !EventType(e).isMultiple() {
-			v = 1
-		}
-		addTo(adds[:], e, int64(v))
-		switch healthKinds[e] {
-		case healthKindError:
-			errs += int64(v)
-			total += int64(v)
-		case healthKindTotal:
-			total += int64(v)
-		}
-	}
-	m.rolling.add(m.rolling.bucketFor(end), stripe, adds[:])
+	words, total, errs := eventWordsOf(&c.Events, &adds)
+	stripe := pinStripe()
+	m.rolling.add(m.rolling.bucketSince(since, m.rolling.newest.Load()), stripe, adds[:], words)
 
 	if total > 0 {
 		var adds [(healthCounters + 1) / 2]uint64 // total and errors share a word
@@ -146,12 +129,13 @@ func (m *CommandMetrics) MarkCompletion(c *Completion) {
 			addTo(adds[:], healthSlow, 1)
 		}
 		h := m.health.Load()
-		h.add(h.bucketFor(end), stripe, adds[:])
+		h.add(h.bucketSince(since, h.newest.Load()), stripe, adds[:], nonZero(adds[:]))
 	}
 
 	if c.Executed && !m.cfg.PercentileDisabled {
-		m.latency.record(end, c.ExecutionLatency, c.TotalLatency)
+		m.latency.record(m.latency.bucketSince(since, m.latency.newest.Load()), stripe, c.ExecutionLatency, c.TotalLatency)
 	}
+	stripe.unpin()
 	m.completions.publish(c, &m.drops)
 	// Last, as Hystrix's markCommandDone: whoever sees the count fall
 	// finds the execution recorded.
@@ -160,25 +144,6 @@ func (m *CommandMetrics) MarkCompletion(c *Completion) {
 	}
 	m.touch()
 }
-
-// How an event counts in health.
-const (
-	healthKindNone = iota
-	healthKindTotal
-	healthKindError
-)
-
-var healthKinds = func() (k [NumEventTypes]uint8) {
-	for e := range NumEventTypes {
-		switch {
-		case e.IsHealthError():
-			k[e] = healthKindError
-		case e.CountsInHealth():
-			k[e] = healthKindTotal
-		}
-	}
-	return k
-}()
 
 // touch brings evicted metrics back into their registry when they are
 // used again.

@@ -27,7 +27,10 @@ func (m *CommandMetrics) healthAt(now time.Time) HealthCounts {
 // [CommandMetrics.HealthStream] stay subscribed and tick from then on at
 // the boundaries of the new buckets.
 func (m *CommandMetrics) ResetStream() {
-	m.health.Store(newHealthRing(m.clock.Now(), m.cfg))
+	now := m.clock.Now()
+	h := newHealthRing(now, m.cfg)
+	h.offset = now.Sub(m.created)
+	m.health.Store(h)
 	if s := m.streams.Load(); s != nil {
 		s.health.realign()
 	}

@@ -1,6 +1,7 @@
 package metricsstream
 
 import (
+	"math/bits"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -18,13 +19,13 @@ const maxRingCounters = 24
 
 // counterRing is a lock-free ring of time buckets of counters. A bucket
 // holds sums (non-negative counters packed two to a 64-bit word, 32 bits
-// each, so that one atomic add records two events) and then maxes (whole
-// words that only grow). Each bucket has a copy of its words per stripe
-// (see stripeOf), allocated when a recorder of that stripe first comes.
+// each, so that one add records two events) and then maxes (whole words
+// that only grow). Each stripe (see stripe) has its own ring of slots,
+// allocated when its first recorder comes.
 //
-// Recording is a load of the slot's generation and atomic adds into the
-// recorder's stripe; the first recorder of a new bucket clears the slot it
-// recycles (a compare-and-swap, once per bucket). Nothing runs in the
+// Recording is a load of the slot's generation in the recorder's stripe
+// and adds into it; the first recorder of a stripe in a new bucket clears
+// the slot it recycles (once per bucket and stripe). Nothing runs in the
 // background: buckets close because time passes.
 //
 // A ring that keeps totals folds a slot's sums into them when the slot is
@@ -32,20 +33,26 @@ const maxRingCounters = 24
 //
 // Readers use only closed buckets. They check a slot's generation before
 // and after reading it, so a slot recycled under them (possible only for a
-// reader delayed by a whole bucket) is left out.
+// reader delayed by a whole ring) is noticed.
 type counterRing struct {
 	window
 	sums     int // packed counters
 	sumWords int // the words that hold them: (sums+1)/2
 	words    int // per bucket: the sum words, then the maxes
-	gens     []atomic.Int64
-	stripes  []atomic.Pointer[[]atomic.Int64] // stripe s holds slot i at [i*words, (i+1)*words)
-	newest   atomic.Int64                     // the newest bucket a slot was claimed for
+	slots    int // per stripe: ringLen
+	stripes  []atomic.Pointer[counterStripe]
+	newest   atomic.Int64 // the newest bucket a slot was claimed for
 
 	// Running totals: nil for a ring that keeps none.
 	totals       []atomic.Int64 // per sum counter, of the slots recycled so far
 	foldsStarted atomic.Int64
 	foldsDone    atomic.Int64
+}
+
+// counterStripe is the ring of one stripe.
+type counterStripe struct {
+	gens  []atomic.Int64 // per slot: the bucket it holds, genEmpty or genClaiming
+	words []atomic.Int64 // slot i at [i*words, (i+1)*words)
 }
 
 // newCounterRing returns an empty ring of sums packed counters and maxes
@@ -58,11 +65,8 @@ func newCounterRing(epoch time.Time, width time.Duration, size, sums, maxes int,
 	if sums+maxes > maxRingCounters {
 		panic("metricsstream: too many counters per bucket")
 	}
-	r.gens = make([]atomic.Int64, r.ringLen())
-	for i := range r.gens {
-		r.gens[i].Store(genEmpty)
-	}
-	r.stripes = make([]atomic.Pointer[[]atomic.Int64], stripeCount)
+	r.slots = r.ringLen()
+	r.stripes = make([]atomic.Pointer[counterStripe], stripeCount)
 	r.newest.Store(genEmpty)
 	if keepTotals {
 		r.totals = make([]atomic.Int64, sums)
@@ -89,67 +93,85 @@ func (r *counterRing) bucketFor(t time.Time) int64 {
 	return r.window.bucketAtHint(t, r.newest.Load())
 }
 
-// bucket returns the words of bucket n in the given stripe, claiming and
-// clearing the slot if it holds an older bucket. It returns nil if the slot
-// already holds a newer bucket: the caller is so late that bucket n has
-// left the ring.
-func (r *counterRing) bucket(n int64, stripe int) []atomic.Int64 {
-	i := int(n) & (len(r.gens) - 1)
-	gen := &r.gens[i]
+// add adds to bucket n, in stripe s, the pending adds (see addTo) of the
+// words whose bits are set in words (see nonZero). A bucket that has left
+// the ring gets nothing.
+func (r *counterRing) add(n int64, s stripe, adds []uint64, words uint32) {
+	b := r.bucket(n, s)
+	if b == nil {
+		return
+	}
+	for ; words != 0; words &= words - 1 {
+		w := bits.TrailingZeros32(words)
+		s.addWord(&b[w], int64(adds[w]))
+	}
+}
+
+// nonZero returns the set of the words of adds that are not zero, for add.
+func nonZero(adds []uint64) (words uint32) {
+	for w, v := range adds {
+		if v != 0 {
+			words |= 1 << w
+		}
+	}
+	return words
+}
+
+// raise raises max m (0 is the first max) of bucket n, in stripe s, to v.
+func (r *counterRing) raise(n int64, s stripe, m int, v int64) {
+	if b := r.bucket(n, s); b != nil {
+		s.raiseWord(&b[r.sumWords+m], v)
+	}
+}
+
+// bucket returns the words of bucket n in stripe s, recycling the slot if
+// it holds an older bucket. It returns nil if the slot holds a newer
+// bucket already: the caller is so late that bucket n has left the ring.
+func (r *counterRing) bucket(n int64, s stripe) []atomic.Int64 {
+	st := r.stripe(s.index)
+	i := int(n) & (r.slots - 1)
+	gen := &st.gens[i]
 	for {
 		g := gen.Load()
 		switch {
 		case g == n:
-			return r.stripeWords(stripe)[i*r.words : (i+1)*r.words]
+			return st.words[i*r.words : (i+1)*r.words]
 		case g == genClaiming:
-			runtime.Gosched() // another recorder is clearing it: a few stores
+			// Only in a shared stripe, whose recorders are not pinned:
+			// another recorder is clearing it, a few stores.
+			runtime.Gosched()
 		case g > n:
 			return nil
 		default:
-			if r.claim(i, g, n) {
-				return r.stripeWords(stripe)[i*r.words : (i+1)*r.words]
+			if r.recycle(st, i, g, n, s.shared) {
+				return st.words[i*r.words : (i+1)*r.words]
 			}
 		}
 	}
 }
 
-// add adds to bucket n, in the given stripe, one pending add per word (see
-// addTo). A bucket that has left the ring gets nothing.
-func (r *counterRing) add(n int64, stripe int, adds []uint64) {
-	b := r.bucket(n, stripe)
-	if b == nil {
-		return
-	}
-	for w, v := range adds {
-		if v != 0 {
-			b[w].Add(int64(v))
-		}
-	}
-}
-
-// claim moves slot i from bucket old to bucket n: it folds the slot's sums
-// into the totals, clears it in every stripe and publishes n.
-func (r *counterRing) claim(i int, old, n int64) bool {
+// recycle moves slot i of st from bucket old to bucket n: it folds the
+// slot's sums into the totals, clears it and publishes n. In a shared
+// stripe it may lose the race to another recorder and report false.
+func (r *counterRing) recycle(st *counterStripe, i int, old, n int64, shared bool) bool {
 	if r.totals != nil {
 		r.foldsStarted.Add(1) // readers of totals retry until foldsDone catches up
 		defer r.foldsDone.Add(1)
 	}
-	if !r.gens[i].CompareAndSwap(old, genClaiming) {
-		return false
+	if shared {
+		if !st.gens[i].CompareAndSwap(old, genClaiming) {
+			return false
+		}
+	} else {
+		st.gens[i].Store(genClaiming)
 	}
 	var folded [maxRingCounters + 1]int64 // the sums, two per word
-	for s := range r.stripes {
-		p := r.stripes[s].Load()
-		if p == nil {
-			continue
-		}
-		w := (*p)[i*r.words : (i+1)*r.words]
-		for j := range w {
-			v := uint64(w[j].Swap(0))
-			if j < r.sumWords {
-				folded[2*j] += int64(uint32(v))
-				folded[2*j+1] += int64(v >> 32)
-			}
+	w := st.words[i*r.words : (i+1)*r.words]
+	for j := range w {
+		v := uint64(w[j].Swap(0))
+		if j < r.sumWords {
+			folded[2*j] += int64(uint32(v))
+			folded[2*j+1] += int64(v >> 32)
 		}
 	}
 	if r.totals != nil && old >= 0 {
@@ -159,9 +181,22 @@ func (r *counterRing) claim(i int, old, n int64) bool {
 			}
 		}
 	}
-	r.gens[i].Store(n)
+	st.gens[i].Store(n)
 	storeMax(&r.newest, n)
 	return true
+}
+
+// stripe returns stripe s, allocating it on first use.
+func (r *counterRing) stripe(s int) *counterStripe {
+	if st := r.stripes[s].Load(); st != nil {
+		return st
+	}
+	st := &counterStripe{gens: make([]atomic.Int64, r.slots), words: make([]atomic.Int64, r.slots*r.words)}
+	for i := range st.gens {
+		st.gens[i].Store(genEmpty)
+	}
+	r.stripes[s].CompareAndSwap(nil, st)
+	return r.stripes[s].Load()
 }
 
 // lastActive returns the start of the newest bucket a recorder wrote to,
@@ -174,39 +209,33 @@ func (r *counterRing) lastActive(since time.Time) time.Time {
 	return r.epoch.Add(time.Duration(n) * r.width)
 }
 
-// stripeWords returns the words of stripe s, allocating them on first use.
-func (r *counterRing) stripeWords(s int) []atomic.Int64 {
-	p := r.stripes[s].Load()
-	if p == nil {
-		w := make([]atomic.Int64, len(r.gens)*r.words)
-		r.stripes[s].CompareAndSwap(nil, &w)
-		p = r.stripes[s].Load()
-	}
-	return *p
-}
-
-// readSlot sets dst (of length counters) to slot i, summed or maxed over
-// the stripes, and reports whether the slot held bucket n before and
-// after.
+// readSlot sets dst (of length counters) to bucket n of slot i, summed or
+// maxed over the stripes that hold it, and reports whether none of them
+// recycled it meanwhile.
 func (r *counterRing) readSlot(i int, n int64, dst []int64) bool {
-	if r.gens[i].Load() != n {
-		return false
-	}
 	clear(dst)
 	for s := range r.stripes {
-		p := r.stripes[s].Load()
-		if p == nil {
+		st := r.stripes[s].Load()
+		if st == nil || st.gens[i].Load() != n {
 			continue
 		}
-		w := (*p)[i*r.words : (i+1)*r.words]
-		for j := range r.sums {
-			dst[j] += sumOf(w, j)
-		}
-		for m := range r.words - r.sumWords {
-			dst[r.sums+m] = max(dst[r.sums+m], w[r.sumWords+m].Load())
+		r.accumulate(st.words[i*r.words:(i+1)*r.words], dst)
+		if st.gens[i].Load() != n {
+			return false
 		}
 	}
-	return r.gens[i].Load() == n
+	return true
+}
+
+// accumulate adds the sums of bucket words w into dst and raises its
+// maxes.
+func (r *counterRing) accumulate(w []atomic.Int64, dst []int64) {
+	for j := range r.sums {
+		dst[j] += sumOf(w, j)
+	}
+	for m := range r.words - r.sumWords {
+		dst[r.sums+m] = max(dst[r.sums+m], w[r.sumWords+m].Load())
+	}
 }
 
 // sumsInto adds into dst[j] sum counter j of the closed buckets of the
@@ -215,7 +244,7 @@ func (r *counterRing) sumsInto(now int64, dst []int64) {
 	var buf [maxRingCounters]int64
 	vals := buf[:r.counters()]
 	for n := max(now-int64(r.size), 0); n < now; n++ {
-		if r.readSlot(int(n)&(len(r.gens)-1), n, vals) {
+		if r.readSlot(int(n)&(r.slots-1), n, vals) {
 			for j := range dst {
 				dst[j] += vals[j]
 			}
@@ -237,7 +266,7 @@ func (r *counterRing) maxOf(now int64, m int) int64 {
 	vals := buf[:r.counters()]
 	var v int64
 	for n := max(now-int64(r.size), 0); n < now; n++ {
-		if r.readSlot(int(n)&(len(r.gens)-1), n, vals) {
+		if r.readSlot(int(n)&(r.slots-1), n, vals) {
 			v = max(v, vals[r.sums+m])
 		}
 	}
@@ -246,7 +275,7 @@ func (r *counterRing) maxOf(now int64, m int) int64 {
 
 // totalsInto sets dst[j] to the running total of sum counter j up to the
 // last closed bucket at bucket now: the totals folded from recycled slots
-// plus the closed buckets still in the ring.
+// plus the closed buckets still in the rings.
 func (r *counterRing) totalsInto(now int64, dst []int64) {
 	var buf [maxRingCounters]int64
 	vals := buf[:r.counters()]
@@ -260,13 +289,21 @@ func (r *counterRing) totalsInto(now int64, dst []int64) {
 		for j := range dst {
 			dst[j] = r.totals[j].Load()
 		}
-		for i := range r.gens {
-			n := r.gens[i].Load()
-			if n < 0 || n >= now || !r.readSlot(i, n, vals) {
+		for s := range r.stripes {
+			st := r.stripes[s].Load()
+			if st == nil {
 				continue
 			}
-			for j := range dst {
-				dst[j] += vals[j]
+			for i := range st.gens {
+				n := st.gens[i].Load()
+				if n < 0 || n >= now {
+					continue
+				}
+				clear(vals)
+				r.accumulate(st.words[i*r.words:(i+1)*r.words], vals)
+				for j := range dst {
+					dst[j] += vals[j]
+				}
 			}
 		}
 		if r.foldsStarted.Load() == started {

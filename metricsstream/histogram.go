@@ -37,10 +37,16 @@ type histogram struct {
 	chunks [histChunks]atomic.Pointer[histChunk]
 }
 
-// record counts one value d, clamped to [0, one hour].
-func (h *histogram) record(d time.Duration) {
+// record counts one value d, clamped to [0, one hour], from a recorder of
+// stripe s.
+func (h *histogram) record(d time.Duration, s stripe) {
 	i := histIndex(int64(d / histUnit))
-	loadOrNew(&h.chunks[i>>histChunkBits])[i&(histChunkLen-1)].Add(1)
+	c := &loadOrNew(&h.chunks[i>>histChunkBits])[i&(histChunkLen-1)]
+	if s.shared {
+		c.Add(1)
+	} else {
+		c.Store(c.Load() + 1)
+	}
 }
 
 // clear zeroes every count, keeping the chunks for reuse.

@@ -34,25 +34,20 @@ func (r *latencyRing) closedBuckets(now int64) []LatencyBucket {
 	// in distributions.
 	for range 3 {
 		out = out[:0]
-		var gens []int64
+		var held []heldSlot
 		for n := max(now-int64(r.size), 0); n < now; n++ {
-			i := int(n) & (len(r.gens) - 1)
-			if r.gens[i].Load() != n {
+			var exec, tot []*histogram
+			exec, tot, held = r.histogramsOf(n, nil, nil, held)
+			if len(exec) == 0 && len(tot) == 0 {
 				continue
 			}
-			gens = append(gens, n)
 			b := LatencyBucket{Start: r.epoch.Add(time.Duration(n) * r.width)}
-			if h := r.slots[i].execution.Load(); h != nil {
-				b.Execution = merge([]*histogram{h})
-			}
-			if h := r.slots[i].total.Load(); h != nil {
-				b.Total = merge([]*histogram{h})
-			}
+			b.Execution, b.Total = merge(exec), merge(tot)
 			if b.Execution.Count() > 0 || b.Total.Count() > 0 {
 				out = append(out, b)
 			}
 		}
-		if r.unchanged(gens) {
+		if unchanged(held) {
 			break
 		}
 	}

@@ -6,110 +6,152 @@ import (
 	"time"
 )
 
-// latencySlot is one bucket of the latency window: a histogram of the
-// execution latencies and one of the total latencies, each allocated when
-// the first latency arrives.
+// latencySlot is one bucket of the latency window in one stripe: its
+// histograms, allocated when the first latency arrives.
 type latencySlot struct {
-	execution, total atomic.Pointer[histogram]
+	histograms atomic.Pointer[latencyHistograms]
 }
 
-// latencyRing is the ring of latency buckets of a percentile window, with
-// the same lock-free claiming as counterRing. A recycled slot keeps its
-// histograms and their chunks, zeroed, so a busy key stops allocating once
-// its latencies have been seen.
+// latencyHistograms is a histogram of the execution latencies and one of
+// the total latencies.
+type latencyHistograms struct {
+	execution, total histogram
+}
+
+// latencyStripe is the ring of one stripe (see stripe).
+type latencyStripe struct {
+	gens  []atomic.Int64 // per slot: the bucket it holds, genEmpty or genClaiming
+	slots []latencySlot
+}
+
+// latencyRing is the ring of latency buckets of a percentile window, per
+// stripe, with the same recycling as counterRing. A recycled slot keeps
+// its histograms and their chunks, zeroed, so a busy key stops allocating
+// once its latencies have been seen.
 type latencyRing struct {
 	window
-	gens   []atomic.Int64
-	slots  []latencySlot
-	newest atomic.Int64 // the newest bucket a slot was claimed for
+	slots   int // per stripe: ringLen
+	stripes []atomic.Pointer[latencyStripe]
+	newest  atomic.Int64 // the newest bucket a slot was claimed for
 }
 
 func newLatencyRing(epoch time.Time, width time.Duration, size int) *latencyRing {
 	r := &latencyRing{window: window{epoch: epoch, width: width, size: size}}
-	r.gens = make([]atomic.Int64, r.ringLen())
-	r.slots = make([]latencySlot, r.ringLen())
-	for i := range r.gens {
-		r.gens[i].Store(genEmpty)
-	}
+	r.slots = r.ringLen()
+	r.stripes = make([]atomic.Pointer[latencyStripe], stripeCount)
 	r.newest.Store(genEmpty)
 	return r
 }
 
-// record counts the latencies of an execution that ended at end; a
-// negative latency is not counted.
-func (r *latencyRing) record(end time.Time, execution, total time.Duration) {
-	s := r.slot(r.bucketAtHint(end, r.newest.Load()))
-	if s == nil {
+// record counts, in stripe s, the latencies of an execution that ended in
+// bucket n; a negative latency is not counted.
+func (r *latencyRing) record(n int64, s stripe, execution, total time.Duration) {
+	slot := r.slot(n, s)
+	if slot == nil {
 		return
 	}
+	h := loadOrNew(&slot.histograms)
 	if execution >= 0 {
-		loadOrNew(&s.execution).record(execution)
+		h.execution.record(execution, s)
 	}
 	if total >= 0 {
-		loadOrNew(&s.total).record(total)
+		h.total.record(total, s)
 	}
 }
 
-// slot returns the slot of bucket n, as counterRing.bucket.
-func (r *latencyRing) slot(n int64) *latencySlot {
-	i := int(n) & (len(r.gens) - 1)
-	gen := &r.gens[i]
+// slot returns the slot of bucket n in stripe s, as counterRing.bucket.
+func (r *latencyRing) slot(n int64, s stripe) *latencySlot {
+	st := r.stripe(s.index)
+	i := int(n) & (r.slots - 1)
+	gen := &st.gens[i]
 	for {
 		g := gen.Load()
 		switch {
 		case g == n:
-			return &r.slots[i]
+			return &st.slots[i]
 		case g == genClaiming:
-			runtime.Gosched()
+			runtime.Gosched() // only in a shared stripe, whose recorders are not pinned
 		case g > n:
 			return nil
-		case gen.CompareAndSwap(g, genClaiming):
-			s := &r.slots[i]
-			if h := s.execution.Load(); h != nil {
-				h.clear()
+		default:
+			if s.shared {
+				if !gen.CompareAndSwap(g, genClaiming) {
+					continue
+				}
+			} else {
+				gen.Store(genClaiming)
 			}
-			if h := s.total.Load(); h != nil {
-				h.clear()
+			slot := &st.slots[i]
+			if h := slot.histograms.Load(); h != nil {
+				h.execution.clear()
+				h.total.clear()
 			}
 			gen.Store(n)
 			storeMax(&r.newest, n)
-			return s
+			return slot
 		}
 	}
+}
+
+// stripe returns stripe s, allocating it on first use.
+func (r *latencyRing) stripe(s int) *latencyStripe {
+	if st := r.stripes[s].Load(); st != nil {
+		return st
+	}
+	st := &latencyStripe{gens: make([]atomic.Int64, r.slots), slots: make([]latencySlot, r.slots)}
+	for i := range st.gens {
+		st.gens[i].Store(genEmpty)
+	}
+	r.stripes[s].CompareAndSwap(nil, st)
+	return r.stripes[s].Load()
+}
+
+// heldSlot is a slot a reader found holding a bucket.
+type heldSlot struct {
+	gen *atomic.Int64
+	n   int64
+}
+
+// histogramsOf appends the histograms of bucket n, in every stripe that
+// holds it, to execution and total, and the slots they are in to held.
+func (r *latencyRing) histogramsOf(n int64, execution, total []*histogram, held []heldSlot) ([]*histogram, []*histogram, []heldSlot) {
+	i := int(n) & (r.slots - 1)
+	for s := range r.stripes {
+		st := r.stripes[s].Load()
+		if st == nil || st.gens[i].Load() != n {
+			continue
+		}
+		held = append(held, heldSlot{&st.gens[i], n})
+		if h := st.slots[i].histograms.Load(); h != nil {
+			execution = append(execution, &h.execution)
+			total = append(total, &h.total)
+		}
+	}
+	return execution, total, held
 }
 
 // distributions merges the closed buckets of the window at bucket now.
 func (r *latencyRing) distributions(now int64) (execution, total Distribution) {
 	// A slot recycled while it is read (only possible for a reader
-	// delayed by a whole bucket) makes the merge start over.
+	// delayed by a whole ring) makes the merge start over.
 	for range 3 {
 		var exec, tot []*histogram
-		var gens []int64
+		var held []heldSlot
 		for n := max(now-int64(r.size), 0); n < now; n++ {
-			i := int(n) & (len(r.gens) - 1)
-			if r.gens[i].Load() != n {
-				continue
-			}
-			gens = append(gens, n)
-			if h := r.slots[i].execution.Load(); h != nil {
-				exec = append(exec, h)
-			}
-			if h := r.slots[i].total.Load(); h != nil {
-				tot = append(tot, h)
-			}
+			exec, tot, held = r.histogramsOf(n, exec, tot, held)
 		}
 		execution, total = merge(exec), merge(tot)
-		if r.unchanged(gens) {
+		if unchanged(held) {
 			break
 		}
 	}
 	return execution, total
 }
 
-// unchanged reports whether the slots of buckets gens still hold them.
-func (r *latencyRing) unchanged(gens []int64) bool {
-	for _, n := range gens {
-		if r.gens[int(n)&(len(r.gens)-1)].Load() != n {
+// unchanged reports whether the slots still hold the buckets they held.
+func unchanged(held []heldSlot) bool {
+	for _, h := range held {
+		if h.gen.Load() != h.n {
 			return false
 		}
 	}

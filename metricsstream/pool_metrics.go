@@ -62,9 +62,10 @@ func (p *PoolMetrics) Config() Config { return p.cfg }
 // active count.
 func (p *PoolMetrics) MarkStart() (active int64) {
 	n := p.active.Add(1)
-	if b := p.rolling.bucket(p.rolling.bucketFor(p.clock.Now()), stripeOf()); b != nil {
-		storeMax(&b[poolWords+poolMaxActive], n)
-	}
+	now := p.clock.Now()
+	s := pinStripe()
+	p.rolling.raise(p.rolling.bucketFor(now), s, poolMaxActive, n)
+	s.unpin()
 	storeMax(&p.largest, n)
 	p.touch()
 	return n
@@ -85,7 +86,10 @@ func (p *PoolMetrics) MarkRejected() { p.count(PoolRejection) }
 func (p *PoolMetrics) count(e PoolEventType) {
 	var adds [poolWords]uint64
 	addTo(adds[:], int(e), 1)
-	p.rolling.add(p.rolling.bucketFor(p.clock.Now()), stripeOf(), adds[:])
+	now := p.clock.Now()
+	s := pinStripe()
+	p.rolling.add(p.rolling.bucketFor(now), s, adds[:], nonZero(adds[:]))
+	s.unpin()
 	p.touch()
 }
 

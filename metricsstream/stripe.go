@@ -1,46 +1,91 @@
 package metricsstream
 
 import (
-	"math/bits"
 	"runtime"
-	"sync"
 	"sync/atomic"
+
+	"github.com/rxhystrix/rxhystrix/internal/proc"
 )
 
-// Counters are striped: each bucket keeps a copy of its counters per
-// stripe, recorders add to the copy of their stripe, and readers sum the
-// copies. Two processors adding to the same cache line make it bounce
-// between them at several times the cost of the add; with stripes,
-// recorders that run at once on different processors use different lines.
+// Counters and latency histograms are striped: each bucket keeps a copy of
+// them per stripe, recorders write to the copy of their stripe, and
+// readers sum the copies. Two processors adding to the same cache line
+// make it bounce between them at several times the cost of the add; with
+// stripes, recorders that run at once on different processors use
+// different lines.
 //
-// A recorder's stripe is the number of a token it takes from a sync.Pool
-// and puts back at once. A sync.Pool keeps its values per processor, so a
-// processor keeps using the same token, and so the same stripe, while
-// tokens made for different processors have different numbers. (The
-// address of the goroutine's stack is cheaper, but goroutines started
-// together get stacks whose addresses hash alike, so they would share a
-// stripe.) Which stripe a count lands in never matters for correctness.
+// The first exclusiveStripes processors (see package proc) each own a
+// stripe. A recorder on one of them pins itself to its processor while it
+// records (a few nanoseconds: it cannot be preempted meanwhile), so nobody
+// else writes that stripe, and it updates the stripe with plain loads and
+// stores where shared counters need locked read-modify-write instructions.
+// Processors beyond those (on machines with more than eight, or after
+// GOMAXPROCS grows) share the sharedStripes that follow, with atomic adds
+// and compare-and-swap.
+//
+// A stripe is allocated when its first recorder comes, so a key recorded
+// from one processor costs one copy, and a key busy on every processor at
+// most exclusiveStripes+sharedStripes copies. Which stripe a count lands in
+// never matters for correctness.
 
-// stripeCount is the number of stripes: four per processor (rounded up to
-// a power of two), so that the tokens of processors seldom share a number
-// even after the pool has dropped and remade some, and at most 32, which
-// bounds what the counters of a busy key cost.
-var stripeCount = min(1<<bits.Len(uint(4*runtime.GOMAXPROCS(0)-1)), 32)
+// exclusiveStripes is the number of stripes owned by one processor each:
+// GOMAXPROCS at start rounded up to a power of two, at most 8.
+var exclusiveStripes = proc.Slots(8)
 
-// stripeToken is a stripe number held by one processor at a time.
-type stripeToken struct{ n int }
+// sharedStripes is the number of stripes shared by the processors beyond
+// the exclusive ones: 8 on a machine that has them at start, else 1, for
+// processors added later.
+var sharedStripes = func() int {
+	if runtime.GOMAXPROCS(0) > exclusiveStripes {
+		return 8
+	}
+	return 1
+}()
 
-var (
-	nextStripe   atomic.Uint64
-	stripeTokens = sync.Pool{New: func() any {
-		return &stripeToken{n: int(nextStripe.Add(1)-1) & (stripeCount - 1)}
-	}}
-)
+// stripeCount is the number of stripes of every counter ring and latency
+// ring.
+var stripeCount = exclusiveStripes + sharedStripes
 
-// stripeOf returns the stripe of the calling processor.
-func stripeOf() int {
-	t := stripeTokens.Get().(*stripeToken)
-	n := t.n
-	stripeTokens.Put(t)
-	return n
+// stripe is where a recorder writes: its index, and whether other
+// processors write there too.
+type stripe struct {
+	index  int
+	shared bool
+}
+
+// pinStripe returns the stripe of the calling goroutine's processor; for
+// an exclusive stripe it pins the goroutine there until unpin.
+func pinStripe() stripe {
+	id := proc.Pin()
+	if id < exclusiveStripes {
+		return stripe{index: id}
+	}
+	proc.Unpin()
+	return stripe{index: exclusiveStripes + id%sharedStripes, shared: true}
+}
+
+// unpin ends the pin of pinStripe.
+func (s stripe) unpin() {
+	if !s.shared {
+		proc.Unpin()
+	}
+}
+
+// addWord adds v to w: with a plain load and store in an exclusive stripe,
+// atomically in a shared one.
+func (s stripe) addWord(w *atomic.Int64, v int64) {
+	if s.shared {
+		w.Add(v)
+	} else {
+		w.Store(w.Load() + v)
+	}
+}
+
+// raiseWord raises w to v if v is larger.
+func (s stripe) raiseWord(w *atomic.Int64, v int64) {
+	if s.shared {
+		storeMax(w, v)
+	} else if v > w.Load() {
+		w.Store(v)
+	}
 }

@@ -15,6 +15,10 @@ type window struct {
 	epoch time.Time
 	width time.Duration
 	size  int // closed buckets in a rolling value
+
+	// offset is how long after the time its owner measures from (see
+	// bucketSince) the epoch lies.
+	offset time.Duration
 }
 
 // bucketAt returns the number of the bucket that holds t. Times before the
@@ -31,7 +35,14 @@ func (w *window) bucketAt(t time.Time) int64 {
 // falls in bucket hint, which is the common case for a recorder, it
 // answers with a multiplication instead of a division.
 func (w *window) bucketAtHint(t time.Time, hint int64) int64 {
-	d := t.Sub(w.epoch)
+	return w.bucketSince(t.Sub(w.epoch)+w.offset, hint)
+}
+
+// bucketSince is bucketAtHint for the time d after the time the window's
+// owner measures from, which lies offset before the epoch: an owner with
+// several windows reads the clock and subtracts once for all of them.
+func (w *window) bucketSince(d time.Duration, hint int64) int64 {
+	d -= w.offset
 	if lo := time.Duration(hint) * w.width; hint >= 0 && d >= lo && d-lo < w.width {
 		return hint
 	}

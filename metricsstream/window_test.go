@@ -35,14 +35,6 @@ func TestRingLenIsAPowerOfTwoWithRoomToSpare(t *testing.T) {
 	}
 }
 
-func TestStripeOfIsInRange(t *testing.T) {
-	assert.Zero(t, stripeCount&(stripeCount-1))
-	for range 100 {
-		s := stripeOf()
-		assert.True(t, s >= 0 && s < stripeCount, "%d", s)
-	}
-}
-
 // Running totals are folded from recycled slots: they must survive many
 // trips around the ring, idle stretches included.
 func TestCumulativeCountsAcrossManyRecycledBuckets(t *testing.T) {
