@@ -337,7 +337,7 @@ func goroutineID() int64 {
 }
 
 // execPermits and fallbackPermits report the permits of key in use.
-func (h *harness) execPermits(key string) int64 { return h.state(key).execSem.used() }
+func (h *harness) execPermits(key string) int64 { return h.state(key).metrics.ConcurrentExecutions() }
 
 func (h *harness) fallbackPermits(key string) int64 { return h.state(key).fallbackSem.used() }
 

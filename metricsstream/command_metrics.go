@@ -103,6 +103,27 @@ func (m *CommandMetrics) MarkStartAt(t time.Time) (concurrencyAtStart int64) {
 	return n
 }
 
+// TryMarkStartAt is [CommandMetrics.MarkStartAt] for an execution that may
+// start only while fewer than limit executions of the key run: the
+// concurrent execution count doubles as the key's execution semaphore
+// (Hystrix's TryableSemaphore, whose permits are exactly the executions
+// running), so that semaphore isolation costs one shared counter, not two.
+// When limit executions run already it records nothing and reports false.
+// A permit taken is returned by the MarkCompletion whose
+// ConcurrencyAtStart is the count returned.
+func (m *CommandMetrics) TryMarkStartAt(t time.Time, limit int64) (concurrencyAtStart int64, ok bool) {
+	n := m.concurrency.Add(1)
+	if n > limit {
+		m.concurrency.Add(-1)
+		return 0, false
+	}
+	s := pinStripe()
+	m.rolling.raise(m.rolling.bucketFor(t), s, rollingMaxConcurrency, n)
+	s.unpin()
+	m.touch()
+	return n, true
+}
+
 // MarkCompletion records an execution that ended: its events go into the
 // current rolling and health buckets, its latencies into the current
 // latency histograms (if it ran), the subscribers of
