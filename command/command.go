@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
@@ -115,21 +116,17 @@ func (c *Command[In, Out]) executeWithSemaphore(ctx context.Context, e *executio
 		return c.recover(ctx, e, in, SemaphoreRejectedFailure, ErrSemaphoreRejected)
 	}
 	e.runStarted()
-	runCtx, cancel := ctx, context.CancelFunc(nil)
-	if e.cfg.Timeout > 0 {
-		runCtx, cancel = c.k.registry.clock.WithTimeout(ctx, e.cfg.Timeout)
-	}
+	runCtx, deadline, end := runContextFor(ctx, c.k.registry.clock, e.start, e.cfg.Timeout)
 	v, err := callRun(c.run, runCtx, in)
-	o := classify(ctx, runCtx, err)
-	if cancel != nil {
-		cancel()
-	}
-	return c.conclude(ctx, e, in, o, v, err)
+	now := c.k.registry.clock.Now()
+	o := classifyTimed(ctx, timedOut(runCtx, deadline, now), err)
+	endRunContext(deadline, end)
+	return c.conclude(ctx, e, in, o, v, err, now)
 }
 
-// conclude records how run ended and produces the caller's result.
-func (c *Command[In, Out]) conclude(ctx context.Context, e *execution, in In, o outcome, v Out, err error) (Out, error) {
-	now := c.k.registry.clock.Now()
+// conclude records how run ended, at now, and produces the caller's
+// result.
+func (c *Command[In, Out]) conclude(ctx context.Context, e *execution, in In, o outcome, v Out, err error, now time.Time) (Out, error) {
 	switch o {
 	case outcomeSuccess:
 		e.succeeded(now)

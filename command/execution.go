@@ -137,10 +137,16 @@ const (
 // classify says how a run that returned err ended, given the caller's
 // context and run's context (which carries the timeout).
 func classify(callerCtx, runCtx context.Context, err error) outcome {
+	return classifyTimed(callerCtx, runCtx.Err() != nil, err)
+}
+
+// classifyTimed is classify for a caller that knows whether run ran out
+// of time.
+func classifyTimed(callerCtx context.Context, timedOut bool, err error) outcome {
 	switch {
 	case callerCtx.Err() != nil:
 		return outcomeCancelled
-	case runCtx.Err() != nil:
+	case timedOut:
 		return outcomeTimeout
 	case err == nil:
 		return outcomeSuccess

@@ -302,12 +302,13 @@ type pipelineTask struct {
 	released atomic.Bool
 }
 
-func (t *pipelineTask) runTask(p *pool) {
+func (t *pipelineTask) runTask(p *pool, _ time.Time) time.Time {
 	t.pool = p
 	if t.state.CompareAndSwap(taskQueued, taskRunning) {
 		t.body()
 	}
 	t.release()
+	return time.Time{}
 }
 
 // release frees the task's slot, once.
@@ -376,7 +377,7 @@ func (p *pipeline[In, Out]) inPool(callerCtx context.Context, r *run, in In) obs
 			}
 			stop()
 		}
-		if !pl.submit(t, start.UnixNano()) {
+		if !pl.submit(t, start) {
 			stop()
 			o.OnError(errPoolRejectedSignal)
 			return

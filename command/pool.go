@@ -2,10 +2,11 @@ package command
 
 import (
 	"slices"
-
-	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
 // task is one run waiting for, or running on, a pool worker.
@@ -13,8 +14,9 @@ type task interface {
 	// runTask runs on a worker goroutine. It calls p.release exactly
 	// once, as soon as its user code has returned and before it tells its
 	// caller (the fused Execute and the pipeline alike), so that a caller
-	// who submits again at once finds the slot free.
-	runTask(p *pool)
+	// who submits again at once finds the slot free. It returns when the
+	// user code returned if it read the clock then, else the zero time.
+	runTask(p *pool, start time.Time) (end time.Time)
 }
 
 // poolRecorder receives what a pool does; metricsstream.PoolMetrics
@@ -22,7 +24,9 @@ type task interface {
 // sizes it records are in the order the queue took them.
 type poolRecorder interface {
 	MarkStart() int64
+	MarkStartAt(time.Time) int64
 	MarkDone()
+	MarkDoneAt(time.Time)
 	MarkRejected()
 	SetQueueSize(n int)
 }
@@ -40,7 +44,7 @@ type pool struct {
 	perCall  bool
 	recorder poolRecorder
 	config   atomic.Pointer[PoolConfig]
-	lastUsed atomic.Int64 // unix nanoseconds of the last submit
+	lastUsed atomic.Int64 // unix nanoseconds of a recent submit, to the millisecond
 
 	largest atomic.Int64 // the most tasks ever running at once
 
@@ -59,20 +63,24 @@ func newPool(key string, cfg PoolConfig, perCall bool, recorder poolRecorder) *p
 }
 
 // submit starts t on a worker, queues it, or reports false when the pool
-// rejects it.
-func (p *pool) submit(t task, now int64) bool {
-	p.lastUsed.Store(now)
+// rejects it. The command started at now.
+func (p *pool) submit(t task, now time.Time) bool {
+	// Idle pools are retired after minutes: a millisecond is precise
+	// enough, and spares busy callers a write to a shared line.
+	if ns := now.UnixNano(); ns-p.lastUsed.Load() >= int64(time.Millisecond) {
+		p.lastUsed.Store(ns)
+	}
 	cfg := p.config.Load()
 	// The fast path takes a free slot without the lock, unless tasks are
 	// waiting: they go first.
 	if p.queued.Load() == 0 && p.acquire(cfg) {
-		go p.work(t)
+		go p.work(t, now)
 		return true
 	}
 	p.mu.Lock()
 	if len(p.queue) == 0 && p.acquire(cfg) {
 		p.mu.Unlock()
-		go p.work(t)
+		go p.work(t, now)
 		return true
 	}
 	if len(p.queue) >= cfg.queueLimit() {
@@ -88,7 +96,7 @@ func (p *pool) submit(t task, now int64) bool {
 	p.recorder.SetQueueSize(len(p.queue))
 	p.mu.Unlock()
 	if start != nil {
-		go p.work(start)
+		go p.work(start, time.Time{})
 	}
 	return true
 }
@@ -139,12 +147,21 @@ func (p *pool) remove(t task) bool {
 }
 
 // work runs t, then queued tasks while there are any and a slot is free.
-func (p *pool) work(t task) {
+// A task submitted at start and started at once starts then; for one
+// that waited, start is zero and the clock is read.
+func (p *pool) work(t task, start time.Time) {
 	for t != nil {
-		p.recorder.MarkStart()
-		t.runTask(p)
-		p.recorder.MarkDone()
-		t = p.next()
+		if start.IsZero() {
+			p.recorder.MarkStart()
+		} else {
+			p.recorder.MarkStartAt(start)
+		}
+		if end := t.runTask(p, start); end.IsZero() {
+			p.recorder.MarkDone()
+		} else {
+			p.recorder.MarkDoneAt(end)
+		}
+		t, start = p.next(), time.Time{}
 	}
 }
 
@@ -198,7 +215,7 @@ func (p *pool) configure(cfg PoolConfig) {
 		if t == nil {
 			return
 		}
-		go p.work(t)
+		go p.work(t, time.Time{})
 	}
 }
 

@@ -4,6 +4,9 @@ import (
 	"context"
 	"runtime"
 	"sync/atomic"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
 )
 
 // The states of a poolCall.
@@ -23,8 +26,10 @@ type poolCall[In, Out any] struct {
 	in    In
 	out   Out
 	err   error
+	end   time.Time // when run returned; written before done is signalled
 	state atomic.Int32
 	done  chan struct{} // buffered 1; signalled when run returned in time
+	timer clock.Timer   // the caller's timeout, kept across uses
 
 	concurrency atomic.Int64 // the command's concurrency when run started
 }
@@ -42,31 +47,59 @@ func (c *Command[In, Out]) getCall(ctx context.Context, in In) *poolCall[In, Out
 func (call *poolCall[In, Out]) recycle() {
 	var zeroIn In
 	var zeroOut Out
-	call.ctx, call.in, call.out, call.err = nil, zeroIn, zeroOut, nil
+	call.ctx, call.in, call.out, call.err, call.end = nil, zeroIn, zeroOut, nil, time.Time{}
 	call.concurrency.Store(0)
 	call.cmd.calls.Put(call)
 }
 
-// runTask runs on a pool worker.
-func (call *poolCall[In, Out]) runTask(p *pool) {
+// runTask runs on a pool worker. It returns when run returned.
+func (call *poolCall[In, Out]) runTask(p *pool, start time.Time) time.Time {
 	if !call.state.CompareAndSwap(callQueued, callRunning) {
 		p.release()
 		call.recycle()
-		return
+		return time.Time{}
 	}
 	k := call.cmd.k
-	call.concurrency.Store(k.metrics.MarkStart())
+	c := k.registry.clock
+	if start.IsZero() {
+		start = c.Now() // it waited in the queue
+	}
+	call.concurrency.Store(k.metrics.MarkStartAt(start))
 	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
 		callHooks(global, local, func(h ExecutionHook) { h.ExecutionStart(k.key) })
 	}
 	out, err := callRun(call.cmd.run, call.ctx, call.in)
-	call.out, call.err = out, err
+	end := c.Now()
+	call.out, call.err, call.end = out, err, end
 	p.release()
 	if call.state.CompareAndSwap(callRunning, callDone) {
 		call.done <- struct{}{}
-		return
+		return end
 	}
 	call.recycle()
+	return end
+}
+
+// armTimer starts the caller's timeout timer for d and returns its
+// channel.
+func (call *poolCall[In, Out]) armTimer(c clock.Clock, d time.Duration) <-chan time.Time {
+	if call.timer == nil {
+		call.timer = c.NewTimer(d)
+	} else {
+		call.timer.Reset(d)
+	}
+	return call.timer.C()
+}
+
+// disarmTimer stops the caller's timeout timer, leaving its channel empty
+// for the next use.
+func (call *poolCall[In, Out]) disarmTimer() {
+	if !call.timer.Stop() {
+		select {
+		case <-call.timer.C():
+		default:
+		}
+	}
 }
 
 // startedConcurrency waits for a running call's worker to have recorded
@@ -108,29 +141,45 @@ func (call *poolCall[In, Out]) abandon() (int32, int64) {
 // until run returns.
 func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in In) (Out, error) {
 	p := c.poolFor(e, in)
-	runCtx, cancel := ctx, context.CancelFunc(nil)
-	if e.cfg.Timeout > 0 {
-		runCtx, cancel = c.k.registry.clock.WithTimeout(ctx, e.cfg.Timeout)
-	}
+	clk := c.k.registry.clock
+	runCtx, deadline, end := runContextFor(ctx, clk, e.start, e.cfg.Timeout)
 	call := c.getCall(runCtx, in)
-	if !p.submit(call, e.start.UnixNano()) {
+	if !p.submit(call, e.start) {
 		call.recycle()
-		if cancel != nil {
-			cancel()
-		}
+		endRunContext(deadline, end)
 		e.poolRejected()
 		return c.recover(ctx, e, in, PoolRejectedFailure, ErrPoolRejected)
 	}
-	var v Out
-	var err error
-	o := outcomeSuccess
+	// The caller leaves when runCtx ends; a deadlineContext ends at the
+	// timeout only if somebody waits on it, so the caller times it out.
+	var leave <-chan struct{}
+	var expired <-chan time.Time
+	if deadline != nil {
+		expired = call.armTimer(clk, e.cfg.Timeout)
+	} else {
+		leave = runCtx.Done()
+	}
+	answered := false
 	select {
 	case <-call.done:
-		v, err = call.out, call.err
+		answered = true
+		if deadline != nil {
+			call.disarmTimer()
+		}
+	case <-expired:
+		deadline.timeOut()
+	case <-leave:
+	}
+	var v Out
+	var err error
+	var now time.Time
+	o := outcomeSuccess
+	if answered {
+		v, err, now = call.out, call.err, call.end
 		e.executed, e.concurrency = true, call.concurrency.Load()
 		o = classifyInTime(ctx, runCtx, err)
 		call.recycle()
-	case <-runCtx.Done():
+	} else {
 		switch state, concurrency := call.abandon(); state {
 		case callQueued:
 			if p.remove(call) {
@@ -142,16 +191,17 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 			o = classify(ctx, runCtx, err)
 		case callDone:
 			<-call.done
-			v, err = call.out, call.err
+			v, err, now = call.out, call.err, call.end
 			e.executed, e.concurrency = true, call.concurrency.Load()
 			o = classifyInTime(ctx, runCtx, err)
 			call.recycle()
 		}
+		if now.IsZero() {
+			now = clk.Now()
+		}
 	}
-	if cancel != nil {
-		cancel()
-	}
-	return c.conclude(ctx, e, in, o, v, err)
+	endRunContext(deadline, end)
+	return c.conclude(ctx, e, in, o, v, err, now)
 }
 
 // poolFor returns the pool of this call.

@@ -15,9 +15,10 @@ import (
 // blockingTask holds its worker until release is closed.
 type blockingTask struct{ release chan struct{} }
 
-func (t blockingTask) runTask(p *pool) {
+func (t blockingTask) runTask(p *pool, _ time.Time) time.Time {
 	<-t.release
 	p.release()
+	return time.Time{}
 }
 
 // The queue size a pool reports is the size of its queue once the
@@ -33,7 +34,9 @@ func TestPoolReportsItsQueueSizeAfterConcurrentSubmits(t *testing.T) {
 		release := make(chan struct{})
 		var wg sync.WaitGroup
 		for range queued + 1 {
-			wg.Go(func() { assert.True(t, p.submit(blockingTask{release}, 0), "a submit within CoreSize and the queue") })
+			wg.Go(func() {
+				assert.True(t, p.submit(blockingTask{release}, time.Now()), "a submit within CoreSize and the queue")
+			})
 		}
 		wg.Wait()
 		running, waiting := p.size()

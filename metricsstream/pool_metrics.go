@@ -60,9 +60,12 @@ func (p *PoolMetrics) Config() Config { return p.cfg }
 
 // MarkStart records that a worker started a command and returns the new
 // active count.
-func (p *PoolMetrics) MarkStart() (active int64) {
+func (p *PoolMetrics) MarkStart() (active int64) { return p.MarkStartAt(p.clock.Now()) }
+
+// MarkStartAt is [PoolMetrics.MarkStart] for a pool that has read the
+// clock already: the command started at now.
+func (p *PoolMetrics) MarkStartAt(now time.Time) (active int64) {
 	n := p.active.Add(1)
-	now := p.clock.Now()
 	s := pinStripe()
 	p.rolling.raise(p.rolling.bucketFor(now), s, poolMaxActive, n)
 	s.unpin()
@@ -73,20 +76,23 @@ func (p *PoolMetrics) MarkStart() (active int64) {
 
 // MarkDone records that a worker finished a command (Hystrix's EXECUTED):
 // the active count goes down by one.
-func (p *PoolMetrics) MarkDone() {
+func (p *PoolMetrics) MarkDone() { p.MarkDoneAt(p.clock.Now()) }
+
+// MarkDoneAt is [PoolMetrics.MarkDone] for a pool that has read the clock
+// already: the command finished at now.
+func (p *PoolMetrics) MarkDoneAt(now time.Time) {
 	p.active.Add(-1)
-	p.count(PoolExecuted)
+	p.count(PoolExecuted, now)
 }
 
 // MarkRejected records that the pool refused a command (Hystrix's
 // REJECTED). Unlike Hystrix's markThreadRejection it leaves the active
 // count alone: a rejected command never became active.
-func (p *PoolMetrics) MarkRejected() { p.count(PoolRejection) }
+func (p *PoolMetrics) MarkRejected() { p.count(PoolRejection, p.clock.Now()) }
 
-func (p *PoolMetrics) count(e PoolEventType) {
+func (p *PoolMetrics) count(e PoolEventType, now time.Time) {
 	var adds [poolWords]uint64
 	addTo(adds[:], int(e), 1)
-	now := p.clock.Now()
 	s := pinStripe()
 	p.rolling.add(p.rolling.bucketFor(now), s, adds[:], nonZero(adds[:]))
 	s.unpin()

@@ -51,16 +51,24 @@ func semaphore(timeout time.Duration) func(string, int) command.Config {
 	}
 }
 
+// pool returns a pool-isolated configuration with timeout (negative:
+// none) whose pool has a worker for each of callers callers.
+func pool(timeout time.Duration) func(string, int) command.Config {
+	return func(key string, callers int) command.Config {
+		command.ConfigurePool(key, command.PoolConfig{CoreSize: callers})
+		return command.Config{Pool: key, Isolation: command.PoolIsolation, Timeout: timeout}
+	}
+}
+
 func init() {
 	ourRows = append(ourRows,
 		rxhystrixRow("rxhystrix-semaphore", semaphore(-1), false, false),
 		rxhystrixRow("rxhystrix-semaphore-timeout", semaphore(time.Second), false, false),
 		// CoreSize slots for as many callers, and no queue: a slot is free
-		// again before its caller gets the result.
-		rxhystrixRow("rxhystrix-pool", func(key string, callers int) command.Config {
-			command.ConfigurePool(key, command.PoolConfig{CoreSize: callers})
-			return command.Config{Pool: key, Isolation: command.PoolIsolation, Timeout: time.Second}
-		}, false, false),
+		// again before its caller gets the result. With hystrix-go's
+		// default 1 s timeout, and without one, as cep21-go runs.
+		rxhystrixRow("rxhystrix-pool", pool(time.Second), false, false),
+		rxhystrixRow("rxhystrix-pool-no-timeout", pool(-1), false, false),
 		rxhystrixRow("rxhystrix-observable", semaphore(-1), true, false),
 		rxhystrixRow("rxhystrix-forced-open", func(key string, callers int) command.Config {
 			cfg := semaphore(-1)(key, callers)

@@ -1,0 +1,208 @@
+package command
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+)
+
+// runContextFor returns the context run gets under a timeout from start
+// (about now). A caller whose context can never be cancelled (its Done is
+// nil, as context.Background's) gets a deadlineContext, which costs one
+// small allocation, returned as deadline too; any other gets
+// context.WithTimeout's, which follows the caller's cancellation and
+// cause, and the cancel function that ends it. Without a timeout, run gets
+// ctx itself. endRunContext ends either.
+func runContextFor(ctx context.Context, c clock.Clock, start time.Time, timeout time.Duration) (runCtx context.Context, deadline *deadlineContext, end context.CancelFunc) {
+	if timeout <= 0 {
+		return ctx, nil, nil
+	}
+	if ctx.Done() == nil {
+		d := newDeadlineContext(ctx, c, start.Add(timeout))
+		return d, d, nil
+	}
+	runCtx, end = c.WithTimeout(ctx, timeout)
+	return runCtx, nil, end
+}
+
+// deadlineContext is the context of a run with a timeout whose caller's
+// context can never be cancelled: what context.WithDeadline gives, for a
+// fraction of its cost. Its expiry is checked against the clock when Err
+// is asked, and a timer is armed only when somebody waits on Done, so a
+// run that never waits on its context costs one small allocation where
+// context.WithDeadline costs four and a timer. It ends when the deadline
+// passes, when the command times the run out, or when the command ends it
+// after run returned.
+type deadlineContext struct {
+	parent   context.Context
+	clock    clock.Clock
+	deadline time.Time
+
+	mu      sync.Mutex
+	err     error
+	done    chan struct{} // made by the first Done
+	timer   clock.Timer   // armed by the first Done
+	waiters []*contextWaiter
+}
+
+// contextWaiter is a function registered by AfterFunc.
+type contextWaiter struct{ f func() }
+
+func newDeadlineContext(parent context.Context, c clock.Clock, deadline time.Time) *deadlineContext {
+	if d, ok := parent.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	return &deadlineContext{parent: parent, clock: c, deadline: deadline}
+}
+
+// Deadline returns the run's deadline.
+func (c *deadlineContext) Deadline() (time.Time, bool) { return c.deadline, true }
+
+// Value returns the caller's context's value for key.
+func (c *deadlineContext) Value(key any) any { return c.parent.Value(key) }
+
+// Err returns context.DeadlineExceeded once the deadline has passed,
+// context.Canceled once the command ended the context, and nil before.
+func (c *deadlineContext) Err() error {
+	now := c.clock.Now()
+	c.mu.Lock()
+	err := c.err
+	c.mu.Unlock()
+	if err == nil && !now.Before(c.deadline) {
+		c.finish(context.DeadlineExceeded)
+		c.mu.Lock()
+		err = c.err
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// expiredAt reports whether the deadline has passed at now or the command
+// timed the run out: Err's verdict for a caller that has read the clock.
+func (c *deadlineContext) expiredAt(now time.Time) bool {
+	if !now.Before(c.deadline) {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err == context.DeadlineExceeded
+}
+
+// Done returns a channel closed when the context ends. The first call
+// arms a timer for the deadline.
+func (c *deadlineContext) Done() <-chan struct{} {
+	c.mu.Lock()
+	if c.done != nil {
+		defer c.mu.Unlock()
+		return c.done
+	}
+	c.done = make(chan struct{})
+	ended := c.err != nil
+	if ended {
+		close(c.done)
+	}
+	done := c.done
+	c.mu.Unlock()
+	if ended {
+		return done
+	}
+	// The clock is used outside the lock: a manual clock fires timers
+	// while holding its own.
+	left := c.deadline.Sub(c.clock.Now())
+	if left <= 0 {
+		c.finish(context.DeadlineExceeded)
+		return done
+	}
+	t := c.clock.AfterFunc(left, func() { c.finish(context.DeadlineExceeded) })
+	c.mu.Lock()
+	if c.err == nil {
+		c.timer, t = t, nil
+	}
+	c.mu.Unlock()
+	if t != nil {
+		t.Stop() // it ended meanwhile
+	}
+	return done
+}
+
+// AfterFunc arranges for f to run in its own goroutine once the context
+// ends, as context.AfterFunc does; a context derived from this one uses it
+// to follow the cancellation without a goroutine of its own. stop reports
+// whether it kept f from running.
+func (c *deadlineContext) AfterFunc(f func()) (stop func() bool) {
+	w := &contextWaiter{f: f}
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		go f()
+		return func() bool { return false }
+	}
+	c.waiters = append(c.waiters, w)
+	c.mu.Unlock()
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for i, x := range c.waiters {
+			if x == w {
+				c.waiters = append(c.waiters[:i], c.waiters[i+1:]...)
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// String describes the context, as the standard contexts do.
+func (c *deadlineContext) String() string {
+	return "command.runContext(deadline " + c.deadline.String() + ")"
+}
+
+// endRunContext ends a context made by runContextFor once run has returned
+// or its caller has left.
+func endRunContext(deadline *deadlineContext, cancel context.CancelFunc) {
+	if deadline != nil {
+		deadline.end()
+	} else if cancel != nil {
+		cancel()
+	}
+}
+
+// timedOut reports whether run, which returned at now, ran out of time:
+// runCtx's Err is context.DeadlineExceeded, told without reading the
+// clock again when the context is a deadlineContext.
+func timedOut(runCtx context.Context, deadline *deadlineContext, now time.Time) bool {
+	if deadline != nil {
+		return deadline.expiredAt(now)
+	}
+	return runCtx.Err() != nil
+}
+
+// timeOut ends the context because the command timed the run out.
+func (c *deadlineContext) timeOut() { c.finish(context.DeadlineExceeded) }
+
+// end ends the context once run has returned or its caller has left.
+func (c *deadlineContext) end() { c.finish(context.Canceled) }
+
+// finish ends the context with err, once.
+func (c *deadlineContext) finish(err error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err = err
+	if c.done != nil {
+		close(c.done)
+	}
+	t, waiters := c.timer, c.waiters
+	c.timer, c.waiters = nil, nil
+	c.mu.Unlock()
+	if t != nil {
+		t.Stop()
+	}
+	for _, w := range waiters {
+		go w.f()
+	}
+}

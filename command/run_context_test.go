@@ -1,0 +1,125 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+)
+
+var runContextEpoch = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+
+type runContextKey struct{}
+
+// A run whose caller's context cannot be cancelled gets a deadline context
+// that behaves as context.WithDeadline's: deadline, values, Err at the
+// deadline (asked or waited for), Cause, and children that follow it.
+func TestDeadlineContextBehavesAsWithDeadline(t *testing.T) {
+	mc := clock.NewManual(runContextEpoch)
+	parent := context.WithValue(context.Background(), runContextKey{}, "v")
+	ctx, d, _ := runContextFor(parent, mc, mc.Now(), time.Second)
+	require.NotNil(t, d)
+	defer d.end()
+
+	deadline, ok := ctx.Deadline()
+	assert.True(t, ok)
+	assert.Equal(t, runContextEpoch.Add(time.Second), deadline)
+	assert.Equal(t, "v", ctx.Value(runContextKey{}))
+	assert.NoError(t, ctx.Err())
+
+	child, cancelChild := context.WithCancel(ctx)
+	defer cancelChild()
+	done := ctx.Done()
+	select {
+	case <-done:
+		t.Fatal("done before the deadline")
+	default:
+	}
+
+	mc.Advance(time.Second)
+	<-done
+	<-child.Done() // follows through AfterFunc, without a goroutine watching
+	assert.ErrorIs(t, ctx.Err(), context.DeadlineExceeded)
+	assert.ErrorIs(t, context.Cause(ctx), context.DeadlineExceeded)
+	assert.ErrorIs(t, child.Err(), context.DeadlineExceeded, "a child ends as its parent")
+	assert.True(t, d.expiredAt(mc.Now()))
+}
+
+// Err tells of the deadline even if nobody waited on Done, and a Done
+// asked after that is closed already.
+func TestDeadlineContextExpiresWithoutATimer(t *testing.T) {
+	mc := clock.NewManual(runContextEpoch)
+	ctx, d, _ := runContextFor(context.Background(), mc, mc.Now(), time.Second)
+	defer endRunContext(d, nil)
+	assert.Zero(t, mc.Pending(), "no timer until somebody waits")
+	mc.Advance(time.Second)
+	assert.True(t, d.expiredAt(mc.Now()))
+	assert.ErrorIs(t, ctx.Err(), context.DeadlineExceeded)
+	<-ctx.Done()
+}
+
+// Ending the context after run returned cancels it, stops its timer and
+// lets go of what waits on it; timing it out makes it DeadlineExceeded.
+func TestDeadlineContextEndAndTimeOut(t *testing.T) {
+	mc := clock.NewManual(runContextEpoch)
+	ctx, d, _ := runContextFor(context.Background(), mc, mc.Now(), time.Second)
+	end := d.end
+	ran := make(chan struct{})
+	context.AfterFunc(ctx, func() { close(ran) })
+	stopped := context.AfterFunc(ctx, func() { t.Error("a stopped function ran") })
+	assert.True(t, stopped())
+	require.Equal(t, 1, mc.Pending(), "waiting on the context armed its timer")
+	end()
+	<-ran
+	assert.Zero(t, mc.Pending(), "the timer is stopped")
+	assert.ErrorIs(t, ctx.Err(), context.Canceled)
+	assert.False(t, d.expiredAt(mc.Now()))
+	end() // a second end changes nothing
+	assert.ErrorIs(t, ctx.Err(), context.Canceled)
+
+	late := make(chan struct{})
+	assert.False(t, context.AfterFunc(ctx, func() { close(late) })(), "an ended context runs f at once")
+	<-late
+
+	ctx2, d2, _ := runContextFor(context.Background(), mc, mc.Now(), time.Second)
+	d2.timeOut()
+	assert.True(t, d2.expiredAt(mc.Now()))
+	assert.ErrorIs(t, ctx2.Err(), context.DeadlineExceeded)
+	assert.Contains(t, d2.String(), "deadline")
+}
+
+// A parent's earlier deadline wins; a cancellable caller gets the
+// standard library's context; no timeout gives the caller's context.
+func TestRunContextForOtherCallers(t *testing.T) {
+	mc := clock.NewManual(runContextEpoch)
+	early := runContextEpoch.Add(time.Millisecond)
+	d := newDeadlineContext(deadlineOnly{early}, mc, runContextEpoch.Add(time.Second))
+	deadline, _ := d.Deadline()
+	assert.Equal(t, early, deadline)
+
+	cancellable, cancel := context.WithCancel(context.Background())
+	ctx, dc, end := runContextFor(cancellable, mc, mc.Now(), time.Second)
+	assert.Nil(t, dc)
+	cancel()
+	<-ctx.Done()
+	assert.True(t, errors.Is(ctx.Err(), context.Canceled))
+	endRunContext(dc, end)
+
+	ctx, dc, end = runContextFor(context.Background(), mc, mc.Now(), -1)
+	assert.Equal(t, context.Background(), ctx)
+	assert.Nil(t, dc)
+	assert.Nil(t, end)
+}
+
+// deadlineOnly is a context with a deadline that cannot be cancelled.
+type deadlineOnly struct{ deadline time.Time }
+
+func (c deadlineOnly) Deadline() (time.Time, bool) { return c.deadline, true }
+func (deadlineOnly) Done() <-chan struct{}         { return nil }
+func (deadlineOnly) Err() error                    { return nil }
+func (deadlineOnly) Value(any) any                 { return nil }
