@@ -39,11 +39,14 @@ shown() {
 }
 
 # bench runs "go test" for one benchmark set, saving its output in $work/$1.txt.
+# With quiet_command set it leaves the command out of the report (a repeated round).
 bench() {
 	local name=$1
 	shift
 	local cmd=(go test "${tags[@]}" -run '^$' -benchmem "$@")
-	commands+=(-command "(cd bench && $(shown "${cmd[@]}"))")
+	if [[ -z ${quiet_command:-} ]]; then
+		commands+=(-command "(cd bench && $(shown "${cmd[@]}"))${rounds_note:-}")
+	fi
 	echo "run.sh: $(shown "${cmd[@]}")" >&2
 	if ! "${cmd[@]}" | tee "$work/$name.txt" >&2; then
 		local failed
@@ -56,9 +59,21 @@ bench() {
 	inputs+=("$work/$name.txt")
 }
 
-bench peers -bench . -benchtime="$BENCHTIME" -count="$COUNT" ./peers/
+# rounds runs a benchmark set COUNT times, one run of every benchmark per round, so that
+# a slow spell of the machine (a shared one drifts by tens of percent over minutes) weighs
+# on every row of a table alike; the report takes the median of the rounds.
+rounds() {
+	local name=$1 i
+	shift
+	for ((i = 1; i <= COUNT; i++)); do
+		quiet_command=$([[ $i -gt 1 ]] && echo 1 || true) rounds_note=" # $COUNT times, one round after another" \
+			bench "$name-$i" "$@" -count=1
+	done
+}
+
+rounds peers -bench . -benchtime="$BENCHTIME" ./peers/
 if compgen -G "reactive/*_test.go" >/dev/null; then
-	bench reactive -bench . -benchtime="$BENCHTIME" -count="$COUNT" ./reactive/...
+	rounds reactive -bench . -benchtime="$BENCHTIME" ./reactive/...
 else
 	missing+=(-missing "reactive: bench/reactive/ has no benchmarks yet")
 fi
