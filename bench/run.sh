@@ -39,7 +39,8 @@ shown() {
 }
 
 # bench runs "go test" for one benchmark set, saving its output in $work/$1.txt.
-# With quiet_command set it leaves the command out of the report (a repeated round).
+# With quiet_command set it leaves the command out of the report (a repeated round), with
+# quiet_input the output out of the report's inputs (rounds merges them).
 bench() {
 	local name=$1
 	shift
@@ -56,7 +57,9 @@ bench() {
 			paste -sd, - || true)
 		missing+=(-missing "$name: go test failed${failed:+ in $failed}; rows that failed are absent")
 	fi
-	inputs+=("$work/$name.txt")
+	if [[ -z ${quiet_input:-} ]]; then
+		inputs+=("$work/$name.txt")
+	fi
 }
 
 # rounds runs a benchmark set COUNT times, one run of every benchmark per round, so that
@@ -66,9 +69,11 @@ rounds() {
 	local name=$1 i
 	shift
 	for ((i = 1; i <= COUNT; i++)); do
-		quiet_command=$([[ $i -gt 1 ]] && echo 1 || true) rounds_note=" # $COUNT times, one round after another" \
-			bench "$name-$i" "$@" -count=1
+		quiet_command=$([[ $i -gt 1 ]] && echo 1 || true) quiet_input=1 \
+			rounds_note=" # $COUNT times, one round after another" bench "$name-$i" "$@" -count=1
+		cat "$work/$name-$i.txt" >>"$work/$name.txt"
 	done
+	inputs+=("$work/$name.txt")
 }
 
 rounds peers -bench . -benchtime="$BENCHTIME" ./peers/

@@ -55,6 +55,17 @@
 //     timeout as its context's deadline; as in Hystrix, the caller is held
 //     until run returns, and the execution is then recorded as TIMEOUT and
 //     the fallback's value returned.
+//   - Under a timeout, run's context has the deadline start+Timeout. When
+//     the caller's context can never be cancelled (context.Background and
+//     the like), it is a light context of this package: its Err tells the
+//     deadline by the clock, it arms a timer only when somebody waits on
+//     its Done, and contexts derived from it follow it without a goroutine
+//     (it has the AfterFunc method context.AfterFunc looks for). Any other
+//     caller's context is wrapped by context.WithTimeout, as usual, so
+//     run's context ends with it and context.Cause tells why.
+//   - Semaphore isolation's permits are the key's concurrent executions
+//     (they coincide in Hystrix): taking one counts the execution as
+//     started, in one atomic add.
 //   - Workers are goroutines started on demand, at most CoreSize per pool;
 //     a worker that finds no queued run exits, so idle pools hold no
 //     goroutine. Pools named per call by WithPoolKey are retired after

@@ -144,19 +144,24 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 	clk := c.k.registry.clock
 	runCtx, deadline, end := runContextFor(ctx, clk, e.start, e.cfg.Timeout)
 	call := c.getCall(runCtx, in)
+	// The caller leaves when runCtx ends; a deadlineContext ends at the
+	// timeout only if somebody waits on it, so the caller times it out,
+	// on a timer armed before the run can start.
+	var leave <-chan struct{}
+	var expired <-chan time.Time
+	if deadline != nil {
+		expired = call.armTimer(clk, e.cfg.Timeout)
+	}
 	if !p.submit(call, e.start) {
+		if deadline != nil {
+			call.disarmTimer()
+		}
 		call.recycle()
 		endRunContext(deadline, end)
 		e.poolRejected()
 		return c.recover(ctx, e, in, PoolRejectedFailure, ErrPoolRejected)
 	}
-	// The caller leaves when runCtx ends; a deadlineContext ends at the
-	// timeout only if somebody waits on it, so the caller times it out.
-	var leave <-chan struct{}
-	var expired <-chan time.Time
-	if deadline != nil {
-		expired = call.armTimer(clk, e.cfg.Timeout)
-	} else {
+	if deadline == nil {
 		leave = runCtx.Done()
 	}
 	answered := false

@@ -40,15 +40,13 @@ type deadlineContext struct {
 	clock    clock.Clock
 	deadline time.Time
 
-	mu      sync.Mutex
-	err     error
-	done    chan struct{} // made by the first Done
-	timer   clock.Timer   // armed by the first Done
-	waiters []*contextWaiter
-}
+	mu    sync.Mutex
+	err   error
+	done  chan struct{} // made by the first Done
+	timer clock.Timer   // armed by the first Done
 
-// contextWaiter is a function registered by AfterFunc.
-type contextWaiter struct{ f func() }
+	afterFuncs clock.AfterFuncs
+}
 
 func newDeadlineContext(parent context.Context, c clock.Clock, deadline time.Time) *deadlineContext {
 	if d, ok := parent.Deadline(); ok && d.Before(deadline) {
@@ -127,32 +125,9 @@ func (c *deadlineContext) Done() <-chan struct{} {
 	return done
 }
 
-// AfterFunc arranges for f to run in its own goroutine once the context
-// ends, as context.AfterFunc does; a context derived from this one uses it
-// to follow the cancellation without a goroutine of its own. stop reports
-// whether it kept f from running.
-func (c *deadlineContext) AfterFunc(f func()) (stop func() bool) {
-	w := &contextWaiter{f: f}
-	c.mu.Lock()
-	if c.err != nil {
-		c.mu.Unlock()
-		go f()
-		return func() bool { return false }
-	}
-	c.waiters = append(c.waiters, w)
-	c.mu.Unlock()
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for i, x := range c.waiters {
-			if x == w {
-				c.waiters = append(c.waiters[:i], c.waiters[i+1:]...)
-				return true
-			}
-		}
-		return false
-	}
-}
+// AfterFunc is what package context uses to hook derived contexts in
+// without a goroutine watching Done.
+func (c *deadlineContext) AfterFunc(f func()) (stop func() bool) { return c.afterFuncs.Add(f) }
 
 // String describes the context, as the standard contexts do.
 func (c *deadlineContext) String() string {
@@ -196,13 +171,11 @@ func (c *deadlineContext) finish(err error) {
 	if c.done != nil {
 		close(c.done)
 	}
-	t, waiters := c.timer, c.waiters
-	c.timer, c.waiters = nil, nil
+	t := c.timer
+	c.timer = nil
 	c.mu.Unlock()
 	if t != nil {
 		t.Stop()
 	}
-	for _, w := range waiters {
-		go w.f()
-	}
+	c.afterFuncs.End()
 }

@@ -8,23 +8,27 @@ import (
 )
 
 // rxhystrixFamily makes each key with command.New and default settings
-// (pool isolation, 1 s timeout) and one Execute. The command registry is
-// global and has no way to drop a key, so release drops only the commands
-// themselves.
+// (pool isolation, 1 s timeout) and one Execute, in a registry of its own
+// that release closes: that stops the breakers' health streams and drops
+// every key.
 func rxhystrixFamily() keyFamily {
 	return keyFamily{
 		name: "rxhystrix",
 		open: func(tb testing.TB, keys int) (func(context.Context, string), func()) {
 			run := func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil }
+			r := command.NewRegistry()
 			cmds := make([]*command.Command[struct{}, struct{}], 0, keys)
 			create := func(ctx context.Context, name string) {
-				cmd := command.New(name, run)
+				cmd := command.New(name, run, command.WithRegistry(r))
 				if _, err := cmd.Execute(ctx, struct{}{}); err != nil {
 					tb.Fatalf("Execute on %q: %v", name, err)
 				}
 				cmds = append(cmds, cmd)
 			}
-			return create, func() { cmds = nil }
+			return create, func() {
+				cmds = nil
+				r.Close()
+			}
 		},
 	}
 }

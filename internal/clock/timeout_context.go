@@ -22,12 +22,11 @@ type timeoutContext struct {
 
 	mu         sync.Mutex
 	err        error
-	afterFuncs map[*afterFunc]struct{}
 	timer      Timer
 	stopParent func() bool
-}
 
-type afterFunc struct{ f func() }
+	afterFuncs AfterFuncs
+}
 
 func newTimeoutContext(m *Manual, parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	if parent == nil {
@@ -70,8 +69,6 @@ func (c *timeoutContext) cancel(err, cause error) {
 	}
 	c.err = err
 	close(c.done)
-	afterFuncs := c.afterFuncs
-	c.afterFuncs = nil
 	timer, stop := c.timer, c.stopParent
 	c.mu.Unlock()
 
@@ -82,9 +79,7 @@ func (c *timeoutContext) cancel(err, cause error) {
 		stop()
 	}
 	c.cancelInner(cause)
-	for a := range afterFuncs {
-		a.f()
-	}
+	c.afterFuncs.End()
 }
 
 func (c *timeoutContext) Deadline() (time.Time, bool) {
@@ -103,24 +98,4 @@ func (c *timeoutContext) Err() error {
 }
 
 // AfterFunc is what package context uses to hook derived contexts in.
-func (c *timeoutContext) AfterFunc(f func()) (stop func() bool) {
-	a := &afterFunc{f: f}
-	c.mu.Lock()
-	if c.err != nil {
-		c.mu.Unlock()
-		go f()
-		return func() bool { return false }
-	}
-	if c.afterFuncs == nil {
-		c.afterFuncs = make(map[*afterFunc]struct{})
-	}
-	c.afterFuncs[a] = struct{}{}
-	c.mu.Unlock()
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		_, ok := c.afterFuncs[a]
-		delete(c.afterFuncs, a)
-		return ok
-	}
-}
+func (c *timeoutContext) AfterFunc(f func()) (stop func() bool) { return c.afterFuncs.Add(f) }
