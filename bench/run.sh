@@ -4,15 +4,15 @@
 #   bench/run.sh
 #   BENCHTIME=100ms COUNT=1 ISOLATION_DURATION=3s bench/run.sh   # a quick check
 #
-# BENCHTIME and COUNT apply to the peer and reactive benchmarks (default 500ms and 3), MEMORY_KEYS
-# to the memory benchmark (default 10000), ISOLATION_DURATION to each isolation run (default 20s).
-# On 2 cores the defaults stay well under 15 minutes: peers and reactive pipelines (about 5
-# minutes), memory, the collapser, and six 20 s isolation runs.
+# BENCHTIME applies to the peer and reactive benchmarks (default 500ms), which run COUNT rounds
+# (default 5), MEMORY_KEYS to the memory benchmark (default 10000), ISOLATION_DURATION to each
+# isolation run (default 20s). On 2 cores the defaults take about 10 minutes: five rounds of peers
+# and reactive pipelines (about 6 minutes), memory, the collapser, and six 20 s isolation runs.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 BENCHTIME=${BENCHTIME:-500ms}
-COUNT=${COUNT:-3}
+COUNT=${COUNT:-5}
 MEMORY_KEYS=${MEMORY_KEYS:-10000}
 ISOLATION_DURATION=${ISOLATION_DURATION:-20s}
 
