@@ -146,11 +146,13 @@ func (m *CommandMetrics) MarkCompletion(c *Completion) {
 		var adds [(healthCounters + 1) / 2]uint64 // total and errors share a word
 		addTo(adds[:], healthTotal, total)
 		addTo(adds[:], healthErrors, errs)
+		words := uint32(1) // the word of total and errors
 		if m.cfg.SlowCallDuration > 0 && c.ExecutionLatency >= m.cfg.SlowCallDuration {
 			addTo(adds[:], healthSlow, 1)
+			words |= 1 << (healthSlow / 2)
 		}
 		h := m.health.Load()
-		h.add(h.bucketSince(since, h.newest.Load()), stripe, adds[:], nonZero(adds[:]))
+		h.add(h.bucketSince(since, h.newest.Load()), stripe, adds[:], words)
 	}
 
 	if c.Executed && !m.cfg.PercentileDisabled {

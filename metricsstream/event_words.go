@@ -1,7 +1,5 @@
 package metricsstream
 
-import "math/bits"
-
 // A Completion's events are added to the rolling buckets a word at a time:
 // counters are packed two to a word (see counterRing), events 2w and 2w+1
 // in word w, the same layout as two neighbouring int32 entries of
@@ -57,8 +55,8 @@ func eventWordsOf(events *EventCounts, adds *[rollingWords]uint64) (words uint32
 		}
 		adds[w] = v
 		words |= 1 << w
-		total += int64(bits.OnesCount64(v & eventWords[w].total))
-		errors += int64(bits.OnesCount64(v & eventWords[w].errors))
+		total += halvesSet(v & eventWords[w].total)
+		errors += halvesSet(v & eventWords[w].errors)
 	}
 	if NumEventTypes%2 == 1 {
 		const w = rollingWords - 1
@@ -66,11 +64,15 @@ func eventWordsOf(events *EventCounts, adds *[rollingWords]uint64) (words uint32
 		if adds[w] != 0 {
 			words |= 1 << w
 		}
-		total += int64(bits.OnesCount64(adds[w] & eventWords[w].total))
-		errors += int64(bits.OnesCount64(adds[w] & eventWords[w].errors))
+		total += halvesSet(adds[w] & eventWords[w].total)
+		errors += halvesSet(adds[w] & eventWords[w].errors)
 	}
 	return words, total, errors
 }
+
+// halvesSet counts the halves of v whose lowest bit is set, v having no
+// other bits set: a normalised word masked with eventWord.total or errors.
+func halvesSet(v uint64) int64 { return int64(v&1 + v>>32) }
 
 // normalisedWord returns the pending add of events 2w and 2w+1 of an
 // EventCounts that needs normalising.
