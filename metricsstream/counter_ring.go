@@ -51,7 +51,7 @@ type counterRing struct {
 
 // counterStripe is the ring of one stripe.
 type counterStripe struct {
-	gens  []atomic.Int64 // per slot: the bucket it holds, genEmpty or genClaiming
+	gens  slotGens
 	words []atomic.Int64 // slot i at [i*words, (i+1)*words)
 }
 
@@ -130,40 +130,23 @@ func (r *counterRing) raise(n int64, s stripe, m int, v int64) {
 func (r *counterRing) bucket(n int64, s stripe) []atomic.Int64 {
 	st := r.stripe(s.index)
 	i := int(n) & (r.slots - 1)
-	gen := &st.gens[i]
-	for {
-		g := gen.Load()
-		switch {
-		case g == n:
-			return st.words[i*r.words : (i+1)*r.words]
-		case g == genClaiming:
-			// Only in a shared stripe, whose recorders are not pinned:
-			// another recorder is clearing it, a few stores.
-			runtime.Gosched()
-		case g > n:
-			return nil
-		default:
-			if r.recycle(st, i, g, n, s.shared) {
-				return st.words[i*r.words : (i+1)*r.words]
-			}
-		}
+	if st.gens[i].Load() != n && !r.recycle(st, i, n, s.shared) {
+		return nil
 	}
+	return st.words[i*r.words : (i+1)*r.words]
 }
 
-// recycle moves slot i of st from bucket old to bucket n: it folds the
-// slot's sums into the totals, clears it and publishes n. In a shared
-// stripe it may lose the race to another recorder and report false.
-func (r *counterRing) recycle(st *counterStripe, i int, old, n int64, shared bool) bool {
+// recycle makes slot i of st hold bucket n: if it holds an older bucket,
+// it folds the slot's sums into the totals, clears it and publishes n. It
+// reports false if the slot holds a newer bucket.
+func (r *counterRing) recycle(st *counterStripe, i int, n int64, shared bool) bool {
 	if r.totals != nil {
 		r.foldsStarted.Add(1) // readers of totals retry until foldsDone catches up
 		defer r.foldsDone.Add(1)
 	}
-	if shared {
-		if !st.gens[i].CompareAndSwap(old, genClaiming) {
-			return false
-		}
-	} else {
-		st.gens[i].Store(genClaiming)
+	found, old := st.gens.claim(i, n, shared)
+	if found != slotClaimed {
+		return found == slotHeld
 	}
 	var folded [maxRingCounters + 1]int64 // the sums, two per word
 	w := st.words[i*r.words : (i+1)*r.words]
@@ -181,8 +164,7 @@ func (r *counterRing) recycle(st *counterStripe, i int, old, n int64, shared boo
 			}
 		}
 	}
-	st.gens[i].Store(n)
-	storeMax(&r.newest, n)
+	st.gens.publish(i, n, &r.newest)
 	return true
 }
 
@@ -191,10 +173,7 @@ func (r *counterRing) stripe(s int) *counterStripe {
 	if st := r.stripes[s].Load(); st != nil {
 		return st
 	}
-	st := &counterStripe{gens: make([]atomic.Int64, r.slots), words: make([]atomic.Int64, r.slots*r.words)}
-	for i := range st.gens {
-		st.gens[i].Store(genEmpty)
-	}
+	st := &counterStripe{gens: newSlotGens(r.slots), words: make([]atomic.Int64, r.slots*r.words)}
 	r.stripes[s].CompareAndSwap(nil, st)
 	return r.stripes[s].Load()
 }

@@ -1,7 +1,6 @@
 package metricsstream
 
 import (
-	"runtime"
 	"sync/atomic"
 	"time"
 )
@@ -20,7 +19,7 @@ type latencyHistograms struct {
 
 // latencyStripe is the ring of one stripe (see stripe).
 type latencyStripe struct {
-	gens  []atomic.Int64 // per slot: the bucket it holds, genEmpty or genClaiming
+	gens  slotGens
 	slots []latencySlot
 }
 
@@ -59,38 +58,26 @@ func (r *latencyRing) record(n int64, s stripe, execution, total time.Duration) 
 	}
 }
 
-// slot returns the slot of bucket n in stripe s, as counterRing.bucket.
+// slot returns the slot of bucket n in stripe s, as counterRing.bucket:
+// a slot recycled for n keeps its histograms, cleared.
 func (r *latencyRing) slot(n int64, s stripe) *latencySlot {
 	st := r.stripe(s.index)
 	i := int(n) & (r.slots - 1)
-	gen := &st.gens[i]
-	for {
-		g := gen.Load()
-		switch {
-		case g == n:
-			return &st.slots[i]
-		case g == genClaiming:
-			runtime.Gosched() // only in a shared stripe, whose recorders are not pinned
-		case g > n:
-			return nil
-		default:
-			if s.shared {
-				if !gen.CompareAndSwap(g, genClaiming) {
-					continue
-				}
-			} else {
-				gen.Store(genClaiming)
-			}
-			slot := &st.slots[i]
-			if h := slot.histograms.Load(); h != nil {
-				h.execution.clear()
-				h.total.clear()
-			}
-			gen.Store(n)
-			storeMax(&r.newest, n)
-			return slot
-		}
+	slot := &st.slots[i]
+	if st.gens[i].Load() == n {
+		return slot
 	}
+	switch found, _ := st.gens.claim(i, n, s.shared); found {
+	case slotLate:
+		return nil
+	case slotClaimed:
+		if h := slot.histograms.Load(); h != nil {
+			h.execution.clear()
+			h.total.clear()
+		}
+		st.gens.publish(i, n, &r.newest)
+	}
+	return slot
 }
 
 // stripe returns stripe s, allocating it on first use.
@@ -98,10 +85,7 @@ func (r *latencyRing) stripe(s int) *latencyStripe {
 	if st := r.stripes[s].Load(); st != nil {
 		return st
 	}
-	st := &latencyStripe{gens: make([]atomic.Int64, r.slots), slots: make([]latencySlot, r.slots)}
-	for i := range st.gens {
-		st.gens[i].Store(genEmpty)
-	}
+	st := &latencyStripe{gens: newSlotGens(r.slots), slots: make([]latencySlot, r.slots)}
 	r.stripes[s].CompareAndSwap(nil, st)
 	return r.stripes[s].Load()
 }
