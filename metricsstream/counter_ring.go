@@ -103,7 +103,7 @@ func (r *counterRing) add(n int64, s stripe, adds []uint64, words uint32) {
 	}
 	for ; words != 0; words &= words - 1 {
 		w := bits.TrailingZeros32(words)
-		s.addWord(&b[w], int64(adds[w]))
+		b[w].Add(int64(adds[w]))
 	}
 }
 

@@ -37,16 +37,10 @@ type histogram struct {
 	chunks [histChunks]atomic.Pointer[histChunk]
 }
 
-// record counts one value d, clamped to [0, one hour], from a recorder of
-// stripe s.
-func (h *histogram) record(d time.Duration, s stripe) {
+// record counts one value d, clamped to [0, one hour].
+func (h *histogram) record(d time.Duration) {
 	i := histIndex(int64(d / histUnit))
-	c := &loadOrNew(&h.chunks[i>>histChunkBits])[i&(histChunkLen-1)]
-	if s.shared {
-		c.Add(1)
-	} else {
-		c.Store(c.Load() + 1)
-	}
+	loadOrNew(&h.chunks[i>>histChunkBits])[i&(histChunkLen-1)].Add(1)
 }
 
 // clear zeroes every count, keeping the chunks for reuse.

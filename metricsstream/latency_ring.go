@@ -51,10 +51,10 @@ func (r *latencyRing) record(n int64, s stripe, execution, total time.Duration) 
 	}
 	h := loadOrNew(&slot.histograms)
 	if execution >= 0 {
-		h.execution.record(execution, s)
+		h.execution.record(execution)
 	}
 	if total >= 0 {
-		h.total.record(total, s)
+		h.total.record(total)
 	}
 }
 
