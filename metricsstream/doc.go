@@ -71,10 +71,11 @@
 // ones within 0.1%), up to one hour (longer ones count as one hour).
 // Percentiles and means are HdrHistogram's: [Distribution.Percentile]
 // returns the highest value equivalent to the value at that rank. A
-// histogram allocates its counts in chunks of 128 neighbouring values as
-// values arrive, so an idle key costs nothing and a key's memory follows
-// the spread of its latencies: latencies spread over 1–25ms fill about
-// 20 KB per histogram, two histograms per bucket of the window. Recycled
+// bucket's execution and total latencies share one set of counts, a word
+// per value holding both, allocated in chunks of 128 neighbouring values
+// as values arrive, so an idle key costs nothing and a key's memory
+// follows the spread of its latencies: latencies spread over 1–25ms fill
+// about 40 KB per bucket of the window. Recycled
 // buckets keep their chunks, so a busy key stops allocating. The
 // distributions of the closed buckets are computed once per bucket and
 // shared.
@@ -82,7 +83,7 @@
 // # Memory and contention
 //
 // With the default windows, the metrics of an idle command key hold about
-// 1.1 KB, and 7.7 KB once a completion was recorded (see
+// 1.1 KB, and 6.1 KB once a completion was recorded (see
 // BenchmarkMemoryPerKey).
 //
 // Counters and latency histograms are striped per processor: each bucket

@@ -26,21 +26,56 @@ const (
 	histChunks    = histCountsLen / histChunkLen
 )
 
-// histChunk holds the counts of histChunkLen neighbouring indexes. A count
-// is per bucket of a latency window, so 32 bits are plenty.
-type histChunk [histChunkLen]atomic.Uint32
+// histChunk holds, for histChunkLen neighbouring indexes, two counts in a
+// word: of execution latencies in the low half (execHalf) and of total
+// latencies in the high half (totalHalf). A count is per bucket of a
+// latency window and per stripe, so 32 bits are plenty.
+type histChunk [histChunkLen]atomic.Uint64
 
-// histogram is a lock-free latency histogram: recording is an index
-// computation and one atomic add (plus, the first time a region of values
-// occurs, the compare-and-swap that installs its chunk).
+// The halves of a count word.
+const (
+	execHalf  = 0
+	totalHalf = 32
+)
+
+// histogram is a lock-free pair of latency histograms, of execution and of
+// total latencies, whose counts share their chunks: an execution whose two
+// latencies are equivalent (as they are for most semaphore-isolated
+// executions, which start running at once) is recorded with one index
+// computation and one atomic add, and two histograms cost one chunk
+// directory. Recording is at most two atomic adds, plus the first time a
+// region of values occurs, the compare-and-swap that installs its chunk.
 type histogram struct {
 	chunks [histChunks]atomic.Pointer[histChunk]
 }
 
-// record counts one value d, clamped to [0, one hour].
-func (h *histogram) record(d time.Duration) {
-	i := histIndex(int64(d / histUnit))
-	loadOrNew(&h.chunks[i>>histChunkBits])[i&(histChunkLen-1)].Add(1)
+// record counts an execution latency and a total latency, each clamped to
+// [0, one hour]; a negative one is not counted.
+func (h *histogram) record(execution, total time.Duration) {
+	ie, it := -1, -1
+	if execution >= 0 {
+		ie = histIndex(int64(execution / histUnit))
+	}
+	if total >= 0 {
+		it = histIndex(int64(total / histUnit))
+	}
+	if ie == it {
+		if ie >= 0 {
+			h.add(ie, 1<<execHalf|1<<totalHalf)
+		}
+		return
+	}
+	if ie >= 0 {
+		h.add(ie, 1<<execHalf)
+	}
+	if it >= 0 {
+		h.add(it, 1<<totalHalf)
+	}
+}
+
+// add adds v to the count word of index i.
+func (h *histogram) add(i int, v uint64) {
+	loadOrNew(&h.chunks[i>>histChunkBits])[i&(histChunkLen-1)].Add(v)
 }
 
 // clear zeroes every count, keeping the chunks for reuse.

@@ -36,13 +36,13 @@ func (r *latencyRing) closedBuckets(now int64) []LatencyBucket {
 		out = out[:0]
 		var held []heldSlot
 		for n := max(now-int64(r.size), 0); n < now; n++ {
-			var exec, tot []*histogram
-			exec, tot, held = r.histogramsOf(n, nil, nil, held)
-			if len(exec) == 0 && len(tot) == 0 {
+			var hs []*histogram
+			hs, held = r.histogramsOf(n, nil, held)
+			if len(hs) == 0 {
 				continue
 			}
 			b := LatencyBucket{Start: r.epoch.Add(time.Duration(n) * r.width)}
-			b.Execution, b.Total = merge(exec), merge(tot)
+			b.Execution, b.Total = merge(hs, execHalf), merge(hs, totalHalf)
 			if b.Execution.Count() > 0 || b.Total.Count() > 0 {
 				out = append(out, b)
 			}

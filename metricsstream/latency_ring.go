@@ -8,13 +8,7 @@ import (
 // latencySlot is one bucket of the latency window in one stripe: its
 // histograms, allocated when the first latency arrives.
 type latencySlot struct {
-	histograms atomic.Pointer[latencyHistograms]
-}
-
-// latencyHistograms is a histogram of the execution latencies and one of
-// the total latencies.
-type latencyHistograms struct {
-	execution, total histogram
+	histograms atomic.Pointer[histogram]
 }
 
 // latencyStripe is the ring of one stripe (see stripe).
@@ -49,13 +43,7 @@ func (r *latencyRing) record(n int64, s stripe, execution, total time.Duration) 
 	if slot == nil {
 		return
 	}
-	h := loadOrNew(&slot.histograms)
-	if execution >= 0 {
-		h.execution.record(execution)
-	}
-	if total >= 0 {
-		h.total.record(total)
-	}
+	loadOrNew(&slot.histograms).record(execution, total)
 }
 
 // slot returns the slot of bucket n in stripe s, as counterRing.bucket:
@@ -72,8 +60,7 @@ func (r *latencyRing) slot(n int64, s stripe) *latencySlot {
 		return nil
 	case slotClaimed:
 		if h := slot.histograms.Load(); h != nil {
-			h.execution.clear()
-			h.total.clear()
+			h.clear()
 		}
 		st.gens.publish(i, n, &r.newest)
 	}
@@ -97,8 +84,8 @@ type heldSlot struct {
 }
 
 // histogramsOf appends the histograms of bucket n, in every stripe that
-// holds it, to execution and total, and the slots they are in to held.
-func (r *latencyRing) histogramsOf(n int64, execution, total []*histogram, held []heldSlot) ([]*histogram, []*histogram, []heldSlot) {
+// holds it, to hs, and the slots they are in to held.
+func (r *latencyRing) histogramsOf(n int64, hs []*histogram, held []heldSlot) ([]*histogram, []heldSlot) {
 	i := int(n) & (r.slots - 1)
 	for s := range r.stripes {
 		st := r.stripes[s].Load()
@@ -107,11 +94,10 @@ func (r *latencyRing) histogramsOf(n int64, execution, total []*histogram, held 
 		}
 		held = append(held, heldSlot{&st.gens[i], n})
 		if h := st.slots[i].histograms.Load(); h != nil {
-			execution = append(execution, &h.execution)
-			total = append(total, &h.total)
+			hs = append(hs, h)
 		}
 	}
-	return execution, total, held
+	return hs, held
 }
 
 // distributions merges the closed buckets of the window at bucket now.
@@ -119,12 +105,12 @@ func (r *latencyRing) distributions(now int64) (execution, total Distribution) {
 	// A slot recycled while it is read (only possible for a reader
 	// delayed by a whole ring) makes the merge start over.
 	for range 3 {
-		var exec, tot []*histogram
+		var hs []*histogram
 		var held []heldSlot
 		for n := max(now-int64(r.size), 0); n < now; n++ {
-			exec, tot, held = r.histogramsOf(n, exec, tot, held)
+			hs, held = r.histogramsOf(n, hs, held)
 		}
-		execution, total = merge(exec), merge(tot)
+		execution, total = merge(hs, execHalf), merge(hs, totalHalf)
 		if unchanged(held) {
 			break
 		}
@@ -142,8 +128,9 @@ func unchanged(held []heldSlot) bool {
 	return true
 }
 
-// merge returns the distribution of the sum of hs.
-func merge(hs []*histogram) Distribution {
+// merge returns the distribution of the sum of the counts of hs in half
+// (execHalf or totalHalf) of their count words.
+func merge(hs []*histogram, half uint) Distribution {
 	var b distributionBuilder
 	if len(hs) == 0 {
 		return b.distribution()
@@ -161,7 +148,7 @@ func merge(hs []*histogram) Distribution {
 				seen = true
 			}
 			for j := range c {
-				counts[j] += uint64(c[j].Load())
+				counts[j] += uint64(uint32(c[j].Load() >> half))
 			}
 		}
 		if seen {

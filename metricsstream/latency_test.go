@@ -180,3 +180,22 @@ func TestLatenciesAreComputedOncePerBucket(t *testing.T) {
 	assert.NotSame(t, &a.Execution.bins[0], &c.Execution.bins[0], "recomputed in the next bucket")
 	assert.Equal(t, a, c)
 }
+
+func TestHistogramKeepsBothLatenciesInOneWord(t *testing.T) {
+	var h histogram
+	h.record(3*time.Millisecond, 3*time.Millisecond) // one word, both halves
+	h.record(time.Millisecond, 2*time.Millisecond)   // two words
+	h.record(-1, 5*time.Millisecond)                 // total only
+	h.record(7*time.Millisecond, -1)                 // execution only
+	hs := []*histogram{&h}
+	exec, total := merge(hs, execHalf), merge(hs, totalHalf)
+	assert.Equal(t, int64(3), exec.Count())
+	assert.Equal(t, int64(3), total.Count())
+	assert.Equal(t, int64(1), exec.CountAtOrBelow(time.Millisecond))
+	assert.Equal(t, int64(2), exec.CountAtOrBelow(3*time.Millisecond))
+	assert.Equal(t, int64(0), total.CountAtOrBelow(time.Millisecond))
+	assert.Equal(t, int64(2), total.CountAtOrBelow(3*time.Millisecond))
+	assert.Equal(t, int64(3), total.CountAtOrBelow(5*time.Millisecond))
+	h.clear()
+	assert.Zero(t, merge(hs, execHalf).Count()+merge(hs, totalHalf).Count())
+}
