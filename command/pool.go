@@ -65,11 +65,7 @@ func newPool(key string, cfg PoolConfig, perCall bool, recorder poolRecorder) *p
 // submit starts t on a worker, queues it, or reports false when the pool
 // rejects it. The command started at now.
 func (p *pool) submit(t task, now time.Time) bool {
-	// Idle pools are retired after minutes: a millisecond is precise
-	// enough, and spares busy callers a write to a shared line.
-	if ns := now.UnixNano(); ns-p.lastUsed.Load() >= int64(time.Millisecond) {
-		p.lastUsed.Store(ns)
-	}
+	p.used(now)
 	cfg := p.config.Load()
 	// The fast path takes a free slot without the lock, unless tasks are
 	// waiting: they go first.
@@ -99,6 +95,32 @@ func (p *pool) submit(t task, now time.Time) bool {
 		go p.work(start, time.Time{})
 	}
 	return true
+}
+
+// used notes that the pool was used at now.
+func (p *pool) used(now time.Time) {
+	// Idle pools are retired after minutes: a millisecond is precise
+	// enough, and spares busy callers a write to a shared line.
+	if ns := now.UnixNano(); ns-p.lastUsed.Load() >= int64(time.Millisecond) {
+		p.lastUsed.Store(ns)
+	}
+}
+
+// enter takes a slot for a task its caller runs on its own goroutine, if
+// a slot is free and no task waits for one (they go first); the task must
+// then be ended with exit. The command started at now.
+func (p *pool) enter(now time.Time) bool {
+	p.used(now)
+	return p.queued.Load() == 0 && p.acquire(p.config.Load())
+}
+
+// exit ends a task that entered, as a worker ends one: it frees the slot
+// and starts the first queued task if any.
+func (p *pool) exit() {
+	p.release()
+	if t := p.next(); t != nil {
+		go p.work(t, time.Time{})
+	}
 }
 
 // acquire takes a slot if fewer than CoreSize tasks run.

@@ -139,10 +139,19 @@ func (call *poolCall[In, Out]) abandon() (int32, int64) {
 // returns at the timeout or when ctx ends, even if run ignores its
 // context; run's context is cancelled then, and its worker stays taken
 // until run returns.
+//
+// A run that nothing can end early (no timeout, and a caller's context
+// that is never done) runs on the caller's goroutine when a slot is free:
+// its caller waits for it to return in any case, so handing it to
+// another goroutine would change nothing but the cost. It holds its slot
+// and is counted by the pool as any other.
 func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in In) (Out, error) {
 	p := c.poolFor(e, in)
 	clk := c.k.registry.clock
 	runCtx, deadline, end := runContextFor(ctx, clk, e.start, e.cfg.Timeout)
+	if runCtx.Done() == nil && p.enter(e.start) {
+		return c.executeHere(ctx, e, in, p)
+	}
 	call := c.getCall(runCtx, in)
 	// The caller leaves when runCtx ends; a deadlineContext ends at the
 	// timeout only if somebody waits on it, so the caller times it out,
@@ -207,6 +216,18 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 	}
 	endRunContext(deadline, end)
 	return c.conclude(ctx, e, in, o, v, err, now)
+}
+
+// executeHere runs run on the caller's goroutine in a slot of p that it
+// has entered.
+func (c *Command[In, Out]) executeHere(ctx context.Context, e *execution, in In, p *pool) (Out, error) {
+	p.recorder.MarkStartAt(e.start)
+	e.runStarted()
+	v, err := callRun(c.run, ctx, in)
+	now := c.k.registry.clock.Now()
+	p.exit()
+	p.recorder.MarkDoneAt(now)
+	return c.conclude(ctx, e, in, classifyTimed(ctx, false, err), v, err, now)
 }
 
 // poolFor returns the pool of this call.

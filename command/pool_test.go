@@ -220,6 +220,51 @@ func TestIsolationGoroutines(t *testing.T) {
 	}
 }
 
+// A pool-isolated run that nothing can end early (no timeout, a caller's
+// context that is never done) runs on the caller's goroutine, in a slot of
+// the pool that counts it as any other; one whose caller can leave runs on
+// a worker.
+func TestPoolRunThatNothingCanEndEarlyRunsOnTheCaller(t *testing.T) {
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, tc := range []struct {
+		name     string
+		ctx      context.Context
+		timeout  time.Duration
+		onCaller bool
+	}{
+		{"no timeout, background", context.Background(), -1, true},
+		{"no timeout, cancellable", cancellable, -1, false},
+		{"timeout, background", context.Background(), time.Second, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			require.NoError(t, h.reg.ConfigurePool("Users", PoolConfig{CoreSize: 1}))
+			var runGoroutine int64
+			var running int
+			c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+				runGoroutine = goroutineID()
+				running, _ = h.pool("Users").size()
+				return "ok", nil
+			}, WithRegistry(h.reg), WithConfig(Config{Pool: "Users", Timeout: tc.timeout}))
+			v, err := c.Execute(tc.ctx, 1)
+			require.NoError(t, err)
+			assert.Equal(t, "ok", v)
+			assert.Equal(t, tc.onCaller, goroutineID() == runGoroutine)
+			assert.Equal(t, 1, running, "the run held the pool's slot")
+			assert.True(t, h.pool("Users").idle(), "the slot is free again")
+			done := h.completion()
+			assert.Equal(t, evs("SUCCESS"), eventNames(done.Events))
+			assert.True(t, done.Executed)
+			assert.Equal(t, "Users", done.PoolKey)
+			pm, ok := h.reg.Metrics().LookupPool("Users")
+			require.True(t, ok)
+			h.clock.Advance(ms.DefaultRollingWindow)
+			assert.Equal(t, int64(1), pm.CumulativeCount(ms.PoolExecuted))
+		})
+	}
+}
+
 // Per-call pools (WithPoolKey): one pool per downstream, made on first
 // use with the configuration ConfigurePool gave its name, resized live,
 // and retired once idle for its IdleTimeout.
