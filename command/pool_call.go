@@ -149,7 +149,7 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 	p := c.poolFor(e, in)
 	clk := c.k.registry.clock
 	runCtx, deadline, end := runContextFor(ctx, clk, e.start, e.cfg.Timeout)
-	if runCtx.Done() == nil && p.enter(e.start) {
+	if deadline == nil && end == nil && ctx.Done() == nil && p.enter(e.start) {
 		return c.executeHere(ctx, e, in, p)
 	}
 	call := c.getCall(runCtx, in)

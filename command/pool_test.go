@@ -242,9 +242,15 @@ func TestPoolRunThatNothingCanEndEarlyRunsOnTheCaller(t *testing.T) {
 			require.NoError(t, h.reg.ConfigurePool("Users", PoolConfig{CoreSize: 1}))
 			var runGoroutine int64
 			var running int
+			armed := false
 			c := New("GetUser", func(ctx context.Context, id int) (string, error) {
 				runGoroutine = goroutineID()
 				running, _ = h.pool("Users").size()
+				if d, ok := ctx.(*deadlineContext); ok {
+					d.mu.Lock()
+					armed = d.done != nil
+					d.mu.Unlock()
+				}
 				return "ok", nil
 			}, WithRegistry(h.reg), WithConfig(Config{Pool: "Users", Timeout: tc.timeout}))
 			v, err := c.Execute(tc.ctx, 1)
@@ -252,6 +258,7 @@ func TestPoolRunThatNothingCanEndEarlyRunsOnTheCaller(t *testing.T) {
 			assert.Equal(t, "ok", v)
 			assert.Equal(t, tc.onCaller, goroutineID() == runGoroutine)
 			assert.Equal(t, 1, running, "the run held the pool's slot")
+			assert.False(t, armed, "deciding where to run armed no timer on run's context")
 			assert.True(t, h.pool("Users").idle(), "the slot is free again")
 			done := h.completion()
 			assert.Equal(t, evs("SUCCESS"), eventNames(done.Events))
