@@ -377,7 +377,8 @@ func (p *pipeline[In, Out]) inPool(callerCtx context.Context, r *run, in In) obs
 			}
 			stop()
 		}
-		if !pl.submit(t, start) {
+		pl, submitted := p.k.registry.submit(pl, t, start)
+		if !submitted {
 			stop()
 			o.OnError(errPoolRejectedSignal)
 			return

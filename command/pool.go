@@ -1,6 +1,7 @@
 package command
 
 import (
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -62,27 +63,44 @@ func newPool(key string, cfg PoolConfig, perCall bool, recorder poolRecorder) *p
 	return p
 }
 
-// submit starts t on a worker, queues it, or reports false when the pool
-// rejects it. The command started at now.
-func (p *pool) submit(t task, now time.Time) bool {
+// What submit did with a task.
+type submitted int
+
+const (
+	submitAccepted submitted = iota // started on a worker or queued
+	submitRejected                  // every slot and queue place was taken
+	submitRetired                   // the pool was retired: submit to its successor
+)
+
+// retiredBusy is the busy count of a retired pool: below any count, so
+// that no slot is taken in it again.
+const retiredBusy = math.MinInt64 / 2
+
+// submit starts t on a worker, queues it, or reports that the pool
+// rejects it or was retired. The command started at now.
+func (p *pool) submit(t task, now time.Time) submitted {
 	p.used(now)
 	cfg := p.config.Load()
 	// The fast path takes a free slot without the lock, unless tasks are
 	// waiting: they go first.
 	if p.queued.Load() == 0 && p.acquire(cfg) {
 		go p.work(t, now)
-		return true
+		return submitAccepted
 	}
 	p.mu.Lock()
 	if len(p.queue) == 0 && p.acquire(cfg) {
 		p.mu.Unlock()
 		go p.work(t, now)
-		return true
+		return submitAccepted
+	}
+	if p.retired() {
+		p.mu.Unlock()
+		return submitRetired
 	}
 	if len(p.queue) >= cfg.queueLimit() {
 		p.mu.Unlock()
 		p.recorder.MarkRejected()
-		return false
+		return submitRejected
 	}
 	p.queue = append(p.queue, t)
 	p.queued.Store(int64(len(p.queue)))
@@ -94,7 +112,7 @@ func (p *pool) submit(t task, now time.Time) bool {
 	if start != nil {
 		go p.work(start, time.Time{})
 	}
-	return true
+	return submitAccepted
 }
 
 // used notes that the pool was used at now.
@@ -123,11 +141,12 @@ func (p *pool) exit() {
 	}
 }
 
-// acquire takes a slot if fewer than CoreSize tasks run.
+// acquire takes a slot if fewer than CoreSize tasks run and the pool is
+// not retired.
 func (p *pool) acquire(cfg *PoolConfig) bool {
 	for {
 		n := p.busy.Load()
-		if n >= int64(cfg.CoreSize) {
+		if n < 0 || n >= int64(cfg.CoreSize) {
 			return false
 		}
 		if p.busy.CompareAndSwap(n, n+1) {
@@ -243,12 +262,24 @@ func (p *pool) configure(cfg PoolConfig) {
 
 // idle reports whether the pool runs and queues nothing.
 func (p *pool) idle() bool {
-	return p.busy.Load() == 0 && p.queued.Load() == 0
+	return p.busy.Load() <= 0 && p.queued.Load() == 0
 }
+
+// retire marks the pool retired if it runs and queues nothing, and
+// reports whether it did. A retired pool takes no task again: whoever
+// still holds it is told to submit to its successor.
+func (p *pool) retire() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.queue) == 0 && p.busy.CompareAndSwap(0, retiredBusy)
+}
+
+// retired reports whether the pool was retired.
+func (p *pool) retired() bool { return p.busy.Load() < 0 }
 
 // size reports the tasks running and the tasks queued.
 func (p *pool) size() (running, queued int) {
-	return int(p.busy.Load()), int(p.queued.Load())
+	return int(max(p.busy.Load(), 0)), int(p.queued.Load())
 }
 
 // storeMax raises a to v if v is larger.

@@ -161,7 +161,8 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 	if deadline != nil {
 		expired = call.armTimer(clk, e.cfg.Timeout)
 	}
-	if !p.submit(call, e.start) {
+	p, submitted := c.k.registry.submit(p, call, e.start)
+	if !submitted {
 		if deadline != nil {
 			call.disarmTimer()
 		}

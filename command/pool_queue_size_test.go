@@ -35,7 +35,7 @@ func TestPoolReportsItsQueueSizeAfterConcurrentSubmits(t *testing.T) {
 		var wg sync.WaitGroup
 		for range queued + 1 {
 			wg.Go(func() {
-				assert.True(t, p.submit(blockingTask{release}, time.Now()), "a submit within CoreSize and the queue")
+				assert.Equal(t, submitAccepted, p.submit(blockingTask{release}, time.Now()), "a submit within CoreSize and the queue")
 			})
 		}
 		wg.Wait()

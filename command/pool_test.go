@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -370,6 +372,78 @@ func TestPerCallPoolsBusyAreKept(t *testing.T) {
 	assert.Equal(t, 1, h.reg.PoolCount(), "only the named pool is left")
 	_, ok := h.reg.pools.Load("Plain")
 	assert.True(t, ok)
+}
+
+// A caller that looked a per-call pool up just before the sweep retired
+// it does not run in it: the retired pool takes no task, and the caller
+// submits to the pool made anew under the same key, so that a key never
+// has two pools running at once.
+func TestRetiredPoolSendsItsCallersToItsSuccessor(t *testing.T) {
+	h := newHarness(t)
+	c := New("Fetch", func(ctx context.Context, url string) (string, error) { return "fetched", nil },
+		WithRegistry(h.reg), WithConfig(Config{Timeout: -1}), WithPoolKey(func(url string) string { return url }))
+	_, err := c.Execute(context.Background(), "http://a")
+	require.NoError(t, err)
+	h.completion()
+	stale := h.pool("http://a")
+
+	h.clock.Advance(DefaultPoolIdleTimeout)
+	require.Zero(t, h.reg.PoolCount(), "the sweep retired the idle pool")
+	assert.True(t, stale.retired())
+	assert.False(t, stale.enter(h.clock.Now()), "a retired pool lends no slot to its caller")
+	release := make(chan struct{})
+	close(release)
+	assert.Equal(t, submitRetired, stale.submit(blockingTask{release}, h.clock.Now()))
+	running, queued := stale.size()
+	assert.Zero(t, running+queued)
+
+	successor, ok := h.reg.submit(stale, blockingTask{release}, h.clock.Now())
+	require.True(t, ok)
+	assert.NotSame(t, stale, successor)
+	assert.Same(t, successor, h.pool("http://a"), "the successor is the key's pool now")
+	waitFor(t, "the task to end", successor.idle)
+	assert.Equal(t, 1, h.reg.PoolCount())
+	_, ok = h.reg.Metrics().LookupPool("http://a")
+	assert.True(t, ok, "the successor has metrics of its own")
+}
+
+// A sweep never retires a pool a caller has taken a slot of, however the
+// two interleave: at most CoreSize runs of a key are ever in user code.
+func TestPoolSweepRacingExecutionsKeepsTheBound(t *testing.T) {
+	h := newHarness(t)
+	h.reg.onCompletion = nil // thousands of completions, none awaited
+	require.NoError(t, h.reg.ConfigurePool("http://a", PoolConfig{CoreSize: 1, IdleTimeout: time.Millisecond}))
+	var inside, most atomic.Int64
+	c := New("Fetch", func(ctx context.Context, url string) (string, error) {
+		storeMax(&most, inside.Add(1))
+		inside.Add(-1)
+		return "fetched", nil
+	}, WithRegistry(h.reg), WithConfig(Config{Timeout: -1}), WithPoolKey(func(url string) string { return url }))
+	stop := make(chan struct{})
+	sweeping := make(chan struct{})
+	go func() {
+		defer close(sweeping)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				h.clock.Advance(time.Millisecond)
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 300 {
+				_, _ = c.Execute(context.Background(), "http://a")
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	<-sweeping
+	assert.Equal(t, int64(1), most.Load(), "never two runs at once in a pool of one")
 }
 
 // A pool reports its sizes to its metrics, for the dashboard stream.

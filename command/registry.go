@@ -241,11 +241,13 @@ func (r *Registry) ConfigurePool(key string, cfg PoolConfig) error {
 // pool returns the pool named key, making it on first use. A pool made
 // for a per-call key is retired once idle for its IdleTimeout.
 func (r *Registry) pool(key string, perCall bool) *pool {
-	if p, ok := r.pools.Load(key); ok {
+	if p, ok := r.pools.Load(key); ok && !p.(*pool).retired() {
 		return p.(*pool)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// The sweep retires and removes a pool under r.mu: one found here is
+	// live.
 	if p, ok := r.pools.Load(key); ok {
 		return p.(*pool)
 	}
@@ -261,6 +263,22 @@ func (r *Registry) pool(key string, perCall bool) *pool {
 		r.armSweepLocked(p.config.Load().IdleTimeout)
 	}
 	return p
+}
+
+// submit submits t to p, or to the pool that succeeds p under its key if
+// p was retired since the caller looked it up, so that no task ever runs
+// in a retired pool beside its successor. It returns the pool that took
+// t, and false if that pool rejected it.
+func (r *Registry) submit(p *pool, t task, now time.Time) (*pool, bool) {
+	for {
+		switch p.submit(t, now) {
+		case submitAccepted:
+			return p, true
+		case submitRejected:
+			return p, false
+		}
+		p = r.pool(p.key, p.perCall)
+	}
 }
 
 // armSweepLocked schedules a sweep of idle per-call pools.
@@ -286,7 +304,7 @@ func (r *Registry) sweepPools() {
 			return true
 		}
 		idleFor := time.Duration(now - p.lastUsed.Load())
-		if idleFor >= cfg.IdleTimeout && p.idle() {
+		if idleFor >= cfg.IdleTimeout && p.retire() {
 			r.pools.Delete(key)
 			r.metrics.ForgetPool(p.key)
 			return true
