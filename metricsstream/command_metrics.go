@@ -47,6 +47,7 @@ type CommandMetrics struct {
 	latency  *latencyRing
 	health   atomic.Pointer[counterRing] // replaced by ResetStream
 	evicted  atomic.Bool
+	caches   []recordCache // per exclusive stripe
 
 	completions  completionStream
 	streams      atomic.Pointer[commandStreams] // made at the first stream call
@@ -68,6 +69,7 @@ func newCommandMetrics(key string, cfg Config, c clock.Clock, r *Registry) *Comm
 	m.rolling = newCounterRing(now, cfg.rollingBucket(), cfg.Buckets, int(NumEventTypes), 1, true)
 	m.latency = newLatencyRing(now, cfg.percentileBucket(), cfg.PercentileBuckets)
 	m.health.Store(newHealthRing(now, cfg))
+	m.caches = make([]recordCache, exclusiveStripes)
 	return m
 }
 
@@ -96,11 +98,24 @@ func (m *CommandMetrics) MarkStart() (concurrencyAtStart int64) {
 // clock already: the execution started at t.
 func (m *CommandMetrics) MarkStartAt(t time.Time) (concurrencyAtStart int64) {
 	n := m.concurrency.Add(1)
-	s := pinStripe()
-	m.rolling.raise(m.rolling.bucketFor(t), s, rollingMaxConcurrency, n)
-	s.unpin()
+	m.raiseConcurrency(t, n)
 	m.touch()
 	return n
+}
+
+// raiseConcurrency raises the rolling maximum concurrency of the bucket of
+// t to n.
+func (m *CommandMetrics) raiseConcurrency(t time.Time, n int64) {
+	s := pinStripe()
+	if !s.shared {
+		if rc := m.recordCacheFor(t.Sub(m.created), s, false); rc != nil {
+			s.raiseWord(&rc.rolling.Load()[rollingWords+rollingMaxConcurrency], n)
+			s.unpin()
+			return
+		}
+	}
+	m.rolling.raise(m.rolling.bucketFor(t), s, rollingMaxConcurrency, n)
+	s.unpin()
 }
 
 // TryMarkStartAt is [CommandMetrics.MarkStartAt] for an execution that may
@@ -117,9 +132,7 @@ func (m *CommandMetrics) TryMarkStartAt(t time.Time, limit int64) (concurrencyAt
 		m.concurrency.Add(-1)
 		return 0, false
 	}
-	s := pinStripe()
-	m.rolling.raise(m.rolling.bucketFor(t), s, rollingMaxConcurrency, n)
-	s.unpin()
+	m.raiseConcurrency(t, n)
 	m.touch()
 	return n, true
 }
@@ -139,24 +152,39 @@ func (m *CommandMetrics) MarkCompletion(c *Completion) {
 
 	var adds [rollingWords]uint64
 	words, total, errs := eventWordsOf(&c.Events, &adds)
-	stripe := pinStripe()
-	m.rolling.add(m.rolling.bucketSince(since, m.rolling.newest.Load()), stripe, adds[:], words)
-
+	var healthAdds [(healthCounters + 1) / 2]uint64 // total and errors share a word
+	var healthWords uint32
 	if total > 0 {
-		var adds [(healthCounters + 1) / 2]uint64 // total and errors share a word
-		addTo(adds[:], healthTotal, total)
-		addTo(adds[:], healthErrors, errs)
-		words := uint32(1) // the word of total and errors
+		addTo(healthAdds[:], healthTotal, total)
+		addTo(healthAdds[:], healthErrors, errs)
+		healthWords = 1 // the word of total and errors
 		if m.cfg.SlowCallDuration > 0 && c.ExecutionLatency >= m.cfg.SlowCallDuration {
-			addTo(adds[:], healthSlow, 1)
-			words |= 1 << (healthSlow / 2)
+			addTo(healthAdds[:], healthSlow, 1)
+			healthWords |= 1 << (healthSlow / 2)
 		}
-		h := m.health.Load()
-		h.add(h.bucketSince(since, h.newest.Load()), stripe, adds[:], words)
 	}
+	latency := c.Executed && !m.cfg.PercentileDisabled
 
-	if c.Executed && !m.cfg.PercentileDisabled {
-		m.latency.record(m.latency.bucketSince(since, m.latency.newest.Load()), stripe, c.ExecutionLatency, c.TotalLatency)
+	stripe := pinStripe()
+	var rc *recordCache
+	if !stripe.shared {
+		rc = m.recordCacheFor(since, stripe, latency)
+	}
+	if rc != nil {
+		addWords(rc.rolling.Load()[:], adds[:], words)
+		addWords(rc.health.Load()[:], healthAdds[:], healthWords)
+		if latency {
+			rc.latency.Load().record(c.ExecutionLatency, c.TotalLatency)
+		}
+	} else {
+		m.rolling.add(m.rolling.bucketSince(since, m.rolling.newest.Load()), stripe, adds[:], words)
+		if healthWords != 0 {
+			h := m.health.Load()
+			h.add(h.bucketSince(since, h.newest.Load()), stripe, healthAdds[:], healthWords)
+		}
+		if latency {
+			m.latency.record(m.latency.bucketSince(since, m.latency.newest.Load()), stripe, c.ExecutionLatency, c.TotalLatency)
+		}
 	}
 	stripe.unpin()
 	m.completions.publish(c, &m.drops)

@@ -97,10 +97,14 @@ func (r *counterRing) bucketFor(t time.Time) int64 {
 // words whose bits are set in words (see nonZero). A bucket that has left
 // the ring gets nothing.
 func (r *counterRing) add(n int64, s stripe, adds []uint64, words uint32) {
-	b := r.bucket(n, s)
-	if b == nil {
-		return
+	if b := r.bucket(n, s); b != nil {
+		addWords(b, adds, words)
 	}
+}
+
+// addWords adds to the words b of a bucket the pending adds (see addTo)
+// of the words whose bits are set in words.
+func addWords(b []atomic.Int64, adds []uint64, words uint32) {
 	for ; words != 0; words &= words - 1 {
 		w := bits.TrailingZeros32(words)
 		b[w].Add(int64(adds[w]))

@@ -83,7 +83,7 @@
 // # Memory and contention
 //
 // With the default windows, the metrics of an idle command key hold about
-// 1.1 KB, and 6.1 KB once a completion was recorded (see
+// 1.2 KB, and 6.2 KB once a completion was recorded (see
 // BenchmarkMemoryPerKey).
 //
 // Counters and latency histograms are striped per processor: each bucket
