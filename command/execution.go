@@ -20,13 +20,13 @@ type execution struct {
 	pool   string
 
 	start       time.Time
-	events      metricsstream.EventCounts
-	executed    bool          // user code ran
-	execLatency time.Duration // set when run ended, timed out or was cancelled
-	end         time.Time     // when run's outcome was recorded; zero before
-	fellBack    bool          // a fallback ran after end
-	concurrency int64         // at the start of run; positive while an execution permit or start is held
-	terminal    bool          // a terminal event was recorded
+	completion  metricsstream.Completion // what finish publishes; its Events are the execution's events so far
+	executed    bool                     // user code ran
+	execLatency time.Duration            // set when run ended, timed out or was cancelled
+	end         time.Time                // when run's outcome was recorded; zero before
+	fellBack    bool                     // a fallback ran after end
+	concurrency int64                    // at the start of run; positive while an execution permit or start is held
+	terminal    bool                     // a terminal event was recorded
 
 	fallbackPermit bool // a fallback permit is held
 	finished       bool // the Completion was published
@@ -47,7 +47,7 @@ func (e *execution) begin(k *keyState) {
 
 // mark records event in the result and tells the notifiers.
 func (e *execution) mark(event metricsstream.EventType) {
-	e.events[event]++
+	e.completion.Events[event]++
 	if event.IsTerminal() {
 		e.terminal = true
 	}
@@ -232,23 +232,23 @@ func (e *execution) finish(now time.Time) {
 		e.fallbackPermit = false
 		e.k.fallbackSem.release()
 	}
-	c := metricsstream.Completion{
-		CommandKey:         e.k.key,
-		GroupKey:           e.cfg.Group,
-		PoolKey:            e.poolKey(),
-		Events:             e.events,
-		ExecutionLatency:   e.execLatency,
-		TotalLatency:       now.Sub(e.start),
-		Executed:           e.executed,
-		ConcurrencyAtStart: e.concurrency,
-		End:                now,
-	}
+	// Filled in place: the Completion is most of the execution's state,
+	// and copying it out costs more than the fields it adds.
+	c := &e.completion
+	c.CommandKey = e.k.key
+	c.GroupKey = e.cfg.Group
+	c.PoolKey = e.poolKey()
+	c.ExecutionLatency = e.execLatency
+	c.TotalLatency = now.Sub(e.start)
+	c.Executed = e.executed
+	c.ConcurrencyAtStart = e.concurrency
+	c.End = now
 	if !e.executed {
 		c.ExecutionLatency = -1
 	}
-	e.k.metrics.MarkCompletion(&c)
+	e.k.metrics.MarkCompletion(c)
 	if f := e.k.registry.onCompletion; f != nil {
-		seen := c // a copy, so that c stays on the stack
+		seen := *c // a copy, so that the execution stays on the stack
 		f(&seen)
 	}
 }

@@ -133,7 +133,7 @@ func (c *cachedResult[Out]) wait(ctx context.Context) bool {
 func startShared[In, Out any](p *pipeline[In, Out], entry *cachedResult[Out], in In) {
 	log := entry.rc.logFor(p.k)
 	p.observableEnded(entry.ctx, in, func(e *execution) {
-		entry.events = e.events
+		entry.events = e.completion.Events
 		if log != nil {
 			log.record(e)
 		}

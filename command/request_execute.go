@@ -66,7 +66,7 @@ func (c *Command[In, Out]) executeWith(ctx context.Context, in In, collapsed int
 // Hystrix's markAsCollapsedCommand: COLLAPSED n times in the result, once
 // to the notifiers.
 func (e *execution) markCollapsed(n int) {
-	e.events[metricsstream.Collapsed] += int32(n)
+	e.completion.Events[metricsstream.Collapsed] += int32(n)
 	if e.hooked() {
 		notify(e.global, e.local, e.k.key, metricsstream.Collapsed)
 	}

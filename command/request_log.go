@@ -196,7 +196,7 @@ func (e *execution) logRecord() Execution {
 	if !e.executed {
 		latency = -1
 	}
-	return Execution{Command: e.k.key, Events: e.events, ExecutionLatency: latency}
+	return Execution{Command: e.k.key, Events: e.completion.Events, ExecutionLatency: latency}
 }
 
 // executionRecorder sees the executions of the fused Execute path that
