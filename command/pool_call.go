@@ -175,15 +175,29 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 		leave = runCtx.Done()
 	}
 	answered := false
-	select {
-	case <-call.done:
-		answered = true
-		if deadline != nil {
+	if expired != nil {
+		// Blocking on a timer's channel puts the timer in the runtime's
+		// heap and parks the caller; a quick run is done by the time the
+		// caller has let its worker run, and then neither is needed.
+		runtime.Gosched()
+		select {
+		case <-call.done:
+			answered = true
 			call.disarmTimer()
+		default:
 		}
-	case <-expired:
-		deadline.timeOut()
-	case <-leave:
+	}
+	if !answered {
+		select {
+		case <-call.done:
+			answered = true
+			if deadline != nil {
+				call.disarmTimer()
+			}
+		case <-expired:
+			deadline.timeOut()
+		case <-leave:
+		}
 	}
 	var v Out
 	var err error
