@@ -80,15 +80,31 @@ func (call *poolCall[In, Out]) runTask(p *pool, start time.Time) time.Time {
 	return end
 }
 
-// armTimer starts the caller's timeout timer for d and returns its
-// channel.
-func (call *poolCall[In, Out]) armTimer(c clock.Clock, d time.Duration) <-chan time.Time {
+// awaitUntil waits for the run to be done or for the clock to reach
+// deadline, and reports whether the run was done first.
+func (call *poolCall[In, Out]) awaitUntil(c clock.Clock, deadline time.Time) bool {
 	if call.timer == nil {
-		call.timer = c.NewTimer(d)
-	} else {
-		call.timer.Reset(d)
+		call.timer = c.NewTimer(time.Hour)
 	}
-	return call.timer.C()
+	call.timer.ResetAt(deadline)
+	if !c.Now().Before(deadline) {
+		// Past already: a manual clock fires the timer only when it moves
+		// next.
+		call.disarmTimer()
+		select {
+		case <-call.done:
+			return true
+		default:
+			return false
+		}
+	}
+	select {
+	case <-call.done:
+		call.disarmTimer()
+		return true
+	case <-call.timer.C():
+		return false
+	}
 }
 
 // disarmTimer stops the caller's timeout timer, leaving its channel empty
@@ -153,50 +169,35 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 		return c.executeHere(ctx, e, in, p)
 	}
 	call := c.getCall(runCtx, in)
-	// The caller leaves when runCtx ends; a deadlineContext ends at the
-	// timeout only if somebody waits on it, so the caller times it out,
-	// on a timer armed before the run can start.
-	var leave <-chan struct{}
-	var expired <-chan time.Time
-	if deadline != nil {
-		expired = call.armTimer(clk, e.cfg.Timeout)
-	}
 	p, submitted := c.k.registry.submit(p, call, e.start)
 	if !submitted {
-		if deadline != nil {
-			call.disarmTimer()
-		}
 		call.recycle()
 		endRunContext(deadline, end)
 		e.poolRejected()
 		return c.recover(ctx, e, in, PoolRejectedFailure, ErrPoolRejected)
 	}
-	if deadline == nil {
-		leave = runCtx.Done()
-	}
 	answered := false
-	if expired != nil {
-		// Blocking on a timer's channel puts the timer in the runtime's
-		// heap and parks the caller; a quick run is done by the time the
-		// caller has let its worker run, and then neither is needed.
+	if deadline != nil {
+		// The caller leaves at the timeout, which a deadlineContext tells
+		// only when asked, so the caller keeps the time itself. A quick
+		// run is done by the time the caller has let its worker run, and
+		// needs no timer: one is armed only if the caller must block.
 		runtime.Gosched()
 		select {
 		case <-call.done:
 			answered = true
-			call.disarmTimer()
 		default:
+			answered = call.awaitUntil(clk, deadline.deadline)
+			if !answered {
+				deadline.timeOut()
+			}
 		}
-	}
-	if !answered {
+	} else {
+		// The caller leaves when runCtx ends.
 		select {
 		case <-call.done:
 			answered = true
-			if deadline != nil {
-				call.disarmTimer()
-			}
-		case <-expired:
-			deadline.timeOut()
-		case <-leave:
+		case <-runCtx.Done():
 		}
 	}
 	var v Out

@@ -199,7 +199,7 @@ func TestRequestCacheOnTimeoutThrowsException(t *testing.T) {
 				_, err := c.Execute(ctx, 1)
 				errc <- err
 			}()
-			<-started // the timeout is armed before run starts
+			<-started // run waits on its context, whose timer is armed
 			mc.Advance(50 * time.Millisecond)
 			first := <-errc
 			require.ErrorIs(t, first, ErrTimeout)

@@ -38,6 +38,11 @@ type Timer interface {
 	// Reset changes the timer to expire after d. It reports whether the
 	// timer had been active.
 	Reset(d time.Duration) bool
+	// ResetAt changes the timer to expire when its clock reads t (at once
+	// if it reads t already). Unlike Reset(t.Sub(c.Now())), it cannot be
+	// late by a move of the clock between the reading and the reset. It
+	// reports whether the timer had been active.
+	ResetAt(t time.Time) bool
 }
 
 // Ticker delivers ticks at intervals, as time.Ticker.

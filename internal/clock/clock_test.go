@@ -60,3 +60,12 @@ func TestRealWithTimeout(t *testing.T) {
 	cancel()
 	assert.ErrorIs(t, ctx.Err(), context.Canceled)
 }
+
+func TestRealTimerResetAt(t *testing.T) {
+	timer := Real.NewTimer(time.Hour)
+	defer timer.Stop()
+	at := Real.Now().Add(time.Millisecond)
+	assert.True(t, timer.ResetAt(at), "it was active")
+	got := <-timer.C()
+	assert.False(t, got.Before(at.Add(-time.Millisecond)), "it fired about when it was set to")
+}

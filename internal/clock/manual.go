@@ -236,6 +236,18 @@ func (w *waiter) Reset(d time.Duration) bool {
 	return was
 }
 
+// ResetAt re-arms the timer to fire when the clock reads t, or at the
+// next move of the clock if it reads t already; like Stop, it takes back a
+// value still waiting in the channel.
+func (w *waiter) ResetAt(t time.Time) bool {
+	w.clock.mu.Lock()
+	defer w.clock.mu.Unlock()
+	was := w.clock.removeLocked(w)
+	was = w.takeBack() || was
+	w.clock.addLocked(w, t.Sub(w.clock.now))
+	return was
+}
+
 // takeBack empties the channel; it reports whether there was a value.
 func (w *waiter) takeBack() bool {
 	select {

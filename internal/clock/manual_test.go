@@ -112,6 +112,27 @@ func TestManualStopAndReset(t *testing.T) {
 	assert.Equal(t, 1, fired)
 }
 
+func TestManualResetAt(t *testing.T) {
+	m := NewManual(start)
+	timer := m.NewTimer(time.Hour)
+	assert.True(t, timer.ResetAt(start.Add(time.Second)), "it was active")
+	m.Advance(999 * time.Millisecond)
+	_, ok := received(timer.C())
+	assert.False(t, ok)
+	m.Advance(time.Millisecond)
+	got, ok := received(timer.C())
+	require.True(t, ok)
+	assert.Equal(t, start.Add(time.Second), got, "it fired at the instant it was set to, not a second after the reset")
+
+	assert.False(t, timer.ResetAt(start), "a fired timer was not active")
+	_, ok = received(timer.C())
+	assert.False(t, ok, "an instant already past fires at the next move, not inside ResetAt")
+	m.Advance(0)
+	got, ok = received(timer.C())
+	require.True(t, ok)
+	assert.Equal(t, start.Add(time.Second), got, "the clock does not go back")
+}
+
 func TestManualTimerStopLeavesNoStaleValue(t *testing.T) {
 	m := NewManual(start)
 	timer := m.NewTimer(time.Second)

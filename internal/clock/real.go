@@ -49,6 +49,10 @@ func (r realTimer) C() <-chan time.Time        { return r.t.C }
 func (r realTimer) Stop() bool                 { return r.t.Stop() }
 func (r realTimer) Reset(d time.Duration) bool { return r.t.Reset(d) }
 
+// ResetAt resets the timer to t as Real reads it: Real's time moves on its
+// own, by nanoseconds between the reading and the reset.
+func (r realTimer) ResetAt(t time.Time) bool { return r.t.Reset(t.Sub(Real.Now())) }
+
 type realTicker struct{ t *time.Ticker }
 
 func (r realTicker) C() <-chan time.Time   { return r.t.C }
