@@ -360,7 +360,7 @@ func (p *pipeline[In, Out]) inPool(callerCtx context.Context, r *run, in In) obs
 				e.pool = p.poolKey(in)
 				pl = p.k.registry.pool(e.pool, true)
 			} else {
-				pl = p.k.registry.pool(e.pool, false)
+				pl = p.k.namedPool(e.pool)
 			}
 			start = e.start
 		})

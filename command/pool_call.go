@@ -253,5 +253,5 @@ func (c *Command[In, Out]) poolFor(e *execution, in In) *pool {
 		e.pool = name
 		return c.k.registry.pool(name, true)
 	}
-	return c.k.registry.pool(e.pool, false)
+	return c.k.namedPool(e.pool)
 }

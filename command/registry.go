@@ -92,6 +92,20 @@ type keyState struct {
 	// defaultIsolation is what a Config's zero Isolation means for the
 	// key: SemaphoreIsolation for keys made by NewObservable.
 	defaultIsolation Isolation
+	// pool is the pool named by the key's Config.Pool when last looked
+	// up, which saves busy keys a lookup by name per execution.
+	pool atomic.Pointer[pool]
+}
+
+// namedPool returns the pool name, the key's Config.Pool, from the key's
+// last lookup if it still serves.
+func (k *keyState) namedPool(name string) *pool {
+	if p := k.pool.Load(); p != nil && p.key == name && !p.retired() {
+		return p
+	}
+	p := k.registry.pool(name, false)
+	k.pool.Store(p)
+	return p
 }
 
 // state returns the shared state of key, made with cfg if it is new.
