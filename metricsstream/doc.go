@@ -97,7 +97,9 @@
 // costs up to min(p, 16) copies, which for its latency histograms is p
 // times what the spread of its latencies costs (above). Two counters share
 // each 64-bit word, which bounds a counter at 2^32-1 per bucket and
-// stripe.
+// stripe. The recorders of an owned stripe find the slots of the current
+// buckets once per bucket and keep them, so recording a completion is,
+// most of the time, three or four uncontended atomic adds.
 //
 // By default a registry keeps every key forever, as Hystrix does. With
 // [WithIdleEviction] it forgets keys idle for a given time (nothing
