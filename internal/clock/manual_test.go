@@ -80,18 +80,25 @@ func TestManualCallbacksMayUseTheClock(t *testing.T) {
 func TestManualTimer(t *testing.T) {
 	m := NewManual(start)
 	timer := m.NewTimer(time.Second)
-	m.Advance(999 * time.Millisecond)
-	_, ok := received(timer.C())
-	assert.False(t, ok)
-	m.Advance(time.Millisecond)
-	got, ok := received(timer.C())
-	require.True(t, ok)
-	assert.Equal(t, start.Add(time.Second), got)
+	assertFiresAt(t, m, timer, start.Add(time.Second))
 	assert.False(t, timer.Stop(), "already fired")
 	assert.False(t, timer.Reset(time.Second), "was not active")
 	m.Advance(time.Second)
-	_, ok = received(timer.C())
+	_, ok := received(timer.C())
 	assert.True(t, ok, "Reset re-arms a fired timer")
+}
+
+// assertFiresAt moves m to just before at, checks that timer has not
+// fired, then to at, and checks that it fired with at.
+func assertFiresAt(t *testing.T, m *Manual, timer Timer, at time.Time) {
+	t.Helper()
+	m.Set(at.Add(-time.Millisecond))
+	_, ok := received(timer.C())
+	assert.False(t, ok, "fired before %v", at)
+	m.Set(at)
+	got, ok := received(timer.C())
+	require.True(t, ok, "did not fire at %v", at)
+	assert.Equal(t, at, got)
 }
 
 func TestManualStopAndReset(t *testing.T) {
@@ -116,19 +123,13 @@ func TestManualResetAt(t *testing.T) {
 	m := NewManual(start)
 	timer := m.NewTimer(time.Hour)
 	assert.True(t, timer.ResetAt(start.Add(time.Second)), "it was active")
-	m.Advance(999 * time.Millisecond)
-	_, ok := received(timer.C())
-	assert.False(t, ok)
-	m.Advance(time.Millisecond)
-	got, ok := received(timer.C())
-	require.True(t, ok)
-	assert.Equal(t, start.Add(time.Second), got, "it fired at the instant it was set to, not a second after the reset")
+	assertFiresAt(t, m, timer, start.Add(time.Second))
 
 	assert.False(t, timer.ResetAt(start), "a fired timer was not active")
-	_, ok = received(timer.C())
+	_, ok := received(timer.C())
 	assert.False(t, ok, "an instant already past fires at the next move, not inside ResetAt")
 	m.Advance(0)
-	got, ok = received(timer.C())
+	got, ok := received(timer.C())
 	require.True(t, ok)
 	assert.Equal(t, start.Add(time.Second), got, "the clock does not go back")
 }
