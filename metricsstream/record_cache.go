@@ -17,16 +17,18 @@ const (
 // stripe) write while the time since the metrics were created lies in
 // [from, to): the slots of the current rolling, health and latency
 // buckets. Finding a bucket's slot costs more than the adds into it, and
-// the buckets change every HealthSnapshotInterval at most, so a recorder
-// finds them once per bucket and stripe, and the recorders that follow on
-// that processor use them until time leaves the range.
+// the buckets change only at the boundaries of the narrowest of them (500
+// ms by default), so a recorder finds them once per bucket and stripe,
+// and the recorders that follow on that processor use them until time
+// leaves the range.
 //
 // Only recorders pinned to the stripe's processor use its cache, one at a
 // time, so it is filled in place and never torn; its fields are atomic
 // because those recorders are different goroutines, which nothing else
-// orders. Slots of an exclusive stripe are recycled only by fill, which
-// empties the range first, so the slots a cache names hold its buckets
-// for as long as its range is not empty.
+// orders. A recorder of an exclusive stripe claims slots only in fill,
+// which empties the range first, or the slow way after fill failed, which
+// left it empty; so the slots a cache names hold its buckets for as long
+// as its range is not empty.
 type recordCache struct {
 	from, to atomic.Int64 // durations since the metrics were created
 
