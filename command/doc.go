@@ -72,9 +72,10 @@
 //     caller's context that is never done, as context.Background) runs on
 //     its caller's goroutine when a slot is free, holding the slot and
 //     counted by the pool as any other: its caller would wait for it in
-//     any case, and the hand-off would only add cost. Pools named per call by WithPoolKey are retired after
-//     PoolConfig.IdleTimeout (one minute by default) without work: the
-//     memory kept is bounded by the pool keys used within that time.
+//     any case, and the hand-off would only add cost. Pools named per
+//     call by WithPoolKey are retired after PoolConfig.IdleTimeout (one
+//     minute by default) without work: the memory kept is bounded by the
+//     pool keys used within that time.
 //   - Exceptions are errors and panics. A panic in run or in a fallback is
 //     recovered and recorded as FAILURE (or FALLBACK_FAILURE), with its
 //     value and stack in a *PanicError. BadRequest(err) is Hystrix's

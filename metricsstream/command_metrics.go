@@ -107,14 +107,15 @@ func (m *CommandMetrics) MarkStartAt(t time.Time) (concurrencyAtStart int64) {
 // t to n.
 func (m *CommandMetrics) raiseConcurrency(t time.Time, n int64) {
 	s := pinStripe()
+	var rc *recordCache
 	if !s.shared {
-		if rc := m.recordCacheFor(t.Sub(m.created), s, false); rc != nil {
-			s.raiseWord(&rc.rolling.Load()[rollingWords+rollingMaxConcurrency], n)
-			s.unpin()
-			return
-		}
+		rc = m.recordCacheFor(t.Sub(m.created), s, false)
 	}
-	m.rolling.raise(m.rolling.bucketFor(t), s, rollingMaxConcurrency, n)
+	if rc != nil {
+		s.raiseWord(&rc.rolling.Load()[rollingWords+rollingMaxConcurrency], n)
+	} else {
+		m.rolling.raise(m.rolling.bucketFor(t), s, rollingMaxConcurrency, n)
+	}
 	s.unpin()
 }
 
@@ -152,7 +153,7 @@ func (m *CommandMetrics) MarkCompletion(c *Completion) {
 
 	var adds [rollingWords]uint64
 	words, total, errs := eventWordsOf(&c.Events, &adds)
-	var healthAdds [(healthCounters + 1) / 2]uint64 // total and errors share a word
+	var healthAdds [healthSlotWords]uint64 // total and errors share a word
 	var healthWords uint32
 	if total > 0 {
 		addTo(healthAdds[:], healthTotal, total)

@@ -68,7 +68,8 @@ func (rc *recordCache) fill(m *CommandMetrics, since time.Duration, s stripe, he
 	rc.to.Store(0) // empty while its slots change
 	// The range is where every bucket found holds: empty (from >= to)
 	// when since lies before the epoch of a ring, whose bucket 0 then
-	// holds it, and recorders at such times record the slow way.
+	// holds it; the cache serves this recorder, and the next one fills
+	// it again.
 	from, to := time.Duration(math.MinInt64), time.Duration(math.MaxInt64)
 	narrow := func(w *window, n int64) {
 		lo := w.offset + time.Duration(n)*w.width
