@@ -86,10 +86,7 @@ func (call *poolCall[In, Out]) awaitUntil(c clock.Clock, deadline time.Time) boo
 	if call.timer == nil {
 		call.timer = c.NewTimer(time.Hour)
 	}
-	call.timer.ResetAt(deadline)
-	if !c.Now().Before(deadline) {
-		// Past already: a manual clock fires the timer only when it moves
-		// next.
+	if clock.ResetAt(c, call.timer, deadline) {
 		call.disarmTimer()
 		select {
 		case <-call.done:

@@ -114,6 +114,9 @@ func (c *deadlineContext) Done() <-chan struct{} {
 		return done
 	}
 	t := c.clock.AfterFunc(left, func() { c.finish(context.DeadlineExceeded) })
+	if clock.ResetAt(c.clock, t, c.deadline) { // the clock moved on since left was read
+		c.finish(context.DeadlineExceeded)
+	}
 	c.mu.Lock()
 	if c.err == nil {
 		c.timer, t = t, nil

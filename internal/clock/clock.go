@@ -54,3 +54,14 @@ type Ticker interface {
 	// Reset stops the ticker and resets its period to d.
 	Reset(d time.Duration)
 }
+
+// ResetAt sets timer, of clock c, to fire when c reads at, and reports
+// whether c reads at already. A manual clock fires a timer set to a time
+// it has reached only when it next moves, so a caller told true acts on
+// the deadline itself. Timers set to a deadline read from a clock before
+// they are armed go through here: set relative to a later reading, they
+// would fire late.
+func ResetAt(c Clock, timer Timer, at time.Time) (reached bool) {
+	timer.ResetAt(at)
+	return !c.Now().Before(at)
+}

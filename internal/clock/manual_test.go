@@ -297,3 +297,12 @@ func TestManualIsSafeForConcurrentUse(t *testing.T) {
 
 // Manual and Real are Clocks.
 var _ = []Clock{Real, NewManual(start)}
+
+func TestResetAtReportsAReachedDeadline(t *testing.T) {
+	m := NewManual(start)
+	timer := m.NewTimer(time.Hour)
+	assert.False(t, ResetAt(m, timer, start.Add(time.Second)))
+	assertFiresAt(t, m, timer, start.Add(time.Second))
+	assert.True(t, ResetAt(m, timer, start), "the clock is past it: the caller acts on it")
+	assert.True(t, ResetAt(m, timer, m.Now()), "the clock reads it")
+}

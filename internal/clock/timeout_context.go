@@ -45,6 +45,9 @@ func newTimeoutContext(m *Manual, parent context.Context, d time.Duration) (cont
 		return c, cancel
 	}
 	timer := m.AfterFunc(d, func() { c.cancel(context.DeadlineExceeded, context.DeadlineExceeded) })
+	if ResetAt(m, timer, c.deadline) { // the clock moved on since the deadline was read
+		c.cancel(context.DeadlineExceeded, context.DeadlineExceeded)
+	}
 	stop := context.AfterFunc(parent, func() { c.cancel(parent.Err(), context.Cause(parent)) })
 	c.mu.Lock()
 	ended := c.err != nil
