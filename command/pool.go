@@ -20,6 +20,26 @@ type task interface {
 	runTask(p *pool, start time.Time) (end time.Time)
 }
 
+// selfStarter is a task that starts its own worker goroutine, with a
+// function value it made once: a go statement with arguments allocates
+// the closure that carries them, and the fused Execute submits a task per
+// run.
+type selfStarter interface {
+	task
+	// startOn runs p.work(t, start) on a new goroutine.
+	startOn(p *pool, start time.Time)
+}
+
+// spawn starts a worker goroutine that runs t, started at start (zero if
+// it waited in the queue), then what is queued.
+func (p *pool) spawn(t task, start time.Time) {
+	if s, ok := t.(selfStarter); ok {
+		s.startOn(p, start)
+		return
+	}
+	go p.work(t, start)
+}
+
 // poolRecorder receives what a pool does; metricsstream.PoolMetrics
 // implements it. SetQueueSize is called under the pool's lock, so that the
 // sizes it records are in the order the queue took them.
@@ -40,20 +60,27 @@ type poolRecorder interface {
 // of goroutines running user code never exceeds CoreSize, whatever the
 // timeouts do (a timed-out run keeps its slot until it returns, as a
 // Hystrix thread stays busy).
+//
+// The fields are grouped by how they are written, each group on cache
+// lines of its own: every submit reads the first group, which changes
+// rarely, and takes and frees a slot in the second; the queue's group is
+// written only when tasks wait.
 type pool struct {
 	key      string
 	perCall  bool
 	recorder poolRecorder
 	config   atomic.Pointer[PoolConfig]
 	lastUsed atomic.Int64 // unix nanoseconds of a recent submit, to the millisecond
+	ended    atomic.Bool  // retired, as busy tells; read where busy would be a miss
 
+	_       [64]byte
+	busy    atomic.Int64 // tasks running user code, at most CoreSize
 	largest atomic.Int64 // the most tasks ever running at once
 
-	busy   atomic.Int64 // tasks running user code, at most CoreSize
+	_      [64]byte
 	queued atomic.Int64 // len(queue), readable without the lock
-
-	mu    sync.Mutex // guards queue
-	queue []task
+	mu     sync.Mutex   // guards queue
+	queue  []task
 }
 
 func newPool(key string, cfg PoolConfig, perCall bool, recorder poolRecorder) *pool {
@@ -84,13 +111,13 @@ func (p *pool) submit(t task, now time.Time) submitted {
 	// The fast path takes a free slot without the lock, unless tasks are
 	// waiting: they go first.
 	if p.queued.Load() == 0 && p.acquire(cfg) {
-		go p.work(t, now)
+		p.spawn(t, now)
 		return submitAccepted
 	}
 	p.mu.Lock()
 	if len(p.queue) == 0 && p.acquire(cfg) {
 		p.mu.Unlock()
-		go p.work(t, now)
+		p.spawn(t, now)
 		return submitAccepted
 	}
 	if p.retired() {
@@ -110,7 +137,7 @@ func (p *pool) submit(t task, now time.Time) submitted {
 	p.recorder.SetQueueSize(len(p.queue))
 	p.mu.Unlock()
 	if start != nil {
-		go p.work(start, time.Time{})
+		p.spawn(start, time.Time{})
 	}
 	return submitAccepted
 }
@@ -137,7 +164,7 @@ func (p *pool) enter(now time.Time) bool {
 func (p *pool) exit() {
 	p.release()
 	if t := p.next(); t != nil {
-		go p.work(t, time.Time{})
+		p.spawn(t, time.Time{})
 	}
 }
 
@@ -256,7 +283,7 @@ func (p *pool) configure(cfg PoolConfig) {
 		if t == nil {
 			return
 		}
-		go p.work(t, time.Time{})
+		p.spawn(t, time.Time{})
 	}
 }
 
@@ -271,11 +298,16 @@ func (p *pool) idle() bool {
 func (p *pool) retire() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.queue) == 0 && p.busy.CompareAndSwap(0, retiredBusy)
+	if len(p.queue) > 0 || !p.busy.CompareAndSwap(0, retiredBusy) {
+		return false
+	}
+	p.ended.Store(true)
+	return true
 }
 
-// retired reports whether the pool was retired.
-func (p *pool) retired() bool { return p.busy.Load() < 0 }
+// retired reports whether the pool was retired. It may tell false for a
+// moment after retire: submit finds out then (acquire fails).
+func (p *pool) retired() bool { return p.ended.Load() }
 
 // size reports the tasks running and the tasks queued.
 func (p *pool) size() (running, queued int) {

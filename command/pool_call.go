@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +18,14 @@ const (
 	callAbandoned              // the caller left (timeout or cancel) first
 )
 
+// Why a pool caller wakes.
+type wakeReason uint8
+
+const (
+	wakeDone   wakeReason = iota // run returned in time
+	wakeTimeUp                   // the timeout passed first
+)
+
 // poolCall is one run handed to a pool worker. Whoever loses the race
 // between the worker finishing and the caller leaving recycles it: the
 // caller after it read the result, the worker when the caller has gone.
@@ -26,18 +35,39 @@ type poolCall[In, Out any] struct {
 	in    In
 	out   Out
 	err   error
-	end   time.Time // when run returned; written before done is signalled
+	end   time.Time // when run returned; written before wakeDone is sent
 	state atomic.Int32
-	done  chan struct{} // buffered 1; signalled when run returned in time
-	timer clock.Timer   // the caller's timeout, kept across uses
+	// wake tells the caller that run returned in time (wakeDone, from the
+	// worker) or that the timeout passed (wakeTimeUp, from timer). Each
+	// sends at most once per use, so two places never block a sender.
+	wake chan wakeReason
+
+	// The caller's timeout: an AfterFunc timer kept across the call's
+	// uses, and left armed by a caller whose run returned in time. A later
+	// caller whose deadline is no earlier leaves it alone; when it fires,
+	// it times out the caller then waiting if its deadline has passed, and
+	// else re-arms itself at that deadline (see awaitUntil).
+	timer     clock.Timer
+	timerMu   sync.Mutex   // held to arm the timer and when it fires
+	armedFor  atomic.Int64 // when the timer fires (unix ns); 0 if not armed
+	waitUntil atomic.Int64 // the waiting caller's deadline (unix ns); 0 if none
 
 	concurrency atomic.Int64 // the command's concurrency when run started
+
+	// work is workOnPool as a function value, made with the call: starting
+	// it with go allocates nothing, where go p.work(call, start) allocates
+	// the closure that carries the arguments. The pool and start it needs
+	// are set by startOn.
+	work      func()
+	workPool  *pool
+	workStart time.Time
 }
 
 func (c *Command[In, Out]) getCall(ctx context.Context, in In) *poolCall[In, Out] {
 	call, _ := c.calls.Get().(*poolCall[In, Out])
 	if call == nil {
-		call = &poolCall[In, Out]{cmd: c, done: make(chan struct{}, 1)}
+		call = &poolCall[In, Out]{cmd: c, wake: make(chan wakeReason, 2)}
+		call.work = call.workOnPool
 	}
 	call.ctx, call.in = ctx, in
 	call.state.Store(callQueued)
@@ -50,6 +80,20 @@ func (call *poolCall[In, Out]) recycle() {
 	call.ctx, call.in, call.out, call.err, call.end = nil, zeroIn, zeroOut, nil, time.Time{}
 	call.concurrency.Store(0)
 	call.cmd.calls.Put(call)
+}
+
+// startOn runs p.work(call, start) on a new goroutine.
+func (call *poolCall[In, Out]) startOn(p *pool, start time.Time) {
+	call.workPool, call.workStart = p, start
+	go call.work()
+}
+
+// workOnPool is the worker goroutine that startOn starts. It reads what
+// startOn set before the call runs: once it has, the call may be recycled.
+func (call *poolCall[In, Out]) workOnPool() {
+	p, start := call.workPool, call.workStart
+	call.workPool = nil
+	p.work(call, start)
 }
 
 // runTask runs on a pool worker. It returns when run returned.
@@ -73,7 +117,7 @@ func (call *poolCall[In, Out]) runTask(p *pool, start time.Time) time.Time {
 	call.out, call.err, call.end = out, err, end
 	p.release()
 	if call.state.CompareAndSwap(callRunning, callDone) {
-		call.done <- struct{}{}
+		call.wake <- wakeDone
 		return end
 	}
 	call.recycle()
@@ -81,37 +125,78 @@ func (call *poolCall[In, Out]) runTask(p *pool, start time.Time) time.Time {
 }
 
 // awaitUntil waits for the run to be done or for the clock to reach
-// deadline, and reports whether the run was done first.
+// deadline, and reports whether the run was done first. A timed-out
+// caller that later takes the worker's wakeDone does so in abandon's
+// callDone case.
+//
+// The caller blocks on one channel, to which the worker and the timer
+// each send at most once per wait: it parks and is woken on its own
+// processor, as a receive from the worker alone would, where a select on
+// the worker and a timer channel, or a yield, costs a trip through the
+// scheduler's shared queues. And it touches the timer only when the timer
+// would fire after deadline or not at all: with one timeout, the deadlines
+// of a call's successive uses only grow, so the timer is armed about once
+// per timeout, not once per run, and adds nothing to the runtime's timer
+// heaps on the way.
 func (call *poolCall[In, Out]) awaitUntil(c clock.Clock, deadline time.Time) bool {
-	if call.timer == nil {
-		call.timer = c.NewTimer(time.Hour)
-	}
-	if clock.ResetAt(c, call.timer, deadline) {
-		call.disarmTimer()
-		select {
-		case <-call.done:
-			return true
-		default:
-			return false
+	d := deadline.UnixNano()
+	// Publishing the deadline before reading armedFor pairs with the
+	// timer's clearing armedFor before it reads waitUntil: either the
+	// caller sees the timer unarmed and arms it, or the timer sees the
+	// deadline.
+	call.waitUntil.Store(d)
+	if a := call.armedFor.Load(); (a == 0 || a > d) && call.arm(c, d) {
+		// The deadline has passed already; a manual clock fires a timer set
+		// to a time it reads only when it next moves.
+		if call.waitUntil.CompareAndSwap(d, 0) {
+			select {
+			case <-call.wake:
+				return true
+			default:
+				return false
+			}
 		}
 	}
-	select {
-	case <-call.done:
-		call.disarmTimer()
-		return true
-	case <-call.timer.C():
+	if <-call.wake == wakeTimeUp {
 		return false
 	}
+	if !call.waitUntil.CompareAndSwap(d, 0) {
+		<-call.wake // the timer timed the caller out as the run returned
+	}
+	return true
 }
 
-// disarmTimer stops the caller's timeout timer, leaving its channel empty
-// for the next use.
-func (call *poolCall[In, Out]) disarmTimer() {
-	if !call.timer.Stop() {
-		select {
-		case <-call.timer.C():
-		default:
-		}
+// arm sets the timer to fire at d (unix ns) unless it is set to fire no
+// later, and reports whether the clock reads d already.
+func (call *poolCall[In, Out]) arm(c clock.Clock, d int64) (reached bool) {
+	call.timerMu.Lock()
+	defer call.timerMu.Unlock()
+	if call.timer == nil {
+		call.timer = c.AfterFunc(time.Hour, call.timeUp)
+	}
+	if a := call.armedFor.Load(); a != 0 && a <= d {
+		return false
+	}
+	call.armedFor.Store(d)
+	return clock.ResetAt(c, call.timer, time.Unix(0, d))
+}
+
+// timeUp is the caller's timer firing: it times out the waiting caller if
+// its deadline has passed, re-arms itself at that deadline if not, and
+// stays unarmed if no caller waits.
+func (call *poolCall[In, Out]) timeUp() {
+	c := call.cmd.k.registry.clock
+	call.timerMu.Lock()
+	call.armedFor.Store(0)
+	d := call.waitUntil.Load()
+	late := d != 0 && c.Now().UnixNano() >= d
+	if d != 0 && !late {
+		call.armedFor.Store(d)
+		late = clock.ResetAt(c, call.timer, time.Unix(0, d))
+	}
+	call.timerMu.Unlock()
+	if late && call.waitUntil.CompareAndSwap(d, 0) {
+		call.wake <- wakeTimeUp
 	}
 }
 
@@ -176,23 +261,15 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 	answered := false
 	if deadline != nil {
 		// The caller leaves at the timeout, which a deadlineContext tells
-		// only when asked, so the caller keeps the time itself. A quick
-		// run is done by the time the caller has let its worker run, and
-		// needs no timer: one is armed only if the caller must block.
-		runtime.Gosched()
-		select {
-		case <-call.done:
-			answered = true
-		default:
-			answered = call.awaitUntil(clk, deadline.deadline)
-			if !answered {
-				deadline.timeOut()
-			}
+		// only when asked, so the caller keeps the time itself.
+		answered = call.awaitUntil(clk, deadline.deadline)
+		if !answered {
+			deadline.timeOut()
 		}
 	} else {
 		// The caller leaves when runCtx ends.
 		select {
-		case <-call.done:
+		case <-call.wake:
 			answered = true
 		case <-runCtx.Done():
 		}
@@ -217,7 +294,7 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 			e.executed, e.concurrency = true, concurrency
 			o = classify(ctx, runCtx, err)
 		case callDone:
-			<-call.done
+			<-call.wake
 			v, err, now = call.out, call.err, call.end
 			e.executed, e.concurrency = true, call.concurrency.Load()
 			o = classifyInTime(ctx, runCtx, err)
