@@ -22,7 +22,12 @@ const (
 // The pool reports with [PoolMetrics.MarkStart] when a worker starts a
 // command, [PoolMetrics.MarkDone] when it finishes,
 // [PoolMetrics.MarkRejected] when the pool refuses one, and
-// [PoolMetrics.SetQueueSize] when its queue changes. Recording takes no
+// [PoolMetrics.SetQueueSize] when its queue changes. A pool that counts
+// its running commands itself (to bound them, say) can spare the metrics a
+// second count, written by every command: it registers its count with
+// [PoolMetrics.CountActiveWith] and reports with
+// [PoolMetrics.MarkStartedAt] and [PoolMetrics.MarkExecutedAt] instead of
+// MarkStart and MarkDone. Recording takes no
 // lock and does not allocate. The rolling window is Config.RollingWindow
 // in Config.Buckets buckets; the other fields of Config do not apply.
 //
@@ -36,6 +41,7 @@ type PoolMetrics struct {
 	rolling  *counterRing
 	status   atomic.Pointer[poolStatusBox]
 	evicted  atomic.Bool
+	counted  atomic.Pointer[func() int64] // the pool's own active count, if it keeps one
 
 	_       [64]byte
 	active  atomic.Int64
@@ -74,6 +80,39 @@ func (p *PoolMetrics) MarkStartAt(now time.Time) (active int64) {
 	return n
 }
 
+// MarkStartedAt records that a worker started a command at now, in a
+// pool that counts its active commands itself (see
+// [PoolMetrics.CountActiveWith]) and counts active of them with this one:
+// the rolling maximum and the largest count follow active, and the
+// metrics' own count is left alone. It returns active.
+func (p *PoolMetrics) MarkStartedAt(now time.Time, active int64) int64 {
+	s := pinStripe()
+	p.rolling.raise(p.rolling.bucketFor(now), s, poolMaxActive, active)
+	s.unpin()
+	if active > p.largest.Load() {
+		storeMax(&p.largest, active)
+	}
+	p.touch()
+	return active
+}
+
+// MarkExecutedAt records that a worker finished a command at now
+// (Hystrix's EXECUTED), in a pool that counts its active commands itself:
+// the counterpart of [PoolMetrics.MarkStartedAt].
+func (p *PoolMetrics) MarkExecutedAt(now time.Time) { p.count(PoolExecuted, now) }
+
+// CountActiveWith has the metrics report active() as their active count,
+// in place of the count MarkStart and MarkDone keep, for a pool that
+// counts its active commands itself; active is called from any goroutine,
+// when the count is read. nil goes back to the metrics' own count.
+func (p *PoolMetrics) CountActiveWith(active func() int64) {
+	if active == nil {
+		p.counted.Store(nil)
+		return
+	}
+	p.counted.Store(&active)
+}
+
 // MarkDone records that a worker finished a command (Hystrix's EXECUTED):
 // the active count goes down by one.
 func (p *PoolMetrics) MarkDone() { p.MarkDoneAt(p.clock.Now()) }
@@ -103,7 +142,12 @@ func (p *PoolMetrics) count(e PoolEventType, now time.Time) {
 func (p *PoolMetrics) SetQueueSize(n int) { p.queue.Store(int64(n)) }
 
 // ActiveCount returns how many commands the pool's workers run now.
-func (p *PoolMetrics) ActiveCount() int64 { return p.active.Load() }
+func (p *PoolMetrics) ActiveCount() int64 {
+	if f := p.counted.Load(); f != nil {
+		return (*f)()
+	}
+	return p.active.Load()
+}
 
 // QueueSize returns the last queue size recorded.
 func (p *PoolMetrics) QueueSize() int64 { return p.queue.Load() }
@@ -151,7 +195,7 @@ func (p *PoolMetrics) touch() {
 // idle reports whether nothing runs or waits and nothing was recorded
 // for at least d.
 func (p *PoolMetrics) idle(now time.Time, d time.Duration) bool {
-	return p.active.Load() == 0 && p.queue.Load() == 0 && now.Sub(p.rolling.lastActive(p.created)) >= d
+	return p.ActiveCount() == 0 && p.queue.Load() == 0 && now.Sub(p.rolling.lastActive(p.created)) >= d
 }
 
 // PoolStatus is what a worker pool knows of itself that its metrics do
@@ -223,7 +267,7 @@ func (p *PoolMetrics) Snapshot() PoolSnapshot {
 	s := PoolSnapshot{
 		Key:                p.key,
 		Time:               now,
-		ActiveCount:        p.active.Load(),
+		ActiveCount:        p.ActiveCount(),
 		QueueSize:          p.queue.Load(),
 		LargestActiveCount: p.largest.Load(),
 		Cumulative:         p.cumulativeAt(now),

@@ -88,3 +88,37 @@ func TestPoolSnapshot(t *testing.T) {
 	_, ok := p.Status()
 	assert.False(t, ok)
 }
+
+// A pool that counts its active commands itself: the metrics report its
+// count, take the rolling maximum and the largest count from the counts
+// it gives at each start, and count executions without a count of their
+// own.
+func TestPoolMetricsCountedByThePool(t *testing.T) {
+	p, r := newTestPool(t)
+	mc := r.clock.(interface{ Advance(time.Duration) })
+	var running int64
+	p.CountActiveWith(func() int64 { return running })
+	now := r.clock.Now()
+	running = 1
+	assert.Equal(t, int64(1), p.MarkStartedAt(now, running))
+	running = 2
+	p.MarkStartedAt(now, running)
+	assert.Equal(t, int64(2), p.ActiveCount(), "the pool's count")
+	running = 1
+	p.MarkExecutedAt(now)
+	assert.Equal(t, int64(1), p.ActiveCount())
+	assert.Equal(t, int64(2), p.LargestActiveCount())
+	s := p.Snapshot()
+	assert.Equal(t, int64(1), s.ActiveCount)
+	assert.Equal(t, int64(2), s.TaskCount, "one executed, one active")
+
+	mc.Advance(time.Second)
+	assert.Equal(t, int64(1), p.RollingCount(PoolExecuted))
+	assert.Equal(t, int64(2), p.RollingMaxActive())
+	running = 0
+	assert.Zero(t, p.ActiveCount())
+
+	p.CountActiveWith(nil)
+	p.MarkStart()
+	assert.Equal(t, int64(1), p.ActiveCount(), "back to the metrics' own count")
+}
