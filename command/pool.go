@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/internal/clock"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
@@ -41,13 +42,15 @@ func (p *pool) spawn(t task, start time.Time) {
 }
 
 // poolRecorder receives what a pool does; metricsstream.PoolMetrics
-// implements it. SetQueueSize is called under the pool's lock, so that the
-// sizes it records are in the order the queue took them.
+// implements it. The pool counts its running tasks itself, in its slots,
+// and the recorder reports that count (see newPool), so that a run
+// changes one shared count, not two. SetQueueSize is called under the
+// pool's lock, so that the sizes it records are in the order the queue
+// took them.
 type poolRecorder interface {
-	MarkStart() int64
-	MarkStartAt(time.Time) int64
-	MarkDone()
-	MarkDoneAt(time.Time)
+	CountActiveWith(active func() int64)
+	MarkStartedAt(now time.Time, active int64) int64
+	MarkExecutedAt(now time.Time)
 	MarkRejected()
 	SetQueueSize(n int)
 }
@@ -68,6 +71,7 @@ type poolRecorder interface {
 type pool struct {
 	key      string
 	perCall  bool
+	clock    clock.Clock
 	recorder poolRecorder
 	config   atomic.Pointer[PoolConfig]
 	lastUsed atomic.Int64 // unix nanoseconds of a recent submit, to the millisecond
@@ -83,8 +87,9 @@ type pool struct {
 	queue  []task
 }
 
-func newPool(key string, cfg PoolConfig, perCall bool, recorder poolRecorder) *pool {
-	p := &pool{key: key, perCall: perCall, recorder: recorder}
+func newPool(key string, cfg PoolConfig, perCall bool, c clock.Clock, recorder poolRecorder) *pool {
+	p := &pool{key: key, perCall: perCall, clock: c, recorder: recorder}
+	recorder.CountActiveWith(p.active)
 	cfg = cfg.withDefaults()
 	p.config.Store(&cfg)
 	return p
@@ -220,18 +225,20 @@ func (p *pool) remove(t task) bool {
 func (p *pool) work(t task, start time.Time) {
 	for t != nil {
 		if start.IsZero() {
-			p.recorder.MarkStart()
-		} else {
-			p.recorder.MarkStartAt(start)
+			start = p.clock.Now()
 		}
-		if end := t.runTask(p, start); end.IsZero() {
-			p.recorder.MarkDone()
-		} else {
-			p.recorder.MarkDoneAt(end)
+		p.recorder.MarkStartedAt(start, p.active())
+		end := t.runTask(p, start)
+		if end.IsZero() {
+			end = p.clock.Now()
 		}
+		p.recorder.MarkExecutedAt(end)
 		t, start = p.next(), time.Time{}
 	}
 }
+
+// active returns how many tasks run user code now.
+func (p *pool) active() int64 { return max(p.busy.Load(), 0) }
 
 // release frees the slot of a task whose user code returned.
 func (p *pool) release() { p.busy.Add(-1) }

@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,18 @@ const (
 	callDone                   // run returned and the caller was told
 	callAbandoned              // the caller left (timeout or cancel) first
 )
+
+// yieldEvery is how many runs, on average, a pool caller with a timeout
+// hands to its worker between two yields. A caller that spawns its
+// worker and parks, woken by the worker as it exits, forms a chain that
+// the scheduler runs on one time slice (each goroutine readied in turn
+// into the processor's next slot), so the goroutines queued behind it
+// wait for the slice to end: with 75 callers on two processors, a run
+// waited in its queue for up to a second. A yield puts the caller in the
+// scheduler's shared queue and ends the chain; after every run it costs
+// more than the hand-off (the shared queue's lock), after one in 16 it
+// keeps the longest wait at milliseconds.
+const yieldEvery = 16
 
 // Why a pool caller wakes.
 type wakeReason uint8
@@ -259,6 +272,9 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 		return c.recover(ctx, e, in, PoolRejectedFailure, ErrPoolRejected)
 	}
 	answered := false
+	if rand.Uint32()%yieldEvery == 0 {
+		runtime.Gosched() // see yieldEvery
+	}
 	if deadline != nil {
 		// The caller leaves at the timeout, which a deadlineContext tells
 		// only when asked, so the caller keeps the time itself.
@@ -311,12 +327,12 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 // executeHere runs run on the caller's goroutine in a slot of p that it
 // has entered.
 func (c *Command[In, Out]) executeHere(ctx context.Context, e *execution, in In, p *pool) (Out, error) {
-	p.recorder.MarkStartAt(e.start)
+	p.recorder.MarkStartedAt(e.start, p.active())
 	e.runStarted()
 	v, err := callRun(c.run, ctx, in)
 	now := c.k.registry.clock.Now()
 	p.exit()
-	p.recorder.MarkDoneAt(now)
+	p.recorder.MarkExecutedAt(now)
 	return c.conclude(ctx, e, in, classifyTimed(ctx, false, err), v, err, now)
 }
 

@@ -27,10 +27,11 @@ func (t blockingTask) runTask(p *pool, _ time.Time) time.Time {
 // the dashboard showing a queue one short until the queue next changed.
 func TestPoolReportsItsQueueSizeAfterConcurrentSubmits(t *testing.T) {
 	const queued = 32
-	metrics := metricsstream.NewRegistry(clock.NewManual(time.Unix(0, 0)))
+	mc := clock.NewManual(time.Unix(0, 0))
+	metrics := metricsstream.NewRegistry(mc)
 	for round := range 200 {
 		pm := metrics.Pool("p", metricsstream.Config{})
-		p := newPool("p", PoolConfig{CoreSize: 1, MaxQueueSize: queued, QueueSizeRejectionThreshold: queued}, false, pm)
+		p := newPool("p", PoolConfig{CoreSize: 1, MaxQueueSize: queued, QueueSizeRejectionThreshold: queued}, false, mc, pm)
 		release := make(chan struct{})
 		var wg sync.WaitGroup
 		for range queued + 1 {

@@ -270,7 +270,7 @@ func (r *Registry) pool(key string, perCall bool) *pool {
 		cfg = c.(PoolConfig)
 	}
 	pm := r.metrics.Pool(key, metricsstream.Config{})
-	p := newPool(key, cfg, perCall, pm)
+	p := newPool(key, cfg, perCall, r.clock, pm)
 	pm.SetStatusProvider(p)
 	r.pools.Store(key, p)
 	if perCall && p.config.Load().IdleTimeout > 0 {
