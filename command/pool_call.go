@@ -19,16 +19,17 @@ const (
 	callAbandoned              // the caller left (timeout or cancel) first
 )
 
-// yieldEvery is how many runs, on average, a pool caller with a timeout
-// hands to its worker between two yields. A caller that spawns its
-// worker and parks, woken by the worker as it exits, forms a chain that
-// the scheduler runs on one time slice (each goroutine readied in turn
-// into the processor's next slot), so the goroutines queued behind it
-// wait for the slice to end: with 75 callers on two processors, a run
-// waited in its queue for up to a second. A yield puts the caller in the
-// scheduler's shared queue and ends the chain; after every run it costs
-// more than the hand-off (the shared queue's lock), after one in 16 it
-// keeps the longest wait at milliseconds.
+// yieldEvery is how many runs, on average, a pool caller hands to its
+// worker between two yields. A caller that spawns its worker and parks,
+// woken by the worker as it exits, forms a chain that the scheduler runs
+// on one time slice (each goroutine readied in turn into the processor's
+// next slot), and the goroutines preempted meanwhile wait in the shared
+// queue, which a processor looks at once in 61 slices when its own queue
+// is not empty: with 75 callers on two processors, a run waited for its
+// worker to start for up to a second, and timed out. A yield ends the
+// chain through the shared queue; after every run it costs more than the
+// hand-off (the queue's lock), after one in 16 it kept the longest wait of
+// 75 callers at milliseconds (bench/peers BenchmarkTail).
 const yieldEvery = 16
 
 // Why a pool caller wakes.
