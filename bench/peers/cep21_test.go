@@ -74,3 +74,11 @@ func cep21GoRow() row {
 		return circuit.Config{Execution: circuit.ExecutionConfig{Timeout: -1}}
 	}, true)
 }
+
+// cep21GoTimeoutRow is cep21-go with a 1 s timeout: the configuration of
+// the pool-isolated rows of rxhystrix and hystrix-go.
+func cep21GoTimeoutRow() row {
+	return cep21Row("cep21-go-timeout", func() circuit.Config {
+		return circuit.Config{Execution: circuit.ExecutionConfig{Timeout: time.Second}}
+	}, true)
+}

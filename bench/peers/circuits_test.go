@@ -65,6 +65,7 @@ func peerRows() []row {
 		cep21MinimalRow(),
 		cep21HystrixRow(),
 		cep21GoRow(),
+		cep21GoTimeoutRow(),
 		hystrixGoRow(),
 		gobreakerRow(),
 		failsafeRow(),

@@ -40,13 +40,15 @@
 //	cep21-minimal            Execute, no timeout, 10-consecutive-errors opener
 //	cep21-hystrix            Execute, Hystrix opener and closer, rolling stats, 1 s timeout
 //	cep21-go                 Go (a goroutine per call), no timeout, never opens (as cep21's UseGo)
+//	cep21-go-timeout         the same with a 1 s timeout
 //	hystrix-go               Do, default settings but MaxConcurrentRequests 100000 (as cep21 does)
 //	gobreaker                Execute with the zero Settings
 //	failsafe-cb              a default circuit breaker (opens on 1 failure)
 //	failsafe-cb-timeout      the same breaker around a 1 s timeout policy
 //	rxhystrix-semaphore      Execute, semaphore isolation, no timeout
 //	rxhystrix-semaphore-timeout  the same with a 1 s timeout
-//	rxhystrix-pool           Execute, pool isolation (one worker and one queue place per caller), 1 s timeout
+//	rxhystrix-pool           Execute, pool isolation (a slot per caller, no queue), 1 s timeout
+//	rxhystrix-pool-no-timeout    the same without a timeout
 //	rxhystrix-observable     ToObservable(...).First, semaphore isolation, no timeout
 //	rxhystrix-forced-open    a forced-open breaker: the short-circuit path alone (failing only)
 //

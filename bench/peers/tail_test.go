@@ -14,7 +14,7 @@ const tailCallers = 75
 // tailRows are the rows that hand each call to another goroutine, whose
 // scheduling the tail benchmark is about, and the semaphore row as the
 // floor of a call run by its caller.
-var tailRows = []string{"cep21-go", "hystrix-go", "rxhystrix-pool", "rxhystrix-semaphore"}
+var tailRows = []string{"cep21-go", "cep21-go-timeout", "hystrix-go", "rxhystrix-pool", "rxhystrix-semaphore"}
 
 // BenchmarkTail times each call of 75 callers on passing work and reports
 // the distribution of the calls' latencies, where BenchmarkCircuits
