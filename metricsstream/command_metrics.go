@@ -152,7 +152,13 @@ func (m *CommandMetrics) MarkCompletion(c *Completion) {
 	since := end.Sub(m.created) // the rolling and latency windows start at created
 
 	var adds [rollingWords]uint64
-	words, total, errs := eventWordsOf(&c.Events, &adds)
+	var words uint32
+	var total, errs int64
+	if c.Events == successWords.events {
+		adds, words, total, errs = successWords.adds, successWords.words, successWords.total, successWords.errors
+	} else {
+		words, total, errs = eventWordsOf(&c.Events, &adds)
+	}
 	var healthAdds [healthSlotWords]uint64 // total and errors share a word
 	var healthWords uint32
 	if total > 0 {
