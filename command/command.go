@@ -119,7 +119,7 @@ func (c *Command[In, Out]) executeWithSemaphore(ctx context.Context, e *executio
 	runCtx, deadline, end := runContextFor(ctx, c.k.registry.clock, e.start, e.cfg.Timeout)
 	v, err := callRun(c.run, runCtx, in)
 	now := c.k.registry.clock.Now()
-	o := classifyTimed(ctx, timedOut(runCtx, deadline, now), err)
+	o := classifyTimed(ctx, runCtx != ctx && timedOut(runCtx, deadline, now), err)
 	endRunContext(deadline, end)
 	return c.conclude(ctx, e, in, o, v, err, now)
 }
