@@ -60,7 +60,10 @@ type poolCall[In, Out any] struct {
 	// uses, and left armed by a caller whose run returned in time. A later
 	// caller whose deadline is no earlier leaves it alone; when it fires,
 	// it times out the caller then waiting if its deadline has passed, and
-	// else re-arms itself at that deadline (see awaitUntil).
+	// else re-arms itself at that deadline (see awaitUntil). An armed timer
+	// keeps the call, and its command, reachable until it fires: at most
+	// one timeout after the call's last use, when it finds no caller and
+	// stays unarmed.
 	timer     clock.Timer
 	timerMu   sync.Mutex   // held to arm the timer and when it fires
 	armedFor  atomic.Int64 // when the timer fires (unix ns); 0 if not armed
