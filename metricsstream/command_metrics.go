@@ -151,13 +151,14 @@ func (m *CommandMetrics) MarkCompletion(c *Completion) {
 	}
 	since := end.Sub(m.created) // the rolling and latency windows start at created
 
-	var adds [rollingWords]uint64
+	var own [rollingWords]uint64
+	adds := &own
 	var words uint32
 	var total, errs int64
 	if c.Events == successWords.events {
-		adds, words, total, errs = successWords.adds, successWords.words, successWords.total, successWords.errors
+		adds, words, total, errs = &successWords.adds, successWords.words, successWords.total, successWords.errors
 	} else {
-		words, total, errs = eventWordsOf(&c.Events, &adds)
+		words, total, errs = eventWordsOf(&c.Events, &own)
 	}
 	var healthAdds [healthSlotWords]uint64 // total and errors share a word
 	var healthWords uint32
