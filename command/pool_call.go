@@ -4,11 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/rxhystrix/rxhystrix/internal/clock"
 )
 
 // The states of a poolCall.
@@ -32,14 +29,6 @@ const (
 // 75 callers at milliseconds (bench/peers BenchmarkTail).
 const yieldEvery = 16
 
-// Why a pool caller wakes.
-type wakeReason uint8
-
-const (
-	wakeDone   wakeReason = iota // run returned in time
-	wakeTimeUp                   // the timeout passed first
-)
-
 // poolCall is one run handed to a pool worker. Whoever loses the race
 // between the worker finishing and the caller leaving recycles it: the
 // caller after it read the result, the worker when the caller has gone.
@@ -51,23 +40,9 @@ type poolCall[In, Out any] struct {
 	err   error
 	end   time.Time // when run returned; written before wakeDone is sent
 	state atomic.Int32
-	// wake tells the caller that run returned in time (wakeDone, from the
-	// worker) or that the timeout passed (wakeTimeUp, from timer). Each
-	// sends at most once per use, so two places never block a sender.
-	wake chan wakeReason
-
-	// The caller's timeout: an AfterFunc timer kept across the call's
-	// uses, and left armed by a caller whose run returned in time. A later
-	// caller whose deadline is no earlier leaves it alone; when it fires,
-	// it times out the caller then waiting if its deadline has passed, and
-	// else re-arms itself at that deadline (see awaitUntil). An armed timer
-	// keeps the call, and its command, reachable until it fires: at most
-	// one timeout after the call's last use, when it finds no caller and
-	// stays unarmed.
-	timer     clock.Timer
-	timerMu   sync.Mutex   // held to arm the timer and when it fires
-	armedFor  atomic.Int64 // when the timer fires (unix ns); 0 if not armed
-	waitUntil atomic.Int64 // the waiting caller's deadline (unix ns); 0 if none
+	// wait is what the caller waits on; the worker tells it that run
+	// returned in time with wakeDone.
+	wait *callWait
 
 	concurrency atomic.Int64 // the command's concurrency when run started
 
@@ -83,7 +58,7 @@ type poolCall[In, Out any] struct {
 func (c *Command[In, Out]) getCall(ctx context.Context, in In) *poolCall[In, Out] {
 	call, _ := c.calls.Get().(*poolCall[In, Out])
 	if call == nil {
-		call = &poolCall[In, Out]{cmd: c, wake: make(chan wakeReason, 2)}
+		call = &poolCall[In, Out]{cmd: c, wait: newCallWait(c.k.registry.clock)}
 		call.work = call.workOnPool
 	}
 	call.ctx, call.in = ctx, in
@@ -134,87 +109,11 @@ func (call *poolCall[In, Out]) runTask(p *pool, start time.Time) time.Time {
 	call.out, call.err, call.end = out, err, end
 	p.release()
 	if call.state.CompareAndSwap(callRunning, callDone) {
-		call.wake <- wakeDone
+		call.wait.wake <- wakeDone
 		return end
 	}
 	call.recycle()
 	return end
-}
-
-// awaitUntil waits for the run to be done or for the clock to reach
-// deadline, and reports whether the run was done first. A timed-out
-// caller that later takes the worker's wakeDone does so in abandon's
-// callDone case.
-//
-// The caller blocks on one channel, to which the worker and the timer
-// each send at most once per wait: it parks and is woken on its own
-// processor, as a receive from the worker alone would, where a select on
-// the worker and a timer channel, or a yield, costs a trip through the
-// scheduler's shared queues. And it touches the timer only when the timer
-// would fire after deadline or not at all: with one timeout, the deadlines
-// of a call's successive uses only grow, so the timer is armed about once
-// per timeout, not once per run, and adds nothing to the runtime's timer
-// heaps on the way.
-func (call *poolCall[In, Out]) awaitUntil(c clock.Clock, deadline time.Time) bool {
-	d := deadline.UnixNano()
-	// Publishing the deadline before reading armedFor pairs with the
-	// timer's clearing armedFor before it reads waitUntil: either the
-	// caller sees the timer unarmed and arms it, or the timer sees the
-	// deadline.
-	call.waitUntil.Store(d)
-	if a := call.armedFor.Load(); (a == 0 || a > d) && call.arm(c, d) {
-		// The deadline has passed already; a manual clock fires a timer set
-		// to a time it reads only when it next moves.
-		if call.waitUntil.CompareAndSwap(d, 0) {
-			select {
-			case <-call.wake:
-				return true
-			default:
-				return false
-			}
-		}
-	}
-	if <-call.wake == wakeTimeUp {
-		return false
-	}
-	if !call.waitUntil.CompareAndSwap(d, 0) {
-		<-call.wake // the timer timed the caller out as the run returned
-	}
-	return true
-}
-
-// arm sets the timer to fire at d (unix ns) unless it is set to fire no
-// later, and reports whether the clock reads d already.
-func (call *poolCall[In, Out]) arm(c clock.Clock, d int64) (reached bool) {
-	call.timerMu.Lock()
-	defer call.timerMu.Unlock()
-	if call.timer == nil {
-		call.timer = c.AfterFunc(time.Hour, call.timeUp)
-	}
-	if a := call.armedFor.Load(); a != 0 && a <= d {
-		return false
-	}
-	call.armedFor.Store(d)
-	return clock.ResetAt(c, call.timer, time.Unix(0, d))
-}
-
-// timeUp is the caller's timer firing: it times out the waiting caller if
-// its deadline has passed, re-arms itself at that deadline if not, and
-// stays unarmed if no caller waits.
-func (call *poolCall[In, Out]) timeUp() {
-	c := call.cmd.k.registry.clock
-	call.timerMu.Lock()
-	call.armedFor.Store(0)
-	d := call.waitUntil.Load()
-	late := d != 0 && c.Now().UnixNano() >= d
-	if d != 0 && !late {
-		call.armedFor.Store(d)
-		late = clock.ResetAt(c, call.timer, time.Unix(0, d))
-	}
-	call.timerMu.Unlock()
-	if late && call.waitUntil.CompareAndSwap(d, 0) {
-		call.wake <- wakeTimeUp
-	}
 }
 
 // startedConcurrency waits for a running call's worker to have recorded
@@ -282,14 +181,14 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 	if deadline != nil {
 		// The caller leaves at the timeout, which a deadlineContext tells
 		// only when asked, so the caller keeps the time itself.
-		answered = call.awaitUntil(clk, deadline.deadline)
+		answered = call.wait.until(deadline.deadline)
 		if !answered {
 			deadline.timeOut()
 		}
 	} else {
 		// The caller leaves when runCtx ends.
 		select {
-		case <-call.wake:
+		case <-call.wait.wake:
 			answered = true
 		case <-runCtx.Done():
 		}
@@ -314,7 +213,7 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 			e.executed, e.concurrency = true, concurrency
 			o = classify(ctx, runCtx, err)
 		case callDone:
-			<-call.wake
+			<-call.wait.wake
 			v, err, now = call.out, call.err, call.end
 			e.executed, e.concurrency = true, call.concurrency.Load()
 			o = classifyInTime(ctx, runCtx, err)

@@ -2,8 +2,10 @@ package command
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,14 +19,14 @@ func newTestCall(t *testing.T, h *harness) *poolCall[int, string] {
 	return c.getCall(context.Background(), 1)
 }
 
-// awaitAsync runs call.awaitUntil(deadline) on a new goroutine once the
+// awaitAsync runs call.wait.until(deadline) on a new goroutine once the
 // previous wait is over, and returns once the wait has published its
 // deadline.
 func awaitAsync(t *testing.T, h *harness, call *poolCall[int, string], deadline time.Time) <-chan bool {
 	t.Helper()
 	answered := make(chan bool, 1)
-	go func() { answered <- call.awaitUntil(h.clock, deadline) }()
-	waitFor(t, "the caller to publish its deadline", func() bool { return call.waitUntil.Load() == deadline.UnixNano() })
+	go func() { answered <- call.wait.until(deadline) }()
+	waitFor(t, "the caller to publish its deadline", func() bool { return call.wait.waitUntil.Load() == deadline.UnixNano() })
 	return answered
 }
 
@@ -36,18 +38,18 @@ func TestPoolCallTimerFollowsTheWaitingCallersDeadline(t *testing.T) {
 	h := newHarness(t)
 	call := newTestCall(t, h)
 	first := harnessStart.Add(100 * time.Millisecond)
-	call.wake <- wakeDone // the run returned before its caller waited
-	require.True(t, call.awaitUntil(h.clock, first))
-	assert.Equal(t, first.UnixNano(), call.armedFor.Load(), "armed for the first deadline")
-	assert.Zero(t, call.waitUntil.Load(), "no caller waits")
+	call.wait.wake <- wakeDone // the run returned before its caller waited
+	require.True(t, call.wait.until(first))
+	assert.Equal(t, first.UnixNano(), call.wait.armedFor.Load(), "armed for the first deadline")
+	assert.Zero(t, call.wait.waitUntil.Load(), "no caller waits")
 
 	h.clock.Advance(60 * time.Millisecond)
 	second := h.clock.Now().Add(100 * time.Millisecond)
 	answered := awaitAsync(t, h, call, second)
-	assert.Equal(t, first.UnixNano(), call.armedFor.Load(), "a later deadline leaves the timer alone")
+	assert.Equal(t, first.UnixNano(), call.wait.armedFor.Load(), "a later deadline leaves the timer alone")
 
 	h.clock.Set(first)
-	assert.Equal(t, second.UnixNano(), call.armedFor.Load(), "fired, it re-armed at the waiting caller's deadline")
+	assert.Equal(t, second.UnixNano(), call.wait.armedFor.Load(), "fired, it re-armed at the waiting caller's deadline")
 	select {
 	case <-answered:
 		t.Fatal("the caller left before its deadline")
@@ -61,8 +63,8 @@ func TestPoolCallTimerFollowsTheWaitingCallersDeadline(t *testing.T) {
 	}
 	h.clock.Set(second)
 	assert.False(t, recv(t, answered, "the caller to time out"), "timed out")
-	assert.Zero(t, call.waitUntil.Load())
-	assert.Empty(t, call.wake, "the timer's wake was taken")
+	assert.Zero(t, call.wait.waitUntil.Load())
+	assert.Empty(t, call.wait.wake, "the timer's wake was taken")
 }
 
 // A caller whose deadline comes before the one the timer is armed for
@@ -70,15 +72,15 @@ func TestPoolCallTimerFollowsTheWaitingCallersDeadline(t *testing.T) {
 func TestPoolCallTimerIsBroughtForwardForAnEarlierDeadline(t *testing.T) {
 	h := newHarness(t)
 	call := newTestCall(t, h)
-	call.wake <- wakeDone
-	require.True(t, call.awaitUntil(h.clock, harnessStart.Add(time.Second)))
+	call.wait.wake <- wakeDone
+	require.True(t, call.wait.until(harnessStart.Add(time.Second)))
 
 	earlier := harnessStart.Add(20 * time.Millisecond)
 	answered := awaitAsync(t, h, call, earlier)
-	assert.Equal(t, earlier.UnixNano(), call.armedFor.Load())
+	assert.Equal(t, earlier.UnixNano(), call.wait.armedFor.Load())
 	h.clock.Set(earlier)
 	assert.False(t, recv(t, answered, "the caller to time out"))
-	assert.Empty(t, call.wake)
+	assert.Empty(t, call.wait.wake)
 }
 
 // A caller whose deadline has passed by the time it waits leaves at once,
@@ -87,14 +89,14 @@ func TestPoolCallDeadlineAlreadyPassed(t *testing.T) {
 	h := newHarness(t)
 	call := newTestCall(t, h)
 	past := harnessStart.Add(-time.Millisecond)
-	assert.False(t, call.awaitUntil(h.clock, past), "no answer: timed out")
-	assert.Zero(t, call.waitUntil.Load())
-	call.wake <- wakeDone
-	assert.True(t, call.awaitUntil(h.clock, past), "answered")
-	assert.Empty(t, call.wake)
+	assert.False(t, call.wait.until(past), "no answer: timed out")
+	assert.Zero(t, call.wait.waitUntil.Load())
+	call.wait.wake <- wakeDone
+	assert.True(t, call.wait.until(past), "answered")
+	assert.Empty(t, call.wait.wake)
 	h.clock.Advance(time.Millisecond) // the timer fires with no caller waiting
-	assert.Empty(t, call.wake, "a timer that finds no caller wakes none")
-	assert.Zero(t, call.armedFor.Load(), "and stays unarmed")
+	assert.Empty(t, call.wait.wake, "a timer that finds no caller wakes none")
+	assert.Zero(t, call.wait.armedFor.Load(), "and stays unarmed")
 }
 
 // The worker's answer and the timer racing for the same wait: the caller
@@ -108,7 +110,7 @@ func TestPoolCallAnswerRacingTheTimer(t *testing.T) {
 		answered := awaitAsync(t, h, call, deadline)
 		worker := make(chan struct{})
 		go func() {
-			call.wake <- wakeDone
+			call.wait.wake <- wakeDone
 			close(worker)
 		}()
 		if i%2 == 0 {
@@ -119,11 +121,29 @@ func TestPoolCallAnswerRacingTheTimer(t *testing.T) {
 		}
 		recv(t, worker, "the worker's answer")
 		if recv(t, answered, "the caller") {
-			assert.Empty(t, call.wake, "round %d: answered, and no wake left", i)
+			assert.Empty(t, call.wait.wake, "round %d: answered, and no wake left", i)
 		} else {
-			require.Len(t, call.wake, 1, "round %d: timed out, the worker's answer left for abandon", i)
-			assert.Equal(t, wakeDone, <-call.wake)
+			require.Len(t, call.wait.wake, 1, "round %d: timed out, the worker's answer left for abandon", i)
+			assert.Equal(t, wakeDone, <-call.wait.wake)
 		}
-		assert.Zero(t, call.waitUntil.Load(), "round %d", i)
+		assert.Zero(t, call.wait.waitUntil.Load(), "round %d", i)
 	}
+}
+
+// A timer left armed after a run returned in time holds nothing of its
+// call: a command nobody refers to any more can be collected before the
+// timer fires, an hour later here.
+func TestArmedPoolCallTimerKeepsNoCommandAlive(t *testing.T) {
+	r := NewRegistry()
+	t.Cleanup(r.Close)
+	c := New("GetUser", func(context.Context, int) (string, error) { return "ok", nil },
+		WithRegistry(r), WithConfig(Config{Pool: "Users", Timeout: time.Hour}))
+	_, err := c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	ref := weak.Make(c)
+	c = nil
+	for range 5 { // sync.Pool lets go of what it holds over two collections
+		runtime.GC()
+	}
+	assert.Nil(t, ref.Value(), "the command is still reachable")
 }
