@@ -27,10 +27,25 @@ type tickStream[T any] struct {
 	value func(now time.Time) T
 	drops *atomic.Int64
 
-	mu    sync.Mutex
-	subs  []*queuedObserver[T] // replaced, never changed in place
-	timer clock.Timer          // nil while nobody subscribes
-	run   uint64               // changes whenever the timer starts or stops
+	mu     sync.Mutex
+	subs   []*queuedObserver[T] // replaced, never changed in place
+	timer  clock.Timer          // nil while nobody subscribes
+	target *tickTarget[T]       // what timer fires into; nil with it
+	run    uint64               // changes whenever the timer starts or stops
+}
+
+// tickTarget is what a stream's timer holds of the stream, cut when the
+// timer stops. A stopped timer can stay in the runtime's timer heap, with
+// its function, until the runtime next cleans that heap, which a heap full
+// of pending timers puts off; holding the stream there would keep the
+// stream's key, and its metrics, reachable as long.
+type tickTarget[T any] struct{ s atomic.Pointer[tickStream[T]] }
+
+// fire ticks the stream if its timer was not stopped since.
+func (t *tickTarget[T]) fire(run uint64) {
+	if s := t.s.Load(); s != nil {
+		s.tick(run)
+	}
 }
 
 func newTickStream[T any](c clock.Clock, next func(time.Time) time.Time, value func(time.Time) T, drops *atomic.Int64) *tickStream[T] {
@@ -71,7 +86,10 @@ func (s *tickStream[T]) add(q *queuedObserver[T]) {
 		s.run++
 		run := s.run
 		now := s.clock.Now()
-		s.timer = s.clock.AfterFunc(s.next(now).Sub(now), func() { s.tick(run) })
+		target := &tickTarget[T]{}
+		target.s.Store(s)
+		s.target = target
+		s.timer = s.clock.AfterFunc(s.next(now).Sub(now), func() { target.fire(run) })
 	}
 }
 
@@ -85,7 +103,8 @@ func (s *tickStream[T]) remove(q *queuedObserver[T]) {
 	s.subs = slices.Delete(slices.Clone(s.subs), i, i+1)
 	if len(s.subs) == 0 && s.timer != nil {
 		s.timer.Stop()
-		s.timer = nil
+		s.target.s.Store(nil)
+		s.timer, s.target = nil, nil
 		s.run++
 	}
 }
