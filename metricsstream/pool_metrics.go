@@ -71,13 +71,7 @@ func (p *PoolMetrics) MarkStart() (active int64) { return p.MarkStartAt(p.clock.
 // MarkStartAt is [PoolMetrics.MarkStart] for a pool that has read the
 // clock already: the command started at now.
 func (p *PoolMetrics) MarkStartAt(now time.Time) (active int64) {
-	n := p.active.Add(1)
-	s := pinStripe()
-	p.rolling.raise(p.rolling.bucketFor(now), s, poolMaxActive, n)
-	s.unpin()
-	storeMax(&p.largest, n)
-	p.touch()
-	return n
+	return p.MarkStartedAt(now, p.active.Add(1))
 }
 
 // MarkStartedAt records that a worker started a command at now, in a
@@ -121,7 +115,7 @@ func (p *PoolMetrics) MarkDone() { p.MarkDoneAt(p.clock.Now()) }
 // already: the command finished at now.
 func (p *PoolMetrics) MarkDoneAt(now time.Time) {
 	p.active.Add(-1)
-	p.count(PoolExecuted, now)
+	p.MarkExecutedAt(now)
 }
 
 // MarkRejected records that the pool refused a command (Hystrix's
