@@ -107,11 +107,7 @@ func (m *CommandMetrics) MarkStartAt(t time.Time) (concurrencyAtStart int64) {
 // t to n.
 func (m *CommandMetrics) raiseConcurrency(t time.Time, n int64) {
 	s := pinStripe()
-	var rc *recordCache
-	if !s.shared {
-		rc = m.recordCacheFor(t.Sub(m.created), s, false)
-	}
-	if rc != nil {
+	if rc := m.recordCacheFor(t.Sub(m.created), s, false); rc != nil {
 		s.raiseWord(&rc.rolling.Load()[rollingWords+rollingMaxConcurrency], n)
 	} else {
 		m.rolling.raise(m.rolling.bucketFor(t), s, rollingMaxConcurrency, n)
@@ -174,11 +170,7 @@ func (m *CommandMetrics) MarkCompletion(c *Completion) {
 	latency := c.Executed && !m.cfg.PercentileDisabled
 
 	stripe := pinStripe()
-	var rc *recordCache
-	if !stripe.shared {
-		rc = m.recordCacheFor(since, stripe, latency)
-	}
-	if rc != nil {
+	if rc := m.recordCacheFor(since, stripe, latency); rc != nil {
 		addWords(rc.rolling.Load()[:], adds[:], words)
 		addWords(rc.health.Load()[:], healthAdds[:], healthWords)
 		if latency {

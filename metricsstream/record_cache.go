@@ -46,11 +46,15 @@ func (rc *recordCache) covers(since time.Duration, health *counterRing) bool {
 	return int64(since) >= rc.from.Load() && int64(since) < rc.to.Load() && rc.ring.Load() == health
 }
 
-// recordCacheFor returns the cache of exclusive stripe s filled for a
-// completion at since; withLatency asks for the latency histograms too.
-// It returns nil when a bucket of since has left its ring (a recorder much
-// older than the rings keep), and the caller records the slow way.
+// recordCacheFor returns the cache of stripe s filled for a completion at
+// since; withLatency asks for the latency histograms too. It returns nil
+// for a shared stripe, which has no cache, and when a bucket of since has
+// left its ring (a recorder much older than the rings keep): the caller
+// records the slow way.
 func (m *CommandMetrics) recordCacheFor(since time.Duration, s stripe, withLatency bool) *recordCache {
+	if s.shared {
+		return nil
+	}
 	rc := &m.caches[s.index]
 	health := m.health.Load()
 	if rc.covers(since, health) && (!withLatency || rc.latency.Load() != nil) {
