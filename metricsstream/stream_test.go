@@ -247,10 +247,10 @@ func TestTickStreamDoesNotWaitForBusySubscriber(t *testing.T) {
 	// More ticks, while the first one is stuck: queued for the slow one.
 	s := m.streamSet().health
 	s.mu.Lock()
-	run := s.run
+	target := s.target
 	s.mu.Unlock()
 	for range tickQueueLimit + 2 {
-		s.tick(run)
+		s.tick(target)
 	}
 	assert.Len(t, fast.get(), 2+tickQueueLimit+2, "the fast subscriber got every tick")
 	close(release)

@@ -30,21 +30,21 @@ type tickStream[T any] struct {
 	mu     sync.Mutex
 	subs   []*queuedObserver[T] // replaced, never changed in place
 	timer  clock.Timer          // nil while nobody subscribes
-	target *tickTarget[T]       // what timer fires into; nil with it
-	run    uint64               // changes whenever the timer starts or stops
+	target *tickTarget[T]       // what timer fires into, one per start; nil with it
 }
 
 // tickTarget is what a stream's timer holds of the stream, cut when the
-// timer stops. A stopped timer can stay in the runtime's timer heap, with
+// timer stops; each start of the timer makes a new one, so that a tick of
+// a timer since stopped (and perhaps started again) tells itself apart. A stopped timer can stay in the runtime's timer heap, with
 // its function, until the runtime next cleans that heap, which a heap full
 // of pending timers puts off; holding the stream there would keep the
 // stream's key, and its metrics, reachable as long.
 type tickTarget[T any] struct{ s atomic.Pointer[tickStream[T]] }
 
 // fire ticks the stream if its timer was not stopped since.
-func (t *tickTarget[T]) fire(run uint64) {
+func (t *tickTarget[T]) fire() {
 	if s := t.s.Load(); s != nil {
-		s.tick(run)
+		s.tick(t)
 	}
 }
 
@@ -83,13 +83,10 @@ func (s *tickStream[T]) add(q *queuedObserver[T]) {
 	defer s.mu.Unlock()
 	s.subs = append(slices.Clip(s.subs), q)
 	if s.timer == nil {
-		s.run++
-		run := s.run
 		now := s.clock.Now()
-		target := &tickTarget[T]{}
-		target.s.Store(s)
-		s.target = target
-		s.timer = s.clock.AfterFunc(s.next(now).Sub(now), func() { target.fire(run) })
+		s.target = &tickTarget[T]{}
+		s.target.s.Store(s)
+		s.timer = s.clock.AfterFunc(s.next(now).Sub(now), s.target.fire)
 	}
 }
 
@@ -105,7 +102,6 @@ func (s *tickStream[T]) remove(q *queuedObserver[T]) {
 		s.timer.Stop()
 		s.target.s.Store(nil)
 		s.timer, s.target = nil, nil
-		s.run++
 	}
 }
 
@@ -113,9 +109,9 @@ func (s *tickStream[T]) remove(q *queuedObserver[T]) {
 // subscriber: first queued to all, then drained, so that a subscriber still
 // busy with an earlier value (possible on the real clock, whose ticks run
 // on their own goroutines) neither blocks the others nor loses the order.
-func (s *tickStream[T]) tick(run uint64) {
+func (s *tickStream[T]) tick(t *tickTarget[T]) {
 	s.mu.Lock()
-	if s.run != run {
+	if s.target != t {
 		s.mu.Unlock()
 		return
 	}
