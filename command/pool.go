@@ -318,7 +318,7 @@ func (p *pool) retired() bool { return p.ended.Load() }
 
 // size reports the tasks running and the tasks queued.
 func (p *pool) size() (running, queued int) {
-	return int(max(p.busy.Load(), 0)), int(p.queued.Load())
+	return int(p.active()), int(p.queued.Load())
 }
 
 // storeMax raises a to v if v is larger.
