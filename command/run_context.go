@@ -113,8 +113,8 @@ func (c *deadlineContext) Done() <-chan struct{} {
 		c.finish(context.DeadlineExceeded)
 		return done
 	}
-	t := c.clock.AfterFunc(left, func() { c.finish(context.DeadlineExceeded) })
-	if clock.ResetAt(c.clock, t, c.deadline) { // the clock moved on since left was read
+	t, reached := clock.AfterFuncAt(c.clock, c.deadline, func() { c.finish(context.DeadlineExceeded) })
+	if reached { // the clock moved on since left was read
 		c.finish(context.DeadlineExceeded)
 	}
 	c.mu.Lock()

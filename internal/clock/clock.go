@@ -65,3 +65,11 @@ func ResetAt(c Clock, timer Timer, at time.Time) (reached bool) {
 	timer.ResetAt(at)
 	return !c.Now().Before(at)
 }
+
+// AfterFuncAt is c.AfterFunc for a deadline read from c before: it calls
+// f once c reads at, and reports, as ResetAt does, whether c reads at
+// already, in which case the caller acts on the deadline itself.
+func AfterFuncAt(c Clock, at time.Time, f func()) (timer Timer, reached bool) {
+	timer = c.AfterFunc(at.Sub(c.Now()), f)
+	return timer, ResetAt(c, timer, at)
+}

@@ -306,3 +306,20 @@ func TestResetAtReportsAReachedDeadline(t *testing.T) {
 	assert.True(t, ResetAt(m, timer, start), "the clock is past it: the caller acts on it")
 	assert.True(t, ResetAt(m, timer, m.Now()), "the clock reads it")
 }
+
+func TestAfterFuncAt(t *testing.T) {
+	m := NewManual(start)
+	fired := 0
+	at := start.Add(time.Second)
+	timer, reached := AfterFuncAt(m, at, func() { fired++ })
+	assert.False(t, reached)
+	m.Set(at.Add(-time.Millisecond))
+	assert.Zero(t, fired, "before its instant")
+	m.Set(at)
+	assert.Equal(t, 1, fired, "at its instant")
+	assert.False(t, timer.Stop(), "fired")
+
+	_, reached = AfterFuncAt(m, at, func() { fired++ })
+	assert.True(t, reached, "an instant the clock reads already")
+	assert.Equal(t, 1, fired, "left to the next move of the clock")
+}

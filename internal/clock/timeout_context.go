@@ -44,8 +44,8 @@ func newTimeoutContext(m *Manual, parent context.Context, d time.Duration) (cont
 		c.cancel(err, context.Cause(parent))
 		return c, cancel
 	}
-	timer := m.AfterFunc(d, func() { c.cancel(context.DeadlineExceeded, context.DeadlineExceeded) })
-	if ResetAt(m, timer, c.deadline) { // the clock moved on since the deadline was read
+	timer, reached := AfterFuncAt(m, c.deadline, func() { c.cancel(context.DeadlineExceeded, context.DeadlineExceeded) })
+	if reached { // the clock moved on since the deadline was read
 		c.cancel(context.DeadlineExceeded, context.DeadlineExceeded)
 	}
 	stop := context.AfterFunc(parent, func() { c.cancel(parent.Err(), context.Cause(parent)) })
