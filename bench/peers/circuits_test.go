@@ -142,17 +142,11 @@ func share(n, callers, i int) int {
 	return s
 }
 
-// measure times b.N calls of call split across callers goroutines, which
-// are started before the timer and released together. It fails b if any
-// call's result is wrong, and for failing work reports the fraction of
-// short-circuited calls as shorted/op.
-func measure(b *testing.B, callers int, pass bool, call func() error, shortCircuited func(error) bool) {
-	var (
-		wrongs, shorted atomic.Int64
-		firstWrong      error
-		once            sync.Once
-		done            sync.WaitGroup
-	)
+// runCallers runs b.N calls split across callers goroutines, which are
+// started before the timer and released together: caller i makes its n
+// calls (see share) in body(i, n).
+func runCallers(b *testing.B, callers int, body func(i, n int)) {
+	var done sync.WaitGroup
 	start := make(chan struct{})
 	for i := range callers {
 		n := share(b.N, callers, i)
@@ -160,21 +154,7 @@ func measure(b *testing.B, callers int, pass bool, call func() error, shortCircu
 		go func() {
 			defer done.Done()
 			<-start
-			var w, s int64
-			for range n {
-				err := call()
-				switch judge(pass, err, shortCircuited) {
-				case rightShorted:
-					s++
-				case wrong:
-					if w == 0 {
-						once.Do(func() { firstWrong = err })
-					}
-					w++
-				}
-			}
-			wrongs.Add(w)
-			shorted.Add(s)
+			body(i, n)
 		}()
 	}
 	b.ReportAllocs()
@@ -182,6 +162,34 @@ func measure(b *testing.B, callers int, pass bool, call func() error, shortCircu
 	close(start)
 	done.Wait()
 	b.StopTimer()
+}
+
+// measure times b.N calls of call split across callers goroutines (see
+// runCallers). It fails b if any call's result is wrong, and for failing
+// work reports the fraction of short-circuited calls as shorted/op.
+func measure(b *testing.B, callers int, pass bool, call func() error, shortCircuited func(error) bool) {
+	var (
+		wrongs, shorted atomic.Int64
+		firstWrong      error
+		once            sync.Once
+	)
+	runCallers(b, callers, func(_, n int) {
+		var w, s int64
+		for range n {
+			err := call()
+			switch judge(pass, err, shortCircuited) {
+			case rightShorted:
+				s++
+			case wrong:
+				if w == 0 {
+					once.Do(func() { firstWrong = err })
+				}
+				w++
+			}
+		}
+		wrongs.Add(w)
+		shorted.Add(s)
+	})
 	if w := wrongs.Load(); w > 0 {
 		b.Fatalf("%d of %d calls gave a wrong result; first: %v", w, b.N, firstWrong)
 	}

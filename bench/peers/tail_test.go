@@ -37,39 +37,29 @@ func BenchmarkTail(b *testing.B) {
 	}
 }
 
-// measureTail runs b.N calls of call split across tailCallers goroutines,
-// as measure does, timing each, and reports the median, the 99th and
+// measureTail runs b.N calls of call split across tailCallers goroutines
+// (see runCallers), timing each, and reports the median, the 99th and
 // 99.9th percentiles and the maximum of the latencies, in nanoseconds.
 func measureTail(b *testing.B, call func() error) {
 	latencies := make([][]time.Duration, tailCallers)
+	for i := range latencies {
+		latencies[i] = make([]time.Duration, share(b.N, tailCallers, i))
+	}
 	var (
 		wrong error
 		once  sync.Once
-		done  sync.WaitGroup
 	)
-	start := make(chan struct{})
-	for i := range tailCallers {
-		latencies[i] = make([]time.Duration, share(b.N, tailCallers, i))
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			mine := latencies[i]
-			<-start
-			for j := range mine {
-				began := time.Now()
-				err := call()
-				mine[j] = time.Since(began)
-				if err != nil {
-					once.Do(func() { wrong = err })
-				}
+	runCallers(b, tailCallers, func(i, _ int) {
+		mine := latencies[i]
+		for j := range mine {
+			began := time.Now()
+			err := call()
+			mine[j] = time.Since(began)
+			if err != nil {
+				once.Do(func() { wrong = err })
 			}
-		}()
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	close(start)
-	done.Wait()
-	b.StopTimer()
+		}
+	})
 	if wrong != nil {
 		b.Fatalf("a call failed: %v", wrong)
 	}
