@@ -40,7 +40,7 @@ func newCallWait(c clock.Clock) *callWait {
 }
 
 // until waits for the run to be done or for the clock to reach
-// deadline, and reports whether the run was done first. A timed-out
+// d (Unix nanoseconds), and reports whether the run was done first. A timed-out
 // caller that later takes the worker's wakeDone does so in abandon's
 // callDone case.
 //
@@ -53,8 +53,7 @@ func newCallWait(c clock.Clock) *callWait {
 // of a call's successive uses only grow, so the timer is armed about once
 // per timeout, not once per run, and adds nothing to the runtime's timer
 // heaps on the way.
-func (w *callWait) until(deadline time.Time) bool {
-	d := deadline.UnixNano()
+func (w *callWait) until(d int64) bool {
 	// Publishing the deadline before reading armedFor pairs with the
 	// timer's clearing armedFor before it reads waitUntil: either the
 	// caller sees the timer unarmed and arms it, or the timer sees the

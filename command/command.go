@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
@@ -118,15 +117,15 @@ func (c *Command[In, Out]) executeWithSemaphore(ctx context.Context, e *executio
 	e.runStarted()
 	runCtx, deadline, end := runContextFor(ctx, c.k.registry.clock, e.start, e.cfg.Timeout)
 	v, err := callRun(c.run, runCtx, in)
-	now := c.k.registry.clock.Now()
+	now := c.k.registry.now()
 	o := classifyTimed(ctx, runCtx != ctx && timedOut(runCtx, deadline, now), err)
 	endRunContext(deadline, end)
 	return c.conclude(ctx, e, in, o, v, err, now)
 }
 
-// conclude records how run ended, at now, and produces the caller's
-// result.
-func (c *Command[In, Out]) conclude(ctx context.Context, e *execution, in In, o outcome, v Out, err error, now time.Time) (Out, error) {
+// conclude records how run ended, at now (see execution.start), and
+// produces the caller's result.
+func (c *Command[In, Out]) conclude(ctx context.Context, e *execution, in In, o outcome, v Out, err error, now int64) (Out, error) {
 	switch o {
 	case outcomeSuccess:
 		e.succeeded(now)

@@ -19,11 +19,14 @@ type execution struct {
 	local  *plugins
 	pool   string
 
-	start       time.Time
+	// The times are the registry clock's readings in Unix nanoseconds
+	// (clock.UnixNano): an execution measures itself with subtractions.
+	start       int64
 	completion  metricsstream.Completion // what finish publishes; its Events are the execution's events so far
 	executed    bool                     // user code ran
 	execLatency time.Duration            // set when run ended, timed out or was cancelled
-	end         time.Time                // when run's outcome was recorded; zero before
+	end         int64                    // when run's outcome was recorded, once ended
+	ended       bool                     // run's outcome was recorded
 	fellBack    bool                     // a fallback ran after end
 	concurrency int64                    // at the start of run; positive while an execution permit or start is held
 	terminal    bool                     // a terminal event was recorded
@@ -39,7 +42,7 @@ func (e *execution) begin(k *keyState) {
 	e.global = k.registry.plugins.p.Load()
 	e.local = k.plugins.p.Load()
 	e.pool = e.cfg.Pool
-	e.start = k.registry.clock.Now()
+	e.start = k.registry.now()
 	if e.global != nil || e.local != nil {
 		callHooks(e.global, e.local, func(h ExecutionHook) { h.Start(k.key) })
 	}
@@ -113,9 +116,9 @@ func (e *execution) markNonSuccess() {
 }
 
 // succeeded records SUCCESS and tells the breaker.
-func (e *execution) succeeded(now time.Time) {
-	e.end = now
-	e.execLatency = now.Sub(e.start)
+func (e *execution) succeeded(now int64) {
+	e.end, e.ended = now, true
+	e.execLatency = time.Duration(now - e.start)
 	e.mark(metricsstream.Success)
 	if !e.cfg.Breaker.Disabled {
 		e.k.breaker.MarkSuccess()
@@ -167,9 +170,9 @@ func classifyInTime(callerCtx, runCtx context.Context, err error) outcome {
 
 // failed records the event of a run that ended in error and tells the
 // breaker. It returns the failure type for the fallback.
-func (e *execution) failed(o outcome, err error, now time.Time) FailureType {
-	e.end = now
-	e.execLatency = now.Sub(e.start)
+func (e *execution) failed(o outcome, err error, now int64) FailureType {
+	e.end, e.ended = now, true
+	e.execLatency = time.Duration(now - e.start)
 	switch o {
 	case outcomeTimeout:
 		e.mark(metricsstream.Timeout)
@@ -198,12 +201,12 @@ func (e *execution) badRequestForBreaker() {
 
 // cancelled records CANCELLED for an execution the caller left before a
 // terminal event, and re-opens a half-open breaker (Hystrix 1.5.13).
-func (e *execution) cancelled(now time.Time) {
+func (e *execution) cancelled(now int64) {
 	if e.terminal {
 		return
 	}
 	if e.executed && e.execLatency == 0 {
-		e.execLatency = now.Sub(e.start)
+		e.execLatency = time.Duration(now - e.start)
 	}
 	e.mark(metricsstream.Cancelled)
 	e.markNonSuccess()
@@ -212,18 +215,18 @@ func (e *execution) cancelled(now time.Time) {
 
 // endTime returns when the execution ended, reading the clock only if
 // nothing recorded the end yet or a fallback ran since.
-func (e *execution) endTime() time.Time {
-	if e.end.IsZero() && !e.executed && !e.fellBack {
+func (e *execution) endTime() int64 {
+	if !e.ended && !e.executed && !e.fellBack {
 		return e.start // short-circuited or rejected, nothing ran since
 	}
-	if e.end.IsZero() || e.fellBack {
-		return e.k.registry.clock.Now()
+	if !e.ended || e.fellBack {
+		return e.k.registry.now()
 	}
 	return e.end
 }
 
 // finish releases the permits and publishes the Completion, once.
-func (e *execution) finish(now time.Time) {
+func (e *execution) finish(now int64) {
 	if e.finished {
 		return
 	}
@@ -239,16 +242,18 @@ func (e *execution) finish(now time.Time) {
 	c.GroupKey = e.cfg.Group
 	c.PoolKey = e.poolKey()
 	c.ExecutionLatency = e.execLatency
-	c.TotalLatency = now.Sub(e.start)
+	c.TotalLatency = time.Duration(now - e.start)
 	c.Executed = e.executed
 	c.ConcurrencyAtStart = e.concurrency
-	c.End = now
 	if !e.executed {
 		c.ExecutionLatency = -1
 	}
-	e.k.metrics.MarkCompletion(c)
+	// c.End is left to MarkCompletionAt, which makes it only for
+	// subscribers.
+	e.k.metrics.MarkCompletionAt(c, now)
 	if f := e.k.registry.onCompletion; f != nil {
 		seen := *c // a copy, so that the execution stays on the stack
+		seen.End = time.Unix(0, now)
 		f(&seen)
 	}
 }

@@ -98,7 +98,7 @@ func (p *pipeline[In, Out]) observableEnded(callerCtx context.Context, in In, en
 					if e.finished {
 						return
 					}
-					now := p.k.registry.clock.Now()
+					now := p.k.registry.now()
 					e.cancelled(now)
 					if ended != nil {
 						ended(e)
@@ -146,7 +146,7 @@ func (p *pipeline[In, Out]) executeAndObserve(ctx context.Context, r *run, in In
 		DoOnNext(func(Out) {
 			r.do(func(e *execution) {
 				if p.scalar {
-					e.succeeded(p.k.registry.clock.Now())
+					e.succeeded(p.k.registry.now())
 					e.hook(func(h ExecutionHook) { h.Success(e.k.key) })
 					r.endAtValue(e)
 				} else {
@@ -157,11 +157,11 @@ func (p *pipeline[In, Out]) executeAndObserve(ctx context.Context, r *run, in In
 		DoOnCompleted(func() {
 			r.do(func(e *execution) {
 				if !p.scalar {
-					e.succeeded(p.k.registry.clock.Now())
+					e.succeeded(p.k.registry.now())
 					e.hook(func(h ExecutionHook) { h.Success(e.k.key) })
 				} else if !e.terminal {
 					// A scalar run that completed without a value.
-					e.failed(outcomeFailure, errNoValue, p.k.registry.clock.Now())
+					e.failed(outcomeFailure, errNoValue, p.k.registry.now())
 				}
 			})
 		}).
@@ -169,7 +169,7 @@ func (p *pipeline[In, Out]) executeAndObserve(ctx context.Context, r *run, in In
 			var failure FailureType
 			var cancelled bool
 			r.do(func(e *execution) {
-				now := p.k.registry.clock.Now()
+				now := p.k.registry.now()
 				switch {
 				case errors.Is(err, errPoolRejectedSignal):
 					e.poolRejected()
@@ -302,13 +302,13 @@ type pipelineTask struct {
 	released atomic.Bool
 }
 
-func (t *pipelineTask) runTask(p *pool, _ time.Time) time.Time {
+func (t *pipelineTask) runTask(p *pool, _ int64) int64 {
 	t.pool = p
 	if t.state.CompareAndSwap(taskQueued, taskRunning) {
 		t.body()
 	}
 	t.release()
-	return time.Time{}
+	return unread
 }
 
 // release frees the task's slot, once.
@@ -354,7 +354,7 @@ func (p *pipeline[In, Out]) inPool(callerCtx context.Context, r *run, in In) obs
 	return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
 		ctx, stop := joinContexts(subCtx, callerCtx)
 		var pl *pool
-		var start time.Time
+		var start int64
 		r.do(func(e *execution) {
 			if p.poolKey != nil {
 				e.pool = p.poolKey(in)

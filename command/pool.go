@@ -17,9 +17,15 @@ type task interface {
 	// once, as soon as its user code has returned and before it tells its
 	// caller (the fused Execute and the pipeline alike), so that a caller
 	// who submits again at once finds the slot free. It returns when the
-	// user code returned if it read the clock then, else the zero time.
-	runTask(p *pool, start time.Time) (end time.Time)
+	// user code returned if it read the clock then, else unread. Times
+	// are the pool clock's readings in Unix nanoseconds (clock.UnixNano).
+	runTask(p *pool, start int64) (end int64)
 }
+
+// unread is a time not read from the clock: the start of a task that
+// waited in the queue, which its worker reads when it takes the task, and
+// the end of one that did not read the clock when its user code returned.
+const unread = math.MinInt64
 
 // selfStarter is a task that starts its own worker goroutine, with a
 // function value it made once: a go statement with arguments allocates
@@ -28,12 +34,12 @@ type task interface {
 type selfStarter interface {
 	task
 	// startOn runs p.work(t, start) on a new goroutine.
-	startOn(p *pool, start time.Time)
+	startOn(p *pool, start int64)
 }
 
-// spawn starts a worker goroutine that runs t, started at start (zero if
-// it waited in the queue), then what is queued.
-func (p *pool) spawn(t task, start time.Time) {
+// spawn starts a worker goroutine that runs t, started at start (unread
+// if it waited in the queue), then what is queued.
+func (p *pool) spawn(t task, start int64) {
 	if s, ok := t.(selfStarter); ok {
 		s.startOn(p, start)
 		return
@@ -49,8 +55,8 @@ func (p *pool) spawn(t task, start time.Time) {
 // took them.
 type poolRecorder interface {
 	CountActiveWith(active func() int64)
-	MarkStartedAt(now time.Time, active int64) int64
-	MarkExecutedAt(now time.Time)
+	MarkStartedAt(now int64, active int64) int64
+	MarkExecutedAt(now int64)
 	MarkRejected()
 	SetQueueSize(n int)
 }
@@ -110,7 +116,7 @@ const retiredBusy = math.MinInt64 / 2
 
 // submit starts t on a worker, queues it, or reports that the pool
 // rejects it or was retired. The command started at now.
-func (p *pool) submit(t task, now time.Time) submitted {
+func (p *pool) submit(t task, now int64) submitted {
 	p.used(now)
 	cfg := p.config.Load()
 	// The fast path takes a free slot without the lock, unless tasks are
@@ -142,24 +148,24 @@ func (p *pool) submit(t task, now time.Time) submitted {
 	p.recorder.SetQueueSize(len(p.queue))
 	p.mu.Unlock()
 	if start != nil {
-		p.spawn(start, time.Time{})
+		p.spawn(start, unread)
 	}
 	return submitAccepted
 }
 
 // used notes that the pool was used at now.
-func (p *pool) used(now time.Time) {
+func (p *pool) used(now int64) {
 	// Idle pools are retired after minutes: a millisecond is precise
 	// enough, and spares busy callers a write to a shared line.
-	if ns := now.UnixNano(); ns-p.lastUsed.Load() >= int64(time.Millisecond) {
-		p.lastUsed.Store(ns)
+	if now-p.lastUsed.Load() >= int64(time.Millisecond) {
+		p.lastUsed.Store(now)
 	}
 }
 
 // enter takes a slot for a task its caller runs on its own goroutine, if
 // a slot is free and no task waits for one (they go first); the task must
 // then be ended with exit. The command started at now.
-func (p *pool) enter(now time.Time) bool {
+func (p *pool) enter(now int64) bool {
 	p.used(now)
 	return p.queued.Load() == 0 && p.acquire(p.config.Load())
 }
@@ -169,7 +175,7 @@ func (p *pool) enter(now time.Time) bool {
 func (p *pool) exit() {
 	p.release()
 	if t := p.next(); t != nil {
-		p.spawn(t, time.Time{})
+		p.spawn(t, unread)
 	}
 }
 
@@ -221,19 +227,19 @@ func (p *pool) remove(t task) bool {
 
 // work runs t, then queued tasks while there are any and a slot is free.
 // A task submitted at start and started at once starts then; for one
-// that waited, start is zero and the clock is read.
-func (p *pool) work(t task, start time.Time) {
+// that waited, start is unread and the clock is read.
+func (p *pool) work(t task, start int64) {
 	for t != nil {
-		if start.IsZero() {
-			start = p.clock.Now()
+		if start == unread {
+			start = clock.UnixNano(p.clock)
 		}
 		p.recorder.MarkStartedAt(start, p.active())
 		end := t.runTask(p, start)
-		if end.IsZero() {
-			end = p.clock.Now()
+		if end == unread {
+			end = clock.UnixNano(p.clock)
 		}
 		p.recorder.MarkExecutedAt(end)
-		t, start = p.next(), time.Time{}
+		t, start = p.next(), unread
 	}
 }
 
@@ -290,7 +296,7 @@ func (p *pool) configure(cfg PoolConfig) {
 		if t == nil {
 			return
 		}
-		p.spawn(t, time.Time{})
+		p.spawn(t, unread)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
-	"time"
 )
 
 // The states of a poolCall.
@@ -38,7 +37,7 @@ type poolCall[In, Out any] struct {
 	in    In
 	out   Out
 	err   error
-	end   time.Time // when run returned; written before wakeDone is sent
+	end   int64 // when run returned (see execution.start); written before wakeDone is sent
 	state atomic.Int32
 	// wait is what the caller waits on; the worker tells it that run
 	// returned in time with wakeDone.
@@ -52,7 +51,7 @@ type poolCall[In, Out any] struct {
 	// are set by startOn.
 	work      func()
 	workPool  *pool
-	workStart time.Time
+	workStart int64
 }
 
 func (c *Command[In, Out]) getCall(ctx context.Context, in In) *poolCall[In, Out] {
@@ -69,13 +68,13 @@ func (c *Command[In, Out]) getCall(ctx context.Context, in In) *poolCall[In, Out
 func (call *poolCall[In, Out]) recycle() {
 	var zeroIn In
 	var zeroOut Out
-	call.ctx, call.in, call.out, call.err, call.end = nil, zeroIn, zeroOut, nil, time.Time{}
+	call.ctx, call.in, call.out, call.err, call.end = nil, zeroIn, zeroOut, nil, 0
 	call.concurrency.Store(0)
 	call.cmd.calls.Put(call)
 }
 
 // startOn runs p.work(call, start) on a new goroutine.
-func (call *poolCall[In, Out]) startOn(p *pool, start time.Time) {
+func (call *poolCall[In, Out]) startOn(p *pool, start int64) {
 	call.workPool, call.workStart = p, start
 	go call.work()
 }
@@ -89,23 +88,22 @@ func (call *poolCall[In, Out]) workOnPool() {
 }
 
 // runTask runs on a pool worker. It returns when run returned.
-func (call *poolCall[In, Out]) runTask(p *pool, start time.Time) time.Time {
+func (call *poolCall[In, Out]) runTask(p *pool, start int64) int64 {
 	if !call.state.CompareAndSwap(callQueued, callRunning) {
 		p.release()
 		call.recycle()
-		return time.Time{}
+		return unread
 	}
 	k := call.cmd.k
-	c := k.registry.clock
-	if start.IsZero() {
-		start = c.Now() // it waited in the queue
+	if start == unread {
+		start = k.registry.now() // it waited in the queue
 	}
 	call.concurrency.Store(k.metrics.MarkStartAt(start))
 	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
 		callHooks(global, local, func(h ExecutionHook) { h.ExecutionStart(k.key) })
 	}
 	out, err := callRun(call.cmd.run, call.ctx, call.in)
-	end := c.Now()
+	end := k.registry.now()
 	call.out, call.err, call.end = out, err, end
 	p.release()
 	if call.state.CompareAndSwap(callRunning, callDone) {
@@ -181,7 +179,7 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 	if deadline != nil {
 		// The caller leaves at the timeout, which a deadlineContext tells
 		// only when asked, so the caller keeps the time itself.
-		answered = call.wait.until(deadline.deadline)
+		answered = call.wait.until(deadline.due)
 		if !answered {
 			deadline.timeOut()
 		}
@@ -195,7 +193,7 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 	}
 	var v Out
 	var err error
-	var now time.Time
+	now := int64(unread)
 	o := outcomeSuccess
 	if answered {
 		v, err, now = call.out, call.err, call.end
@@ -219,8 +217,8 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 			o = classifyInTime(ctx, runCtx, err)
 			call.recycle()
 		}
-		if now.IsZero() {
-			now = clk.Now()
+		if now == unread {
+			now = c.k.registry.now()
 		}
 	}
 	endRunContext(deadline, end)
@@ -233,7 +231,7 @@ func (c *Command[In, Out]) executeHere(ctx context.Context, e *execution, in In,
 	p.recorder.MarkStartedAt(e.start, p.active())
 	e.runStarted()
 	v, err := callRun(c.run, ctx, in)
-	now := c.k.registry.clock.Now()
+	now := c.k.registry.now()
 	p.exit()
 	p.recorder.MarkExecutedAt(now)
 	return c.conclude(ctx, e, in, classifyTimed(ctx, false, err), v, err, now)

@@ -19,13 +19,13 @@ func newTestCall(t *testing.T, h *harness) *poolCall[int, string] {
 	return c.getCall(context.Background(), 1)
 }
 
-// awaitAsync runs call.wait.until(deadline) on a new goroutine once the
+// awaitAsync runs call.wait.until(deadline.UnixNano()) on a new goroutine once the
 // previous wait is over, and returns once the wait has published its
 // deadline.
 func awaitAsync(t *testing.T, h *harness, call *poolCall[int, string], deadline time.Time) <-chan bool {
 	t.Helper()
 	answered := make(chan bool, 1)
-	go func() { answered <- call.wait.until(deadline) }()
+	go func() { answered <- call.wait.until(deadline.UnixNano()) }()
 	waitFor(t, "the caller to publish its deadline", func() bool { return call.wait.waitUntil.Load() == deadline.UnixNano() })
 	return answered
 }
@@ -39,7 +39,7 @@ func TestPoolCallTimerFollowsTheWaitingCallersDeadline(t *testing.T) {
 	call := newTestCall(t, h)
 	first := harnessStart.Add(100 * time.Millisecond)
 	call.wait.wake <- wakeDone // the run returned before its caller waited
-	require.True(t, call.wait.until(first))
+	require.True(t, call.wait.until(first.UnixNano()))
 	assert.Equal(t, first.UnixNano(), call.wait.armedFor.Load(), "armed for the first deadline")
 	assert.Zero(t, call.wait.waitUntil.Load(), "no caller waits")
 
@@ -73,7 +73,7 @@ func TestPoolCallTimerIsBroughtForwardForAnEarlierDeadline(t *testing.T) {
 	h := newHarness(t)
 	call := newTestCall(t, h)
 	call.wait.wake <- wakeDone
-	require.True(t, call.wait.until(harnessStart.Add(time.Second)))
+	require.True(t, call.wait.until(harnessStart.Add(time.Second).UnixNano()))
 
 	earlier := harnessStart.Add(20 * time.Millisecond)
 	answered := awaitAsync(t, h, call, earlier)
@@ -89,10 +89,10 @@ func TestPoolCallDeadlineAlreadyPassed(t *testing.T) {
 	h := newHarness(t)
 	call := newTestCall(t, h)
 	past := harnessStart.Add(-time.Millisecond)
-	assert.False(t, call.wait.until(past), "no answer: timed out")
+	assert.False(t, call.wait.until(past.UnixNano()), "no answer: timed out")
 	assert.Zero(t, call.wait.waitUntil.Load())
 	call.wait.wake <- wakeDone
-	assert.True(t, call.wait.until(past), "answered")
+	assert.True(t, call.wait.until(past.UnixNano()), "answered")
 	assert.Empty(t, call.wait.wake)
 	h.clock.Advance(time.Millisecond) // the timer fires with no caller waiting
 	assert.Empty(t, call.wait.wake, "a timer that finds no caller wakes none")

@@ -15,10 +15,10 @@ import (
 // blockingTask holds its worker until release is closed.
 type blockingTask struct{ release chan struct{} }
 
-func (t blockingTask) runTask(p *pool, _ time.Time) time.Time {
+func (t blockingTask) runTask(p *pool, _ int64) int64 {
 	<-t.release
 	p.release()
-	return time.Time{}
+	return unread
 }
 
 // The queue size a pool reports is the size of its queue once the
@@ -36,7 +36,7 @@ func TestPoolReportsItsQueueSizeAfterConcurrentSubmits(t *testing.T) {
 		var wg sync.WaitGroup
 		for range queued + 1 {
 			wg.Go(func() {
-				assert.Equal(t, submitAccepted, p.submit(blockingTask{release}, time.Now()), "a submit within CoreSize and the queue")
+				assert.Equal(t, submitAccepted, p.submit(blockingTask{release}, time.Now().UnixNano()), "a submit within CoreSize and the queue")
 			})
 		}
 		wg.Wait()

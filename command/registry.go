@@ -77,6 +77,10 @@ func (r *Registry) Metrics() *metricsstream.Registry { return r.metrics }
 // Clock returns the registry's clock.
 func (r *Registry) Clock() clock.Clock { return r.clock }
 
+// now reads the registry's clock in Unix nanoseconds (see clock.UnixNano),
+// the unit in which executions time themselves.
+func (r *Registry) now() int64 { return clock.UnixNano(r.clock) }
+
 // keyState is what the commands of one key share.
 type keyState struct {
 	key         string
@@ -283,7 +287,7 @@ func (r *Registry) pool(key string, perCall bool) *pool {
 // p was retired since the caller looked it up, so that no task ever runs
 // in a retired pool beside its successor. It returns the pool that took
 // t, and false if that pool rejected it.
-func (r *Registry) submit(p *pool, t task, now time.Time) (*pool, bool) {
+func (r *Registry) submit(p *pool, t task, now int64) (*pool, bool) {
 	for {
 		switch p.submit(t, now) {
 		case submitAccepted:

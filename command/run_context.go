@@ -9,18 +9,18 @@ import (
 )
 
 // runContextFor returns the context run gets under a timeout from start
-// (about now). A caller whose context can never be cancelled (its Done is
+// (about now, in Unix nanoseconds of c). A caller whose context can never be cancelled (its Done is
 // nil, as context.Background's) gets a deadlineContext, which costs one
 // small allocation, returned as deadline too; any other gets
 // context.WithTimeout's, which follows the caller's cancellation and
 // cause, and the cancel function that ends it. Without a timeout, run gets
 // ctx itself. endRunContext ends either.
-func runContextFor(ctx context.Context, c clock.Clock, start time.Time, timeout time.Duration) (runCtx context.Context, deadline *deadlineContext, end context.CancelFunc) {
+func runContextFor(ctx context.Context, c clock.Clock, start int64, timeout time.Duration) (runCtx context.Context, deadline *deadlineContext, end context.CancelFunc) {
 	if timeout <= 0 {
 		return ctx, nil, nil
 	}
 	if ctx.Done() == nil {
-		d := newDeadlineContext(ctx, c, start.Add(timeout))
+		d := newDeadlineContext(ctx, c, start+int64(timeout))
 		return d, d, nil
 	}
 	runCtx, end = c.WithTimeout(ctx, timeout)
@@ -36,9 +36,9 @@ func runContextFor(ctx context.Context, c clock.Clock, start time.Time, timeout 
 // passes, when the command times the run out, or when the command ends it
 // after run returned.
 type deadlineContext struct {
-	parent   context.Context
-	clock    clock.Clock
-	deadline time.Time
+	parent context.Context
+	clock  clock.Clock
+	due    int64 // the deadline in Unix nanoseconds, as clock.UnixNano reads clock
 
 	mu    sync.Mutex
 	err   error
@@ -48,15 +48,18 @@ type deadlineContext struct {
 	afterFuncs clock.AfterFuncs
 }
 
-func newDeadlineContext(parent context.Context, c clock.Clock, deadline time.Time) *deadlineContext {
-	if d, ok := parent.Deadline(); ok && d.Before(deadline) {
-		deadline = d
+// newDeadlineContext returns the context of a run due at due, in Unix
+// nanoseconds, or at parent's deadline if that comes first.
+func newDeadlineContext(parent context.Context, c clock.Clock, due int64) *deadlineContext {
+	if d, ok := parent.Deadline(); ok && d.UnixNano() < due {
+		due = d.UnixNano()
 	}
-	return &deadlineContext{parent: parent, clock: c, deadline: deadline}
+	return &deadlineContext{parent: parent, clock: c, due: due}
 }
 
-// Deadline returns the run's deadline.
-func (c *deadlineContext) Deadline() (time.Time, bool) { return c.deadline, true }
+// Deadline returns the run's deadline, in the local time zone as
+// context.WithTimeout's.
+func (c *deadlineContext) Deadline() (time.Time, bool) { return time.Unix(0, c.due), true }
 
 // Value returns the caller's context's value for key.
 func (c *deadlineContext) Value(key any) any { return c.parent.Value(key) }
@@ -64,11 +67,11 @@ func (c *deadlineContext) Value(key any) any { return c.parent.Value(key) }
 // Err returns context.DeadlineExceeded once the deadline has passed,
 // context.Canceled once the command ended the context, and nil before.
 func (c *deadlineContext) Err() error {
-	now := c.clock.Now()
+	now := clock.UnixNano(c.clock)
 	c.mu.Lock()
 	err := c.err
 	c.mu.Unlock()
-	if err == nil && !now.Before(c.deadline) {
+	if err == nil && now >= c.due {
 		c.finish(context.DeadlineExceeded)
 		c.mu.Lock()
 		err = c.err
@@ -77,10 +80,11 @@ func (c *deadlineContext) Err() error {
 	return err
 }
 
-// expiredAt reports whether the deadline has passed at now or the command
-// timed the run out: Err's verdict for a caller that has read the clock.
-func (c *deadlineContext) expiredAt(now time.Time) bool {
-	if !now.Before(c.deadline) {
+// expiredAt reports whether the deadline has passed at now (Unix
+// nanoseconds) or the command timed the run out: Err's verdict for a
+// caller that has read the clock.
+func (c *deadlineContext) expiredAt(now int64) bool {
+	if now >= c.due {
 		return true
 	}
 	c.mu.Lock()
@@ -108,13 +112,12 @@ func (c *deadlineContext) Done() <-chan struct{} {
 	}
 	// The clock is used outside the lock: a manual clock fires timers
 	// while holding its own.
-	left := c.deadline.Sub(c.clock.Now())
-	if left <= 0 {
+	if clock.UnixNano(c.clock) >= c.due {
 		c.finish(context.DeadlineExceeded)
 		return done
 	}
-	t, reached := clock.AfterFuncAt(c.clock, c.deadline, func() { c.finish(context.DeadlineExceeded) })
-	if reached { // the clock moved on since left was read
+	t, reached := clock.AfterFuncAt(c.clock, time.Unix(0, c.due), func() { c.finish(context.DeadlineExceeded) })
+	if reached { // the clock moved on since it was read above
 		c.finish(context.DeadlineExceeded)
 	}
 	c.mu.Lock()
@@ -134,7 +137,7 @@ func (c *deadlineContext) AfterFunc(f func()) (stop func() bool) { return c.afte
 
 // String describes the context, as the standard contexts do.
 func (c *deadlineContext) String() string {
-	return "command.runContext(deadline " + c.deadline.String() + ")"
+	return "command.runContext(deadline " + time.Unix(0, c.due).String() + ")"
 }
 
 // endRunContext ends a context made by runContextFor once run has returned
@@ -147,10 +150,11 @@ func endRunContext(deadline *deadlineContext, cancel context.CancelFunc) {
 	}
 }
 
-// timedOut reports whether run, which returned at now, ran out of time:
+// timedOut reports whether run, which returned at now (Unix
+// nanoseconds), ran out of time:
 // runCtx's Err is context.DeadlineExceeded, told without reading the
 // clock again when the context is a deadlineContext.
-func timedOut(runCtx context.Context, deadline *deadlineContext, now time.Time) bool {
+func timedOut(runCtx context.Context, deadline *deadlineContext, now int64) bool {
 	if deadline != nil {
 		return deadline.expiredAt(now)
 	}

@@ -99,7 +99,7 @@ func BenchmarkMarkStartAndCompletion(b *testing.B) {
 		for pb.Next() {
 			i++
 			start := time.Now()
-			c := successCompletion(m.MarkStartAt(start), start, time.Duration(i%64)*100*time.Microsecond)
+			c := successCompletion(m.MarkStartAt(start.UnixNano()), start, time.Duration(i%64)*100*time.Microsecond)
 			m.MarkCompletion(&c)
 		}
 	})
@@ -145,7 +145,7 @@ func BenchmarkMemoryPerKey(b *testing.B) {
 				for _, k := range names {
 					m := r.Command(k, Config{})
 					if recordOne {
-						c := successCompletion(m.MarkStartAt(now), now, 3*time.Millisecond)
+						c := successCompletion(m.MarkStartAt(now.UnixNano()), now, 3*time.Millisecond)
 						m.MarkCompletion(&c)
 					}
 				}

@@ -38,16 +38,17 @@ const (
 // CommandMetrics is safe for concurrent use.
 type CommandMetrics struct {
 	// Set at creation, read by every recording.
-	key      string
-	cfg      Config // with defaults applied
-	clock    clock.Clock
-	registry *Registry
-	created  time.Time
-	rolling  *counterRing
-	latency  *latencyRing
-	health   atomic.Pointer[counterRing] // replaced by ResetStream
-	evicted  atomic.Bool
-	caches   []recordCache // per exclusive stripe
+	key          string
+	cfg          Config // with defaults applied
+	clock        clock.Clock
+	registry     *Registry
+	created      time.Time
+	createdNanos int64 // created in Unix nanoseconds
+	rolling      *counterRing
+	latency      *latencyRing
+	health       atomic.Pointer[counterRing] // replaced by ResetStream
+	evicted      atomic.Bool
+	caches       []recordCache // per exclusive stripe
 
 	completions  completionStream
 	streams      atomic.Pointer[commandStreams] // made at the first stream call
@@ -65,7 +66,7 @@ type CommandMetrics struct {
 func newCommandMetrics(key string, cfg Config, c clock.Clock, r *Registry) *CommandMetrics {
 	cfg = cfg.withDefaults()
 	now := c.Now()
-	m := &CommandMetrics{key: key, cfg: cfg, clock: c, registry: r, created: now}
+	m := &CommandMetrics{key: key, cfg: cfg, clock: c, registry: r, created: now, createdNanos: now.UnixNano()}
 	m.rolling = newCounterRing(now, cfg.rollingBucket(), cfg.Buckets, int(NumEventTypes), 1, true)
 	m.latency = newLatencyRing(now, cfg.percentileBucket(), cfg.PercentileBuckets)
 	m.health.Store(newHealthRing(now, cfg))
@@ -91,26 +92,31 @@ func (m *CommandMetrics) Config() Config { return m.cfg }
 // concurrency takes the new count into account. It returns the new count,
 // which the command puts in [Completion.ConcurrencyAtStart].
 func (m *CommandMetrics) MarkStart() (concurrencyAtStart int64) {
-	return m.MarkStartAt(m.clock.Now())
+	return m.MarkStartAt(clock.UnixNano(m.clock))
 }
 
 // MarkStartAt is [CommandMetrics.MarkStart] for a caller that has read the
-// clock already: the execution started at t.
-func (m *CommandMetrics) MarkStartAt(t time.Time) (concurrencyAtStart int64) {
+// clock already: the execution started at t, in Unix nanoseconds (see
+// the package doc's "Times").
+func (m *CommandMetrics) MarkStartAt(t int64) (concurrencyAtStart int64) {
 	n := m.concurrency.Add(1)
-	m.raiseConcurrency(t, n)
+	m.raiseConcurrency(m.since(t), n)
 	m.touch()
 	return n
 }
 
+// since returns the time from the metrics' creation to t, in Unix
+// nanoseconds: where the rolling and latency windows place t.
+func (m *CommandMetrics) since(t int64) time.Duration { return time.Duration(t - m.createdNanos) }
+
 // raiseConcurrency raises the rolling maximum concurrency of the bucket of
-// t to n.
-func (m *CommandMetrics) raiseConcurrency(t time.Time, n int64) {
+// since (see CommandMetrics.since) to n.
+func (m *CommandMetrics) raiseConcurrency(since time.Duration, n int64) {
 	s := pinStripe()
-	if rc := m.recordCacheFor(t.Sub(m.created), s, false); rc != nil {
+	if rc := m.recordCacheFor(since, s, false); rc != nil {
 		s.raiseWord(&rc.rolling.Load()[rollingWords+rollingMaxConcurrency], n)
 	} else {
-		m.rolling.raise(m.rolling.bucketFor(t), s, rollingMaxConcurrency, n)
+		m.rolling.raise(m.rolling.bucketSince(since, m.rolling.newest.Load()), s, rollingMaxConcurrency, n)
 	}
 	s.unpin()
 }
@@ -123,13 +129,13 @@ func (m *CommandMetrics) raiseConcurrency(t time.Time, n int64) {
 // When limit executions run already it records nothing and reports false.
 // A permit taken is returned by the MarkCompletion whose
 // ConcurrencyAtStart is the count returned.
-func (m *CommandMetrics) TryMarkStartAt(t time.Time, limit int64) (concurrencyAtStart int64, ok bool) {
+func (m *CommandMetrics) TryMarkStartAt(t int64, limit int64) (concurrencyAtStart int64, ok bool) {
 	n := m.concurrency.Add(1)
 	if n > limit {
 		m.concurrency.Add(-1)
 		return 0, false
 	}
-	m.raiseConcurrency(t, n)
+	m.raiseConcurrency(m.since(t), n)
 	m.touch()
 	return n, true
 }
@@ -141,11 +147,20 @@ func (m *CommandMetrics) TryMarkStartAt(t time.Time, limit int64) (concurrencyAt
 // the concurrent execution count goes down by one (if it started). c is
 // not retained.
 func (m *CommandMetrics) MarkCompletion(c *Completion) {
-	end := c.End
-	if end.IsZero() {
-		end = m.clock.Now()
+	if c.End.IsZero() {
+		m.MarkCompletionAt(c, clock.UnixNano(m.clock))
+		return
 	}
-	since := end.Sub(m.created) // the rolling and latency windows start at created
+	m.MarkCompletionAt(c, c.End.UnixNano())
+}
+
+// MarkCompletionAt is [CommandMetrics.MarkCompletion] for a caller that
+// has read the clock already: the execution ended at end, in Unix
+// nanoseconds (see the package doc's "Times"), whatever c.End says. When
+// c.End is the zero time and the completion is published, it is set to
+// end.
+func (m *CommandMetrics) MarkCompletionAt(c *Completion, end int64) {
+	since := m.since(end)
 
 	var own [rollingWords]uint64
 	adds := &own
@@ -187,7 +202,7 @@ func (m *CommandMetrics) MarkCompletion(c *Completion) {
 		}
 	}
 	stripe.unpin()
-	m.completions.publish(c, &m.drops)
+	m.completions.publish(c, end, &m.drops)
 	// Last, as Hystrix's markCommandDone: whoever sees the count fall
 	// finds the execution recorded.
 	if c.ConcurrencyAtStart > 0 {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -22,12 +23,15 @@ type completionStream struct {
 	subs atomic.Pointer[[]chan Completion] // nil while nobody subscribes
 }
 
-// publish offers c to every subscriber, dropping it for those whose buffer
-// is full.
-func (s *completionStream) publish(c *Completion, drops *atomic.Int64) {
+// publish offers c, which ended at end (Unix nanoseconds), to every
+// subscriber, dropping it for those whose buffer is full.
+func (s *completionStream) publish(c *Completion, end int64, drops *atomic.Int64) {
 	subs := s.subs.Load()
 	if subs == nil {
 		return
+	}
+	if c.End.IsZero() {
+		c.End = time.Unix(0, end)
 	}
 	for _, ch := range *subs {
 		select {

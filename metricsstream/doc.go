@@ -17,6 +17,18 @@
 // buckets close because time passes, and every value is derived from the
 // buckets when somebody asks.
 //
+// # Times
+//
+// The methods whose names end in At ([CommandMetrics.MarkStartAt],
+// [CommandMetrics.MarkCompletionAt], [PoolMetrics.MarkStartedAt] and the
+// others) are for a recorder that has read the registry's clock already,
+// and take that reading in Unix nanoseconds, as [time.Time.UnixNano]
+// gives it: a command reads the clock when an execution starts and when
+// it ends, and measures and places the execution with integer
+// subtractions, where building and subtracting time.Time values would
+// cost as much as reading the clock. The times must come from the same
+// clock as the registry's.
+//
 // # Reading
 //
 // Rolling values are made of closed buckets only, as in Hystrix's

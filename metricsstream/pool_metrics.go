@@ -33,15 +33,16 @@ const (
 //
 // PoolMetrics is safe for concurrent use.
 type PoolMetrics struct {
-	key      string
-	cfg      Config
-	clock    clock.Clock
-	registry *Registry
-	created  time.Time
-	rolling  *counterRing
-	status   atomic.Pointer[poolStatusBox]
-	evicted  atomic.Bool
-	counted  atomic.Pointer[func() int64] // the pool's own active count, if it keeps one
+	key          string
+	cfg          Config
+	clock        clock.Clock
+	registry     *Registry
+	created      time.Time
+	createdNanos int64 // created in Unix nanoseconds
+	rolling      *counterRing
+	status       atomic.Pointer[poolStatusBox]
+	evicted      atomic.Bool
+	counted      atomic.Pointer[func() int64] // the pool's own active count, if it keeps one
 
 	_       [64]byte
 	active  atomic.Int64
@@ -53,7 +54,7 @@ type PoolMetrics struct {
 func newPoolMetrics(key string, cfg Config, c clock.Clock, r *Registry) *PoolMetrics {
 	cfg = cfg.withDefaults()
 	now := c.Now()
-	p := &PoolMetrics{key: key, cfg: cfg, clock: c, registry: r, created: now}
+	p := &PoolMetrics{key: key, cfg: cfg, clock: c, registry: r, created: now, createdNanos: now.UnixNano()}
 	p.rolling = newCounterRing(now, cfg.rollingBucket(), cfg.Buckets, int(NumPoolEventTypes), 1, true)
 	return p
 }
@@ -66,11 +67,12 @@ func (p *PoolMetrics) Config() Config { return p.cfg }
 
 // MarkStart records that a worker started a command and returns the new
 // active count.
-func (p *PoolMetrics) MarkStart() (active int64) { return p.MarkStartAt(p.clock.Now()) }
+func (p *PoolMetrics) MarkStart() (active int64) { return p.MarkStartAt(clock.UnixNano(p.clock)) }
 
 // MarkStartAt is [PoolMetrics.MarkStart] for a pool that has read the
-// clock already: the command started at now.
-func (p *PoolMetrics) MarkStartAt(now time.Time) (active int64) {
+// clock already: the command started at now, in Unix nanoseconds (see the
+// package doc's "Times").
+func (p *PoolMetrics) MarkStartAt(now int64) (active int64) {
 	return p.MarkStartedAt(now, p.active.Add(1))
 }
 
@@ -79,9 +81,9 @@ func (p *PoolMetrics) MarkStartAt(now time.Time) (active int64) {
 // [PoolMetrics.CountActiveWith]) and counts active of them with this one:
 // the rolling maximum and the largest count follow active, and the
 // metrics' own count is left alone. It returns active.
-func (p *PoolMetrics) MarkStartedAt(now time.Time, active int64) int64 {
+func (p *PoolMetrics) MarkStartedAt(now int64, active int64) int64 {
 	s := pinStripe()
-	p.rolling.raise(p.rolling.bucketFor(now), s, poolMaxActive, active)
+	p.rolling.raise(p.bucketAt(now), s, poolMaxActive, active)
 	s.unpin()
 	if active > p.largest.Load() {
 		storeMax(&p.largest, active)
@@ -93,7 +95,13 @@ func (p *PoolMetrics) MarkStartedAt(now time.Time, active int64) int64 {
 // MarkExecutedAt records that a worker finished a command at now
 // (Hystrix's EXECUTED), in a pool that counts its active commands itself:
 // the counterpart of [PoolMetrics.MarkStartedAt].
-func (p *PoolMetrics) MarkExecutedAt(now time.Time) { p.count(PoolExecuted, now) }
+func (p *PoolMetrics) MarkExecutedAt(now int64) { p.count(PoolExecuted, now) }
+
+// bucketAt returns the rolling bucket of now, in Unix nanoseconds.
+func (p *PoolMetrics) bucketAt(now int64) int64 {
+	// The rolling window starts at created.
+	return p.rolling.bucketSince(time.Duration(now-p.createdNanos), p.rolling.newest.Load())
+}
 
 // CountActiveWith has the metrics report active() as their active count,
 // in place of the count MarkStart and MarkDone keep, for a pool that
@@ -109,11 +117,11 @@ func (p *PoolMetrics) CountActiveWith(active func() int64) {
 
 // MarkDone records that a worker finished a command (Hystrix's EXECUTED):
 // the active count goes down by one.
-func (p *PoolMetrics) MarkDone() { p.MarkDoneAt(p.clock.Now()) }
+func (p *PoolMetrics) MarkDone() { p.MarkDoneAt(clock.UnixNano(p.clock)) }
 
 // MarkDoneAt is [PoolMetrics.MarkDone] for a pool that has read the clock
-// already: the command finished at now.
-func (p *PoolMetrics) MarkDoneAt(now time.Time) {
+// already: the command finished at now, in Unix nanoseconds.
+func (p *PoolMetrics) MarkDoneAt(now int64) {
 	p.active.Add(-1)
 	p.MarkExecutedAt(now)
 }
@@ -121,13 +129,14 @@ func (p *PoolMetrics) MarkDoneAt(now time.Time) {
 // MarkRejected records that the pool refused a command (Hystrix's
 // REJECTED). Unlike Hystrix's markThreadRejection it leaves the active
 // count alone: a rejected command never became active.
-func (p *PoolMetrics) MarkRejected() { p.count(PoolRejection, p.clock.Now()) }
+func (p *PoolMetrics) MarkRejected() { p.count(PoolRejection, clock.UnixNano(p.clock)) }
 
-func (p *PoolMetrics) count(e PoolEventType, now time.Time) {
+// count counts one e at now, in Unix nanoseconds.
+func (p *PoolMetrics) count(e PoolEventType, now int64) {
 	var adds [poolWords]uint64
 	addTo(adds[:], int(e), 1)
 	s := pinStripe()
-	p.rolling.add(p.rolling.bucketFor(now), s, adds[:], nonZero(adds[:]))
+	p.rolling.add(p.bucketAt(now), s, adds[:], nonZero(adds[:]))
 	s.unpin()
 	p.touch()
 }

@@ -98,7 +98,7 @@ func TestPoolMetricsCountedByThePool(t *testing.T) {
 	mc := r.clock.(interface{ Advance(time.Duration) })
 	var running int64
 	p.CountActiveWith(func() int64 { return running })
-	now := r.clock.Now()
+	now := r.clock.Now().UnixNano()
 	running = 1
 	assert.Equal(t, int64(1), p.MarkStartedAt(now, running))
 	running = 2

@@ -134,7 +134,7 @@ func TestConcurrentExecutionsAndTheirRollingMax(t *testing.T) {
 func TestMarkStartAtUsesTheGivenTime(t *testing.T) {
 	m, mc := newTestMetrics(t, Config{})
 	mc.Advance(5 * time.Second)
-	m.MarkStartAt(t0.Add(3 * time.Second)) // bucket 3, closed already
+	m.MarkStartAt(t0.Add(3 * time.Second).UnixNano()) // bucket 3, closed already
 	assert.Equal(t, int64(1), m.RollingMaxConcurrentExecutions())
 }
 

@@ -17,7 +17,7 @@ func TestTryMarkStartAtAdmitsUpToTheLimit(t *testing.T) {
 	m, mc := newTestMetrics(t, Config{})
 	var started []int64
 	for range 3 {
-		n, ok := m.TryMarkStartAt(mc.Now(), 2)
+		n, ok := m.TryMarkStartAt(mc.Now().UnixNano(), 2)
 		if ok {
 			started = append(started, n)
 		}
@@ -28,7 +28,7 @@ func TestTryMarkStartAtAdmitsUpToTheLimit(t *testing.T) {
 	c := successCompletion(started[1], time.Time{}, time.Millisecond)
 	m.MarkCompletion(&c)
 	assert.Equal(t, int64(1), m.ConcurrentExecutions())
-	n, ok := m.TryMarkStartAt(mc.Now(), 2)
+	n, ok := m.TryMarkStartAt(mc.Now().UnixNano(), 2)
 	assert.True(t, ok)
 	assert.Equal(t, int64(2), n)
 
@@ -44,7 +44,7 @@ func TestTryMarkStartAtHoldsUnderContention(t *testing.T) {
 	for range 16 {
 		wg.Go(func() {
 			for range 500 {
-				n, ok := m.TryMarkStartAt(mc.Now(), limit)
+				n, ok := m.TryMarkStartAt(mc.Now().UnixNano(), limit)
 				if !ok {
 					continue
 				}

@@ -19,6 +19,21 @@ func TestRealNowAndSince(t *testing.T) {
 	assert.GreaterOrEqual(t, Real.Since(before), time.Duration(0))
 }
 
+// UnixNano reads Real as Now does, between the readings around it, and
+// a manual clock exactly.
+func TestUnixNano(t *testing.T) {
+	before := Real.Now().UnixNano()
+	read := UnixNano(Real)
+	after := Real.Now().UnixNano()
+	assert.LessOrEqual(t, before, read)
+	assert.LessOrEqual(t, read, after)
+
+	m := NewManual(time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC))
+	assert.Equal(t, m.Now().UnixNano(), UnixNano(m))
+	m.Advance(1500 * time.Millisecond)
+	assert.Equal(t, time.Date(2026, 1, 2, 3, 4, 6, 500000006, time.UTC).UnixNano(), UnixNano(m))
+}
+
 func TestRealAfterFunc(t *testing.T) {
 	fired := make(chan struct{})
 	timer := Real.AfterFunc(time.Millisecond, func() { close(fired) })

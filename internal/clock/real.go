@@ -16,10 +16,12 @@ var Real Clock = realClock{}
 
 type realClock struct{}
 
-// wallAtStart and monoAtStart anchor Real's readings.
+// wallAtStart and monoAtStart anchor Real's readings; wallNanosAtStart is
+// wallAtStart in Unix nanoseconds.
 var (
-	wallAtStart = time.Now()
-	monoAtStart = nanotime()
+	wallAtStart      = time.Now()
+	monoAtStart      = nanotime()
+	wallNanosAtStart = wallAtStart.UnixNano()
 )
 
 //go:linkname nanotime runtime.nanotime
