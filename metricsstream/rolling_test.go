@@ -1,6 +1,7 @@
 package metricsstream
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -146,6 +147,30 @@ func TestCompletionWithoutEndTimeUsesTheClock(t *testing.T) {
 	assert.Equal(t, int64(0), m.RollingCount(Success))
 	mc.Advance(time.Millisecond)
 	assert.Equal(t, int64(1), m.RollingCount(Success))
+}
+
+// MarkCompletionAt counts a completion in the bucket of the time it is
+// given, whatever c.End says, and a subscriber sees that time as the
+// End of a completion that had none.
+func TestMarkCompletionAtPlacesTheCompletionAtItsTime(t *testing.T) {
+	m, mc := newTestMetrics(t, Config{})
+	seen := make(chan Completion, 2)
+	sub := m.Completions().SubscribeFunc(context.Background(), func(c Completion) { seen <- c }, nil, nil)
+	defer sub.Unsubscribe()
+	mc.Advance(2500 * time.Millisecond)
+	end := t0.Add(1500 * time.Millisecond) // bucket 1, closed
+	var c Completion
+	c.Events.Add(Success, 1)
+	m.MarkCompletionAt(&c, end.UnixNano())
+	stale := Completion{End: t0.Add(2100 * time.Millisecond)} // bucket 2, in progress
+	stale.Events.Add(Failure, 1)
+	m.MarkCompletionAt(&stale, end.UnixNano())
+
+	assert.Equal(t, int64(1), m.RollingCount(Success), "counted in bucket 1")
+	assert.Equal(t, int64(1), m.RollingCount(Failure), "counted in bucket 1, not at its End")
+	first, second := <-seen, <-seen
+	assert.True(t, first.End.Equal(end), "End set to the time given: %v", first.End)
+	assert.True(t, second.End.Equal(stale.End), "an End given is kept: %v", second.End)
 }
 
 func TestVeryLateCompletionIsDropped(t *testing.T) {
