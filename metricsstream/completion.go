@@ -36,8 +36,11 @@ type Completion struct {
 	// execution count when it is positive.
 	ConcurrencyAtStart int64
 
-	// End is when the execution ended. The completion is counted in the
-	// bucket that holds End; the zero time means "now", read from the
-	// metrics' clock. End must not lie in the future of that clock.
+	// End is when the execution ended. [CommandMetrics.MarkCompletion]
+	// counts the completion in the bucket that holds End; the zero time
+	// means "now", read from the metrics' clock. End must not lie in the
+	// future of that clock. [CommandMetrics.MarkCompletionAt] counts it
+	// at the time it is given instead, and fills in a zero End with that
+	// time for the subscribers.
 	End time.Time
 }
