@@ -16,7 +16,8 @@
 //	                           reachable; the key names are made before the
 //	                           first reading and do not count
 //	retained-bytes/key         the same after every reference to the keys is
-//	                           dropped: what the implementation never frees
+//	                           dropped and the calls' timers (1 s timeouts)
+//	                           have fired: what the implementation never frees
 //	goroutines/key             goroutines alive while the keys are
 //	leaked-goroutines/key      goroutines still alive after every reference to
 //	                           the keys is dropped (and hystrix.Flush is called):
