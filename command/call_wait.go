@@ -39,8 +39,8 @@ func newCallWait(c clock.Clock) *callWait {
 	return &callWait{clock: c, wake: make(chan wakeReason, 2)}
 }
 
-// until waits for the run to be done or for the clock to reach
-// d (Unix nanoseconds), and reports whether the run was done first. A timed-out
+// until waits for the run to be done or for the clock to reach d (Unix
+// nanoseconds), and reports whether the run was done first. A timed-out
 // caller that later takes the worker's wakeDone does so in abandon's
 // callDone case.
 //

@@ -55,7 +55,7 @@ func (p *pool) spawn(t task, start int64) {
 // took them.
 type poolRecorder interface {
 	CountActiveWith(active func() int64)
-	MarkStartedAt(now int64, active int64) int64
+	MarkStartedAt(now, active int64) int64
 	MarkExecutedAt(now int64)
 	MarkRejected()
 	SetQueueSize(n int)

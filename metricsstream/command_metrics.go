@@ -129,7 +129,7 @@ func (m *CommandMetrics) raiseConcurrency(since time.Duration, n int64) {
 // When limit executions run already it records nothing and reports false.
 // A permit taken is returned by the MarkCompletion whose
 // ConcurrencyAtStart is the count returned.
-func (m *CommandMetrics) TryMarkStartAt(t int64, limit int64) (concurrencyAtStart int64, ok bool) {
+func (m *CommandMetrics) TryMarkStartAt(t, limit int64) (concurrencyAtStart int64, ok bool) {
 	n := m.concurrency.Add(1)
 	if n > limit {
 		m.concurrency.Add(-1)

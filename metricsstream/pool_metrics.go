@@ -81,7 +81,7 @@ func (p *PoolMetrics) MarkStartAt(now int64) (active int64) {
 // [PoolMetrics.CountActiveWith]) and counts active of them with this one:
 // the rolling maximum and the largest count follow active, and the
 // metrics' own count is left alone. It returns active.
-func (p *PoolMetrics) MarkStartedAt(now int64, active int64) int64 {
+func (p *PoolMetrics) MarkStartedAt(now, active int64) int64 {
 	s := pinStripe()
 	p.rolling.raise(p.bucketAt(now), s, poolMaxActive, active)
 	s.unpin()
