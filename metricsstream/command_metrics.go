@@ -128,7 +128,8 @@ func (m *CommandMetrics) raiseConcurrency(since time.Duration, n int64) {
 // running), so that semaphore isolation costs one shared counter, not two.
 // When limit executions run already it records nothing and reports false.
 // A permit taken is returned by the MarkCompletion whose
-// ConcurrencyAtStart is the count returned.
+// ConcurrencyAtStart is the count returned. t is in Unix nanoseconds, as
+// for MarkStartAt.
 func (m *CommandMetrics) TryMarkStartAt(t, limit int64) (concurrencyAtStart int64, ok bool) {
 	n := m.concurrency.Add(1)
 	if n > limit {

@@ -76,8 +76,8 @@ func (p *PoolMetrics) MarkStartAt(now int64) (active int64) {
 	return p.MarkStartedAt(now, p.active.Add(1))
 }
 
-// MarkStartedAt records that a worker started a command at now, in a
-// pool that counts its active commands itself (see
+// MarkStartedAt records that a worker started a command at now (Unix
+// nanoseconds, see the package doc's "Times"), in a pool that counts its active commands itself (see
 // [PoolMetrics.CountActiveWith]) and counts active of them with this one:
 // the rolling maximum and the largest count follow active, and the
 // metrics' own count is left alone. It returns active.
@@ -92,9 +92,9 @@ func (p *PoolMetrics) MarkStartedAt(now, active int64) int64 {
 	return active
 }
 
-// MarkExecutedAt records that a worker finished a command at now
-// (Hystrix's EXECUTED), in a pool that counts its active commands itself:
-// the counterpart of [PoolMetrics.MarkStartedAt].
+// MarkExecutedAt records that a worker finished a command at now (Unix
+// nanoseconds; Hystrix's EXECUTED), in a pool that counts its active
+// commands itself: the counterpart of [PoolMetrics.MarkStartedAt].
 func (p *PoolMetrics) MarkExecutedAt(now int64) { p.count(PoolExecuted, now) }
 
 // bucketAt returns the rolling bucket of now, in Unix nanoseconds.
