@@ -87,7 +87,8 @@ func (call *poolCall[In, Out]) workOnPool() {
 	p.work(call, start)
 }
 
-// runTask runs on a pool worker. It returns when run returned.
+// runTask runs on a pool worker, which has read start if the call waited
+// in the queue. It returns when run returned.
 func (call *poolCall[In, Out]) runTask(p *pool, start int64) int64 {
 	if !call.state.CompareAndSwap(callQueued, callRunning) {
 		p.release()
@@ -95,9 +96,6 @@ func (call *poolCall[In, Out]) runTask(p *pool, start int64) int64 {
 		return unread
 	}
 	k := call.cmd.k
-	if start == unread {
-		start = k.registry.now() // it waited in the queue
-	}
 	call.concurrency.Store(k.metrics.MarkStartAt(start))
 	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
 		callHooks(global, local, func(h ExecutionHook) { h.ExecutionStart(k.key) })
