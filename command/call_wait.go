@@ -104,7 +104,7 @@ func (w *callWait) timeUp() {
 	w.mu.Lock()
 	w.armedFor.Store(0)
 	d := w.waitUntil.Load()
-	late := d != 0 && c.Now().UnixNano() >= d
+	late := d != 0 && clock.UnixNano(c) >= d
 	if d != 0 && !late {
 		w.armedFor.Store(d)
 		late = clock.ResetAt(c, w.timer, time.Unix(0, d))
