@@ -78,10 +78,9 @@
 //     and without the yield the goroutines queued behind them on a busy
 //     processor waited up to a second (see bench/peers BenchmarkTail).
 //     The pool's metrics report its slots in use as its active count.
-//     Pools named per
-//     call by WithPoolKey are retired after PoolConfig.IdleTimeout (one
-//     minute by default) without work: the memory kept is bounded by the
-//     pool keys used within that time.
+//     Pools named per call by WithPoolKey are retired after
+//     PoolConfig.IdleTimeout (one minute by default) without work: the
+//     memory kept is bounded by the pool keys used within that time.
 //   - Exceptions are errors and panics. A panic in run or in a fallback is
 //     recovered and recorded as FAILURE (or FALLBACK_FAILURE), with its
 //     value and stack in a *PanicError. BadRequest(err) is Hystrix's

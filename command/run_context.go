@@ -9,12 +9,12 @@ import (
 )
 
 // runContextFor returns the context run gets under a timeout from start
-// (about now, in Unix nanoseconds of c). A caller whose context can never be cancelled (its Done is
-// nil, as context.Background's) gets a deadlineContext, which costs one
-// small allocation, returned as deadline too; any other gets
-// context.WithTimeout's, which follows the caller's cancellation and
-// cause, and the cancel function that ends it. Without a timeout, run gets
-// ctx itself. endRunContext ends either.
+// (about now, in Unix nanoseconds of c). A caller whose context can never
+// be cancelled (its Done is nil, as context.Background's) gets a
+// deadlineContext, which costs one small allocation, returned as deadline
+// too; any other gets context.WithTimeout's, which follows the caller's
+// cancellation and cause, and the cancel function that ends it. Without a
+// timeout, run gets ctx itself. endRunContext ends either.
 func runContextFor(ctx context.Context, c clock.Clock, start int64, timeout time.Duration) (runCtx context.Context, deadline *deadlineContext, end context.CancelFunc) {
 	if timeout <= 0 {
 		return ctx, nil, nil
@@ -151,9 +151,9 @@ func endRunContext(deadline *deadlineContext, cancel context.CancelFunc) {
 }
 
 // timedOut reports whether run, which returned at now (Unix
-// nanoseconds), ran out of time:
-// runCtx's Err is context.DeadlineExceeded, told without reading the
-// clock again when the context is a deadlineContext.
+// nanoseconds), ran out of time: runCtx's Err is context.DeadlineExceeded,
+// told without reading the clock again when the context is a
+// deadlineContext.
 func timedOut(runCtx context.Context, deadline *deadlineContext, now int64) bool {
 	if deadline != nil {
 		return deadline.expiredAt(now)

@@ -27,9 +27,9 @@ const (
 // second count, written by every command: it registers its count with
 // [PoolMetrics.CountActiveWith] and reports with
 // [PoolMetrics.MarkStartedAt] and [PoolMetrics.MarkExecutedAt] instead of
-// MarkStart and MarkDone. Recording takes no
-// lock and does not allocate. The rolling window is Config.RollingWindow
-// in Config.Buckets buckets; the other fields of Config do not apply.
+// MarkStart and MarkDone. Recording takes no lock and does not allocate.
+// The rolling window is Config.RollingWindow in Config.Buckets buckets;
+// the other fields of Config do not apply.
 //
 // PoolMetrics is safe for concurrent use.
 type PoolMetrics struct {
@@ -77,10 +77,11 @@ func (p *PoolMetrics) MarkStartAt(now int64) (active int64) {
 }
 
 // MarkStartedAt records that a worker started a command at now (Unix
-// nanoseconds, see the package doc's "Times"), in a pool that counts its active commands itself (see
-// [PoolMetrics.CountActiveWith]) and counts active of them with this one:
-// the rolling maximum and the largest count follow active, and the
-// metrics' own count is left alone. It returns active.
+// nanoseconds, see the package doc's "Times"), in a pool that counts its
+// active commands itself (see [PoolMetrics.CountActiveWith]) and counts
+// active of them with this one: the rolling maximum and the largest count
+// follow active, and the metrics' own count is left alone. It returns
+// active.
 func (p *PoolMetrics) MarkStartedAt(now, active int64) int64 {
 	s := pinStripe()
 	p.rolling.raise(p.bucketAt(now), s, poolMaxActive, active)

@@ -35,10 +35,11 @@ type tickStream[T any] struct {
 
 // tickTarget is what a stream's timer holds of the stream, cut when the
 // timer stops; each start of the timer makes a new one, so that a tick of
-// a timer since stopped (and perhaps started again) tells itself apart. A stopped timer can stay in the runtime's timer heap, with
-// its function, until the runtime next cleans that heap, which a heap full
-// of pending timers puts off; holding the stream there would keep the
-// stream's key, and its metrics, reachable as long.
+// a timer since stopped (and perhaps started again) tells itself apart. A
+// stopped timer can stay in the runtime's timer heap, with its function,
+// until the runtime next cleans that heap, which a heap full of pending
+// timers puts off; holding the stream there would keep the stream's key,
+// and its metrics, reachable as long.
 type tickTarget[T any] struct{ s atomic.Pointer[tickStream[T]] }
 
 // fire ticks the stream if its timer was not stopped since.
