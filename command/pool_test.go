@@ -249,9 +249,7 @@ func TestPoolRunThatNothingCanEndEarlyRunsOnTheCaller(t *testing.T) {
 				runGoroutine = goroutineID()
 				running, _ = h.pool("Users").size()
 				if d, ok := ctx.(*deadlineContext); ok {
-					d.mu.Lock()
-					armed = d.done != nil
-					d.mu.Unlock()
+					armed = d.waiters.Load() != nil
 				}
 				return "ok", nil
 			}, WithRegistry(h.reg), WithConfig(Config{Pool: "Users", Timeout: tc.timeout}))

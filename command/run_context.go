@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
@@ -30,21 +31,40 @@ func runContextFor(ctx context.Context, c clock.Clock, start int64, timeout time
 // deadlineContext is the context of a run with a timeout whose caller's
 // context can never be cancelled: what context.WithDeadline gives, for a
 // fraction of its cost. Its expiry is checked against the clock when Err
-// is asked, and a timer is armed only when somebody waits on Done, so a
-// run that never waits on its context costs one small allocation where
-// context.WithDeadline costs four and a timer. It ends when the deadline
-// passes, when the command times the run out, or when the command ends it
-// after run returned.
+// is asked, and what waiting needs (the Done channel, a timer, the
+// functions of AfterFunc) is made only when somebody waits, so a run that
+// never waits on its context costs one small allocation where
+// context.WithDeadline costs four and a timer, and ends without a lock.
+// It ends when the deadline passes, when the command times the run out,
+// or when the command ends it after run returned.
 type deadlineContext struct {
 	parent context.Context
 	clock  clock.Clock
 	due    int64 // the deadline in Unix nanoseconds, as clock.UnixNano reads clock
 
-	mu    sync.Mutex
-	err   error
-	done  chan struct{} // made by the first Done
-	timer clock.Timer   // armed by the first Done
+	state   atomic.Uint32                  // contextLive until it ends, then how
+	waiters atomic.Pointer[contextWaiters] // made by the first Done or AfterFunc
+}
 
+// The states of a deadlineContext.
+const (
+	contextLive     uint32 = iota
+	contextTimedOut        // Err is context.DeadlineExceeded
+	contextEnded           // Err is context.Canceled
+)
+
+// contextWaiters is what a deadlineContext needs once somebody waits on
+// it. Whoever ends the context after the waiters were published releases
+// them (closes done, stops the timer, runs the AfterFunc functions);
+// whoever adds a waiter after the context ended releases them itself:
+// each writes its part (the state; the waiters and the waiter) before it
+// reads the other's, so at least one of them sees both. A release may
+// come twice; it does each thing once.
+type contextWaiters struct {
+	mu         sync.Mutex
+	done       chan struct{} // made by the first Done
+	closed     bool          // done is closed
+	timer      clock.Timer   // armed by the first Done
 	afterFuncs clock.AfterFuncs
 }
 
@@ -67,73 +87,86 @@ func (c *deadlineContext) Value(key any) any { return c.parent.Value(key) }
 // Err returns context.DeadlineExceeded once the deadline has passed,
 // context.Canceled once the command ended the context, and nil before.
 func (c *deadlineContext) Err() error {
-	now := clock.UnixNano(c.clock)
-	c.mu.Lock()
-	err := c.err
-	c.mu.Unlock()
-	if err == nil && now >= c.due {
-		c.finish(context.DeadlineExceeded)
-		c.mu.Lock()
-		err = c.err
-		c.mu.Unlock()
+	if c.state.Load() == contextLive && clock.UnixNano(c.clock) >= c.due {
+		c.finish(contextTimedOut)
 	}
-	return err
+	switch c.state.Load() {
+	case contextTimedOut:
+		return context.DeadlineExceeded
+	case contextEnded:
+		return context.Canceled
+	}
+	return nil
 }
 
 // expiredAt reports whether the deadline has passed at now (Unix
 // nanoseconds) or the command timed the run out: Err's verdict for a
 // caller that has read the clock.
 func (c *deadlineContext) expiredAt(now int64) bool {
-	if now >= c.due {
-		return true
+	return now >= c.due || c.state.Load() == contextTimedOut
+}
+
+// waitersMade returns the context's waiters, publishing them first if
+// nobody did.
+func (c *deadlineContext) waitersMade() *contextWaiters {
+	if w := c.waiters.Load(); w != nil {
+		return w
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err == context.DeadlineExceeded
+	c.waiters.CompareAndSwap(nil, new(contextWaiters))
+	return c.waiters.Load()
 }
 
 // Done returns a channel closed when the context ends. The first call
 // arms a timer for the deadline.
 func (c *deadlineContext) Done() <-chan struct{} {
-	c.mu.Lock()
-	if c.done != nil {
-		defer c.mu.Unlock()
-		return c.done
+	w := c.waitersMade()
+	w.mu.Lock()
+	if w.done != nil {
+		defer w.mu.Unlock()
+		return w.done
 	}
-	c.done = make(chan struct{})
-	ended := c.err != nil
-	if ended {
-		close(c.done)
-	}
-	done := c.done
-	c.mu.Unlock()
-	if ended {
+	w.done = make(chan struct{})
+	done := w.done
+	w.mu.Unlock()
+	if c.state.Load() != contextLive {
+		c.release(w) // it ended before the waiters were there to see
 		return done
 	}
 	// The clock is used outside the lock: a manual clock fires timers
 	// while holding its own.
 	if clock.UnixNano(c.clock) >= c.due {
-		c.finish(context.DeadlineExceeded)
+		c.finish(contextTimedOut)
 		return done
 	}
-	t, reached := clock.AfterFuncAt(c.clock, time.Unix(0, c.due), func() { c.finish(context.DeadlineExceeded) })
+	t, reached := clock.AfterFuncAt(c.clock, time.Unix(0, c.due), func() { c.finish(contextTimedOut) })
 	if reached { // the clock moved on since it was read above
-		c.finish(context.DeadlineExceeded)
+		c.finish(contextTimedOut)
 	}
-	c.mu.Lock()
-	if c.err == nil {
-		c.timer, t = t, nil
+	w.mu.Lock()
+	if c.state.Load() == contextLive { // else it ended meanwhile, and its release found no timer
+		w.timer, t = t, nil
 	}
-	c.mu.Unlock()
+	w.mu.Unlock()
 	if t != nil {
-		t.Stop() // it ended meanwhile
+		t.Stop()
 	}
 	return done
 }
 
 // AfterFunc is what package context uses to hook derived contexts in
 // without a goroutine watching Done.
-func (c *deadlineContext) AfterFunc(f func()) (stop func() bool) { return c.afterFuncs.Add(f) }
+func (c *deadlineContext) AfterFunc(f func()) (stop func() bool) {
+	w := c.waitersMade()
+	stop = w.afterFuncs.Add(f)
+	if c.state.Load() != contextLive {
+		// It ended before the waiters were there to see. f runs on a
+		// goroutine of its own, as AfterFunc's functions do once the
+		// context has ended: package context calls this method holding a
+		// lock that f takes.
+		go w.afterFuncs.End()
+	}
+	return stop
+}
 
 // String describes the context, as the standard contexts do.
 func (c *deadlineContext) String() string {
@@ -162,27 +195,36 @@ func timedOut(runCtx context.Context, deadline *deadlineContext, now int64) bool
 }
 
 // timeOut ends the context because the command timed the run out.
-func (c *deadlineContext) timeOut() { c.finish(context.DeadlineExceeded) }
+func (c *deadlineContext) timeOut() { c.finish(contextTimedOut) }
 
 // end ends the context once run has returned or its caller has left.
-func (c *deadlineContext) end() { c.finish(context.Canceled) }
+func (c *deadlineContext) end() { c.finish(contextEnded) }
 
-// finish ends the context with err, once.
-func (c *deadlineContext) finish(err error) {
-	c.mu.Lock()
-	if c.err != nil {
-		c.mu.Unlock()
+// finish ends the context in state, unless it ended already, and lets go
+// of whoever waits on it.
+func (c *deadlineContext) finish(state uint32) {
+	if !c.state.CompareAndSwap(contextLive, state) {
 		return
 	}
-	c.err = err
-	if c.done != nil {
-		close(c.done)
+	if w := c.waiters.Load(); w != nil {
+		c.release(w)
 	}
-	t := c.timer
-	c.timer = nil
-	c.mu.Unlock()
+}
+
+// release lets go of the waiters of an ended context: it closes done,
+// stops the timer and runs the AfterFunc functions, each once however
+// often it is called.
+func (c *deadlineContext) release(w *contextWaiters) {
+	w.mu.Lock()
+	if w.done != nil && !w.closed {
+		close(w.done)
+		w.closed = true
+	}
+	t := w.timer
+	w.timer = nil
+	w.mu.Unlock()
 	if t != nil {
 		t.Stop()
 	}
-	c.afterFuncs.End()
+	w.afterFuncs.End()
 }

@@ -3,6 +3,8 @@ package command
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,3 +125,45 @@ func (c deadlineOnly) Deadline() (time.Time, bool) { return c.deadline, true }
 func (deadlineOnly) Done() <-chan struct{}         { return nil }
 func (deadlineOnly) Err() error                    { return nil }
 func (deadlineOnly) Value(any) any                 { return nil }
+
+// Waiters that come as the context ends are all let go, once: Done is
+// closed, AfterFunc functions run exactly once, and no timer stays armed,
+// whichever of them and the end comes first.
+func TestDeadlineContextWaitersRacingTheEnd(t *testing.T) {
+	mc := clock.NewManual(runContextEpoch)
+	for range 200 {
+		ctx, d, _ := runContextFor(context.Background(), mc, mc.Now().UnixNano(), time.Second)
+		var ran atomic.Int32
+		var funcs sync.WaitGroup
+		funcs.Add(2)
+		start := make(chan struct{})
+		var waiters sync.WaitGroup
+		dones := make([]<-chan struct{}, 2)
+		for i := range dones {
+			waiters.Add(2)
+			go func() {
+				defer waiters.Done()
+				<-start
+				dones[i] = ctx.Done()
+			}()
+			go func() {
+				defer waiters.Done()
+				<-start
+				context.AfterFunc(ctx, func() {
+					ran.Add(1)
+					funcs.Done()
+				})
+			}()
+		}
+		close(start)
+		d.end()
+		waiters.Wait()
+		for _, done := range dones {
+			<-done
+		}
+		funcs.Wait()
+		assert.Equal(t, int32(2), ran.Load(), "each function ran once")
+		assert.Zero(t, mc.Pending(), "a timer armed as the context ended was stopped")
+		assert.ErrorIs(t, ctx.Err(), context.Canceled)
+	}
+}
