@@ -111,6 +111,28 @@ func TestDoOnUnsubscribeRunsWhenCancelled(t *testing.T) {
 	}
 }
 
+// A subscription cancelled by its context is done only once the
+// functions the cancellation runs have returned, though they run on a
+// goroutine of their own.
+func TestSubscriptionDoneAfterItsCancellationRan(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	o := Concat(Just(0), Never[int]()).DoOnUnsubscribe(func() {
+		close(entered)
+		<-release
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	sub := o.Subscribe(ctx, newRecorder[int]())
+	cancel()
+	waitDone(t, entered, "DoOnUnsubscribe")
+	select {
+	case <-sub.Done():
+		t.Fatal("done while DoOnUnsubscribe runs")
+	default:
+	}
+	close(release)
+	waitDone(t, sub.Done(), "subscription")
+}
+
 func TestDoOnUnsubscribeOnAnEndedContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

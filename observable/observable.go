@@ -22,7 +22,11 @@ type Subscription interface {
 	Unsubscribe()
 	// Done returns a channel closed when the subscription has ended: by a
 	// terminal event (after the observer received it), by Unsubscribe, or
-	// by the end of the context given to Subscribe.
+	// by the end of the context given to Subscribe. When it was cancelled
+	// (by Unsubscribe or the context), the DoOnUnsubscribe and Finally
+	// functions the cancellation runs have returned by then. After a
+	// terminal event, Finally runs once the observer has received it, on
+	// the goroutine that delivered it, and may still be running.
 	Done() <-chan struct{}
 }
 
@@ -116,6 +120,12 @@ func (s *subscriber[T]) OnCompleted() {
 }
 
 func (s *subscriber[T]) Unsubscribe() { s.cancel(context.Canceled) }
+
+// Done is closed once the subscription has ended and the functions its
+// end runs (DoOnUnsubscribe, Finally) have returned, whichever goroutine
+// ended it: the end of a caller's context, say, runs them on a goroutine
+// of its own.
+func (s *subscriber[T]) Done() <-chan struct{} { return s.scope.settledDone() }
 
 // funcObserver adapts three optional functions to Observer.
 type funcObserver[T any] struct {

@@ -57,6 +57,8 @@ type scopeWatch struct {
 	link       hook          // the scope's entry in its up scope's hooks
 	linked     bool          // link is, or is being, added to the up scope's hooks
 	done       chan struct{} // made when first asked for
+	settled    chan struct{} // closed once the hooks have run; made when first asked for
+	running    bool          // the hooks were taken and are running
 	stopParent func() bool   // stops the context.AfterFunc watching parent
 	deadline   time.Time     // if not zero, the scope's own deadline
 }
@@ -259,12 +261,14 @@ func (s *scope) afterEnd() {
 		h.linked = false
 	}
 	w.hooks = hookList{}
+	w.running = true
 	if w.done != nil {
 		close(w.done)
 	}
 	stop, linked := w.stopParent, w.linked
 	w.stopParent = nil
 	w.mu.Unlock()
+	defer w.settle()
 
 	if stop != nil {
 		stop()
@@ -280,6 +284,34 @@ func (s *scope) afterEnd() {
 		h.target.scopeEnded(err)
 		h = next
 	}
+}
+
+// settle marks the hooks of an ended scope as run.
+func (w *scopeWatch) settle() {
+	w.mu.Lock()
+	w.running = false
+	if w.settled != nil {
+		close(w.settled)
+	}
+	w.mu.Unlock()
+}
+
+// settledDone returns a channel closed once the scope has ended and what
+// its end tells (the scopes below it, DoOnUnsubscribe and Finally
+// functions, AfterFunc registrations) has been told, on whichever
+// goroutine ended it. Once the scope has ended, nothing can be hooked in,
+// so what is left is what the ending goroutine has not told yet.
+func (s *scope) settledDone() <-chan struct{} {
+	w := s.watch()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.settled == nil {
+		if s.ended() && !w.running && w.hooks.head == nil {
+			return closedChan
+		}
+		w.settled = make(chan struct{})
+	}
+	return w.settled
 }
 
 // watch makes sure the end of any up scope reaches s, and returns s's
