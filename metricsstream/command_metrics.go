@@ -116,7 +116,7 @@ func (m *CommandMetrics) raiseConcurrency(since time.Duration, n int64) {
 	if rc := m.recordCacheFor(since, s, false); rc != nil {
 		s.raiseWord(&rc.rolling.Load()[rollingWords+rollingMaxConcurrency], n)
 	} else {
-		m.rolling.raise(m.rolling.bucketSince(since, m.rolling.newest.Load()), s, rollingMaxConcurrency, n)
+		m.rolling.raise(m.rolling.bucketForSince(since), s, rollingMaxConcurrency, n)
 	}
 	s.unpin()
 }
@@ -193,13 +193,13 @@ func (m *CommandMetrics) MarkCompletionAt(c *Completion, end int64) {
 			rc.latency.Load().record(c.ExecutionLatency, c.TotalLatency)
 		}
 	} else {
-		m.rolling.add(m.rolling.bucketSince(since, m.rolling.newest.Load()), stripe, adds[:], words)
+		m.rolling.add(m.rolling.bucketForSince(since), stripe, adds[:], words)
 		if healthWords != 0 {
 			h := m.health.Load()
-			h.add(h.bucketSince(since, h.newest.Load()), stripe, healthAdds[:], healthWords)
+			h.add(h.bucketForSince(since), stripe, healthAdds[:], healthWords)
 		}
 		if latency {
-			m.latency.record(m.latency.bucketSince(since, m.latency.newest.Load()), stripe, c.ExecutionLatency, c.TotalLatency)
+			m.latency.record(m.latency.bucketForSince(since), stripe, c.ExecutionLatency, c.TotalLatency)
 		}
 	}
 	stripe.unpin()

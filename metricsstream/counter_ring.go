@@ -93,6 +93,12 @@ func (r *counterRing) bucketFor(t time.Time) int64 {
 	return r.window.bucketAtHint(t, r.newest.Load())
 }
 
+// bucketForSince is bucketFor for the time since after the time the
+// ring's owner measures from (see window.bucketSince).
+func (r *counterRing) bucketForSince(since time.Duration) int64 {
+	return r.bucketSince(since, r.newest.Load())
+}
+
 // add adds to bucket n, in stripe s, the pending adds (see addTo) of the
 // words whose bits are set in words (see nonZero). A bucket that has left
 // the ring gets nothing.

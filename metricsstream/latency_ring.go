@@ -36,6 +36,13 @@ func newLatencyRing(epoch time.Time, width time.Duration, size int) *latencyRing
 	return r
 }
 
+// bucketForSince returns the bucket of the time since after the time the
+// ring's owner measures from (see window.bucketSince), without dividing
+// when it falls in the newest bucket.
+func (r *latencyRing) bucketForSince(since time.Duration) int64 {
+	return r.bucketSince(since, r.newest.Load())
+}
+
 // record counts, in stripe s, the latencies of an execution that ended in
 // bucket n; a negative latency is not counted.
 func (r *latencyRing) record(n int64, s stripe, execution, total time.Duration) {

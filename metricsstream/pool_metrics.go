@@ -101,7 +101,7 @@ func (p *PoolMetrics) MarkExecutedAt(now int64) { p.count(PoolExecuted, now) }
 // bucketAt returns the rolling bucket of now, in Unix nanoseconds.
 func (p *PoolMetrics) bucketAt(now int64) int64 {
 	// The rolling window starts at created.
-	return p.rolling.bucketSince(time.Duration(now-p.createdNanos), p.rolling.newest.Load())
+	return p.rolling.bucketForSince(time.Duration(now - p.createdNanos))
 }
 
 // CountActiveWith has the metrics report active() as their active count,

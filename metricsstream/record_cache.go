@@ -80,13 +80,13 @@ func (rc *recordCache) fill(m *CommandMetrics, since time.Duration, s stripe, he
 		from, to = max(from, lo), min(to, lo+w.width)
 	}
 
-	n := m.rolling.bucketSince(since, m.rolling.newest.Load())
+	n := m.rolling.bucketForSince(since)
 	rolling := m.rolling.bucket(n, s)
 	if rolling == nil {
 		return false
 	}
 	narrow(&m.rolling.window, n)
-	n = health.bucketSince(since, health.newest.Load())
+	n = health.bucketForSince(since)
 	healthWords := health.bucket(n, s)
 	if healthWords == nil {
 		return false
@@ -94,7 +94,7 @@ func (rc *recordCache) fill(m *CommandMetrics, since time.Duration, s stripe, he
 	narrow(&health.window, n)
 	var latency *histogram
 	if withLatency {
-		n = m.latency.bucketSince(since, m.latency.newest.Load())
+		n = m.latency.bucketForSince(since)
 		slot := m.latency.slot(n, s)
 		if slot == nil {
 			return false
