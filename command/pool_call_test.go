@@ -19,9 +19,9 @@ func newTestCall(t *testing.T, h *harness) *poolCall[int, string] {
 	return c.getCall(context.Background(), 1)
 }
 
-// awaitAsync runs call.wait.until(deadline.UnixNano()) on a new goroutine once the
-// previous wait is over, and returns once the wait has published its
-// deadline.
+// awaitAsync runs call.wait.until(deadline.UnixNano()) on a new goroutine
+// once the previous wait is over, and returns once the wait has published
+// its deadline.
 func awaitAsync(t *testing.T, h *harness, call *poolCall[int, string], deadline time.Time) <-chan bool {
 	t.Helper()
 	answered := make(chan bool, 1)
