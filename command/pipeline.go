@@ -286,17 +286,9 @@ func recoverSubscribe[Out any](src observable.Observable[Out]) observable.Observ
 	})
 }
 
-// The states of a pipeline task in a pool.
-const (
-	taskQueued int32 = iota
-	taskRunning
-	taskAbandoned
-)
-
 // pipelineTask subscribes the user's Observable on a pool worker and holds
 // the worker until it terminates.
 type pipelineTask struct {
-	state    atomic.Int32
 	body     func()
 	pool     *pool
 	released atomic.Bool
@@ -304,9 +296,7 @@ type pipelineTask struct {
 
 func (t *pipelineTask) runTask(p *pool, _ int64) int64 {
 	t.pool = p
-	if t.state.CompareAndSwap(taskQueued, taskRunning) {
-		t.body()
-	}
+	t.body()
 	t.release()
 	return unread
 }
@@ -366,6 +356,14 @@ func (p *pipeline[In, Out]) inPool(callerCtx context.Context, r *run, in In) obs
 		})
 		t := &pipelineTask{}
 		t.body = func() {
+			defer stop()
+			if err := ctx.Err(); err != nil {
+				// The subscriber left as a worker took the run from the
+				// queue: the run does not start, and the execution ends as
+				// cancelled.
+				o.OnError(err)
+				return
+			}
 			var gone bool
 			r.do(func(e *execution) {
 				if gone = e.finished; !gone {
@@ -375,7 +373,6 @@ func (p *pipeline[In, Out]) inPool(callerCtx context.Context, r *run, in In) obs
 			if !gone {
 				safeSubscribe(ctx, p.construct, in, releasingObserver[Out]{Observer: o, task: t, scalar: p.scalar}, true, true)
 			}
-			stop()
 		}
 		pl, submitted := p.k.registry.submit(pl, t, start)
 		if !submitted {
@@ -383,8 +380,10 @@ func (p *pipeline[In, Out]) inPool(callerCtx context.Context, r *run, in In) obs
 			o.OnError(errPoolRejectedSignal)
 			return
 		}
+		// A subscriber that leaves takes a queued run out of the queue; a
+		// run a worker took already sees the end of ctx when it starts.
 		context.AfterFunc(ctx, func() {
-			if t.state.CompareAndSwap(taskQueued, taskAbandoned) && pl.remove(t) {
+			if pl.remove(t) {
 				stop()
 				o.OnError(ctx.Err())
 			}

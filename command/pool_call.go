@@ -198,12 +198,19 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 		e.executed, e.concurrency = true, call.concurrency.Load()
 		o = classifyInTime(ctx, runCtx, err)
 		call.recycle()
+	} else if call.state.Load() == callQueued && p.remove(call) {
+		// No worker took the run, and none can now: the caller owns the
+		// call again. The removal comes before the call is abandoned, under
+		// the pool's lock: a worker that took the run first finds it
+		// abandoned and recycles it, and a caller that removed it after
+		// that could take out of the queue the call's next use.
+		o = classify(ctx, runCtx, err)
+		call.recycle()
+		now = c.k.registry.now()
 	} else {
 		switch state, concurrency := call.abandon(); state {
 		case callQueued:
-			if p.remove(call) {
-				call.recycle()
-			}
+			// A worker took the run and will find it abandoned.
 			o = classify(ctx, runCtx, err)
 		case callRunning:
 			e.executed, e.concurrency = true, concurrency
