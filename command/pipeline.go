@@ -46,6 +46,7 @@ type run struct {
 	mu    sync.Mutex
 	e     execution
 	ended func(*execution) // observableEnded's, or nil
+	left  bool             // the subscriber left before the execution began
 }
 
 // endAtValue ends a scalar execution at its value, under r.mu: its
@@ -77,14 +78,30 @@ func (p *pipeline[In, Out]) observable(callerCtx context.Context, in In) observa
 // observableEnded is observable; ended, when not nil, sees each execution
 // once it has ended, just before its Completion is published (the request
 // log and cache use it).
+//
+// The stages that end the execution (DoOnTerminate, DoOnUnsubscribe) are
+// in place before the execution begins: a subscriber that leaves while the
+// breaker, the permits and the fallback permit are being taken still ends
+// it, once, with its Completion and every permit back. One that left
+// before it began ends nothing, since nothing began.
 func (p *pipeline[In, Out]) observableEnded(callerCtx context.Context, in In, ended func(*execution)) observable.Observable[Out] {
 	return observable.Defer(func() observable.Observable[Out] {
 		r := &run{ended: ended}
-		r.do(func(e *execution) { e.begin(p.k) })
-		return p.applySemantics(callerCtx, r, in).
+		return observable.DeferContext(func(subCtx context.Context) observable.Observable[Out] {
+			var gone bool
+			r.do(func(e *execution) {
+				if gone = r.left || subCtx.Err() != nil; !gone {
+					e.begin(p.k)
+				}
+			})
+			if gone {
+				return observable.Never[Out]()
+			}
+			return p.applySemantics(callerCtx, subCtx, r, in)
+		}).
 			DoOnTerminate(func() {
 				r.do(func(e *execution) {
-					if e.finished {
+					if e.finished || e.k == nil {
 						return
 					}
 					if ended != nil {
@@ -95,6 +112,10 @@ func (p *pipeline[In, Out]) observableEnded(callerCtx context.Context, in In, en
 			}).
 			DoOnUnsubscribe(func() {
 				r.do(func(e *execution) {
+					if e.k == nil {
+						r.left = true // before it began
+						return
+					}
 					if e.finished {
 						return
 					}
@@ -110,19 +131,26 @@ func (p *pipeline[In, Out]) observableEnded(callerCtx context.Context, in In, en
 }
 
 // applySemantics asks the breaker, then the execution semaphore, then
-// runs the user's Observable under isolation and timeout.
-func (p *pipeline[In, Out]) applySemantics(ctx context.Context, r *run, in In) observable.Observable[Out] {
+// runs the user's Observable under isolation and timeout. A subscriber
+// that left (subCtx is done) as the execution began is not asked for: the
+// execution ends as cancelled.
+func (p *pipeline[In, Out]) applySemantics(ctx, subCtx context.Context, r *run, in In) observable.Observable[Out] {
 	var failure FailureType = -1
-	var semaphore bool
+	var semaphore, gone bool
 	r.do(func(e *execution) {
 		semaphore = e.cfg.Isolation == SemaphoreIsolation
 		switch {
+		case e.finished || subCtx.Err() != nil:
+			gone = true
 		case !e.attempt():
 			failure = ShortCircuitFailure
 		case semaphore && !e.acquire():
 			failure = SemaphoreRejectedFailure
 		}
 	})
+	if gone {
+		return observable.Never[Out]() // the cancellation ends it
+	}
 	if failure >= 0 {
 		return p.handleFallback(ctx, r, in, failure, failure.sentinel())
 	}
@@ -476,8 +504,17 @@ func (p *pipeline[In, Out]) handleFallback(ctx context.Context, r *run, in In, f
 		return observable.Error[Out](cause)
 	}
 	var cmdErr *Error
-	var ok bool
-	r.do(func(e *execution) { cmdErr, ok = fallbackPermitted(e, p.fallback != nil, failure, cause) })
+	var ok, gone bool
+	r.do(func(e *execution) {
+		// A subscriber that left since the failure has ended the
+		// execution: no fallback permit is taken for it.
+		if gone = e.finished; !gone {
+			cmdErr, ok = fallbackPermitted(e, p.fallback != nil, failure, cause)
+		}
+	})
+	if gone {
+		return observable.Never[Out]() // the cancellation ended it
+	}
 	if !ok {
 		return observable.Error[Out](cmdErr)
 	}

@@ -148,3 +148,21 @@ func Defer[T any](f func() Observable[T]) Observable[T] {
 type deferSource[T any] func() Observable[T]
 
 func (f deferSource[T]) subscribe(s *scope, o Observer[T]) { f().run(s, o) }
+
+// DeferContext is Defer for a factory that needs the subscription's
+// context: f is called at each subscription with the context the
+// subscription's sources see (done once the subscriber no longer wants
+// values), so that it can leave undone what a subscriber that has already
+// left would not use. A zero Observable from f completes at once.
+//
+// It panics if f is nil.
+func DeferContext[T any](f func(ctx context.Context) Observable[T]) Observable[T] {
+	if f == nil {
+		panic("observable: DeferContext with nil f")
+	}
+	return Observable[T]{src: deferContextSource[T](f)}
+}
+
+type deferContextSource[T any] func(context.Context) Observable[T]
+
+func (f deferContextSource[T]) subscribe(s *scope, o Observer[T]) { f(s).run(s, o) }

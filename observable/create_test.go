@@ -74,6 +74,35 @@ func TestDeferCallsFactoryPerSubscription(t *testing.T) {
 	}
 }
 
+// DeferContext's factory sees the subscription's context: live while the
+// subscriber wants values, done once it has left, so that a factory
+// running as the subscriber leaves can tell.
+func TestDeferContextSeesTheSubscriptionsContext(t *testing.T) {
+	var seen []error
+	o := DeferContext(func(ctx context.Context) Observable[int] {
+		seen = append(seen, ctx.Err())
+		return Just(len(seen))
+	})
+	v, err := o.First(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 1, v)
+	require.Equal(t, []error{nil}, seen)
+
+	// A subscriber that leaves while the factory runs: the factory sees
+	// it gone.
+	ctx, cancel := context.WithCancel(context.Background())
+	left := make(chan struct{})
+	inner := DeferContext(func(sctx context.Context) Observable[int] {
+		cancel()
+		<-left
+		seen = append(seen, sctx.Err())
+		return Just(0)
+	})
+	_, err = inner.DoOnUnsubscribe(func() { close(left) }).First(ctx)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.ErrorIs(t, seen[1], context.Canceled)
+}
+
 func TestJustCopiesItsArguments(t *testing.T) {
 	vs := []int{1, 2}
 	o := Just(vs...)
