@@ -45,7 +45,9 @@ type Config struct {
 	// Isolation is PoolIsolation (the default for New) or
 	// SemaphoreIsolation (the default for NewObservable).
 	Isolation Isolation
-	// Timeout bounds run; 0 means 1s, negative disables the timeout.
+	// Timeout bounds run; 0 means 1s, negative disables the timeout. A
+	// timeout so large that its deadline cannot be represented
+	// (math.MaxInt64, say) never fires.
 	Timeout time.Duration
 	// MaxConcurrentRequests is the number of execution permits under
 	// semaphore isolation; 0 means 10. The permits in use are the key's

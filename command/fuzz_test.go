@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -60,6 +61,9 @@ func FuzzConfig(f *testing.F) {
 	f.Add(0, int64(0), 0, 0, false, false, false, false, 0, 0, int64(0), int64(-1), 0)
 	f.Add(0, int64(0), 0, 0, false, false, false, false, 0, 0, int64(0), int64(5), 10)
 	f.Add(1, int64(1<<62), 1<<40, 1<<40, true, true, true, true, 1<<40, 100, int64(1<<62), int64(time.Minute), 10_000)
+	f.Add(0, int64(math.MaxInt64), 0, 0, false, false, false, false, 0, 0, int64(0), int64(0), 0)
+	f.Add(1, int64(math.MaxInt64), 0, 0, false, false, false, false, 0, 0, int64(0), int64(0), 0)
+	f.Add(0, int64(250*365*24*time.Hour), 0, 0, false, false, false, false, 0, 0, int64(0), int64(0), 0)
 
 	var keys atomic.Int64
 	f.Fuzz(func(t *testing.T, isolation int, timeout int64, maxConcurrent, fallbackMax int,

@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,11 +22,22 @@ func runContextFor(ctx context.Context, c clock.Clock, start int64, timeout time
 		return ctx, nil, nil
 	}
 	if ctx.Done() == nil {
-		d := newDeadlineContext(ctx, c, start+int64(timeout))
+		d := newDeadlineContext(ctx, c, deadlineAfter(start, timeout))
 		return d, d, nil
 	}
 	runCtx, end = c.WithTimeout(ctx, timeout)
 	return runCtx, nil, end
+}
+
+// deadlineAfter returns start plus timeout, both in Unix nanoseconds, or
+// the latest time an int64 holds when the sum is past it: a timeout too
+// large to reach (math.MaxInt64, or centuries) is a deadline that never
+// comes, not one that wrapped round into the past.
+func deadlineAfter(start int64, timeout time.Duration) int64 {
+	if start > 0 && int64(timeout) > math.MaxInt64-start {
+		return math.MaxInt64
+	}
+	return start + int64(timeout)
 }
 
 // deadlineContext is the context of a run with a timeout whose caller's
