@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -390,4 +391,10 @@ func (c *collected[T]) wait(t testing.TB) ([]T, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.values, c.err
+}
+
+// poolWorkerRunning reports whether any goroutine is a pool's worker.
+func poolWorkerRunning() bool {
+	buf := make([]byte, 1<<20)
+	return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "command.(*pool).work(")
 }

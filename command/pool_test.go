@@ -266,6 +266,9 @@ func TestPoolRunThatNothingCanEndEarlyRunsOnTheCaller(t *testing.T) {
 			assert.Equal(t, "Users", done.PoolKey)
 			pm, ok := h.reg.Metrics().LookupPool("Users")
 			require.True(t, ok)
+			// A worker records the run in its pool's metrics after it has
+			// handed the result over.
+			waitFor(t, "the pool's worker to end", func() bool { return !poolWorkerRunning() })
 			h.clock.Advance(ms.DefaultRollingWindow)
 			assert.Equal(t, int64(1), pm.CumulativeCount(ms.PoolExecuted))
 		})
