@@ -92,14 +92,13 @@ type Collapser[In, Out any] struct {
 // command key), WithCacheKey (the key of an argument), and those of the
 // batch command: WithConfig, WithFallback and WithFallbackObservable (of
 // In []In and Out []Out), WithIsolation, WithRegistry. It panics if batch
-// is nil, naming the key, or if an option is invalid.
+// is nil, naming the key, if key is empty or not valid UTF-8, or if an
+// option is invalid.
 func NewCollapser[In, Out any](key string, batch func(context.Context, []In) ([]Out, error), opts ...Option) *Collapser[In, Out] {
 	if batch == nil {
 		panic(fmt.Sprintf("command: NewCollapser(%q): batch is nil", key))
 	}
-	if key == "" {
-		panic("command: NewCollapser: key is empty")
-	}
+	mustKey("NewCollapser", key)
 	o := buildOptions("NewCollapser", key, opts)
 	var cfg CollapserConfig
 	if o.collapser != nil {
@@ -157,6 +156,7 @@ func (c *Collapser[In, Out]) CollapserStatus() metricsstream.CollapserStatus {
 // when ctx ends first (the request then leaves its batch).
 func (c *Collapser[In, Out]) Execute(ctx context.Context, in In) (Out, error) {
 	var zero Out
+	ctx = orBackground(ctx)
 	if err := ctx.Err(); err != nil {
 		return zero, err
 	}
@@ -180,6 +180,7 @@ func (c *Collapser[In, Out]) Execute(ctx context.Context, in In) (Out, error) {
 // subscription and emits its result. Unsubscribing before the result
 // leaves the batch.
 func (c *Collapser[In, Out]) ToObservable(ctx context.Context, in In) observable.Observable[Out] {
+	ctx = orBackground(ctx)
 	return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
 		if err := ctx.Err(); err != nil {
 			o.OnError(err)
@@ -209,12 +210,14 @@ func (c *Collapser[In, Out]) ToObservable(ctx context.Context, in In) observable
 // Observe adds in to a batch at once and returns a hot Observable that
 // replays its result to every subscriber.
 func (c *Collapser[In, Out]) Observe(ctx context.Context, in In) observable.Observable[Out] {
+	ctx = orBackground(ctx)
 	return observeNow(ctx, c.ToObservable(ctx, in))
 }
 
 // Queue adds in to a batch before it returns, and returns a Future of its
 // result. Cancelling the Future before the result leaves the batch.
 func (c *Collapser[In, Out]) Queue(ctx context.Context, in In) *observable.Future[Out] {
+	ctx = orBackground(ctx)
 	return c.ToObservable(ctx, in).ToFutureOn(ctx, observable.Immediate)
 }
 
@@ -229,10 +232,17 @@ func (c *Collapser[In, Out]) submit(ctx context.Context, in In) (*collapsedReque
 		}
 		b = c.batcherOf(rc)
 	}
-	if c.cacheKey == nil || c.cfg.RequestCacheDisabled || rc == nil {
-		return b.submit(in, rc)
+	var ck string
+	if c.cacheKey != nil {
+		var err error
+		if ck, err = callKeyFunc(c.key, optionCacheKey, c.cacheKey, in); err != nil {
+			return nil, err
+		}
 	}
-	id := requestCacheKey{collapser: true, key: c.key, cacheKey: c.cacheKey(in)}
+	if c.cacheKey == nil || c.cfg.RequestCacheDisabled || rc == nil {
+		return b.submit(in, ck, rc)
+	}
+	id := requestCacheKey{collapser: true, key: c.key, cacheKey: ck}
 	for {
 		v, ok := rc.cache.Load(id)
 		if !ok {
@@ -240,7 +250,7 @@ func (c *Collapser[In, Out]) submit(ctx context.Context, in In) (*collapsedReque
 		}
 		r, typed := v.(*collapsedRequest[In, Out])
 		if !typed {
-			return b.submit(in, rc)
+			return b.submit(in, ck, rc)
 		}
 		if r.b.join(r) {
 			c.metrics.MarkResponseFromCache()
@@ -248,7 +258,7 @@ func (c *Collapser[In, Out]) submit(ctx context.Context, in In) (*collapsedReque
 		}
 		rc.cache.CompareAndDelete(id, v)
 	}
-	r, err := b.submit(in, rc)
+	r, err := b.submit(in, ck, rc)
 	if err == nil {
 		rc.cache.LoadOrStore(id, r)
 	}
@@ -265,10 +275,11 @@ func (c *Collapser[In, Out]) batcherOf(rc *requestContext) *batcher[In, Out] {
 }
 
 // argumentKey returns the key under which in shares a place in a batch:
-// its cache key, or in itself when it can be a map key.
-func (c *Collapser[In, Out]) argumentKey(in In) (any, bool) {
+// its cache key ck, when the collapser has a cache key function, or in
+// itself when it can be a map key.
+func (c *Collapser[In, Out]) argumentKey(in In, ck string) (any, bool) {
 	if c.cacheKey != nil {
-		return c.cacheKey(in), true
+		return ck, true
 	}
 	if !c.comparable {
 		return nil, false

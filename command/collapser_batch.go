@@ -53,12 +53,12 @@ type collapsedRequest[In, Out any] struct {
 	abandoned bool // every caller left before the result: it serves nobody any more
 }
 
-// submit adds in to the collecting batch, opening one if none is, and
-// starts the batch when it is full. rc is the caller's request context, if
-// any.
-func (b *batcher[In, Out]) submit(in In, rc *requestContext) (*collapsedRequest[In, Out], error) {
+// submit adds in, of cache key ck (see argumentKey), to the collecting
+// batch, opening one if none is, and starts the batch when it is full. rc
+// is the caller's request context, if any.
+func (b *batcher[In, Out]) submit(in In, ck string, rc *requestContext) (*collapsedRequest[In, Out], error) {
 	c := b.c
-	key, keyed := c.argumentKey(in)
+	key, keyed := c.argumentKey(in, ck)
 	r := &collapsedRequest[In, Out]{b: b, arg: in, key: key, waiters: 1, res: newPendingResult[Out]()}
 	b.mu.Lock()
 	if b.closed || (b.rc != nil && b.rc.ended()) {

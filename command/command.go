@@ -27,14 +27,13 @@ type Command[In, Out any] struct {
 
 // New returns a command of key that calls run. Commands made with the same
 // key share one breaker, one metrics and one pair of semaphores. It panics
-// if run is nil, naming the key, or if an option is invalid.
+// if run is nil, naming the key, if key is empty or not valid UTF-8 (keys
+// become metric labels), or if an option is invalid.
 func New[In, Out any](key string, run func(context.Context, In) (Out, error), opts ...Option) *Command[In, Out] {
 	if run == nil {
 		panic(fmt.Sprintf("command: New(%q): run is nil", key))
 	}
-	if key == "" {
-		panic("command: New: key is empty")
-	}
+	mustKey("New", key)
 	o := buildOptions("New", key, opts)
 	c := &Command[In, Out]{
 		run:      run,
@@ -71,6 +70,7 @@ func (c *Command[In, Out]) Breaker() *breaker.Breaker { return c.k.breaker }
 // Queue(ctx, in).Get(ctx), fused into one call on the caller's goroutine:
 // values, errors and recorded events are those of ToObservable.
 func (c *Command[In, Out]) Execute(ctx context.Context, in In) (Out, error) {
+	ctx = orBackground(ctx)
 	if requestScoped.Load() {
 		return c.executeInRequest(ctx, in)
 	}

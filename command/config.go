@@ -3,6 +3,7 @@ package command
 import (
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
@@ -79,6 +80,12 @@ const (
 
 // Validate reports the first field of c that is out of range.
 func (c Config) Validate() error {
+	if !utf8.ValidString(c.Group) {
+		return fmt.Errorf("command: Config.Group: %q is not valid UTF-8", c.Group)
+	}
+	if !utf8.ValidString(c.Pool) {
+		return fmt.Errorf("command: Config.Pool: %q is not valid UTF-8", c.Pool)
+	}
 	if c.Isolation != PoolIsolation && c.Isolation != SemaphoreIsolation {
 		return fmt.Errorf("command: Config.Isolation: unknown value %d", int(c.Isolation))
 	}

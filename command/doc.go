@@ -86,6 +86,18 @@
 //     value and stack in a *PanicError. BadRequest(err) is Hystrix's
 //     HystrixBadRequestException: BAD_REQUEST, no fallback, not counted in
 //     health, returned as it is.
+//   - Key functions fail as errors too (a *KeyFuncError). A WithPoolKey
+//     function that panics or returns an empty key or one that is not
+//     valid UTF-8 fails the execution as run would: FAILURE, counted in
+//     health, with the fallback applied. A WithCacheKey function that
+//     panics fails the call before the execution begins, as an exception
+//     in Hystrix's getCacheKey: nothing is recorded and no fallback runs.
+//   - Keys are text. A command, collapser or pool key that is empty or not
+//     valid UTF-8 is refused where it enters (ErrInvalidKey): New and its
+//     kin panic naming it, Configure, ConfigurePool and Do return the
+//     error.
+//   - A nil context means context.Background at every entry point, as in
+//     package observable.
 //   - Unsubscribing is cancelling: when the caller's context ends, a
 //     Future is cancelled or a subscriber unsubscribes before a terminal
 //     event, the execution is recorded as CANCELLED, run's context is

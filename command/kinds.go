@@ -15,6 +15,7 @@ import (
 // subscription's context and ctx both reach run, and ctx's values (the
 // request context) are visible to run and the fallback.
 func (c *Command[In, Out]) ToObservable(ctx context.Context, in In) observable.Observable[Out] {
+	ctx = orBackground(ctx)
 	if requestScoped.Load() {
 		return c.pipe.requestObservable(ctx, in, c.cacheKey)
 	}
@@ -24,6 +25,7 @@ func (c *Command[In, Out]) ToObservable(ctx context.Context, in In) observable.O
 // Observe starts the command at once and returns a hot Observable that
 // replays its result to every subscriber, as Hystrix's observe.
 func (c *Command[In, Out]) Observe(ctx context.Context, in In) observable.Observable[Out] {
+	ctx = orBackground(ctx)
 	return observeNow(ctx, c.ToObservable(ctx, in))
 }
 
@@ -31,6 +33,7 @@ func (c *Command[In, Out]) Observe(ctx context.Context, in In) observable.Observ
 // Cancelling the Future unsubscribes: the execution is recorded as
 // CANCELLED and run's context is cancelled.
 func (c *Command[In, Out]) Queue(ctx context.Context, in In) *observable.Future[Out] {
+	ctx = orBackground(ctx)
 	return c.ToObservable(ctx, in).ToFuture(ctx)
 }
 
@@ -99,14 +102,13 @@ type ObservableCommand[In, Out any] struct {
 }
 
 // NewObservable returns an observable command of key whose user code is
-// construct. It panics if construct is nil, naming the key.
+// construct. It panics if construct is nil, naming the key, if key is
+// empty or not valid UTF-8, or if an option is invalid.
 func NewObservable[In, Out any](key string, construct func(context.Context, In) observable.Observable[Out], opts ...Option) *ObservableCommand[In, Out] {
 	if construct == nil {
 		panic(fmt.Sprintf("command: NewObservable(%q): construct is nil", key))
 	}
-	if key == "" {
-		panic("command: NewObservable: key is empty")
-	}
+	mustKey("NewObservable", key)
 	o := buildOptions("NewObservable", key, opts)
 	c := &ObservableCommand[In, Out]{cacheKey: typed[func(In) string]("NewObservable", key, "WithCacheKey", o.cacheKey)}
 	var cfg Config
@@ -143,6 +145,7 @@ func (c *ObservableCommand[In, Out]) Breaker() *breaker.Breaker { return c.k.bre
 // ToObservable returns a cold Observable that executes the command once
 // per subscription.
 func (c *ObservableCommand[In, Out]) ToObservable(ctx context.Context, in In) observable.Observable[Out] {
+	ctx = orBackground(ctx)
 	if requestScoped.Load() {
 		return c.pipe.requestObservable(ctx, in, c.cacheKey)
 	}
@@ -152,12 +155,14 @@ func (c *ObservableCommand[In, Out]) ToObservable(ctx context.Context, in In) ob
 // Observe starts the command at once and returns a hot Observable that
 // replays all its values to every subscriber.
 func (c *ObservableCommand[In, Out]) Observe(ctx context.Context, in In) observable.Observable[Out] {
+	ctx = orBackground(ctx)
 	return observeNow(ctx, c.ToObservable(ctx, in))
 }
 
 // Queue starts the command and returns at once a Future of all its
 // values.
 func (c *ObservableCommand[In, Out]) Queue(ctx context.Context, in In) *observable.Future[[]Out] {
+	ctx = orBackground(ctx)
 	return observable.Defer(func() observable.Observable[[]Out] {
 		return observable.Create(func(sctx context.Context, o observable.Observer[[]Out]) {
 			vs, err := c.ToObservable(ctx, in).ToSlice(sctx)
@@ -173,6 +178,7 @@ func (c *ObservableCommand[In, Out]) Queue(ctx context.Context, in In) *observab
 
 // Execute runs the command and returns all its values.
 func (c *ObservableCommand[In, Out]) Execute(ctx context.Context, in In) ([]Out, error) {
+	ctx = orBackground(ctx)
 	return c.ToObservable(ctx, in).ToSlice(ctx)
 }
 
@@ -190,7 +196,8 @@ type doCommands struct {
 // Do runs run as a command of key in DefaultRegistry, with fallback (which
 // may be nil) as its fallback, in the style of hystrix-go's Do: commands
 // of the key share breaker, metrics and permits with every other command
-// of the key. It panics if run is nil.
+// of the key. It panics if run is nil, and returns an error wrapping
+// ErrInvalidKey, running nothing, if key is empty or not valid UTF-8.
 func Do(ctx context.Context, key string, run func(context.Context) error, fallback func(context.Context, error) error) error {
 	return DefaultRegistry.Do(ctx, key, run, fallback)
 }
@@ -200,18 +207,26 @@ func (r *Registry) Do(ctx context.Context, key string, run func(context.Context)
 	if run == nil {
 		panic(fmt.Sprintf("command: Do(%q): run is nil", key))
 	}
-	cmds := r.doCommandsFor(key)
+	cmds, err := r.doCommandsFor(key)
+	if err != nil {
+		return err
+	}
 	c := cmds.without
 	if fallback != nil {
 		c = cmds.withFallback
 	}
-	_, err := c.Execute(ctx, doCall{run: run, fallback: fallback})
+	_, err = c.Execute(ctx, doCall{run: run, fallback: fallback})
 	return err
 }
 
-func (r *Registry) doCommandsFor(key string) *doCommands {
+// doCommandsFor returns the commands behind Do for key, making them on
+// the key's first use; a key that cannot name a command is an error.
+func (r *Registry) doCommandsFor(key string) (*doCommands, error) {
 	if d, ok := r.doCmds.Load(key); ok {
-		return d.(*doCommands)
+		return d.(*doCommands), nil
+	}
+	if err := checkKey("key", key); err != nil {
+		return nil, fmt.Errorf("command: Do(%q): %w", key, err)
 	}
 	run := func(ctx context.Context, call doCall) (struct{}, error) { return struct{}{}, call.run(ctx) }
 	d := &doCommands{
@@ -221,5 +236,5 @@ func (r *Registry) doCommandsFor(key string) *doCommands {
 		})),
 	}
 	actual, _ := r.doCmds.LoadOrStore(key, d)
-	return actual.(*doCommands)
+	return actual.(*doCommands), nil
 }

@@ -370,18 +370,18 @@ func (r releasingObserver[Out]) OnCompleted() {
 // queue.
 func (p *pipeline[In, Out]) inPool(callerCtx context.Context, r *run, in In) observable.Observable[Out] {
 	return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
-		ctx, stop := joinContexts(subCtx, callerCtx)
 		var pl *pool
 		var start int64
+		var err error
 		r.do(func(e *execution) {
-			if p.poolKey != nil {
-				e.pool = p.poolKey(in)
-				pl = p.k.registry.pool(e.pool, true)
-			} else {
-				pl = p.k.namedPool(e.pool)
-			}
+			pl, err = poolOf(e, p.poolKey, in)
 			start = e.start
 		})
+		if err != nil {
+			o.OnError(err) // the execution's failure, as run's would be
+			return
+		}
+		ctx, stop := joinContexts(subCtx, callerCtx)
 		t := &pipelineTask{}
 		t.body = func() {
 			defer stop()

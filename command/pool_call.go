@@ -156,7 +156,11 @@ func (call *poolCall[In, Out]) abandon() (int32, int64) {
 // another goroutine would change nothing but the cost. It holds its slot
 // and is counted by the pool as any other.
 func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in In) (Out, error) {
-	p := c.poolFor(e, in)
+	p, err := c.poolFor(e, in)
+	if err != nil {
+		var zero Out
+		return c.conclude(ctx, e, in, outcomeFailure, zero, err, c.k.registry.now())
+	}
 	clk := c.k.registry.clock
 	runCtx, deadline, end := runContextFor(ctx, clk, e.start, e.cfg.Timeout)
 	if deadline == nil && end == nil && ctx.Done() == nil && p.enter(e.start) {
@@ -190,7 +194,6 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 		}
 	}
 	var v Out
-	var err error
 	now := int64(unread)
 	o := outcomeSuccess
 	if answered {
@@ -242,12 +245,22 @@ func (c *Command[In, Out]) executeHere(ctx context.Context, e *execution, in In,
 	return c.conclude(ctx, e, in, classifyTimed(ctx, false, err), v, err, now)
 }
 
-// poolFor returns the pool of this call.
-func (c *Command[In, Out]) poolFor(e *execution, in In) *pool {
-	if c.poolKey != nil {
-		name := c.poolKey(in)
-		e.pool = name
-		return c.k.registry.pool(name, true)
+// poolFor returns the pool of this call, or the *KeyFuncError of a pool
+// key function that failed.
+func (c *Command[In, Out]) poolFor(e *execution, in In) (*pool, error) {
+	return poolOf(e, c.poolKey, in)
+}
+
+// poolOf returns the pool the execution runs in: the one poolKey names for
+// in, when there is a poolKey, or the key's Config.Pool.
+func poolOf[In any](e *execution, poolKey func(In) string, in In) (*pool, error) {
+	if poolKey == nil {
+		return e.k.namedPool(e.pool), nil
 	}
-	return c.k.namedPool(e.pool)
+	name, err := callKeyFunc(e.k.key, optionPoolKey, poolKey, in)
+	if err != nil {
+		return nil, err
+	}
+	e.pool = name
+	return e.k.registry.pool(name, true), nil
 }

@@ -181,8 +181,12 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 // Configure changes the configuration of the commands of key, live: the
 // timeout, the permits, the breaker's thresholds and force flags and the
 // fallback switches apply to the next execution. Metrics windows are kept.
-// A key that has no command yet takes cfg as its first Config.
+// A key that has no command yet takes cfg as its first Config. An empty
+// key or one that is not valid UTF-8 is an error that is ErrInvalidKey.
 func (r *Registry) Configure(key string, cfg Config) error {
+	if err := checkKey("key", key); err != nil {
+		return fmt.Errorf("command: Configure: %w", err)
+	}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -244,8 +248,12 @@ func (r *Registry) pluginsOf(key string) *pluginSet {
 
 // ConfigurePool changes the pool named key live (CoreSize and
 // QueueSizeRejectionThreshold; MaxQueueSize is fixed when the pool is
-// made), or sets the configuration it will be made with.
+// made), or sets the configuration it will be made with. An empty key or
+// one that is not valid UTF-8 is an error that is ErrInvalidKey.
 func (r *Registry) ConfigurePool(key string, cfg PoolConfig) error {
+	if err := checkKey("pool key", key); err != nil {
+		return fmt.Errorf("command: ConfigurePool: %w", err)
+	}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}

@@ -85,8 +85,21 @@ func RequestLogFrom(ctx context.Context) *RequestLog {
 
 // requestContextOf returns the request context ctx carries, or nil.
 func requestContextOf(ctx context.Context) *requestContext {
+	if ctx == nil {
+		return nil
+	}
 	rc, _ := ctx.Value(requestContextKey{}).(*requestContext)
 	return rc
+}
+
+// orBackground returns ctx, or context.Background for a nil ctx: every
+// entry point of the package reads a nil context as Background, as
+// package observable does.
+func orBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
 }
 
 // logFor returns the log the executions of k record into in this request

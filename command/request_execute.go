@@ -21,7 +21,12 @@ func (c *Command[In, Out]) executeInRequest(ctx context.Context, in In) (Out, er
 			var zero Out
 			return zero, c.k.noRequestContext()
 		}
-		if v, err, ok := executeCached(ctx, c.pipe, rc, in, c.cacheKey(in)); ok {
+		ck, err := callKeyFunc(c.k.key, optionCacheKey, c.cacheKey, in)
+		if err != nil {
+			var zero Out
+			return zero, err
+		}
+		if v, err, ok := executeCached(ctx, c.pipe, rc, in, ck); ok {
 			return v, err
 		}
 	}
@@ -81,7 +86,11 @@ func (p *pipeline[In, Out]) requestObservable(ctx context.Context, in In, cacheK
 		if rc == nil {
 			return observable.Error[Out](p.k.noRequestContext())
 		}
-		return p.cachedObservable(rc, ctx, in, cacheKey(in))
+		ck, err := callKeyFunc(p.k.key, optionCacheKey, cacheKey, in)
+		if err != nil {
+			return observable.Error[Out](err)
+		}
+		return p.cachedObservable(rc, ctx, in, ck)
 	}
 	if log := rc.logFor(p.k); log != nil {
 		return p.observableEnded(ctx, in, log.record)
