@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -92,7 +93,7 @@ func TestSubscriberLeavingDuringSetupEndsTheExecution(t *testing.T) {
 		fail := New("setup", failRun, WithRegistry(h.reg),
 			WithConfig(Config{Isolation: SemaphoreIsolation, Breaker: breaker.Config{RequestVolumeThreshold: 2}}))
 		h.openBreaker(func() { _, _ = fail.Execute(context.Background(), 1) }, 2, "setup")
-		h.clock.Advance(h.reg.Breaker("setup").Config().SleepWindow)
+		h.clock.Advance(h.reg.Breaker("setup").Config().SleepWindow + time.Millisecond)
 
 		pass := New("setup", succeedRun, WithRegistry(h.reg))
 		assert.ErrorIs(t, l.leave(t, pass), context.Canceled)
