@@ -13,19 +13,27 @@ import (
 type Isolation int
 
 const (
+	// DefaultIsolation, the zero value, is the default of the command's
+	// kind, as in Hystrix: PoolIsolation for a Command (and a collapser's
+	// batch command), SemaphoreIsolation for an ObservableCommand. The
+	// Config in force for a key (Registry.Config) always names the
+	// isolation it has, so that writing it back changes nothing.
+	DefaultIsolation Isolation = iota
 	// PoolIsolation runs run on a worker of the command's pool, so the
-	// caller can return at the timeout even when run ignores its context.
-	// It is the zero value and the default for Command, as Hystrix's THREAD.
-	PoolIsolation Isolation = iota
+	// caller can return at the timeout even when run ignores its context:
+	// Hystrix's THREAD.
+	PoolIsolation
 	// SemaphoreIsolation runs run on the caller's goroutine with a bounded
 	// number of permits; the timeout reaches run through its context's
-	// deadline. It is the default for ObservableCommand, as in Hystrix.
+	// deadline.
 	SemaphoreIsolation
 )
 
-// String returns Hystrix's name of the isolation strategy.
+// String returns Hystrix's name of the isolation strategy, or DEFAULT.
 func (i Isolation) String() string {
 	switch i {
+	case DefaultIsolation:
+		return "DEFAULT"
 	case PoolIsolation:
 		return "THREAD"
 	case SemaphoreIsolation:
@@ -43,8 +51,8 @@ type Config struct {
 	// Pool names the worker pool of a pool-isolated command; it defaults
 	// to Group.
 	Pool string
-	// Isolation is PoolIsolation (the default for New) or
-	// SemaphoreIsolation (the default for NewObservable).
+	// Isolation is PoolIsolation or SemaphoreIsolation; DefaultIsolation
+	// (the zero value) means the default of the command's kind.
 	Isolation Isolation
 	// Timeout bounds run; 0 means 1s, negative disables the timeout. A
 	// timeout so large that its deadline cannot be represented
@@ -86,7 +94,7 @@ func (c Config) Validate() error {
 	if !utf8.ValidString(c.Pool) {
 		return fmt.Errorf("command: Config.Pool: %q is not valid UTF-8", c.Pool)
 	}
-	if c.Isolation != PoolIsolation && c.Isolation != SemaphoreIsolation {
+	if c.Isolation < DefaultIsolation || c.Isolation > SemaphoreIsolation {
 		return fmt.Errorf("command: Config.Isolation: unknown value %d", int(c.Isolation))
 	}
 	if c.MaxConcurrentRequests < 0 {
@@ -105,8 +113,11 @@ func (c Config) Validate() error {
 }
 
 // withDefaults returns c with its zero fields set to the defaults, for the
-// command key.
-func (c Config) withDefaults(key string) Config {
+// command key whose kind's isolation is isolation.
+func (c Config) withDefaults(key string, isolation Isolation) Config {
+	if c.Isolation == DefaultIsolation {
+		c.Isolation = isolation
+	}
 	if c.Group == "" {
 		c.Group = key
 	}

@@ -27,7 +27,7 @@ var fuzzEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // of range, in Validate's order, or "".
 func invalidCommandField(c command.Config) string {
 	switch {
-	case c.Isolation != command.PoolIsolation && c.Isolation != command.SemaphoreIsolation:
+	case c.Isolation != command.DefaultIsolation && c.Isolation != command.PoolIsolation && c.Isolation != command.SemaphoreIsolation:
 		return "Isolation"
 	case c.MaxConcurrentRequests < 0:
 		return "MaxConcurrentRequests"
@@ -52,6 +52,7 @@ func FuzzConfig(f *testing.F) {
 	f.Add(0, int64(-1), 1, 1, true, false, true, false, 1, 100, int64(time.Millisecond), int64(time.Second), 1)
 	f.Add(1, int64(time.Hour), 0, 0, false, false, false, true, 0, 0, int64(0), int64(0), 0)
 	f.Add(2, int64(0), 0, 0, false, false, false, false, 0, 0, int64(0), int64(0), 0)
+	f.Add(3, int64(0), 0, 0, false, false, false, false, 0, 0, int64(0), int64(0), 0)
 	f.Add(-1, int64(0), 0, 0, false, false, false, false, 0, 0, int64(0), int64(0), 0)
 	f.Add(0, int64(0), -1, 0, false, false, false, false, 0, 0, int64(0), int64(0), 0)
 	f.Add(0, int64(0), 0, -3, false, false, false, false, 0, 0, int64(0), int64(0), 0)
@@ -157,7 +158,11 @@ func checkCommandConfigRuns(t *testing.T, r *command.Registry, key string, cfg c
 	require.True(t, ok)
 	assert.Equal(t, key, got.Group, "Group defaults to the key")
 	assert.Equal(t, key, got.Pool, "Pool defaults to the group")
-	assert.Equal(t, cfg.Isolation, got.Isolation)
+	wantIsolation := cfg.Isolation
+	if wantIsolation == command.DefaultIsolation {
+		wantIsolation = command.PoolIsolation // a Command's default
+	}
+	assert.Equal(t, wantIsolation, got.Isolation)
 	wantTimeout := cfg.Timeout
 	if wantTimeout == 0 {
 		wantTimeout = command.DefaultTimeout
@@ -198,8 +203,13 @@ func checkCommandConfigRuns(t *testing.T, r *command.Registry, key string, cfg c
 	r.Clock().(*clock.Manual).Advance(width)
 	assert.Equal(t, int64(2), c.Metrics().CumulativeCount(event), "%v once per execution", event)
 
-	// The key's configuration can be replaced live by itself.
+	// The key's configuration can be replaced live by itself, and the
+	// Config in force written back changes nothing.
 	require.NoError(t, r.Configure(key, cfg))
+	inForce, _ := r.Config(key)
+	require.NoError(t, r.Configure(key, inForce))
+	again, _ := r.Config(key)
+	assert.Equal(t, inForce, again, "Configure with the Config read back changes nothing")
 }
 
 func orDefault(v, d int) int {

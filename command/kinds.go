@@ -117,8 +117,6 @@ func NewObservable[In, Out any](key string, construct func(context.Context, In) 
 	}
 	if o.isolation != nil {
 		cfg.Isolation = *o.isolation
-	} else if cfg.Isolation == PoolIsolation {
-		cfg.Isolation = SemaphoreIsolation
 	}
 	c.k = o.registry.stateWithDefault(key, cfg, SemaphoreIsolation)
 	c.pipe = &pipeline[In, Out]{

@@ -71,10 +71,11 @@ func WithPoolKey[In any](f func(In) string) Option {
 	return optionFunc(func(o *options) { o.poolKey = f })
 }
 
-// WithIsolation sets the isolation of a new key explicitly; it is how an
-// ObservableCommand (semaphore-isolated by default) asks for a pool.
+// WithIsolation sets the isolation of a new key explicitly, over
+// WithConfig's; it is how an ObservableCommand (semaphore-isolated by
+// default) asks for a pool.
 func WithIsolation(i Isolation) Option {
-	if i != PoolIsolation && i != SemaphoreIsolation {
+	if i < DefaultIsolation || i > SemaphoreIsolation {
 		panic(fmt.Sprintf("command: WithIsolation: unknown isolation %d", int(i)))
 	}
 	return optionFunc(func(o *options) { o.isolation = &i })

@@ -93,8 +93,9 @@ type keyState struct {
 	// errs caches the errors whose every field is fixed for the key, by
 	// failure type and fallback error (missing, disabled, rejected).
 	errs [numFailureTypes][3]atomic.Pointer[Error]
-	// defaultIsolation is what a Config's zero Isolation means for the
-	// key: SemaphoreIsolation for keys made by NewObservable.
+	// defaultIsolation is what DefaultIsolation means for the key:
+	// SemaphoreIsolation for keys made by NewObservable, PoolIsolation
+	// otherwise.
 	defaultIsolation Isolation
 	// pool is the pool named by the key's Config.Pool when last looked
 	// up, which saves busy keys a lookup by name per execution.
@@ -128,7 +129,7 @@ func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation)
 	if k, ok := r.keys.Load(key); ok {
 		return k.(*keyState)
 	}
-	cfg = cfg.withDefaults(key)
+	cfg = cfg.withDefaults(key, isolation)
 	k := &keyState{
 		key:              key,
 		registry:         r,
@@ -191,10 +192,7 @@ func (r *Registry) Configure(key string, cfg Config) error {
 		return err
 	}
 	k := r.state(key, cfg)
-	cfg = cfg.withDefaults(key)
-	if cfg.Isolation == PoolIsolation {
-		cfg.Isolation = k.defaultIsolation
-	}
+	cfg = cfg.withDefaults(key, k.defaultIsolation)
 	cfg.Metrics = k.config.Load().Metrics
 	k.fallbackSem.limit.Store(int64(cfg.FallbackMaxConcurrentRequests))
 	k.breaker.SetConfig(cfg.Breaker)

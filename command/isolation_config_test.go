@@ -1,0 +1,80 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// An explicit isolation always wins, for both kinds of command, whether
+// it comes with the command (WithIsolation, WithConfig) or later
+// (Configure); DefaultIsolation means the kind's default; and writing
+// back the Config read from the registry with a new timeout keeps the
+// isolation in force. Configure used to read PoolIsolation, the zero
+// value, as "the kind's default", so an ObservableCommand made to run in
+// a pool came back SEMAPHORE from a round trip, with no way back.
+func TestExplicitIsolationIsHonoured(t *testing.T) {
+	kinds := map[string]struct {
+		byDefault Isolation
+		make      func(r *Registry, key string, opts ...Option)
+	}{
+		"Command": {PoolIsolation, func(r *Registry, key string, opts ...Option) {
+			New(key, succeedRun, append(opts, WithRegistry(r))...)
+		}},
+		"ObservableCommand": {SemaphoreIsolation, func(r *Registry, key string, opts ...Option) {
+			NewObservable(key, func(_ context.Context, n int) observable.Observable[int] { return observable.Just(n) },
+				append(opts, WithRegistry(r))...)
+		}},
+	}
+	isolations := []Isolation{DefaultIsolation, PoolIsolation, SemaphoreIsolation}
+	// resolve is what isolation means for a kind whose default is d.
+	resolve := func(i, d Isolation) Isolation {
+		if i == DefaultIsolation {
+			return d
+		}
+		return i
+	}
+	for kindName, kind := range kinds {
+		for _, byOption := range isolations {
+			for _, byConfig := range isolations {
+				for _, configured := range isolations {
+					name := fmt.Sprintf("%s/WithIsolation(%v)/Config(%v)/Configure(%v)", kindName, byOption, byConfig, configured)
+					t.Run(name, func(t *testing.T) {
+						r := NewRegistry()
+						defer r.Close()
+						opts := []Option{WithConfig(Config{Isolation: byConfig})}
+						if byOption != DefaultIsolation {
+							opts = append(opts, WithIsolation(byOption))
+						}
+						kind.make(r, "k", opts...)
+						want := resolve(byConfig, kind.byDefault)
+						if byOption != DefaultIsolation {
+							want = byOption
+						}
+						got, _ := r.Config("k")
+						require.Equal(t, want, got.Isolation, "at creation")
+
+						// The Config read back, with a new timeout, keeps it.
+						got.Timeout = 3 * time.Second
+						require.NoError(t, r.Configure("k", got))
+						back, _ := r.Config("k")
+						assert.Equal(t, want, back.Isolation, "after a round trip")
+						assert.Equal(t, 3*time.Second, back.Timeout)
+
+						// An explicit isolation given to Configure wins; the
+						// default is the kind's.
+						require.NoError(t, r.Configure("k", Config{Isolation: configured}))
+						after, _ := r.Config("k")
+						assert.Equal(t, resolve(configured, kind.byDefault), after.Isolation, "after Configure")
+					})
+				}
+			}
+		}
+	}
+}
