@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -321,4 +322,47 @@ func checkPoolLimits(t *testing.T, r *command.Registry, name string, cfg command
 	_, err := c.Execute(ctx, false)
 	assert.ErrorIs(t, err, command.ErrPoolRejected, "the call after CoreSize %d and a queue of %d", core, queue)
 	assert.True(t, strings.HasPrefix(err.Error(), name+" could not be queued for execution"), err.Error())
+}
+
+// FuzzKeys feeds arbitrary command keys to New and Registry.Configure, and
+// arbitrary pool keys to a WithPoolKey function. A key that is empty or not
+// valid UTF-8 is refused naming it (New panics, Configure returns
+// ErrInvalidKey); a pool key function returning one fails the execution
+// as FAILURE with the fallback applied, and makes no pool. Any other key
+// runs.
+func FuzzKeys(f *testing.F) {
+	for _, k := range []string{"GetUser", "", "bad-\xff", "\xfe", "π", "a b/c", "\x00"} {
+		f.Add(k, k)
+	}
+	f.Fuzz(func(t *testing.T, key, poolKey string) {
+		r := command.NewRegistry(command.WithClock(clock.NewManual(fuzzEpoch)))
+		defer r.Close()
+		validKey := key != "" && utf8.ValidString(key)
+		run := func(_ context.Context, in int) (int, error) { return in + 1, nil }
+		if !validKey {
+			msg := panicMessage(func() { command.New(key, run, command.WithRegistry(r)) })
+			assert.Contains(t, msg, "command: New: key")
+			assert.ErrorIs(t, r.Configure(key, command.Config{}), command.ErrInvalidKey)
+			assert.ErrorIs(t, r.ConfigurePool(key, command.PoolConfig{}), command.ErrInvalidKey)
+			return
+		}
+		require.NoError(t, r.Configure(key, command.Config{}))
+		c := command.New(key, run, command.WithRegistry(r),
+			command.WithPoolKey(func(int) string { return poolKey }),
+			command.WithFallback(func(context.Context, int, error) (int, error) { return -1, nil }))
+		v, err := c.Execute(context.Background(), 1)
+		require.NoError(t, err)
+		if poolKey != "" && utf8.ValidString(poolKey) {
+			assert.Equal(t, 2, v, "run's value")
+			assert.Equal(t, 1, r.PoolCount())
+			return
+		}
+		assert.Equal(t, -1, v, "the fallback's value")
+		assert.Equal(t, 0, r.PoolCount(), "no pool for an invalid pool key")
+		_, err = command.New(key, run, command.WithRegistry(r),
+			command.WithPoolKey(func(int) string { return poolKey })).Execute(context.Background(), 1)
+		assert.ErrorIs(t, err, command.ErrInvalidKey)
+		var kerr *command.KeyFuncError
+		assert.ErrorAs(t, err, &kerr)
+	})
 }
