@@ -52,6 +52,7 @@ type CommandMetrics struct {
 
 	completions  completionStream
 	streams      atomic.Pointer[commandStreams] // made at the first stream call
+	healthRests  atomic.Bool                    // the health stream rests: a completion that counts for health wakes it
 	status       atomic.Pointer[commandStatusBox]
 	latencyCache atomic.Pointer[latencySnapshot]
 	drops        atomic.Int64
@@ -203,6 +204,9 @@ func (m *CommandMetrics) MarkCompletionAt(c *Completion, end int64) {
 		}
 	}
 	stripe.unpin()
+	if total > 0 && m.healthRests.Load() {
+		m.wakeHealth()
+	}
 	m.completions.publish(c, end, &m.drops)
 	// Last, as Hystrix's markCommandDone: whoever sees the count fall
 	// finds the execution recorded.

@@ -23,7 +23,7 @@ func (m *CommandMetrics) streamSet() *commandStreams {
 	}
 	healthNext := func(now time.Time) time.Time { return m.health.Load().nextBoundary(now) }
 	s := &commandStreams{
-		health:         newTickStream(m.clock, healthNext, m.healthAt, &m.drops),
+		health:         newTickStream(m.clock, healthNext, m.healthAt, &m.drops).restWhen(m.healthQuiet, &m.healthRests),
 		rolling:        newTickStream(m.clock, m.rolling.nextBoundary, m.rollingAt, &m.drops),
 		cumulative:     newTickStream(m.clock, m.rolling.nextBoundary, m.cumulativeAt, &m.drops),
 		latencies:      newTickStream(m.clock, m.latency.nextBoundary, m.latenciesAt, &m.drops),
@@ -31,6 +31,22 @@ func (m *CommandMetrics) streamSet() *commandStreams {
 	}
 	m.streams.CompareAndSwap(nil, s)
 	return m.streams.Load()
+}
+
+// healthQuiet reports whether the health counts are zero at now and stay
+// so until a completion that counts for health is recorded: the window of
+// now, and every bucket after it, is empty.
+func (m *CommandMetrics) healthQuiet(now time.Time) bool {
+	r := m.health.Load()
+	return r.emptyFrom(r.bucketAt(now) - int64(r.size))
+}
+
+// wakeHealth wakes the resting health stream, unless another recorder
+// has.
+func (m *CommandMetrics) wakeHealth() {
+	if m.healthRests.CompareAndSwap(true, false) {
+		m.streams.Load().health.wake()
+	}
 }
 
 // HealthStream returns the hot stream of health counts, as Hystrix's
@@ -47,7 +63,14 @@ func (m *CommandMetrics) streamSet() *commandStreams {
 // are dropped (see [CommandMetrics.DroppedNotifications]). The same holds
 // for the other timer-driven streams of CommandMetrics.
 //
-// The stream's timer runs only while somebody subscribes.
+// The stream's timer runs only while somebody subscribes and there is
+// something new to snapshot: once the health window is empty and its
+// all-zero snapshot has been delivered, the stream sends nothing and runs
+// no timer until a completion that counts for health is recorded; the next
+// snapshot then comes when the bucket holding it closes, on the same
+// HealthSnapshotInterval cadence as before (counted from the creation of
+// the metrics or the latest ResetStream). So a key nobody executes costs
+// no timer wake-ups, although its circuit breaker subscribes.
 func (m *CommandMetrics) HealthStream() observable.Observable[HealthCounts] {
 	return m.streamSet().health.observable()
 }

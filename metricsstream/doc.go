@@ -54,7 +54,10 @@
 // and [CommandMetrics.MaxConcurrencyStream] emit the current value at
 // subscription, then a new value each time a bucket of theirs closes. Such
 // a stream runs a timer only while somebody subscribes; the last
-// subscriber to leave stops it. The first value is delivered inside
+// subscriber to leave stops it. The health stream also rests while there
+// is nothing new to snapshot (see [CommandMetrics.HealthStream]), so that
+// the keys nobody executes cost no timer although their circuit breakers
+// subscribe. The first value is delivered inside
 // Subscribe on the subscriber's goroutine; the others on the goroutine the
 // clock fires timers on (for clock.Real a timer goroutine, for a manual
 // clock the goroutine calling Advance), one at a time per subscriber. A
@@ -125,6 +128,9 @@
 //     subscription of each stream, which for health is the creation too)
 //     and, for health, at each ResetStream. A completion counts in the
 //     bucket of its end time.
+//   - The health stream leaves out the snapshots that would repeat the
+//     all-zero snapshot of an empty window, which Hystrix emits every
+//     interval; the snapshots it sends come at the times Hystrix's would.
 //   - There is one stream of each kind per key, and subscriptions outlive
 //     ResetStream: the health stream simply ticks at the boundaries of the
 //     new buckets (Hystrix replaces the stream and the breaker

@@ -67,6 +67,7 @@ func TestHealthStreamTicksOnlyWhileSubscribed(t *testing.T) {
 
 func TestStreamsShareOneTimerPerKind(t *testing.T) {
 	m, mc := newTestMetrics(t, Config{})
+	record(m, Success) // something for health to snapshot
 	a, subA := collect(t, m.HealthStream())
 	b, subB := collect(t, m.HealthStream())
 	assert.Equal(t, 1, mc.Pending())
@@ -191,6 +192,7 @@ func TestLatencyStream(t *testing.T) {
 
 func TestSubscriberMayUnsubscribeFromOnNext(t *testing.T) {
 	m, mc := newTestMetrics(t, Config{})
+	record(m, Success)
 	var sub observable.Subscription
 	var got atomic.Int32
 	sub = m.HealthStream().SubscribeFunc(context.Background(), func(HealthCounts) {
@@ -222,6 +224,7 @@ func TestQueuedObserverDropsTheOldestWhenFull(t *testing.T) {
 // while another goroutine delivers to the rest.
 func TestTickStreamDoesNotWaitForBusySubscriber(t *testing.T) {
 	m, mc := newTestMetrics(t, Config{})
+	record(m, Success)
 	entered := make(chan struct{})
 	release := make(chan struct{})
 	var slow collector[HealthCounts]

@@ -13,19 +13,27 @@ import (
 
 // tickStream is a hot, timer-driven stream of a value. It runs only while
 // it has subscribers: the first one arms a timer for the next tick, the
-// last one to leave stops it, so a key nobody watches costs no timer. Each
-// tick, on the goroutine the clock fires it on, computes the value once and
-// hands it to every subscriber. A new subscriber receives the current
-// value at once, on its own goroutine, inside Subscribe.
+// last one to leave stops it, so a key nobody watches costs no timer; a
+// stream made with restWhen also stops it while its value cannot change
+// (see tick_rest.go). Each tick, on the goroutine the clock fires it on,
+// computes the value once and hands it to every subscriber. A new
+// subscriber receives the current value at once, on its own goroutine,
+// inside Subscribe.
 type tickStream[T any] struct {
 	clock clock.Clock
 	next  func(now time.Time) time.Time // when the tick after now is due
 	value func(now time.Time) T
 	drops *atomic.Int64
 
+	// quiet, nil for a stream that never rests, reports whether the value
+	// at now is the value of every later tick until something new is
+	// recorded. resting is the flag the recorders look at.
+	quiet   func(now time.Time) bool
+	resting *atomic.Bool
+
 	mu     sync.Mutex
 	subs   []*queuedObserver[T] // replaced, never changed in place
-	timer  clock.Timer          // nil while nobody subscribes
+	timer  clock.Timer          // nil while nobody subscribes or the stream rests
 	target *tickTarget[T]       // what timer fires into, one per start; nil with it
 }
 
@@ -47,6 +55,13 @@ func (t *tickTarget[T]) fire() {
 
 func newTickStream[T any](c clock.Clock, next func(time.Time) time.Time, value func(time.Time) T, drops *atomic.Int64) *tickStream[T] {
 	return &tickStream[T]{clock: c, next: next, value: value, drops: drops}
+}
+
+// restWhen makes s rest while quiet says its value holds (see
+// tick_rest.go), with resting as the flag its recorders look at.
+func (s *tickStream[T]) restWhen(quiet func(now time.Time) bool, resting *atomic.Bool) *tickStream[T] {
+	s.quiet, s.resting = quiet, resting
+	return s
 }
 
 // observable returns the stream as an Observable. Each subscription
@@ -80,11 +95,27 @@ func (s *tickStream[T]) add(q *queuedObserver[T]) {
 	defer s.mu.Unlock()
 	s.subs = append(slices.Clip(s.subs), q)
 	if s.timer == nil {
-		now := s.clock.Now()
-		s.target = &tickTarget[T]{}
-		s.target.s.Store(s)
-		s.timer = s.clock.AfterFunc(s.next(now).Sub(now), s.target.fire)
+		if now := s.clock.Now(); !s.restLocked(now) {
+			s.startLocked(now)
+		}
 	}
+}
+
+// startLocked arms a new timer for the tick after now.
+func (s *tickStream[T]) startLocked(now time.Time) {
+	if s.resting != nil {
+		s.resting.Store(false)
+	}
+	s.target = &tickTarget[T]{}
+	s.target.s.Store(s)
+	s.timer = s.clock.AfterFunc(s.next(now).Sub(now), s.target.fire)
+}
+
+// stopLocked stops the timer and cuts what it holds of the stream.
+func (s *tickStream[T]) stopLocked() {
+	s.timer.Stop()
+	s.target.s.Store(nil)
+	s.timer, s.target = nil, nil
 }
 
 func (s *tickStream[T]) remove(q *queuedObserver[T]) {
@@ -95,17 +126,22 @@ func (s *tickStream[T]) remove(q *queuedObserver[T]) {
 		return
 	}
 	s.subs = slices.Delete(slices.Clone(s.subs), i, i+1)
-	if len(s.subs) == 0 && s.timer != nil {
-		s.timer.Stop()
-		s.target.s.Store(nil)
-		s.timer, s.target = nil, nil
+	if len(s.subs) > 0 {
+		return
+	}
+	if s.timer != nil {
+		s.stopLocked()
+	}
+	if s.resting != nil {
+		s.resting.Store(false) // nobody to wake it for
 	}
 }
 
-// tick re-arms the timer, then delivers the value of now to every
-// subscriber: first queued to all, then drained, so that a subscriber still
-// busy with an earlier value (possible on the real clock, whose ticks run
-// on their own goroutines) neither blocks the others nor loses the order.
+// tick re-arms the timer, or stops it if the stream may rest, then
+// delivers the value of now to every subscriber: first queued to all, then
+// drained, so that a subscriber still busy with an earlier value (possible
+// on the real clock, whose ticks run on their own goroutines) neither
+// blocks the others nor loses the order.
 func (s *tickStream[T]) tick(t *tickTarget[T]) {
 	s.mu.Lock()
 	if s.target != t {
@@ -113,7 +149,11 @@ func (s *tickStream[T]) tick(t *tickTarget[T]) {
 		return
 	}
 	now := s.clock.Now()
-	s.timer.Reset(s.next(now).Sub(now))
+	if s.restLocked(now) {
+		s.stopLocked()
+	} else {
+		s.timer.Reset(s.next(now).Sub(now))
+	}
 	subs := s.subs
 	s.mu.Unlock()
 
