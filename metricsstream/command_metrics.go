@@ -56,6 +56,7 @@ type CommandMetrics struct {
 	status       atomic.Pointer[commandStatusBox]
 	latencyCache atomic.Pointer[latencySnapshot]
 	drops        atomic.Int64
+	panics       atomic.Uint64 // subscribers that panicked
 
 	// Written by every execution: kept off the lines above, which every
 	// recording reads.

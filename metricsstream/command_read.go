@@ -168,3 +168,10 @@ func (m *CommandMetrics) TotalLatencyMean() time.Duration { return m.Latencies()
 // DroppedNotifications returns how many stream values were dropped because
 // a subscriber was too slow to take them.
 func (m *CommandMetrics) DroppedNotifications() int64 { return m.drops.Load() }
+
+// PanickedSubscribers returns how many subscribers of the key's streams
+// ([CommandMetrics.HealthStream], [CommandMetrics.Completions] and the
+// others) panicked in OnNext. Each was unsubscribed, and its subscription
+// failed with a [*SubscriberPanicError]; the other subscribers were not
+// affected.
+func (m *CommandMetrics) PanickedSubscribers() uint64 { return m.panics.Load() }

@@ -23,11 +23,11 @@ func (m *CommandMetrics) streamSet() *commandStreams {
 	}
 	healthNext := func(now time.Time) time.Time { return m.health.Load().nextBoundary(now) }
 	s := &commandStreams{
-		health:         newTickStream(m.clock, healthNext, m.healthAt, &m.drops).restWhen(m.healthQuiet, &m.healthRests),
-		rolling:        newTickStream(m.clock, m.rolling.nextBoundary, m.rollingAt, &m.drops),
-		cumulative:     newTickStream(m.clock, m.rolling.nextBoundary, m.cumulativeAt, &m.drops),
-		latencies:      newTickStream(m.clock, m.latency.nextBoundary, m.latenciesAt, &m.drops),
-		maxConcurrency: newTickStream(m.clock, m.rolling.nextBoundary, m.rollingMaxAt, &m.drops),
+		health:         newTickStream(m.clock, healthNext, m.healthAt, &m.drops, &m.panics).restWhen(m.healthQuiet, &m.healthRests),
+		rolling:        newTickStream(m.clock, m.rolling.nextBoundary, m.rollingAt, &m.drops, &m.panics),
+		cumulative:     newTickStream(m.clock, m.rolling.nextBoundary, m.cumulativeAt, &m.drops, &m.panics),
+		latencies:      newTickStream(m.clock, m.latency.nextBoundary, m.latenciesAt, &m.drops, &m.panics),
+		maxConcurrency: newTickStream(m.clock, m.rolling.nextBoundary, m.rollingMaxAt, &m.drops, &m.panics),
 	}
 	m.streams.CompareAndSwap(nil, s)
 	return m.streams.Load()
@@ -60,8 +60,9 @@ func (m *CommandMetrics) wakeHealth() {
 // (for clock.Real a timer goroutine, for a manual clock the goroutine that
 // advances it, within Advance), one at a time. A subscriber should return
 // quickly: while it is busy, up to 16 values wait for it, then the oldest
-// are dropped (see [CommandMetrics.DroppedNotifications]). The same holds
-// for the other timer-driven streams of CommandMetrics.
+// are dropped (see [CommandMetrics.DroppedNotifications]). A subscriber
+// that panics is unsubscribed and counted (see [SubscriberPanicError]).
+// The same holds for the other timer-driven streams of CommandMetrics.
 //
 // The stream's timer runs only while somebody subscribes and there is
 // something new to snapshot: once the health window is empty and its
@@ -113,9 +114,10 @@ func (m *CommandMetrics) MaxConcurrencyStream() observable.Observable[int64] {
 // were recorded by one goroutine. Each subscription delivers on a
 // goroutine of its own, which ends with the subscription; recording never
 // waits for a subscriber: when 512 completions wait for one, new ones are
-// dropped for it (see [CommandMetrics.DroppedNotifications]).
+// dropped for it (see [CommandMetrics.DroppedNotifications]). A subscriber
+// that panics is unsubscribed and counted (see [SubscriberPanicError]).
 func (m *CommandMetrics) Completions() observable.Observable[Completion] {
-	return m.completions.observable()
+	return m.completions.observable(&m.panics)
 }
 
 // subscribers returns how many subscriptions of all the streams are live.

@@ -44,23 +44,33 @@ func (s *completionStream) publish(c *Completion, end int64, drops *atomic.Int64
 
 // observable returns the hot stream of completions: a subscription receives
 // the completions published while it lives, on a goroutine it owns that
-// ends with it.
-func (s *completionStream) observable() observable.Observable[Completion] {
+// ends with it. A subscriber that panics is counted in panics and
+// unsubscribed, and its subscription fails with a *SubscriberPanicError.
+func (s *completionStream) observable(panics *atomic.Uint64) observable.Observable[Completion] {
 	return observable.Create(func(ctx context.Context, o observable.Observer[Completion]) {
 		ch := make(chan Completion, completionBuffer)
 		s.add(ch)
-		go func() {
-			defer s.remove(ch)
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case c := <-ch:
-					o.OnNext(c)
-				}
-			}
-		}()
+		go s.forward(ctx, ch, o, panics)
 	})
+}
+
+// forward delivers the completions of ch to o until ctx is done or o
+// panics.
+func (s *completionStream) forward(ctx context.Context, ch chan Completion, o observable.Observer[Completion], panics *atomic.Uint64) {
+	defer s.remove(ch)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case c := <-ch:
+			if p := deliver(o, c); p != nil {
+				s.remove(ch)
+				panics.Add(1)
+				endPanicked(o, p)
+				return
+			}
+		}
+	}
 }
 
 func (s *completionStream) add(ch chan Completion) {

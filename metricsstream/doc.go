@@ -66,6 +66,9 @@
 // copy of each Completion, on a goroutine the subscription owns, with up
 // to 512 waiting before new ones are dropped. Recording never waits for a
 // subscriber; drops are counted ([CommandMetrics.DroppedNotifications]).
+// A subscriber that panics in OnNext does not take the process down: it is
+// unsubscribed, its subscription fails with a [*SubscriberPanicError], and
+// it is counted ([CommandMetrics.PanickedSubscribers]); the others go on.
 // Cancel the subscription's context or call Unsubscribe to stop; streams
 // never complete by themselves.
 //

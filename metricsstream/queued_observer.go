@@ -14,18 +14,26 @@ const tickQueueLimit = 16
 // queuedObserver delivers values to one observer, one at a time, from
 // whichever goroutine finds it idle. Values that arrive while it is busy
 // wait in a bounded queue; the oldest is dropped (and counted) when the
-// queue is full.
+// queue is full. When the observer panics, the queue ends: it delivers
+// nothing more and calls panicked, once, on the goroutine that recovered
+// the panic.
 type queuedObserver[T any] struct {
-	o     observable.Observer[T]
-	drops *atomic.Int64
+	o        observable.Observer[T]
+	drops    *atomic.Int64
+	panicked func(*SubscriberPanicError)
 
 	mu       sync.Mutex
 	queue    []T
 	draining bool
+	ended    bool // o panicked
 }
 
 func (q *queuedObserver[T]) push(v T) {
 	q.mu.Lock()
+	if q.ended {
+		q.mu.Unlock()
+		return
+	}
 	if len(q.queue) == tickQueueLimit {
 		q.queue = q.queue[1:]
 		q.drops.Add(1)
@@ -38,7 +46,7 @@ func (q *queuedObserver[T]) push(v T) {
 // doing so.
 func (q *queuedObserver[T]) drain() {
 	q.mu.Lock()
-	if q.draining {
+	if q.draining || q.ended {
 		q.mu.Unlock()
 		return
 	}
@@ -49,7 +57,13 @@ func (q *queuedObserver[T]) drain() {
 		q.queue[0] = zero
 		q.queue = q.queue[1:]
 		q.mu.Unlock()
-		q.o.OnNext(v)
+		if p := deliver(q.o, v); p != nil {
+			q.mu.Lock()
+			q.queue, q.ended = nil, true
+			q.mu.Unlock()
+			q.panicked(p)
+			return
+		}
 		q.mu.Lock()
 	}
 	q.queue = nil

@@ -23,7 +23,10 @@ type tickStream[T any] struct {
 	clock clock.Clock
 	next  func(now time.Time) time.Time // when the tick after now is due
 	value func(now time.Time) T
-	drops *atomic.Int64
+	drops *atomic.Int64 // values dropped for busy subscribers
+	// panics counts the subscribers that panicked, which the stream
+	// unsubscribed.
+	panics *atomic.Uint64
 
 	// quiet, nil for a stream that never rests, reports whether the value
 	// at now is the value of every later tick until something new is
@@ -53,8 +56,8 @@ func (t *tickTarget[T]) fire() {
 	}
 }
 
-func newTickStream[T any](c clock.Clock, next func(time.Time) time.Time, value func(time.Time) T, drops *atomic.Int64) *tickStream[T] {
-	return &tickStream[T]{clock: c, next: next, value: value, drops: drops}
+func newTickStream[T any](c clock.Clock, next func(time.Time) time.Time, value func(time.Time) T, drops *atomic.Int64, panics *atomic.Uint64) *tickStream[T] {
+	return &tickStream[T]{clock: c, next: next, value: value, drops: drops, panics: panics}
 }
 
 // restWhen makes s rest while quiet says its value holds (see
@@ -66,10 +69,16 @@ func (s *tickStream[T]) restWhen(quiet func(now time.Time) bool, resting *atomic
 
 // observable returns the stream as an Observable. Each subscription
 // receives the current value, then one value per tick until it ends; it
-// never completes by itself.
+// never completes by itself, and fails with a *SubscriberPanicError if
+// its observer panics.
 func (s *tickStream[T]) observable() observable.Observable[T] {
 	return observable.Create(func(ctx context.Context, o observable.Observer[T]) {
 		q := &queuedObserver[T]{o: o, drops: s.drops}
+		q.panicked = func(p *SubscriberPanicError) {
+			s.remove(q)
+			s.panics.Add(1)
+			endPanicked(o, p)
+		}
 		q.push(s.value(s.clock.Now()))
 		s.add(q)
 		onDone(ctx, func() { s.remove(q) })
