@@ -114,8 +114,11 @@ func (m *CommandMetrics) MaxConcurrencyStream() observable.Observable[int64] {
 // were recorded by one goroutine. Each subscription delivers on a
 // goroutine of its own, which ends with the subscription; recording never
 // waits for a subscriber: when 512 completions wait for one, new ones are
-// dropped for it (see [CommandMetrics.DroppedNotifications]). A subscriber
-// that panics is unsubscribed and counted (see [SubscriberPanicError]).
+// dropped for it, and counted ([CommandMetrics.DroppedCompletions]). So
+// counting Completions gives a lower bound under load; the exact totals
+// are the cumulative counts ([CommandMetrics.CumulativeCount]), which
+// recording keeps whatever the subscribers do. A subscriber that panics is
+// unsubscribed and counted (see [SubscriberPanicError]).
 func (m *CommandMetrics) Completions() observable.Observable[Completion] {
 	return m.completions.observable(&m.panics)
 }

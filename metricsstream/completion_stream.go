@@ -19,13 +19,15 @@ const completionBuffer = 512
 // blocks; with no subscriber it is a single atomic load. Each subscription
 // owns a goroutine that delivers its buffered completions.
 type completionStream struct {
-	mu   sync.Mutex
-	subs atomic.Pointer[[]chan Completion] // nil while nobody subscribes
+	mu      sync.Mutex
+	subs    atomic.Pointer[[]chan Completion] // nil while nobody subscribes
+	dropped atomic.Uint64                     // completions not delivered, summed over subscribers
 }
 
 // publish offers c, which ended at end (Unix nanoseconds), to every
-// subscriber, dropping it for those whose buffer is full.
-func (s *completionStream) publish(c *Completion, end int64, drops *atomic.Int64) {
+// subscriber, dropping it (and counting the drop) for those whose buffer
+// is full.
+func (s *completionStream) publish(c *Completion, end int64) {
 	subs := s.subs.Load()
 	if subs == nil {
 		return
@@ -37,7 +39,7 @@ func (s *completionStream) publish(c *Completion, end int64, drops *atomic.Int64
 		select {
 		case ch <- *c:
 		default:
-			drops.Add(1)
+			s.dropped.Add(1)
 		}
 	}
 }
