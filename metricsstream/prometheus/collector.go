@@ -52,6 +52,9 @@ var (
 	totalLatencyDesc = prometheus.NewDesc("rxhystrix_command_total_latency_seconds",
 		"How long callers of the command waited, for executions that ran; cumulative, from the closed buckets of the percentile window.",
 		commandLabels, nil)
+	completionsDroppedDesc = prometheus.NewDesc("rxhystrix_command_completions_dropped_total",
+		"Completions of the command that its Completions stream did not deliver because a subscriber was too slow, summed over subscribers; rxhystrix_command_events_total counts every execution regardless.",
+		commandLabels, nil)
 
 	poolActiveDesc = prometheus.NewDesc("rxhystrix_pool_active_commands",
 		"Commands running on the pool's workers now.", poolLabels, nil)
@@ -72,7 +75,7 @@ var (
 
 	allDescs = []*prometheus.Desc{
 		commandEventsDesc, circuitOpenDesc, errorPercentageDesc, healthRequestsDesc, healthErrorsDesc,
-		concurrentDesc, rollingMaxConcurrentDesc, executionLatencyDesc, totalLatencyDesc,
+		concurrentDesc, rollingMaxConcurrentDesc, executionLatencyDesc, totalLatencyDesc, completionsDroppedDesc,
 		poolActiveDesc, poolQueuedDesc, poolExecutedDesc, poolRejectedDesc, poolCoreSizeDesc, poolWorkersDesc,
 		collapserEventsDesc,
 	}
@@ -155,6 +158,8 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 			gauge(healthErrorsDesc, float64(s.Health.Errors), labels),
 			gauge(concurrentDesc, float64(s.ConcurrentExecutions), labels),
 			gauge(rollingMaxConcurrentDesc, float64(s.RollingMaxConcurrentExecutions), labels),
+			prometheus.MustNewConstMetric(completionsDroppedDesc, prometheus.CounterValue,
+				float64(m.DroppedCompletions()), labels...),
 		)
 
 		f := c.folds[m]

@@ -23,6 +23,7 @@
 //	rxhystrix_command_rolling_max_concurrent_executions gauge      their maximum over the rolling window
 //	rxhystrix_command_execution_latency_seconds         histogram  how long the command's code ran
 //	rxhystrix_command_total_latency_seconds             histogram  how long callers waited
+//	rxhystrix_command_completions_dropped_total         counter    completions the Completions stream dropped for slow subscribers
 //
 // Per worker pool, labelled pool:
 //
