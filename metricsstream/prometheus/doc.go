@@ -50,6 +50,12 @@
 // when nothing reports one). A pool's core size and workers are reported
 // only when the command package reports them.
 //
+// Label values are the keys. Prometheus requires them to be valid UTF-8,
+// so a key that is not is escaped: each invalid byte is written \xNN and
+// each backslash \\ (a valid key that contains \x is escaped too, so that
+// distinct keys never share a label value). A key that is not valid UTF-8
+// therefore never fails the scrape of the others.
+//
 // # Latency histograms are cumulative
 //
 // Prometheus histograms count from the start of the process and are read
