@@ -345,7 +345,8 @@ func (b *Breaker) markIgnoredSlow() {
 // in order, on a goroutine of its own that ends when the subscription
 // does. The breaker never waits for a subscriber: one that falls
 // WithTransitionBuffer transitions behind loses the newer ones (see
-// DroppedTransitions). The stream completes when the breaker is closed.
+// DroppedTransitions). One that panics is unsubscribed (see
+// PanickedSubscribers). The stream completes when the breaker is closed.
 func (b *Breaker) Transitions() observable.Observable[Transition] {
 	return b.hub.observable(b.buffer)
 }
@@ -353,6 +354,12 @@ func (b *Breaker) Transitions() observable.Observable[Transition] {
 // DroppedTransitions returns how many transitions were not delivered
 // because a subscriber's buffer was full, summed over subscribers.
 func (b *Breaker) DroppedTransitions() uint64 { return b.hub.dropped.Load() }
+
+// PanickedSubscribers returns how many subscribers of Transitions
+// panicked. Each was unsubscribed, receiving nothing more, and its
+// subscription failed with a *metricsstream.SubscriberPanicError; the
+// other subscribers and the breaker went on.
+func (b *Breaker) PanickedSubscribers() uint64 { return b.hub.panicked.Load() }
 
 // Close unsubscribes the breaker from its health stream and completes the
 // Transitions subscribers. Afterwards the breaker no longer trips, but

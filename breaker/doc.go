@@ -68,7 +68,9 @@
 // unreported re-opens, as of the moment that bound ran out, and a new
 // sleep window starts. The check costs nothing on the hot path: it runs on
 // the next health snapshot or the next call that finds the breaker
-// HALF_OPEN, so no timer or goroutine is involved.
+// HALF_OPEN, so no timer or goroutine is involved. (While the health window
+// is empty no snapshot comes, so the next call notices; the re-opening
+// dates from the bound either way.)
 //
 // # Beyond Hystrix (all opt-in or safety nets)
 //

@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"context"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,10 +41,11 @@ func (t Transition) String() string {
 // goroutine, and a transition that finds a buffer full is dropped and
 // counted.
 type transitionHub struct {
-	mu      sync.Mutex
-	subs    map[*hubSubscriber]struct{}
-	closed  bool
-	dropped atomic.Uint64
+	mu       sync.Mutex
+	subs     map[*hubSubscriber]struct{}
+	closed   bool
+	dropped  atomic.Uint64
+	panicked atomic.Uint64 // subscribers unsubscribed because they panicked
 }
 
 type hubSubscriber struct {
@@ -116,9 +118,18 @@ func (h *transitionHub) observable(buffer int) observable.Observable[Transition]
 }
 
 // forward delivers a subscriber's transitions to its observer until the
-// subscription ends or the hub closes.
+// subscription ends or the hub closes. If the observer panics, forward
+// recovers (it runs on the goroutine the subscription started, where the
+// panic would end the process), unsubscribes it, counts it and ends its
+// subscription with a *metricsstream.SubscriberPanicError.
 func (h *transitionHub) forward(ctx context.Context, s *hubSubscriber, o observable.Observer[Transition]) {
-	defer h.remove(s)
+	defer func() {
+		h.remove(s)
+		if v := recover(); v != nil {
+			h.panicked.Add(1)
+			endPanicked(o, &metricsstream.SubscriberPanicError{Value: v, Stack: debug.Stack()})
+		}
+	}()
 	for {
 		select {
 		case t := <-s.ch:
@@ -137,4 +148,12 @@ func (h *transitionHub) forward(ctx context.Context, s *hubSubscriber, o observa
 			}
 		}
 	}
+}
+
+// endPanicked ends the subscription of o, whose OnNext or OnCompleted
+// panicked with p. A panic in its OnError is ignored: the subscription
+// ends all the same.
+func endPanicked(o observable.Observer[Transition], p *metricsstream.SubscriberPanicError) {
+	defer func() { _ = recover() }()
+	o.OnError(p)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
 func TestTransitions(t *testing.T) {
@@ -141,4 +142,37 @@ func wait(t *testing.T, done <-chan struct{}) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("not done")
 	}
+}
+
+// A Transitions subscriber that panics on its first transition is
+// unsubscribed and counted; the other subscriber and the breaker go on.
+func TestPanickingTransitionsSubscriberIsUnsubscribed(t *testing.T) {
+	b, _, clk := tripped(t)
+	finish := collect(t, b)
+	var got int
+	errs := make(chan error, 1)
+	bad := b.Transitions().SubscribeFunc(context.Background(), func(breaker.Transition) {
+		got++
+		panic("subscriber bug")
+	}, func(err error) { errs <- err }, nil)
+
+	clk.Advance(afterSleepWindow)
+	require.True(t, b.AttemptExecution()) // OPEN -> HALF_OPEN: bad panics
+	select {
+	case <-bad.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the panicking subscriber's subscription did not end")
+	}
+	var p *metricsstream.SubscriberPanicError
+	require.ErrorAs(t, <-errs, &p)
+	assert.Equal(t, "subscriber bug", p.Value)
+	assert.Equal(t, uint64(1), b.PanickedSubscribers())
+
+	b.MarkSuccess() // HALF_OPEN -> CLOSED
+	assert.Equal(t, breaker.Closed, b.State())
+	transitions := finish()
+	require.Len(t, transitions, 2, "the other subscriber received every transition")
+	assert.Equal(t, breaker.Closed, transitions[1].To)
+	assert.Equal(t, 1, got, "nothing more for the subscriber that panicked")
+	assert.Equal(t, uint64(1), b.PanickedSubscribers())
 }

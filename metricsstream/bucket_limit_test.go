@@ -63,7 +63,8 @@ func TestConfigRefusesWindowsLongerThanMaxWindow(t *testing.T) {
 	}
 }
 
-// The longest window ticks once per health bucket, on time.
+// The longest window ticks once per health bucket, on time, while each
+// bucket has something new.
 func TestLongestWindowTicksOnce(t *testing.T) {
 	clk := clock.NewManual(time.Unix(0, 0))
 	cfg := metricsstream.Config{RollingWindow: metricsstream.MaxWindow, Buckets: 1, HealthSnapshotInterval: metricsstream.MaxWindow}
@@ -73,6 +74,7 @@ func TestLongestWindowTicksOnce(t *testing.T) {
 	defer cancel()
 	m.HealthStream().SubscribeFunc(ctx, func(metricsstream.HealthCounts) { ticks++ }, nil, nil)
 	for range 3 {
+		complete(m, metricsstream.Success)
 		clk.Advance(metricsstream.MaxWindow)
 	}
 	assert.Equal(t, 4, ticks, "the value at subscription and one per window")

@@ -52,9 +52,11 @@ type CommandMetrics struct {
 
 	completions  completionStream
 	streams      atomic.Pointer[commandStreams] // made at the first stream call
+	healthRests  atomic.Bool                    // the health stream rests: a completion that counts for health wakes it
 	status       atomic.Pointer[commandStatusBox]
 	latencyCache atomic.Pointer[latencySnapshot]
-	drops        atomic.Int64
+	drops        atomic.Int64  // tick stream values dropped for busy subscribers
+	panics       atomic.Uint64 // subscribers that panicked
 
 	// Written by every execution: kept off the lines above, which every
 	// recording reads.
@@ -203,7 +205,10 @@ func (m *CommandMetrics) MarkCompletionAt(c *Completion, end int64) {
 		}
 	}
 	stripe.unpin()
-	m.completions.publish(c, end, &m.drops)
+	if total > 0 && m.healthRests.Load() {
+		m.wakeHealth()
+	}
+	m.completions.publish(c, end)
 	// Last, as Hystrix's markCommandDone: whoever sees the count fall
 	// finds the execution recorded.
 	if c.ConcurrencyAtStart > 0 {

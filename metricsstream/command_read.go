@@ -166,5 +166,21 @@ func (m *CommandMetrics) TotalLatencyPercentile(p float64) time.Duration {
 func (m *CommandMetrics) TotalLatencyMean() time.Duration { return m.Latencies().Total.Mean() }
 
 // DroppedNotifications returns how many stream values were dropped because
-// a subscriber was too slow to take them.
-func (m *CommandMetrics) DroppedNotifications() int64 { return m.drops.Load() }
+// a subscriber was too slow to take them: the values of the timer-driven
+// streams and the completions of [CommandMetrics.DroppedCompletions].
+func (m *CommandMetrics) DroppedNotifications() int64 {
+	return m.drops.Load() + int64(m.completions.dropped.Load())
+}
+
+// DroppedCompletions returns how many completions [CommandMetrics.Completions]
+// did not deliver because a subscriber had 512 waiting already, summed over
+// subscribers: a subscriber that was subscribed while n completions were
+// recorded received n minus its drops.
+func (m *CommandMetrics) DroppedCompletions() uint64 { return m.completions.dropped.Load() }
+
+// PanickedSubscribers returns how many subscribers of the key's streams
+// ([CommandMetrics.HealthStream], [CommandMetrics.Completions] and the
+// others) panicked in OnNext. Each was unsubscribed, and its subscription
+// failed with a [*SubscriberPanicError]; the other subscribers were not
+// affected.
+func (m *CommandMetrics) PanickedSubscribers() uint64 { return m.panics.Load() }

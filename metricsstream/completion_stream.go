@@ -19,13 +19,15 @@ const completionBuffer = 512
 // blocks; with no subscriber it is a single atomic load. Each subscription
 // owns a goroutine that delivers its buffered completions.
 type completionStream struct {
-	mu   sync.Mutex
-	subs atomic.Pointer[[]chan Completion] // nil while nobody subscribes
+	mu      sync.Mutex
+	subs    atomic.Pointer[[]chan Completion] // nil while nobody subscribes
+	dropped atomic.Uint64                     // completions not delivered, summed over subscribers
 }
 
 // publish offers c, which ended at end (Unix nanoseconds), to every
-// subscriber, dropping it for those whose buffer is full.
-func (s *completionStream) publish(c *Completion, end int64, drops *atomic.Int64) {
+// subscriber, dropping it (and counting the drop) for those whose buffer
+// is full.
+func (s *completionStream) publish(c *Completion, end int64) {
 	subs := s.subs.Load()
 	if subs == nil {
 		return
@@ -37,30 +39,40 @@ func (s *completionStream) publish(c *Completion, end int64, drops *atomic.Int64
 		select {
 		case ch <- *c:
 		default:
-			drops.Add(1)
+			s.dropped.Add(1)
 		}
 	}
 }
 
 // observable returns the hot stream of completions: a subscription receives
 // the completions published while it lives, on a goroutine it owns that
-// ends with it.
-func (s *completionStream) observable() observable.Observable[Completion] {
+// ends with it. A subscriber that panics is counted in panics and
+// unsubscribed, and its subscription fails with a *SubscriberPanicError.
+func (s *completionStream) observable(panics *atomic.Uint64) observable.Observable[Completion] {
 	return observable.Create(func(ctx context.Context, o observable.Observer[Completion]) {
 		ch := make(chan Completion, completionBuffer)
 		s.add(ch)
-		go func() {
-			defer s.remove(ch)
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case c := <-ch:
-					o.OnNext(c)
-				}
-			}
-		}()
+		go s.forward(ctx, ch, o, panics)
 	})
+}
+
+// forward delivers the completions of ch to o until ctx is done or o
+// panics.
+func (s *completionStream) forward(ctx context.Context, ch chan Completion, o observable.Observer[Completion], panics *atomic.Uint64) {
+	defer s.remove(ch)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case c := <-ch:
+			if p := deliver(o, c); p != nil {
+				s.remove(ch)
+				panics.Add(1)
+				endPanicked(o, p)
+				return
+			}
+		}
+	}
 }
 
 func (s *completionStream) add(ch chan Completion) {

@@ -198,6 +198,33 @@ func (r *counterRing) lastActive(since time.Time) time.Time {
 	return r.epoch.Add(time.Duration(n) * r.width)
 }
 
+// emptyFrom reports whether bucket n and every later bucket are empty:
+// no stripe holds a count in a slot of bucket n or later. It reads every
+// slot, not only those of the buckets up to newest, because a recorder
+// may count in a slot it found already claimed before the claimer raised
+// newest.
+func (r *counterRing) emptyFrom(n int64) bool {
+	n = max(n, 0)
+	for s := range r.stripes {
+		st := r.stripes[s].Load()
+		if st == nil {
+			continue
+		}
+		for i := range st.gens {
+			if st.gens[i].Load() < n {
+				continue
+			}
+			w := st.words[i*r.words : (i+1)*r.words]
+			for j := range w {
+				if w[j].Load() != 0 {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
 // readSlot sets dst (of length counters) to bucket n of slot i, summed or
 // maxed over the stripes that hold it, and reports whether none of them
 // recycled it meanwhile.

@@ -53,16 +53,24 @@
 // [CommandMetrics.CumulativeCountsStream], [CommandMetrics.LatencyStream]
 // and [CommandMetrics.MaxConcurrencyStream] emit the current value at
 // subscription, then a new value each time a bucket of theirs closes. Such
-// a stream runs a timer only while somebody subscribes; the last
-// subscriber to leave stops it. The first value is delivered inside
-// Subscribe on the subscriber's goroutine; the others on the goroutine the
-// clock fires timers on (for clock.Real a timer goroutine, for a manual
-// clock the goroutine calling Advance), one at a time per subscriber. A
-// subscriber still busy with a value has up to 16 waiting; beyond that the
-// oldest are dropped. [CommandMetrics.Completions] hands every subscriber a
-// copy of each Completion, on a goroutine the subscription owns, with up
-// to 512 waiting before new ones are dropped. Recording never waits for a
-// subscriber; drops are counted ([CommandMetrics.DroppedNotifications]).
+// a stream runs a timer only while somebody subscribes; the last subscriber
+// to leave stops it. The health stream also rests while there is nothing
+// new to snapshot (see [CommandMetrics.HealthStream]), so that the keys
+// nobody executes cost no timer although their circuit breakers subscribe.
+// The first value is delivered inside Subscribe on the subscriber's
+// goroutine; the others on the goroutine the clock fires timers on (for
+// clock.Real a timer goroutine, for a manual clock the goroutine calling
+// Advance), one at a time per subscriber. A subscriber still busy with a
+// value has up to 16 waiting; beyond that the oldest are dropped.
+// [CommandMetrics.Completions] hands every subscriber a copy of each
+// Completion, on a goroutine the subscription owns, with up to 512 waiting
+// before new ones are dropped. Recording never waits for a subscriber;
+// drops are counted ([CommandMetrics.DroppedNotifications],
+// [CommandMetrics.DroppedCompletions]), and exact totals come from the
+// cumulative counts, not from counting what a stream delivered. A
+// subscriber that panics in OnNext does not take the process down: it is
+// unsubscribed, its subscription fails with a [*SubscriberPanicError], and
+// it is counted ([CommandMetrics.PanickedSubscribers]); the others go on.
 // Cancel the subscription's context or call Unsubscribe to stop; streams
 // never complete by themselves.
 //
@@ -125,6 +133,9 @@
 //     subscription of each stream, which for health is the creation too)
 //     and, for health, at each ResetStream. A completion counts in the
 //     bucket of its end time.
+//   - The health stream leaves out the snapshots that would repeat the
+//     all-zero snapshot of an empty window, which Hystrix emits every
+//     interval; the snapshots it sends come at the times Hystrix's would.
 //   - There is one stream of each kind per key, and subscriptions outlive
 //     ResetStream: the health stream simply ticks at the boundaries of the
 //     new buckets (Hystrix replaces the stream and the breaker

@@ -45,7 +45,7 @@ func ExampleRegistry_Command() {
 
 // The circuit breaker subscribes to the health stream: the current counts
 // at once, then new counts every HealthSnapshotInterval, while it stays
-// subscribed.
+// subscribed and there is something new to snapshot.
 func ExampleCommandMetrics_HealthStream() {
 	mc := clock.NewManual(start)
 	m := metricsstream.NewRegistry(mc).Command("GetUser", metricsstream.Config{})

@@ -67,6 +67,7 @@ func TestHealthStreamTicksOnlyWhileSubscribed(t *testing.T) {
 
 func TestStreamsShareOneTimerPerKind(t *testing.T) {
 	m, mc := newTestMetrics(t, Config{})
+	record(m, Success) // something for health to snapshot
 	a, subA := collect(t, m.HealthStream())
 	b, subB := collect(t, m.HealthStream())
 	assert.Equal(t, 1, mc.Pending())
@@ -191,6 +192,7 @@ func TestLatencyStream(t *testing.T) {
 
 func TestSubscriberMayUnsubscribeFromOnNext(t *testing.T) {
 	m, mc := newTestMetrics(t, Config{})
+	record(m, Success)
 	var sub observable.Subscription
 	var got atomic.Int32
 	sub = m.HealthStream().SubscribeFunc(context.Background(), func(HealthCounts) {
@@ -222,6 +224,7 @@ func TestQueuedObserverDropsTheOldestWhenFull(t *testing.T) {
 // while another goroutine delivers to the rest.
 func TestTickStreamDoesNotWaitForBusySubscriber(t *testing.T) {
 	m, mc := newTestMetrics(t, Config{})
+	record(m, Success)
 	entered := make(chan struct{})
 	release := make(chan struct{})
 	var slow collector[HealthCounts]
@@ -304,23 +307,43 @@ func TestCompletionsAreDeliveredOncePerExecution(t *testing.T) {
 	assert.Zero(t, m.DroppedNotifications())
 }
 
-func TestCompletionsDropForSlowSubscriber(t *testing.T) {
-	m, _ := newTestMetrics(t, Config{})
+// A subscriber that blocks takes one completion, completionBuffer more
+// wait for it, and every later one is dropped and counted, exactly; the
+// cumulative counts keep every completion.
+func TestDroppedCompletionsCountsEveryCompletionNotDelivered(t *testing.T) {
+	m, mc := newTestMetrics(t, Config{})
+	entered := make(chan struct{})
 	release := make(chan struct{})
-	var delivered atomic.Int64
-	sub := m.Completions().SubscribeFunc(context.Background(), func(Completion) {
-		<-release
-		delivered.Add(1)
+	delivered := make(chan Completion, completionBuffer+1)
+	first := true
+	sub := m.Completions().SubscribeFunc(context.Background(), func(c Completion) {
+		if first {
+			first = false
+			close(entered)
+			<-release
+		}
+		delivered <- c
 	}, nil, nil)
-	const n = completionBuffer + 100
-	for range n {
-		record(m, Success) // never blocks
-	}
-	// One was taken by the blocked subscriber, completionBuffer wait.
-	assert.InDelta(t, 99, m.DroppedNotifications(), 1)
+	defer sub.Unsubscribe()
+
+	record(m, Success)
+	<-entered // the subscriber holds the first completion; its buffer is empty
+	const more = completionBuffer + 100
+	recordN(m, more, Success)
+	assert.Equal(t, uint64(100), m.DroppedCompletions(), "the buffer held completionBuffer of them")
+	assert.Equal(t, int64(100), m.DroppedNotifications(), "completions are stream values too")
+
 	close(release)
-	require.Eventually(t, func() bool { return delivered.Load()+m.DroppedNotifications() == n }, 5*time.Second, time.Millisecond)
-	sub.Unsubscribe()
+	for range 1 + completionBuffer {
+		select {
+		case <-delivered:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a buffered completion was not delivered")
+		}
+	}
+	assert.Equal(t, uint64(100), m.DroppedCompletions())
+	mc.Advance(time.Second)
+	require.Equal(t, int64(1+more), m.CumulativeCount(Success), "the exact total")
 }
 
 // On the real clock a subscription arms a real timer and Unsubscribe

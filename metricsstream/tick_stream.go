@@ -11,25 +11,32 @@ import (
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
-// tickQueueLimit bounds the values waiting for one subscriber of a tick
-// stream; when it is full the oldest value is dropped.
-const tickQueueLimit = 16
-
 // tickStream is a hot, timer-driven stream of a value. It runs only while
 // it has subscribers: the first one arms a timer for the next tick, the
-// last one to leave stops it, so a key nobody watches costs no timer. Each
-// tick, on the goroutine the clock fires it on, computes the value once and
-// hands it to every subscriber. A new subscriber receives the current
-// value at once, on its own goroutine, inside Subscribe.
+// last one to leave stops it, so a key nobody watches costs no timer; a
+// stream made with restWhen also stops it while its value cannot change
+// (see tick_rest.go). Each tick, on the goroutine the clock fires it on,
+// computes the value once and hands it to every subscriber. A new
+// subscriber receives the current value at once, on its own goroutine,
+// inside Subscribe.
 type tickStream[T any] struct {
 	clock clock.Clock
 	next  func(now time.Time) time.Time // when the tick after now is due
 	value func(now time.Time) T
-	drops *atomic.Int64
+	drops *atomic.Int64 // values dropped for busy subscribers
+	// panics counts the subscribers that panicked, which the stream
+	// unsubscribed.
+	panics *atomic.Uint64
+
+	// quiet, nil for a stream that never rests, reports whether the value
+	// at now is the value of every later tick until something new is
+	// recorded. resting is the flag the recorders look at.
+	quiet   func(now time.Time) bool
+	resting *atomic.Bool
 
 	mu     sync.Mutex
 	subs   []*queuedObserver[T] // replaced, never changed in place
-	timer  clock.Timer          // nil while nobody subscribes
+	timer  clock.Timer          // nil while nobody subscribes or the stream rests
 	target *tickTarget[T]       // what timer fires into, one per start; nil with it
 }
 
@@ -49,16 +56,29 @@ func (t *tickTarget[T]) fire() {
 	}
 }
 
-func newTickStream[T any](c clock.Clock, next func(time.Time) time.Time, value func(time.Time) T, drops *atomic.Int64) *tickStream[T] {
-	return &tickStream[T]{clock: c, next: next, value: value, drops: drops}
+func newTickStream[T any](c clock.Clock, next func(time.Time) time.Time, value func(time.Time) T, drops *atomic.Int64, panics *atomic.Uint64) *tickStream[T] {
+	return &tickStream[T]{clock: c, next: next, value: value, drops: drops, panics: panics}
+}
+
+// restWhen makes s rest while quiet says its value holds (see
+// tick_rest.go), with resting as the flag its recorders look at.
+func (s *tickStream[T]) restWhen(quiet func(now time.Time) bool, resting *atomic.Bool) *tickStream[T] {
+	s.quiet, s.resting = quiet, resting
+	return s
 }
 
 // observable returns the stream as an Observable. Each subscription
 // receives the current value, then one value per tick until it ends; it
-// never completes by itself.
+// never completes by itself, and fails with a *SubscriberPanicError if
+// its observer panics.
 func (s *tickStream[T]) observable() observable.Observable[T] {
 	return observable.Create(func(ctx context.Context, o observable.Observer[T]) {
 		q := &queuedObserver[T]{o: o, drops: s.drops}
+		q.panicked = func(p *SubscriberPanicError) {
+			s.remove(q)
+			s.panics.Add(1)
+			endPanicked(o, p)
+		}
 		q.push(s.value(s.clock.Now()))
 		s.add(q)
 		onDone(ctx, func() { s.remove(q) })
@@ -84,11 +104,27 @@ func (s *tickStream[T]) add(q *queuedObserver[T]) {
 	defer s.mu.Unlock()
 	s.subs = append(slices.Clip(s.subs), q)
 	if s.timer == nil {
-		now := s.clock.Now()
-		s.target = &tickTarget[T]{}
-		s.target.s.Store(s)
-		s.timer = s.clock.AfterFunc(s.next(now).Sub(now), s.target.fire)
+		if now := s.clock.Now(); !s.restLocked(now) {
+			s.startLocked(now)
+		}
 	}
+}
+
+// startLocked arms a new timer for the tick after now.
+func (s *tickStream[T]) startLocked(now time.Time) {
+	if s.resting != nil {
+		s.resting.Store(false)
+	}
+	s.target = &tickTarget[T]{}
+	s.target.s.Store(s)
+	s.timer = s.clock.AfterFunc(s.next(now).Sub(now), s.target.fire)
+}
+
+// stopLocked stops the timer and cuts what it holds of the stream.
+func (s *tickStream[T]) stopLocked() {
+	s.timer.Stop()
+	s.target.s.Store(nil)
+	s.timer, s.target = nil, nil
 }
 
 func (s *tickStream[T]) remove(q *queuedObserver[T]) {
@@ -99,17 +135,22 @@ func (s *tickStream[T]) remove(q *queuedObserver[T]) {
 		return
 	}
 	s.subs = slices.Delete(slices.Clone(s.subs), i, i+1)
-	if len(s.subs) == 0 && s.timer != nil {
-		s.timer.Stop()
-		s.target.s.Store(nil)
-		s.timer, s.target = nil, nil
+	if len(s.subs) > 0 {
+		return
+	}
+	if s.timer != nil {
+		s.stopLocked()
+	}
+	if s.resting != nil {
+		s.resting.Store(false) // nobody to wake it for
 	}
 }
 
-// tick re-arms the timer, then delivers the value of now to every
-// subscriber: first queued to all, then drained, so that a subscriber still
-// busy with an earlier value (possible on the real clock, whose ticks run
-// on their own goroutines) neither blocks the others nor loses the order.
+// tick re-arms the timer, or stops it if the stream may rest, then
+// delivers the value of now to every subscriber: first queued to all, then
+// drained, so that a subscriber still busy with an earlier value (possible
+// on the real clock, whose ticks run on their own goroutines) neither
+// blocks the others nor loses the order.
 func (s *tickStream[T]) tick(t *tickTarget[T]) {
 	s.mu.Lock()
 	if s.target != t {
@@ -117,7 +158,11 @@ func (s *tickStream[T]) tick(t *tickTarget[T]) {
 		return
 	}
 	now := s.clock.Now()
-	s.timer.Reset(s.next(now).Sub(now))
+	if s.restLocked(now) {
+		s.stopLocked()
+	} else {
+		s.timer.Reset(s.next(now).Sub(now))
+	}
 	subs := s.subs
 	s.mu.Unlock()
 
@@ -146,50 +191,4 @@ func (s *tickStream[T]) subscribers() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.subs)
-}
-
-// queuedObserver delivers values to one observer, one at a time, from
-// whichever goroutine finds it idle. Values that arrive while it is busy
-// wait in a bounded queue; the oldest is dropped (and counted) when the
-// queue is full.
-type queuedObserver[T any] struct {
-	o     observable.Observer[T]
-	drops *atomic.Int64
-
-	mu       sync.Mutex
-	queue    []T
-	draining bool
-}
-
-func (q *queuedObserver[T]) push(v T) {
-	q.mu.Lock()
-	if len(q.queue) == tickQueueLimit {
-		q.queue = q.queue[1:]
-		q.drops.Add(1)
-	}
-	q.queue = append(q.queue, v)
-	q.mu.Unlock()
-}
-
-// drain delivers the queued values unless another goroutine is already
-// doing so.
-func (q *queuedObserver[T]) drain() {
-	q.mu.Lock()
-	if q.draining {
-		q.mu.Unlock()
-		return
-	}
-	q.draining = true
-	for len(q.queue) > 0 {
-		v := q.queue[0]
-		var zero T
-		q.queue[0] = zero
-		q.queue = q.queue[1:]
-		q.mu.Unlock()
-		q.o.OnNext(v)
-		q.mu.Lock()
-	}
-	q.queue = nil
-	q.draining = false
-	q.mu.Unlock()
 }

@@ -16,7 +16,7 @@ import (
 func TestStoppedTickTimerLetsGoOfTheStream(t *testing.T) {
 	mc := newManual()
 	next := func(now time.Time) time.Time { return now.Add(time.Second) }
-	s := newTickStream(mc, next, func(time.Time) int { return 1 }, nil)
+	s := newTickStream(mc, next, func(time.Time) int { return 1 }, nil, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	sub := s.observable().SubscribeFunc(ctx, func(int) {}, nil, nil)
 	s.mu.Lock()

@@ -52,6 +52,9 @@ var (
 	totalLatencyDesc = prometheus.NewDesc("rxhystrix_command_total_latency_seconds",
 		"How long callers of the command waited, for executions that ran; cumulative, from the closed buckets of the percentile window.",
 		commandLabels, nil)
+	completionsDroppedDesc = prometheus.NewDesc("rxhystrix_command_completions_dropped_total",
+		"Completions of the command that its Completions stream did not deliver because a subscriber was too slow, summed over subscribers; rxhystrix_command_events_total counts every execution regardless.",
+		commandLabels, nil)
 
 	poolActiveDesc = prometheus.NewDesc("rxhystrix_pool_active_commands",
 		"Commands running on the pool's workers now.", poolLabels, nil)
@@ -72,7 +75,7 @@ var (
 
 	allDescs = []*prometheus.Desc{
 		commandEventsDesc, circuitOpenDesc, errorPercentageDesc, healthRequestsDesc, healthErrorsDesc,
-		concurrentDesc, rollingMaxConcurrentDesc, executionLatencyDesc, totalLatencyDesc,
+		concurrentDesc, rollingMaxConcurrentDesc, executionLatencyDesc, totalLatencyDesc, completionsDroppedDesc,
 		poolActiveDesc, poolQueuedDesc, poolExecutedDesc, poolRejectedDesc, poolCoreSizeDesc, poolWorkersDesc,
 		collapserEventsDesc,
 	}
@@ -116,9 +119,10 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		collectPool(ch, p.Snapshot())
 	}
 	for m := range c.registry.Collapsers() {
+		key := labelValue(m.Key())
 		for e := range metricsstream.NumCollapserEventTypes {
 			ch <- prometheus.MustNewConstMetric(collapserEventsDesc, prometheus.CounterValue,
-				float64(m.CumulativeCount(e)), m.Key(), e.String())
+				float64(m.CumulativeCount(e)), key, e.String())
 		}
 	}
 }
@@ -136,13 +140,13 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 		if group == "" {
 			group = s.Key
 		}
-		labels := []string{s.Key, group}
+		labels := []string{labelValue(s.Key), labelValue(group)}
 		for e := range metricsstream.NumEventTypes {
 			if e == metricsstream.CommandMaxActive {
 				continue
 			}
 			out = append(out, prometheus.MustNewConstMetric(commandEventsDesc, prometheus.CounterValue,
-				float64(s.Cumulative[e]), s.Key, group, e.String()))
+				float64(s.Cumulative[e]), labels[0], labels[1], e.String()))
 		}
 		open := 0.0
 		if s.Status.CircuitBreakerOpen {
@@ -155,6 +159,8 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 			gauge(healthErrorsDesc, float64(s.Health.Errors), labels),
 			gauge(concurrentDesc, float64(s.ConcurrentExecutions), labels),
 			gauge(rollingMaxConcurrentDesc, float64(s.RollingMaxConcurrentExecutions), labels),
+			prometheus.MustNewConstMetric(completionsDroppedDesc, prometheus.CounterValue,
+				float64(m.DroppedCompletions()), labels...),
 		)
 
 		f := c.folds[m]
@@ -179,13 +185,13 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 }
 
 func collectPool(ch chan<- prometheus.Metric, s metricsstream.PoolSnapshot) {
-	labels := []string{s.Key}
+	labels := []string{labelValue(s.Key)}
 	ch <- gauge(poolActiveDesc, float64(s.ActiveCount), labels)
 	ch <- gauge(poolQueuedDesc, float64(s.QueueSize), labels)
 	ch <- prometheus.MustNewConstMetric(poolExecutedDesc, prometheus.CounterValue,
-		float64(s.Cumulative[metricsstream.PoolExecuted]), s.Key)
+		float64(s.Cumulative[metricsstream.PoolExecuted]), labels...)
 	ch <- prometheus.MustNewConstMetric(poolRejectedDesc, prometheus.CounterValue,
-		float64(s.Cumulative[metricsstream.PoolRejection]), s.Key)
+		float64(s.Cumulative[metricsstream.PoolRejection]), labels...)
 	if s.HasStatus {
 		ch <- gauge(poolCoreSizeDesc, float64(s.Status.CoreSize), labels)
 		ch <- gauge(poolWorkersDesc, float64(s.Status.PoolSize), labels)

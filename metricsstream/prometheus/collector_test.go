@@ -1,6 +1,7 @@
 package prometheus
 
 import (
+	"context"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -299,4 +300,38 @@ rxhystrix_collapser_events_total{collapser="UserBatch",event="BATCH_EXECUTED"} 2
 rxhystrix_collapser_events_total{collapser="UserBatch",event="RESPONSE_FROM_CACHE"} 1
 `
 	assert.NoError(t, testutil.CollectAndCompare(NewCollector(reg), strings.NewReader(want), "rxhystrix_collapser_events_total"))
+}
+
+// The completions a slow Completions subscriber missed are exported per
+// command, exactly as the metrics count them.
+func TestCollectorCountsDroppedCompletions(t *testing.T) {
+	reg := metricsstream.NewRegistry(clock.NewManual(t0))
+	m := reg.Command("GetUser", metricsstream.Config{})
+	reg.Command("Bare", metricsstream.Config{})
+	entered, release := make(chan struct{}), make(chan struct{})
+	first := true
+	sub := m.Completions().SubscribeFunc(context.Background(), func(metricsstream.Completion) {
+		if first {
+			first = false
+			close(entered)
+			<-release
+		}
+	}, nil, nil)
+	defer sub.Unsubscribe()
+	defer close(release)
+
+	record(m, 0, metricsstream.Success)
+	<-entered // one completion taken, the 512 of the buffer free
+	for range 512 + 7 {
+		record(m, 0, metricsstream.Success)
+	}
+
+	const want = `
+# HELP rxhystrix_command_completions_dropped_total Completions of the command that its Completions stream did not deliver because a subscriber was too slow, summed over subscribers; rxhystrix_command_events_total counts every execution regardless.
+# TYPE rxhystrix_command_completions_dropped_total counter
+rxhystrix_command_completions_dropped_total{command="Bare",group="Bare"} 0
+rxhystrix_command_completions_dropped_total{command="GetUser",group="GetUser"} 7
+`
+	assert.NoError(t, testutil.CollectAndCompare(NewCollector(reg), strings.NewReader(want),
+		"rxhystrix_command_completions_dropped_total"))
 }

@@ -23,6 +23,7 @@
 //	rxhystrix_command_rolling_max_concurrent_executions gauge      their maximum over the rolling window
 //	rxhystrix_command_execution_latency_seconds         histogram  how long the command's code ran
 //	rxhystrix_command_total_latency_seconds             histogram  how long callers waited
+//	rxhystrix_command_completions_dropped_total         counter    completions the Completions stream dropped for slow subscribers
 //
 // Per worker pool, labelled pool:
 //
@@ -48,6 +49,12 @@
 // label is the command's group as the command package reports it (the key
 // when nothing reports one). A pool's core size and workers are reported
 // only when the command package reports them.
+//
+// Label values are the keys. Prometheus requires them to be valid UTF-8,
+// so a key that is not is escaped: each invalid byte is written \xNN and
+// each backslash \\ (a valid key that contains \x is escaped too, so that
+// distinct keys never share a label value). A key that is not valid UTF-8
+// therefore never fails the scrape of the others.
 //
 // # Latency histograms are cumulative
 //
