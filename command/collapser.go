@@ -208,7 +208,8 @@ func (c *Collapser[In, Out]) ToObservable(ctx context.Context, in In) observable
 }
 
 // Observe adds in to a batch at once and returns a hot Observable that
-// replays its result to every subscriber.
+// replays its result to every subscriber. When every subscriber has
+// unsubscribed before the result, the request leaves its batch.
 func (c *Collapser[In, Out]) Observe(ctx context.Context, in In) observable.Observable[Out] {
 	ctx = orBackground(ctx)
 	return observeNow(ctx, c.ToObservable(ctx, in))

@@ -21,8 +21,9 @@
 // goroutine under a timeout, the events and the breaker's verdict, the
 // fallback under its own permit, and a terminal stage that publishes
 // exactly one Completion and gives back every permit on completion, error
-// and unsubscribe alike. [Command.Observe] is eager and replays;
-// [Command.Queue] is a Future; [Command.Execute] is Queue(...).Get, fused
+// and unsubscribe alike. [Command.Observe] is eager and replays, and is
+// cancelled when every subscriber has left before the result, as
+// Hystrix's observe; [Command.Queue] is a Future; [Command.Execute] is Queue(...).Get, fused
 // into one call on the caller's goroutine that records the same events and
 // returns the same values and errors, without allocating on a passing
 // semaphore-isolated call.

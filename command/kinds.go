@@ -23,7 +23,10 @@ func (c *Command[In, Out]) ToObservable(ctx context.Context, in In) observable.O
 }
 
 // Observe starts the command at once and returns a hot Observable that
-// replays its result to every subscriber, as Hystrix's observe.
+// replays its result to every subscriber, as Hystrix's observe. When
+// every subscriber has unsubscribed before the result, the execution is
+// cancelled: it is recorded as CANCELLED, its permits go back and run's
+// context is cancelled.
 func (c *Command[In, Out]) Observe(ctx context.Context, in In) observable.Observable[Out] {
 	ctx = orBackground(ctx)
 	return observeNow(ctx, c.ToObservable(ctx, in))
@@ -37,17 +40,13 @@ func (c *Command[In, Out]) Queue(ctx context.Context, in In) *observable.Future[
 	return c.ToObservable(ctx, in).ToFuture(ctx)
 }
 
+// observeNow is Hystrix's observe: o subscribed at once and replayed.
+// When every subscriber has left before the result, the execution is
+// cancelled (CANCELLED, permits back, run's context cancelled), and a
+// collapsed request leaves its batch.
 func observeNow[Out any](ctx context.Context, o observable.Observable[Out]) observable.Observable[Out] {
-	cached := o.Cache()
-	cached.Subscribe(ctx, discard[Out]{})
-	return cached
+	return o.ReplayNow(ctx)
 }
-
-type discard[T any] struct{}
-
-func (discard[T]) OnNext(T)      {}
-func (discard[T]) OnError(error) {}
-func (discard[T]) OnCompleted()  {}
 
 // scalarPipeline is the pipeline of a Command: run's value is wrapped as
 // an Observable of one value.
@@ -151,7 +150,9 @@ func (c *ObservableCommand[In, Out]) ToObservable(ctx context.Context, in In) ob
 }
 
 // Observe starts the command at once and returns a hot Observable that
-// replays all its values to every subscriber.
+// replays all its values to every subscriber. When every subscriber has
+// unsubscribed before the last value, the execution is cancelled, as
+// Command.Observe's.
 func (c *ObservableCommand[In, Out]) Observe(ctx context.Context, in In) observable.Observable[Out] {
 	ctx = orBackground(ctx)
 	return observeNow(ctx, c.ToObservable(ctx, in))

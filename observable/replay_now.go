@@ -1,0 +1,83 @@
+package observable
+
+import (
+	"context"
+	"sync"
+)
+
+// ReplayNow subscribes to o at once, with ctx, and returns a hot
+// Observable that replays everything o emitted, and its terminal event,
+// to every subscriber, whenever it subscribes: Hystrix's observe, or
+// RxJava's replay().autoConnect(0) with a reference count. The
+// subscription to o is cancelled when ctx ends, and when every subscriber
+// that came has left before o terminated: a result nobody waits for any
+// more is not worth finishing. A subscriber that comes after that
+// receives context.Canceled, or ctx's error. Until the first subscriber comes, o runs on
+// regardless, as a fire-and-forget.
+//
+// The subscription to o is made on the caller's goroutine: a synchronous
+// o has run to its end when ReplayNow returns.
+func (o Observable[T]) ReplayNow(ctx context.Context) Observable[T] {
+	r := &replayNow[T]{}
+	r.subject.kind = replaySubject
+	// A subscription that ends before o terminates (ctx ended, or every
+	// subscriber left) ends the subject with the reason: whatever o emits
+	// after that is dropped.
+	r.sub = o.DoOnUnsubscribe(func() {
+		err := context.Canceled
+		if ctx != nil && ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		r.subject.OnError(err)
+	}).Subscribe(ctx, &r.subject)
+	return Observable[T]{src: r}
+}
+
+// replayNow is what ReplayNow returns: the subject that replays, the
+// subscription it is fed by, and the count of its subscribers.
+type replayNow[T any] struct {
+	subject Subject[T]
+	sub     Subscription
+
+	mu        sync.Mutex
+	live      int  // subscribers whose subscriptions have not ended
+	cancelled bool // the last subscriber left before o terminated
+}
+
+func (r *replayNow[T]) subscribe(s *scope, down Observer[T]) {
+	r.mu.Lock()
+	r.live++
+	r.mu.Unlock()
+	u := &endObserver[T]{s: s, onCancel: r.left, onTerminate: r.ended, down: down}
+	u.watch()
+	r.subject.subscribe(s, u)
+}
+
+// ended is a subscriber's terminal event passed on.
+func (r *replayNow[T]) ended() {
+	r.mu.Lock()
+	r.live--
+	r.mu.Unlock()
+}
+
+// left is a subscriber leaving before its terminal event: the last one to
+// leave cancels the subscription to o, unless o has terminated.
+func (r *replayNow[T]) left() {
+	r.mu.Lock()
+	r.live--
+	cancel := r.live == 0 && !r.cancelled && !r.terminated()
+	if cancel {
+		r.cancelled = true
+	}
+	r.mu.Unlock()
+	if cancel {
+		r.sub.Unsubscribe()
+	}
+}
+
+// terminated reports whether o's terminal event has reached the subject.
+func (r *replayNow[T]) terminated() bool {
+	r.subject.mu.Lock()
+	defer r.subject.mu.Unlock()
+	return r.subject.terminated
+}

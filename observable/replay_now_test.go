@@ -1,0 +1,86 @@
+package observable
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// ReplayNow subscribes at once and replays to every subscriber, early or
+// late, what the source emitted and how it ended.
+func TestReplayNowSubscribesAtOnceAndReplays(t *testing.T) {
+	var subscriptions int
+	src := Defer(func() Observable[int] {
+		subscriptions++
+		return Just(1, 2, 3)
+	})
+	hot := src.ReplayNow(context.Background())
+	assert.Equal(t, 1, subscriptions, "subscribed before anyone asked")
+	for range 3 {
+		got, err := hot.ToSlice(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, []int{1, 2, 3}, got)
+	}
+	assert.Equal(t, 1, subscriptions, "one subscription, replayed")
+}
+
+// When every subscriber that came has left before the source terminated,
+// the source's subscription is cancelled; a subscriber that comes later
+// receives context.Canceled. A subscriber that leaves while another stays
+// cancels nothing.
+func TestReplayNowCancelsWhenEverySubscriberLeft(t *testing.T) {
+	src, cancelled := neverUntilCancelled()
+	hot := src.ReplayNow(context.Background())
+
+	a := hot.Subscribe(context.Background(), discardObserver[int]{})
+	b := hot.Subscribe(context.Background(), discardObserver[int]{})
+	a.Unsubscribe()
+	select {
+	case <-cancelled:
+		t.Fatal("the source was cancelled while a subscriber stayed")
+	default:
+	}
+	b.Unsubscribe()
+	<-cancelled // the last subscriber's leaving cancelled it, synchronously
+	_, err := hot.First(context.Background())
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// Subscribers that leave after the source terminated cancel nothing, and
+// later ones still get the replay.
+func TestReplayNowAfterTheEndCancelsNothing(t *testing.T) {
+	hot := Just(7).ReplayNow(context.Background())
+	sub := hot.Subscribe(context.Background(), discardObserver[int]{})
+	sub.Unsubscribe()
+	v, err := hot.First(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 7, v)
+}
+
+// The end of ReplayNow's context cancels the source.
+func TestReplayNowContextCancelsTheSource(t *testing.T) {
+	src, cancelled := neverUntilCancelled()
+	ctx, cancel := context.WithCancel(context.Background())
+	hot := src.ReplayNow(ctx)
+	cancel()
+	<-cancelled
+	_, err := hot.First(context.Background())
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// neverUntilCancelled returns a source that emits nothing and closes
+// cancelled once its subscription's context is done.
+func neverUntilCancelled() (Observable[int], <-chan struct{}) {
+	cancelled := make(chan struct{})
+	return Create(func(ctx context.Context, o Observer[int]) {
+		context.AfterFunc(ctx, func() { close(cancelled) })
+	}), cancelled
+}
+
+type discardObserver[T any] struct{}
+
+func (discardObserver[T]) OnNext(T)      {}
+func (discardObserver[T]) OnError(error) {}
+func (discardObserver[T]) OnCompleted()  {}
