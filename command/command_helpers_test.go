@@ -239,30 +239,38 @@ func (g *gate) arrived(t testing.TB) context.Context {
 // release opens the gate for every call, now and later.
 func (g *gate) release() { g.once.Do(func() { close(g.open) }) }
 
-// execMode is one way of executing a Command: the fused Execute or one of the
-// layers on the Observable pipeline.
-type execMode struct {
+// execModeOf is one way of executing a Command: the fused Execute or one
+// of the layers on the Observable pipeline.
+type execModeOf[In any] struct {
 	name string
-	exec func(ctx context.Context, c *Command[int, string], in int) (string, error)
+	exec func(ctx context.Context, c *Command[In, string], in In) (string, error)
 }
 
-// execModes are the four ways of executing a Command; every scenario that
-// matters runs through all of them, which proves the fused path and the
-// pipeline identical.
-var execModes = []execMode{
-	{"Execute", func(ctx context.Context, c *Command[int, string], in int) (string, error) {
-		return c.Execute(ctx, in)
-	}},
-	{"ToObservable.First", func(ctx context.Context, c *Command[int, string], in int) (string, error) {
-		return c.ToObservable(ctx, in).First(ctx)
-	}},
-	{"Queue.Get", func(ctx context.Context, c *Command[int, string], in int) (string, error) {
-		return c.Queue(ctx, in).Get(ctx)
-	}},
-	{"Observe.Last", func(ctx context.Context, c *Command[int, string], in int) (string, error) {
-		return c.Observe(ctx, in).Last(ctx)
-	}},
+// execMode is the mode of the tests' usual Command[int, string].
+type execMode = execModeOf[int]
+
+// execModesOf are the four ways of executing a Command; every scenario
+// that matters runs through all of them, which proves the fused path and
+// the pipeline identical.
+func execModesOf[In any]() []execModeOf[In] {
+	return []execModeOf[In]{
+		{"Execute", func(ctx context.Context, c *Command[In, string], in In) (string, error) {
+			return c.Execute(ctx, in)
+		}},
+		{"ToObservable.First", func(ctx context.Context, c *Command[In, string], in In) (string, error) {
+			return c.ToObservable(ctx, in).First(ctx)
+		}},
+		{"Queue.Get", func(ctx context.Context, c *Command[In, string], in In) (string, error) {
+			return c.Queue(ctx, in).Get(ctx)
+		}},
+		{"Observe.Last", func(ctx context.Context, c *Command[In, string], in In) (string, error) {
+			return c.Observe(ctx, in).Last(ctx)
+		}},
+	}
 }
+
+// execModes are the modes of Command[int, string].
+var execModes = execModesOf[int]()
 
 // bothIsolations are the two isolation strategies.
 var bothIsolations = []Isolation{PoolIsolation, SemaphoreIsolation}

@@ -30,6 +30,11 @@ func (o Observable[T]) ReplayNow(ctx context.Context) Observable[T] {
 		}
 		r.subject.OnError(err)
 	}).Subscribe(ctx, &r.subject)
+	if ctx != nil && ctx.Err() != nil {
+		// ctx may have ended before o could be subscribed, and then
+		// nothing above ends the subject.
+		r.subject.OnError(ctx.Err())
+	}
 	return Observable[T]{src: r}
 }
 
