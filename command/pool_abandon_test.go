@@ -2,16 +2,13 @@ package command
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/internal/clock"
-	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
 // A caller that leaves at its timeout while its run, just started on a
@@ -31,28 +28,6 @@ func TestPoolCallerTimingOutAsItsRunReturnsReturns(t *testing.T) {
 	}, WithRegistry(r), WithConfig(Config{Pool: "p", Timeout: timeout, Breaker: breaker.Config{Disabled: true}}))
 
 	const callers, calls = 4, 5000
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var wg sync.WaitGroup
-		for range callers {
-			wg.Go(func() {
-				for range calls {
-					_, _ = c.Execute(context.Background(), 0)
-				}
-			})
-		}
-		wg.Wait()
-	}()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("an execution never returned")
-	}
-	assert.Zero(t, c.Metrics().ConcurrentExecutions())
-	clk.Advance(time.Minute)
-	counts := c.Metrics().CumulativeCounts()
-	assert.Equal(t, int64(callers*calls),
-		counts[metricsstream.Success]+counts[metricsstream.Timeout]+counts[metricsstream.PoolRejected],
-		"each execution succeeded, timed out, or found its worker not yet free")
+	runCallersUntilReturned(t, callers, calls, func() { _, _ = c.Execute(context.Background(), 0) })
+	assertEveryExecutionAccounted(t, clk, c.Metrics(), callers*calls)
 }

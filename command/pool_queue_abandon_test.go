@@ -52,6 +52,15 @@ func callersLeavingQueuedRuns(t *testing.T, m execMode, calls int) {
 	}, WithRegistry(r), WithConfig(Config{Pool: "q", Timeout: timeout, Breaker: breaker.Config{Disabled: true}}))
 
 	const callers = 32
+	runCallersUntilReturned(t, callers, calls, func() { _, _ = m.exec(context.Background(), c, rand.IntN(10)) })
+	assertEveryExecutionAccounted(t, clk, c.Metrics(), callers*calls)
+}
+
+// runCallersUntilReturned has callers goroutines make calls calls each of
+// call, and fails the test with every goroutine's stack if they stop
+// returning.
+func runCallersUntilReturned(t *testing.T, callers, calls int, call func()) {
+	t.Helper()
 	var returned atomic.Int64
 	done := make(chan struct{})
 	go func() {
@@ -60,7 +69,7 @@ func callersLeavingQueuedRuns(t *testing.T, m execMode, calls int) {
 		for range callers {
 			wg.Go(func() {
 				for range calls {
-					_, _ = m.exec(context.Background(), c, rand.IntN(10))
+					call()
 					returned.Add(1)
 				}
 			})
@@ -68,10 +77,17 @@ func callersLeavingQueuedRuns(t *testing.T, m execMode, calls int) {
 		wg.Wait()
 	}()
 	awaitProgress(t, done, &returned)
-	assert.Zero(t, c.Metrics().ConcurrentExecutions())
+}
+
+// assertEveryExecutionAccounted checks that no execution of m is still
+// counted as running and that each of the n executions succeeded, timed
+// out or was rejected, once the buckets have closed.
+func assertEveryExecutionAccounted(t *testing.T, clk *clock.Manual, m *metricsstream.CommandMetrics, n int) {
+	t.Helper()
+	assert.Zero(t, m.ConcurrentExecutions())
 	clk.Advance(time.Minute)
-	counts := c.Metrics().CumulativeCounts()
-	assert.Equal(t, int64(callers*calls),
+	counts := m.CumulativeCounts()
+	assert.Equal(t, int64(n),
 		counts[metricsstream.Success]+counts[metricsstream.Timeout]+counts[metricsstream.PoolRejected],
 		"each execution succeeded, timed out or was rejected")
 }
