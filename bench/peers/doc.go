@@ -49,8 +49,17 @@
 //	rxhystrix-semaphore-timeout  the same with a 1 s timeout
 //	rxhystrix-pool           Execute, pool isolation (a slot per caller, no queue), 1 s timeout
 //	rxhystrix-pool-no-timeout    the same without a timeout
-//	rxhystrix-observable     ToObservable(...).First, semaphore isolation, no timeout
 //	rxhystrix-forced-open    a forced-open breaker: the short-circuit path alone (failing only)
+//
+// and every other way of executing a command, each in semaphore isolation
+// without a timeout (rxhystrix-semaphore-MODE) and in pool isolation with
+// the 1 s timeout (rxhystrix-pool-MODE):
+//
+//	toobservable             ToObservable(...).First
+//	queue                    Queue(...).Get
+//	observe                  Observe(...).First
+//	zip2                     Zip2 of two commands' ToObservable, First
+//	observable-command       an ObservableCommand of Just(the work's value), ToObservable(...).First
 //
 // cep21/circuit and hystrix-go take work that returns only an error, so
 // their rows check only the error; the generic implementations return the

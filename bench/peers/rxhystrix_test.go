@@ -10,6 +10,7 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // rxhystrixRuns numbers the command keys: commands with the same key share
@@ -20,24 +21,77 @@ var rxhystrixRuns atomic.Int64
 func rxhystrixShort(err error) bool { return errors.Is(err, command.ErrShortCircuited) }
 
 // rxhystrixRow builds a row whose command is configured by config for
-// callers callers; observe selects ToObservable(...).First over Execute.
-func rxhystrixRow(name string, config func(key string, callers int) command.Config, observe, failingOnly bool) row {
+// callers callers and executed by exec.
+func rxhystrixRow(name string, config func(key string, callers int) command.Config, exec executeBy, failingOnly bool) row {
 	return row{
 		name:        name,
 		failingOnly: failingOnly,
 		prepare: func(_ testing.TB, callers int, w work) func() error {
 			key := fmt.Sprintf("peers-%s-%d", name, rxhystrixRuns.Add(1))
 			run := func(ctx context.Context, _ int) (int, error) { return w(ctx) }
-			cmd := command.New(key, run, command.WithConfig(config(key, callers)))
-			ctx := context.Background()
-			if observe {
-				return func() error { return checkValue(cmd.ToObservable(ctx, 0).First(ctx)) }
-			}
-			return func() error { return checkValue(cmd.Execute(ctx, 0)) }
+			call := exec(key, func(perCaller int) command.Config { return config(key, perCaller*callers) }, run)
+			return func() error { return checkValue(call()) }
 		},
 		shortCircuited: rxhystrixShort,
 	}
 }
+
+// executeBy makes the command (or commands) of a row, of key around run,
+// configured by config with the permits (or pool slots) each caller
+// needs, and returns one call of it.
+type executeBy func(key string, config func(perCaller int) command.Config, run func(context.Context, int) (int, error)) func() (int, error)
+
+// The ways a row executes: each of the command's modes.
+var (
+	byExecute executeBy = func(key string, config func(int) command.Config, run func(context.Context, int) (int, error)) func() (int, error) {
+		cmd := command.New(key, run, command.WithConfig(config(1)))
+		ctx := context.Background()
+		return func() (int, error) { return cmd.Execute(ctx, 0) }
+	}
+	byToObservable executeBy = func(key string, config func(int) command.Config, run func(context.Context, int) (int, error)) func() (int, error) {
+		cmd := command.New(key, run, command.WithConfig(config(1)))
+		ctx := context.Background()
+		return func() (int, error) { return cmd.ToObservable(ctx, 0).First(ctx) }
+	}
+	byQueue executeBy = func(key string, config func(int) command.Config, run func(context.Context, int) (int, error)) func() (int, error) {
+		cmd := command.New(key, run, command.WithConfig(config(1)))
+		ctx := context.Background()
+		return func() (int, error) { return cmd.Queue(ctx, 0).Get(ctx) }
+	}
+	byObserve executeBy = func(key string, config func(int) command.Config, run func(context.Context, int) (int, error)) func() (int, error) {
+		cmd := command.New(key, run, command.WithConfig(config(1)))
+		ctx := context.Background()
+		return func() (int, error) { return cmd.Observe(ctx, 0).First(ctx) }
+	}
+	// byZip2 zips two commands of the key and returns the first's value.
+	// They share its permits and pool, so each caller holds two; and when
+	// one fails, the other is cancelled but keeps its slot until its run
+	// returns, so each caller has four.
+	byZip2 executeBy = func(key string, config func(int) command.Config, run func(context.Context, int) (int, error)) func() (int, error) {
+		a := command.New(key, run, command.WithConfig(config(4)))
+		b := command.New(key, run)
+		ctx := context.Background()
+		first := func(x, _ int) int { return x }
+		return func() (int, error) {
+			return observable.Zip2(a.ToObservable(ctx, 0), b.ToObservable(ctx, 0), first).First(ctx)
+		}
+	}
+	// byObservableCommand is an ObservableCommand of Just(run's value).
+	// Its execution ends, and frees its permit or pool slot, at the
+	// completion that follows the value First returns, so a caller may
+	// start the next while its last still holds one: each caller has two.
+	byObservableCommand executeBy = func(key string, config func(int) command.Config, run func(context.Context, int) (int, error)) func() (int, error) {
+		cmd := command.NewObservable(key, func(ctx context.Context, in int) observable.Observable[int] {
+			v, err := run(ctx, in)
+			if err != nil {
+				return observable.Error[int](err)
+			}
+			return observable.Just(v)
+		}, command.WithConfig(config(2)))
+		ctx := context.Background()
+		return func() (int, error) { return cmd.ToObservable(ctx, 0).First(ctx) }
+	}
+)
 
 // semaphore returns a semaphore-isolated configuration with timeout
 // (negative: none) that admits callers concurrent executions.
@@ -62,18 +116,36 @@ func pool(timeout time.Duration) func(string, int) command.Config {
 
 func init() {
 	ourRows = append(ourRows,
-		rxhystrixRow("rxhystrix-semaphore", semaphore(-1), false, false),
-		rxhystrixRow("rxhystrix-semaphore-timeout", semaphore(time.Second), false, false),
+		rxhystrixRow("rxhystrix-semaphore", semaphore(-1), byExecute, false),
+		rxhystrixRow("rxhystrix-semaphore-timeout", semaphore(time.Second), byExecute, false),
 		// CoreSize slots for as many callers, and no queue: a slot is free
 		// again before its caller gets the result. With hystrix-go's
 		// default 1 s timeout, and without one, as cep21-go runs.
-		rxhystrixRow("rxhystrix-pool", pool(time.Second), false, false),
-		rxhystrixRow("rxhystrix-pool-no-timeout", pool(-1), false, false),
-		rxhystrixRow("rxhystrix-observable", semaphore(-1), true, false),
+		rxhystrixRow("rxhystrix-pool", pool(time.Second), byExecute, false),
+		rxhystrixRow("rxhystrix-pool-no-timeout", pool(-1), byExecute, false),
 		rxhystrixRow("rxhystrix-forced-open", func(key string, callers int) command.Config {
 			cfg := semaphore(-1)(key, callers)
 			cfg.Breaker = breaker.Config{ForceOpen: true}
 			return cfg
-		}, false, true),
+		}, byExecute, true),
 	)
+	// Every other way of executing a command, in both isolations: the
+	// semaphore without a timeout, the pool with its 1 s one.
+	for _, iso := range []struct {
+		name   string
+		config func(string, int) command.Config
+	}{{"semaphore", semaphore(-1)}, {"pool", pool(time.Second)}} {
+		for _, m := range []struct {
+			name string
+			exec executeBy
+		}{
+			{"toobservable", byToObservable},
+			{"queue", byQueue},
+			{"observe", byObserve},
+			{"zip2", byZip2},
+			{"observable-command", byObservableCommand},
+		} {
+			ourRows = append(ourRows, rxhystrixRow("rxhystrix-"+iso.name+"-"+m.name, iso.config, m.exec, false))
+		}
+	}
 }
