@@ -1,6 +1,9 @@
 package metricsstream
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // EventCounts is the events of one execution, indexed by [EventType], as
 // Hystrix's ExecutionResult.EventCounts: [Emit], [FallbackEmit] and
@@ -79,6 +82,13 @@ func (c *EventCounts) Names() []string {
 	return names
 }
 
+// String returns the events that happened as the request log writes
+// them: their [EventCounts.Names] in brackets, as "[EMITx3, SUCCESS]", or
+// "[]" for an execution with no events.
+func (c EventCounts) String() string {
+	return "[" + strings.Join(c.Names(), ", ") + "]"
+}
+
 // isMultiple reports whether e may happen more than once per execution.
 func (e EventType) isMultiple() bool { return e == Emit || e == FallbackEmit || e == Collapsed }
 
@@ -88,3 +98,24 @@ func (e EventType) isMultiple() bool { return e == Emit || e == FallbackEmit || 
 // events (BAD_REQUEST + FALLBACK_FAILURE + FALLBACK_MISSING +
 // FALLBACK_REJECTION). Index it with an EventType: totals[Success].
 type EventTotals [NumEventTypes]int64
+
+// String returns the totals that are not zero, in Hystrix's order, as
+// "[SUCCESS: 10, TIMEOUT: 2, EXCEPTION_THROWN: 1]", or "[]" when every
+// total is zero.
+func (t EventTotals) String() string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for e, n := range t {
+		if n == 0 {
+			continue
+		}
+		if b.Len() > 1 {
+			b.WriteString(", ")
+		}
+		b.WriteString(EventType(e).String())
+		b.WriteString(": ")
+		b.WriteString(strconv.FormatInt(n, 10))
+	}
+	b.WriteByte(']')
+	return b.String()
+}

@@ -129,7 +129,22 @@ func ExampleEventCounts() {
 	c.Add(metricsstream.Emit, 1)
 	c.Add(metricsstream.Success, 1)
 	fmt.Println(c.Count(metricsstream.Emit), c.Count(metricsstream.Success), c.Count(metricsstream.ExceptionThrown))
-	// Output: 2 1 0
+	fmt.Println(c)
+	// Output:
+	// 2 1 0
+	// [EMITx2, SUCCESS]
+}
+
+// EventTotals prints the events that happened, with their totals.
+func ExampleEventTotals() {
+	var t metricsstream.EventTotals
+	t[metricsstream.Success] = 10
+	t[metricsstream.Timeout] = 2
+	fmt.Println(t)
+	fmt.Println(metricsstream.EventTotals{})
+	// Output:
+	// [SUCCESS: 10, TIMEOUT: 2]
+	// []
 }
 
 func ExampleParseEventType() {

@@ -139,7 +139,7 @@ func run(w io.Writer, opts options) error {
 		if err != nil {
 			return err
 		}
-		seen[format(c.Events)]++
+		seen[c.Events.String()]++
 	}
 	for events, n := range seen {
 		fmt.Fprintf(w, "  %d failures in a row: %d x %s\n", burst, n, events)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/command"
@@ -34,7 +33,7 @@ func (f *flow) step(name string, exec func() (string, error)) {
 		f.fail(werr)
 		return
 	}
-	fmt.Fprintf(f.w, "  %-30s %-42s %s\n", name, format(c.Events), answer)
+	fmt.Fprintf(f.w, "  %-30s %-42s %s\n", name, c.Events, answer)
 }
 
 // stepWhileHeld runs in while another call holds the command's only
@@ -88,12 +87,6 @@ func watchCompletions(ctx context.Context, m *metricsstream.CommandMetrics) <-ch
 		}
 	}, nil, nil)
 	return ch
-}
-
-// format lists events in Hystrix's order and names, as its request log
-// does: "[FAILURE, FALLBACK_SUCCESS]", "[EMITx3, SUCCESS]".
-func format(events metricsstream.EventCounts) string {
-	return "[" + strings.Join(events.Names(), ", ") + "]"
 }
 
 // transitionLog receives a breaker's transitions.
