@@ -1,9 +1,10 @@
 package breaker
 
 // NoOp returns a CircuitBreaker that allows every request, is never open
-// and ignores results: Hystrix's NoOpCircuitBreaker, what a command with
-// the breaker disabled uses. It also has the MarkIgnored method of
-// [Breaker]. It is safe for concurrent use.
+// and ignores results: Hystrix's NoOpCircuitBreaker, for code that wants
+// a CircuitBreaker that never intervenes (a command whose Config has
+// Breaker.Disabled does not ask its breaker at all). It also has the
+// MarkIgnored method of [Breaker]. It is safe for concurrent use.
 func NoOp() CircuitBreaker { return noOp{} }
 
 type noOp struct{}

@@ -84,7 +84,7 @@ func (c *Command[In, Out]) Execute(ctx context.Context, in In) (Out, error) {
 	var err error
 	switch {
 	case !e.attempt():
-		v, err = c.recover(ctx, &e, in, ShortCircuitFailure, ErrShortCircuited)
+		v, err = c.fallBack(ctx, &e, in, ShortCircuitFailure, ErrShortCircuited)
 	case e.cfg.Isolation == SemaphoreIsolation:
 		v, err = c.executeWithSemaphore(ctx, &e, in)
 	default:
@@ -94,8 +94,8 @@ func (c *Command[In, Out]) Execute(ctx context.Context, in In) (Out, error) {
 	return v, err
 }
 
-// recover runs the fallback after a failure.
-func (c *Command[In, Out]) recover(ctx context.Context, e *execution, in In, failure FailureType, cause error) (Out, error) {
+// fallBack runs the fallback after a failure.
+func (c *Command[In, Out]) fallBack(ctx context.Context, e *execution, in In, failure FailureType, cause error) (Out, error) {
 	if c.fallback == nil && c.fbObs != nil {
 		return recoverWith(ctx, e, in, c.observableFallback, failure, cause)
 	}
@@ -112,7 +112,7 @@ func (c *Command[In, Out]) observableFallback(ctx context.Context, in In, err er
 // execution permit, with the timeout as run's context deadline.
 func (c *Command[In, Out]) executeWithSemaphore(ctx context.Context, e *execution, in In) (Out, error) {
 	if !e.acquire() {
-		return c.recover(ctx, e, in, SemaphoreRejectedFailure, ErrSemaphoreRejected)
+		return c.fallBack(ctx, e, in, SemaphoreRejectedFailure, ErrSemaphoreRejected)
 	}
 	e.runStarted()
 	runCtx, deadline, end := runContextFor(ctx, c.k.registry.clock, e.start, e.cfg.Timeout)
@@ -137,5 +137,5 @@ func (c *Command[In, Out]) conclude(ctx context.Context, e *execution, in In, o 
 		return zero, ctx.Err()
 	}
 	failure := e.failed(o, err, now)
-	return c.recover(ctx, e, in, failure, causeOf(failure, err))
+	return c.fallBack(ctx, e, in, failure, causeOf(failure, err))
 }

@@ -99,6 +99,13 @@
 //     error.
 //   - A nil context means context.Background at every entry point, as in
 //     package observable.
+//   - Bad configuration is refused with a message that names what is
+//     wrong, in one of two ways: the constructors and options (New,
+//     NewObservable, NewCollapser, WithConfig, WithIsolation, ...) panic,
+//     as regexp.MustCompile does, since what they are given is fixed in
+//     the program; whatever changes configuration at run time (Configure,
+//     ConfigurePool, the Registry's and the package-level alike) returns
+//     an error.
 //   - Unsubscribing is cancelling: when the caller's context ends, a
 //     Future is cancelled or a subscriber unsubscribes before a terminal
 //     event, the execution is recorded as CANCELLED, run's context is

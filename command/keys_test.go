@@ -159,8 +159,7 @@ func TestInvalidKeysAreRefusedWhereTheyEnter(t *testing.T) {
 		assert.ErrorIs(t, err, ErrInvalidKey, "Do(%q)", key)
 		assert.False(t, ran, "Do ran nothing for an invalid key")
 	}
-	assert.PanicsWithValue(t, `command: Configure(""): command: Configure: key is empty`,
-		func() { Configure("", Config{}) })
+	assert.ErrorIs(t, Configure("", Config{}), ErrInvalidKey)
 
 	err := Config{Group: "bad-\xff"}.Validate()
 	assert.EqualError(t, err, `command: Config.Group: "bad-\xff" is not valid UTF-8`)

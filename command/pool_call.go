@@ -172,7 +172,7 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 		call.recycle()
 		endRunContext(deadline, end)
 		e.poolRejected()
-		return c.recover(ctx, e, in, PoolRejectedFailure, ErrPoolRejected)
+		return c.fallBack(ctx, e, in, PoolRejectedFailure, ErrPoolRejected)
 	}
 	answered := false
 	if rand.Uint32()%yieldEvery == 0 {

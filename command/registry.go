@@ -372,20 +372,15 @@ func (r *Registry) Close() {
 	})
 }
 
-// Configure changes the configuration of key in DefaultRegistry, live. It
-// panics with a message naming the field if cfg is invalid; use
-// Registry.Configure for an error instead.
-func Configure(key string, cfg Config) {
-	if err := DefaultRegistry.Configure(key, cfg); err != nil {
-		panic(fmt.Sprintf("command: Configure(%q): %v", key, err))
-	}
-}
+// Configure changes the configuration of key in DefaultRegistry, live:
+// it is DefaultRegistry.Configure. As every function that changes
+// configuration at run time, it returns an error naming what is wrong;
+// the constructors and options (New, WithConfig, ...) panic instead, as
+// regexp.MustCompile does, since what they are given is fixed in the
+// program.
+func Configure(key string, cfg Config) error { return DefaultRegistry.Configure(key, cfg) }
 
-// ConfigurePool changes the pool key of DefaultRegistry, live. It panics
-// with a message naming the field if cfg is invalid; use
-// Registry.ConfigurePool for an error instead.
-func ConfigurePool(key string, cfg PoolConfig) {
-	if err := DefaultRegistry.ConfigurePool(key, cfg); err != nil {
-		panic(fmt.Sprintf("command: ConfigurePool(%q): %v", key, err))
-	}
-}
+// ConfigurePool changes the pool key of DefaultRegistry, live: it is
+// DefaultRegistry.ConfigurePool, and returns an error naming what is
+// wrong, as Configure does.
+func ConfigurePool(key string, cfg PoolConfig) error { return DefaultRegistry.ConfigurePool(key, cfg) }

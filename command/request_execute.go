@@ -54,7 +54,7 @@ func (c *Command[In, Out]) executeWith(ctx context.Context, in In, collapsed int
 	var err error
 	switch {
 	case !e.attempt():
-		v, err = c.recover(ctx, &e, in, ShortCircuitFailure, ErrShortCircuited)
+		v, err = c.fallBack(ctx, &e, in, ShortCircuitFailure, ErrShortCircuited)
 	case e.cfg.Isolation == SemaphoreIsolation:
 		v, err = c.executeWithSemaphore(ctx, &e, in)
 	default:

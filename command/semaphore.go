@@ -27,5 +27,5 @@ func (s *semaphore) tryAcquire() bool {
 // release returns a permit taken by tryAcquire.
 func (s *semaphore) release() { s.inUse.Add(-1) }
 
-// InUse reports how many permits are taken.
+// used reports how many permits are taken.
 func (s *semaphore) used() int64 { return s.inUse.Load() }
