@@ -212,7 +212,7 @@ func (c *Collapser[In, Out]) ToObservable(ctx context.Context, in In) observable
 // unsubscribed before the result, the request leaves its batch.
 func (c *Collapser[In, Out]) Observe(ctx context.Context, in In) observable.Observable[Out] {
 	ctx = orBackground(ctx)
-	return observeNow(ctx, c.ToObservable(ctx, in))
+	return observeNow(ctx, nil, c.ToObservable(ctx, in))
 }
 
 // Queue adds in to a batch before it returns, and returns a Future of its

@@ -23,13 +23,14 @@ func (c *Command[In, Out]) ToObservable(ctx context.Context, in In) observable.O
 }
 
 // Observe starts the command at once and returns a hot Observable that
-// replays its result to every subscriber, as Hystrix's observe. When
+// replays its result to every subscriber, as Hystrix's observe; unlike
+// Hystrix's, it returns at once in either isolation. When
 // every subscriber has unsubscribed before the result, the execution is
 // cancelled: it is recorded as CANCELLED, its permits go back and run's
 // context is cancelled.
 func (c *Command[In, Out]) Observe(ctx context.Context, in In) observable.Observable[Out] {
 	ctx = orBackground(ctx)
-	return observeNow(ctx, c.ToObservable(ctx, in))
+	return observeNow(ctx, c.k, c.ToObservable(ctx, in))
 }
 
 // Queue starts the command and returns at once a Future of its result.
@@ -40,11 +41,20 @@ func (c *Command[In, Out]) Queue(ctx context.Context, in In) *observable.Future[
 	return c.ToObservable(ctx, in).ToFuture(ctx)
 }
 
-// observeNow is Hystrix's observe: o subscribed at once and replayed.
-// When every subscriber has left before the result, the execution is
-// cancelled (CANCELLED, permits back, run's context cancelled), and a
-// collapsed request leaves its batch.
-func observeNow[Out any](ctx context.Context, o observable.Observable[Out]) observable.Observable[Out] {
+// observeNow is Hystrix's observe: o, an execution of k (nil for a
+// collapsed request), subscribed at once and replayed. When every
+// subscriber has left before the result, the execution is cancelled
+// (CANCELLED, permits back, run's context cancelled), and a collapsed
+// request leaves its batch.
+//
+// Unlike Hystrix's, it never blocks its caller: a semaphore-isolated
+// execution, which runs on the goroutine that subscribes, is subscribed
+// on a goroutine of its own, as Queue's is; a pool-isolated one has its
+// worker for that.
+func observeNow[Out any](ctx context.Context, k *keyState, o observable.Observable[Out]) observable.Observable[Out] {
+	if k != nil && k.config.Load().Isolation == SemaphoreIsolation {
+		o = o.SubscribeOn(observable.NewGoroutine)
+	}
 	return o.ReplayNow(ctx)
 }
 
@@ -155,7 +165,7 @@ func (c *ObservableCommand[In, Out]) ToObservable(ctx context.Context, in In) ob
 // Command.Observe's.
 func (c *ObservableCommand[In, Out]) Observe(ctx context.Context, in In) observable.Observable[Out] {
 	ctx = orBackground(ctx)
-	return observeNow(ctx, c.ToObservable(ctx, in))
+	return observeNow(ctx, c.k, c.ToObservable(ctx, in))
 }
 
 // Queue starts the command and returns at once a Future of all its

@@ -95,3 +95,28 @@ func TestCollapserObserveUnsubscribedLeavesTheBatch(t *testing.T) {
 	assert.Equal(t, [][]int{{2}}, b.all())
 	assert.Equal(t, []int{1}, collapsedCounts(RequestLogFrom(ctx)), "COLLAPSED counts only the request that stayed")
 }
+
+// Observe returns at once in either isolation, while run is still
+// running; Hystrix's observe runs a semaphore-isolated command on the
+// calling thread, and Observe used to, too.
+func TestObserveNeverBlocksItsCaller(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			g := newGate()
+			defer g.release()
+			c := New("observed", func(ctx context.Context, id int) (string, error) {
+				return userName(id), g.wait(ctx, false)
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: -1}))
+			observed := make(chan observable.Observable[string], 1)
+			go func() { observed <- c.Observe(context.Background(), 1) }()
+			hot := recv(t, observed, "Observe to return while run runs")
+			g.arrived(t)
+			g.release()
+			v, err := hot.Last(context.Background())
+			assert.NoError(t, err)
+			assert.Equal(t, userName(1), v)
+			assert.Equal(t, evs("SUCCESS"), eventNames(h.completion().Events))
+		})
+	}
+}

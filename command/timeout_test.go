@@ -103,9 +103,10 @@ func TestCountersOnExecutionTimeout(t *testing.T) {
 
 // Under semaphore isolation run runs on the caller's goroutine: as in
 // Hystrix, a run that ignores its context holds the caller until it
-// returns, and the execution is then recorded as timed out. Queue is the
-// exception: its Future runs the command on a goroutine of its own, so
-// it has the fallback's value at the timeout.
+// returns, and the execution is then recorded as timed out. Queue and
+// Observe are the exceptions: they run the command on a goroutine of its
+// own, so that they never block their caller, and their subscribers have
+// the fallback's value at the timeout.
 func TestSemaphoreTimeoutHoldsTheCallerUntilRunReturns(t *testing.T) {
 	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
 		g := newGate()
@@ -119,7 +120,7 @@ func TestSemaphoreTimeoutHoldsTheCallerUntilRunReturns(t *testing.T) {
 		h.clock.Advance(DefaultTimeout)
 		recv(t, runCtx.Done(), "run's context to end at the timeout")
 		var res callResult[string]
-		if m.name == "Queue.Get" {
+		if m.name == "Queue.Get" || m.name == "Observe.Last" {
 			res = awaitCall(t, call)
 			g.release()
 		} else {
