@@ -131,9 +131,9 @@ func (p *pipeline[In, Out]) observableEnded(callerCtx context.Context, in In, en
 }
 
 // applySemantics asks the breaker, then the execution semaphore, then
-// runs the user's Observable under isolation and timeout. A subscriber
-// that left (subCtx is done) as the execution began is not asked for: the
-// execution ends as cancelled.
+// runs the user's Observable under isolation and timeout. When the
+// subscriber has left (subCtx is done) since the execution began, nothing
+// more is taken: the cancellation ends the execution.
 func (p *pipeline[In, Out]) applySemantics(ctx, subCtx context.Context, r *run, in In) observable.Observable[Out] {
 	var failure FailureType = -1
 	var semaphore, gone bool
