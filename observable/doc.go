@@ -64,8 +64,9 @@
 //
 // The bridge to rxgo v2, for users who compose with rxgo's operators, is
 // package [github.com/rxhystrix/rxhystrix/observable/rxgo]: its ToRx turns
-// an Observable into an rxgo Observable and its FromRx turns one back. It
-// is a package of its own so that importing this one does not link rxgo.
+// an Observable into an rxgo Observable, with backpressure, and its FromRx
+// turns one back. It is a package of its own so that importing this one
+// does not link rxgo.
 //
 // Bad input to a constructor or operator (a nil function, a negative
 // count or duration) panics at once with a message that names the

@@ -35,6 +35,14 @@
 // context, so rxgo's stages stop when the subscriber stops (Unsubscribe,
 // First, Take, the end of the caller's context).
 //
+// # Backpressure
+//
+// [ToRx] hands rxgo one value at a time: the source's OnNext returns once
+// rxgo has taken the value (or the observation's context is done). So an
+// endless synchronous source delivers its first value at once, nothing
+// piles up in memory, and a slow rxgo consumer slows the source down, the
+// producer of a hot source such as a Subject included.
+//
 // # Goroutines
 //
 // Each observation of a ToRx Observable runs one goroutine, rxgo's

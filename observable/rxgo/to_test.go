@@ -55,6 +55,15 @@ func TestToRxAsynchronousSource(t *testing.T) {
 	assert.Empty(t, errs)
 }
 
+func TestToRxAsynchronousSourceThatFails(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	failing := observable.Concat(observable.Just(1, 2), observable.Error[int](errBoom))
+	values, errs := drain(rxgo.ToRx(failing.SubscribeOn(observable.NewGoroutine)).Observe())
+	assert.Equal(t, []any{1, 2}, values)
+	require.Len(t, errs, 1, "the error is handed over before the producer returns")
+	assert.ErrorIs(t, errs[0], errBoom)
+}
+
 func TestToRxConsumerThatStopsEarlyLeaksNothing(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 
@@ -66,7 +75,7 @@ func TestToRxConsumerThatStopsEarlyLeaksNothing(t *testing.T) {
 		cancel()
 		waitClosed(t, stopped, "source") // it saw its context done
 	})
-	t.Run("rxgo First", func(t *testing.T) {
+	t.Run("rxgo First of an asynchronous source", func(t *testing.T) {
 		src, stopped := endless()
 		ctx, cancel := context.WithCancel(context.Background())
 		item, err := rxgo.ToRx(src.SubscribeOn(observable.NewGoroutine)).First().Get(rx.WithContext(ctx))
