@@ -229,7 +229,6 @@ func TestBadInputPanics(t *testing.T) {
 		{"Interval", "non-positive d", func() { Interval(0) }},
 		{"IntervalOn", "nil c", func() { IntervalOn(1, nil) }},
 		{"NewReplaySubject", "negative n", func() { NewReplaySubject[int](-1) }},
-		{"FromRx", "nil o", func() { FromRx[int](nil) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

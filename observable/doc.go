@@ -1,7 +1,6 @@
 // Package observable is rxhystrix's reactive core: a small, typed,
 // synchronous-by-default Observable in the manner of RxJava, on which
-// commands and metrics streams are built, and a leak-free bridge to rxgo
-// v2 for users who compose with rxgo's operators.
+// commands and metrics streams are built.
 //
 //	names := observable.Map(observable.Just(1, 2, 3), func(id int) string {
 //		return fmt.Sprint("user-", id)
@@ -24,9 +23,9 @@
 // with no goroutine and no channel. The operators that start goroutines
 // say so: [Observable.SubscribeOn] (on the [Scheduler]'s goroutine),
 // [Observable.Timeout] and [IntervalOn] (the clock's timer callbacks),
-// [FromChannel] and [FromRx] (one reader per subscription),
-// [Observable.ToFuture] (one per Future) and [ToRx] (one per rxgo
-// observation). Each of those goroutines ends when its subscription ends.
+// [FromChannel] (one reader per subscription) and [Observable.ToFuture]
+// (one per Future). Each of those goroutines ends when its subscription
+// ends.
 //
 // # Cancellation
 //
@@ -63,12 +62,11 @@
 //
 // # rxgo
 //
-// This is the only package of rxhystrix that imports rxgo. [ToRx] turns an
-// Observable into a lazy rxgo.Observable whose single producer goroutine
-// is the only writer to rxgo's channel, and [FromRx] reads one back,
-// cancelling rxgo's observation (rxgo.WithContext) when the subscriber
-// stops. Consumers of rxgo must still pass rxgo.WithContext and cancel it
-// when they stop reading early; that is rxgo's only way to unsubscribe.
+// The bridge to rxgo v2, for users who compose with rxgo's operators, is
+// package [github.com/rxhystrix/rxhystrix/observable/rxgo]: its ToRx turns
+// an Observable into an rxgo Observable, with backpressure, and its FromRx
+// turns one back. It is a package of its own so that importing this one
+// does not link rxgo.
 //
 // Bad input to a constructor or operator (a nil function, a negative
 // count or duration) panics at once with a message that names the

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reactivex/rxgo/v2"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -132,23 +131,4 @@ func ExampleObservable_Finally() {
 	// Output:
 	// permit released
 	// 1
-}
-
-func ExampleToRx() {
-	// Compose with rxgo's operators, then read the result back.
-	evens := observable.ToRx(observable.Just(1, 2, 3, 4)).
-		Filter(func(v any) bool { return v.(int)%2 == 0 }).
-		Map(func(_ context.Context, v any) (any, error) { return v.(int) * 10, nil })
-	vs, err := observable.FromRx[int](evens).ToSlice(context.Background())
-	fmt.Println(vs, err)
-	// Output: [20 40] <nil>
-}
-
-func ExampleFromRx() {
-	_, err := observable.FromRx[int](rxgo.Just("not a number")()).First(context.Background())
-	fmt.Println(errors.Is(err, observable.ErrItemType))
-	fmt.Println(err)
-	// Output:
-	// true
-	// observable: rxgo item of the wrong type: string, want int
 }

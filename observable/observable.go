@@ -33,7 +33,7 @@ type Subscription interface {
 // Observable is a typed, push-based stream of values. It is cold unless
 // documented otherwise: each subscription runs the source anew. Nothing
 // switches goroutines unless an operator says it does ([Observable.SubscribeOn],
-// [Observable.Timeout], [FromChannel], [Interval], [FromRx], and [Merge] or
+// [Observable.Timeout], [FromChannel], [Interval], and [Merge] or
 // [FlatMap] of asynchronous sources).
 //
 // An Observable is an immutable value: copying it is cheap, and it is safe

@@ -1,8 +1,8 @@
 // Compose builds an order page from commands composed as Observables:
 // with the operators of package observable (Zip2, FlatMap, Merge), with
-// rxgo's operators through observable.ToRx and observable.FromRx, and as
-// futures with Queue; a subscriber of the commands' metrics streams counts
-// every execution and its events.
+// rxgo's operators through the bridge of package observable/rxgo (ToRx,
+// FromRx), and as futures with Queue; a subscriber of the commands'
+// metrics streams counts every execution and its events.
 //
 // Every command is a Hystrix command: a failing dependency inside a
 // composition is answered by its fallback, and the composition goes on.
@@ -23,6 +23,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
+	"github.com/rxhystrix/rxhystrix/observable/rxgo"
 )
 
 func main() {
@@ -68,10 +69,10 @@ func run(w io.Writer) error {
 	fmt.Fprintf(w, "%-36s %s\n", "FlatMap(GetUser -> GetOrders):", formatOrders(orders))
 
 	// rxgo's operators on a command, through the bridge and back.
-	big := observable.ToRx(s.getOrders.ToObservable(ctx, userID)).
+	big := rxgo.ToRx(s.getOrders.ToObservable(ctx, userID)).
 		Filter(func(v any) bool { return v.(order).Total > 100 }).
 		Map(func(_ context.Context, v any) (any, error) { return v.(order).ID, nil })
-	ids, err := observable.FromRx[string](big).ToSlice(ctx)
+	ids, err := rxgo.FromRx[string](big).ToSlice(ctx)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package observable_test
+package rxgo_test
 
 import (
 	"context"
@@ -9,11 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reactivex/rxgo/v2"
+	rx "github.com/reactivex/rxgo/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/observable"
+	"github.com/rxhystrix/rxhystrix/observable/rxgo"
 )
 
 // celsius implements fmt.Stringer, so that an rxgo stream can hold values
@@ -29,36 +30,36 @@ func (e errItem) Error() string { return fmt.Sprintf("item error %d", e.n) }
 
 // fuzzItem turns one byte of fuzz input into an rxgo item: a value of one
 // of several types, a nil value, or an error.
-func fuzzItem(b byte) rxgo.Item {
+func fuzzItem(b byte) rx.Item {
 	n := int(b / 10)
 	switch b % 10 {
 	case 0:
-		return rxgo.Of(n)
+		return rx.Of(n)
 	case 1:
-		return rxgo.Of(int64(n))
+		return rx.Of(int64(n))
 	case 2:
-		return rxgo.Of(strconv.Itoa(n))
+		return rx.Of(strconv.Itoa(n))
 	case 3:
-		return rxgo.Of(nil)
+		return rx.Of(nil)
 	case 4:
-		return rxgo.Error(errItem{n})
+		return rx.Error(errItem{n})
 	case 5:
-		return rxgo.Of(celsius(n))
+		return rx.Of(celsius(n))
 	case 6:
-		return rxgo.Of(&n)
+		return rx.Of(&n)
 	case 7:
-		return rxgo.Of([]int{n})
+		return rx.Of([]int{n})
 	case 8:
-		return rxgo.Of(float64(n))
+		return rx.Of(float64(n))
 	default:
-		return rxgo.Of(struct{ N int }{n})
+		return rx.Of(struct{ N int }{n})
 	}
 }
 
 // rxItems is a cold rxgo Observable of the items of data, one per byte. Its
 // producer stops when the consumer's context ends.
-func rxItems(data []byte) rxgo.Observable {
-	return rxgo.Defer([]rxgo.Producer{func(ctx context.Context, next chan<- rxgo.Item) {
+func rxItems(data []byte) rx.Observable {
+	return rx.Defer([]rx.Producer{func(ctx context.Context, next chan<- rx.Item) {
 		for _, b := range data {
 			if !fuzzItem(b).SendContext(ctx, next) {
 				return
@@ -142,16 +143,16 @@ func checkFromRx[T any](t *testing.T, data []byte) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	values, itemErr, wrongType := expectFromRx[T](data)
-	o := observable.FromRx[T](rxItems(data))
+	o := rxgo.FromRx[T](rxItems(data))
 
 	got, err := o.ToSlice(ctx)
 	require.NoError(t, ctx.Err(), "FromRx[%v] of %v did not terminate", reflect.TypeFor[T](), data)
 	switch {
 	case itemErr != nil:
 		assert.ErrorIs(t, err, itemErr, "the error item ends the stream with its error")
-		assert.NotErrorIs(t, err, observable.ErrItemType)
+		assert.NotErrorIs(t, err, rxgo.ErrItemType)
 	case wrongType != "":
-		require.ErrorIs(t, err, observable.ErrItemType, "an item of type %s", wrongType)
+		require.ErrorIs(t, err, rxgo.ErrItemType, "an item of type %s", wrongType)
 		assert.Contains(t, err.Error(), wrongType, "the error names the item's type")
 		assert.Contains(t, err.Error(), reflect.TypeFor[T]().String(), "the error names the wanted type")
 	default:
@@ -171,7 +172,7 @@ func checkFromRx[T any](t *testing.T, data []byte) {
 	case itemErr != nil:
 		assert.ErrorIs(t, err, itemErr)
 	case wrongType != "":
-		assert.ErrorIs(t, err, observable.ErrItemType)
+		assert.ErrorIs(t, err, rxgo.ErrItemType)
 	default:
 		assert.True(t, errors.Is(err, observable.ErrEmpty), "First of an empty stream: %v", err)
 	}
