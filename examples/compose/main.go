@@ -118,7 +118,7 @@ func run(w io.Writer) error {
 			if seen[c.CommandKey] == nil {
 				seen[c.CommandKey] = map[string]int{}
 			}
-			seen[c.CommandKey][format(c.Events)]++
+			seen[c.CommandKey][c.Events.String()]++
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for the completions: %w", ctx.Err())
 		}
@@ -155,9 +155,4 @@ func watchCompletions(ctx context.Context, ms ...*metricsstream.CommandMetrics) 
 		}
 	}, nil, nil)
 	return ch
-}
-
-// format lists events in Hystrix's order and names: "[EMITx3, SUCCESS]".
-func format(events metricsstream.EventCounts) string {
-	return "[" + strings.Join(events.Names(), ", ") + "]"
 }
