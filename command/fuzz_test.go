@@ -324,13 +324,14 @@ func checkPoolLimits(t *testing.T, r *command.Registry, name string, cfg command
 // FuzzKeys feeds arbitrary command keys to New and Registry.Configure, and
 // arbitrary pool keys to a WithPoolKey function. A key that is empty or not
 // valid UTF-8 is refused naming it (New panics, Configure returns
-// ErrInvalidKey); a pool key function returning one fails the execution
-// as FAILURE with the fallback applied, and makes no pool. Any other key
-// runs.
+// ErrInvalidKey); a pool key function returning one, or panicking, fails
+// the execution as FAILURE with the fallback applied, and makes no pool.
+// Any other key runs.
 func FuzzKeys(f *testing.F) {
 	for _, k := range []string{"GetUser", "", "bad-\xff", "\xfe", "π", "a b/c", "\x00"} {
 		f.Add(k, k)
 	}
+	f.Add("GetUser", "\xffpanic")
 	f.Fuzz(func(t *testing.T, key, poolKey string) {
 		r := command.NewRegistry(command.WithClock(clock.NewManual(fuzzEpoch)))
 		defer r.Close()
@@ -344,22 +345,34 @@ func FuzzKeys(f *testing.F) {
 			return
 		}
 		require.NoError(t, r.Configure(key, command.Config{}))
-		c := command.New(key, run, command.WithRegistry(r),
-			command.WithPoolKey(func(int) string { return poolKey }),
+		// A pool key ending in "panic" makes the key function panic.
+		panics := strings.HasSuffix(poolKey, "panic")
+		poolKeyOf := func(int) string {
+			if panics {
+				panic("no pool key for " + poolKey)
+			}
+			return poolKey
+		}
+		c := command.New(key, run, command.WithRegistry(r), command.WithPoolKey(poolKeyOf),
 			command.WithFallback(func(context.Context, int, error) (int, error) { return -1, nil }))
 		v, err := c.Execute(context.Background(), 1)
 		require.NoError(t, err)
-		if poolKey != "" && utf8.ValidString(poolKey) {
+		if !panics && poolKey != "" && utf8.ValidString(poolKey) {
 			assert.Equal(t, 2, v, "run's value")
 			assert.Equal(t, 1, r.PoolCount())
 			return
 		}
 		assert.Equal(t, -1, v, "the fallback's value")
 		assert.Equal(t, 0, r.PoolCount(), "no pool for an invalid pool key")
-		_, err = command.New(key, run, command.WithRegistry(r),
-			command.WithPoolKey(func(int) string { return poolKey })).Execute(context.Background(), 1)
-		assert.ErrorIs(t, err, command.ErrInvalidKey)
+		_, err = command.New(key, run, command.WithRegistry(r), command.WithPoolKey(poolKeyOf)).
+			Execute(context.Background(), 1)
 		var kerr *command.KeyFuncError
-		assert.ErrorAs(t, err, &kerr)
+		require.ErrorAs(t, err, &kerr)
+		var perr *command.PanicError
+		if panics {
+			assert.ErrorAs(t, err, &perr, "a panicking key function's error holds the panic")
+		} else {
+			assert.ErrorIs(t, err, command.ErrInvalidKey)
+		}
 	})
 }

@@ -177,7 +177,10 @@ func TestEveryModeFollowsTheModel(t *testing.T) {
 			f := rapid.SampledFrom([]fallbackOutcome{noFallback, fallbackSucceeds, fallbackFails}).
 				Draw(rt, fmt.Sprintf("fallback %d", i))
 			mode := rapid.SampledFrom(execModesOf[modelInput]()).Draw(rt, fmt.Sprintf("mode %d", i))
-			m.step(o, f, mode)
+			// A nil context means Background, for the outcomes that do not
+			// end the caller's context.
+			nilCtx := o != callerLeftBefore && o != callerLeavesMid && rapid.Bool().Draw(rt, fmt.Sprintf("nil context %d", i))
+			m.step(o, f, mode, nilCtx)
 		}
 	})
 }
@@ -212,9 +215,9 @@ func newModelKey(t *rapid.T, iso Isolation) *modelKey {
 
 func (m *modelKey) close() { m.reg.Close() }
 
-// step runs one execution of outcome o with fallback f through mode, and
-// checks it against the model.
-func (m *modelKey) step(o stepOutcome, f fallbackOutcome, mode execModeOf[modelInput]) {
+// step runs one execution of outcome o with fallback f through mode, with
+// a nil context when nilCtx, and checks it against the model.
+func (m *modelKey) step(o stepOutcome, f fallbackOutcome, mode execModeOf[modelInput], nilCtx bool) {
 	m.t.Helper()
 	c := m.commands[f]
 	ctx, cancel := context.WithCancel(context.Background())
@@ -239,7 +242,11 @@ func (m *modelKey) step(o stepOutcome, f fallbackOutcome, mode execModeOf[modelI
 		in.entered = make(chan struct{})
 	}
 
-	call := goCall(func() (string, error) { return mode.exec(ctx, c, in) })
+	callerCtx := context.Context(ctx)
+	if nilCtx {
+		callerCtx = nil
+	}
+	call := goCall(func() (string, error) { return mode.exec(callerCtx, c, in) })
 	switch o {
 	case runTimesOut:
 		m.wait(in.entered, "run to start")
