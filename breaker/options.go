@@ -3,7 +3,7 @@ package breaker
 import (
 	"fmt"
 
-	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/clock"
 )
 
 // DefaultTransitionBuffer is how many transitions each subscriber of

@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
-	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/clock"
+	iclock "github.com/rxhystrix/rxhystrix/internal/clock"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
@@ -42,7 +43,8 @@ type registryClockOption struct{ c clock.Clock }
 func (o registryClockOption) applyRegistry(r *Registry) { r.clock = o.c }
 
 // WithClock makes the registry, and its metrics, breakers, timeouts and
-// pools, read time from c.
+// pools, read time from c: a clock.Manual, say, in a test that moves time
+// itself instead of sleeping.
 func WithClock(c clock.Clock) RegistryOption { return registryClockOption{c} }
 
 // NewRegistry returns an empty Registry on the real clock unless an option
@@ -79,7 +81,7 @@ func (r *Registry) Clock() clock.Clock { return r.clock }
 
 // now reads the registry's clock in Unix nanoseconds (see clock.UnixNano),
 // the unit in which executions time themselves.
-func (r *Registry) now() int64 { return clock.UnixNano(r.clock) }
+func (r *Registry) now() int64 { return iclock.UnixNano(r.clock) }
 
 // keyState is what the commands of one key share.
 type keyState struct {

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/clock"
 )
 
 // Registry holds the metrics of every command and pool key, as Hystrix's
