@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
-	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
 )

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
-	"github.com/rxhystrix/rxhystrix/internal/clock"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 

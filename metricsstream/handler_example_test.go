@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/expfmt"
-	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 	rxprometheus "github.com/rxhystrix/rxhystrix/metricsstream/prometheus"
 )
