@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/internal/observer"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -127,7 +128,7 @@ func (h *transitionHub) forward(ctx context.Context, s *hubSubscriber, o observa
 		h.remove(s)
 		if v := recover(); v != nil {
 			h.panicked.Add(1)
-			endPanicked(o, &metricsstream.SubscriberPanicError{Value: v, Stack: debug.Stack()})
+			observer.Fail(o, &metricsstream.SubscriberPanicError{Value: v, Stack: debug.Stack()})
 		}
 	}()
 	for {
@@ -148,12 +149,4 @@ func (h *transitionHub) forward(ctx context.Context, s *hubSubscriber, o observa
 			}
 		}
 	}
-}
-
-// endPanicked ends the subscription of o, whose OnNext or OnCompleted
-// panicked with p. A panic in its OnError is ignored: the subscription
-// ends all the same.
-func endPanicked(o observable.Observer[Transition], p *metricsstream.SubscriberPanicError) {
-	defer func() { _ = recover() }()
-	o.OnError(p)
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/internal/observer"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -68,7 +69,7 @@ func (s *completionStream) forward(ctx context.Context, ch chan Completion, o ob
 			if p := deliver(o, c); p != nil {
 				s.remove(ch)
 				panics.Add(1)
-				endPanicked(o, p)
+				observer.Fail(o, p)
 				return
 			}
 		}

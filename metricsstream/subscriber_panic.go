@@ -46,10 +46,3 @@ func deliver[T any](o observable.Observer[T], v T) (p *SubscriberPanicError) {
 	o.OnNext(v)
 	return nil
 }
-
-// endPanicked ends the subscription of o, whose OnNext panicked with p.
-// A panic in its OnError is ignored: the subscription ends all the same.
-func endPanicked[T any](o observable.Observer[T], p *SubscriberPanicError) {
-	defer func() { _ = recover() }()
-	o.OnError(p)
-}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/internal/observer"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -77,7 +78,7 @@ func (s *tickStream[T]) observable() observable.Observable[T] {
 		q.panicked = func(p *SubscriberPanicError) {
 			s.remove(q)
 			s.panics.Add(1)
-			endPanicked(o, p)
+			observer.Fail(o, p)
 		}
 		q.push(s.value(s.clock.Now()))
 		s.add(q)
