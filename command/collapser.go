@@ -236,7 +236,7 @@ func (c *Collapser[In, Out]) submit(ctx context.Context, in In) (*collapsedReque
 	var ck string
 	if c.cacheKey != nil {
 		var err error
-		if ck, err = callKeyFunc(c.key, optionCacheKey, c.cacheKey, in); err != nil {
+		if ck, err = cacheKeyOf(c.key, c.cacheKey, in); err != nil {
 			return nil, err
 		}
 	}

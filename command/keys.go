@@ -67,25 +67,34 @@ func (e *KeyFuncError) Error() string {
 // Unwrap returns Err.
 func (e *KeyFuncError) Unwrap() error { return e.Err }
 
+// cacheKeyOf returns the cache key f gives in, for the command (or
+// collapser) key, or the *KeyFuncError of f's panic. Any string is a cache
+// key.
+func cacheKeyOf[In any](key string, f func(In) string, in In) (string, error) {
+	return callKeyFunc(key, "WithCacheKey", f, in)
+}
+
+// poolKeyOf returns the pool key f gives in, for the command key, or the
+// *KeyFuncError of f's panic or of a key that cannot name a pool.
+func poolKeyOf[In any](key string, f func(In) string, in In) (string, error) {
+	const option = "WithPoolKey"
+	k, err := callKeyFunc(key, option, f, in)
+	if err != nil {
+		return "", err
+	}
+	if err := checkKey("pool key", k); err != nil {
+		return "", &KeyFuncError{Command: key, Option: option, Err: err}
+	}
+	return k, nil
+}
+
 // callKeyFunc calls the key function f of the command key, given by
-// option, turning a panic or an invalid key into a *KeyFuncError.
+// option, turning a panic into a *KeyFuncError.
 func callKeyFunc[In any](key, option string, f func(In) string, in In) (k string, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			k, err = "", &KeyFuncError{Command: key, Option: option, Err: newPanicError(v)}
 		}
 	}()
-	k = f(in)
-	if option == optionPoolKey {
-		if err := checkKey("pool key", k); err != nil {
-			return "", &KeyFuncError{Command: key, Option: option, Err: err}
-		}
-	}
-	return k, nil
+	return f(in), nil
 }
-
-// The options whose functions callKeyFunc calls.
-const (
-	optionPoolKey  = "WithPoolKey"
-	optionCacheKey = "WithCacheKey"
-)

@@ -257,7 +257,7 @@ func poolOf[In any](e *execution, poolKey func(In) string, in In) (*pool, error)
 	if poolKey == nil {
 		return e.k.namedPool(e.pool), nil
 	}
-	name, err := callKeyFunc(e.k.key, optionPoolKey, poolKey, in)
+	name, err := poolKeyOf(e.k.key, poolKey, in)
 	if err != nil {
 		return nil, err
 	}

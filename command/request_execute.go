@@ -21,7 +21,7 @@ func (c *Command[In, Out]) executeInRequest(ctx context.Context, in In) (Out, er
 			var zero Out
 			return zero, c.k.noRequestContext()
 		}
-		ck, err := callKeyFunc(c.k.key, optionCacheKey, c.cacheKey, in)
+		ck, err := cacheKeyOf(c.k.key, c.cacheKey, in)
 		if err != nil {
 			var zero Out
 			return zero, err
@@ -86,7 +86,7 @@ func (p *pipeline[In, Out]) requestObservable(ctx context.Context, in In, cacheK
 		if rc == nil {
 			return observable.Error[Out](p.k.noRequestContext())
 		}
-		ck, err := callKeyFunc(p.k.key, optionCacheKey, cacheKey, in)
+		ck, err := cacheKeyOf(p.k.key, cacheKey, in)
 		if err != nil {
 			return observable.Error[Out](err)
 		}
