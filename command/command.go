@@ -22,7 +22,6 @@ type Command[In, Out any] struct {
 	cacheKey func(In) string
 	poolKey  func(In) string
 	calls    sync.Pool // *poolCall[In, Out]
-	pipe     *pipeline[In, Out]
 }
 
 // New returns a command of key that calls run. Commands made with the same
@@ -50,7 +49,9 @@ func New[In, Out any](key string, run func(context.Context, In) (Out, error), op
 		cfg.Isolation = *o.isolation
 	}
 	c.k = o.registry.state(key, cfg)
-	c.pipe = c.scalarPipeline()
+	if c.fallback == nil && c.fbObs != nil {
+		c.fallback = c.observableFallback
+	}
 	return c
 }
 
@@ -66,76 +67,23 @@ func (c *Command[In, Out]) Breaker() *breaker.Breaker { return c.k.breaker }
 // Execute runs the command and returns its value: run's, or the
 // fallback's when run fails, times out, is rejected or short-circuited. Its
 // error is an *Error, or run's error as it is for a BadRequest, or ctx's
-// error when ctx ends first (recorded as CANCELLED). Execute is
-// Queue(ctx, in).Get(ctx), fused into one call on the caller's goroutine:
-// values, errors and recorded events are those of ToObservable.
+// error when ctx ends first (recorded as CANCELLED).
+//
+// Execute is ToObservable(ctx, in).First(ctx), as Hystrix's execute is
+// toObservable().toBlocking().single(): First of the command's Observable
+// calls its single execution on the caller's goroutine (see
+// observable.Single), and Execute makes that call without building the
+// Observable.
 func (c *Command[In, Out]) Execute(ctx context.Context, in In) (Out, error) {
-	ctx = orBackground(ctx)
+	x := single[In, Out]{c: c, ctx: orBackground(ctx), in: in}
 	if requestScoped.Load() {
-		return c.executeInRequest(ctx, in)
+		return x.callInRequest()
 	}
-	if err := ctx.Err(); err != nil {
-		var zero Out
-		return zero, err
-	}
-	var e execution
-	e.begin(c.k)
-	var v Out
-	var err error
-	switch {
-	case !e.attempt():
-		v, err = c.fallBack(ctx, &e, in, ShortCircuitFailure, ErrShortCircuited)
-	case e.cfg.Isolation == SemaphoreIsolation:
-		v, err = c.executeWithSemaphore(ctx, &e, in)
-	default:
-		v, err = c.executeInPool(ctx, &e, in)
-	}
-	e.finish(e.endTime())
-	return v, err
-}
-
-// fallBack runs the fallback after a failure.
-func (c *Command[In, Out]) fallBack(ctx context.Context, e *execution, in In, failure FailureType, cause error) (Out, error) {
-	if c.fallback == nil && c.fbObs != nil {
-		return recoverWith(ctx, e, in, c.observableFallback, failure, cause)
-	}
-	return recoverWith(ctx, e, in, c.fallback, failure, cause)
+	return x.Call(x.ctx)
 }
 
 // observableFallback adapts an Observable fallback to a scalar one: its
 // last value.
 func (c *Command[In, Out]) observableFallback(ctx context.Context, in In, err error) (Out, error) {
 	return c.fbObs(ctx, in, err).Last(ctx)
-}
-
-// executeWithSemaphore runs run on the caller's goroutine under an
-// execution permit, with the timeout as run's context deadline.
-func (c *Command[In, Out]) executeWithSemaphore(ctx context.Context, e *execution, in In) (Out, error) {
-	if !e.acquire() {
-		return c.fallBack(ctx, e, in, SemaphoreRejectedFailure, ErrSemaphoreRejected)
-	}
-	e.runStarted()
-	runCtx, deadline, end := runContextFor(ctx, c.k.registry.clock, e.start, e.cfg.Timeout)
-	v, err := callRun(c.run, runCtx, in)
-	now := c.k.registry.now()
-	o := classifyTimed(ctx, runCtx != ctx && timedOut(runCtx, deadline, now), err)
-	endRunContext(deadline, end)
-	return c.conclude(ctx, e, in, o, v, err, now)
-}
-
-// conclude records how run ended, at now (see execution.start), and
-// produces the caller's result.
-func (c *Command[In, Out]) conclude(ctx context.Context, e *execution, in In, o outcome, v Out, err error, now int64) (Out, error) {
-	switch o {
-	case outcomeSuccess:
-		e.succeeded(now)
-		e.hook(func(h ExecutionHook) { h.Success(e.k.key) })
-		return v, nil
-	case outcomeCancelled:
-		e.cancelled(now)
-		var zero Out
-		return zero, ctx.Err()
-	}
-	failure := e.failed(o, err, now)
-	return c.fallBack(ctx, e, in, failure, causeOf(failure, err))
 }

@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/metricsstream"
@@ -285,5 +284,3 @@ func causeOf(failure FailureType, err error) error {
 	}
 	return err
 }
-
-var errNoValue = errors.New("command: run completed without a value")

@@ -10,27 +10,6 @@ import (
 // fallbackFunc is the fallback of a scalar command.
 type fallbackFunc[In, Out any] func(ctx context.Context, in In, err error) (Out, error)
 
-// recover runs the fallback after a failure of the given type, or returns
-// the error Hystrix's getFallbackOrThrowException would. A bad request is
-// returned as it is and runs no fallback.
-func recoverWith[In, Out any](ctx context.Context, e *execution, in In, fallback fallbackFunc[In, Out], failure FailureType, cause error) (Out, error) {
-	var zero Out
-	if failure == BadRequestFailure {
-		e.hook(func(h ExecutionHook) { h.Error(e.k.key, failure, cause) })
-		return zero, cause
-	}
-	cmdErr, ok := fallbackPermitted(e, fallback != nil, failure, cause)
-	if !ok {
-		return zero, cmdErr
-	}
-	v, err := callFallback(fallback, ctx, in, cmdErr)
-	if err != nil {
-		return zero, e.fallbackFailed(cmdErr, err)
-	}
-	e.fallbackSucceeded()
-	return v, nil
-}
-
 // fallbackPermitted decides whether the fallback may run. When it may not,
 // it records why and returns the error for the caller; when it may, it
 // holds a fallback permit and returns the error to pass to the fallback.

@@ -17,9 +17,9 @@ import (
 func (c *Command[In, Out]) ToObservable(ctx context.Context, in In) observable.Observable[Out] {
 	ctx = orBackground(ctx)
 	if requestScoped.Load() {
-		return c.pipe.requestObservable(ctx, in, c.cacheKey)
+		return requestObservable[In, Out](c, ctx, in, c.cacheKey)
 	}
-	return c.pipe.observable(ctx, in)
+	return observable.FromSingle[Out](&single[In, Out]{c: c, ctx: ctx, in: in})
 }
 
 // Observe starts the command at once and returns a hot Observable that
@@ -58,44 +58,11 @@ func observeNow[Out any](ctx context.Context, k *keyState, o observable.Observab
 	return o.ReplayNow(ctx)
 }
 
-// scalarPipeline is the pipeline of a Command: run's value is wrapped as
-// an Observable of one value.
-func (c *Command[In, Out]) scalarPipeline() *pipeline[In, Out] {
-	p := &pipeline[In, Out]{
-		k:      c.k,
-		scalar: true,
-		construct: func(ctx context.Context, in In) observable.Observable[Out] {
-			return observable.Defer(func() observable.Observable[Out] {
-				return justOrError(callRun(c.run, ctx, in))
-			})
-		},
-		poolKey: c.poolKey,
-	}
-	switch {
-	case c.fallback != nil:
-		p.fallback = scalarFallback(c.fallback)
-	case c.fbObs != nil:
-		p.fallback = scalarFallback(c.observableFallback)
-	}
-	return p
-}
-
-// justOrError is the Observable of one call's result: its value, or its
-// error.
-func justOrError[Out any](v Out, err error) observable.Observable[Out] {
-	if err != nil {
-		return observable.Error[Out](err)
-	}
-	return observable.Just(v)
-}
-
 // scalarFallback adapts a fallback that returns one value to the
 // pipeline's Observable fallback, recovering its panics.
 func scalarFallback[In, Out any](f fallbackFunc[In, Out]) func(context.Context, In, error) observable.Observable[Out] {
 	return func(ctx context.Context, in In, err error) observable.Observable[Out] {
-		return observable.Defer(func() observable.Observable[Out] {
-			return justOrError(callFallback(f, ctx, in, err))
-		})
+		return observable.FromFunc(func(context.Context) (Out, error) { return callFallback(f, ctx, in, err) })
 	}
 }
 
@@ -154,9 +121,9 @@ func (c *ObservableCommand[In, Out]) Breaker() *breaker.Breaker { return c.k.bre
 func (c *ObservableCommand[In, Out]) ToObservable(ctx context.Context, in In) observable.Observable[Out] {
 	ctx = orBackground(ctx)
 	if requestScoped.Load() {
-		return c.pipe.requestObservable(ctx, in, c.cacheKey)
+		return requestObservable[In, Out](c.pipe, ctx, in, c.cacheKey)
 	}
-	return c.pipe.observable(ctx, in)
+	return c.pipe.observableEnded(ctx, in, nil)
 }
 
 // Observe starts the command at once and returns a hot Observable that

@@ -11,8 +11,11 @@ import (
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
-// pipeline builds the Observable of one command kind, stage by stage, as
-// Hystrix's AbstractCommand.toObservable does:
+// pipeline builds the Observable of an ObservableCommand, whose user code
+// is an Observable of any number of values, stage by stage as Hystrix's
+// AbstractCommand.toObservable does for a HystrixObservableCommand; it
+// calls the stages of stages.go as a Command's drivers do, with the
+// operators a stream needs between them:
 //
 //	Defer(applyHystrixSemantics)        breaker, then execution permit
 //	  executeCommandWithIsolation       the user's Observable, on a pool worker or the caller
@@ -25,8 +28,6 @@ type pipeline[In, Out any] struct {
 	// construct returns the user's Observable for in, with ctx as its
 	// context (the timeout and the caller's cancellation reach it there).
 	construct func(ctx context.Context, in In) observable.Observable[Out]
-	// scalar commands record SUCCESS on their single value, and no EMIT.
-	scalar bool
 	// fallback returns the fallback's Observable, or nil when there is none.
 	fallback func(ctx context.Context, in In, err error) observable.Observable[Out]
 	poolKey  func(In) string
@@ -43,24 +44,9 @@ var (
 // the lock that serializes the goroutines that may touch it (the caller,
 // a pool worker, the timer, an unsubscriber).
 type run struct {
-	mu    sync.Mutex
-	e     execution
-	ended func(*execution) // observableEnded's, or nil
-	left  bool             // the subscriber left before the execution began
-}
-
-// endAtValue ends a scalar execution at its value, under r.mu: its
-// permits go back and its Completion is published before the value
-// reaches a subscriber (First) who may start the next execution at once,
-// as Execute does.
-func (r *run) endAtValue(e *execution) {
-	if e.finished {
-		return
-	}
-	if r.ended != nil {
-		r.ended(e)
-	}
-	e.finish(e.endTime())
+	mu   sync.Mutex
+	e    execution
+	left bool // the subscriber left before the execution began
 }
 
 func (r *run) do(f func(e *execution)) {
@@ -69,24 +55,25 @@ func (r *run) do(f func(e *execution)) {
 	f(&r.e)
 }
 
-// observable returns the cold Observable of one execution per
-// subscription.
-func (p *pipeline[In, Out]) observable(callerCtx context.Context, in In) observable.Observable[Out] {
-	return p.observableEnded(callerCtx, in, nil)
+func (p *pipeline[In, Out]) state() *keyState { return p.k }
+
+func (p *pipeline[In, Out]) observeRecorded(ctx context.Context, in In, rec executionRecorder) observable.Observable[Out] {
+	return p.observableEnded(ctx, in, rec)
 }
 
-// observableEnded is observable; ended, when not nil, sees each execution
-// once it has ended, just before its Completion is published (the request
-// log and cache use it).
+// observableEnded returns the cold Observable of one execution per
+// subscription; rec, when not nil, sees each execution once it has ended,
+// just before its Completion is published (the request log and cache use
+// it).
 //
 // The stages that end the execution (DoOnTerminate, DoOnUnsubscribe) are
 // in place before the execution begins: a subscriber that leaves while the
 // breaker, the permits and the fallback permit are being taken still ends
 // it, once, with its Completion and every permit back. One that left
 // before it began ends nothing, since nothing began.
-func (p *pipeline[In, Out]) observableEnded(callerCtx context.Context, in In, ended func(*execution)) observable.Observable[Out] {
+func (p *pipeline[In, Out]) observableEnded(callerCtx context.Context, in In, rec executionRecorder) observable.Observable[Out] {
 	return observable.Defer(func() observable.Observable[Out] {
-		r := &run{ended: ended}
+		r := &run{}
 		return observable.DeferContext(func(subCtx context.Context) observable.Observable[Out] {
 			var gone bool
 			r.do(func(e *execution) {
@@ -104,8 +91,8 @@ func (p *pipeline[In, Out]) observableEnded(callerCtx context.Context, in In, en
 					if e.finished || e.k == nil {
 						return
 					}
-					if ended != nil {
-						ended(e)
+					if rec != nil {
+						rec.recordExecution(e.logRecord())
 					}
 					e.finish(e.endTime())
 				})
@@ -121,8 +108,8 @@ func (p *pipeline[In, Out]) observableEnded(callerCtx context.Context, in In, en
 					}
 					now := p.k.registry.now()
 					e.cancelled(now)
-					if ended != nil {
-						ended(e)
+					if rec != nil {
+						rec.recordExecution(e.logRecord())
 					}
 					e.finish(now)
 				})
@@ -172,26 +159,10 @@ func (p *pipeline[In, Out]) executeAndObserve(ctx context.Context, r *run, in In
 	}
 	return exec.
 		DoOnNext(func(Out) {
-			r.do(func(e *execution) {
-				if p.scalar {
-					e.succeeded(p.k.registry.now())
-					e.hook(func(h ExecutionHook) { h.Success(e.k.key) })
-					r.endAtValue(e)
-				} else {
-					e.mark(metricsstream.Emit)
-				}
-			})
+			r.do(func(e *execution) { e.mark(metricsstream.Emit) })
 		}).
 		DoOnCompleted(func() {
-			r.do(func(e *execution) {
-				if !p.scalar {
-					e.succeeded(p.k.registry.now())
-					e.hook(func(h ExecutionHook) { h.Success(e.k.key) })
-				} else if !e.terminal {
-					// A scalar run that completed without a value.
-					e.failed(outcomeFailure, errNoValue, p.k.registry.now())
-				}
-			})
+			r.do(func(e *execution) { e.concluded(outcomeSuccess, nil, p.k.registry.now()) })
 		}).
 		OnErrorResumeNext(func(err error) observable.Observable[Out] {
 			var failure FailureType
@@ -203,14 +174,14 @@ func (p *pipeline[In, Out]) executeAndObserve(ctx context.Context, r *run, in In
 					e.poolRejected()
 					failure, err = PoolRejectedFailure, ErrPoolRejected
 				case errors.Is(err, errTimeoutSignal):
-					failure, err = e.failed(outcomeTimeout, err, now), ErrTimeout
+					failure, err = e.concluded(outcomeTimeout, nil, now)
 				case ctx.Err() != nil:
 					e.cancelled(now)
 					cancelled = true
 				case IsBadRequest(err):
-					failure = e.failed(outcomeBadRequest, err, now)
+					failure, err = e.concluded(outcomeBadRequest, err, now)
 				default:
-					failure = e.failed(outcomeFailure, err, now)
+					failure, err = e.concluded(outcomeFailure, err, now)
 				}
 			})
 			if cancelled {
@@ -337,21 +308,12 @@ func (t *pipelineTask) release() {
 }
 
 // releasingObserver frees the pool slot of its task as soon as the user's
-// code is done, before the caller hears of it, as the fused Execute does:
-// on the value of a scalar command (run has returned), on the terminal
-// event of the others. A caller that submits again at once then finds the
+// Observable terminates, before the caller hears of it, as a Command's
+// pool worker does: a caller that submits again at once then finds the
 // slot free.
 type releasingObserver[Out any] struct {
 	observable.Observer[Out]
-	task   *pipelineTask
-	scalar bool
-}
-
-func (r releasingObserver[Out]) OnNext(v Out) {
-	if r.scalar {
-		r.task.release()
-	}
-	r.Observer.OnNext(v)
+	task *pipelineTask
 }
 
 func (r releasingObserver[Out]) OnError(err error) {
@@ -399,7 +361,7 @@ func (p *pipeline[In, Out]) inPool(callerCtx context.Context, r *run, in In) obs
 				}
 			})
 			if !gone {
-				safeSubscribe(ctx, p.construct, in, releasingObserver[Out]{Observer: o, task: t, scalar: p.scalar}, true, true)
+				safeSubscribe(ctx, p.construct, in, releasingObserver[Out]{Observer: o, task: t}, true, true)
 			}
 		}
 		pl, submitted := p.k.registry.submit(pl, t, start)
@@ -500,7 +462,7 @@ func (c timeoutContext) Err() error {
 // raised.
 func (p *pipeline[In, Out]) handleFallback(ctx context.Context, r *run, in In, failure FailureType, cause error) observable.Observable[Out] {
 	if failure == BadRequestFailure {
-		r.do(func(e *execution) { e.hook(func(h ExecutionHook) { h.Error(e.k.key, failure, cause) }) })
+		r.do(func(e *execution) { e.badRequest(cause) })
 		return observable.Error[Out](cause)
 	}
 	var cmdErr *Error
@@ -528,34 +490,17 @@ func (p *pipeline[In, Out]) handleFallback(ctx context.Context, r *run, in In, f
 			}()
 			src = p.fallback(ctx, in, cmdErr)
 		}()
-		if !p.scalar {
-			// A scalar fallback recovers its own panics (callFallback).
-			src = recoverSubscribe(src)
-		}
-		return src
+		return recoverSubscribe(src)
 	}).
 		DoOnNext(func(Out) {
-			r.do(func(e *execution) {
-				if p.scalar {
-					// As SUCCESS on run's value: a subscriber that stops at
-					// the value (First) still records the fallback's success.
-					e.fallbackSucceeded()
-					r.endAtValue(e)
-				} else {
-					e.mark(metricsstream.FallbackEmit)
-				}
-			})
+			r.do(func(e *execution) { e.mark(metricsstream.FallbackEmit) })
 		}).
 		DoOnCompleted(func() {
-			r.do(func(e *execution) {
-				if !p.scalar {
-					e.fallbackSucceeded()
-				}
-			})
+			r.do(func(e *execution) { e.fallbackDone(cmdErr, nil) })
 		}).
 		OnErrorResumeNext(func(err error) observable.Observable[Out] {
-			var final *Error
-			r.do(func(e *execution) { final = e.fallbackFailed(cmdErr, err) })
+			var final error
+			r.do(func(e *execution) { final = e.fallbackDone(cmdErr, err) })
 			return observable.Error[Out](final)
 		})
 }

@@ -45,6 +45,10 @@ type poolCall[In, Out any] struct {
 
 	concurrency atomic.Int64 // the command's concurrency when run started
 
+	// owner, when not nil, is the subscription the call runs for: the
+	// worker tells it, and nobody waits on wait.
+	owner *subscription[In, Out]
+
 	// work is workOnPool as a function value, made with the call: starting
 	// it with go allocates nothing, where go p.work(call, start) allocates
 	// the closure that carries the arguments. The pool and start it needs
@@ -69,6 +73,7 @@ func (call *poolCall[In, Out]) recycle() {
 	var zeroIn In
 	var zeroOut Out
 	call.ctx, call.in, call.out, call.err, call.end = nil, zeroIn, zeroOut, nil, 0
+	call.owner = nil
 	call.concurrency.Store(0)
 	call.cmd.calls.Put(call)
 }
@@ -90,6 +95,9 @@ func (call *poolCall[In, Out]) workOnPool() {
 // runTask runs on a pool worker, which has read start if the call waited
 // in the queue. It returns when run returned.
 func (call *poolCall[In, Out]) runTask(p *pool, start int64) int64 {
+	if call.owner != nil {
+		return call.runFor(call.owner, p, start)
+	}
 	if !call.state.CompareAndSwap(callQueued, callRunning) {
 		p.release()
 		call.recycle()
@@ -109,6 +117,23 @@ func (call *poolCall[In, Out]) runTask(p *pool, start int64) int64 {
 		return end
 	}
 	call.recycle()
+	return end
+}
+
+// runFor runs the call for its subscription s, which concludes the
+// execution on this goroutine once the slot is free again.
+func (call *poolCall[In, Out]) runFor(s *subscription[In, Out], p *pool, start int64) int64 {
+	ctx, in := call.ctx, call.in
+	starts := s.starting(start) // s forgets the call first, so that it cannot take out of the queue the call's next use
+	call.recycle()
+	if !starts {
+		p.release()
+		return unread
+	}
+	out, err := callRun(s.c.run, ctx, in)
+	end := s.c.k.registry.now()
+	p.release()
+	s.runReturned(out, err, end, true)
 	return end
 }
 

@@ -127,17 +127,26 @@ func (c *cachedResult[Out]) wait(ctx context.Context) bool {
 	}
 }
 
-// startShared runs the shared execution of entry with p. It returns when
-// the pipeline's subscription does: at once under pool isolation, once
-// run has returned under semaphore isolation.
-func startShared[In, Out any](p *pipeline[In, Out], entry *cachedResult[Out], in In) {
-	log := entry.rc.logFor(p.k)
-	p.observableEnded(entry.ctx, in, func(e *execution) {
-		entry.events = e.completion.Events
-		if log != nil {
-			log.record(e)
-		}
-	}).Subscribe(entry.ctx, &sharedObserver[Out]{entry: entry})
+// startShared runs the shared execution of entry with ex. It returns when
+// the subscription does: at once under pool isolation, once run has
+// returned under semaphore isolation.
+func startShared[In, Out any](ex executor[In, Out], entry *cachedResult[Out], in In) {
+	rec := &sharedRecorder[Out]{entry: entry, log: entry.rc.logFor(ex.state())}
+	ex.observeRecorded(entry.ctx, in, rec).Subscribe(entry.ctx, &sharedObserver[Out]{entry: entry})
+}
+
+// sharedRecorder keeps the events of a shared execution for the callers
+// the cache serves, and logs the execution.
+type sharedRecorder[Out any] struct {
+	entry *cachedResult[Out]
+	log   *RequestLog
+}
+
+func (r *sharedRecorder[Out]) recordExecution(e Execution) {
+	r.entry.events = e.Events
+	if r.log != nil {
+		r.log.add(e)
+	}
 }
 
 // sharedObserver collects the values of a shared execution and resolves
@@ -160,8 +169,9 @@ func (c *cachedResult[Out]) resolve(values []Out, err error) {
 // first caller of a cache key starts the shared execution, later ones
 // wait for it and are served from the cache. ok is false when the cache
 // cannot serve this command (see joinCache).
-func executeCached[In, Out any](ctx context.Context, p *pipeline[In, Out], rc *requestContext, in In, cacheKey string) (v Out, err error, ok bool) {
-	entry, owner, ok := joinCache[Out](ctx, rc, requestCacheKey{key: p.k.key, cacheKey: cacheKey})
+func executeCached[In, Out any](ctx context.Context, ex executor[In, Out], rc *requestContext, in In, cacheKey string) (v Out, err error, ok bool) {
+	k := ex.state()
+	entry, owner, ok := joinCache[Out](ctx, rc, requestCacheKey{key: k.key, cacheKey: cacheKey})
 	if !ok {
 		return v, nil, false
 	}
@@ -169,20 +179,20 @@ func executeCached[In, Out any](ctx context.Context, p *pipeline[In, Out], rc *r
 		// A semaphore-isolated run holds this goroutine: the caller's
 		// leaving must still be noticed meanwhile.
 		stop := context.AfterFunc(ctx, entry.leave)
-		startShared(p, entry, in)
+		startShared(ex, entry, in)
 		if left := !stop(); (left && !entry.res.isResolved()) || (!left && !entry.wait(ctx)) {
 			return v, ctx.Err(), true
 		}
 		vs, err := entry.res.result()
 		return lastOf(vs), err, true
 	}
-	start := p.k.registry.clock.Now()
-	p.k.cacheHitHook()
+	start := k.registry.clock.Now()
+	k.cacheHitHook()
 	if !entry.wait(ctx) {
-		recordCacheHit(p.k, rc.logFor(p.k), start, nil)
+		recordCacheHit(k, rc.logFor(k), start, nil)
 		return v, ctx.Err(), true
 	}
-	recordCacheHit(p.k, rc.logFor(p.k), start, &entry.events)
+	recordCacheHit(k, rc.logFor(k), start, &entry.events)
 	vs, err := entry.res.result()
 	return lastOf(vs), err, true
 }
@@ -191,27 +201,28 @@ func executeCached[In, Out any](ctx context.Context, p *pipeline[In, Out], rc *r
 // on: each subscription joins the entry of the cache key, starting its
 // execution if it is the first, and receives the values and the terminal
 // event of the shared execution.
-func (p *pipeline[In, Out]) cachedObservable(rc *requestContext, callerCtx context.Context, in In, cacheKey string) observable.Observable[Out] {
+func cachedObservable[In, Out any](ex executor[In, Out], rc *requestContext, callerCtx context.Context, in In, cacheKey string) observable.Observable[Out] {
+	k := ex.state()
 	return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
-		entry, owner, ok := joinCache[Out](callerCtx, rc, requestCacheKey{key: p.k.key, cacheKey: cacheKey})
+		entry, owner, ok := joinCache[Out](callerCtx, rc, requestCacheKey{key: k.key, cacheKey: cacheKey})
 		if !ok {
-			var ended func(*execution)
-			if log := rc.logFor(p.k); log != nil {
-				ended = log.record
+			var rec executionRecorder
+			if log := rc.logFor(k); log != nil {
+				rec = log
 			}
-			p.observableEnded(callerCtx, in, ended).Subscribe(subCtx, o)
+			ex.observeRecorded(callerCtx, in, rec).Subscribe(subCtx, o)
 			return
 		}
-		start := p.k.registry.clock.Now()
+		start := k.registry.clock.Now()
 		var d *departure
 		if owner {
 			d = watchDeparture(subCtx, callerCtx, entry.leave)
-			startShared(p, entry, in)
+			startShared(ex, entry, in)
 		} else {
-			p.k.cacheHitHook()
+			k.cacheHitHook()
 			d = watchDeparture(subCtx, callerCtx, func() {
 				entry.leave()
-				recordCacheHit(p.k, rc.logFor(p.k), start, nil)
+				recordCacheHit(k, rc.logFor(k), start, nil)
 			})
 		}
 		entry.res.whenResolved(func() {
@@ -219,7 +230,7 @@ func (p *pipeline[In, Out]) cachedObservable(rc *requestContext, callerCtx conte
 				return // the subscriber left first
 			}
 			if !owner {
-				recordCacheHit(p.k, rc.logFor(p.k), start, &entry.events)
+				recordCacheHit(k, rc.logFor(k), start, &entry.events)
 			}
 			vs, err := entry.res.result()
 			for _, v := range vs {

@@ -3,14 +3,28 @@ package command
 import (
 	"context"
 
-	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
-// executeInRequest is Execute once request contexts or cache keys exist:
-// the request cache when the command has a cache key and its cache is on,
-// the request log when ctx carries a request context.
-func (c *Command[In, Out]) executeInRequest(ctx context.Context, in In) (Out, error) {
+// executor is either kind of command, as the request cache and the
+// request log see it: the Observable of one execution, whose end rec (when
+// not nil) sees just before its Completion is published.
+type executor[In, Out any] interface {
+	state() *keyState
+	observeRecorded(callerCtx context.Context, in In, rec executionRecorder) observable.Observable[Out]
+}
+
+func (c *Command[In, Out]) state() *keyState { return c.k }
+
+func (c *Command[In, Out]) observeRecorded(ctx context.Context, in In, rec executionRecorder) observable.Observable[Out] {
+	return observable.FromSingle[Out](&single[In, Out]{c: c, ctx: ctx, in: in, rec: rec})
+}
+
+// callInRequest is Execute once request contexts or cache keys exist: the
+// request cache when the command has a cache key and its cache is on, the
+// request log when the context carries a request context.
+func (x *single[In, Out]) callInRequest() (Out, error) {
+	c, ctx := x.c, x.ctx
 	if err := ctx.Err(); err != nil {
 		var zero Out
 		return zero, err
@@ -21,79 +35,39 @@ func (c *Command[In, Out]) executeInRequest(ctx context.Context, in In) (Out, er
 			var zero Out
 			return zero, c.k.noRequestContext()
 		}
-		ck, err := cacheKeyOf(c.k.key, c.cacheKey, in)
+		ck, err := cacheKeyOf(c.k.key, c.cacheKey, x.in)
 		if err != nil {
 			var zero Out
 			return zero, err
 		}
-		if v, err, ok := executeCached(ctx, c.pipe, rc, in, ck); ok {
+		if v, err, ok := executeCached[In, Out](ctx, c, rc, x.in, ck); ok {
 			return v, err
 		}
 	}
 	if log := rc.logFor(c.k); log != nil {
-		return c.executeWith(ctx, in, 0, log)
+		x.rec = log
 	}
-	return c.executeWith(ctx, in, 0, nil)
+	return x.Call(ctx)
 }
 
-// executeWith is Execute's fused path for an execution that serves
-// collapsed requests (it records COLLAPSED collapsed times) or that
-// somebody must see once it has ended (rec, told just before the
-// Completion is published). The execution stays on the stack.
-func (c *Command[In, Out]) executeWith(ctx context.Context, in In, collapsed int, rec executionRecorder) (Out, error) {
-	if err := ctx.Err(); err != nil {
-		var zero Out
-		return zero, err
-	}
-	var e execution
-	e.begin(c.k)
-	if collapsed > 0 {
-		e.markCollapsed(collapsed)
-	}
-	var v Out
-	var err error
-	switch {
-	case !e.attempt():
-		v, err = c.fallBack(ctx, &e, in, ShortCircuitFailure, ErrShortCircuited)
-	case e.cfg.Isolation == SemaphoreIsolation:
-		v, err = c.executeWithSemaphore(ctx, &e, in)
-	default:
-		v, err = c.executeInPool(ctx, &e, in)
-	}
-	if rec != nil {
-		rec.recordExecution(e.logRecord())
-	}
-	e.finish(e.endTime())
-	return v, err
-}
-
-// markCollapsed records that the execution serves n collapsed requests, as
-// Hystrix's markAsCollapsedCommand: COLLAPSED n times in the result, once
-// to the notifiers.
-func (e *execution) markCollapsed(n int) {
-	e.completion.Events[metricsstream.Collapsed] += int32(n)
-	if e.hooked() {
-		notify(e.global, e.local, e.k.key, metricsstream.Collapsed)
-	}
-}
-
-// requestObservable is the pipeline's Observable once request contexts or
-// cache keys exist: the request cache when cacheKey is set and the key's
-// cache is on, the request log when ctx carries a request context.
-func (p *pipeline[In, Out]) requestObservable(ctx context.Context, in In, cacheKey func(In) string) observable.Observable[Out] {
+// requestObservable is ToObservable of ex once request contexts or cache
+// keys exist: the request cache when cacheKey is set and the key's cache
+// is on, the request log when ctx carries a request context.
+func requestObservable[In, Out any](ex executor[In, Out], ctx context.Context, in In, cacheKey func(In) string) observable.Observable[Out] {
+	k := ex.state()
 	rc := requestContextOf(ctx)
-	if cacheKey != nil && !p.k.config.Load().RequestCacheDisabled {
+	if cacheKey != nil && !k.config.Load().RequestCacheDisabled {
 		if rc == nil {
-			return observable.Error[Out](p.k.noRequestContext())
+			return observable.Error[Out](k.noRequestContext())
 		}
-		ck, err := cacheKeyOf(p.k.key, cacheKey, in)
+		ck, err := cacheKeyOf(k.key, cacheKey, in)
 		if err != nil {
 			return observable.Error[Out](err)
 		}
-		return p.cachedObservable(rc, ctx, in, ck)
+		return cachedObservable(ex, rc, ctx, in, ck)
 	}
-	if log := rc.logFor(p.k); log != nil {
-		return p.observableEnded(ctx, in, log.record)
+	if log := rc.logFor(k); log != nil {
+		return ex.observeRecorded(ctx, in, log)
 	}
-	return p.observableEnded(ctx, in, nil)
+	return ex.observeRecorded(ctx, in, nil)
 }

@@ -7,6 +7,9 @@ import "context"
 // if the Observable completes without a value, the Observable's error if
 // it fails first, and ctx's error if ctx is done first.
 func (o Observable[T]) First(ctx context.Context) (T, error) {
+	if s, ok := singleOf(o); ok {
+		return s.Call(orBackground(ctx))
+	}
 	c := &collector[T]{first: true}
 	c.init(ctx)
 	o.run(&c.scope, c)
@@ -18,6 +21,9 @@ func (o Observable[T]) First(ctx context.Context) (T, error) {
 // the Observable's error if it failed, and ctx's error if ctx is done
 // first.
 func (o Observable[T]) Last(ctx context.Context) (T, error) {
+	if s, ok := singleOf(o); ok {
+		return s.Call(orBackground(ctx))
+	}
 	c := &collector[T]{}
 	c.init(ctx)
 	o.run(&c.scope, c)
@@ -29,6 +35,13 @@ func (o Observable[T]) Last(ctx context.Context) (T, error) {
 // before the Observable failed and its error, or nil and ctx's error if
 // ctx is done first.
 func (o Observable[T]) ToSlice(ctx context.Context) ([]T, error) {
+	if s, ok := singleOf(o); ok {
+		v, err := s.Call(orBackground(ctx))
+		if err != nil {
+			return nil, err
+		}
+		return []T{v}, nil
+	}
 	c := &sliceCollector[T]{}
 	c.init(ctx)
 	o.run(&c.scope, c)
@@ -85,6 +98,15 @@ func (c *collector[T]) OnCompleted() {
 	}
 }
 
+// OnResult is a Single's result: collector is the SingleObserver of
+// the fused Future.
+func (c *collector[T]) OnResult(v T, err error) {
+	if c.state.Load() == scopeLive {
+		c.value, c.failure, c.has = v, err, err == nil
+		c.endAs(scopeDone)
+	}
+}
+
 // wait blocks until the subscription has ended and returns its result.
 func (c *collector[T]) wait() (T, error) {
 	if !c.ended() {
@@ -128,3 +150,11 @@ func (c *sliceCollector[T]) OnError(err error) {
 }
 
 func (c *sliceCollector[T]) OnCompleted() { c.endAs(scopeDone) }
+
+// orBackground returns ctx, or context.Background for a nil ctx.
+func orBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
+}

@@ -36,6 +36,18 @@ func (o Observable[T]) ToFutureOn(ctx context.Context, sch Scheduler) *Future[T]
 	if !f.c.live() {
 		return f
 	}
+	if s, ok := singleOf(o); ok {
+		// The Future is the Single's observer. An asynchronous Single
+		// needs no goroutine of ours to keep the caller free.
+		if sch == Immediate || (sch == NewGoroutine && s.Async()) {
+			s.SubscribeSingle(&f.c.scope, &f.c)
+			return f
+		}
+		if err := sch.Schedule(&f.c.scope, func() { s.SubscribeSingle(&f.c.scope, &f.c) }); err != nil {
+			f.c.OnError(err)
+		}
+		return f
+	}
 	if err := sch.Schedule(&f.c.scope, f.run(o)); err != nil {
 		f.c.OnError(err)
 	}

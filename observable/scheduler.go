@@ -49,6 +49,9 @@ func (o Observable[T]) SubscribeOn(sch Scheduler) Observable[T] {
 	if sch == nil {
 		panic("observable: SubscribeOn with nil sch")
 	}
+	if s, ok := singleOf(o); ok {
+		return FromSingle[T](scheduledSingle[T]{s: s, sch: sch})
+	}
 	return Observable[T]{src: sourceFunc[T](func(s *scope, down Observer[T]) {
 		if err := sch.Schedule(s, func() { o.run(s, down) }); err != nil {
 			down.OnError(err)

@@ -19,6 +19,11 @@ func Zip2[A, B, R any](a Observable[A], b Observable[B], f func(A, B) R) Observa
 	if f == nil {
 		panic("observable: Zip2 with nil f")
 	}
+	if sa, ok := singleOf(a); ok {
+		if sb, ok := singleOf(b); ok {
+			return FromSingle[R](&zipSingle[A, B, R]{a: sa, b: sb, f: f})
+		}
+	}
 	return Observable[R]{src: &zipSource[A, B, R]{a: a, b: b, f: f}}
 }
 

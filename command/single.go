@@ -1,0 +1,41 @@
+package command
+
+import (
+	"context"
+
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// single is one execution of a Command as an observable.Single: the
+// source of ToObservable's Observable. First of that Observable is Call,
+// on the calling goroutine, as Execute; any other subscription is
+// SubscribeSingle. ctx is the context ToObservable was given; collapsed and
+// rec are those of Command.call.
+type single[In, Out any] struct {
+	c         *Command[In, Out]
+	ctx       context.Context
+	in        In
+	collapsed int
+	rec       executionRecorder
+}
+
+// Call executes the command on the calling goroutine, with subCtx and the
+// caller's context both reaching run.
+func (x *single[In, Out]) Call(subCtx context.Context) (Out, error) {
+	ctx, stop := joinContexts(subCtx, x.ctx)
+	v, err := x.c.call(ctx, x.in, x.collapsed, x.rec)
+	stop()
+	return v, err
+}
+
+// SubscribeSingle executes the command for a subscriber, which may leave
+// before the result.
+func (x *single[In, Out]) SubscribeSingle(subCtx context.Context, r observable.SingleObserver[Out]) {
+	x.c.subscribe(x.ctx, subCtx, x.in, x.collapsed, x.rec, r)
+}
+
+// Async reports whether SubscribeSingle returns before the result: under
+// pool isolation a worker runs run.
+func (x *single[In, Out]) Async() bool {
+	return x.c.k.config.Load().Isolation != SemaphoreIsolation
+}

@@ -1,0 +1,87 @@
+package command
+
+import "github.com/rxhystrix/rxhystrix/metricsstream"
+
+// The stages of one execution, each in one place, as Hystrix's
+// AbstractCommand.toObservable chains them:
+//
+//	applyHystrixSemantics                 execution.admit: the breaker, then under semaphore
+//	                                      isolation the execution permit
+//	executeCommandWithSpecifiedIsolation  run on the caller (runHere) or a pool worker
+//	                                      (executeInPool, subscription.submit), under the
+//	                                      timeout (runContextFor)
+//	markEmits, markOnCompleted, onError   execution.concluded: the run's event and the
+//	                                      breaker's verdict
+//	handleFallback                        fallbackPermitted, callFallback, fallbackDone
+//	handleCommandEnd, unsubscribe         execution.finish: one Completion, every permit back
+//
+// Two drivers move an execution through them. Command.call runs it on
+// the calling goroutine and returns its result: Execute, First of
+// ToObservable, the request log and the collapser's batch. subscription
+// runs it for a subscriber that may leave, or be answered by a timer,
+// while run still runs: Queue, Observe and every other subscription.
+// Neither repeats a stage.
+
+// Pseudo failure types that concluded returns besides the real ones.
+const (
+	noFailure    FailureType = -1 // run succeeded: its value stands
+	runCancelled FailureType = -2 // the caller left: its context's error stands
+)
+
+// admit asks the breaker for permission and, under semaphore isolation,
+// takes an execution permit. It returns the failure that refused the
+// execution, or noFailure.
+func (e *execution) admit() FailureType {
+	switch {
+	case !e.attempt():
+		return ShortCircuitFailure
+	case e.cfg.Isolation == SemaphoreIsolation && !e.acquire():
+		return SemaphoreRejectedFailure
+	}
+	return noFailure
+}
+
+// concluded records how run ended, at now (see execution.start), and
+// returns what follows: noFailure (run's value stands), runCancelled, or
+// the failure the fallback stage handles, with its cause.
+func (e *execution) concluded(o outcome, err error, now int64) (FailureType, error) {
+	switch o {
+	case outcomeSuccess:
+		e.succeeded(now)
+		e.hook(func(h ExecutionHook) { h.Success(e.k.key) })
+		return noFailure, nil
+	case outcomeCancelled:
+		e.cancelled(now)
+		return runCancelled, nil
+	}
+	failure := e.failed(o, err, now)
+	return failure, causeOf(failure, err)
+}
+
+// fallbackDone records how the fallback ended and returns the caller's
+// error: nil after FALLBACK_SUCCESS, the *Error with the fallback's error
+// after FALLBACK_FAILURE.
+func (e *execution) fallbackDone(cmdErr *Error, err error) error {
+	if err != nil {
+		return e.fallbackFailed(cmdErr, err)
+	}
+	e.fallbackSucceeded()
+	return nil
+}
+
+// badRequest is the fallback stage of a bad request: no fallback runs, and
+// run's error is returned as it is.
+func (e *execution) badRequest(cause error) error {
+	e.hook(func(h ExecutionHook) { h.Error(e.k.key, BadRequestFailure, cause) })
+	return cause
+}
+
+// markCollapsed records that the execution serves n collapsed requests, as
+// Hystrix's markAsCollapsedCommand: COLLAPSED n times in the result, once
+// to the notifiers.
+func (e *execution) markCollapsed(n int) {
+	e.completion.Events[metricsstream.Collapsed] += int32(n)
+	if e.hooked() {
+		notify(e.global, e.local, e.k.key, metricsstream.Collapsed)
+	}
+}

@@ -1,0 +1,142 @@
+package observable
+
+import "context"
+
+// Single is the source of an Observable of exactly one result: one value
+// then completion, or an error. An Observable made by [FromSingle] is an
+// Observable like any other, and the operators that wait for one result
+// recognise it and take the result straight from the Single, with none of
+// a subscription's machinery (RxJava's and Reactor's scalar fusion):
+//
+//   - [Observable.First], [Observable.Last] and [Observable.ToSlice] call
+//     Call on the calling goroutine;
+//   - [Observable.ToFuture], [Observable.ToFutureOn] and
+//     [Observable.ReplayNow] hand their Future or their subject to
+//     SubscribeSingle, on the caller's goroutine when the Single is
+//     asynchronous and ToFuture would otherwise start one;
+//   - [Zip2] of two Singles is a Single, and [Observable.SubscribeOn] of a
+//     Single is an asynchronous Single.
+//
+// Every other operator subscribes as it would to any source: the Single's
+// SubscribeSingle delivers to the subscriber's observer.
+type Single[T any] interface {
+	// Call computes the result on the calling goroutine and returns it.
+	// ctx is done once the caller no longer wants the result; Call then
+	// returns ctx's error, at the latest when the work it does on the
+	// calling goroutine returns.
+	Call(ctx context.Context) (T, error)
+	// SubscribeSingle computes the result for one subscription, whose
+	// context is ctx, and hands it to r exactly once, from any goroutine:
+	// the result, or ctx's error if ctx ended before it. It may return
+	// before r is told (see Async) or after.
+	SubscribeSingle(ctx context.Context, r SingleObserver[T])
+	// Async reports whether SubscribeSingle returns without waiting for
+	// the result, which other goroutines compute, so that a caller who
+	// must not block need not start a goroutine of its own for it.
+	Async() bool
+}
+
+// SingleObserver receives the result of a [Single]: a value with a nil
+// error, or an error.
+type SingleObserver[T any] interface {
+	OnResult(v T, err error)
+}
+
+// FromSingle returns the cold Observable of s: each subscription asks s
+// for a result, and emits its value and completes, or fails with its
+// error.
+//
+// It panics if s is nil.
+func FromSingle[T any](s Single[T]) Observable[T] {
+	if s == nil {
+		panic("observable: FromSingle with nil s")
+	}
+	return Observable[T]{src: singleSource[T]{s}}
+}
+
+// FromFunc returns the cold Observable that calls f at each subscription,
+// on the subscribing goroutine, with the subscription's context, and emits
+// its value and completes, or fails with its error. It is a [Single]: First
+// of it is a call of f.
+//
+// It panics if f is nil.
+func FromFunc[T any](f func(ctx context.Context) (T, error)) Observable[T] {
+	if f == nil {
+		panic("observable: FromFunc with nil f")
+	}
+	return FromSingle[T](funcSingle[T](f))
+}
+
+// singleSource is the source of an Observable made by FromSingle.
+type singleSource[T any] struct{ s Single[T] }
+
+func (ss singleSource[T]) subscribe(s *scope, o Observer[T]) {
+	ss.s.SubscribeSingle(s, singleToObserver[T]{o})
+}
+
+// singleOf returns o's Single, if its source is one.
+func singleOf[T any](o Observable[T]) (Single[T], bool) {
+	ss, ok := o.src.(singleSource[T])
+	return ss.s, ok
+}
+
+// singleToObserver delivers a Single's result to an Observer.
+type singleToObserver[T any] struct{ o Observer[T] }
+
+func (d singleToObserver[T]) OnResult(v T, err error) {
+	if err != nil {
+		d.o.OnError(err)
+		return
+	}
+	d.o.OnNext(v)
+	d.o.OnCompleted()
+}
+
+// funcSingle is the Single of FromFunc.
+type funcSingle[T any] func(ctx context.Context) (T, error)
+
+func (f funcSingle[T]) Call(ctx context.Context) (T, error) {
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, err
+	}
+	return f(ctx)
+}
+
+func (f funcSingle[T]) SubscribeSingle(ctx context.Context, r SingleObserver[T]) {
+	r.OnResult(f.Call(ctx))
+}
+
+func (funcSingle[T]) Async() bool { return false }
+
+// scheduledSingle is SubscribeOn of a Single: its SubscribeSingle runs
+// s's on sch.
+type scheduledSingle[T any] struct {
+	s   Single[T]
+	sch Scheduler
+}
+
+// Call waits for the result computed on sch: the Single's work runs where
+// SubscribeOn says, whoever asks.
+func (q scheduledSingle[T]) Call(ctx context.Context) (T, error) { return callBySubscribing[T](ctx, q) }
+
+func (q scheduledSingle[T]) SubscribeSingle(ctx context.Context, r SingleObserver[T]) {
+	if err := q.sch.Schedule(ctx, func() { q.s.SubscribeSingle(ctx, r) }); err != nil {
+		var zero T
+		r.OnResult(zero, err)
+	}
+}
+
+func (q scheduledSingle[T]) Async() bool { return q.sch != Immediate }
+
+// callBySubscribing is Call for a Single that computes on other
+// goroutines: it subscribes and waits.
+func callBySubscribing[T any](ctx context.Context, s Single[T]) (T, error) {
+	c := &collector[T]{first: true}
+	c.init(ctx)
+	if !c.live() {
+		return c.result()
+	}
+	s.SubscribeSingle(&c.scope, c)
+	return c.wait()
+}

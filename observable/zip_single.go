@@ -1,0 +1,98 @@
+package observable
+
+import (
+	"context"
+	"sync"
+)
+
+// zipSingle is Zip2 of two Singles: a Single too. Two synchronous Singles
+// are called one after the other on the caller's goroutine, a first, as
+// Zip2 subscribes them; when either is asynchronous, both are subscribed
+// at once and the first error ends the other.
+type zipSingle[A, B, R any] struct {
+	a Single[A]
+	b Single[B]
+	f func(A, B) R
+}
+
+func (z *zipSingle[A, B, R]) Async() bool { return z.a.Async() || z.b.Async() }
+
+func (z *zipSingle[A, B, R]) Call(ctx context.Context) (R, error) {
+	var zero R
+	if z.Async() {
+		return callBySubscribing[R](ctx, z)
+	}
+	va, err := z.a.Call(ctx)
+	if err != nil {
+		return zero, err
+	}
+	vb, err := z.b.Call(ctx)
+	if err != nil {
+		return zero, err
+	}
+	return z.f(va, vb), nil
+}
+
+func (z *zipSingle[A, B, R]) SubscribeSingle(ctx context.Context, r SingleObserver[R]) {
+	j := &zipJoin[A, B, R]{f: z.f, r: r}
+	j.init(ctx)
+	z.a.SubscribeSingle(&j.scope, (*zipJoinA[A, B, R])(j))
+	if j.live() {
+		z.b.SubscribeSingle(&j.scope, (*zipJoinB[A, B, R])(j))
+	}
+}
+
+// zipJoin waits for both results of a zipSingle's subscription; its scope
+// is the context both Singles see, ended once the pair is complete or
+// either failed.
+type zipJoin[A, B, R any] struct {
+	scope
+	f func(A, B) R
+	r SingleObserver[R]
+
+	mu         sync.Mutex
+	va         A
+	vb         B
+	hasA, hasB bool
+	told       bool
+}
+
+// result records one side's result and, once the pair is complete or on
+// the first error, tells r, once, and ends the join's scope.
+func (j *zipJoin[A, B, R]) result(set func(), err error) {
+	j.mu.Lock()
+	if j.told {
+		j.mu.Unlock()
+		return
+	}
+	if err == nil {
+		set()
+	}
+	done := err != nil || (j.hasA && j.hasB)
+	j.told = done
+	j.mu.Unlock()
+	if !done {
+		return
+	}
+	var v R
+	if err == nil {
+		v = j.f(j.va, j.vb)
+	}
+	j.r.OnResult(v, err)
+	j.cancel(context.Canceled)
+}
+
+type (
+	zipJoinA[A, B, R any] zipJoin[A, B, R]
+	zipJoinB[A, B, R any] zipJoin[A, B, R]
+)
+
+func (a *zipJoinA[A, B, R]) OnResult(v A, err error) {
+	j := (*zipJoin[A, B, R])(a)
+	j.result(func() { j.va, j.hasA = v, true }, err)
+}
+
+func (b *zipJoinB[A, B, R]) OnResult(v B, err error) {
+	j := (*zipJoin[A, B, R])(b)
+	j.result(func() { j.vb, j.hasB = v, true }, err)
+}
