@@ -8,7 +8,7 @@ import "context"
 // collapsed requests (COLLAPSED is recorded that often) and tells rec,
 // when not nil, of the execution just before its Completion is published.
 // The execution stays on the caller's stack.
-func (c *Command[In, Out]) call(ctx context.Context, in In, collapsed int, rec executionRecorder) (Out, error) {
+func (c *core[In, Out]) call(ctx context.Context, in In, collapsed int, rec executionRecorder) (Out, error) {
 	if err := ctx.Err(); err != nil {
 		var zero Out
 		return zero, err
@@ -37,7 +37,7 @@ func (c *Command[In, Out]) call(ctx context.Context, in In, collapsed int, rec e
 
 // runHere runs run on the caller's goroutine under the execution permit
 // admit took, with the timeout as run's context deadline.
-func (c *Command[In, Out]) runHere(ctx context.Context, e *execution, in In) (Out, error) {
+func (c *core[In, Out]) runHere(ctx context.Context, e *execution, in In) (Out, error) {
 	e.runStarted()
 	runCtx, deadline, end := runContextFor(ctx, c.k.registry.clock, e.start, e.cfg.Timeout)
 	v, err := callRun(c.run, runCtx, in)
@@ -49,7 +49,7 @@ func (c *Command[In, Out]) runHere(ctx context.Context, e *execution, in In) (Ou
 
 // conclude records how run ended, at now, and produces the caller's
 // result: run's value, ctx's error, or the fallback stage's.
-func (c *Command[In, Out]) conclude(ctx context.Context, e *execution, in In, o outcome, v Out, err error, now int64) (Out, error) {
+func (c *core[In, Out]) conclude(ctx context.Context, e *execution, in In, o outcome, v Out, err error, now int64) (Out, error) {
 	switch failure, cause := e.concluded(o, err, now); failure {
 	case noFailure:
 		return v, nil
@@ -64,7 +64,7 @@ func (c *Command[In, Out]) conclude(ctx context.Context, e *execution, in In, o 
 // fallBack is the fallback stage on the caller's goroutine: the fallback
 // under its permit, or the error Hystrix's getFallbackOrThrowException
 // would raise.
-func (c *Command[In, Out]) fallBack(ctx context.Context, e *execution, in In, failure FailureType, cause error) (Out, error) {
+func (c *core[In, Out]) fallBack(ctx context.Context, e *execution, in In, failure FailureType, cause error) (Out, error) {
 	var zero Out
 	if failure == BadRequestFailure {
 		return zero, e.badRequest(cause)

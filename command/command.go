@@ -3,7 +3,6 @@ package command
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
@@ -15,13 +14,9 @@ import (
 // A Command is safe for concurrent use and is made once and executed many
 // times (unlike a Hystrix command instance, which runs once).
 type Command[In, Out any] struct {
-	k        *keyState
-	run      func(context.Context, In) (Out, error)
-	fallback fallbackFunc[In, Out]
+	core[In, Out]
 	fbObs    func(context.Context, In, error) observable.Observable[Out]
 	cacheKey func(In) string
-	poolKey  func(In) string
-	calls    sync.Pool // *poolCall[In, Out]
 }
 
 // New returns a command of key that calls run. Commands made with the same
@@ -35,11 +30,13 @@ func New[In, Out any](key string, run func(context.Context, In) (Out, error), op
 	mustKey("New", key)
 	o := buildOptions("New", key, opts)
 	c := &Command[In, Out]{
-		run:      run,
-		fallback: typed[func(context.Context, In, error) (Out, error)]("New", key, "WithFallback", o.fallback),
+		core: core[In, Out]{
+			run:      run,
+			fallback: typed[func(context.Context, In, error) (Out, error)]("New", key, "WithFallback", o.fallback),
+			poolKey:  typed[func(In) string]("New", key, "WithPoolKey", o.poolKey),
+		},
 		fbObs:    typed[func(context.Context, In, error) observable.Observable[Out]]("New", key, "WithFallbackObservable", o.fallbackObs),
 		cacheKey: typed[func(In) string]("New", key, "WithCacheKey", o.cacheKey),
-		poolKey:  typed[func(In) string]("New", key, "WithPoolKey", o.poolKey),
 	}
 	var cfg Config
 	if o.config != nil {

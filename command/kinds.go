@@ -72,8 +72,7 @@ func scalarFallback[In, Out any](f fallbackFunc[In, Out]) func(context.Context, 
 // semaphore-isolated unless WithIsolation(PoolIsolation) says otherwise,
 // as in Hystrix. It is safe for concurrent use.
 type ObservableCommand[In, Out any] struct {
-	k        *keyState
-	pipe     *pipeline[In, Out]
+	core[In, Out]
 	cacheKey func(In) string
 }
 
@@ -95,14 +94,11 @@ func NewObservable[In, Out any](key string, construct func(context.Context, In) 
 		cfg.Isolation = *o.isolation
 	}
 	c.k = o.registry.stateWithDefault(key, cfg, SemaphoreIsolation)
-	c.pipe = &pipeline[In, Out]{
-		k:         c.k,
-		construct: construct,
-		poolKey:   typed[func(In) string]("NewObservable", key, "WithPoolKey", o.poolKey),
-		fallback:  typed[func(context.Context, In, error) observable.Observable[Out]]("NewObservable", key, "WithFallbackObservable", o.fallbackObs),
-	}
-	if fb := typed[func(context.Context, In, error) (Out, error)]("NewObservable", key, "WithFallback", o.fallback); fb != nil && c.pipe.fallback == nil {
-		c.pipe.fallback = scalarFallback(fb)
+	c.construct = construct
+	c.poolKey = typed[func(In) string]("NewObservable", key, "WithPoolKey", o.poolKey)
+	c.fallbackObs = typed[func(context.Context, In, error) observable.Observable[Out]]("NewObservable", key, "WithFallbackObservable", o.fallbackObs)
+	if fb := typed[func(context.Context, In, error) (Out, error)]("NewObservable", key, "WithFallback", o.fallback); fb != nil && c.fallbackObs == nil {
+		c.fallbackObs = scalarFallback(fb)
 	}
 	return c
 }
@@ -121,9 +117,17 @@ func (c *ObservableCommand[In, Out]) Breaker() *breaker.Breaker { return c.k.bre
 func (c *ObservableCommand[In, Out]) ToObservable(ctx context.Context, in In) observable.Observable[Out] {
 	ctx = orBackground(ctx)
 	if requestScoped.Load() {
-		return requestObservable[In, Out](c.pipe, ctx, in, c.cacheKey)
+		return requestObservable[In, Out](c, ctx, in, c.cacheKey)
 	}
-	return c.pipe.observableEnded(ctx, in, nil)
+	return c.observeRecorded(ctx, in, nil)
+}
+
+// observeRecorded is the Observable of one execution per subscription,
+// whose end rec, when not nil, sees.
+func (c *ObservableCommand[In, Out]) observeRecorded(ctx context.Context, in In, rec executionRecorder) observable.Observable[Out] {
+	return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
+		c.subscribe(ctx, subCtx, in, 0, rec, nil, o)
+	})
 }
 
 // Observe starts the command at once and returns a hot Observable that

@@ -32,7 +32,7 @@ const yieldEvery = 16
 // between the worker finishing and the caller leaving recycles it: the
 // caller after it read the result, the worker when the caller has gone.
 type poolCall[In, Out any] struct {
-	cmd   *Command[In, Out]
+	cmd   *core[In, Out]
 	ctx   context.Context
 	in    In
 	out   Out
@@ -58,7 +58,7 @@ type poolCall[In, Out any] struct {
 	workStart int64
 }
 
-func (c *Command[In, Out]) getCall(ctx context.Context, in In) *poolCall[In, Out] {
+func (c *core[In, Out]) getCall(ctx context.Context, in In) *poolCall[In, Out] {
 	call, _ := c.calls.Get().(*poolCall[In, Out])
 	if call == nil {
 		call = &poolCall[In, Out]{cmd: c, wait: newCallWait(c.k.registry.clock)}
@@ -130,11 +130,7 @@ func (call *poolCall[In, Out]) runFor(s *subscription[In, Out], p *pool, start i
 		p.release()
 		return unread
 	}
-	out, err := callRun(s.c.run, ctx, in)
-	end := s.c.k.registry.now()
-	p.release()
-	s.runReturned(out, err, end, true)
-	return end
+	return s.runOnWorker(p, ctx, in)
 }
 
 // startedConcurrency waits for a running call's worker to have recorded
@@ -180,7 +176,7 @@ func (call *poolCall[In, Out]) abandon() (int32, int64) {
 // its caller waits for it to return in any case, so handing it to
 // another goroutine would change nothing but the cost. It holds its slot
 // and is counted by the pool as any other.
-func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in In) (Out, error) {
+func (c *core[In, Out]) executeInPool(ctx context.Context, e *execution, in In) (Out, error) {
 	p, err := c.poolFor(e, in)
 	if err != nil {
 		var zero Out
@@ -260,7 +256,7 @@ func (c *Command[In, Out]) executeInPool(ctx context.Context, e *execution, in I
 
 // executeHere runs run on the caller's goroutine in a slot of p that it
 // has entered.
-func (c *Command[In, Out]) executeHere(ctx context.Context, e *execution, in In, p *pool) (Out, error) {
+func (c *core[In, Out]) executeHere(ctx context.Context, e *execution, in In, p *pool) (Out, error) {
 	p.recorder.MarkStartedAt(e.start, p.active())
 	e.runStarted()
 	v, err := callRun(c.run, ctx, in)
@@ -272,7 +268,7 @@ func (c *Command[In, Out]) executeHere(ctx context.Context, e *execution, in In,
 
 // poolFor returns the pool of this call, or the *KeyFuncError of a pool
 // key function that failed.
-func (c *Command[In, Out]) poolFor(e *execution, in In) (*pool, error) {
+func (c *core[In, Out]) poolFor(e *execution, in In) (*pool, error) {
 	return poolOf(e, c.poolKey, in)
 }
 

@@ -89,7 +89,7 @@ func assertEveryExecutionAccounted(t *testing.T, clk *clock.Manual, m *metricsst
 	counts := m.CumulativeCounts()
 	assert.Equal(t, int64(n),
 		counts[metricsstream.Success]+counts[metricsstream.Timeout]+counts[metricsstream.PoolRejected],
-		"each execution succeeded, timed out or was rejected")
+		"each execution succeeded, timed out or was rejected: %v", counts)
 }
 
 // awaitProgress waits for done, failing the test with every goroutine's

@@ -240,3 +240,34 @@ func (c *deadlineContext) release(w *contextWaiters) {
 	}
 	w.afterFuncs.End()
 }
+
+// streamContext is the context of an ObservableCommand's Observable under
+// a timeout: it reports the deadline, but only the command's timer ends
+// it, with context.DeadlineExceeded, since the first value disarms the
+// timeout and the stream may then run past the deadline.
+type streamContext struct {
+	context.Context // made by context.WithCancelCause
+	deadline        time.Time
+}
+
+// newStreamContext returns the stream's context, due at due (Unix
+// nanoseconds), and the function that ends it with a cause.
+func newStreamContext(parent context.Context, due int64) (streamContext, context.CancelCauseFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	return streamContext{Context: ctx, deadline: time.Unix(0, due)}, cancel
+}
+
+func (c streamContext) Deadline() (time.Time, bool) {
+	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
+		return d, true
+	}
+	return c.deadline, true
+}
+
+func (c streamContext) Err() error {
+	err := c.Context.Err()
+	if err != nil && context.Cause(c.Context) == context.DeadlineExceeded {
+		return context.DeadlineExceeded
+	}
+	return err
+}

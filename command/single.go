@@ -31,7 +31,7 @@ func (x *single[In, Out]) Call(subCtx context.Context) (Out, error) {
 // SubscribeSingle executes the command for a subscriber, which may leave
 // before the result.
 func (x *single[In, Out]) SubscribeSingle(subCtx context.Context, r observable.SingleObserver[Out]) {
-	x.c.subscribe(x.ctx, subCtx, x.in, x.collapsed, x.rec, r)
+	x.c.subscribe(x.ctx, subCtx, x.in, x.collapsed, x.rec, r, nil)
 }
 
 // Async reports whether SubscribeSingle returns before the result: under

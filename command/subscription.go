@@ -3,34 +3,44 @@ package command
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // The phases of a subscription's execution.
 const (
 	phaseAdmitting   = iota // begun; the breaker and permits are being asked
-	phaseRunning            // run runs, or waits in the pool's queue
+	phaseRunning            // the user's code runs, or waits in the pool's queue
 	phaseFallingBack        // the fallback runs
-	phaseDone               // the Completion is published and the result told
+	phaseDone               // the Completion is published; the terminal event is told or due
 )
 
 // subscription is one execution for a subscriber: the driver of Queue,
-// Observe and every subscription to ToObservable that is not a First (see
-// stages.go). Unlike Command.call's caller, its subscriber may leave while
-// run or the fallback still runs, and under semaphore isolation a timer
-// may answer it at the timeout while run still holds its goroutine, as
-// Hystrix's timeout operator does. So the goroutines that move the
-// execution on (the subscriber's, a pool worker, the timer, an
-// unsubscriber) take mu, and whichever ends it first tells r; later
-// arrivals find phaseDone and drop what they bring.
+// Observe, every subscription to a Command's ToObservable that is not a
+// First, and every execution of an ObservableCommand (see stages.go).
+// Unlike Command.call's caller, the subscriber may leave while the user's
+// code or the fallback still runs, and a timer may answer it at the
+// timeout while run still holds its goroutine, as Hystrix's timeout
+// operator does. So the goroutines that move the execution on (the
+// subscriber's, a pool worker, the user's Observable's, the timer, an
+// unsubscriber) take mu, and whichever ends the execution first tells the
+// subscriber; later arrivals find phaseDone and drop what they bring.
+//
+// The subscriber is a Single's observer (single) for a Command, or a
+// stream's (stream) for an ObservableCommand, whose values are told as
+// they come. A terminal event is never told while a value is being told:
+// one that comes meanwhile, from another goroutine or from the subscriber
+// leaving inside OnNext, is left to the goroutine telling the value.
 type subscription[In, Out any] struct {
-	c   *Command[In, Out]
-	in  In
-	r   observable.SingleObserver[Out]
-	rec executionRecorder
+	c      *core[In, Out]
+	in     In
+	single observable.SingleObserver[Out]
+	stream observable.Observer[Out]
+	rec    executionRecorder
 
 	callerCtx context.Context // the fallback's context
 	ctx       context.Context // run's parent: the subscription's and the caller's joined
@@ -42,21 +52,31 @@ type subscription[In, Out any] struct {
 	runCtx   context.Context
 	deadline *deadlineContext
 	endRun   context.CancelFunc
-	timer    clock.Timer
-	unwatch  [2]func() bool
-	queued   *poolCall[In, Out] // submitted to pl; taken out of its queue by an interrupt
-	pl       *pool
+	// timeOutStream ends an ObservableCommand's context at the timeout.
+	timeOutStream func()
+	timer         clock.Timer
+	unwatch       [2]func() bool
+	queued        *poolCall[In, Out] // submitted to pl; taken out of its queue by an interrupt
+	pl            *pool
+	emitted       bool // the user's Observable emitted: the timeout no longer applies
+
+	telling bool     // a value is being told to stream
+	due     *endNote // the terminal event left to the goroutine telling a value
+	slot    slotHold // the pool slot an ObservableCommand's worker holds
 }
 
+// endNote is a terminal event to tell.
+type endNote struct{ err error }
+
 // subscribe runs one execution for a subscriber whose context is subCtx,
-// and tells r its result.
-func (c *Command[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, collapsed int, rec executionRecorder, r observable.SingleObserver[Out]) {
+// and tells single (or stream) its result.
+func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, collapsed int, rec executionRecorder, single observable.SingleObserver[Out], stream observable.Observer[Out]) {
+	s := &subscription[In, Out]{c: c, in: in, single: single, stream: stream, rec: rec, callerCtx: callerCtx}
 	if err := subCtx.Err(); err != nil {
 		var zero Out
-		r.OnResult(zero, err)
+		s.tell(zero, err)
 		return
 	}
-	s := &subscription[In, Out]{c: c, in: in, r: r, rec: rec, callerCtx: callerCtx}
 	s.ctx, s.unjoin = joinContexts(subCtx, callerCtx)
 	s.e.begin(c.k)
 	if collapsed > 0 {
@@ -72,21 +92,38 @@ func (c *Command[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, c
 		return
 	}
 	s.unwatch = unwatch
+	if subCtx.Err() != nil || callerCtx.Err() != nil {
+		// The subscriber left before the watch was in place (while the
+		// Start hooks ran, say): nothing is taken for it.
+		s.cancelLocked()
+		return
+	}
 	if failure := s.e.admit(); failure != noFailure {
 		s.fallBack(failure, failure.sentinel())
 		return
 	}
 	s.phase = phaseRunning
-	s.runCtx, s.deadline, s.endRun = runContextFor(s.ctx, c.k.registry.clock, s.e.start, s.e.cfg.Timeout)
-	if s.e.cfg.Isolation == SemaphoreIsolation {
-		s.e.runStarted()
-		s.armTimeout()
-		s.mu.Unlock()
+	if c.construct != nil && s.e.cfg.Timeout > 0 {
+		var cancel context.CancelCauseFunc
+		s.runCtx, cancel = newStreamContext(s.ctx, deadlineAfter(s.e.start, s.e.cfg.Timeout))
+		s.timeOutStream = func() { cancel(context.DeadlineExceeded) }
+		s.endRun = func() { cancel(context.Canceled) }
+	} else {
+		s.runCtx, s.deadline, s.endRun = runContextFor(s.ctx, c.k.registry.clock, s.e.start, s.e.cfg.Timeout)
+	}
+	if s.e.cfg.Isolation != SemaphoreIsolation {
+		s.submit()
+		return
+	}
+	s.e.runStarted()
+	s.armTimeout()
+	s.mu.Unlock()
+	if c.run != nil {
 		v, err := callRun(c.run, s.runCtx, in)
 		s.runReturned(v, err, c.k.registry.now(), false)
 		return
 	}
-	s.submit()
+	safeSubscribe(s.runCtx, c.construct, in, (*bodyObserver[In, Out])(s), false, false)
 }
 
 // watch arranges for the end of the subscriber's and the caller's
@@ -100,15 +137,6 @@ func (s *subscription[In, Out]) watch(subCtx, callerCtx context.Context) (unwatc
 		unwatch[1] = afterEnd(callerCtx, s.cancel)
 	}
 	return unwatch
-}
-
-// stopAll calls the functions of fs that are not nil.
-func stopAll(fs [2]func() bool) {
-	for _, stop := range fs {
-		if stop != nil {
-			stop()
-		}
-	}
 }
 
 // afterEnd calls f once ctx ends, on the goroutine that ends it where ctx
@@ -125,6 +153,15 @@ func afterEnd(ctx context.Context, f func()) func() bool {
 	return context.AfterFunc(ctx, f)
 }
 
+// stopAll calls the functions of fs that are not nil.
+func stopAll(fs [2]func() bool) {
+	for _, stop := range fs {
+		if stop != nil {
+			stop()
+		}
+	}
+}
+
 // armTimeout starts the timer that answers the subscriber at the timeout,
 // under s.mu.
 func (s *subscription[In, Out]) armTimeout() {
@@ -135,13 +172,14 @@ func (s *subscription[In, Out]) armTimeout() {
 	s.timer = s.c.k.registry.clock.AfterFunc(time.Duration(due-s.c.k.registry.now()), s.timeOut)
 }
 
-// submit hands run to a worker of the command's pool, under s.mu, which
-// it releases.
+// submit hands the user's code to a worker of the command's pool, under
+// s.mu, which it releases.
 func (s *subscription[In, Out]) submit() {
 	c := s.c
 	p, err := poolOf(&s.e, c.poolKey, s.in)
 	if err != nil {
-		s.runFailedLocked(err, c.k.registry.now())
+		failure, cause := s.e.concluded(outcomeFailure, err, c.k.registry.now())
+		s.fallBack(failure, cause)
 		return
 	}
 	call := c.getCall(s.runCtx, s.in)
@@ -158,23 +196,70 @@ func (s *subscription[In, Out]) submit() {
 	s.mu.Unlock()
 }
 
-// starting is a pool worker about to run the call: it reports whether run
-// should start, and records that it does.
+// starting is a pool worker about to run the user's code: it reports
+// whether the code should start, and records that it does.
 func (s *subscription[In, Out]) starting(start int64) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.queued = nil // a worker has it: an interrupt no longer takes it out
-	if s.phase != phaseRunning || s.runCtx.Err() != nil {
+	if s.phase != phaseRunning {
+		s.mu.Unlock()
+		return false
+	}
+	switch s.runCtx.Err() {
+	case nil:
+	case context.DeadlineExceeded:
+		// It timed out in the queue. The worker says so, since the timer
+		// may not have: a manual clock fires a timer armed for a time
+		// already past only when it next moves.
+		s.timeOutLocked()
+		return false
+	default:
+		s.cancelLocked()
 		return false
 	}
 	s.e.concurrency = s.c.k.metrics.MarkStartAt(start)
 	s.e.runStarted()
+	s.mu.Unlock()
 	return true
 }
 
-// runReturned concludes the execution with run's result, returned at now,
-// unless it has ended meanwhile. inTime says the caller still waited for
-// run when it returned (see classifyInTime).
+// runOnWorker runs the user's code on the pool worker that took the call,
+// and frees the slot as soon as the code is done, before the execution is
+// concluded: a caller that submits again at once finds the slot free.
+func (s *subscription[In, Out]) runOnWorker(p *pool, ctx context.Context, in In) int64 {
+	c := s.c
+	if c.run != nil {
+		out, err := callRun(c.run, ctx, in)
+		end := c.k.registry.now()
+		p.release()
+		s.runReturned(out, err, end, true)
+		return end
+	}
+	// An ObservableCommand's Observable holds the worker until it
+	// terminates (or the subscriber leaves).
+	s.slot.p.Store(p)
+	safeSubscribe(ctx, c.construct, in, (*bodyObserver[In, Out])(s), true, false)
+	s.slot.release()
+	return unread
+}
+
+// slotHold is a pool slot held by an ObservableCommand's worker, freed
+// once: at the user's Observable's terminal event, or when the worker
+// stops waiting for it.
+type slotHold struct {
+	p        atomic.Pointer[pool] // set by the worker before the Observable is subscribed
+	released atomic.Bool
+}
+
+func (h *slotHold) release() {
+	if p := h.p.Load(); p != nil && h.released.CompareAndSwap(false, true) {
+		p.release()
+	}
+}
+
+// runReturned concludes the execution with the user's code's result,
+// ended at now, unless the execution has ended meanwhile. inTime says the
+// caller still waited when it ended (see classifyInTime).
 func (s *subscription[In, Out]) runReturned(v Out, err error, now int64, inTime bool) {
 	s.mu.Lock()
 	if s.phase != phaseRunning {
@@ -198,38 +283,45 @@ func (s *subscription[In, Out]) runReturned(v Out, err error, now int64, inTime 
 	}
 }
 
-// runFailedLocked concludes the execution with err before run could start.
-func (s *subscription[In, Out]) runFailedLocked(err error, now int64) {
-	failure, cause := s.e.concluded(outcomeFailure, err, now)
-	s.fallBack(failure, cause)
-}
-
-// timeOut is the timeout's timer: unless run returned first, the execution
-// times out, run's context is cancelled with context.DeadlineExceeded, and
-// the fallback answers the subscriber.
+// timeOut is the timeout's timer: unless the user's code ended or emitted
+// first, the execution times out, run's context is cancelled with
+// context.DeadlineExceeded, and the fallback answers the subscriber.
 func (s *subscription[In, Out]) timeOut() {
 	s.mu.Lock()
-	if s.phase != phaseRunning {
+	if s.phase != phaseRunning || s.emitted {
 		s.mu.Unlock()
 		return
 	}
+	s.timeOutLocked()
+}
+
+// timeOutLocked is timeOut under s.mu, which it releases.
+func (s *subscription[In, Out]) timeOutLocked() {
 	s.dequeue()
 	if s.deadline != nil {
 		s.deadline.timeOut()
+	}
+	if s.timeOutStream != nil {
+		s.timeOutStream()
 	}
 	failure, cause := s.e.concluded(outcomeTimeout, nil, s.c.k.registry.now())
 	s.fallBack(failure, cause)
 }
 
 // cancel is the subscriber or the caller leaving: unless the execution has
-// ended, it is CANCELLED, and its permits go back at once; run and the
-// fallback, which may still run, see their contexts end.
+// ended, it is CANCELLED, and its permits go back at once; the user's code
+// and the fallback, which may still run, see their contexts end.
 func (s *subscription[In, Out]) cancel() {
 	s.mu.Lock()
 	if s.phase == phaseDone {
 		s.mu.Unlock()
 		return
 	}
+	s.cancelLocked()
+}
+
+// cancelLocked is cancel under s.mu, which it releases.
+func (s *subscription[In, Out]) cancelLocked() {
 	s.dequeue()
 	now := s.c.k.registry.now()
 	s.e.cancelled(now)
@@ -251,31 +343,74 @@ func (s *subscription[In, Out]) dequeue() {
 }
 
 // fallBack is the fallback stage for the subscriber, entered under s.mu,
-// which it releases: the fallback runs without it, and its result is
-// dropped if the subscriber left meanwhile.
+// which it releases: the fallback runs without it, and what it produces
+// is dropped if the subscriber left meanwhile.
 func (s *subscription[In, Out]) fallBack(failure FailureType, cause error) {
 	var zero Out
 	if failure == BadRequestFailure {
 		s.end(s.e.endTime(), zero, s.e.badRequest(cause))
 		return
 	}
-	cmdErr, ok := fallbackPermitted(&s.e, s.c.fallback != nil, failure, cause)
+	cmdErr, ok := fallbackPermitted(&s.e, s.c.hasFallback(), failure, cause)
 	if !ok {
 		s.end(s.e.endTime(), zero, cmdErr)
 		return
 	}
 	s.phase = phaseFallingBack
 	s.mu.Unlock()
-	v, err := callFallback(s.c.fallback, s.callerCtx, s.in, cmdErr)
+	if s.c.fallbackObs == nil {
+		v, err := callFallback(s.c.fallback, s.callerCtx, s.in, cmdErr)
+		s.fallbackEnded(cmdErr, v, err)
+		return
+	}
+	src := constructFallback(s.c.fallbackObs, s.callerCtx, s.in, cmdErr)
+	src.Subscribe(s.ctx, &fallbackObserver[In, Out]{s: s, cmdErr: cmdErr})
+}
+
+// fallbackEnded concludes the execution with the fallback's result (its
+// value is told with it, for a Command), unless it ended meanwhile.
+func (s *subscription[In, Out]) fallbackEnded(cmdErr *Error, v Out, err error) {
 	s.mu.Lock()
 	if s.phase != phaseFallingBack {
 		s.mu.Unlock()
 		return
 	}
 	if err = s.e.fallbackDone(cmdErr, err); err != nil {
+		var zero Out
 		v = zero
 	}
 	s.end(s.e.endTime(), v, err)
+}
+
+// value tells the subscriber a value of the user's Observable or its
+// fallback's, after marking it, unless the execution has ended.
+func (s *subscription[In, Out]) value(v Out, event metricsstream.EventType, phase int) {
+	s.mu.Lock()
+	if s.phase != phase {
+		s.mu.Unlock()
+		return
+	}
+	s.e.mark(event)
+	var timer clock.Timer
+	if !s.emitted {
+		s.emitted = true
+		timer, s.timer = s.timer, nil
+	}
+	s.telling = true
+	s.mu.Unlock()
+	if timer != nil {
+		timer.Stop()
+	}
+	s.stream.OnNext(v)
+	s.mu.Lock()
+	s.telling = false
+	due := s.due
+	s.due = nil
+	s.mu.Unlock()
+	if due != nil {
+		var zero Out
+		s.tell(zero, due.err)
+	}
 }
 
 // end publishes the Completion at now, gives every permit back, lets go
@@ -290,6 +425,10 @@ func (s *subscription[In, Out]) end(now int64, v Out, err error) {
 	s.e.finish(now)
 	timer, unwatch := s.timer, s.unwatch
 	s.timer, s.unwatch = nil, [2]func() bool{}
+	telling := s.telling
+	if telling {
+		s.due = &endNote{err: err}
+	}
 	s.mu.Unlock()
 	if timer != nil {
 		timer.Stop()
@@ -297,5 +436,73 @@ func (s *subscription[In, Out]) end(now int64, v Out, err error) {
 	stopAll(unwatch)
 	endRunContext(s.deadline, s.endRun)
 	s.unjoin()
-	s.r.OnResult(v, err)
+	if !telling {
+		s.tell(v, err)
+	}
+}
+
+// tell tells the subscriber the terminal event.
+func (s *subscription[In, Out]) tell(v Out, err error) {
+	switch {
+	case s.single != nil:
+		s.single.OnResult(v, err)
+	case err != nil:
+		s.stream.OnError(err)
+	default:
+		s.stream.OnCompleted()
+	}
+}
+
+// bodyObserver is the subscription as the observer of an
+// ObservableCommand's Observable.
+type bodyObserver[In, Out any] subscription[In, Out]
+
+func (b *bodyObserver[In, Out]) OnNext(v Out) {
+	(*subscription[In, Out])(b).value(v, metricsstream.Emit, phaseRunning)
+}
+
+func (b *bodyObserver[In, Out]) OnError(err error) {
+	s := (*subscription[In, Out])(b)
+	s.slot.release()
+	var zero Out
+	s.runReturned(zero, err, s.c.k.registry.now(), true)
+}
+
+func (b *bodyObserver[In, Out]) OnCompleted() {
+	s := (*subscription[In, Out])(b)
+	s.slot.release()
+	var zero Out
+	s.runReturned(zero, nil, s.c.k.registry.now(), true)
+}
+
+// fallbackObserver is the subscription as the observer of an Observable
+// fallback.
+type fallbackObserver[In, Out any] struct {
+	s      *subscription[In, Out]
+	cmdErr *Error
+}
+
+func (f *fallbackObserver[In, Out]) OnNext(v Out) {
+	f.s.value(v, metricsstream.FallbackEmit, phaseFallingBack)
+}
+
+func (f *fallbackObserver[In, Out]) OnError(err error) {
+	var zero Out
+	f.s.fallbackEnded(f.cmdErr, zero, err)
+}
+
+func (f *fallbackObserver[In, Out]) OnCompleted() {
+	var zero Out
+	f.s.fallbackEnded(f.cmdErr, zero, nil)
+}
+
+// constructFallback returns the fallback's Observable, with a panic in
+// fallback or while its Observable is subscribed turned into an error.
+func constructFallback[In, Out any](fallback func(context.Context, In, error) observable.Observable[Out], ctx context.Context, in In, cmdErr error) (src observable.Observable[Out]) {
+	defer func() {
+		if v := recover(); v != nil {
+			src = observable.Error[Out](newPanicError(v))
+		}
+	}()
+	return recoverSubscribe(fallback(ctx, in, cmdErr))
 }

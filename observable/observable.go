@@ -40,7 +40,11 @@ type Subscription interface {
 // to subscribe to from many goroutines at once. The zero Observable
 // completes at once without emitting.
 type Observable[T any] struct {
-	src source[T] // nil for the zero Observable
+	src source[T] // nil for the zero Observable and for a Single's
+	// one is the Single of an Observable made by FromSingle, kept here
+	// rather than in a source of its own so that FromSingle allocates
+	// nothing (bench/peers rxhystrix-semaphore-toobservable).
+	one Single[T]
 }
 
 // source is what an Observable runs for each subscription.
@@ -85,11 +89,14 @@ func (o Observable[T]) run(s *scope, ob Observer[T]) {
 	if !s.live() {
 		return
 	}
-	if o.src == nil {
+	switch {
+	case o.one != nil:
+		o.one.SubscribeSingle(s, singleToObserver[T]{ob})
+	case o.src == nil:
 		ob.OnCompleted()
-		return
+	default:
+		o.src.subscribe(s, ob)
 	}
-	o.src.subscribe(s, ob)
 }
 
 // subscriber is the end of a chain: it is the subscription, the scope the

@@ -51,7 +51,7 @@ func FromSingle[T any](s Single[T]) Observable[T] {
 	if s == nil {
 		panic("observable: FromSingle with nil s")
 	}
-	return Observable[T]{src: singleSource[T]{s}}
+	return Observable[T]{one: s}
 }
 
 // FromFunc returns the cold Observable that calls f at each subscription,
@@ -67,18 +67,8 @@ func FromFunc[T any](f func(ctx context.Context) (T, error)) Observable[T] {
 	return FromSingle[T](funcSingle[T](f))
 }
 
-// singleSource is the source of an Observable made by FromSingle.
-type singleSource[T any] struct{ s Single[T] }
-
-func (ss singleSource[T]) subscribe(s *scope, o Observer[T]) {
-	ss.s.SubscribeSingle(s, singleToObserver[T]{o})
-}
-
-// singleOf returns o's Single, if its source is one.
-func singleOf[T any](o Observable[T]) (Single[T], bool) {
-	ss, ok := o.src.(singleSource[T])
-	return ss.s, ok
-}
+// singleOf returns o's Single, if it was made by FromSingle.
+func singleOf[T any](o Observable[T]) (Single[T], bool) { return o.one, o.one != nil }
 
 // singleToObserver delivers a Single's result to an Observer.
 type singleToObserver[T any] struct{ o Observer[T] }
