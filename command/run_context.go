@@ -53,6 +53,11 @@ type deadlineContext struct {
 	parent context.Context
 	clock  clock.Clock
 	due    int64 // the deadline in Unix nanoseconds, as clock.UnixNano reads clock
+	// ownTimer says the context ends by itself when the clock reaches due;
+	// without it (newCommandContext) only the command ends it, and due is
+	// reported, when bounded, but not enforced.
+	ownTimer  bool
+	unbounded bool // there is no deadline to report
 
 	state   atomic.Uint32                  // contextLive until it ends, then how
 	waiters atomic.Pointer[contextWaiters] // made by the first Done or AfterFunc
@@ -86,12 +91,32 @@ func newDeadlineContext(parent context.Context, c clock.Clock, due int64) *deadl
 	if d, ok := parent.Deadline(); ok && d.UnixNano() < due {
 		due = d.UnixNano()
 	}
-	return &deadlineContext{parent: parent, clock: c, due: due}
+	return &deadlineContext{parent: parent, clock: c, due: due, ownTimer: true}
+}
+
+// newCommandContext returns the context of a run that a subscription
+// ends itself, at its timeout timer, when its subscriber or caller leaves,
+// or when the execution ends: the values are parent's, the deadline is
+// reported (timeout > 0), but nothing but the subscription ends it. So it
+// costs one small allocation, where joining the subscriber's and the
+// caller's contexts under context.WithTimeout costs five and a timer; and
+// an ObservableCommand's stream, whose first value disarms the timeout,
+// may run past the deadline it reports.
+func newCommandContext(parent context.Context, c clock.Clock, start int64, timeout time.Duration) *deadlineContext {
+	if timeout <= 0 {
+		return &deadlineContext{parent: parent, clock: c, due: math.MaxInt64, unbounded: true}
+	}
+	return &deadlineContext{parent: parent, clock: c, due: deadlineAfter(start, timeout)}
 }
 
 // Deadline returns the run's deadline, in the local time zone as
 // context.WithTimeout's.
-func (c *deadlineContext) Deadline() (time.Time, bool) { return time.Unix(0, c.due), true }
+func (c *deadlineContext) Deadline() (time.Time, bool) {
+	if c.unbounded {
+		return c.parent.Deadline()
+	}
+	return time.Unix(0, c.due), true
+}
 
 // Value returns the caller's context's value for key.
 func (c *deadlineContext) Value(key any) any { return c.parent.Value(key) }
@@ -99,7 +124,7 @@ func (c *deadlineContext) Value(key any) any { return c.parent.Value(key) }
 // Err returns context.DeadlineExceeded once the deadline has passed,
 // context.Canceled once the command ended the context, and nil before.
 func (c *deadlineContext) Err() error {
-	if c.state.Load() == contextLive && clock.UnixNano(c.clock) >= c.due {
+	if c.ownTimer && c.state.Load() == contextLive && clock.UnixNano(c.clock) >= c.due {
 		c.finish(contextTimedOut)
 	}
 	switch c.state.Load() {
@@ -142,6 +167,9 @@ func (c *deadlineContext) Done() <-chan struct{} {
 	w.mu.Unlock()
 	if c.state.Load() != contextLive {
 		c.release(w) // it ended before the waiters were there to see
+		return done
+	}
+	if !c.ownTimer {
 		return done
 	}
 	// The clock is used outside the lock: a manual clock fires timers
@@ -239,35 +267,4 @@ func (c *deadlineContext) release(w *contextWaiters) {
 		t.Stop()
 	}
 	w.afterFuncs.End()
-}
-
-// streamContext is the context of an ObservableCommand's Observable under
-// a timeout: it reports the deadline, but only the command's timer ends
-// it, with context.DeadlineExceeded, since the first value disarms the
-// timeout and the stream may then run past the deadline.
-type streamContext struct {
-	context.Context // made by context.WithCancelCause
-	deadline        time.Time
-}
-
-// newStreamContext returns the stream's context, due at due (Unix
-// nanoseconds), and the function that ends it with a cause.
-func newStreamContext(parent context.Context, due int64) (streamContext, context.CancelCauseFunc) {
-	ctx, cancel := context.WithCancelCause(parent)
-	return streamContext{Context: ctx, deadline: time.Unix(0, due)}, cancel
-}
-
-func (c streamContext) Deadline() (time.Time, bool) {
-	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
-		return d, true
-	}
-	return c.deadline, true
-}
-
-func (c streamContext) Err() error {
-	err := c.Context.Err()
-	if err != nil && context.Cause(c.Context) == context.DeadlineExceeded {
-		return context.DeadlineExceeded
-	}
-	return err
 }

@@ -43,22 +43,19 @@ type subscription[In, Out any] struct {
 	rec    executionRecorder
 
 	callerCtx context.Context // the fallback's context
-	ctx       context.Context // run's parent: the subscription's and the caller's joined
-	unjoin    func()
+	subCtx    context.Context
 
 	mu       sync.Mutex
 	e        execution
 	phase    int
-	runCtx   context.Context
-	deadline *deadlineContext
-	endRun   context.CancelFunc
-	// timeOutStream ends an ObservableCommand's context at the timeout.
-	timeOutStream func()
-	timer         clock.Timer
-	unwatch       [2]func() bool
-	queued        *poolCall[In, Out] // submitted to pl; taken out of its queue by an interrupt
-	pl            *pool
-	emitted       bool // the user's Observable emitted: the timeout no longer applies
+	runCtx   context.Context  // the user's code's: subCtx, or deadline
+	deadline *deadlineContext // made by newCommandContext, ended by the subscription
+	fbCtx    *deadlineContext // an Observable fallback's, likewise
+	timer    clock.Timer
+	unwatch  [2]func() bool
+	queued   *poolCall[In, Out] // submitted to pl; taken out of its queue by an interrupt
+	pl       *pool
+	emitted  bool // the user's Observable emitted: the timeout no longer applies
 
 	telling bool     // a value is being told to stream
 	due     *endNote // the terminal event left to the goroutine telling a value
@@ -71,13 +68,12 @@ type endNote struct{ err error }
 // subscribe runs one execution for a subscriber whose context is subCtx,
 // and tells single (or stream) its result.
 func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, collapsed int, rec executionRecorder, single observable.SingleObserver[Out], stream observable.Observer[Out]) {
-	s := &subscription[In, Out]{c: c, in: in, single: single, stream: stream, rec: rec, callerCtx: callerCtx}
+	s := &subscription[In, Out]{c: c, in: in, single: single, stream: stream, rec: rec, callerCtx: callerCtx, subCtx: subCtx}
 	if err := subCtx.Err(); err != nil {
 		var zero Out
 		s.tell(zero, err)
 		return
 	}
-	s.ctx, s.unjoin = joinContexts(subCtx, callerCtx)
 	s.e.begin(c.k)
 	if collapsed > 0 {
 		s.e.markCollapsed(collapsed)
@@ -103,13 +99,13 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, coll
 		return
 	}
 	s.phase = phaseRunning
-	if c.construct != nil && s.e.cfg.Timeout > 0 {
-		var cancel context.CancelCauseFunc
-		s.runCtx, cancel = newStreamContext(s.ctx, deadlineAfter(s.e.start, s.e.cfg.Timeout))
-		s.timeOutStream = func() { cancel(context.DeadlineExceeded) }
-		s.endRun = func() { cancel(context.Canceled) }
-	} else {
-		s.runCtx, s.deadline, s.endRun = runContextFor(s.ctx, c.k.registry.clock, s.e.start, s.e.cfg.Timeout)
+	s.runCtx = subCtx
+	if s.e.cfg.Timeout > 0 || !neverEnds(callerCtx, subCtx) {
+		// Run's context ends when the subscription ends it: at the
+		// timeout, when the subscriber or the caller leaves (the watch
+		// above), once the execution has ended.
+		s.deadline = newCommandContext(valuesOf(subCtx, callerCtx), c.k.registry.clock, s.e.start, s.e.cfg.Timeout)
+		s.runCtx = s.deadline
 	}
 	if s.e.cfg.Isolation != SemaphoreIsolation {
 		s.submit()
@@ -123,7 +119,28 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, coll
 		s.runReturned(v, err, c.k.registry.now(), false)
 		return
 	}
-	safeSubscribe(s.runCtx, c.construct, in, (*bodyObserver[In, Out])(s), false, false)
+	s.subscribeBody(s.runCtx, false)
+}
+
+// subscribeBody subscribes an ObservableCommand's Observable, with a
+// panic in construct or while it is subscribed turned into its error.
+// With wait (on a pool worker), it returns once the Observable has
+// terminated or ctx has ended. An Observable that is a synchronous
+// observable.Single hands its result over directly (bench/peers
+// rxhystrix-*-observable-command).
+func (s *subscription[In, Out]) subscribeBody(ctx context.Context, wait bool) {
+	src := constructBody(s.c.construct, ctx, s.in)
+	if one, ok := src.AsSingle(); ok && !one.Async() {
+		v, err := callSingle(one, ctx)
+		if err == nil {
+			(*bodyObserver[In, Out])(s).OnNext(v)
+		}
+		var zero Out
+		s.slot.release()
+		s.runReturned(zero, err, s.c.k.registry.now(), true)
+		return
+	}
+	subscribeSafely(ctx, src, (*bodyObserver[In, Out])(s), wait)
 }
 
 // watch arranges for the end of the subscriber's and the caller's
@@ -205,15 +222,14 @@ func (s *subscription[In, Out]) starting(start int64) bool {
 		s.mu.Unlock()
 		return false
 	}
-	switch s.runCtx.Err() {
-	case nil:
-	case context.DeadlineExceeded:
+	switch {
+	case s.deadline != nil && s.deadline.expiredAt(s.c.k.registry.now()):
 		// It timed out in the queue. The worker says so, since the timer
 		// may not have: a manual clock fires a timer armed for a time
 		// already past only when it next moves.
 		s.timeOutLocked()
 		return false
-	default:
+	case s.leftErr() != nil:
 		s.cancelLocked()
 		return false
 	}
@@ -238,7 +254,7 @@ func (s *subscription[In, Out]) runOnWorker(p *pool, ctx context.Context, in In)
 	// An ObservableCommand's Observable holds the worker until it
 	// terminates (or the subscriber leaves).
 	s.slot.p.Store(p)
-	safeSubscribe(ctx, c.construct, in, (*bodyObserver[In, Out])(s), true, false)
+	s.subscribeBody(ctx, true)
 	s.slot.release()
 	return unread
 }
@@ -267,17 +283,20 @@ func (s *subscription[In, Out]) runReturned(v Out, err error, now int64, inTime 
 		return // cancelled or timed out: the result is dropped
 	}
 	var o outcome
-	if inTime {
-		o = classifyInTime(s.ctx, s.runCtx, err)
-	} else {
-		o = classifyTimed(s.ctx, s.runCtx != s.ctx && timedOut(s.runCtx, s.deadline, now), err)
+	switch {
+	case s.leftErr() != nil:
+		o = outcomeCancelled
+	case inTime && err == nil:
+		o = outcomeSuccess
+	default:
+		o = classifyTimed(context.Background(), s.deadline != nil && s.deadline.expiredAt(now), err)
 	}
 	switch failure, cause := s.e.concluded(o, err, now); failure {
 	case noFailure:
 		s.end(now, v, nil)
 	case runCancelled:
 		var zero Out
-		s.end(now, zero, s.ctx.Err())
+		s.end(now, zero, s.leftErr())
 	default:
 		s.fallBack(failure, cause)
 	}
@@ -301,9 +320,6 @@ func (s *subscription[In, Out]) timeOutLocked() {
 	if s.deadline != nil {
 		s.deadline.timeOut()
 	}
-	if s.timeOutStream != nil {
-		s.timeOutStream()
-	}
 	failure, cause := s.e.concluded(outcomeTimeout, nil, s.c.k.registry.now())
 	s.fallBack(failure, cause)
 }
@@ -326,7 +342,7 @@ func (s *subscription[In, Out]) cancelLocked() {
 	now := s.c.k.registry.now()
 	s.e.cancelled(now)
 	var zero Out
-	err := s.ctx.Err()
+	err := s.leftErr()
 	if err == nil {
 		err = context.Canceled
 	}
@@ -364,7 +380,7 @@ func (s *subscription[In, Out]) fallBack(failure FailureType, cause error) {
 		return
 	}
 	src := constructFallback(s.c.fallbackObs, s.callerCtx, s.in, cmdErr)
-	src.Subscribe(s.ctx, &fallbackObserver[In, Out]{s: s, cmdErr: cmdErr})
+	src.Subscribe(s.fallbackContext(), &fallbackObserver[In, Out]{s: s, cmdErr: cmdErr})
 }
 
 // fallbackEnded concludes the execution with the fallback's result (its
@@ -434,8 +450,12 @@ func (s *subscription[In, Out]) end(now int64, v Out, err error) {
 		timer.Stop()
 	}
 	stopAll(unwatch)
-	endRunContext(s.deadline, s.endRun)
-	s.unjoin()
+	if s.deadline != nil {
+		s.deadline.end()
+	}
+	if s.fbCtx != nil {
+		s.fbCtx.end()
+	}
 	if !telling {
 		s.tell(v, err)
 	}
@@ -505,4 +525,43 @@ func constructFallback[In, Out any](fallback func(context.Context, In, error) ob
 		}
 	}()
 	return recoverSubscribe(fallback(ctx, in, cmdErr))
+}
+
+// leftErr returns the error of the subscriber's or the caller's context,
+// whichever has ended, or nil.
+func (s *subscription[In, Out]) leftErr() error {
+	if err := s.subCtx.Err(); err != nil {
+		return err
+	}
+	return s.callerCtx.Err()
+}
+
+// fallbackContext returns the context an Observable fallback is
+// subscribed with, which the subscription ends as it ends run's.
+func (s *subscription[In, Out]) fallbackContext() context.Context {
+	if neverEnds(s.callerCtx, s.subCtx) {
+		return s.subCtx
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.phase == phaseDone {
+		return s.subCtx // ended: what the fallback emits is dropped
+	}
+	s.fbCtx = newCommandContext(valuesOf(s.subCtx, s.callerCtx), s.c.k.registry.clock, 0, 0)
+	return s.fbCtx
+}
+
+// neverEnds reports whether the caller's context adds nothing to the
+// subscriber's: it never ends, or it is the subscriber's.
+func neverEnds(callerCtx, subCtx context.Context) bool {
+	return callerCtx == subCtx || callerCtx.Done() == nil
+}
+
+// valuesOf returns a context whose values are looked up in sub, then in
+// caller.
+func valuesOf(sub, caller context.Context) context.Context {
+	if caller == sub || caller == context.Background() {
+		return sub
+	}
+	return valuesFrom{Context: sub, caller: caller}
 }

@@ -6,24 +6,32 @@ import (
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
-// safeSubscribe subscribes construct(ctx, in) to o, turning a panic in
-// construct or while its Observable is subscribed into an error. With
-// wait, it returns only when the subscription has ended, so that a pool
-// worker stays taken while the user's Observable runs. With watch (ctx
-// joins the caller's context), it reports whether the subscription has
-// ended, and if ctx ended first (the caller left), o fails with ctx's
-// error, so that the execution ends as cancelled whatever context its
-// subscriber has; without, it reports true.
-func safeSubscribe[In, Out any](ctx context.Context, construct func(context.Context, In) observable.Observable[Out], in In, o observable.Observer[Out], wait, watch bool) (ended bool) {
-	var src observable.Observable[Out]
-	func() {
-		defer func() {
-			if v := recover(); v != nil {
-				src = observable.Error[Out](newPanicError(v))
-			}
-		}()
-		src = construct(ctx, in)
+// constructBody returns an ObservableCommand's Observable for in, or the
+// Observable of the *PanicError construct panicked with.
+func constructBody[In, Out any](construct func(context.Context, In) observable.Observable[Out], ctx context.Context, in In) (src observable.Observable[Out]) {
+	defer func() {
+		if v := recover(); v != nil {
+			src = observable.Error[Out](newPanicError(v))
+		}
 	}()
+	return construct(ctx, in)
+}
+
+// callSingle calls one, turning a panic into a *PanicError.
+func callSingle[Out any](one observable.Single[Out], ctx context.Context) (v Out, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = newPanicError(p)
+		}
+	}()
+	return one.Call(ctx)
+}
+
+// subscribeSafely subscribes o to src, turning a panic while src is
+// subscribed into o's error. With wait, it returns only once the
+// subscription has ended or ctx has, so that a pool worker stays taken
+// while the user's Observable runs.
+func subscribeSafely[Out any](ctx context.Context, src observable.Observable[Out], o observable.Observer[Out], wait bool) {
 	var sub observable.Subscription
 	func() {
 		defer func() {
@@ -33,27 +41,12 @@ func safeSubscribe[In, Out any](ctx context.Context, construct func(context.Cont
 		}()
 		sub = src.Subscribe(ctx, o)
 	}()
-	if sub == nil {
-		return true // it panicked, and o has failed
-	}
-	if wait {
+	if sub != nil && wait {
 		select {
 		case <-sub.Done():
 		case <-ctx.Done():
 		}
 	}
-	if !watch {
-		return true
-	}
-	select {
-	case <-sub.Done():
-	default:
-		return false
-	}
-	if err := ctx.Err(); err != nil {
-		o.OnError(err)
-	}
-	return true
 }
 
 // recoverSubscribe returns src with a panic raised while it is subscribed

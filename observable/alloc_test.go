@@ -23,6 +23,7 @@ func TestAllocationBudget(t *testing.T) {
 			_, _ = Map(Just(1, 2, 3, 4, 5, 6, 7, 8), func(v int) int { return v * 3 }).
 				Filter(func(v int) bool { return v%2 == 0 }).ToSlice(ctx)
 		}},
+		{"FromFunc+First", 0, func() { _, _ = FromFunc(answer).First(ctx) }},
 		{"Merge+ToSlice", 3, func() { _, _ = Merge(Just(1), Just(2)).ToSlice(ctx) }},
 		{"Zip2+ToSlice", 5, func() {
 			_, _ = Zip2(Just(1, 2), Just(3, 4), func(a, b int) int { return a + b }).ToSlice(ctx)
@@ -34,3 +35,5 @@ func TestAllocationBudget(t *testing.T) {
 		})
 	}
 }
+
+func answer(context.Context) (int, error) { return 42, nil }

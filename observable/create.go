@@ -61,7 +61,7 @@ func Just[T any](vs ...T) Observable[T] {
 	// allocation: a small one, with no pointers when T has none.
 	switch len(vs) {
 	case 1:
-		return Observable[T]{src: justOne[T]{vs[0]}}
+		return Observable[T]{one: justOne[T]{vs[0]}} // a Single: First of it is its value
 	case 2:
 		return Observable[T]{src: just2[T]{vs[0], vs[1]}}
 	case 3:
@@ -105,7 +105,22 @@ func copyInto[T any](buf, vs []T) []T {
 	return slices.Clone(vs)
 }
 
+// justOne is Just of one value, a Single.
 type justOne[T any] struct{ v T }
+
+func (j justOne[T]) Call(ctx context.Context) (T, error) {
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, err
+	}
+	return j.v, nil
+}
+
+func (j justOne[T]) SubscribeSingle(ctx context.Context, r SingleObserver[T]) {
+	r.OnResult(j.Call(ctx))
+}
+
+func (justOne[T]) Async() bool { return false }
 
 func (j justOne[T]) subscribe(s *scope, o Observer[T]) {
 	o.OnNext(j.v)

@@ -132,3 +132,17 @@ func ExampleObservable_Finally() {
 	// permit released
 	// 1
 }
+
+// A Single hands its one result straight to First, with none of a
+// subscription's machinery; any other operator subscribes to it as to any
+// Observable.
+func ExampleFromFunc() {
+	price := observable.FromFunc(func(ctx context.Context) (int, error) { return 42, nil })
+	v, _ := price.First(context.Background())
+	fmt.Println(v)
+	doubled, _ := observable.Map(price, func(v int) int { return 2 * v }).ToSlice(context.Background())
+	fmt.Println(doubled)
+	// Output:
+	// 42
+	// [84]
+}

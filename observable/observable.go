@@ -91,6 +91,11 @@ func (o Observable[T]) run(s *scope, ob Observer[T]) {
 	}
 	switch {
 	case o.one != nil:
+		if src, ok := o.one.(source[T]); ok {
+			// One of this package's Singles, which emits directly.
+			src.subscribe(s, ob)
+			return
+		}
 		o.one.SubscribeSingle(s, singleToObserver[T]{ob})
 	case o.src == nil:
 		ob.OnCompleted()

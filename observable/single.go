@@ -67,8 +67,13 @@ func FromFunc[T any](f func(ctx context.Context) (T, error)) Observable[T] {
 	return FromSingle[T](funcSingle[T](f))
 }
 
-// singleOf returns o's Single, if it was made by FromSingle.
-func singleOf[T any](o Observable[T]) (Single[T], bool) { return o.one, o.one != nil }
+// AsSingle returns the Single o was made from ([FromSingle], [FromFunc],
+// [Just] of one value, [Zip2] of Singles...), so that a consumer of its
+// own can take the result as First does.
+func (o Observable[T]) AsSingle() (Single[T], bool) { return o.one, o.one != nil }
+
+// singleOf is AsSingle.
+func singleOf[T any](o Observable[T]) (Single[T], bool) { return o.AsSingle() }
 
 // singleToObserver delivers a Single's result to an Observer.
 type singleToObserver[T any] struct{ o Observer[T] }
@@ -98,6 +103,16 @@ func (f funcSingle[T]) SubscribeSingle(ctx context.Context, r SingleObserver[T])
 }
 
 func (funcSingle[T]) Async() bool { return false }
+
+func (f funcSingle[T]) subscribe(s *scope, o Observer[T]) {
+	v, err := f(s)
+	if err != nil {
+		o.OnError(err)
+		return
+	}
+	o.OnNext(v)
+	o.OnCompleted()
+}
 
 // scheduledSingle is SubscribeOn of a Single: its SubscribeSingle runs
 // s's on sch.
