@@ -100,11 +100,39 @@ func (r *counterRing) bucketForSince(since time.Duration) int64 {
 }
 
 // add adds to bucket n, in stripe s, the pending adds (see addTo) of the
-// words whose bits are set in words (see nonZero). A bucket that has left
-// the ring gets nothing.
+// words whose bits are set in words (see nonZero).
+//
+// A recorder can be later than the ring keeps: it read the clock, then
+// was descheduled while the clock moved on by a whole ring (a manual
+// clock that other goroutines advance can move seconds in a millisecond).
+// Its bucket has left the ring, and so every rolling value read from now
+// on: its sums go straight into the running totals, if the ring keeps
+// them, since its bucket closed long ago. (Hystrix puts an event in the
+// bucket in progress when the event reaches the stream, whatever its
+// time. Here an event counts in the bucket of its time while the ring
+// holds it, and after that in the totals only.)
 func (r *counterRing) add(n int64, s stripe, adds []uint64, words uint32) {
 	if b := r.bucket(n, s); b != nil {
 		addWords(b, adds, words)
+	} else if r.totals != nil {
+		r.addTotals(adds, words)
+	}
+}
+
+// addTotals adds to the running totals the pending adds (see addTo) of
+// the words whose bits are set in words, as a fold does: readers of the
+// totals retry meanwhile.
+func (r *counterRing) addTotals(adds []uint64, words uint32) {
+	r.foldsStarted.Add(1)
+	defer r.foldsDone.Add(1)
+	for ; words != 0; words &= words - 1 {
+		w := bits.TrailingZeros32(words)
+		for j := 2 * w; j < min(2*w+2, r.sums); j++ {
+			_, shift := sumWord(j)
+			if v := int64(uint32(adds[w] >> shift)); v != 0 {
+				r.totals[j].Add(v)
+			}
+		}
 	}
 }
 

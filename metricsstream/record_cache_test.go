@@ -39,8 +39,9 @@ func TestRecordCacheFollowsResetStream(t *testing.T) {
 
 // A completion that ended longer ago than the rings keep is not counted in
 // the bucket that took over its slot, even when the recorders' current
-// buckets were found for a time a whole ring later.
-func TestRecordCacheDropsACompletionOlderThanTheRing(t *testing.T) {
+// buckets were found for a time a whole ring later: it counts in the
+// cumulative counts only.
+func TestRecordCacheCountsACompletionOlderThanTheRingInTotalsOnly(t *testing.T) {
 	m, mc := newTestMetrics(t, Config{})
 	record(m, Success) // bucket 0 of the rolling ring
 	start := mc.Now()
@@ -51,7 +52,8 @@ func TestRecordCacheDropsACompletionOlderThanTheRing(t *testing.T) {
 	m.MarkCompletion(&late)
 	mc.Advance(DefaultRollingWindow / DefaultBuckets)
 	assert.Zero(t, m.RollingCount(Success), "the late completion is not in the current window")
-	assert.Equal(t, int64(1), m.CumulativeCount(Success), "only the first completion was counted")
+	assert.Zero(t, rollingCountIn(m, int64(m.rolling.slots), Success), "nor in the bucket that took over its slot")
+	assert.Equal(t, int64(2), m.CumulativeCount(Success), "both completions counted, once")
 }
 
 // A completion that ended before the last ResetStream counts in the first

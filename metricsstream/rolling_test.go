@@ -2,6 +2,7 @@ package metricsstream
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -173,18 +174,33 @@ func TestMarkCompletionAtPlacesTheCompletionAtItsTime(t *testing.T) {
 	assert.True(t, second.End.Equal(stale.End), "an End given is kept: %v", second.End)
 }
 
-func TestVeryLateCompletionIsDropped(t *testing.T) {
+// A completion so late that a newer bucket holds the slot of its own
+// (its caller was descheduled between reading the clock and recording,
+// while other goroutines moved a manual clock on by a whole ring) counts
+// in the cumulative counts, once, and in neither rolling nor health
+// counts: none read since covers its bucket. It used to be dropped.
+func TestVeryLateCompletionCountsOnlyCumulatively(t *testing.T) {
+	// One processor, so one stripe: the late completion finds the slot of
+	// its bucket taken by the newer one.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	m, mc := newTestMetrics(t, Config{})
 	mc.Advance(20 * time.Second)
 	record(m, Success) // claims the slot of bucket 20
 	var late Completion
 	late.Events.Add(Failure, 1)
-	late.End = t0.Add(8 * time.Second) // bucket 8 shares bucket 20's slot
-	m.MarkCompletion(&late)
+	m.MarkCompletionAt(&late, t0.Add(4*time.Second).UnixNano()) // bucket 4 shares bucket 20's slot
 	mc.Advance(time.Second)
 	assert.Equal(t, int64(1), m.RollingCount(Success))
 	assert.Equal(t, int64(0), m.RollingCount(Failure))
 	assert.Equal(t, HealthCounts{Total: 1}, m.HealthCounts())
+	assert.Equal(t, int64(1), m.CumulativeCount(Success))
+	assert.Equal(t, int64(1), m.CumulativeCount(Failure))
+
+	mc.Advance(15 * time.Second)
+	record(m, Success) // recycles the slot again, folding bucket 20 into the totals
+	mc.Advance(time.Second)
+	assert.Equal(t, int64(2), m.CumulativeCount(Success))
+	assert.Equal(t, int64(1), m.CumulativeCount(Failure))
 }
 
 func TestCustomRollingWindow(t *testing.T) {
