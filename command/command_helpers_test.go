@@ -266,6 +266,14 @@ func execModesOf[In any]() []execModeOf[In] {
 		{"Observe.Last", func(ctx context.Context, c *Command[In, string], in In) (string, error) {
 			return c.Observe(ctx, in).Last(ctx)
 		}},
+		// An operator that does not take a Single's result directly: a
+		// subscription, on the subscribing goroutine.
+		{"ToObservable.Map.First", func(ctx context.Context, c *Command[In, string], in In) (string, error) {
+			return observable.Map(c.ToObservable(ctx, in), func(v string) string { return v }).First(ctx)
+		}},
+		{"Zip2.First", func(ctx context.Context, c *Command[In, string], in In) (string, error) {
+			return observable.Zip2(c.ToObservable(ctx, in), observable.Just(""), func(v, _ string) string { return v }).First(ctx)
+		}},
 	}
 }
 

@@ -15,18 +15,26 @@
 //
 // # Built as Hystrix 1.5
 //
-// [Command.ToObservable] is a cold Observable built stage by stage as
-// Hystrix's AbstractCommand.toObservable: the breaker's AttemptExecution,
-// the execution permit, the user's code on a pool worker or the caller's
-// goroutine under a timeout, the events and the breaker's verdict, the
-// fallback under its own permit, and a terminal stage that publishes
-// exactly one Completion and gives back every permit on completion, error
-// and unsubscribe alike. [Command.Observe] is eager and replays, and is
-// cancelled when every subscriber has left before the result, as
-// Hystrix's observe; [Command.Queue] is a Future; [Command.Execute] is Queue(...).Get, fused
-// into one call on the caller's goroutine that records the same events and
-// returns the same values and errors, without allocating on a passing
-// semaphore-isolated call.
+// Every way of executing a command runs one implementation of Hystrix's
+// AbstractCommand.toObservable stages (stages.go maps each to Hystrix's
+// applyHystrixSemantics, executeCommandWithSpecifiedIsolation,
+// handleFallback and the terminal cleanup): the breaker's
+// AttemptExecution, the execution permit, the user's code on a pool
+// worker or the caller's goroutine under a timeout, the events and the
+// breaker's verdict, the fallback under its own permit, and a terminal
+// stage that publishes exactly one Completion and gives back every permit
+// on completion, error and unsubscribe alike.
+//
+// [Command.ToObservable] is a cold Observable whose source is an
+// [observable.Single]: [observable.Observable.First] of it runs the
+// execution on the caller's goroutine, and [Command.Execute] is exactly
+// that call, ToObservable(ctx, in).First(ctx), made without building the
+// Observable (it allocates nothing on a passing semaphore-isolated call).
+// [Command.Queue] is ToObservable(...).ToFuture, [Command.Observe] is
+// Hystrix's observe (eager, replayed, and cancelled when every subscriber
+// has left before the result); both return at once, the semaphore-isolated
+// execution running on a goroutine of its own. An [ObservableCommand] runs
+// the same stages around an Observable of any number of values.
 //
 // Commands of one key share one breaker, one metrics and one pair of
 // semaphores (in a [Registry]; the package-level functions use

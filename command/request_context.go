@@ -22,7 +22,9 @@ var ErrRequestContextDone = errors.New("request context ended before the request
 
 // requestScoped is set once a request context or a command with a cache
 // key exists. Until then no execution needs to look for a request context:
-// Execute's fast path checks nothing but this flag.
+// Execute's fast path checks nothing but this flag. Looking up the context
+// value every time costs 7 % (1 caller) to 12 % (75 callers) of
+// bench/peers rxhystrix-semaphore.
 var requestScoped atomic.Bool
 
 // requestContextKey is the context key of the request context.

@@ -77,9 +77,11 @@ var (
 		}
 	}
 	// byObservableCommand is an ObservableCommand of Just(run's value).
-	// Its execution ends, and frees its permit or pool slot, at the
-	// completion that follows the value First returns, so a caller may
-	// start the next while its last still holds one: each caller has two.
+	// First unsubscribes at the value (the execution is EMIT, CANCELLED,
+	// as Hystrix's take(1) of an observable command), and under pool
+	// isolation the worker frees its slot as it unwinds, just after First
+	// returns: a caller may start its next executions while its last still
+	// holds one, so each caller has four.
 	byObservableCommand executeBy = func(key string, config func(int) command.Config, run func(context.Context, int) (int, error)) func() (int, error) {
 		cmd := command.NewObservable(key, func(ctx context.Context, in int) observable.Observable[int] {
 			v, err := run(ctx, in)
@@ -87,7 +89,7 @@ var (
 				return observable.Error[int](err)
 			}
 			return observable.Just(v)
-		}, command.WithConfig(config(2)))
+		}, command.WithConfig(config(4)))
 		ctx := context.Background()
 		return func() (int, error) { return cmd.ToObservable(ctx, 0).First(ctx) }
 	}
