@@ -199,6 +199,9 @@ func (s *subscription[In, Out]) submit() {
 		s.fallBack(failure, cause)
 		return
 	}
+	// Armed before the run is queued, so that whoever sees it queued may
+	// count on its timeout.
+	s.armTimeout()
 	call := c.getCall(s.runCtx, s.in)
 	call.owner = s
 	p, submitted := c.k.registry.submit(p, call, s.e.start)
@@ -209,7 +212,6 @@ func (s *subscription[In, Out]) submit() {
 		return
 	}
 	s.queued, s.pl = call, p
-	s.armTimeout()
 	s.mu.Unlock()
 }
 
