@@ -37,8 +37,7 @@ func TestCancellationStormEndsEveryExecutionOnce(t *testing.T) {
 				return "", ctx.Err()
 			}
 			return userName(n), nil
-		}, WithRegistry(h.reg), WithFallback(fallbackName),
-			WithConfig(Config{Isolation: iso, Timeout: -1, MaxConcurrentRequests: 1 << 20}))
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: -1, MaxConcurrentRequests: 1 << 20})).WithFallback(fallbackName)
 		if iso == PoolIsolation {
 			require.NoError(t, h.reg.ConfigurePool("storm", PoolConfig{CoreSize: 64, MaxQueueSize: 64, QueueSizeRejectionThreshold: 64}))
 		}

@@ -25,8 +25,7 @@ func TestCircuitBreakerReportsOpenIfForcedOpen(t *testing.T) {
 		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
 			ran = true
 			return "x", nil
-		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: breaker.Config{ForceOpen: true}}),
-			WithFallback(fallbackName))
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: breaker.Config{ForceOpen: true}})).WithFallback(fallbackName)
 		v, err := m.exec(context.Background(), c, 1)
 		require.NoError(t, err)
 		assert.Equal(t, "anonymous", v)
@@ -67,7 +66,7 @@ func TestCircuitBreakerReportsClosedIfForcedClosed(t *testing.T) {
 			return "fine", nil
 		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: breaker.Config{
 			ForceClosed: true, RequestVolumeThreshold: 1, ErrorThresholdPercentage: 1,
-		}}), WithFallback(fallbackName))
+		}})).WithFallback(fallbackName)
 		for range 5 {
 			v, err := m.exec(context.Background(), c, 1)
 			require.NoError(t, err)
@@ -90,8 +89,8 @@ func TestCircuitBreakerReportsClosedIfForcedClosed(t *testing.T) {
 func TestCircuitBreakerAcrossMultipleCommandsButSameCircuitBreaker(t *testing.T) {
 	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
 		cfg := WithConfig(Config{Isolation: iso, Breaker: tripAfterThree})
-		one := New("SharedKey", failRun, WithRegistry(h.reg), cfg, WithFallback(fallbackName))
-		two := New("SharedKey", failRun, WithRegistry(h.reg), cfg, WithFallback(fallbackName))
+		one := New("SharedKey", failRun, WithRegistry(h.reg), cfg).WithFallback(fallbackName)
+		two := New("SharedKey", failRun, WithRegistry(h.reg), cfg).WithFallback(fallbackName)
 		require.Same(t, one.Breaker(), two.Breaker())
 		require.Same(t, one.Metrics(), two.Metrics())
 
@@ -154,7 +153,7 @@ func TestShortCircuitFallbackCounter(t *testing.T) {
 				return "", errBoom
 			}
 			return "fine", nil
-		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: tripAfterThree}), WithFallback(fallbackName))
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: tripAfterThree})).WithFallback(fallbackName)
 		h.openBreaker(func() { m.exec(context.Background(), c, 1) }, 3, "GetUser")
 		require.Equal(t, 3, runs)
 
@@ -194,8 +193,7 @@ func TestCircuitClosedAfterSuccess(t *testing.T) {
 				return "", errBoom
 			}
 			return "fine", nil
-		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: tripAfterThree, Timeout: -1}),
-			WithFallback(fallbackName))
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: tripAfterThree, Timeout: -1})).WithFallback(fallbackName)
 		h.openBreaker(func() { m.exec(context.Background(), c, 1) }, 3, "GetUser")
 
 		// Within the sleep window, everything is short-circuited.
@@ -392,9 +390,9 @@ func TestCircuitTripsOnErrorPercentageAndVolume(t *testing.T) {
 					return "", errBoom
 				}
 				return "fine", nil
-			}, WithRegistry(h.reg), WithFallback(fallbackName), WithConfig(Config{Breaker: breaker.Config{
+			}, WithRegistry(h.reg), WithConfig(Config{Breaker: breaker.Config{
 				RequestVolumeThreshold: tc.volume, ErrorThresholdPercentage: tc.threshold, SleepWindow: time.Hour,
-			}}))
+			}})).WithFallback(fallbackName)
 			for _, o := range tc.outcomes {
 				c.Execute(context.Background(), int(o))
 				h.completion()
@@ -412,8 +410,7 @@ func TestTripCircuitOnTimeoutsAndRejections(t *testing.T) {
 		h := newHarness(t)
 		g := newGate()
 		defer g.release()
-		c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", g.wait(ctx, true) },
-			WithRegistry(h.reg), WithFallback(fallbackName), WithConfig(Config{Breaker: tripAfterThree}))
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", g.wait(ctx, true) }, WithRegistry(h.reg), WithConfig(Config{Breaker: tripAfterThree})).WithFallback(fallbackName)
 		h.openBreaker(func() {
 			call := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
 			g.arrived(t)
@@ -426,10 +423,9 @@ func TestTripCircuitOnTimeoutsAndRejections(t *testing.T) {
 		require.NoError(t, h.reg.ConfigurePool("GetUser", PoolConfig{CoreSize: 1}))
 		g := newGate()
 		defer g.release()
-		c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", g.wait(ctx, true) },
-			WithRegistry(h.reg), WithFallback(fallbackName), WithConfig(Config{Timeout: -1, Breaker: breaker.Config{
-				RequestVolumeThreshold: 3, ErrorThresholdPercentage: 50, SleepWindow: time.Hour,
-			}}))
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", g.wait(ctx, true) }, WithRegistry(h.reg), WithConfig(Config{Timeout: -1, Breaker: breaker.Config{
+			RequestVolumeThreshold: 3, ErrorThresholdPercentage: 50, SleepWindow: time.Hour,
+		}})).WithFallback(fallbackName)
 		holder := goCall(func() (string, error) { return c.Execute(context.Background(), 0) })
 		g.arrived(t)
 		h.openBreaker(func() {

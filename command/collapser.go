@@ -89,9 +89,9 @@ type Collapser[In, Out any] struct {
 // NewCollapser returns a collapser of key whose batches are calls of
 // batch, which must return one result per argument, in the order of the
 // arguments. Options: WithCollapserConfig (window, cap, scope, cache, batch
-// command key), WithCacheKey (the key of an argument), and those of the
-// batch command: WithConfig, WithFallback and WithFallbackObservable (of
-// In []In and Out []Out), WithIsolation, WithRegistry. It panics if batch
+// command key), and those of the batch command: WithConfig, WithIsolation,
+// WithRegistry; the methods WithCacheKey and WithFallback give the key of
+// an argument and the batch command's fallback. It panics if batch
 // is nil, naming the key, if key is empty or not valid UTF-8, or if an
 // option is invalid.
 func NewCollapser[In, Out any](key string, batch func(context.Context, []In) ([]Out, error), opts ...Option) *Collapser[In, Out] {
@@ -108,13 +108,12 @@ func NewCollapser[In, Out any](key string, batch func(context.Context, []In) ([]
 	c := &Collapser[In, Out]{
 		key:        key,
 		cfg:        cfg,
-		cacheKey:   typed[func(In) string]("NewCollapser", key, "WithCacheKey", o.cacheKey),
 		comparable: reflect.TypeFor[In]().Comparable(),
 		dynamicKey: holdsInterface(reflect.TypeFor[In]()),
 		clock:      o.registry.clock,
 	}
 	cmdOptions := *o
-	cmdOptions.cacheKey, cmdOptions.collapser = nil, nil
+	cmdOptions.collapser = nil
 	c.cmd = New(cfg.BatchCommandKey, batch, optionFunc(func(dst *options) { *dst = cmdOptions }))
 	var metricsCfg metricsstream.Config
 	if o.config != nil {

@@ -29,15 +29,7 @@ func New[In, Out any](key string, run func(context.Context, In) (Out, error), op
 	}
 	mustKey("New", key)
 	o := buildOptions("New", key, opts)
-	c := &Command[In, Out]{
-		core: core[In, Out]{
-			run:      run,
-			fallback: typed[func(context.Context, In, error) (Out, error)]("New", key, "WithFallback", o.fallback),
-			poolKey:  typed[func(In) string]("New", key, "WithPoolKey", o.poolKey),
-		},
-		fbObs:    typed[func(context.Context, In, error) observable.Observable[Out]]("New", key, "WithFallbackObservable", o.fallbackObs),
-		cacheKey: typed[func(In) string]("New", key, "WithCacheKey", o.cacheKey),
-	}
+	c := &Command[In, Out]{core: core[In, Out]{run: run}}
 	var cfg Config
 	if o.config != nil {
 		cfg = *o.config
@@ -46,9 +38,6 @@ func New[In, Out any](key string, run func(context.Context, In) (Out, error), op
 		cfg.Isolation = *o.isolation
 	}
 	c.k = o.registry.state(key, cfg)
-	if c.fallback == nil && c.fbObs != nil {
-		c.fallback = c.observableFallback
-	}
 	return c
 }
 

@@ -32,10 +32,10 @@ func ExampleCommand_Execute_fallback() {
 	defer r.Close()
 	getUser := command.New("GetUser", func(ctx context.Context, id int) (string, error) {
 		return "", errors.New("connection refused")
-	}, command.WithRegistry(r), command.WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+	}, command.WithRegistry(r)).WithFallback(func(ctx context.Context, id int, err error) (string, error) {
 		fmt.Println("fallback after:", err)
 		return "anonymous", nil
-	}))
+	})
 
 	name, err := getUser.Execute(context.Background(), 42)
 	fmt.Println(name, err)
@@ -164,12 +164,12 @@ func ExampleCommand_Queue() {
 
 // WithPoolKey gives each downstream its own pool, so that a hung one
 // cannot take the workers of the others.
-func ExampleWithPoolKey() {
+func ExampleCommand_WithPoolKey() {
 	r := command.NewRegistry()
 	defer r.Close()
 	fetch := command.New("Fetch", func(ctx context.Context, url string) (string, error) {
 		return "fetched " + url, nil
-	}, command.WithRegistry(r), command.WithPoolKey(func(url string) string { return url }))
+	}, command.WithRegistry(r)).WithPoolKey(func(url string) string { return url })
 	r.ConfigurePool("http://b.example", command.PoolConfig{CoreSize: 2})
 
 	for _, url := range []string{"http://a.example", "http://b.example", "http://a.example"} {

@@ -150,11 +150,10 @@ func TestExecutionHystrixFailureWithNoFallback(t *testing.T) {
 func TestExecutionFailureWithFallback(t *testing.T) {
 	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
 		var seen error
-		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}),
-			WithFallback(func(ctx context.Context, id int, err error) (string, error) {
-				seen = err
-				return fmt.Sprint("fallback for ", id), nil
-			}))
+		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+			seen = err
+			return fmt.Sprint("fallback for ", id), nil
+		})
 		v, err := m.exec(context.Background(), c, 3)
 		require.NoError(t, err)
 		assert.Equal(t, "fallback for 3", v)
@@ -170,10 +169,9 @@ func TestExecutionFailureWithFallback(t *testing.T) {
 func TestExecutionFailureWithFallbackFailure(t *testing.T) {
 	errFallback := errors.New("cache down")
 	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
-		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}),
-			WithFallback(func(ctx context.Context, id int, err error) (string, error) {
-				return "", errFallback
-			}))
+		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+			return "", errFallback
+		})
 		_, err := m.exec(context.Background(), c, 1)
 		ce := assertCommandError(t, err, "GetUser", CommandFailure, errBoom, errFallback)
 		assert.Same(t, errFallback, ce.FallbackErr)
@@ -211,7 +209,7 @@ func TestNotWrappedExceptionWithFallback(t *testing.T) {
 	h := newHarness(t)
 	c := New("GetUser", func(ctx context.Context, id int) (string, error) {
 		return "", &userError{code: 500}
-	}, WithRegistry(h.reg), WithFallback(fallbackName))
+	}, WithRegistry(h.reg)).WithFallback(fallbackName)
 	v, err := c.Execute(context.Background(), 1)
 	require.NoError(t, err)
 	assert.Equal(t, "anonymous", v)
@@ -224,12 +222,10 @@ func TestNotWrappedBadRequestWithFallback(t *testing.T) {
 	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
 		bad := BadRequest(&userError{code: 400})
 		fallbackRan := false
-		c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", bad },
-			WithRegistry(h.reg), WithConfig(Config{Isolation: iso}),
-			WithFallback(func(ctx context.Context, id int, err error) (string, error) {
-				fallbackRan = true
-				return "anonymous", nil
-			}))
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", bad }, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+			fallbackRan = true
+			return "anonymous", nil
+		})
 		_, err := m.exec(context.Background(), c, -1)
 		assert.Same(t, bad, err, "the bad request is returned as run returned it")
 		var ue *userError
@@ -280,8 +276,7 @@ func TestBadRequestExceptionInSemaphore(t *testing.T) {
 func testBadRequest(t *testing.T, iso Isolation) {
 	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
 		bad := BadRequest(errors.New("id must be positive"))
-		c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", bad },
-			WithRegistry(h.reg), WithConfig(Config{Isolation: iso}), WithFallback(fallbackName))
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", bad }, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
 		for range 3 {
 			_, err := m.exec(context.Background(), c, -1)
 			assert.Same(t, bad, err)
@@ -325,12 +320,10 @@ func TestRecoverableErrorWithNoFallbackThrowsError(t *testing.T) {
 func TestRecoverableErrorMaskedByFallbackButLogged(t *testing.T) {
 	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
 		var seen error
-		c := New("GetUser", func(ctx context.Context, id int) (string, error) { panic("users unreachable") },
-			WithRegistry(h.reg), WithConfig(Config{Isolation: iso}),
-			WithFallback(func(ctx context.Context, id int, err error) (string, error) {
-				seen = err
-				return "anonymous", nil
-			}))
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) { panic("users unreachable") }, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+			seen = err
+			return "anonymous", nil
+		})
 		v, err := m.exec(context.Background(), c, 1)
 		require.NoError(t, err)
 		assert.Equal(t, "anonymous", v)
@@ -345,8 +338,7 @@ func TestRecoverableErrorMaskedByFallbackButLogged(t *testing.T) {
 // A panic in the fallback is recovered and recorded as FALLBACK_FAILURE.
 func TestPanicInFallbackIsFallbackFailure(t *testing.T) {
 	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
-		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}),
-			WithFallback(func(ctx context.Context, id int, err error) (string, error) { panic("fallback broke") }))
+		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(func(ctx context.Context, id int, err error) (string, error) { panic("fallback broke") })
 		_, err := m.exec(context.Background(), c, 1)
 		var ce *Error
 		require.ErrorAs(t, err, &ce)
@@ -367,11 +359,10 @@ func TestPanicInFallbackIsFallbackFailure(t *testing.T) {
 func TestExecutionFailureWithFallbackImplementedButDisabled(t *testing.T) {
 	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
 		ran := false
-		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, FallbackDisabled: true}),
-			WithFallback(func(ctx context.Context, id int, err error) (string, error) {
-				ran = true
-				return "anonymous", nil
-			}))
+		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, FallbackDisabled: true})).WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+			ran = true
+			return "anonymous", nil
+		})
 		_, err := m.exec(context.Background(), c, 1)
 		assertCommandError(t, err, "GetUser", CommandFailure, errBoom, ErrFallbackDisabled)
 		assert.Equal(t, "GetUser failed and fallback disabled (cause: boom)", err.Error())
@@ -385,8 +376,7 @@ func TestExecutionFailureWithFallbackImplementedButDisabled(t *testing.T) {
 // value is the zero value.
 func TestExecutionSuccessWithZeroValue(t *testing.T) {
 	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
-		c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", nil },
-			WithRegistry(h.reg), WithConfig(Config{Isolation: iso}), WithFallback(fallbackName))
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", nil }, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
 		v, err := m.exec(context.Background(), c, 1)
 		require.NoError(t, err)
 		assert.Empty(t, v)
@@ -437,10 +427,9 @@ func TestContextValuesReachRunAndFallback(t *testing.T) {
 			forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
 				g := newGate()
 				defer g.release()
-				c := New("GetUser", tc.run(g), WithRegistry(h.reg), WithConfig(Config{Isolation: iso}),
-					WithFallback(func(ctx context.Context, id int, err error) (string, error) {
-						return fmt.Sprint("fallback:", ctx.Value(ctxKey{})), nil
-					}))
+				c := New("GetUser", tc.run(g), WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+					return fmt.Sprint("fallback:", ctx.Value(ctxKey{})), nil
+				})
 				ctx := context.WithValue(context.Background(), ctxKey{}, "request-42")
 				call := goCall(func() (string, error) { return m.exec(ctx, c, 1) })
 				if tc.timeout {
@@ -465,19 +454,17 @@ func TestContextValuesReachRunAndFallback(t *testing.T) {
 // resumeWithFallback); its last value is the command's.
 func TestExecutionFailureWithObservableFallback(t *testing.T) {
 	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
-		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}),
-			WithFallbackObservable(func(ctx context.Context, id int, err error) observable.Observable[string] {
-				return observable.Just("stale", "cached")
-			}))
+		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallbackObservable(func(ctx context.Context, id int, err error) observable.Observable[string] {
+			return observable.Just("stale", "cached")
+		})
 		v, err := m.exec(context.Background(), c, 1)
 		require.NoError(t, err)
 		assert.Equal(t, "cached", v)
 		assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS"), h.events())
 
-		empty := New("GetOther", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}),
-			WithFallbackObservable(func(ctx context.Context, id int, err error) observable.Observable[string] {
-				return observable.Empty[string]()
-			}))
+		empty := New("GetOther", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallbackObservable(func(ctx context.Context, id int, err error) observable.Observable[string] {
+			return observable.Empty[string]()
+		})
 		_, err = m.exec(context.Background(), empty, 1)
 		ce := assertCommandError(t, err, "GetOther", CommandFailure, errBoom, observable.ErrEmpty)
 		assert.Same(t, observable.ErrEmpty, ce.FallbackErr, "a fallback without a value failed")
@@ -491,8 +478,7 @@ func TestExecutionFailureWithObservableFallback(t *testing.T) {
 // holding the only fallback permit.
 func TestExecutionEndsBeforeItsValueIsDelivered(t *testing.T) {
 	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
-		failing := New("GetUser", failRun, WithRegistry(h.reg), WithFallback(fallbackName),
-			WithConfig(Config{Isolation: iso, FallbackMaxConcurrentRequests: 1}))
+		failing := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, FallbackMaxConcurrentRequests: 1})).WithFallback(fallbackName)
 		passing := New("GetOther", succeedRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}))
 		for i := range 200 {
 			v, err := m.exec(context.Background(), failing, i)

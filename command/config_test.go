@@ -79,7 +79,7 @@ func TestConfigureChangesTimeoutLive(t *testing.T) {
 		defer g.release()
 		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
 			return "late", g.wait(ctx, true)
-		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: time.Minute}), WithFallback(fallbackName))
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: time.Minute})).WithFallback(fallbackName)
 		require.NoError(t, h.reg.Configure("GetUser", Config{Isolation: iso, Timeout: 100 * time.Millisecond}))
 		call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
 		g.arrived(t)
@@ -129,7 +129,7 @@ func TestConfigureChangesBreakerAndFallbackLive(t *testing.T) {
 				return "", errBoom
 			}
 			return "fine", nil
-		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}), WithFallback(fallbackName))
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
 		ctx := context.Background()
 
 		require.NoError(t, h.reg.Configure("GetUser", Config{Isolation: iso, Breaker: breaker.Config{ForceOpen: true}}))
@@ -246,25 +246,18 @@ func TestConstructionPanicsNameTheProblem(t *testing.T) {
 	assert.PanicsWithValue(t, "command: NewObservable: key is empty", func() { NewObservable("", construct, reg) })
 	assert.PanicsWithValue(t, `command: Do("DoKey"): run is nil`, func() { h.reg.Do(context.Background(), "DoKey", nil, nil) })
 	assert.PanicsWithValue(t, `command: New("GetUser"): option 1 is nil`, func() { New("GetUser", succeedRun, reg, nil) })
-	assert.Panics(t, func() { WithFallback[int, string](nil) })
-	assert.Panics(t, func() { WithFallbackObservable[int, string](nil) })
-	assert.Panics(t, func() { WithCacheKey[int](nil) })
-	assert.Panics(t, func() { WithPoolKey[int](nil) })
 	assert.Panics(t, func() { WithRegistry(nil) })
 	assert.PanicsWithValue(t, "command: WithIsolation: unknown isolation 5", func() { WithIsolation(5) })
-	assert.PanicsWithValue(t,
-		`command: New("GetUser"): WithFallback has type func(context.Context, string, error) (string, error), want func(context.Context, int, error) (string, error)`,
-		func() {
-			New("GetUser", succeedRun, reg, WithFallback(func(ctx context.Context, in string, err error) (string, error) { return "", nil }))
-		})
-	assert.Panics(t, func() {
-		New("GetUser", succeedRun, reg, WithPoolKey(func(in string) string { return in }))
-	})
-	assert.Panics(t, func() {
-		NewObservable("Stream", construct, reg, WithFallback(func(ctx context.Context, in int, err error) (string, error) { return "", nil }))
-	})
 	_, ok := h.reg.Config("GetUser")
 	assert.False(t, ok, "a refused command makes no key")
+	c := New("GetUser", succeedRun, reg)
+	assert.PanicsWithValue(t, `command: WithFallback of "GetUser" with nil f`, func() { c.WithFallback(nil) })
+	assert.Panics(t, func() { c.WithFallbackObservable(nil) })
+	assert.Panics(t, func() { c.WithCacheKey(nil) })
+	assert.Panics(t, func() { c.WithPoolKey(nil) })
+	oc := NewObservable("Stream", construct, reg)
+	assert.Panics(t, func() { oc.WithFallback(nil) })
+	assert.Panics(t, func() { oc.WithFallbackObservable(nil) })
 }
 
 // The names of isolations and failure types are Hystrix's.

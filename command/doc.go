@@ -8,9 +8,9 @@
 //
 //	getUser := command.New("GetUser", func(ctx context.Context, id int) (User, error) {
 //		return client.User(ctx, id)
-//	}, command.WithFallback(func(ctx context.Context, id int, err error) (User, error) {
+//	}).WithFallback(func(ctx context.Context, id int, err error) (User, error) {
 //		return User{ID: id, Name: "anonymous"}, nil
-//	}))
+//	})
 //	u, err := getUser.Execute(ctx, 42)
 //
 // # Built as Hystrix 1.5

@@ -68,8 +68,7 @@ func TestBadRequestError(t *testing.T) {
 	// A run that wraps a bad request reports a bad request too.
 	h := newHarness(t)
 	wrapped := fmt.Errorf("calling users: %w", bad)
-	c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", wrapped },
-		WithRegistry(h.reg), WithFallback(fallbackName))
+	c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", wrapped }, WithRegistry(h.reg)).WithFallback(fallbackName)
 	_, err := c.Execute(context.Background(), 1)
 	assert.Same(t, wrapped, err)
 	assert.Equal(t, evs("BAD_REQUEST"), h.events())

@@ -20,7 +20,7 @@ func ExampleWithRequestContext() {
 	getUser := command.New("GetUser", func(ctx context.Context, id int) (string, error) {
 		mc.Advance(12 * time.Millisecond) // the call takes 12ms
 		return "user-" + strconv.Itoa(id), nil
-	}, command.WithRegistry(reg), command.WithCacheKey(strconv.Itoa))
+	}, command.WithRegistry(reg)).WithCacheKey(strconv.Itoa)
 
 	ctx := command.WithRequestContext(context.Background()) // at the start of the request
 	for range 3 {
@@ -45,10 +45,9 @@ func ExampleRequestLog_String() {
 		mc.Advance(time.Second) // too slow: the timeout fires
 		<-ctx.Done()
 		return nil, ctx.Err()
-	}, command.WithRegistry(reg), command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation}),
-		command.WithFallback(func(ctx context.Context, user string, err error) ([]string, error) {
-			return nil, nil // no orders shown
-		}))
+	}, command.WithRegistry(reg), command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation})).WithFallback(func(ctx context.Context, user string, err error) ([]string, error) {
+		return nil, nil // no orders shown
+	})
 	getUser := command.New("GetUser", func(ctx context.Context, id int) (string, error) {
 		mc.Advance(5 * time.Millisecond)
 		return "user-" + strconv.Itoa(id), nil

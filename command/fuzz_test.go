@@ -151,8 +151,7 @@ func checkCommandConfigRuns(t *testing.T, r *command.Registry, key string, cfg c
 		}
 		return -in, nil
 	}
-	c := command.New(key, func(_ context.Context, in int) (int, error) { return in + 1, nil },
-		command.WithRegistry(r), command.WithConfig(cfg), command.WithFallback(fallback))
+	c := command.New(key, func(_ context.Context, in int) (int, error) { return in + 1, nil }, command.WithRegistry(r), command.WithConfig(cfg)).WithFallback(fallback)
 
 	got, ok := r.Config(key)
 	require.True(t, ok)
@@ -353,8 +352,7 @@ func FuzzKeys(f *testing.F) {
 			}
 			return poolKey
 		}
-		c := command.New(key, run, command.WithRegistry(r), command.WithPoolKey(poolKeyOf),
-			command.WithFallback(func(context.Context, int, error) (int, error) { return -1, nil }))
+		c := command.New(key, run, command.WithRegistry(r)).WithPoolKey(poolKeyOf).WithFallback(func(context.Context, int, error) (int, error) { return -1, nil })
 		v, err := c.Execute(context.Background(), 1)
 		require.NoError(t, err)
 		if !panics && poolKey != "" && utf8.ValidString(poolKey) {
@@ -364,7 +362,7 @@ func FuzzKeys(f *testing.F) {
 		}
 		assert.Equal(t, -1, v, "the fallback's value")
 		assert.Equal(t, 0, r.PoolCount(), "no pool for an invalid pool key")
-		_, err = command.New(key, run, command.WithRegistry(r), command.WithPoolKey(poolKeyOf)).
+		_, err = command.New(key, run, command.WithRegistry(r)).WithPoolKey(poolKeyOf).
 			Execute(context.Background(), 1)
 		var kerr *command.KeyFuncError
 		require.ErrorAs(t, err, &kerr)

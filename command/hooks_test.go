@@ -158,11 +158,10 @@ func TestExecutionHookOrder(t *testing.T) {
 				defer g.release()
 				cfg := tc.cfg
 				cfg.Isolation = iso
-				opts := []Option{WithRegistry(h.reg), WithConfig(cfg)}
+				c := New("GetUser", tc.run(g), WithRegistry(h.reg), WithConfig(cfg))
 				if tc.fallback != nil {
-					opts = append(opts, WithFallback(tc.fallback))
+					c = c.WithFallback(tc.fallback)
 				}
-				c := New("GetUser", tc.run(g), opts...)
 				if tc.provoke != nil {
 					tc.provoke(t, h, m, c, g)
 				} else {
@@ -251,7 +250,7 @@ func TestEventNotifier(t *testing.T) {
 			defer mu.Unlock()
 			keyEvents = append(keyEvents, e.String())
 		}))
-		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}), WithFallback(fallbackName))
+		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
 		other := New("Other", succeedRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}))
 		m.exec(context.Background(), c, 1)
 		h.completion()
@@ -296,7 +295,7 @@ func TestPanickingHookNeverBreaksACommand(t *testing.T) {
 		assert.Equal(t, "user-2", v)
 		assert.Equal(t, evs("SUCCESS"), h.events())
 
-		broken := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}), WithFallback(fallbackName))
+		broken := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
 		v, err = m.exec(context.Background(), broken, 2)
 		require.NoError(t, err)
 		assert.Equal(t, "anonymous", v)

@@ -48,13 +48,13 @@ func TestPoolKeyFunctionFailureIsTheExecutionsFailure(t *testing.T) {
 	for name, pk := range failingPoolKeys {
 		t.Run(name, func(t *testing.T) {
 			forEachMode(t, func(t *testing.T, h *harness, m execMode) {
-				plain := New("keyed", succeedRun, WithRegistry(h.reg), WithPoolKey(pk.f))
+				plain := New("keyed", succeedRun, WithRegistry(h.reg)).WithPoolKey(pk.f)
 				_, err := m.exec(context.Background(), plain, 1)
 				ce := assertCommandError(t, err, "keyed", CommandFailure, nil, ErrFallbackMissing)
 				assertKeyFuncError(t, ce.Cause, "keyed", "WithPoolKey", pk.err)
 				assert.Equal(t, evs("FAILURE", "FALLBACK_MISSING"), eventNames(h.completion().Events))
 
-				withFallback := New("keyed", succeedRun, WithRegistry(h.reg), WithPoolKey(pk.f), WithFallback(fallbackName))
+				withFallback := New("keyed", succeedRun, WithRegistry(h.reg)).WithPoolKey(pk.f).WithFallback(fallbackName)
 				v, err := m.exec(context.Background(), withFallback, 1)
 				require.NoError(t, err)
 				assert.Equal(t, "anonymous", v)
@@ -75,7 +75,7 @@ func TestPoolKeyPanicInHalfOpenTrialOpensTheBreaker(t *testing.T) {
 		h.openBreaker(func() { _, _ = fail.Execute(context.Background(), 1) }, 2, "trial")
 		h.clock.Advance(h.reg.Breaker("trial").Config().SleepWindow + time.Millisecond)
 
-		keyed := New("trial", succeedRun, WithRegistry(h.reg), WithPoolKey(failingPoolKeys["panic"].f))
+		keyed := New("trial", succeedRun, WithRegistry(h.reg)).WithPoolKey(failingPoolKeys["panic"].f)
 		_, err := m.exec(context.Background(), keyed, 1)
 		assert.ErrorIs(t, err, ErrFallbackMissing)
 		assert.Equal(t, evs("FAILURE", "FALLBACK_MISSING"), eventNames(h.completion().Events))
@@ -89,8 +89,7 @@ func TestPoolKeyPanicInHalfOpenTrialOpensTheBreaker(t *testing.T) {
 // Future fails instead of its goroutine panicking.
 func TestCacheKeyPanicIsTheCallersError(t *testing.T) {
 	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
-		c := New("cached", succeedRun, WithRegistry(h.reg), WithFallback(fallbackName),
-			WithCacheKey(func(int) string { panic("no key") }))
+		c := New("cached", succeedRun, WithRegistry(h.reg)).WithFallback(fallbackName).WithCacheKey(func(int) string { panic("no key") })
 		_, err := m.exec(WithRequestContext(context.Background()), c, 1)
 		assertKeyFuncError(t, err, "cached", "WithCacheKey", nil)
 		h.noMoreCompletions()
@@ -102,14 +101,12 @@ func TestCacheKeyPanicIsTheCallersError(t *testing.T) {
 func TestObservableCommandKeyFunctionFailures(t *testing.T) {
 	h := newHarness(t)
 	just := func(_ context.Context, n int) observable.Observable[int] { return observable.Just(n) }
-	pooled := NewObservable("obs-keyed", just, WithRegistry(h.reg), WithIsolation(PoolIsolation),
-		WithPoolKey(failingPoolKeys["invalid UTF-8"].f))
+	pooled := NewObservable("obs-keyed", just, WithRegistry(h.reg), WithIsolation(PoolIsolation)).WithPoolKey(failingPoolKeys["invalid UTF-8"].f)
 	_, err := pooled.Execute(context.Background(), 1)
 	assertKeyFuncError(t, err, "obs-keyed", "WithPoolKey", ErrInvalidKey)
 	assert.Equal(t, evs("FAILURE", "FALLBACK_MISSING"), eventNames(h.completion().Events))
 
-	cached := NewObservable("obs-cached", just, WithRegistry(h.reg),
-		WithCacheKey(func(int) string { panic("no key") }))
+	cached := NewObservable("obs-cached", just, WithRegistry(h.reg)).WithCacheKey(func(int) string { panic("no key") })
 	_, err = cached.Execute(WithRequestContext(context.Background()), 1)
 	assertKeyFuncError(t, err, "obs-cached", "WithCacheKey", nil)
 	h.noMoreCompletions()
@@ -120,8 +117,7 @@ func TestObservableCommandKeyFunctionFailures(t *testing.T) {
 func TestCollapserCacheKeyPanicIsTheCallersError(t *testing.T) {
 	r, _ := newManualRegistry(t)
 	b := &batches{}
-	c := NewCollapser("collapsed", b.getUsers, WithRegistry(r),
-		WithCacheKey(func(int) string { panic("no key") }))
+	c := NewCollapser("collapsed", b.getUsers, WithRegistry(r)).WithCacheKey(func(int) string { panic("no key") })
 	ctx := WithRequestContext(context.Background())
 	_, err := c.Execute(ctx, 1)
 	assertKeyFuncError(t, err, "collapsed", "WithCacheKey", nil)

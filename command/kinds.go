@@ -85,7 +85,7 @@ func NewObservable[In, Out any](key string, construct func(context.Context, In) 
 	}
 	mustKey("NewObservable", key)
 	o := buildOptions("NewObservable", key, opts)
-	c := &ObservableCommand[In, Out]{cacheKey: typed[func(In) string]("NewObservable", key, "WithCacheKey", o.cacheKey)}
+	c := &ObservableCommand[In, Out]{}
 	var cfg Config
 	if o.config != nil {
 		cfg = *o.config
@@ -95,11 +95,6 @@ func NewObservable[In, Out any](key string, construct func(context.Context, In) 
 	}
 	c.k = o.registry.stateWithDefault(key, cfg, SemaphoreIsolation)
 	c.construct = construct
-	c.poolKey = typed[func(In) string]("NewObservable", key, "WithPoolKey", o.poolKey)
-	c.fallbackObs = typed[func(context.Context, In, error) observable.Observable[Out]]("NewObservable", key, "WithFallbackObservable", o.fallbackObs)
-	if fb := typed[func(context.Context, In, error) (Out, error)]("NewObservable", key, "WithFallback", o.fallback); fb != nil && c.fallbackObs == nil {
-		c.fallbackObs = scalarFallback(fb)
-	}
 	return c
 }
 
@@ -211,9 +206,9 @@ func (r *Registry) doCommandsFor(key string) (*doCommands, error) {
 	run := func(ctx context.Context, call doCall) (struct{}, error) { return struct{}{}, call.run(ctx) }
 	d := &doCommands{
 		without: New(key, run, WithRegistry(r)),
-		withFallback: New(key, run, WithRegistry(r), WithFallback(func(ctx context.Context, call doCall, err error) (struct{}, error) {
+		withFallback: New(key, run, WithRegistry(r)).WithFallback(func(ctx context.Context, call doCall, err error) (struct{}, error) {
 			return struct{}{}, call.fallback(ctx, err)
-		})),
+		}),
 	}
 	actual, _ := r.doCmds.LoadOrStore(key, d)
 	return actual.(*doCommands), nil

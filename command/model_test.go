@@ -208,8 +208,8 @@ func newModelKey(t *rapid.T, iso Isolation) *modelKey {
 		t.Fatal(err)
 	}
 	m.commands[noFallback] = New("model", modelRun, WithRegistry(m.reg), WithConfig(cfg))
-	m.commands[fallbackSucceeds] = New("model", modelRun, WithRegistry(m.reg), WithFallback(modelFallback(fallbackSucceeds)))
-	m.commands[fallbackFails] = New("model", modelRun, WithRegistry(m.reg), WithFallback(modelFallback(fallbackFails)))
+	m.commands[fallbackSucceeds] = New("model", modelRun, WithRegistry(m.reg)).WithFallback(modelFallback(fallbackSucceeds))
+	m.commands[fallbackFails] = New("model", modelRun, WithRegistry(m.reg)).WithFallback(modelFallback(fallbackFails))
 	return m
 }
 

@@ -110,11 +110,10 @@ func TestExecutionPartialSuccessWithFallback(t *testing.T) {
 			var seen error
 			c := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[bool] {
 				return observable.Concat(observable.Just(false, true, false), observable.Error[bool](errBoom))
-			}, WithRegistry(h.reg), WithIsolation(iso),
-				WithFallbackObservable(func(ctx context.Context, in int, err error) observable.Observable[bool] {
-					seen = err
-					return observable.Just(true, false, true, false)
-				}))
+			}, WithRegistry(h.reg), WithIsolation(iso)).WithFallbackObservable(func(ctx context.Context, in int, err error) observable.Observable[bool] {
+				seen = err
+				return observable.Just(true, false, true, false)
+			})
 			values, err := subscribeAll(context.Background(), c.ToObservable(context.Background(), 1)).wait(t)
 			require.NoError(t, err)
 			assert.Equal(t, []bool{false, true, false, true, false, true, false}, values)
@@ -162,10 +161,9 @@ func TestCircuitBreakerTripsAfterFailures(t *testing.T) {
 		c := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[bool] {
 			constructs++
 			return observable.Error[bool](errBoom)
-		}, WithRegistry(h.reg), WithIsolation(iso), WithConfig(Config{Breaker: tripAfterThree}),
-			WithFallbackObservable(func(ctx context.Context, in int, err error) observable.Observable[bool] {
-				return observable.Just(false)
-			}))
+		}, WithRegistry(h.reg), WithIsolation(iso), WithConfig(Config{Breaker: tripAfterThree})).WithFallbackObservable(func(ctx context.Context, in int, err error) observable.Observable[bool] {
+			return observable.Just(false)
+		})
 		for range 3 {
 			values, err := m.exec(context.Background(), c, 1)
 			require.NoError(t, err)
@@ -188,8 +186,7 @@ func TestObservableCommandWithScalarFallback(t *testing.T) {
 	forEachObsMode(t, func(t *testing.T, h *harness, m obsMode, iso Isolation) {
 		c := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[bool] {
 			return observable.Error[bool](errBoom)
-		}, WithRegistry(h.reg), WithIsolation(iso),
-			WithFallback(func(ctx context.Context, in int, err error) (bool, error) { return true, nil }))
+		}, WithRegistry(h.reg), WithIsolation(iso)).WithFallback(func(ctx context.Context, in int, err error) (bool, error) { return true, nil })
 		values, err := m.exec(context.Background(), c, 1)
 		require.NoError(t, err)
 		assert.Equal(t, []bool{true}, values)
@@ -301,10 +298,9 @@ func TestObservableCommandFallbackPanics(t *testing.T) {
 	forEachObsMode(t, func(t *testing.T, h *harness, m obsMode, iso Isolation) {
 		c := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[bool] {
 			return observable.Error[bool](errBoom)
-		}, WithRegistry(h.reg), WithIsolation(iso),
-			WithFallbackObservable(func(ctx context.Context, in int, err error) observable.Observable[bool] {
-				return observable.Create(func(ctx context.Context, o observable.Observer[bool]) { panic("fallback source broke") })
-			}))
+		}, WithRegistry(h.reg), WithIsolation(iso)).WithFallbackObservable(func(ctx context.Context, in int, err error) observable.Observable[bool] {
+			return observable.Create(func(ctx context.Context, o observable.Observer[bool]) { panic("fallback source broke") })
+		})
 		_, err := m.exec(context.Background(), c, 1)
 		var ce *Error
 		require.ErrorAs(t, err, &ce)

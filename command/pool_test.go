@@ -56,11 +56,10 @@ func TestRejectedThreadWithFallback(t *testing.T) {
 		var seen error
 		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
 			return "held", g.wait(ctx, true)
-		}, WithRegistry(h.reg), WithConfig(Config{Pool: "Users", Timeout: -1}),
-			WithFallback(func(ctx context.Context, id int, err error) (string, error) {
-				seen = err
-				return "anonymous", nil
-			}))
+		}, WithRegistry(h.reg), WithConfig(Config{Pool: "Users", Timeout: -1})).WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+			seen = err
+			return "anonymous", nil
+		})
 		holder := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
 		g.arrived(t)
 		v, err := m.exec(context.Background(), c, 2)
@@ -158,7 +157,7 @@ func TestPoolIsolationBoundsUserCodeEvenWhenRunsHang(t *testing.T) {
 		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
 			g.wait(ctx, false) // hung: ignores its context
 			return "late", nil
-		}, WithRegistry(h.reg), WithConfig(Config{Pool: "Users"}), WithFallback(fallbackName))
+		}, WithRegistry(h.reg), WithConfig(Config{Pool: "Users"})).WithFallback(fallbackName)
 
 		var calls []<-chan callResult[string]
 		for i := range coreSize {
@@ -287,7 +286,7 @@ func TestPerCallPools(t *testing.T) {
 			return "slow", g.wait(ctx, true)
 		}
 		return "fetched " + url, nil
-	}, WithRegistry(h.reg), WithConfig(Config{Timeout: -1}), WithPoolKey(func(url string) string { return url }))
+	}, WithRegistry(h.reg), WithConfig(Config{Timeout: -1})).WithPoolKey(func(url string) string { return url })
 	require.NoError(t, h.reg.ConfigurePool("http://slow", PoolConfig{CoreSize: 1, MaxQueueSize: 5, IdleTimeout: time.Minute}))
 	assert.Zero(t, h.reg.PoolCount(), "pools are made on first use")
 
@@ -355,7 +354,7 @@ func TestPerCallPoolsBusyAreKept(t *testing.T) {
 	defer g.release()
 	c := New("Fetch", func(ctx context.Context, url string) (string, error) {
 		return "slow", g.wait(ctx, true)
-	}, WithRegistry(h.reg), WithConfig(Config{Timeout: -1}), WithPoolKey(func(url string) string { return url }))
+	}, WithRegistry(h.reg), WithConfig(Config{Timeout: -1})).WithPoolKey(func(url string) string { return url })
 	plain := New("Plain", func(ctx context.Context, id int) (string, error) { return "ok", nil }, WithRegistry(h.reg))
 	_, err := plain.Execute(context.Background(), 1)
 	require.NoError(t, err)
@@ -381,8 +380,7 @@ func TestPerCallPoolsBusyAreKept(t *testing.T) {
 // has two pools running at once.
 func TestRetiredPoolSendsItsCallersToItsSuccessor(t *testing.T) {
 	h := newHarness(t)
-	c := New("Fetch", func(ctx context.Context, url string) (string, error) { return "fetched", nil },
-		WithRegistry(h.reg), WithConfig(Config{Timeout: -1}), WithPoolKey(func(url string) string { return url }))
+	c := New("Fetch", func(ctx context.Context, url string) (string, error) { return "fetched", nil }, WithRegistry(h.reg), WithConfig(Config{Timeout: -1})).WithPoolKey(func(url string) string { return url })
 	_, err := c.Execute(context.Background(), "http://a")
 	require.NoError(t, err)
 	h.completion()
@@ -419,7 +417,7 @@ func TestPoolSweepRacingExecutionsKeepsTheBound(t *testing.T) {
 		storeMax(&most, inside.Add(1))
 		inside.Add(-1)
 		return "fetched", nil
-	}, WithRegistry(h.reg), WithConfig(Config{Timeout: -1}), WithPoolKey(func(url string) string { return url }))
+	}, WithRegistry(h.reg), WithConfig(Config{Timeout: -1})).WithPoolKey(func(url string) string { return url })
 	stop := make(chan struct{})
 	sweeping := make(chan struct{})
 	go func() {

@@ -64,7 +64,7 @@ func TestRequestCache1(t *testing.T) {
 			c := New("RequestCache1", func(ctx context.Context, id int) (string, error) {
 				runs.Add(1)
 				return "user" + itoa(id), nil
-			}, WithRegistry(r), WithConfig(Config{Isolation: isolation}), WithCacheKey(itoa))
+			}, WithRegistry(r), WithConfig(Config{Isolation: isolation})).WithCacheKey(itoa)
 			ctx := WithRequestContext(context.Background())
 
 			v, err := c.Execute(ctx, 1)
@@ -95,7 +95,7 @@ func TestRequestCache3(t *testing.T) {
 	c := New("RequestCache3", func(ctx context.Context, id string) (string, error) {
 		runs.Add(1)
 		return id, nil
-	}, WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation}), WithCacheKey(func(id string) string { return id }))
+	}, WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation})).WithCacheKey(func(id string) string { return id })
 	ctx := WithRequestContext(context.Background())
 
 	for _, id := range []string{"A", "B", "A"} {
@@ -116,7 +116,7 @@ func TestNoRequestCache(t *testing.T) {
 	c := New("NoRequestCache", func(ctx context.Context, id int) (int, error) {
 		runs.Add(1)
 		return id, nil
-	}, WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation, RequestCacheDisabled: true}), WithCacheKey(itoa))
+	}, WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation, RequestCacheDisabled: true})).WithCacheKey(itoa)
 	ctx := WithRequestContext(context.Background())
 	for range 3 {
 		_, err := c.Execute(ctx, 1)
@@ -163,7 +163,7 @@ func TestRequestCacheOnThreadRejectionThrowsException(t *testing.T) {
 	c := New("RequestCacheThreadRejection", func(ctx context.Context, _ int) (int, error) {
 		t.Error("run of a rejected command was called")
 		return 0, nil
-	}, WithRegistry(r), WithConfig(Config{Pool: "RejectionPool"}), WithCacheKey(itoa))
+	}, WithRegistry(r), WithConfig(Config{Pool: "RejectionPool"})).WithCacheKey(itoa)
 	ctx := WithRequestContext(context.Background())
 
 	_, first := c.Execute(ctx, 1)
@@ -191,7 +191,7 @@ func TestRequestCacheOnTimeoutThrowsException(t *testing.T) {
 				started <- struct{}{}
 				<-ctx.Done()
 				return 0, ctx.Err()
-			}, WithRegistry(r), WithConfig(Config{Isolation: isolation, Timeout: 50 * time.Millisecond}), WithCacheKey(itoa))
+			}, WithRegistry(r), WithConfig(Config{Isolation: isolation, Timeout: 50 * time.Millisecond})).WithCacheKey(itoa)
 			ctx := WithRequestContext(context.Background())
 
 			errc := make(chan error, 1)
@@ -238,11 +238,11 @@ func TestCacheKeyExecutionRequiresRequestVariable(t *testing.T) {
 	c := New("CacheKeyNeedsRequest", func(ctx context.Context, id int) (int, error) {
 		t.Error("run was called")
 		return id, nil
-	}, WithRegistry(r), WithCacheKey(itoa))
+	}, WithRegistry(r)).WithCacheKey(itoa)
 	o := NewObservable("CacheKeyNeedsRequestObservable", func(ctx context.Context, id int) observable.Observable[int] {
 		t.Error("construct was called")
 		return observable.Just(id)
-	}, WithRegistry(r), WithCacheKey(itoa))
+	}, WithRegistry(r)).WithCacheKey(itoa)
 	ctx := context.Background()
 
 	_, err := c.Execute(ctx, 1)
@@ -268,7 +268,7 @@ func TestBadRequestExceptionViaQueueInThreadOnResponseFromCache(t *testing.T) {
 	c := New("BadRequestCached", func(ctx context.Context, id int) (int, error) {
 		runs.Add(1)
 		return 0, BadRequest(errors.New("invalid"))
-	}, WithRegistry(r), WithCacheKey(itoa))
+	}, WithRegistry(r)).WithCacheKey(itoa)
 	ctx := WithRequestContext(context.Background())
 	_, first := c.Execute(ctx, -1)
 	require.True(t, IsBadRequest(first))
@@ -293,7 +293,7 @@ func asyncCacheable(t *testing.T, r *Registry, key string) (c *Command[int, bool
 			cancelled <- struct{}{}
 			return false, ctx.Err()
 		}
-	}, WithRegistry(r), WithConfig(Config{Timeout: -1}), WithCacheKey(itoa))
+	}, WithRegistry(r), WithConfig(Config{Timeout: -1})).WithCacheKey(itoa)
 	return c, runs, started, release, cancelled
 }
 
@@ -447,7 +447,7 @@ func TestRequestCacheConcurrentCallersShareOneExecution(t *testing.T) {
 				case <-ctx.Done():
 					return 0, ctx.Err()
 				}
-			}, WithRegistry(r), WithConfig(Config{Isolation: isolation, Timeout: -1}), WithCacheKey(itoa))
+			}, WithRegistry(r), WithConfig(Config{Isolation: isolation, Timeout: -1})).WithCacheKey(itoa)
 			ctx := WithRequestContext(context.Background())
 			firstCtx, cancelFirst := context.WithCancel(ctx)
 
@@ -491,7 +491,7 @@ func TestInvalidateCache(t *testing.T) {
 	var runs atomic.Int32
 	c := New("Invalidate", func(ctx context.Context, id int) (int32, error) {
 		return runs.Add(1), nil
-	}, WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation}), WithCacheKey(itoa))
+	}, WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation})).WithCacheKey(itoa)
 	ctx := WithRequestContext(context.Background())
 
 	v, _ := c.Execute(ctx, 1)
@@ -523,7 +523,7 @@ func TestRequestCacheObservableCommand(t *testing.T) {
 			vs[i] = i
 		}
 		return observable.Just(vs...)
-	}, WithRegistry(r), WithCacheKey(itoa))
+	}, WithRegistry(r)).WithCacheKey(itoa)
 	ctx := WithRequestContext(context.Background())
 
 	vs, err := c.Execute(ctx, 3)
@@ -543,10 +543,8 @@ func TestRequestCacheObservableCommand(t *testing.T) {
 // the second runs uncached rather than being served the wrong type.
 func TestRequestCacheKeyWithAnotherValueType(t *testing.T) {
 	r, _ := newManualRegistry(t)
-	a := New("TwoTypes", func(ctx context.Context, id int) (int, error) { return id, nil },
-		WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation}), WithCacheKey(itoa))
-	b := New("TwoTypes", func(ctx context.Context, id int) (string, error) { return "s" + itoa(id), nil },
-		WithRegistry(r), WithCacheKey(itoa))
+	a := New("TwoTypes", func(ctx context.Context, id int) (int, error) { return id, nil }, WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation})).WithCacheKey(itoa)
+	b := New("TwoTypes", func(ctx context.Context, id int) (string, error) { return "s" + itoa(id), nil }, WithRegistry(r)).WithCacheKey(itoa)
 	ctx := WithRequestContext(context.Background())
 	v, err := a.Execute(ctx, 1)
 	require.NoError(t, err)
@@ -571,8 +569,7 @@ func TestRequestCacheHookAndNotifier(t *testing.T) {
 			fromCache.Add(1)
 		}
 	}))
-	c := New("Notified", func(ctx context.Context, id int) (int, error) { return id, nil },
-		WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation}), WithCacheKey(itoa))
+	c := New("Notified", func(ctx context.Context, id int) (int, error) { return id, nil }, WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation})).WithCacheKey(itoa)
 	ctx := WithRequestContext(context.Background())
 	_, _ = c.Execute(ctx, 1)
 	assert.Empty(t, hits)

@@ -27,10 +27,10 @@ func TestRequestContextIsSharedByRunAndFallback(t *testing.T) {
 					return 0, errors.New("boom")
 				}
 				return 1, nil
-			}, WithRegistry(r), WithConfig(Config{Isolation: isolation}), WithFallback(func(ctx context.Context, _ bool, err error) (int, error) {
+			}, WithRegistry(r), WithConfig(Config{Isolation: isolation})).WithFallback(func(ctx context.Context, _ bool, err error) (int, error) {
 				seen <- RequestLogFrom(ctx)
 				return 2, nil
-			}))
+			})
 			_, err := c.Execute(ctx, false)
 			require.NoError(t, err)
 			_, err = c.Execute(ctx, true)

@@ -115,7 +115,7 @@ func TestRequestLogRecordsExecutions(t *testing.T) {
 		close(started)
 		<-ctx.Done()
 		return nil, ctx.Err()
-	}, WithRegistry(r), WithFallback(func(ctx context.Context, id int, err error) ([]int, error) { return nil, nil }))
+	}, WithRegistry(r)).WithFallback(func(ctx context.Context, id int, err error) ([]int, error) { return nil, nil })
 	stream := NewObservable("Stream", func(ctx context.Context, n int) observable.Observable[int] {
 		return observable.Just(1, 2)
 	}, WithRegistry(r))

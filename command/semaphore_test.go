@@ -14,11 +14,9 @@ func TestFallbackSemaphore(t *testing.T) {
 	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
 		g := newGate()
 		defer g.release()
-		c := New("GetUser", failRun, WithRegistry(h.reg),
-			WithConfig(Config{Isolation: iso, FallbackMaxConcurrentRequests: 1}),
-			WithFallback(func(ctx context.Context, id int, err error) (string, error) {
-				return "slow fallback", g.wait(ctx, true)
-			}))
+		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, FallbackMaxConcurrentRequests: 1})).WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+			return "slow fallback", g.wait(ctx, true)
+		})
 		slow := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
 		g.arrived(t)
 		require.Equal(t, int64(1), h.fallbackPermits("GetUser"))
@@ -74,8 +72,8 @@ func TestSemaphorePermitsInUse(t *testing.T) {
 		defer g.release()
 		cfg := WithConfig(Config{Isolation: SemaphoreIsolation, MaxConcurrentRequests: 3, Timeout: -1})
 		run := func(ctx context.Context, id int) (string, error) { return "ran", g.wait(ctx, true) }
-		one := New("Shared", run, WithRegistry(h.reg), cfg, WithFallback(fallbackName))
-		two := New("Shared", run, WithRegistry(h.reg), cfg, WithFallback(fallbackName))
+		one := New("Shared", run, WithRegistry(h.reg), cfg).WithFallback(fallbackName)
+		two := New("Shared", run, WithRegistry(h.reg), cfg).WithFallback(fallbackName)
 		other := New("Other", succeedRun, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, MaxConcurrentRequests: 1}))
 
 		var calls []<-chan callResult[string]

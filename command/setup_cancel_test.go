@@ -73,8 +73,7 @@ func TestSubscriberLeavingDuringSetupEndsTheExecution(t *testing.T) {
 		h := newHarness(t)
 		l := &leaveOnStart{}
 		h.reg.AddKeyHook("setup", l)
-		c := New("setup", succeedRun, WithRegistry(h.reg), WithFallback(fallbackName),
-			WithConfig(Config{FallbackMaxConcurrentRequests: 1, Breaker: breaker.Config{ForceOpen: true}}))
+		c := New("setup", succeedRun, WithRegistry(h.reg), WithConfig(Config{FallbackMaxConcurrentRequests: 1, Breaker: breaker.Config{ForceOpen: true}})).WithFallback(fallbackName)
 		assert.ErrorIs(t, l.leave(t, c), context.Canceled)
 		h.completion()
 		h.assertReleased("setup")

@@ -23,10 +23,8 @@ func TestObservableTimeoutRacingRunStartLeavesNothingRunning(t *testing.T) {
 	clk := clock.NewManual(time.Unix(0, 0))
 	r := NewRegistry(WithClock(clk))
 	defer r.Close()
-	c := New("racing-start", func(context.Context, int) (int, error) { return 1, nil },
-		WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: timeout,
-			MaxConcurrentRequests: 64, FallbackMaxConcurrentRequests: 64, Breaker: breaker.Config{Disabled: true}}),
-		WithFallback(func(context.Context, int, error) (int, error) { return -1, nil }))
+	c := New("racing-start", func(context.Context, int) (int, error) { return 1, nil }, WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: timeout,
+		MaxConcurrentRequests: 64, FallbackMaxConcurrentRequests: 64, Breaker: breaker.Config{Disabled: true}})).WithFallback(func(context.Context, int, error) (int, error) { return -1, nil })
 
 	ctx := context.Background()
 	stop := make(chan struct{})

@@ -51,11 +51,10 @@ func TestExecutionTimeoutWithFallback(t *testing.T) {
 		var seen error
 		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
 			return "late", g.wait(ctx, true)
-		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}),
-			WithFallback(func(ctx context.Context, id int, err error) (string, error) {
-				seen = err
-				return "anonymous", nil
-			}))
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+			seen = err
+			return "anonymous", nil
+		})
 		call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
 		g.arrived(t)
 		h.clock.Advance(DefaultTimeout)
@@ -81,7 +80,7 @@ func TestCountersOnExecutionTimeout(t *testing.T) {
 			defer close(returned)
 			g.wait(ctx, false)
 			return "late", nil
-		}, WithRegistry(h.reg), WithFallback(fallbackName))
+		}, WithRegistry(h.reg)).WithFallback(fallbackName)
 		call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
 		g.arrived(t)
 		h.clock.Advance(DefaultTimeout)
@@ -114,7 +113,7 @@ func TestSemaphoreTimeoutHoldsTheCallerUntilRunReturns(t *testing.T) {
 		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
 			g.wait(ctx, false)
 			return "late", nil
-		}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation}), WithFallback(fallbackName))
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation})).WithFallback(fallbackName)
 		call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
 		runCtx := g.arrived(t)
 		h.clock.Advance(DefaultTimeout)
@@ -195,7 +194,7 @@ func TestTimeoutCountsTimeInQueue(t *testing.T) {
 			runs = append(runs, id)
 			g.wait(ctx, false)
 			return "late", nil
-		}, WithRegistry(h.reg), WithConfig(Config{Pool: "Users"}), WithFallback(fallbackName))
+		}, WithRegistry(h.reg), WithConfig(Config{Pool: "Users"})).WithFallback(fallbackName)
 		first := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
 		g.arrived(t)
 		h.clock.Advance(500 * time.Millisecond)

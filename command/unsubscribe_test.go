@@ -21,7 +21,7 @@ func TestEarlyUnsubscribeDuringExecutionViaToObservable(t *testing.T) {
 			defer g.release()
 			c := New("GetUser", func(ctx context.Context, id int) (string, error) {
 				return "late", g.wait(ctx, true)
-			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}), WithFallback(fallbackName))
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
 			subCtx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			subs := make(chan *collected[string], 1)
@@ -53,7 +53,7 @@ func TestEarlyUnsubscribeDuringExecutionViaObserve(t *testing.T) {
 			defer g.release()
 			c := New("GetUser", func(ctx context.Context, id int) (string, error) {
 				return "late", g.wait(ctx, true)
-			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}), WithFallback(fallbackName))
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			call := goCall(func() (string, error) { return c.Observe(ctx, 1).Last(context.Background()) })
@@ -88,7 +88,7 @@ func TestCallerContextCancelledDuringExecution(t *testing.T) {
 				defer g.release()
 				c := New("GetUser", func(ctx context.Context, id int) (string, error) {
 					return "late", g.wait(ctx, true)
-				}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}), WithFallback(fallbackName))
+				}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
 				ctx, cancel := context.WithCancel(context.Background())
 				call := goCall(func() (string, error) { return m.exec(ctx, c, 1) })
 				g.arrived(t)
@@ -114,10 +114,9 @@ func TestEarlyUnsubscribeDuringFallback(t *testing.T) {
 			h := newHarness(t)
 			g := newGate()
 			defer g.release()
-			c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}),
-				WithFallback(func(ctx context.Context, id int, err error) (string, error) {
-					return "late fallback", g.wait(ctx, true)
-				}))
+			c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+				return "late fallback", g.wait(ctx, true)
+			})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			go subscribeAll(ctx, c.ToObservable(context.Background(), 1))
@@ -145,8 +144,7 @@ func TestUnsubscribingDownstreamOperatorStillResultsInSuccessEventType(t *testin
 			assert.Equal(t, []string{"user-4"}, values)
 			assert.Equal(t, evs("SUCCESS"), h.events())
 
-			broken := New("GetOther", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}),
-				WithFallback(fallbackName))
+			broken := New("GetOther", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
 			values, err = subscribeAll(context.Background(), broken.ToObservable(context.Background(), 4).Take(1)).wait(t)
 			require.NoError(t, err)
 			assert.Equal(t, []string{"anonymous"}, values)
@@ -167,7 +165,7 @@ func TestCancelFutureWithInterruption(t *testing.T) {
 			defer g.release()
 			c := New("GetUser", func(ctx context.Context, id int) (string, error) {
 				return "late", g.wait(ctx, true)
-			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}), WithFallback(fallbackName))
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
 			f := c.Queue(context.Background(), 1)
 			runCtx := g.arrived(t)
 			f.Cancel()

@@ -81,19 +81,14 @@ type downstream struct {
 // pool-isolated command runs each call in the pool named by its URL.
 func newDownstream(r *command.Registry, client *jsonClient, srv *faultServer, key string, cfg command.Config, perURL bool) *downstream {
 	d := &downstream{srv: srv}
-	opts := []command.Option{
-		command.WithRegistry(r),
-		command.WithConfig(cfg),
-		command.WithFallback(d.fallback),
-	}
-	if perURL {
-		opts = append(opts, command.WithPoolKey(func(url string) string { return url }))
-	}
 	run := func(ctx context.Context, url string) (answer, error) {
 		r, err := client.get(ctx, url)
 		return answer{reply: r}, err
 	}
-	d.cmd = command.New(key, run, opts...)
+	d.cmd = command.New(key, run, command.WithRegistry(r), command.WithConfig(cfg)).WithFallback(d.fallback)
+	if perURL {
+		d.cmd = d.cmd.WithPoolKey(func(url string) string { return url })
+	}
 	return d
 }
 

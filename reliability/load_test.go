@@ -140,8 +140,7 @@ func newLoadScene(t *testing.T, isolation command.Isolation) *loadScene {
 	require.NoError(t, s.reg.ConfigurePool(loadPool, command.PoolConfig{
 		CoreSize: loadCoreSize, MaxQueueSize: loadQueue, QueueSizeRejectionThreshold: loadQueue,
 	}))
-	s.cmd = command.New("load", s.run,
-		command.WithRegistry(s.reg), command.WithConfig(s.cfg), command.WithFallback(s.fallback))
+	s.cmd = command.New("load", s.run, command.WithRegistry(s.reg), command.WithConfig(s.cfg)).WithFallback(s.fallback)
 	return s
 }
 

@@ -27,10 +27,7 @@ func newRxhystrixClient(cfg Config, urls []string) Client {
 	run := func(ctx context.Context, url string) (struct{}, error) {
 		return struct{}{}, get(ctx, c.http, url)
 	}
-	c.cmd = command.New(prefix+"send-to-province", run,
-		command.WithConfig(command.Config{Isolation: command.PoolIsolation, Timeout: cfg.Timeout}),
-		command.WithPoolKey(func(url string) string { return prefix + url }),
-	)
+	c.cmd = command.New(prefix+"send-to-province", run, command.WithConfig(command.Config{Isolation: command.PoolIsolation, Timeout: cfg.Timeout})).WithPoolKey(func(url string) string { return prefix + url })
 	return c
 }
 

@@ -43,10 +43,9 @@ func newShop(reg *command.Registry) *shop {
 		// bestsellers.
 		getRecommendations: command.New("GetRecommendations", func(ctx context.Context, id int) ([]string, error) {
 			return nil, errors.New("recommendation service unavailable")
-		}, command.WithRegistry(reg),
-			command.WithFallback(func(ctx context.Context, id int, err error) ([]string, error) {
-				return []string{"bestseller-1", "bestseller-2"}, nil
-			})),
+		}, command.WithRegistry(reg)).WithFallback(func(ctx context.Context, id int, err error) ([]string, error) {
+			return []string{"bestseller-1", "bestseller-2"}, nil
+		}),
 
 		// An ObservableCommand emits the orders one by one: each is an
 		// EMIT event.

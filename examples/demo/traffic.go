@@ -69,10 +69,8 @@ func startTraffic(ctx context.Context, reg *command.Registry, sc scenario) *sync
 			return nil, err
 		}
 		return []string{"book", "lamp"}, nil
-	}, command.WithRegistry(reg),
-		command.WithConfig(command.Config{Group: "RecommendationService", Isolation: command.SemaphoreIsolation,
-			Timeout: 300 * ms, Breaker: brk}),
-		command.WithFallback(func(ctx context.Context, id int, err error) ([]string, error) { return nil, nil }))
+	}, command.WithRegistry(reg), command.WithConfig(command.Config{Group: "RecommendationService", Isolation: command.SemaphoreIsolation,
+		Timeout: 300 * ms, Breaker: brk})).WithFallback(func(ctx context.Context, id int, err error) ([]string, error) { return nil, nil })
 
 	// A downstream that fails for a while: the circuit opens, lets a
 	// trial through every sleep window, and closes once a trial succeeds.
@@ -99,16 +97,13 @@ func startTraffic(ctx context.Context, reg *command.Registry, sc scenario) *sync
 			return nil, err
 		}
 		return []string{q + " 1", q + " 2"}, nil
-	}, command.WithRegistry(reg), command.WithConfig(command.Config{Group: "SearchService", Breaker: brk}),
-		command.WithFallback(func(ctx context.Context, q string, err error) ([]string, error) { return nil, nil }))
+	}, command.WithRegistry(reg), command.WithConfig(command.Config{Group: "SearchService", Breaker: brk})).WithFallback(func(ctx context.Context, q string, err error) ([]string, error) { return nil, nil })
 
 	// A dependency switched off by configuration: its circuit is forced
 	// open, every call is short-circuited to the fallback.
 	inventory := command.New("LegacyInventory", func(ctx context.Context, sku string) (int, error) {
 		return 0, downstream(ctx, between(10*ms, 30*ms))
-	}, command.WithRegistry(reg),
-		command.WithConfig(command.Config{Group: "InventoryService", Breaker: breaker.Config{ForceOpen: true}}),
-		command.WithFallback(func(ctx context.Context, sku string, err error) (int, error) { return -1, nil }))
+	}, command.WithRegistry(reg), command.WithConfig(command.Config{Group: "InventoryService", Breaker: breaker.Config{ForceOpen: true}})).WithFallback(func(ctx context.Context, sku string, err error) (int, error) { return -1, nil })
 
 	// Price lookups, collapsed: the lookups of every caller within 10ms
 	// go to the downstream as one batch, run by the command GetPriceBatch.

@@ -64,12 +64,7 @@ func run(w io.Writer, opts options) error {
 		},
 		Metrics: metricsstream.Config{HealthSnapshotInterval: 100 * time.Millisecond},
 	}
-	getUser := command.New("GetUser", lookUp,
-		command.WithRegistry(reg),
-		command.WithConfig(cfg),
-		command.WithFallback(anonymous),
-		// Executions for the same user in one request run once.
-		command.WithCacheKey(func(r request) string { return strconv.Itoa(r.ID) }))
+	getUser := command.New("GetUser", lookUp, command.WithRegistry(reg), command.WithConfig(cfg)).WithFallback(anonymous).WithCacheKey(func(r request) string { return strconv.Itoa(r.ID) })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -57,17 +57,14 @@ func newService(reg *command.Registry, provinces []*province, cfg command.Config
 		commands: make(map[string]*command.Command[push, receipt], len(provinces)),
 	}
 	cfg.Group = group
-	opts := []command.Option{
-		command.WithRegistry(reg),
-		command.WithConfig(cfg),
-		command.WithFallback(deferred),
-	}
-	if iso == poolPerURL {
-		opts = append(opts, command.WithPoolKey(func(p push) string { return p.URL }))
-	}
 	for _, p := range provinces {
 		// One command key per province: one breaker per province.
-		s.commands[p.Name] = command.New("Send2Province-"+p.Name, s.send, opts...)
+		c := command.New("Send2Province-"+p.Name, s.send, command.WithRegistry(reg), command.WithConfig(cfg)).
+			WithFallback(deferred)
+		if iso == poolPerURL {
+			c = c.WithPoolKey(func(p push) string { return p.URL })
+		}
+		s.commands[p.Name] = c
 	}
 	return s
 }

@@ -79,19 +79,15 @@ func sizing(ctx context.Context, w io.Writer, phaseLength time.Duration) error {
 		if err := reg.ConfigurePool(key, command.PoolConfig{CoreSize: workers}); err != nil {
 			return err
 		}
-		calls = append(calls, command.New(key,
-			func(ctx context.Context, _ struct{}) (answer, error) {
-				body, err := get(ctx, client, server.URL)
-				return answer{Body: string(body)}, err
-			},
-			command.WithRegistry(reg),
-			command.WithConfig(command.Config{
-				Timeout: timeout,
-				// The breaker is off so that the pools show alone; with
-				// it, both would open the circuit while B is slow.
-				Breaker: breaker.Config{Disabled: true},
-			}),
-			command.WithFallback(fallbackAnswer)))
+		calls = append(calls, command.New(key, func(ctx context.Context, _ struct{}) (answer, error) {
+			body, err := get(ctx, client, server.URL)
+			return answer{Body: string(body)}, err
+		}, command.WithRegistry(reg), command.WithConfig(command.Config{
+			Timeout: timeout,
+			// The breaker is off so that the pools show alone; with
+			// it, both would open the circuit while B is slow.
+			Breaker: breaker.Config{Disabled: true},
+		})).WithFallback(fallbackAnswer))
 	}
 
 	phases := []phase{

@@ -42,10 +42,8 @@ func newShop(reg *command.Registry, url string, queue *durableQueue) *shop {
 		Timeout: goodTimeout,
 		Breaker: breaker.Config{SleepWindow: time.Second},
 	}
-	s.getProduct = command.New("GetProduct", s.fetch, command.WithRegistry(reg), command.WithConfig(cfg),
-		command.WithFallback(s.fromLocalCache))
-	s.saveOrder = command.New("SaveOrder", s.save, command.WithRegistry(reg), command.WithConfig(cfg),
-		command.WithFallback(s.enqueue))
+	s.getProduct = command.New("GetProduct", s.fetch, command.WithRegistry(reg), command.WithConfig(cfg)).WithFallback(s.fromLocalCache)
+	s.saveOrder = command.New("SaveOrder", s.save, command.WithRegistry(reg), command.WithConfig(cfg)).WithFallback(s.enqueue)
 	return s
 }
 

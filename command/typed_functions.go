@@ -1,0 +1,146 @@
+package command
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// The functions of a command that depend on its types are given with
+// methods, so that the compiler checks them: each returns a copy of the
+// command with the function set, sharing the key's breaker, metrics,
+// permits and pools with every other command of the key. The command it
+// is called on is unchanged; use the copy.
+
+// derive returns a copy of c's functions, with a pool of calls of its own.
+func (c *core[In, Out]) derive() core[In, Out] {
+	return core[In, Out]{k: c.k, run: c.run, construct: c.construct, fallback: c.fallback, fallbackObs: c.fallbackObs, poolKey: c.poolKey}
+}
+
+func (c *Command[In, Out]) derive() *Command[In, Out] {
+	return &Command[In, Out]{core: c.core.derive(), fbObs: c.fbObs, cacheKey: c.cacheKey}
+}
+
+// WithFallback returns a copy of c that falls back to f, called with the
+// command's input and an *Error saying why run did not produce the value.
+// It panics if f is nil.
+func (c *Command[In, Out]) WithFallback(f func(ctx context.Context, in In, err error) (Out, error)) *Command[In, Out] {
+	mustFunc(c.k.key, "WithFallback", f == nil)
+	d := c.derive()
+	d.fallback, d.fbObs = f, nil
+	return d
+}
+
+// WithFallbackObservable returns a copy of c whose fallback produces its
+// value as an Observable (Hystrix's resumeWithFallback): its last value.
+// It panics if f is nil.
+func (c *Command[In, Out]) WithFallbackObservable(f func(ctx context.Context, in In, err error) observable.Observable[Out]) *Command[In, Out] {
+	mustFunc(c.k.key, "WithFallbackObservable", f == nil)
+	d := c.derive()
+	d.fbObs = f
+	d.fallback = d.observableFallback
+	return d
+}
+
+// WithCacheKey returns a copy of c with the request cache on: executions
+// of the key with the same cache key f(in) inside one request context
+// (WithRequestContext) run once. It panics if f is nil.
+func (c *Command[In, Out]) WithCacheKey(f func(in In) string) *Command[In, Out] {
+	mustFunc(c.k.key, "WithCacheKey", f == nil)
+	requestScoped.Store(true)
+	d := c.derive()
+	d.cacheKey = f
+	return d
+}
+
+// WithPoolKey returns a copy of c that runs each call in the pool named
+// f(in) instead of Config.Pool, e.g. one pool per downstream URL. Such
+// pools are made on first use and retired after PoolConfig.IdleTimeout
+// without work. It panics if f is nil.
+func (c *Command[In, Out]) WithPoolKey(f func(in In) string) *Command[In, Out] {
+	mustFunc(c.k.key, "WithPoolKey", f == nil)
+	d := c.derive()
+	d.poolKey = f
+	return d
+}
+
+func (c *ObservableCommand[In, Out]) derive() *ObservableCommand[In, Out] {
+	return &ObservableCommand[In, Out]{core: c.core.derive(), cacheKey: c.cacheKey}
+}
+
+// WithFallbackObservable returns a copy of c whose fallback produces its
+// values as an Observable (Hystrix's resumeWithFallback), each recorded as
+// FALLBACK_EMIT. It panics if f is nil.
+func (c *ObservableCommand[In, Out]) WithFallbackObservable(f func(ctx context.Context, in In, err error) observable.Observable[Out]) *ObservableCommand[In, Out] {
+	mustFunc(c.k.key, "WithFallbackObservable", f == nil)
+	d := c.derive()
+	d.fallbackObs = f
+	return d
+}
+
+// WithFallback returns a copy of c whose fallback produces one value. It
+// panics if f is nil.
+func (c *ObservableCommand[In, Out]) WithFallback(f func(ctx context.Context, in In, err error) (Out, error)) *ObservableCommand[In, Out] {
+	mustFunc(c.k.key, "WithFallback", f == nil)
+	d := c.derive()
+	d.fallbackObs = scalarFallback(f)
+	return d
+}
+
+// WithCacheKey is Command.WithCacheKey for an observable command.
+func (c *ObservableCommand[In, Out]) WithCacheKey(f func(in In) string) *ObservableCommand[In, Out] {
+	mustFunc(c.k.key, "WithCacheKey", f == nil)
+	requestScoped.Store(true)
+	d := c.derive()
+	d.cacheKey = f
+	return d
+}
+
+// WithPoolKey is Command.WithPoolKey for an observable command.
+func (c *ObservableCommand[In, Out]) WithPoolKey(f func(in In) string) *ObservableCommand[In, Out] {
+	mustFunc(c.k.key, "WithPoolKey", f == nil)
+	d := c.derive()
+	d.poolKey = f
+	return d
+}
+
+// mustFunc panics, naming the key and the method, if a function given to a
+// method is nil.
+func mustFunc(key, method string, isNil bool) {
+	if isNil {
+		panic(fmt.Sprintf("command: %s of %q with nil f", method, key))
+	}
+}
+
+// derive returns a copy of c, batching on its own.
+func (c *Collapser[In, Out]) derive() *Collapser[In, Out] {
+	d := &Collapser[In, Out]{key: c.key, cfg: c.cfg, cmd: c.cmd, cacheKey: c.cacheKey, comparable: c.comparable,
+		dynamicKey: c.dynamicKey, metrics: c.metrics, clock: c.clock}
+	if c.global != nil {
+		d.global = &batcher[In, Out]{c: d}
+	}
+	return d
+}
+
+// WithCacheKey returns a copy of c whose requests are served from the
+// request cache by the key f(arg): requests of one request context with
+// the same cache key share one response. The copy batches on its own: use
+// it instead of c. It panics if f is nil.
+func (c *Collapser[In, Out]) WithCacheKey(f func(arg In) string) *Collapser[In, Out] {
+	mustFunc(c.key, "WithCacheKey", f == nil)
+	requestScoped.Store(true)
+	d := c.derive()
+	d.cacheKey = f
+	return d
+}
+
+// WithFallback returns a copy of c whose batch command falls back to f,
+// which must return one result per argument as the batch function does.
+// The copy batches on its own: use it instead of c. It panics if f is nil.
+func (c *Collapser[In, Out]) WithFallback(f func(ctx context.Context, args []In, err error) ([]Out, error)) *Collapser[In, Out] {
+	mustFunc(c.key, "WithFallback", f == nil)
+	d := c.derive()
+	d.cmd = c.cmd.WithFallback(f)
+	return d
+}
