@@ -28,6 +28,15 @@ const (
 // 75 callers at milliseconds (bench/peers BenchmarkTail).
 const yieldEvery = 16
 
+// yieldSometimes yields to the scheduler once in yieldEvery calls on
+// average: what a caller that handed a run to a new worker does, so that
+// the worker gets a processor (see yieldEvery).
+func yieldSometimes() {
+	if rand.Uint32()%yieldEvery == 0 {
+		runtime.Gosched()
+	}
+}
+
 // poolCall is one run handed to a pool worker. Whoever loses the race
 // between the worker finishing and the caller leaving recycles it: the
 // caller after it read the result, the worker when the caller has gone.
@@ -122,7 +131,16 @@ func (call *poolCall[In, Out]) runTask(p *pool, start int64) int64 {
 
 // runFor runs the call for its subscription s, which concludes the
 // execution on this goroutine once the slot is free again.
+//
+// A subscriber that leaves before a worker starts the run gives the slot
+// back itself (see subscription.dequeue), rather than leave it to a
+// worker that may wait for a processor behind the very callers it would
+// turn away: the worker then finds the call abandoned and frees nothing.
 func (call *poolCall[In, Out]) runFor(s *subscription[In, Out], p *pool, start int64) int64 {
+	if !call.state.CompareAndSwap(callQueued, callRunning) {
+		call.recycle()
+		return unread
+	}
 	ctx, in := call.ctx, call.in
 	starts := s.starting(start) // s forgets the call first, so that it cannot take out of the queue the call's next use
 	call.recycle()
@@ -196,9 +214,7 @@ func (c *core[In, Out]) executeInPool(ctx context.Context, e *execution, in In) 
 		return c.fallBack(ctx, e, in, PoolRejectedFailure, ErrPoolRejected)
 	}
 	answered := false
-	if rand.Uint32()%yieldEvery == 0 {
-		runtime.Gosched() // see yieldEvery
-	}
+	yieldSometimes()
 	if deadline != nil {
 		// The caller leaves at the timeout, which a deadlineContext tells
 		// only when asked, so the caller keeps the time itself.

@@ -132,11 +132,11 @@ func (s *subscription[In, Out]) subscribeBody(ctx context.Context, wait bool) {
 	src := constructBody(s.c.construct, ctx, s.in)
 	if one, ok := src.AsSingle(); ok && !one.Async() {
 		v, err := callSingle(one, ctx)
+		s.slot.release() // the user's code is done, as a Command's run is when it returns
 		if err == nil {
 			(*bodyObserver[In, Out])(s).OnNext(v)
 		}
 		var zero Out
-		s.slot.release()
 		s.runReturned(zero, err, s.c.k.registry.now(), true)
 		return
 	}
@@ -213,6 +213,7 @@ func (s *subscription[In, Out]) submit() {
 	}
 	s.queued, s.pl = call, p
 	s.mu.Unlock()
+	yieldSometimes()
 }
 
 // starting is a pool worker about to run the user's code: it reports
@@ -351,12 +352,22 @@ func (s *subscription[In, Out]) cancelLocked() {
 	s.end(now, zero, err)
 }
 
-// dequeue takes a run no worker has taken out of the pool's queue, under
-// s.mu: it will not start.
+// dequeue makes sure a run no worker has started will not start, under
+// s.mu: it takes it out of the pool's queue, or gives back the slot a
+// worker took for it.
 func (s *subscription[In, Out]) dequeue() {
-	if call := s.queued; call != nil && s.pl.remove(call) {
-		s.queued = nil
-		call.recycle()
+	call := s.queued
+	if call == nil {
+		return
+	}
+	s.queued = nil
+	switch {
+	case s.pl.remove(call):
+		call.recycle() // it waited in the queue, holding no slot
+	case call.state.CompareAndSwap(callQueued, callAbandoned):
+		// A worker holds a slot for it but has not started it: the slot
+		// goes back now, and the worker recycles the call.
+		s.pl.release()
 	}
 }
 

@@ -1,0 +1,45 @@
+package command
+
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A subscriber that leaves before the worker it was handed to has started
+// the run gives the pool slot back at once: a caller that goes on without
+// blocking must not find the pool full of workers that are only waiting for
+// a processor to find out they have nothing to do. With one processor the
+// worker cannot start before the caller blocks.
+func TestPoolSlotBackWhenTheSubscriberLeavesBeforeTheRunStarts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	h := newHarness(t)
+	require.NoError(t, h.reg.ConfigurePool("one", PoolConfig{CoreSize: 1}))
+	var started atomic.Int32
+	c := New("leaving", func(ctx context.Context, id int) (string, error) {
+		started.Add(1)
+		return "", nil
+	}, WithRegistry(h.reg), WithConfig(Config{Pool: "one", Timeout: -1}))
+	unstarted := 0
+	for i := range 50 {
+		before := started.Load()
+		f := c.Queue(context.Background(), i)
+		f.Cancel()
+		if started.Load() != before {
+			h.completion() // the caller yielded to the worker (see yieldEvery)
+			continue
+		}
+		unstarted++
+		running, queued := h.pool("one").size()
+		assert.Zero(t, running, "the slot came back with the cancel")
+		assert.Zero(t, queued)
+		assert.Equal(t, evs("CANCELLED"), h.events())
+	}
+	require.NotZero(t, unstarted, "no run was left unstarted")
+	waitFor(t, "the abandoned workers to exit", func() bool { return h.pool("one").idle() })
+	assert.Zero(t, started.Load()-int32(50-unstarted), "no abandoned run started")
+}
