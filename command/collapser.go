@@ -89,7 +89,7 @@ type Collapser[In, Out any] struct {
 // NewCollapser returns a collapser of key whose batches are calls of
 // batch, which must return one result per argument, in the order of the
 // arguments. Options: WithCollapserConfig (window, cap, scope, cache, batch
-// command key), and those of the batch command: WithConfig, WithIsolation,
+// command key), and those of the batch command: WithConfig,
 // WithRegistry; the methods WithCacheKey and WithFallback give the key of
 // an argument and the batch command's fallback. It panics if batch
 // is nil, naming the key, if key is empty or not valid UTF-8, or if an

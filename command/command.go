@@ -34,9 +34,6 @@ func New[In, Out any](key string, run func(context.Context, In) (Out, error), op
 	if o.config != nil {
 		cfg = *o.config
 	}
-	if o.isolation != nil {
-		cfg.Isolation = *o.isolation
-	}
 	c.k = o.registry.state(key, cfg)
 	return c
 }

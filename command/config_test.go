@@ -247,7 +247,6 @@ func TestConstructionPanicsNameTheProblem(t *testing.T) {
 	assert.PanicsWithValue(t, `command: Do("DoKey"): run is nil`, func() { h.reg.Do(context.Background(), "DoKey", nil, nil) })
 	assert.PanicsWithValue(t, `command: New("GetUser"): option 1 is nil`, func() { New("GetUser", succeedRun, reg, nil) })
 	assert.Panics(t, func() { WithRegistry(nil) })
-	assert.PanicsWithValue(t, "command: WithIsolation: unknown isolation 5", func() { WithIsolation(5) })
 	_, ok := h.reg.Config("GetUser")
 	assert.False(t, ok, "a refused command makes no key")
 	c := New("GetUser", succeedRun, reg)

@@ -13,7 +13,7 @@ import (
 )
 
 // An explicit isolation always wins, for both kinds of command, whether
-// it comes with the command (WithIsolation, WithConfig) or later
+// it comes with the command (WithConfig) or later
 // (Configure); DefaultIsolation means the kind's default; and writing
 // back the Config read from the registry with a new timeout keeps the
 // isolation in force. Configure used to read PoolIsolation, the zero
@@ -41,22 +41,15 @@ func TestExplicitIsolationIsHonoured(t *testing.T) {
 		return i
 	}
 	for kindName, kind := range kinds {
-		for _, byOption := range isolations {
+		{
 			for _, byConfig := range isolations {
 				for _, configured := range isolations {
-					name := fmt.Sprintf("%s/WithIsolation(%v)/Config(%v)/Configure(%v)", kindName, byOption, byConfig, configured)
+					name := fmt.Sprintf("%s/Config(%v)/Configure(%v)", kindName, byConfig, configured)
 					t.Run(name, func(t *testing.T) {
 						r := NewRegistry()
 						defer r.Close()
-						opts := []Option{WithConfig(Config{Isolation: byConfig})}
-						if byOption != DefaultIsolation {
-							opts = append(opts, WithIsolation(byOption))
-						}
-						kind.make(r, "k", opts...)
+						kind.make(r, "k", WithConfig(Config{Isolation: byConfig}))
 						want := resolve(byConfig, kind.byDefault)
-						if byOption != DefaultIsolation {
-							want = byOption
-						}
 						got, _ := r.Config("k")
 						require.Equal(t, want, got.Isolation, "at creation")
 

@@ -101,7 +101,7 @@ func TestCacheKeyPanicIsTheCallersError(t *testing.T) {
 func TestObservableCommandKeyFunctionFailures(t *testing.T) {
 	h := newHarness(t)
 	just := func(_ context.Context, n int) observable.Observable[int] { return observable.Just(n) }
-	pooled := NewObservable("obs-keyed", just, WithRegistry(h.reg), WithIsolation(PoolIsolation)).WithPoolKey(failingPoolKeys["invalid UTF-8"].f)
+	pooled := NewObservable("obs-keyed", just, WithRegistry(h.reg), WithConfig(Config{Isolation: PoolIsolation})).WithPoolKey(failingPoolKeys["invalid UTF-8"].f)
 	_, err := pooled.Execute(context.Background(), 1)
 	assertKeyFuncError(t, err, "obs-keyed", "WithPoolKey", ErrInvalidKey)
 	assert.Equal(t, evs("FAILURE", "FALLBACK_MISSING"), eventNames(h.completion().Events))

@@ -69,7 +69,7 @@ func scalarFallback[In, Out any](f fallbackFunc[In, Out]) func(context.Context, 
 // ObservableCommand is a command whose user code produces an Observable of
 // any number of values, as Hystrix's HystrixObservableCommand: each value
 // is recorded as EMIT (FALLBACK_EMIT from the fallback). It is
-// semaphore-isolated unless WithIsolation(PoolIsolation) says otherwise,
+// semaphore-isolated unless its Config.Isolation says otherwise,
 // as in Hystrix. It is safe for concurrent use.
 type ObservableCommand[In, Out any] struct {
 	core[In, Out]
@@ -89,9 +89,6 @@ func NewObservable[In, Out any](key string, construct func(context.Context, In) 
 	var cfg Config
 	if o.config != nil {
 		cfg = *o.config
-	}
-	if o.isolation != nil {
-		cfg.Isolation = *o.isolation
 	}
 	c.k = o.registry.stateWithDefault(key, cfg, SemaphoreIsolation)
 	c.construct = construct

@@ -50,7 +50,7 @@ func TestExecutionSuccessWithMultipleEvents(t *testing.T) {
 	forEachObsMode(t, func(t *testing.T, h *harness, m obsMode, iso Isolation) {
 		c := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[bool] {
 			return observable.Just(true, false, true)
-		}, WithRegistry(h.reg), WithIsolation(iso))
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}))
 		values, err := m.exec(context.Background(), c, 1)
 		require.NoError(t, err)
 		assert.Equal(t, []bool{true, false, true}, values)
@@ -86,7 +86,7 @@ func TestExecutionPartialSuccess(t *testing.T) {
 			h := newHarness(t)
 			c := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[bool] {
 				return observable.Concat(observable.Just(false, true, false), observable.Error[bool](errBoom))
-			}, WithRegistry(h.reg), WithIsolation(iso))
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}))
 			values, err := subscribeAll(context.Background(), c.ToObservable(context.Background(), 1)).wait(t)
 			assert.Equal(t, []bool{false, true, false}, values)
 			assertCommandError(t, err, "Stream", CommandFailure, errBoom, ErrFallbackMissing)
@@ -110,7 +110,7 @@ func TestExecutionPartialSuccessWithFallback(t *testing.T) {
 			var seen error
 			c := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[bool] {
 				return observable.Concat(observable.Just(false, true, false), observable.Error[bool](errBoom))
-			}, WithRegistry(h.reg), WithIsolation(iso)).WithFallbackObservable(func(ctx context.Context, in int, err error) observable.Observable[bool] {
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallbackObservable(func(ctx context.Context, in int, err error) observable.Observable[bool] {
 				seen = err
 				return observable.Just(true, false, true, false)
 			})
@@ -136,7 +136,7 @@ func TestObserveOnImmediateSchedulerByDefaultForSemaphoreIsolation(t *testing.T)
 			c := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[bool] {
 				constructOn = goroutineID()
 				return observable.Just(true)
-			}, WithRegistry(h.reg), WithIsolation(iso))
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}))
 			values := make(chan int64, 1)
 			c.ToObservable(context.Background(), 1).SubscribeFunc(context.Background(),
 				func(bool) { emitOn = goroutineID(); values <- emitOn }, nil, nil)
@@ -161,7 +161,7 @@ func TestCircuitBreakerTripsAfterFailures(t *testing.T) {
 		c := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[bool] {
 			constructs++
 			return observable.Error[bool](errBoom)
-		}, WithRegistry(h.reg), WithIsolation(iso), WithConfig(Config{Breaker: tripAfterThree})).WithFallbackObservable(func(ctx context.Context, in int, err error) observable.Observable[bool] {
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: tripAfterThree})).WithFallbackObservable(func(ctx context.Context, in int, err error) observable.Observable[bool] {
 			return observable.Just(false)
 		})
 		for range 3 {
@@ -186,7 +186,7 @@ func TestObservableCommandWithScalarFallback(t *testing.T) {
 	forEachObsMode(t, func(t *testing.T, h *harness, m obsMode, iso Isolation) {
 		c := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[bool] {
 			return observable.Error[bool](errBoom)
-		}, WithRegistry(h.reg), WithIsolation(iso)).WithFallback(func(ctx context.Context, in int, err error) (bool, error) { return true, nil })
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(func(ctx context.Context, in int, err error) (bool, error) { return true, nil })
 		values, err := m.exec(context.Background(), c, 1)
 		require.NoError(t, err)
 		assert.Equal(t, []bool{true}, values)
@@ -208,7 +208,7 @@ func TestObservableCommandAsynchronousSource(t *testing.T) {
 					o.OnCompleted()
 				}()
 			})
-		}, WithRegistry(h.reg), WithIsolation(iso))
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}))
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		call := goCall(func() ([]bool, error) { return m.exec(ctx, c, 3) })
@@ -240,7 +240,7 @@ func TestObservableCommandTimeoutDisarmedByFirstValue(t *testing.T) {
 						o.OnCompleted()
 					}()
 				})
-			}, WithRegistry(h.reg), WithIsolation(iso), WithConfig(Config{Timeout: time.Second}))
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: time.Second}))
 			started := subscribeAll(context.Background(), c.ToObservable(context.Background(), 1))
 			waitFor(t, "the first value", func() bool {
 				started.mu.Lock()
@@ -280,7 +280,7 @@ func TestObservableCommandPanics(t *testing.T) {
 	for name, construct := range cases {
 		t.Run(name, func(t *testing.T) {
 			forEachObsMode(t, func(t *testing.T, h *harness, m obsMode, iso Isolation) {
-				c := NewObservable("Stream", construct, WithRegistry(h.reg), WithIsolation(iso))
+				c := NewObservable("Stream", construct, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}))
 				_, err := m.exec(context.Background(), c, 1)
 				ce := assertCommandError(t, err, "Stream", CommandFailure, nil, ErrFallbackMissing)
 				var pe *PanicError
@@ -298,7 +298,7 @@ func TestObservableCommandFallbackPanics(t *testing.T) {
 	forEachObsMode(t, func(t *testing.T, h *harness, m obsMode, iso Isolation) {
 		c := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[bool] {
 			return observable.Error[bool](errBoom)
-		}, WithRegistry(h.reg), WithIsolation(iso)).WithFallbackObservable(func(ctx context.Context, in int, err error) observable.Observable[bool] {
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallbackObservable(func(ctx context.Context, in int, err error) observable.Observable[bool] {
 			return observable.Create(func(ctx context.Context, o observable.Observer[bool]) { panic("fallback source broke") })
 		})
 		_, err := m.exec(context.Background(), c, 1)

@@ -17,7 +17,6 @@ type options struct {
 	config    *Config
 	registry  *Registry
 	collapser *CollapserConfig
-	isolation *Isolation
 }
 
 type optionFunc func(*options)
@@ -29,16 +28,6 @@ func (f optionFunc) apply(o *options) { f(o) }
 // it). New panics if cfg is invalid, naming the field.
 func WithConfig(cfg Config) Option {
 	return optionFunc(func(o *options) { o.config = &cfg })
-}
-
-// WithIsolation sets the isolation of a new key explicitly, over
-// WithConfig's; it is how an ObservableCommand (semaphore-isolated by
-// default) asks for a pool.
-func WithIsolation(i Isolation) Option {
-	if i < DefaultIsolation || i > SemaphoreIsolation {
-		panic(fmt.Sprintf("command: WithIsolation: unknown isolation %d", int(i)))
-	}
-	return optionFunc(func(o *options) { o.isolation = &i })
 }
 
 // WithRegistry makes the command share state in r instead of

@@ -12,10 +12,9 @@
 // calls [CommandMetrics.MarkStart] when the user's code starts and
 // [CommandMetrics.MarkCompletion] with a [Completion] when the execution
 // ends. Recording takes no lock, starts no goroutine and does not
-// allocate: it is an atomic add or two into the current time buckets and
-// two into lock-free latency histograms. Nothing runs in the background:
-// buckets close because time passes, and every value is derived from the
-// buckets when somebody asks.
+// allocate, and nothing runs in the background: buckets close because
+// time passes, and every value is derived from the buckets when somebody
+// asks.
 //
 // # Times
 //
@@ -84,42 +83,18 @@
 // frame at once, one ping per frame, ?delay= honoured, keys in order,
 // pools listed once they have done anything) is listed on Handler.
 //
-// # Latencies
+// # Latencies and memory
 //
-// Latencies are kept in microseconds with HdrHistogram's layout and
-// precision for 3 significant digits (values below 2.048ms exact, larger
-// ones within 0.1%), up to one hour (longer ones count as one hour).
-// Percentiles and means are HdrHistogram's: [Distribution.Percentile]
-// returns the highest value equivalent to the value at that rank. A
-// bucket's execution and total latencies share one set of counts, a word
-// per value holding both, allocated in chunks of 128 neighbouring values
-// as values arrive, so an idle key costs nothing and a key's memory
-// follows the spread of its latencies: latencies spread over 1–25ms fill
-// about 40 KB per bucket of the window. Recycled
-// buckets keep their chunks, so a busy key stops allocating. The
-// distributions of the closed buckets are computed once per bucket and
-// shared.
-//
-// # Memory and contention
-//
-// With the default windows, the metrics of an idle command key hold about
-// 1.2 KB, and 6.2 KB once a completion was recorded (see
-// BenchmarkMemoryPerKey).
-//
-// Counters and latency histograms are striped per processor: each bucket
-// keeps a copy per stripe, allocated when first used, and a recorder
-// writes to the copy of the processor it runs on, so recorders running at
-// once on different processors never share a cache line. The first eight
-// processors own a stripe each, and a recorder on one of them stays on it
-// (unpreemptible, for the few nanoseconds recording takes), so nobody else
-// writes there; processors beyond eight share eight more stripes. A key
-// recorded from one processor costs one copy; a key busy on p processors
-// costs up to min(p, 16) copies, which for its latency histograms is p
-// times what the spread of its latencies costs (above). Two counters share
-// each 64-bit word, which bounds a counter at 2^32-1 per bucket and
-// stripe. The recorders of an owned stripe find the slots of the current
-// buckets once per bucket and keep them, so recording a completion is,
-// most of the time, three or four uncontended atomic adds.
+// Latencies are kept in microseconds with HdrHistogram's precision for 3
+// significant digits (values below 2.048ms exact, larger ones within
+// 0.1%), up to one hour (longer ones count as one hour). Percentiles and
+// means are HdrHistogram's: [Distribution.Percentile] returns the highest
+// value equivalent to the value at that rank. With the default windows,
+// the metrics of an idle command key hold about 1.2 KB, and 6.2 KB once a
+// completion was recorded; a key's latency histograms grow with the spread
+// of its latencies (about 40 KB per bucket for latencies spread over
+// 1–25ms). How recording stays lock-free and uncontended (buckets striped
+// per processor) is in docs/design.md.
 //
 // By default a registry keeps every key forever, as Hystrix does. With
 // [WithIdleEviction] it forgets keys idle for a given time (nothing
