@@ -62,6 +62,7 @@ var ourRows []row
 func peerRows() []row {
 	return []row{
 		directRow(),
+		handOffRow(),
 		cep21MinimalRow(),
 		cep21HystrixRow(),
 		cep21GoRow(),
