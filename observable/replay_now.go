@@ -18,19 +18,11 @@ import (
 // The subscription to o is made on the caller's goroutine: a synchronous
 // o has run to its end when ReplayNow returns.
 func (o Observable[T]) ReplayNow(ctx context.Context) Observable[T] {
+	if s, ok := singleOf(o); ok {
+		return replayOne(ctx, s)
+	}
 	r := &replayNow[T]{}
 	r.subject.kind = replaySubject
-	if s, ok := singleOf(o); ok {
-		feed := &replayFeed[T]{r: r}
-		feed.init(ctx)
-		r.sub = feed
-		if !feed.live() {
-			r.subject.OnError(feed.Err())
-		} else {
-			s.SubscribeSingle(&feed.scope, feed)
-		}
-		return Observable[T]{src: r}
-	}
 	// A subscription that ends before o terminates (ctx ended, or every
 	// subscriber left) ends the subject with the reason: whatever o emits
 	// after that is dropped.
@@ -97,25 +89,3 @@ func (r *replayNow[T]) terminated() bool {
 	defer r.subject.mu.Unlock()
 	return r.subject.terminated
 }
-
-// replayFeed is the subscription of ReplayNow to a Single: it hands the
-// result to the subject. Cancelled, it ends the subject with the reason,
-// which the Single delivers as its result.
-type replayFeed[T any] struct {
-	scope
-	r *replayNow[T]
-}
-
-func (f *replayFeed[T]) OnResult(v T, err error) {
-	if err != nil {
-		f.r.subject.OnError(err)
-	} else {
-		f.r.subject.OnNext(v)
-		f.r.subject.OnCompleted()
-	}
-	f.endAs(scopeDone)
-}
-
-func (f *replayFeed[T]) Unsubscribe() { f.cancel(context.Canceled) }
-
-func (f *replayFeed[T]) Done() <-chan struct{} { return f.settledDone() }

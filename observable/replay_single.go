@@ -1,0 +1,177 @@
+package observable
+
+import (
+	"context"
+	"sync"
+)
+
+// replayOne is ReplayNow of a Single: a hot Single that holds the one
+// result and hands it to every subscriber, with none of a replay subject's
+// machinery (bench/peers rxhystrix-*-observe). Its scope is the context of
+// the subscription to s, cancelled when every subscriber has left before
+// the result.
+func replayOne[T any](ctx context.Context, s Single[T]) Observable[T] {
+	r := &replaySingle[T]{done: make(chan struct{})}
+	r.init(ctx)
+	if !r.live() {
+		var zero T
+		r.OnResult(zero, r.Err())
+	} else {
+		s.SubscribeSingle(&r.scope, r)
+	}
+	return FromSingle[T](r)
+}
+
+// replaySingle is what replayOne returns.
+type replaySingle[T any] struct {
+	scope // of the subscription to the source
+	done  chan struct{}
+
+	mu        sync.Mutex
+	v         T
+	err       error
+	has       bool // v and err are the result
+	pending   int  // subscribers waiting
+	cancelled bool // the last subscriber left before the result
+	waiting   []*replayWaiter[T]
+}
+
+// replayWaiter is a subscriber waiting for the result, hooked into its
+// subscription's end.
+type replayWaiter[T any] struct {
+	r    *replaySingle[T]
+	to   SingleObserver[T]
+	ctx  context.Context
+	hook hook
+	sc   *scope // ctx, when it is one of this package's: the hook is in it
+	stop func() bool
+}
+
+// OnResult is the source's result: every waiting subscriber is told it.
+func (r *replaySingle[T]) OnResult(v T, err error) {
+	r.mu.Lock()
+	if r.has {
+		r.mu.Unlock()
+		return
+	}
+	r.v, r.err, r.has = v, err, true
+	close(r.done)
+	waiting := r.waiting
+	r.waiting = nil
+	r.mu.Unlock()
+	for _, w := range waiting {
+		w.unhook()
+		w.to.OnResult(v, err)
+	}
+	r.endAs(scopeDone)
+}
+
+func (r *replaySingle[T]) Async() bool { return true }
+
+// Call waits for the result, or for ctx to end; a caller who leaves first
+// counts as a subscriber that left.
+func (r *replaySingle[T]) Call(ctx context.Context) (T, error) {
+	r.mu.Lock()
+	if r.has {
+		r.mu.Unlock()
+		return r.v, r.err
+	}
+	r.pending++
+	r.mu.Unlock()
+	select {
+	case <-r.done:
+		return r.v, r.err
+	case <-ctx.Done():
+		r.left()
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.has {
+			return r.v, r.err
+		}
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+// SubscribeSingle hands the result to to once it is there, or ctx's error
+// if ctx ends first.
+func (r *replaySingle[T]) SubscribeSingle(ctx context.Context, to SingleObserver[T]) {
+	r.mu.Lock()
+	if r.has {
+		r.mu.Unlock()
+		to.OnResult(r.v, r.err)
+		return
+	}
+	r.pending++
+	w := &replayWaiter[T]{r: r, to: to, ctx: ctx}
+	r.waiting = append(r.waiting, w)
+	r.mu.Unlock()
+	w.watch()
+}
+
+// watch arranges for the end of the waiter's context to make it leave: on
+// the goroutine that ends it, for a context of this package.
+func (w *replayWaiter[T]) watch() {
+	if ctx, ok := w.ctx.(*scope); ok {
+		w.hook.target = w
+		if ctx.addHook(&w.hook) {
+			w.sc = ctx
+			return
+		}
+		w.leave()
+		return
+	}
+	if w.ctx.Done() != nil {
+		w.stop = context.AfterFunc(w.ctx, w.leave)
+	}
+}
+
+func (w *replayWaiter[T]) scopeEnded(error) { w.leave() }
+
+// unhook stops watching the waiter's context.
+func (w *replayWaiter[T]) unhook() {
+	if w.sc != nil {
+		w.sc.removeHook(&w.hook)
+	} else if w.stop != nil {
+		w.stop()
+	}
+}
+
+// leave is the waiter's context ending before the result: unless the
+// result is being told to it, it is told ctx's error and stops waiting.
+func (w *replayWaiter[T]) leave() {
+	r := w.r
+	r.mu.Lock()
+	i := -1
+	for j, x := range r.waiting {
+		if x == w {
+			i = j
+			break
+		}
+	}
+	if i < 0 {
+		r.mu.Unlock()
+		return // told the result already, or being told it
+	}
+	r.waiting = append(r.waiting[:i], r.waiting[i+1:]...)
+	r.mu.Unlock()
+	r.left()
+	var zero T
+	w.to.OnResult(zero, w.ctx.Err())
+}
+
+// left is a subscriber leaving before the result: the last one to leave
+// cancels the subscription to the source, which then delivers its
+// cancellation as the result that later subscribers get.
+func (r *replaySingle[T]) left() {
+	r.mu.Lock()
+	r.pending--
+	cancel := r.pending == 0 && !r.has && !r.cancelled
+	if cancel {
+		r.cancelled = true
+	}
+	r.mu.Unlock()
+	if cancel {
+		r.cancel(context.Canceled)
+	}
+}
