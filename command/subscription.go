@@ -3,11 +3,9 @@ package command
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
-	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -122,63 +120,6 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, coll
 	s.subscribeBody(s.runCtx, false)
 }
 
-// subscribeBody subscribes an ObservableCommand's Observable, with a
-// panic in construct or while it is subscribed turned into its error.
-// With wait (on a pool worker), it returns once the Observable has
-// terminated or ctx has ended. An Observable that is a synchronous
-// observable.Single hands its result over directly (bench/peers
-// rxhystrix-*-observable-command).
-func (s *subscription[In, Out]) subscribeBody(ctx context.Context, wait bool) {
-	src := constructBody(s.c.construct, ctx, s.in)
-	if one, ok := src.AsSingle(); ok && !one.Async() {
-		v, err := callSingle(one, ctx)
-		s.slot.release() // the user's code is done, as a Command's run is when it returns
-		if err == nil {
-			(*bodyObserver[In, Out])(s).OnNext(v)
-		}
-		var zero Out
-		s.runReturned(zero, err, s.c.k.registry.now(), true)
-		return
-	}
-	subscribeSafely(ctx, src, (*bodyObserver[In, Out])(s), wait)
-}
-
-// watch arranges for the end of the subscriber's and the caller's
-// contexts to cancel the execution, and returns what stops that. A
-// context that can tell its end synchronously (the subscription's does)
-// does: the execution has ended, and its permits are back, when
-// Unsubscribe returns.
-func (s *subscription[In, Out]) watch(subCtx, callerCtx context.Context) (unwatch [2]func() bool) {
-	unwatch[0] = afterEnd(subCtx, s.cancel)
-	if callerCtx != subCtx {
-		unwatch[1] = afterEnd(callerCtx, s.cancel)
-	}
-	return unwatch
-}
-
-// afterEnd calls f once ctx ends, on the goroutine that ends it where ctx
-// can say so (as the contexts of package observable and of package
-// context's own derivations do), and returns what stops it; for a context
-// that never ends it does nothing.
-func afterEnd(ctx context.Context, f func()) func() bool {
-	if ctx.Done() == nil {
-		return nil
-	}
-	if af, ok := ctx.(interface{ AfterFunc(func()) func() bool }); ok {
-		return af.AfterFunc(f)
-	}
-	return context.AfterFunc(ctx, f)
-}
-
-// stopAll calls the functions of fs that are not nil.
-func stopAll(fs [2]func() bool) {
-	for _, stop := range fs {
-		if stop != nil {
-			stop()
-		}
-	}
-}
-
 // armTimeout starts the timer that answers the subscriber at the timeout,
 // under s.mu.
 func (s *subscription[In, Out]) armTimeout() {
@@ -240,40 +181,6 @@ func (s *subscription[In, Out]) starting(start int64) bool {
 	s.e.runStarted()
 	s.mu.Unlock()
 	return true
-}
-
-// runOnWorker runs the user's code on the pool worker that took the call,
-// and frees the slot as soon as the code is done, before the execution is
-// concluded: a caller that submits again at once finds the slot free.
-func (s *subscription[In, Out]) runOnWorker(p *pool, ctx context.Context, in In) int64 {
-	c := s.c
-	if c.run != nil {
-		out, err := callRun(c.run, ctx, in)
-		end := c.k.registry.now()
-		p.release()
-		s.runReturned(out, err, end, true)
-		return end
-	}
-	// An ObservableCommand's Observable holds the worker until it
-	// terminates (or the subscriber leaves).
-	s.slot.p.Store(p)
-	s.subscribeBody(ctx, true)
-	s.slot.release()
-	return unread
-}
-
-// slotHold is a pool slot held by an ObservableCommand's worker, freed
-// once: at the user's Observable's terminal event, or when the worker
-// stops waiting for it.
-type slotHold struct {
-	p        atomic.Pointer[pool] // set by the worker before the Observable is subscribed
-	released atomic.Bool
-}
-
-func (h *slotHold) release() {
-	if p := h.p.Load(); p != nil && h.released.CompareAndSwap(false, true) {
-		p.release()
-	}
 }
 
 // runReturned concludes the execution with the user's code's result,
@@ -411,37 +318,6 @@ func (s *subscription[In, Out]) fallbackEnded(cmdErr *Error, v Out, err error) {
 	s.end(s.e.endTime(), v, err)
 }
 
-// value tells the subscriber a value of the user's Observable or its
-// fallback's, after marking it, unless the execution has ended.
-func (s *subscription[In, Out]) value(v Out, event metricsstream.EventType, phase int) {
-	s.mu.Lock()
-	if s.phase != phase {
-		s.mu.Unlock()
-		return
-	}
-	s.e.mark(event)
-	var timer clock.Timer
-	if !s.emitted {
-		s.emitted = true
-		timer, s.timer = s.timer, nil
-	}
-	s.telling = true
-	s.mu.Unlock()
-	if timer != nil {
-		timer.Stop()
-	}
-	s.stream.OnNext(v)
-	s.mu.Lock()
-	s.telling = false
-	due := s.due
-	s.due = nil
-	s.mu.Unlock()
-	if due != nil {
-		var zero Out
-		s.tell(zero, due.err)
-	}
-}
-
 // end publishes the Completion at now, gives every permit back, lets go
 // of the contexts and the timer, and tells the subscriber v and err. It
 // is entered under s.mu, which it releases before telling: a subscriber
@@ -484,97 +360,4 @@ func (s *subscription[In, Out]) tell(v Out, err error) {
 	default:
 		s.stream.OnCompleted()
 	}
-}
-
-// bodyObserver is the subscription as the observer of an
-// ObservableCommand's Observable.
-type bodyObserver[In, Out any] subscription[In, Out]
-
-func (b *bodyObserver[In, Out]) OnNext(v Out) {
-	(*subscription[In, Out])(b).value(v, metricsstream.Emit, phaseRunning)
-}
-
-func (b *bodyObserver[In, Out]) OnError(err error) {
-	s := (*subscription[In, Out])(b)
-	s.slot.release()
-	var zero Out
-	s.runReturned(zero, err, s.c.k.registry.now(), true)
-}
-
-func (b *bodyObserver[In, Out]) OnCompleted() {
-	s := (*subscription[In, Out])(b)
-	s.slot.release()
-	var zero Out
-	s.runReturned(zero, nil, s.c.k.registry.now(), true)
-}
-
-// fallbackObserver is the subscription as the observer of an Observable
-// fallback.
-type fallbackObserver[In, Out any] struct {
-	s      *subscription[In, Out]
-	cmdErr *Error
-}
-
-func (f *fallbackObserver[In, Out]) OnNext(v Out) {
-	f.s.value(v, metricsstream.FallbackEmit, phaseFallingBack)
-}
-
-func (f *fallbackObserver[In, Out]) OnError(err error) {
-	var zero Out
-	f.s.fallbackEnded(f.cmdErr, zero, err)
-}
-
-func (f *fallbackObserver[In, Out]) OnCompleted() {
-	var zero Out
-	f.s.fallbackEnded(f.cmdErr, zero, nil)
-}
-
-// constructFallback returns the fallback's Observable, with a panic in
-// fallback or while its Observable is subscribed turned into an error.
-func constructFallback[In, Out any](fallback func(context.Context, In, error) observable.Observable[Out], ctx context.Context, in In, cmdErr error) (src observable.Observable[Out]) {
-	defer func() {
-		if v := recover(); v != nil {
-			src = observable.Error[Out](newPanicError(v))
-		}
-	}()
-	return recoverSubscribe(fallback(ctx, in, cmdErr))
-}
-
-// leftErr returns the error of the subscriber's or the caller's context,
-// whichever has ended, or nil.
-func (s *subscription[In, Out]) leftErr() error {
-	if err := s.subCtx.Err(); err != nil {
-		return err
-	}
-	return s.callerCtx.Err()
-}
-
-// fallbackContext returns the context an Observable fallback is
-// subscribed with, which the subscription ends as it ends run's.
-func (s *subscription[In, Out]) fallbackContext() context.Context {
-	if neverEnds(s.callerCtx, s.subCtx) {
-		return s.subCtx
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.phase == phaseDone {
-		return s.subCtx // ended: what the fallback emits is dropped
-	}
-	s.fbCtx = newCommandContext(valuesOf(s.subCtx, s.callerCtx), s.c.k.registry.clock, 0, 0)
-	return s.fbCtx
-}
-
-// neverEnds reports whether the caller's context adds nothing to the
-// subscriber's: it never ends, or it is the subscriber's.
-func neverEnds(callerCtx, subCtx context.Context) bool {
-	return callerCtx == subCtx || callerCtx.Done() == nil
-}
-
-// valuesOf returns a context whose values are looked up in sub, then in
-// caller.
-func valuesOf(sub, caller context.Context) context.Context {
-	if caller == sub || caller == context.Background() {
-		return sub
-	}
-	return valuesFrom{Context: sub, caller: caller}
 }

@@ -1,0 +1,169 @@
+package command
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// How a subscription runs the user's code on a pool worker, and an
+// ObservableCommand's stream and Observable fallback: their values are
+// told as they come.
+
+// subscribeBody subscribes an ObservableCommand's Observable, with a
+// panic in construct or while it is subscribed turned into its error.
+// With wait (on a pool worker), it returns once the Observable has
+// terminated or ctx has ended. An Observable that is a synchronous
+// observable.Single hands its result over directly (bench/peers
+// rxhystrix-*-observable-command).
+func (s *subscription[In, Out]) subscribeBody(ctx context.Context, wait bool) {
+	src := constructBody(s.c.construct, ctx, s.in)
+	if one, ok := src.AsSingle(); ok && !one.Async() {
+		v, err := callSingle(one, ctx)
+		s.slot.release() // the user's code is done, as a Command's run is when it returns
+		if err == nil {
+			(*bodyObserver[In, Out])(s).OnNext(v)
+		}
+		var zero Out
+		s.runReturned(zero, err, s.c.k.registry.now(), true)
+		return
+	}
+	subscribeSafely(ctx, src, (*bodyObserver[In, Out])(s), wait)
+}
+
+// runOnWorker runs the user's code on the pool worker that took the call,
+// and frees the slot as soon as the code is done, before the execution is
+// concluded: a caller that submits again at once finds the slot free.
+func (s *subscription[In, Out]) runOnWorker(p *pool, ctx context.Context, in In) int64 {
+	c := s.c
+	if c.run != nil {
+		out, err := callRun(c.run, ctx, in)
+		end := c.k.registry.now()
+		p.release()
+		s.runReturned(out, err, end, true)
+		return end
+	}
+	// An ObservableCommand's Observable holds the worker until it
+	// terminates (or the subscriber leaves).
+	s.slot.p.Store(p)
+	s.subscribeBody(ctx, true)
+	s.slot.release()
+	return unread
+}
+
+// slotHold is a pool slot held by an ObservableCommand's worker, freed
+// once: at the user's Observable's terminal event, or when the worker
+// stops waiting for it.
+type slotHold struct {
+	p        atomic.Pointer[pool] // set by the worker before the Observable is subscribed
+	released atomic.Bool
+}
+
+func (h *slotHold) release() {
+	if p := h.p.Load(); p != nil && h.released.CompareAndSwap(false, true) {
+		p.release()
+	}
+}
+
+// value tells the subscriber a value of the user's Observable or its
+// fallback's, after marking it, unless the execution has ended.
+func (s *subscription[In, Out]) value(v Out, event metricsstream.EventType, phase int) {
+	s.mu.Lock()
+	if s.phase != phase {
+		s.mu.Unlock()
+		return
+	}
+	s.e.mark(event)
+	var timer clock.Timer
+	if !s.emitted {
+		s.emitted = true
+		timer, s.timer = s.timer, nil
+	}
+	s.telling = true
+	s.mu.Unlock()
+	if timer != nil {
+		timer.Stop()
+	}
+	s.stream.OnNext(v)
+	s.mu.Lock()
+	s.telling = false
+	due := s.due
+	s.due = nil
+	s.mu.Unlock()
+	if due != nil {
+		var zero Out
+		s.tell(zero, due.err)
+	}
+}
+
+// bodyObserver is the subscription as the observer of an
+// ObservableCommand's Observable.
+type bodyObserver[In, Out any] subscription[In, Out]
+
+func (b *bodyObserver[In, Out]) OnNext(v Out) {
+	(*subscription[In, Out])(b).value(v, metricsstream.Emit, phaseRunning)
+}
+
+func (b *bodyObserver[In, Out]) OnError(err error) {
+	s := (*subscription[In, Out])(b)
+	s.slot.release()
+	var zero Out
+	s.runReturned(zero, err, s.c.k.registry.now(), true)
+}
+
+func (b *bodyObserver[In, Out]) OnCompleted() {
+	s := (*subscription[In, Out])(b)
+	s.slot.release()
+	var zero Out
+	s.runReturned(zero, nil, s.c.k.registry.now(), true)
+}
+
+// fallbackObserver is the subscription as the observer of an Observable
+// fallback.
+type fallbackObserver[In, Out any] struct {
+	s      *subscription[In, Out]
+	cmdErr *Error
+}
+
+func (f *fallbackObserver[In, Out]) OnNext(v Out) {
+	f.s.value(v, metricsstream.FallbackEmit, phaseFallingBack)
+}
+
+func (f *fallbackObserver[In, Out]) OnError(err error) {
+	var zero Out
+	f.s.fallbackEnded(f.cmdErr, zero, err)
+}
+
+func (f *fallbackObserver[In, Out]) OnCompleted() {
+	var zero Out
+	f.s.fallbackEnded(f.cmdErr, zero, nil)
+}
+
+// constructFallback returns the fallback's Observable, with a panic in
+// fallback or while its Observable is subscribed turned into an error.
+func constructFallback[In, Out any](fallback func(context.Context, In, error) observable.Observable[Out], ctx context.Context, in In, cmdErr error) (src observable.Observable[Out]) {
+	defer func() {
+		if v := recover(); v != nil {
+			src = observable.Error[Out](newPanicError(v))
+		}
+	}()
+	return recoverSubscribe(fallback(ctx, in, cmdErr))
+}
+
+// fallbackContext returns the context an Observable fallback is
+// subscribed with, which the subscription ends as it ends run's.
+func (s *subscription[In, Out]) fallbackContext() context.Context {
+	if neverEnds(s.callerCtx, s.subCtx) {
+		return s.subCtx
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.phase == phaseDone {
+		return s.subCtx // ended: what the fallback emits is dropped
+	}
+	s.fbCtx = newCommandContext(valuesOf(s.subCtx, s.callerCtx), s.c.k.registry.clock, 0, 0)
+	return s.fbCtx
+}

@@ -1,0 +1,67 @@
+package command
+
+import (
+	"context"
+)
+
+// What a subscription watches: the subscriber's and the caller's contexts.
+
+// watch arranges for the end of the subscriber's and the caller's
+// contexts to cancel the execution, and returns what stops that. A
+// context that can tell its end synchronously (the subscription's does)
+// does: the execution has ended, and its permits are back, when
+// Unsubscribe returns.
+func (s *subscription[In, Out]) watch(subCtx, callerCtx context.Context) (unwatch [2]func() bool) {
+	unwatch[0] = afterEnd(subCtx, s.cancel)
+	if callerCtx != subCtx {
+		unwatch[1] = afterEnd(callerCtx, s.cancel)
+	}
+	return unwatch
+}
+
+// afterEnd calls f once ctx ends, on the goroutine that ends it where ctx
+// can say so (as the contexts of package observable and of package
+// context's own derivations do), and returns what stops it; for a context
+// that never ends it does nothing.
+func afterEnd(ctx context.Context, f func()) func() bool {
+	if ctx.Done() == nil {
+		return nil
+	}
+	if af, ok := ctx.(interface{ AfterFunc(func()) func() bool }); ok {
+		return af.AfterFunc(f)
+	}
+	return context.AfterFunc(ctx, f)
+}
+
+// stopAll calls the functions of fs that are not nil.
+func stopAll(fs [2]func() bool) {
+	for _, stop := range fs {
+		if stop != nil {
+			stop()
+		}
+	}
+}
+
+// leftErr returns the error of the subscriber's or the caller's context,
+// whichever has ended, or nil.
+func (s *subscription[In, Out]) leftErr() error {
+	if err := s.subCtx.Err(); err != nil {
+		return err
+	}
+	return s.callerCtx.Err()
+}
+
+// neverEnds reports whether the caller's context adds nothing to the
+// subscriber's: it never ends, or it is the subscriber's.
+func neverEnds(callerCtx, subCtx context.Context) bool {
+	return callerCtx == subCtx || callerCtx.Done() == nil
+}
+
+// valuesOf returns a context whose values are looked up in sub, then in
+// caller.
+func valuesOf(sub, caller context.Context) context.Context {
+	if caller == sub || caller == context.Background() {
+		return sub
+	}
+	return valuesFrom{Context: sub, caller: caller}
+}
