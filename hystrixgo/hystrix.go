@@ -85,10 +85,10 @@ func (e *engine) do(ctx context.Context, name string, c call) error {
 	}
 	_, err := cmd.Execute(ctx, c)
 	out := err
-	var ce *command.Error
+	ce, isCommandErr := err.(*command.Error) // Execute returns it unwrapped
 	switch {
 	case err == nil:
-	case errors.As(err, &ce):
+	case isCommandErr:
 		out = translate(ce)
 		if fb := ce.FallbackErr; hasFallback && fb != nil && !isFallbackSentinel(fb) {
 			var p *command.PanicError

@@ -276,7 +276,7 @@ func trip(t *testing.T, name string, n int, advance func(time.Duration)) {
 func TestCircuit(t *testing.T) {
 	_, mc := testEngine(t)
 	withCollectors()
-	ConfigureCommand("cb", CommandConfig{RequestVolumeThreshold: 3, ErrorPercentThreshold: 50, SleepWindow: 2000})
+	ConfigureCommand("cb", CommandConfig{RequestVolumeThreshold: 3, ErrorPercentThreshold: 50, SleepWindow: 5000})
 	cb, _, _ := GetCircuit("cb")
 	if cb.Name != "cb" || cb.IsOpen() || !cb.AllowRequest() {
 		t.Fatalf("new circuit: Name %q, IsOpen %v, AllowRequest %v; want cb, false, true", cb.Name, cb.IsOpen(), cb.AllowRequest())
@@ -309,7 +309,7 @@ func TestCircuit(t *testing.T) {
 		t.Fatalf("short-circuit with a slow fallback recorded %+v; want ShortCircuits 1, no timeout", last)
 	}
 	// The trial closes it and starts the health over.
-	mc.Advance(time.Second)
+	mc.Advance(3 * time.Second) // past the sleep window, since the circuit opened 100ms after the failures
 	if !cb.AllowRequest() {
 		t.Fatal("no trial after SleepWindow")
 	}

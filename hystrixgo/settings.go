@@ -6,6 +6,7 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
 // The defaults a zero CommandConfig field takes. They are read when
@@ -96,9 +97,15 @@ func settingsOf(c CommandConfig) *Settings {
 	}
 }
 
+// healthInterval is how often a circuit's health is judged: hystrix-go
+// judges it on every request, rxhystrix on snapshots, 500ms apart unless
+// told otherwise; 100ms keeps the lag short.
+const healthInterval = 100 * time.Millisecond
+
 // commandConfig is the rxhystrix configuration of a name with settings s:
-// a pool of its own of MaxConcurrentRequests workers with no queue, and
-// fallbacks unbounded, as hystrix-go's are.
+// a pool of its own of MaxConcurrentRequests workers with no queue,
+// fallbacks unbounded, as hystrix-go's are, and health judged every
+// healthInterval.
 func commandConfig(key string, s *Settings) (command.Config, command.PoolConfig) {
 	return command.Config{
 			Pool:                          key,
@@ -111,6 +118,7 @@ func commandConfig(key string, s *Settings) (command.Config, command.PoolConfig)
 				ErrorThresholdPercentage: s.ErrorPercentThreshold,
 				SleepWindow:              s.SleepWindow,
 			},
+			Metrics: metricsstream.Config{HealthSnapshotInterval: healthInterval},
 		}, command.PoolConfig{
 			CoreSize:     s.MaxConcurrentRequests,
 			MaxQueueSize: 0,
