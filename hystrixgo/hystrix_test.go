@@ -107,7 +107,7 @@ func TestEmptyNameIsValid(t *testing.T) {
 	}
 }
 
-func TestTimeout(t *testing.T) {
+func TestTimeoutReturnsErrTimeout(t *testing.T) {
 	e, mc := testEngine(t)
 	withCollectors()
 	ConfigureCommand("slow", CommandConfig{Timeout: 100})
@@ -231,6 +231,7 @@ func TestContextDeadlineFirst(t *testing.T) {
 
 func TestMaxConcurrency(t *testing.T) {
 	testEngine(t)
+	withCollectors()
 	ConfigureCommand("pool", CommandConfig{MaxConcurrentRequests: 2})
 	h := newHang()
 	chs := []chan error{GoC(context.Background(), "pool", h.run, nil), GoC(context.Background(), "pool", h.run, nil)}
@@ -254,9 +255,15 @@ func TestMaxConcurrency(t *testing.T) {
 	if err := Do("pool", func() error { return nil }, nil); err != ErrMaxConcurrency {
 		t.Errorf("Do without fallback = %v; want ErrMaxConcurrency", err)
 	}
+	rs := collectorOf(t, "pool").results()
+	if len(rs) != 2 || rs[1].Rejects != 1 || rs[1].Errors != 1 || rs[1].ConcurrencyInUse != 1 {
+		t.Errorf("collector got %+v; want a rejection with ConcurrencyInUse 1 (2 of 2 running)", rs)
+	}
 	close(h.release)
 	for _, ch := range chs {
-		_ = ch
+		if len(ch) != 0 {
+			t.Errorf("a hung run that succeeded sent %v", <-ch)
+		}
 	}
 	waitIdle(t, "pool")
 }
