@@ -51,9 +51,15 @@ func TestFlush(t *testing.T) {
 		t.Fatal("precondition: the circuit is open")
 	}
 	rec := collectorOf(t, "flush")
+	if n := len(streamFrames(current())); n != 2 {
+		t.Fatalf("the stream shows %d events before Flush; want 2, a command and a pool", n)
+	}
 	Flush()
 	if rec.resets != 1 {
 		t.Fatalf("collector reset %d times; want 1", rec.resets)
+	}
+	if n := len(streamFrames(current())); n != 0 {
+		t.Fatalf("the stream still shows %d events after Flush; want none", n)
 	}
 	cb2, created, _ := GetCircuit("flush")
 	if !created || cb2 == cb {

@@ -112,6 +112,22 @@ func (sh *StreamHandler) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 // publish sends the events of every live circuit to every client; a
 // client too slow to take them misses them.
 func (sh *StreamHandler) publish(e *engine) {
+	frames := streamFrames(e)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for _, ch := range sh.requests {
+		for _, f := range frames {
+			select {
+			case ch <- f:
+			default:
+			}
+		}
+	}
+}
+
+// streamFrames returns the events of every live circuit of e, each
+// framed as "data:{json}\n\n".
+func streamFrames(e *engine) [][]byte {
 	var frames [][]byte
 	now := e.reg.Clock().Now()
 	e.circuits.Range(func(_, v any) bool {
@@ -129,16 +145,7 @@ func (sh *StreamHandler) publish(e *engine) {
 		}
 		return true
 	})
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	for _, ch := range sh.requests {
-		for _, f := range frames {
-			select {
-			case ch <- f:
-			default:
-			}
-		}
-	}
+	return frames
 }
 
 // streamCmdLatency and the two events are hystrix-go's JSON.
