@@ -113,11 +113,11 @@ func TestTimeoutReturnsErrTimeout(t *testing.T) {
 	ConfigureCommand("slow", CommandConfig{Timeout: 100})
 	h := newHang()
 	var fbCalls atomic.Int32
-	var runCtxErr atomic.Value
+	cancelled := make(chan struct{})
 	ch := GoC(context.Background(), "slow", func(ctx context.Context) error {
 		h.started <- struct{}{}
 		<-ctx.Done()
-		runCtxErr.Store(ctx.Err())
+		close(cancelled)
 		<-h.release // ignores its context: still holds its slot
 		return errRun
 	}, func(_ context.Context, err error) error {
@@ -130,7 +130,9 @@ func TestTimeoutReturnsErrTimeout(t *testing.T) {
 	if err == nil || err.Error() != "fallback failed with 'hystrix: timeout'. run error was 'hystrix: timeout'" {
 		t.Fatalf("GoC = %v; want the fallback's failure on ErrTimeout", err)
 	}
-	if runCtxErr.Load() == nil {
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
 		t.Fatal("run's context was not cancelled at the timeout")
 	}
 
