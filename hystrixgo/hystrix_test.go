@@ -59,14 +59,12 @@ func TestDoErrors(t *testing.T) {
 			}
 
 			// Go and GoC agree with Do.
-			ch := Go("cmd", c.run, fb)
-			chC := GoC(context.Background(), "cmd", func(context.Context) error { return c.run() },
-				func(_ context.Context, err error) error {
-					if fb == nil {
-						return err
-					}
-					return fb(err)
-				})
+			ch := Go("cmd", c.run, c.fallback)
+			var fbC func(context.Context, error) error
+			if c.fallback != nil {
+				fbC = func(_ context.Context, err error) error { return c.fallback(err) }
+			}
+			chC := GoC(context.Background(), "cmd", func(context.Context) error { return c.run() }, fbC)
 			if cap(ch) < 1 || cap(chC) < 1 {
 				t.Fatalf("cap(Go) = %d, cap(GoC) = %d; want at least 1", cap(ch), cap(chC))
 			}
@@ -79,6 +77,9 @@ func TestDoErrors(t *testing.T) {
 			}
 			if e := await(t, ch); e.Error() != err.Error() {
 				t.Fatalf("Go sent %v; want %v", e, err)
+			}
+			if e := await(t, chC); e.Error() != err.Error() {
+				t.Fatalf("GoC sent %v; want %v", e, err)
 			}
 		})
 	}
