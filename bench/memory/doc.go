@@ -30,6 +30,10 @@
 //	cep21-hystrix   the same with cep21's rolling stats and Hystrix closers, the
 //	                closest cep21 comes to Hystrix's defaults
 //	rxhystrix       command.New with default settings (pool isolation), then Execute
+//	rxhystrix-hystrixgo
+//	                the hystrix-go row with only the import changed (package
+//	                hystrixgo); Flush keeps the names' command keys in
+//	                command.DefaultRegistry, as hystrix-go keeps their settings
 //
 // The measurements read process-wide counters, so the rows run one after
 // another and nothing else may run in the process meanwhile.

@@ -1,0 +1,15 @@
+package breaker
+
+// Reset closes the breaker whatever its state and starts its health
+// counts over (HealthSource.ResetStream), as if it had just been made:
+// the failures seen so far can no longer trip it. It is for callers that
+// forget their circuits, as hystrix-go's Flush does; its configuration is
+// kept. A report from an execution admitted before Reset does nothing.
+func (b *Breaker) Reset() {
+	b.mu.Lock()
+	resubscribe := b.closeLocked(b.word.Load(), b.now())
+	b.mu.Unlock()
+	if resubscribe != nil {
+		resubscribe()
+	}
+}

@@ -1,0 +1,58 @@
+package breaker_test
+
+import (
+	"testing"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+)
+
+func TestReset(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(b *breaker.Breaker, clk clockAdvancer)
+	}{
+		{"closed", func(*breaker.Breaker, clockAdvancer) {}},
+		{"open", func(*breaker.Breaker, clockAdvancer) {}},
+		{"half-open", func(b *breaker.Breaker, clk clockAdvancer) {
+			clk.Advance(afterSleepWindow)
+			if !b.AttemptExecution() {
+				t.Fatal("precondition: the trial is admitted")
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var b *breaker.Breaker
+			var h *fakeHealth
+			var clk clockAdvancer
+			if c.name == "closed" {
+				b, h, clk = newBreaker(t, hystrixTestConfig)
+			} else {
+				b, h, clk = tripped(t)
+			}
+			c.setup(b, clk)
+			resets := h.resetCount()
+			b.Reset()
+			if got := b.State(); got != breaker.Closed {
+				t.Fatalf("State() after Reset = %v; want Closed", got)
+			}
+			if !b.AllowRequest() || b.IsOpen() {
+				t.Fatalf("after Reset: AllowRequest %v, IsOpen %v; want true, false", b.AllowRequest(), b.IsOpen())
+			}
+			if got := h.resetCount(); got != resets+1 {
+				t.Fatalf("ResetStream calls = %d; want %d", got, resets+1)
+			}
+			if got := h.live(); got != 1 {
+				t.Fatalf("live health subscriptions = %d; want 1", got)
+			}
+			b.MarkNonSuccess() // a late report of an earlier trial
+			if got := b.State(); got != breaker.Closed {
+				t.Fatalf("State() after a late report = %v; want Closed", got)
+			}
+			h.emit(health(4, 4, 0))
+			if got := b.State(); got != breaker.Open {
+				t.Fatalf("State() after a bad snapshot = %v; want Open: the new subscription trips it", got)
+			}
+		})
+	}
+}

@@ -1,0 +1,44 @@
+// Package hystrix is a drop-in replacement for hystrix-go
+// (github.com/afex/hystrix-go/hystrix) on rxhystrix's engine. A program
+// changes its imports and nothing else:
+//
+//	github.com/afex/hystrix-go/hystrix                  → github.com/rxhystrix/rxhystrix/hystrixgo
+//	github.com/afex/hystrix-go/hystrix/metric_collector → github.com/rxhystrix/rxhystrix/hystrixgo/metric_collector
+//
+// and its calls keep their meaning:
+//
+//	hystrix.ConfigureCommand("get_user", hystrix.CommandConfig{Timeout: 500, MaxConcurrentRequests: 20})
+//	err := hystrix.Do("get_user", func() error { return fetchUser() }, func(err error) error {
+//		return useCachedUser() // called with run's error, ErrTimeout, ErrCircuitOpen or ErrMaxConcurrency
+//	})
+//
+// Each name is an rxhystrix command key (see package command) run in a
+// pool of its own of MaxConcurrentRequests workers with no queue, with
+// the key's circuit breaker, timeout and metrics. So the same commands
+// are also on rxhystrix's own dashboard stream (metricsstream.Handler),
+// dashboard and Prometheus collector, beside this package's
+// StreamHandler, which writes hystrix-go's stream. The empty name, which
+// rxhystrix does not take as a key, is the key `""` there.
+//
+// # Where it is deliberately better than hystrix-go
+//
+//   - The bulkhead holds (the one intended difference in behaviour):
+//     hystrix-go frees a concurrency slot the moment the caller's timeout
+//     fires, while run goes on, so goroutines pile up behind a hung
+//     downstream. Here the caller still gets ErrTimeout at Timeout, and
+//     run's context is cancelled then, but run keeps its slot until it
+//     returns: MaxConcurrentRequests bounds the runs in flight, not only
+//     the callers waiting.
+//   - A panic in run or in the fallback is recovered and counted as a
+//     failure (the error is a *command.PanicError) instead of crashing
+//     the process.
+//   - A success while the circuit is closed but unhealthy does not open
+//     and at once close it again.
+//
+// The circuit trips on health counts taken every 100ms (Hystrix 1.5's
+// way, at a shorter interval than its 500ms), so it opens up to that long
+// after the request that tips it; hystrix-go checks on every request. metricCollector.Registry starts
+// empty (the metrics above need no collector); register
+// metricCollector.NewDefaultMetricCollector for hystrix-go's rolling
+// counters.
+package hystrix

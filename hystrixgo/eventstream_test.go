@@ -1,0 +1,151 @@
+package hystrix
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// wrapper is a handler in front of the stream, with a writer that hides
+// the Flusher behind Unwrap, as middleware does.
+type wrapper struct{ h http.Handler }
+
+type wrappedWriter struct{ http.ResponseWriter }
+
+func (w wrappedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w wrapper) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w.h.ServeHTTP(wrappedWriter{rw}, r)
+}
+
+func (sh *StreamHandler) clients() int {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return len(sh.requests)
+}
+
+func TestStreamHandler(t *testing.T) {
+	_, mc := testEngine(t)
+	ConfigureCommand("streamed", CommandConfig{MaxConcurrentRequests: 7})
+	for _, err := range []error{nil, errRun, errRun} {
+		_ = Do("streamed", func() error { return err }, nil)
+	}
+	sh := NewStreamHandler()
+	sh.Start()
+	defer sh.Stop()
+	srv := httptest.NewServer(wrapper{sh})
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("Content-Type = %q; want text/event-stream", ct)
+	}
+	for sh.clients() == 0 {
+		time.Sleep(time.Millisecond) // the handler registers the client
+	}
+	mc.Advance(time.Second)
+
+	r := bufio.NewReader(resp.Body)
+	var cmd, pool map[string]any
+	for cmd == nil || pool == nil {
+		frame, err := readFrame(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(frame, []byte("data:{")) {
+			t.Fatalf("frame %q; want data:{json} with no space", frame)
+		}
+		var ev map[string]any
+		if err := json.Unmarshal(frame[len("data:"):], &ev); err != nil {
+			t.Fatal(err)
+		}
+		switch ev["type"] {
+		case "HystrixCommand":
+			cmd = ev
+		case "HystrixThreadPool":
+			pool = ev
+		}
+	}
+	checks := []struct {
+		ev    map[string]any
+		field string
+		want  any
+	}{
+		{cmd, "name", "streamed"},
+		{cmd, "requestCount", 3.0},
+		{cmd, "errorCount", 2.0},
+		{cmd, "errorPercentage", 67.0},
+		{cmd, "rollingCountSuccess", 1.0},
+		{cmd, "isCircuitBreakerOpen", false},
+		{pool, "name", "streamed"},
+		{pool, "currentPoolSize", 7.0},
+		{pool, "rollingCountThreadsExecuted", 3.0},
+	}
+	for _, c := range checks {
+		if got := c.ev[c.field]; got != c.want {
+			t.Errorf("%s.%s = %v; want %v", c.ev["type"], c.field, got, c.want)
+		}
+	}
+	for _, ev := range []map[string]any{cmd, pool} {
+		for k, v := range ev {
+			if f, ok := v.(float64); ok && f != float64(int64(f)) {
+				t.Errorf("%s.%s = %v; want an integer", ev["type"], k, v)
+			}
+		}
+	}
+
+	// The client leaves: ServeHTTP returns.
+	cancel()
+	deadline := time.Now().Add(2 * time.Second)
+	for sh.clients() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("ServeHTTP still serving 2s after the client left")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func readFrame(r *bufio.Reader) ([]byte, error) {
+	var b bytes.Buffer
+	for !strings.HasSuffix(b.String(), "\n\n") {
+		c, err := r.ReadByte()
+		if err != nil {
+			return nil, err
+		}
+		b.WriteByte(c)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n\n")), nil
+}
+
+func TestStreamHandlerStopEndsServing(t *testing.T) {
+	testEngine(t)
+	sh := NewStreamHandler()
+	sh.Start()
+	rec := httptest.NewRecorder()
+	done := make(chan struct{})
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	go func() { sh.ServeHTTP(rec, req); close(done) }()
+	for sh.clients() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	sh.Stop()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("ServeHTTP did not return after Stop")
+	}
+	_, _ = io.ReadAll(rec.Body)
+}

@@ -1,0 +1,369 @@
+package hystrix
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+var errRun = errors.New("run failed")
+
+func TestDoErrors(t *testing.T) {
+	errFb := errors.New("fallback failed")
+	cases := []struct {
+		name       string
+		run        func() error
+		fallback   func(error) error // nil: none
+		want       error
+		wantString string // when want is nil and the error is hystrix-go's message
+		fbGets     error
+	}{
+		{name: "success", run: func() error { return nil }},
+		{name: "run error, no fallback", run: func() error { return errRun }, want: errRun},
+		{name: "run error, fallback succeeds", run: func() error { return errRun },
+			fallback: func(error) error { return nil }, fbGets: errRun},
+		{name: "run error, fallback fails", run: func() error { return errRun },
+			fallback: func(error) error { return errFb }, fbGets: errRun,
+			wantString: "fallback failed with 'fallback failed'. run error was 'run failed'"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			testEngine(t)
+			var got error
+			calls := 0
+			var fb func(error) error
+			if c.fallback != nil {
+				fb = func(err error) error {
+					calls++
+					got = err
+					return c.fallback(err)
+				}
+			}
+			err := Do("cmd", c.run, fb)
+			switch {
+			case c.wantString != "":
+				if err == nil || err.Error() != c.wantString {
+					t.Fatalf("Do = %v; want %q", err, c.wantString)
+				}
+			case err != c.want:
+				t.Fatalf("Do = %v; want %v", err, c.want)
+			}
+			if c.fbGets != nil && (calls != 1 || got != c.fbGets) {
+				t.Fatalf("fallback called %d times with %v; want once with %v", calls, got, c.fbGets)
+			}
+
+			// Go and GoC agree with Do.
+			ch := Go("cmd", c.run, c.fallback)
+			var fbC func(context.Context, error) error
+			if c.fallback != nil {
+				fbC = func(_ context.Context, err error) error { return c.fallback(err) }
+			}
+			chC := GoC(context.Background(), "cmd", func(context.Context) error { return c.run() }, fbC)
+			if cap(ch) < 1 || cap(chC) < 1 {
+				t.Fatalf("cap(Go) = %d, cap(GoC) = %d; want at least 1", cap(ch), cap(chC))
+			}
+			if err == nil {
+				waitIdle(t, "cmd")
+				if len(ch) != 0 || len(chC) != 0 {
+					t.Fatalf("after a success the channels hold %d and %d errors; want none", len(ch), len(chC))
+				}
+				return
+			}
+			if e := await(t, ch); e.Error() != err.Error() {
+				t.Fatalf("Go sent %v; want %v", e, err)
+			}
+			if e := await(t, chC); e.Error() != err.Error() {
+				t.Fatalf("GoC sent %v; want %v", e, err)
+			}
+		})
+	}
+}
+
+// waitIdle waits until no command of name is running.
+func waitIdle(t *testing.T, name string) {
+	t.Helper()
+	cb, _, _ := GetCircuit(name)
+	deadline := time.Now().Add(10 * time.Second)
+	for cb.core.metrics.ConcurrentExecutions() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("commands still running")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestEmptyNameIsValid(t *testing.T) {
+	testEngine(t)
+	if err := Do("", func() error { return nil }, nil); err != nil {
+		t.Fatalf(`Do("") = %v; want nil`, err)
+	}
+	if _, ok := GetCircuitSettings()[""]; !ok {
+		t.Fatal(`GetCircuitSettings has no entry for ""`)
+	}
+}
+
+func TestTimeoutReturnsErrTimeout(t *testing.T) {
+	e, mc := testEngine(t)
+	withCollectors()
+	ConfigureCommand("slow", CommandConfig{Timeout: 100})
+	h := newHang()
+	var fbCalls atomic.Int32
+	cancelled := make(chan struct{})
+	ch := GoC(context.Background(), "slow", func(ctx context.Context) error {
+		h.started <- struct{}{}
+		<-ctx.Done()
+		close(cancelled)
+		<-h.release // ignores its context: still holds its slot
+		return errRun
+	}, func(_ context.Context, err error) error {
+		fbCalls.Add(1)
+		return err
+	})
+	h.wait(t, 1)
+	mc.Advance(100 * time.Millisecond)
+	err := await(t, ch)
+	if err == nil || err.Error() != "fallback failed with 'hystrix: timeout'. run error was 'hystrix: timeout'" {
+		t.Fatalf("GoC = %v; want the fallback's failure on ErrTimeout", err)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("run's context was not cancelled at the timeout")
+	}
+
+	// Without a fallback the caller gets ErrTimeout itself, == and DeepEqual.
+	ch = GoC(context.Background(), "slow", h.run, nil)
+	h.wait(t, 1)
+	mc.Advance(100 * time.Millisecond)
+	if err := await(t, ch); err != ErrTimeout || !reflect.DeepEqual(err, ErrTimeout) || err.Error() != "hystrix: timeout" {
+		t.Fatalf("DoC = %#v; want ErrTimeout", err)
+	}
+	close(h.release)
+	waitIdle(t, "slow")
+	if n := fbCalls.Load(); n != 1 {
+		t.Fatalf("fallback called %d times; want 1: a late result gets no second fallback", n)
+	}
+	m := e.coreFor("slow").metrics
+	mc.Advance(10 * time.Second)
+	if got := m.CumulativeCount(metricsstream.Timeout); got != 2 {
+		t.Errorf("TIMEOUT count = %d; want 2", got)
+	}
+	if got := m.CumulativeCount(metricsstream.Success) + m.CumulativeCount(metricsstream.Failure); got != 0 {
+		t.Errorf("late results counted %d times; want 0", got)
+	}
+	rs := collectorOf(t, "slow").results()
+	if len(rs) != 2 || rs[0].Timeouts != 1 || rs[0].Errors != 1 || rs[0].FallbackFailures != 1 || rs[1].Timeouts != 1 {
+		t.Fatalf("collector got %+v; want two timeouts, the first with a failed fallback", rs)
+	}
+}
+
+func TestContextDoneFirst(t *testing.T) {
+	cases := []struct {
+		name string
+		end  func(cancel context.CancelFunc, advance func())
+		mk   func() (context.Context, context.CancelFunc)
+		want error
+	}{
+		{"canceled", func(cancel context.CancelFunc, _ func()) { cancel() },
+			func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) },
+			context.Canceled},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, _ := testEngine(t)
+			withCollectors()
+			h := newHang()
+			defer close(h.release)
+			ctx, cancel := c.mk()
+			defer cancel()
+			var fbGot error
+			ch := doAsync(ctx, "ctx", h.run, func(_ context.Context, err error) error { fbGot = err; return nil })
+			h.wait(t, 1)
+			c.end(cancel, nil)
+			if err := await(t, ch); err != nil {
+				t.Fatalf("GoC with a fallback that succeeds = %v; want nil", err)
+			}
+			if fbGot != c.want {
+				t.Fatalf("fallback got %v; want %v", fbGot, c.want)
+			}
+			ctx2, cancel2 := c.mk()
+			defer cancel2()
+			ch = GoC(ctx2, "ctx", h.run, nil)
+			h.wait(t, 1)
+			c.end(cancel2, nil)
+			if err := await(t, ch); err != c.want {
+				t.Fatalf("GoC = %v; want %v as it is", err, c.want)
+			}
+			rs := collectorOf(t, "ctx").results()
+			if len(rs) != 2 {
+				t.Fatalf("collector got %d updates; want 2", len(rs))
+			}
+			r := rs[0]
+			if r.Attempts != 1 || r.ContextCanceled != 1 || r.Errors != 0 || r.Failures != 0 || r.Timeouts != 0 || r.FallbackSuccesses != 1 {
+				t.Fatalf("collector got %+v; want Attempts 1, ContextCanceled 1, FallbackSuccesses 1, no errors", r)
+			}
+			_ = e
+		})
+	}
+}
+
+func TestContextDeadlineFirst(t *testing.T) {
+	testEngine(t)
+	withCollectors()
+	h := newHang()
+	defer close(h.release)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	dctx, dcancel := context.WithDeadline(ctx, time.Now().Add(time.Millisecond)) // real time: the caller's own deadline
+	defer dcancel()
+	defer cancel(nil)
+	err := DoC(dctx, "deadline", h.run, nil)
+	if err != context.DeadlineExceeded {
+		t.Fatalf("DoC = %v; want context.DeadlineExceeded", err)
+	}
+	r := collectorOf(t, "deadline").results()
+	if len(r) != 1 || r[0].ContextDeadlineExceeded != 1 || r[0].Errors != 0 {
+		t.Fatalf("collector got %+v; want ContextDeadlineExceeded 1", r)
+	}
+}
+
+func TestMaxConcurrency(t *testing.T) {
+	testEngine(t)
+	withCollectors()
+	ConfigureCommand("pool", CommandConfig{MaxConcurrentRequests: 2})
+	h := newHang()
+	chs := []chan error{GoC(context.Background(), "pool", h.run, nil), GoC(context.Background(), "pool", h.run, nil)}
+	h.wait(t, 2)
+	var ran atomic.Bool
+	var fbGot error
+	start := time.Now()
+	err := Do("pool", func() error { ran.Store(true); return nil }, func(err error) error { fbGot = err; return err })
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("rejection took %v; want it at once", took)
+	}
+	if ran.Load() {
+		t.Error("run was called beyond MaxConcurrentRequests")
+	}
+	if fbGot != ErrMaxConcurrency {
+		t.Errorf("fallback got %v; want ErrMaxConcurrency", fbGot)
+	}
+	if want := "fallback failed with 'hystrix: max concurrency'. run error was 'hystrix: max concurrency'"; err == nil || err.Error() != want {
+		t.Errorf("Do = %v; want %q", err, want)
+	}
+	if err := Do("pool", func() error { return nil }, nil); err != ErrMaxConcurrency {
+		t.Errorf("Do without fallback = %v; want ErrMaxConcurrency", err)
+	}
+	rs := collectorOf(t, "pool").results()
+	if len(rs) != 2 || rs[1].Rejects != 1 || rs[1].Errors != 1 || rs[1].ConcurrencyInUse != 1 {
+		t.Errorf("collector got %+v; want a rejection with ConcurrencyInUse 1 (2 of 2 running)", rs)
+	}
+	close(h.release)
+	for _, ch := range chs {
+		if len(ch) != 0 {
+			t.Errorf("a hung run that succeeded sent %v", <-ch)
+		}
+	}
+	waitIdle(t, "pool")
+}
+
+// trip fails the command of name n times and moves time past a health
+// snapshot.
+func trip(t *testing.T, name string, n int, advance func(time.Duration)) {
+	t.Helper()
+	for range n {
+		if err := Do(name, func() error { return errRun }, nil); err != errRun {
+			t.Fatalf("Do = %v; want errRun", err)
+		}
+	}
+	advance(time.Second)
+}
+
+func TestCircuit(t *testing.T) {
+	_, mc := testEngine(t)
+	withCollectors()
+	ConfigureCommand("cb", CommandConfig{RequestVolumeThreshold: 3, ErrorPercentThreshold: 50, SleepWindow: 5000})
+	cb, _, _ := GetCircuit("cb")
+	if cb.Name != "cb" || cb.IsOpen() || !cb.AllowRequest() {
+		t.Fatalf("new circuit: Name %q, IsOpen %v, AllowRequest %v; want cb, false, true", cb.Name, cb.IsOpen(), cb.AllowRequest())
+	}
+	trip(t, "cb", 2, mc.Advance)
+	if cb.IsOpen() {
+		t.Fatal("opened below RequestVolumeThreshold")
+	}
+	trip(t, "cb", 1, mc.Advance)
+	if !cb.IsOpen() {
+		t.Fatal("did not open at RequestVolumeThreshold requests, all failed")
+	}
+	var fbCalls int
+	var fbGot error
+	err := Do("cb", func() error { t.Error("run called while open"); return nil }, func(err error) error {
+		fbCalls++
+		fbGot = err
+		mc.Advance(1500 * time.Millisecond) // a fallback slower than Timeout
+		return nil
+	})
+	if err != nil || fbCalls != 1 || fbGot != ErrCircuitOpen {
+		t.Fatalf("open: Do = %v, fallback called %d times with %v; want nil, once with ErrCircuitOpen", err, fbCalls, fbGot)
+	}
+	if err := Do("cb", func() error { return nil }, nil); err != ErrCircuitOpen {
+		t.Fatalf("open: Do = %v; want ErrCircuitOpen", err)
+	}
+	rs := collectorOf(t, "cb").results()
+	last := rs[len(rs)-2]
+	if last.ShortCircuits != 1 || last.Timeouts != 0 || last.FallbackSuccesses != 1 {
+		t.Fatalf("short-circuit with a slow fallback recorded %+v; want ShortCircuits 1, no timeout", last)
+	}
+	// The trial closes it and starts the health over.
+	mc.Advance(3 * time.Second) // past the sleep window, since the circuit opened 100ms after the failures
+	if !cb.AllowRequest() {
+		t.Fatal("no trial after SleepWindow")
+	}
+	if cb.AllowRequest() {
+		t.Fatal("a second trial while the first is out")
+	}
+	if err := cb.ReportEvent([]string{"success"}, mc.Now(), time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if cb.IsOpen() || !cb.AllowRequest() {
+		t.Fatal("a successful trial did not close the circuit")
+	}
+	mc.Advance(time.Second)
+	if cb.IsOpen() {
+		t.Fatal("the old failures tripped it again: health was not reset")
+	}
+}
+
+func TestSuccessWhileUnhealthyDoesNotFlap(t *testing.T) {
+	_, mc := testEngine(t)
+	ConfigureCommand("flap", CommandConfig{RequestVolumeThreshold: 100})
+	cb, _, _ := GetCircuit("flap")
+	trip(t, "flap", 10, mc.Advance)
+	if err := Do("flap", func() error { return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	if cb.IsOpen() {
+		t.Fatal("a success opened the circuit")
+	}
+}
+
+func TestPanicIsAFailure(t *testing.T) {
+	e, mc := testEngine(t)
+	err := Do("panic", func() error { panic("boom") }, nil)
+	var p *command.PanicError
+	if !errors.As(err, &p) {
+		t.Fatalf("Do = %v; want a *command.PanicError", err)
+	}
+	err = Do("panic", func() error { return errRun }, func(error) error { panic("fallback boom") })
+	if want := "fallback failed with 'panic: fallback boom'. run error was 'run failed'"; err == nil || err.Error() != want {
+		t.Fatalf("Do with a panicking fallback = %v; want %q", err, want)
+	}
+	mc.Advance(time.Second)
+	if got := e.coreFor("panic").metrics.CumulativeCount(metricsstream.Failure); got != 2 {
+		t.Fatalf("FAILURE = %d; want 2", got)
+	}
+}

@@ -1,0 +1,105 @@
+package hystrix
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestConfigureCommand(t *testing.T) {
+	cases := []struct {
+		name string
+		cfg  CommandConfig
+		want Settings
+	}{
+		{"zero takes the defaults", CommandConfig{}, Settings{
+			Timeout: time.Second, MaxConcurrentRequests: 10, RequestVolumeThreshold: 20,
+			SleepWindow: 5 * time.Second, ErrorPercentThreshold: 50}},
+		{"milliseconds", CommandConfig{Timeout: 10000, MaxConcurrentRequests: 3, RequestVolumeThreshold: 7,
+			SleepWindow: 250, ErrorPercentThreshold: 25}, Settings{
+			Timeout: 10 * time.Second, MaxConcurrentRequests: 3, RequestVolumeThreshold: 7,
+			SleepWindow: 250 * time.Millisecond, ErrorPercentThreshold: 25}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, _ := testEngine(t)
+			ConfigureCommand("cfg", c.cfg)
+			got := GetCircuitSettings()["cfg"]
+			if got == nil || *got != c.want {
+				t.Fatalf("GetCircuitSettings()[cfg] = %+v; want %+v", got, c.want)
+			}
+			rc, ok := e.reg.Config(keyOf("cfg"))
+			if !ok {
+				t.Fatal("the command key has no configuration")
+			}
+			if rc.Timeout != c.want.Timeout || rc.MaxConcurrentRequests != c.want.MaxConcurrentRequests ||
+				rc.Breaker.SleepWindow != c.want.SleepWindow || rc.Breaker.RequestVolumeThreshold != int(c.want.RequestVolumeThreshold) ||
+				rc.Breaker.ErrorThresholdPercentage != c.want.ErrorPercentThreshold || rc.Pool != "cfg" {
+				t.Fatalf("command config = %+v; want it to follow %+v in a pool of its own", rc, c.want)
+			}
+		})
+	}
+}
+
+func TestDefaultsReadAtCallTime(t *testing.T) {
+	testEngine(t)
+	old := DefaultMaxConcurrent
+	DefaultMaxConcurrent = 3
+	defer func() { DefaultMaxConcurrent = old }()
+	ConfigureCommand("a", CommandConfig{})
+	DefaultMaxConcurrent = old
+	if got := GetCircuitSettings()["a"].MaxConcurrentRequests; got != 3 {
+		t.Fatalf("MaxConcurrentRequests = %d; want the default when ConfigureCommand was called, 3", got)
+	}
+}
+
+func TestConfigureAndLiveChange(t *testing.T) {
+	e, _ := testEngine(t)
+	Configure(map[string]CommandConfig{"x": {Timeout: 10}, "y": {Timeout: 20}})
+	s := GetCircuitSettings()
+	if len(s) != 2 || s["x"].Timeout != 10*time.Millisecond || s["y"].Timeout != 20*time.Millisecond {
+		t.Fatalf("GetCircuitSettings = %v; want x 10ms, y 20ms", s)
+	}
+	s["x"].Timeout = time.Hour // a copy
+	if GetCircuitSettings()["x"].Timeout != 10*time.Millisecond {
+		t.Fatal("GetCircuitSettings returned the stored settings, not a copy")
+	}
+	if err := Do("x", func() error { return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	ConfigureCommand("x", CommandConfig{Timeout: 30})
+	if rc, _ := e.reg.Config("x"); rc.Timeout != 30*time.Millisecond {
+		t.Fatalf("live Timeout = %v; want 30ms", rc.Timeout)
+	}
+}
+
+func TestConfigureRefusedIsLogged(t *testing.T) {
+	testEngine(t)
+	var l capture
+	SetLogger(&l)
+	defer SetLogger(DefaultLogger)
+	ConfigureCommand("bad", CommandConfig{ErrorPercentThreshold: 200})
+	if l.n == 0 {
+		t.Fatal("a refused configuration was not logged")
+	}
+	if _, ok := GetCircuitSettings()["bad"]; ok {
+		t.Fatal("a refused configuration was stored")
+	}
+	NoopLogger{}.Printf("%d", 1)
+}
+
+type capture struct{ n int }
+
+func (c *capture) Printf(string, ...interface{}) { c.n++ }
+
+func TestCommandConfigJSON(t *testing.T) {
+	var c CommandConfig
+	in := `{"timeout":1,"max_concurrent_requests":2,"request_volume_threshold":3,"sleep_window":4,"error_percent_threshold":5}`
+	if err := json.Unmarshal([]byte(in), &c); err != nil {
+		t.Fatal(err)
+	}
+	if want := (CommandConfig{1, 2, 3, 4, 5}); !reflect.DeepEqual(c, want) {
+		t.Fatalf("decoded %+v; want %+v", c, want)
+	}
+}
