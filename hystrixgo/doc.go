@@ -37,8 +37,8 @@
 //
 // The circuit trips on health counts taken every 100ms (Hystrix 1.5's
 // way, at a shorter interval than its 500ms), so it opens up to that long
-// after the request that tips it; hystrix-go checks on every request. metricCollector.Registry starts
-// empty (the metrics above need no collector); register
-// metricCollector.NewDefaultMetricCollector for hystrix-go's rolling
-// counters.
+// after the request that tips it; hystrix-go checks on every request.
+// metricCollector.Registry starts empty (the metrics above need no
+// collector); register metricCollector.NewDefaultMetricCollector for
+// hystrix-go's rolling counters.
 package hystrix
