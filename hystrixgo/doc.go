@@ -35,7 +35,7 @@
 //   - A success while the circuit is closed but unhealthy does not open
 //     and at once close it again.
 //
-// The circuit trips on health counts taken every 100ms (Hystrix 1.5's
+// The circuit trips on health counts taken every 250ms (Hystrix 1.5's
 // way, at a shorter interval than its 500ms), so it opens up to that long
 // after the request that tips it; hystrix-go checks on every request.
 // metricCollector.Registry starts empty (the metrics above need no
