@@ -8,9 +8,8 @@ import (
 )
 
 // execution is the state of one execution: Hystrix's ExecutionResult plus
-// what the execution took and must give back. The fused Execute path keeps
-// it on the caller's stack; the Observable pipeline keeps one per
-// subscription.
+// what the execution took and must give back. Command.call keeps it on
+// the caller's stack; a subscription keeps one of its own (see stages.go).
 type execution struct {
 	k      *keyState
 	cfg    *Config

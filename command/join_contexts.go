@@ -5,15 +5,22 @@ import "context"
 // joinContexts returns a context that is done when either is done and
 // whose values are looked up in sub, then in caller.
 func joinContexts(sub, caller context.Context) (context.Context, func()) {
-	if caller == nil || caller == sub || caller == context.Background() {
-		return sub, noop
+	values := valuesOf(sub, caller)
+	if values == sub || caller.Done() == nil {
+		return values, noop
 	}
-	if caller.Done() == nil {
-		return valuesFrom{Context: sub, caller: caller}, noop
-	}
-	ctx, cancel := context.WithCancel(valuesFrom{Context: sub, caller: caller})
+	ctx, cancel := context.WithCancel(values)
 	stop := context.AfterFunc(caller, cancel)
 	return ctx, func() { stop(); cancel() }
+}
+
+// valuesOf returns a context whose values are looked up in sub, then in
+// caller.
+func valuesOf(sub, caller context.Context) context.Context {
+	if caller == nil || caller == sub || caller == context.Background() {
+		return sub
+	}
+	return valuesFrom{Context: sub, caller: caller}
 }
 
 // valuesFrom looks values up in its Context, then in caller.

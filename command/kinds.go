@@ -58,8 +58,8 @@ func observeNow[Out any](ctx context.Context, k *keyState, o observable.Observab
 	return o.ReplayNow(ctx)
 }
 
-// scalarFallback adapts a fallback that returns one value to the
-// pipeline's Observable fallback, recovering its panics.
+// scalarFallback adapts a fallback that returns one value to an
+// ObservableCommand's Observable fallback, recovering its panics.
 func scalarFallback[In, Out any](f fallbackFunc[In, Out]) func(context.Context, In, error) observable.Observable[Out] {
 	return func(ctx context.Context, in In, err error) observable.Observable[Out] {
 		return observable.FromFunc(func(context.Context) (Out, error) { return callFallback(f, ctx, in, err) })

@@ -15,7 +15,7 @@ import (
 type task interface {
 	// runTask runs on a worker goroutine. It calls p.release exactly
 	// once, as soon as its user code has returned and before it tells its
-	// caller (the fused Execute and the pipeline alike), so that a caller
+	// caller (a waiting Command.call or a subscription), so that a caller
 	// who submits again at once finds the slot free. It returns when the
 	// user code returned if it read the clock then, else unread. Times
 	// are the pool clock's readings in Unix nanoseconds (clock.UnixNano).
@@ -29,8 +29,8 @@ const unread = math.MinInt64
 
 // selfStarter is a task that starts its own worker goroutine, with a
 // function value it made once: a go statement with arguments allocates
-// the closure that carries them, and the fused Execute submits a task per
-// run.
+// the closure that carries them, and a pool-isolated command submits a
+// task per run.
 type selfStarter interface {
 	task
 	// startOn runs p.work(t, start) on a new goroutine.

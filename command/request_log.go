@@ -199,9 +199,10 @@ func (e *execution) logRecord() Execution {
 	return Execution{Command: e.k.key, Events: e.completion.Events, ExecutionLatency: latency}
 }
 
-// executionRecorder sees the executions of the fused Execute path that
-// somebody must see once they have ended: a request log, or the request
-// logs of a global collapser batch.
+// executionRecorder sees, just before its Completion is published, an
+// execution that somebody must see once it has ended: a request log, the
+// request cache's shared entry, or the request logs of a global collapser
+// batch.
 type executionRecorder interface{ recordExecution(Execution) }
 
 func (l *RequestLog) recordExecution(e Execution) { l.add(e) }

@@ -56,12 +56,3 @@ func (s *subscription[In, Out]) leftErr() error {
 func neverEnds(callerCtx, subCtx context.Context) bool {
 	return callerCtx == subCtx || callerCtx.Done() == nil
 }
-
-// valuesOf returns a context whose values are looked up in sub, then in
-// caller.
-func valuesOf(sub, caller context.Context) context.Context {
-	if caller == sub || caller == context.Background() {
-		return sub
-	}
-	return valuesFrom{Context: sub, caller: caller}
-}
