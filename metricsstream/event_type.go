@@ -19,7 +19,11 @@ var ErrUnknownEventType = errors.New("metricsstream: unknown event type")
 // [EventCounts.Add]).
 type EventType int
 
-// The event types, in Hystrix's order.
+// The event types, in Hystrix's order, then rxhystrix's own: Retried,
+// Hedged, BudgetExhausted and RateLimited, which Hystrix has no word for
+// (its commands neither retry, hedge nor limit their rate). None of these
+// counts in health; RateLimited is a rejection, answered by the fallback
+// as SEMAPHORE_REJECTED is.
 const (
 	Emit              EventType = iota // the command emitted a value (EMIT)
 	Success                            // run completed without error (SUCCESS)
@@ -39,6 +43,13 @@ const (
 	Cancelled                          // the subscriber left before a terminal event (CANCELLED)
 	Collapsed                          // the execution served collapsed requests (COLLAPSED)
 	CommandMaxActive                   // reserved by Hystrix 1.5.12; nothing records it (COMMAND_MAX_ACTIVE)
+
+	// rxhystrix's own events, after Hystrix's so that its ordinals hold.
+
+	Retried         // the execution retried one that failed (RETRIED)
+	Hedged          // the execution was started beside a slow one, as a hedge (HEDGED)
+	BudgetExhausted // the retry budget refused a retry or a hedge; no execution ran (RETRY_BUDGET_EXHAUSTED)
+	RateLimited     // the rate limiter refused the execution (RATE_LIMITED)
 
 	// NumEventTypes is the number of event types; the valid values are
 	// 0 <= e < NumEventTypes, so `for e := range NumEventTypes` visits
@@ -71,6 +82,10 @@ var eventTypes = [NumEventTypes]eventTypeInfo{
 	Cancelled:         {"CANCELLED", true},
 	Collapsed:         {"COLLAPSED", false},
 	CommandMaxActive:  {"COMMAND_MAX_ACTIVE", false},
+	Retried:           {"RETRIED", false},
+	Hedged:            {"HEDGED", false},
+	BudgetExhausted:   {"RETRY_BUDGET_EXHAUSTED", false},
+	RateLimited:       {"RATE_LIMITED", false},
 }
 
 // String returns Hystrix's name of e ("THREAD_POOL_REJECTED"), or

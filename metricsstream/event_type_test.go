@@ -15,6 +15,8 @@ func TestEventTypeNamesAreHystrixs(t *testing.T) {
 		"THREAD_POOL_REJECTED", "SEMAPHORE_REJECTED", "FALLBACK_EMIT", "FALLBACK_SUCCESS",
 		"FALLBACK_FAILURE", "FALLBACK_REJECTION", "FALLBACK_MISSING", "EXCEPTION_THROWN",
 		"RESPONSE_FROM_CACHE", "CANCELLED", "COLLAPSED", "COMMAND_MAX_ACTIVE",
+		// rxhystrix's own, after Hystrix's ordinals
+		"RETRIED", "HEDGED", "RETRY_BUDGET_EXHAUSTED", "RATE_LIMITED",
 	}
 	require.Len(t, want, int(NumEventTypes))
 	for e := range NumEventTypes {

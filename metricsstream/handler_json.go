@@ -140,6 +140,12 @@ func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
 	o.bool("propertyValue_requestLogEnabled", p.RequestLogEnabled)
 	o.int("reportingHosts", 1)
 	o.string("threadPool", pool)
+	// rxhystrix's own events, after every field of Hystrix's, which its
+	// readers (the dashboard, Turbine) ignore.
+	o.int("rollingCountRetried", r[Retried])
+	o.int("rollingCountHedged", r[Hedged])
+	o.int("rollingCountRetryBudgetExhausted", r[BudgetExhausted])
+	o.int("rollingCountRateLimited", r[RateLimited])
 	return o.end()
 }
 

@@ -47,6 +47,12 @@ var (
 		"propertyValue_requestLogEnabled",
 		"reportingHosts", "threadPool",
 	}
+	// ourCommandFields follow Hystrix's in each command object.
+	ourCommandFields = []string{
+		"rollingCountRetried", "rollingCountHedged", "rollingCountRetryBudgetExhausted",
+		"rollingCountRateLimited",
+	}
+	commandFields = append(append([]string(nil), hystrixCommandFields...), ourCommandFields...)
 	hystrixThreadPoolFields = []string{
 		"type", "name", "currentTime", "currentActiveCount", "currentCompletedTaskCount",
 		"currentCorePoolSize", "currentLargestPoolSize", "currentMaximumPoolSize", "currentPoolSize",
@@ -126,7 +132,7 @@ func TestHandlerCommandObject(t *testing.T) {
 	require.NotEmpty(t, objs)
 	o := objs[0]
 
-	assert.Equal(t, hystrixCommandFields, o.keys, "every field, in Hystrix's order")
+	assert.Equal(t, commandFields, o.keys, "every field, in Hystrix's order, then ours")
 	assert.Equal(t, "HystrixCommand", o.values["type"])
 	assert.Equal(t, "GetUser", o.values["name"])
 	assert.Equal(t, "UserService", o.values["group"])
@@ -218,7 +224,7 @@ func TestHandlerCommandWithoutStatus(t *testing.T) {
 	assert.Equal(t, int64(20000), bare.int(t, "propertyValue_metricsRollingStatisticalWindowInMilliseconds"))
 
 	plain := objs[1]
-	assert.Equal(t, hystrixCommandFields, plain.keys)
+	assert.Equal(t, commandFields, plain.keys)
 	assert.Equal(t, "Plain", plain.values["group"], "no provider: the group is the key")
 	assert.Equal(t, "Plain", plain.values["threadPool"])
 	assert.Equal(t, false, plain.values["isCircuitBreakerOpen"], "no breaker reads closed, as in Hystrix")

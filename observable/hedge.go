@@ -1,0 +1,289 @@
+package observable
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+)
+
+// HedgePolicy says when [Observable.Hedge] starts another attempt beside
+// one that has not answered yet.
+type HedgePolicy struct {
+	// MaxHedges is the number of attempts that may start beside the
+	// first; 0 means 1.
+	MaxHedges int
+	// Delay returns how long after an attempt starts, with no answer
+	// yet, the next hedge starts. It is asked each time, so that it may
+	// follow a changing latency (a percentile of recent attempts, say);
+	// zero or less starts the hedge at once. It must not be nil.
+	Delay func() time.Duration
+	// OnError starts the next hedge at once when an attempt fails. By
+	// default a failure starts nothing: the other attempts, if any, go on,
+	// and when none is left the failure is the result.
+	OnError bool
+	// Permit, if not nil, has the last word on each hedge: false starts
+	// none (the attempts in flight go on). It is where a budget goes.
+	Permit func() bool
+}
+
+// Validate reports the first field of p that is out of range.
+func (p HedgePolicy) Validate() error {
+	if p.MaxHedges < 0 {
+		return fmt.Errorf("HedgePolicy.MaxHedges: %d is negative", p.MaxHedges)
+	}
+	if p.Delay == nil {
+		return fmt.Errorf("HedgePolicy.Delay: nil")
+	}
+	return nil
+}
+
+func (p *HedgePolicy) attempts() int {
+	if p.MaxHedges == 0 {
+		return 2
+	}
+	return p.MaxHedges + 1
+}
+
+// Hedge returns an Observable that races attempts of o, as p says: it is
+// [Observable.HedgeOn] on the real clock.
+func (o Observable[T]) Hedge(p HedgePolicy) Observable[T] { return o.HedgeOn(p, clock.Real) }
+
+// HedgeOn returns an Observable of one result that subscribes to o and,
+// when no answer has come p.Delay() after an attempt started (measured on
+// c), subscribes again beside it, up to p.MaxHedges times: the first
+// attempt that succeeds wins, and every other one is cancelled (its
+// context ends with context.Canceled). When every attempt has failed the
+// result is the last failure. Each attempt's result is its last value
+// (o must be cold, and is treated as a source of one result); attempts
+// beside the first run on goroutines of their own unless o is an
+// asynchronous [Single].
+//
+// First of it makes the first attempt on the calling goroutine, and
+// returns once that attempt has returned: a caller whose attempt ignores
+// the end of its context waits for it.
+//
+// c is rxhystrix's own clock, so that its packages can test on a manual
+// clock; code outside this module uses Hedge. It panics if p is not valid
+// or c is nil.
+func (o Observable[T]) HedgeOn(p HedgePolicy, c clock.Clock) Observable[T] {
+	if err := p.Validate(); err != nil {
+		panic("observable: Hedge: " + err.Error())
+	}
+	if c == nil {
+		panic("observable: HedgeOn with nil c")
+	}
+	one, ok := o.AsSingle()
+	if !ok {
+		one = lastOf[T]{o}
+	}
+	return FromSingle[T](&HedgeSingle[T]{Attempt: one, Policy: &p, Clock: c})
+}
+
+// lastOf is an Observable as a Single of its last value.
+type lastOf[T any] struct{ o Observable[T] }
+
+func (l lastOf[T]) Call(ctx context.Context) (T, error) { return l.o.Last(ctx) }
+func (l lastOf[T]) SubscribeSingle(ctx context.Context, r SingleObserver[T]) {
+	v, err := l.o.Last(ctx)
+	r.OnResult(v, err)
+}
+func (lastOf[T]) Async() bool { return false }
+
+// HedgeSingle is Hedge of a Single: attempts of Attempt raced as Policy
+// says, timed on Clock. It is exported so that a package that makes its
+// own Singles can hedge one without making an Observable first;
+// [Observable.HedgeOn] builds one for any Observable.
+type HedgeSingle[T any] struct {
+	Attempt Single[T]
+	Policy  *HedgePolicy
+	Clock   clock.Clock
+}
+
+// Call makes the first attempt on the calling goroutine and returns the
+// winner's result.
+func (h *HedgeSingle[T]) Call(ctx context.Context) (T, error) {
+	r := &hedgeRace[T]{h: h, parent: ctx}
+	r.mu.Lock()
+	first := r.launchLocked()
+	r.armLocked()
+	r.mu.Unlock()
+	v, err := h.Attempt.Call(first)
+	r.ended(first, v, err)
+	r.mu.Lock()
+	if !r.done {
+		r.wait = make(chan struct{})
+		wait := r.wait
+		r.mu.Unlock()
+		<-wait
+	} else {
+		r.mu.Unlock()
+	}
+	return r.v, r.err
+}
+
+// SubscribeSingle races the attempts for a subscriber.
+func (h *HedgeSingle[T]) SubscribeSingle(ctx context.Context, obs SingleObserver[T]) {
+	r := &hedgeRace[T]{h: h, parent: ctx, down: obs}
+	r.mu.Lock()
+	first := r.launchLocked()
+	r.armLocked()
+	r.mu.Unlock()
+	r.start(first)
+}
+
+// Async reports whether Attempt is asynchronous: SubscribeSingle makes the
+// first attempt on the calling goroutine, as Attempt's SubscribeSingle
+// does.
+func (h *HedgeSingle[T]) Async() bool { return h.Attempt.Async() }
+
+// hedgeRace is one hedged result: the attempts started, the timer of the
+// next hedge, and the result once it is known.
+type hedgeRace[T any] struct {
+	h      *HedgeSingle[T]
+	parent context.Context
+	down   SingleObserver[T] // nil for Call, which waits on wait
+
+	mu       sync.Mutex
+	started  int
+	running  int
+	attempts []hedgeAttempt
+	buf      [2]hedgeAttempt // attempts' first backing array
+	timer    clock.Timer
+	done     bool
+	v        T
+	err      error
+	wait     chan struct{} // made by Call when it must wait
+}
+
+// hedgeAttempt is one attempt's context and its cancellation.
+type hedgeAttempt struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// launchLocked counts a new attempt and returns its context.
+func (r *hedgeRace[T]) launchLocked() context.Context {
+	ctx, cancel := context.WithCancel(r.parent)
+	if r.attempts == nil {
+		r.attempts = r.buf[:0]
+	}
+	r.attempts = append(r.attempts, hedgeAttempt{ctx, cancel})
+	r.started++
+	r.running++
+	return ctx
+}
+
+// armLocked starts the timer of the next hedge, if one may still start.
+func (r *hedgeRace[T]) armLocked() {
+	if r.started >= r.h.Policy.attempts() {
+		return
+	}
+	d := r.h.Policy.Delay()
+	if d <= 0 {
+		d = 0
+	}
+	r.timer = r.h.Clock.AfterFunc(d, r.fire)
+}
+
+// fire is the timer of the next hedge.
+func (r *hedgeRace[T]) fire() {
+	r.mu.Lock()
+	if r.done || r.started >= r.h.Policy.attempts() {
+		r.mu.Unlock()
+		return
+	}
+	if p := r.h.Policy.Permit; p != nil && !p() {
+		r.mu.Unlock()
+		return
+	}
+	ctx := r.launchLocked()
+	r.armLocked()
+	r.mu.Unlock()
+	r.startAside(ctx)
+}
+
+// startAside starts an attempt beside the caller's: on a goroutine of its
+// own, unless the Single computes on other goroutines anyway.
+func (r *hedgeRace[T]) startAside(ctx context.Context) {
+	if r.h.Attempt.Async() {
+		r.start(ctx)
+		return
+	}
+	go r.start(ctx)
+}
+
+func (r *hedgeRace[T]) start(ctx context.Context) {
+	r.h.Attempt.SubscribeSingle(ctx, hedgeObserver[T]{r, ctx})
+}
+
+// hedgeObserver is the observer of one attempt.
+type hedgeObserver[T any] struct {
+	r   *hedgeRace[T]
+	ctx context.Context
+}
+
+func (o hedgeObserver[T]) OnResult(v T, err error) { o.r.ended(o.ctx, v, err) }
+
+// ended is the result of the attempt whose context is ctx.
+func (r *hedgeRace[T]) ended(ctx context.Context, v T, err error) {
+	r.mu.Lock()
+	r.running--
+	if r.done {
+		r.mu.Unlock()
+		return
+	}
+	if err == nil {
+		r.v, r.err = v, nil
+		r.finishLocked(ctx)
+		return
+	}
+	r.err = err
+	if r.h.Policy.OnError && r.parent.Err() == nil && r.started < r.h.Policy.attempts() {
+		if p := r.h.Policy.Permit; p == nil || p() {
+			if r.timer != nil {
+				r.timer.Stop()
+			}
+			next := r.launchLocked()
+			r.armLocked()
+			r.mu.Unlock()
+			r.startAside(next)
+			return
+		}
+	}
+	if r.running > 0 {
+		r.mu.Unlock()
+		return // the others may still win
+	}
+	var zero T
+	r.v = zero
+	r.finishLocked(nil)
+}
+
+// finishLocked ends the race with r.v and r.err: every attempt but the
+// winner's (whose context is winner) is cancelled, and the result told.
+// It releases r.mu.
+func (r *hedgeRace[T]) finishLocked(winner context.Context) {
+	r.done = true
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	attempts, wait := r.attempts, r.wait
+	r.mu.Unlock()
+	for _, a := range attempts {
+		if a.ctx != winner {
+			a.cancel()
+		}
+	}
+	if r.down != nil {
+		r.down.OnResult(r.v, r.err)
+	}
+	if wait != nil {
+		close(wait)
+	}
+	for _, a := range attempts {
+		a.cancel() // the winner's too: its context is no longer needed
+	}
+}

@@ -1,0 +1,154 @@
+package observable
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// attempts is a Single whose calls each wait for an answer sent on the
+// channel of their number, or for their context's end, which they record.
+type attempts struct {
+	calls   atomic.Int32
+	started chan int
+	answers [4]chan error
+	ended   [4]chan error
+}
+
+func newAttempts() *attempts {
+	a := &attempts{started: make(chan int, 4)}
+	for i := range a.answers {
+		a.answers[i] = make(chan error, 1)
+		a.ended[i] = make(chan error, 1)
+	}
+	return a
+}
+
+func (a *attempts) observable() Observable[int] {
+	return FromFunc(func(ctx context.Context) (int, error) {
+		n := int(a.calls.Add(1)) - 1
+		a.started <- n
+		select {
+		case err := <-a.answers[n]:
+			a.ended[n] <- nil
+			return n, err
+		case <-ctx.Done():
+			a.ended[n] <- ctx.Err()
+			return 0, ctx.Err()
+		}
+	})
+}
+
+func TestHedgeStartsAtTheDelayAndCancelsTheLoser(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	a := newAttempts()
+	o := a.observable().HedgeOn(HedgePolicy{Delay: func() time.Duration { return 100 * time.Millisecond }}, mc)
+
+	type result struct {
+		v   int
+		err error
+	}
+	done := make(chan result)
+	go func() {
+		v, err := o.First(context.Background())
+		done <- result{v, err}
+	}()
+	assert.Equal(t, 0, <-a.started)
+	require.NoError(t, mc.BlockUntil(context.Background(), 1))
+	mc.Advance(100*time.Millisecond - 1)
+	assert.Equal(t, int32(1), a.calls.Load(), "no hedge before the delay")
+	mc.Advance(1)
+	assert.Equal(t, 1, <-a.started, "the hedge starts at the delay")
+	assert.Equal(t, 0, mc.Pending(), "one hedge at most: no timer for another")
+
+	a.answers[1] <- nil // the hedge wins
+	assert.Equal(t, result{1, nil}, <-done)
+	assert.ErrorIs(t, <-a.ended[0], context.Canceled, "the first attempt is cancelled")
+	assert.NoError(t, <-a.ended[1])
+}
+
+func TestHedgeNeverStartsWhenTheFirstAnswersInTime(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	a := newAttempts()
+	o := a.observable().HedgeOn(HedgePolicy{Delay: func() time.Duration { return time.Second }}, mc)
+	a.answers[0] <- nil
+	v, err := o.First(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 0, v)
+	assert.Equal(t, 0, mc.Pending(), "the hedge's timer is stopped")
+	mc.Advance(time.Hour)
+	assert.Equal(t, int32(1), a.calls.Load())
+}
+
+func TestHedgeFailureBeforeTheDelayIsTheResultUnlessOnError(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	a := newAttempts()
+	delay := func() time.Duration { return time.Second }
+	a.answers[0] <- errFlaky
+	_, err := a.observable().HedgeOn(HedgePolicy{Delay: delay}, mc).First(context.Background())
+	assert.ErrorIs(t, err, errFlaky)
+	assert.Equal(t, int32(1), a.calls.Load(), "a failure starts no hedge")
+
+	a = newAttempts()
+	a.answers[0] <- errFlaky
+	a.answers[1] <- nil
+	v, err := a.observable().HedgeOn(HedgePolicy{Delay: delay, OnError: true}, mc).First(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 1, v, "OnError: the failure starts the hedge at once")
+}
+
+func TestHedgeDelayIsAskedForEachHedgeAndPermitRefuses(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	a := newAttempts()
+	var asked atomic.Int32
+	delays := []time.Duration{10 * time.Millisecond, 30 * time.Millisecond}
+	var permit atomic.Bool
+	permit.Store(true)
+	p := HedgePolicy{
+		MaxHedges: 3,
+		Delay:     func() time.Duration { return delays[min(int(asked.Add(1))-1, 1)] },
+		Permit:    func() bool { return permit.Load() },
+	}
+	f := a.observable().HedgeOn(p, mc).ToFuture(context.Background())
+	<-a.started
+	require.NoError(t, mc.BlockUntil(context.Background(), 1))
+	mc.Advance(10 * time.Millisecond)
+	assert.Equal(t, 1, <-a.started)
+	require.NoError(t, mc.BlockUntil(context.Background(), 1))
+	mc.Advance(30*time.Millisecond - 1)
+	assert.Equal(t, int32(2), a.calls.Load(), "the second delay is asked anew")
+	permit.Store(false)
+	mc.Advance(1)
+	assert.Equal(t, int32(2), a.calls.Load(), "the permit refused the second hedge")
+
+	a.answers[0] <- errors.New("first fails")
+	a.answers[1] <- nil
+	v, err := f.Get(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 1, v, "a failure waits for the attempts still in flight")
+}
+
+func TestHedgeAllFailingIsTheLastFailure(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	a := newAttempts()
+	f := a.observable().HedgeOn(HedgePolicy{Delay: func() time.Duration { return 0 }}, mc).ToFuture(context.Background())
+	<-a.started
+	mc.Advance(0)
+	<-a.started
+	a.answers[0] <- errors.New("first")
+	<-a.ended[0]
+	a.answers[1] <- errFlaky
+	_, err := f.Get(context.Background())
+	assert.ErrorIs(t, err, errFlaky)
+}
+
+func TestHedgePolicyValidate(t *testing.T) {
+	assert.ErrorContains(t, HedgePolicy{MaxHedges: -1, Delay: func() time.Duration { return 0 }}.Validate(), "HedgePolicy.MaxHedges")
+	assert.ErrorContains(t, HedgePolicy{}.Validate(), "HedgePolicy.Delay")
+}

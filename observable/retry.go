@@ -1,0 +1,295 @@
+package observable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+)
+
+// RetryPolicy says when [Observable.Retry] subscribes again to a source
+// that failed, and how long it waits first.
+type RetryPolicy struct {
+	// MaxAttempts is the number of subscriptions in all, the first
+	// included; 0 means DefaultMaxAttempts, 1 never retries.
+	MaxAttempts int
+	// Backoff is the wait before each retry.
+	Backoff Backoff
+	// Retryable reports whether a subscription that failed with err may
+	// be retried; nil retries every error. The end of the subscriber's
+	// context is never retried.
+	Retryable func(err error) bool
+	// AttemptTime, if not nil, returns how long an attempt is expected to
+	// take. A retry starts only if its wait and AttemptTime end before the
+	// deadline of the subscriber's context: one that cannot finish in time
+	// would only add load.
+	AttemptTime func() time.Duration
+	// Permit, if not nil, has the last word on each retry, once every
+	// other condition holds: false ends the retries with the last error.
+	// It is where a retry budget goes.
+	Permit func() bool
+	// Rand, if not nil, returns the jitter's random numbers, uniform in
+	// [0, 1); nil uses math/rand/v2.
+	Rand func() float64
+}
+
+// DefaultMaxAttempts is the number of attempts of a RetryPolicy whose
+// MaxAttempts is 0.
+const DefaultMaxAttempts = 3
+
+// Validate reports the first field of p that is out of range.
+func (p RetryPolicy) Validate() error {
+	if p.MaxAttempts < 0 {
+		return fmt.Errorf("RetryPolicy.MaxAttempts: %d is negative", p.MaxAttempts)
+	}
+	if err := p.Backoff.Validate(); err != nil {
+		return fmt.Errorf("RetryPolicy.%w", err)
+	}
+	return nil
+}
+
+// Next decides the retry that follows attempt n (n ≥ 1), which failed
+// with err, for a subscriber whose context is ctx, at now. It returns the
+// wait before the retry, and false when there is no retry: the attempts
+// are used up, err is not retryable, ctx has ended, the retry could not
+// finish before ctx's deadline, or Permit refused it.
+func (p *RetryPolicy) Next(ctx context.Context, now time.Time, n int, err error) (time.Duration, bool) {
+	attempts := p.MaxAttempts
+	if attempts == 0 {
+		attempts = DefaultMaxAttempts
+	}
+	if n >= attempts || ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		return 0, false
+	}
+	if p.Retryable != nil && !p.Retryable(err) {
+		return 0, false
+	}
+	u := 0.0
+	if p.Backoff.Jitter != NoJitter {
+		if p.Rand != nil {
+			u = p.Rand()
+		} else {
+			u = rand.Float64()
+		}
+	}
+	d := p.Backoff.Delay(n, u)
+	if deadline, ok := ctx.Deadline(); ok {
+		need := d
+		if p.AttemptTime != nil {
+			need += p.AttemptTime()
+		}
+		if !now.Add(need).Before(deadline) {
+			return 0, false
+		}
+	}
+	if p.Permit != nil && !p.Permit() {
+		return 0, false
+	}
+	return d, true
+}
+
+// Retry returns an Observable that subscribes to o again when it fails,
+// as p says: it is [Observable.RetryOn] on the real clock.
+func (o Observable[T]) Retry(p RetryPolicy) Observable[T] { return o.RetryOn(p, clock.Real) }
+
+// RetryOn returns an Observable that subscribes to o again when o fails,
+// after the wait p says, measured on c, until o completes or p allows no
+// more retries; then it fails with o's last error. o must be cold for a
+// retry to mean anything: each subscription is a new attempt. Values an
+// attempt emitted before failing have been passed on (Rx's retry); a
+// retry starts on the goroutine of the failure, or on the timer's after a
+// wait. Unsubscribing during a wait ends it at once.
+//
+// Retry of a Single ([FromSingle]) is a Single, so First of it waits the
+// backoffs and makes each attempt on the calling goroutine, with nothing
+// allocated for a first attempt that succeeds.
+//
+// c is rxhystrix's own clock, so that its packages can test on a manual
+// clock; code outside this module uses Retry. It panics if p is not
+// valid or c is nil.
+func (o Observable[T]) RetryOn(p RetryPolicy, c clock.Clock) Observable[T] {
+	if err := p.Validate(); err != nil {
+		panic("observable: Retry: " + err.Error())
+	}
+	if c == nil {
+		panic("observable: RetryOn with nil c")
+	}
+	if one, ok := o.AsSingle(); ok {
+		return FromSingle[T](&RetrySingle[T]{Attempt: one, Policy: &p, Clock: c})
+	}
+	return Observable[T]{src: sourceFunc[T](func(s *scope, down Observer[T]) {
+		r := &retryObserver[T]{o: o, p: &p, c: c, s: s, down: down}
+		r.attempt()
+	})}
+}
+
+// RetrySingle is Retry of a Single: Attempt again while Policy allows,
+// waiting on Clock. It is exported so that a package that makes its own
+// Singles can retry one without making an Observable first; [Observable.RetryOn]
+// builds one for any Single.
+type RetrySingle[T any] struct {
+	Attempt Single[T]
+	Policy  *RetryPolicy
+	Clock   clock.Clock
+}
+
+// Call makes the attempts on the calling goroutine, waiting between them.
+func (r *RetrySingle[T]) Call(ctx context.Context) (T, error) {
+	v, err := r.Attempt.Call(ctx)
+	for n := 1; err != nil; n++ {
+		d, ok := r.Policy.Next(ctx, r.Clock.Now(), n, err)
+		if !ok {
+			break
+		}
+		if werr := sleep(ctx, r.Clock, d); werr != nil {
+			return v, err // the wait ended with ctx: the last failure stands
+		}
+		v, err = r.Attempt.Call(ctx)
+	}
+	return v, err
+}
+
+// SubscribeSingle makes the attempts for a subscriber, each a
+// subscription to Attempt, the waits on timers.
+func (r *RetrySingle[T]) SubscribeSingle(ctx context.Context, obs SingleObserver[T]) {
+	a := &retryAttempts[T]{r: r, ctx: ctx, down: obs}
+	a.start()
+}
+
+// Async reports whether Attempt is asynchronous: SubscribeSingle makes the
+// first attempt as Attempt's SubscribeSingle does, on the calling
+// goroutine (a retry after a wait starts on the timer's).
+func (r *RetrySingle[T]) Async() bool { return r.Attempt.Async() }
+
+// sleep waits d on c, or until ctx ends (its error).
+func sleep(ctx context.Context, c clock.Clock, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := c.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return ctx.Err()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// retryAttempts is one subscription to a RetrySingle.
+type retryAttempts[T any] struct {
+	r    *RetrySingle[T]
+	ctx  context.Context
+	down SingleObserver[T]
+	n    int
+}
+
+func (a *retryAttempts[T]) start() {
+	a.n++
+	a.r.Attempt.SubscribeSingle(a.ctx, a)
+}
+
+func (a *retryAttempts[T]) OnResult(v T, err error) {
+	if err == nil {
+		a.down.OnResult(v, nil)
+		return
+	}
+	d, ok := a.r.Policy.Next(a.ctx, a.r.Clock.Now(), a.n, err)
+	switch {
+	case !ok:
+		a.down.OnResult(v, err)
+	case d <= 0:
+		a.start()
+	default:
+		// The end of ctx ends the wait with the last failure, as Call's.
+		w := &retryWait{}
+		w.begin(a.r.Clock, d, a.ctx, a.start, func() { a.down.OnResult(v, err) })
+	}
+}
+
+// retryWait is one wait before a retry: its timer and the end of the
+// subscription race, and the first to come goes on, once.
+type retryWait struct {
+	mu      sync.Mutex
+	claimed bool
+	timer   clock.Timer
+	stop    func() bool
+}
+
+// begin arms the wait: after d on c, next runs; if ctx ends first, left
+// does.
+func (w *retryWait) begin(c clock.Clock, d time.Duration, ctx context.Context, next, left func()) {
+	timer := c.AfterFunc(d, func() {
+		if w.claim() {
+			next()
+		}
+	})
+	stop := context.AfterFunc(ctx, func() {
+		if w.claim() {
+			left()
+		}
+	})
+	w.mu.Lock()
+	claimed := w.claimed
+	w.timer, w.stop = timer, stop
+	w.mu.Unlock()
+	if claimed {
+		// One of them came before this line: let go of the other.
+		timer.Stop()
+		stop()
+	}
+}
+
+// claim reports whether the caller is the first to end the wait; it lets
+// go of the timer and the watch of ctx if they are armed.
+func (w *retryWait) claim() bool {
+	w.mu.Lock()
+	if w.claimed {
+		w.mu.Unlock()
+		return false
+	}
+	w.claimed = true
+	timer, stop := w.timer, w.stop
+	w.mu.Unlock()
+	if timer != nil {
+		timer.Stop()
+		stop()
+	}
+	return true
+}
+
+// retryObserver is Retry of an Observable that is not a Single: it
+// subscribes to o again in the same scope after a failure.
+type retryObserver[T any] struct {
+	o    Observable[T]
+	p    *RetryPolicy
+	c    clock.Clock
+	s    *scope
+	down Observer[T]
+	n    int
+}
+
+func (r *retryObserver[T]) attempt() {
+	r.n++
+	r.o.run(r.s, r)
+}
+
+func (r *retryObserver[T]) OnNext(v T)   { r.down.OnNext(v) }
+func (r *retryObserver[T]) OnCompleted() { r.down.OnCompleted() }
+
+func (r *retryObserver[T]) OnError(err error) {
+	d, ok := r.p.Next(r.s, r.c.Now(), r.n, err)
+	switch {
+	case !ok:
+		r.down.OnError(err)
+	case d <= 0:
+		r.attempt()
+	default:
+		w := &retryWait{}
+		w.begin(r.c, d, r.s, r.attempt, func() { r.down.OnError(err) })
+	}
+}

@@ -1,0 +1,200 @@
+package observable
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var errFlaky = errors.New("flaky")
+
+// failing returns a Single that fails its first n calls, then returns
+// the number of the call that succeeded, and counts its calls.
+func failing(n int, calls *atomic.Int32) Observable[int] {
+	return FromFunc(func(context.Context) (int, error) {
+		c := int(calls.Add(1))
+		if c <= n {
+			return 0, errFlaky
+		}
+		return c, nil
+	})
+}
+
+func TestBackoffDelaysAreExponentialCappedAndJittered(t *testing.T) {
+	b := Backoff{Initial: 100 * time.Millisecond, Max: time.Second, Multiplier: 2, Jitter: NoJitter}
+	var got []time.Duration
+	for n := 1; n <= 6; n++ {
+		got = append(got, b.Delay(n, 0.5))
+	}
+	assert.Equal(t, []time.Duration{100e6, 200e6, 400e6, 800e6, 1e9, 1e9}, got)
+
+	b.Jitter = FullJitter
+	assert.Equal(t, 100*time.Millisecond, b.Delay(2, 0.5), "full jitter: u·base")
+	assert.Equal(t, time.Duration(0), b.Delay(2, 0))
+	b.Jitter = ProportionalJitter
+	assert.Equal(t, 160*time.Millisecond, b.Delay(2, 0), "gRPC: base·0.8 at u=0")
+	assert.Equal(t, 200*time.Millisecond, b.Delay(2, 0.5))
+
+	assert.Equal(t, 50*time.Millisecond, Backoff{}.Delay(1, 0.5), "defaults: 100ms full jitter")
+}
+
+func TestBackoffValidateNamesTheField(t *testing.T) {
+	for _, tc := range []struct {
+		b    Backoff
+		want string
+	}{
+		{Backoff{Initial: -1}, "Backoff.Initial"},
+		{Backoff{Max: -1}, "Backoff.Max"},
+		{Backoff{Multiplier: 0.5}, "Backoff.Multiplier"},
+		{Backoff{Jitter: 7}, "Backoff.Jitter"},
+		{Backoff{Initial: 2 * time.Second, Max: time.Second}, "Backoff.Initial"},
+	} {
+		err := tc.b.Validate()
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+	err := RetryPolicy{MaxAttempts: -1}.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "RetryPolicy.MaxAttempts")
+	assert.Contains(t, RetryPolicy{Backoff: Backoff{Max: -1}}.Validate().Error(), "RetryPolicy.Backoff.Max")
+}
+
+func TestRetryFirstWaitsEachBackoffOnTheClock(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	var calls atomic.Int32
+	p := RetryPolicy{MaxAttempts: 4, Backoff: Backoff{Initial: 100 * time.Millisecond, Jitter: NoJitter}}
+	o := failing(3, &calls).RetryOn(p, mc)
+
+	got := make(chan int, 1)
+	go func() {
+		v, err := o.First(context.Background())
+		assert.NoError(t, err)
+		got <- v
+	}()
+	for n, wait := range []time.Duration{100e6, 200e6, 400e6} {
+		require.NoError(t, mc.BlockUntil(context.Background(), 1))
+		assert.Equal(t, int32(n+1), calls.Load(), "attempt %d made, waiting", n+1)
+		mc.Advance(wait - 1)
+		assert.Equal(t, int32(n+1), calls.Load(), "not before the backoff")
+		mc.Advance(1)
+	}
+	assert.Equal(t, 4, <-got)
+}
+
+func TestRetryStopsAtMaxAttemptsAndOnUnretryableErrors(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	var calls atomic.Int32
+	p := RetryPolicy{MaxAttempts: 2, Backoff: Backoff{Initial: time.Nanosecond, Jitter: NoJitter}}
+	done := make(chan error)
+	go func() {
+		_, err := failing(5, &calls).RetryOn(p, mc).First(context.Background())
+		done <- err
+	}()
+	require.NoError(t, mc.BlockUntil(context.Background(), 1))
+	mc.Advance(time.Nanosecond)
+	assert.ErrorIs(t, <-done, errFlaky)
+	assert.Equal(t, int32(2), calls.Load())
+
+	calls.Store(0)
+	p.Retryable = func(err error) bool { return !errors.Is(err, errFlaky) }
+	_, err := failing(5, &calls).RetryOn(p, mc).First(context.Background())
+	assert.ErrorIs(t, err, errFlaky)
+	assert.Equal(t, int32(1), calls.Load(), "an unretryable error is the result at once")
+}
+
+func TestRetryStartsNoRetryThatCannotFinishBeforeTheDeadline(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	var calls atomic.Int32
+	p := RetryPolicy{
+		MaxAttempts: 5,
+		Backoff:     Backoff{Initial: 100 * time.Millisecond, Jitter: NoJitter},
+		AttemptTime: func() time.Duration { return 50 * time.Millisecond },
+	}
+	// 100ms of wait and 50ms of attempt fit in 160ms; the second retry's
+	// 200ms do not.
+	ctx, cancel := context.WithDeadline(context.Background(), mc.Now().Add(160*time.Millisecond))
+	defer cancel()
+	done := make(chan error)
+	go func() {
+		_, err := failing(5, &calls).RetryOn(p, mc).First(ctx)
+		done <- err
+	}()
+	require.NoError(t, mc.BlockUntil(context.Background(), 1))
+	mc.Advance(100 * time.Millisecond)
+	assert.ErrorIs(t, <-done, errFlaky, "the last failure is the result")
+	assert.Equal(t, int32(2), calls.Load())
+}
+
+func TestRetryPermitRefusesRetries(t *testing.T) {
+	var calls, asked atomic.Int32
+	p := RetryPolicy{MaxAttempts: 3, Permit: func() bool { asked.Add(1); return false }}
+	_, err := failing(5, &calls).RetryOn(p, clock.NewManual(epoch)).First(context.Background())
+	assert.ErrorIs(t, err, errFlaky)
+	assert.Equal(t, int32(1), calls.Load())
+	assert.Equal(t, int32(1), asked.Load())
+}
+
+func TestRetrySubscriptionWaitsOnTimersAndEndsWithItsContext(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	var calls atomic.Int32
+	p := RetryPolicy{MaxAttempts: 3, Backoff: Backoff{Initial: time.Second, Jitter: NoJitter}}
+	o := failing(1, &calls).RetryOn(p, mc)
+
+	f := o.ToFuture(context.Background())
+	require.NoError(t, mc.BlockUntil(context.Background(), 1))
+	mc.Advance(time.Second)
+	v, err := f.Get(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 2, v)
+
+	// Leaving during the wait ends it with the last failure and stops
+	// the timer.
+	calls.Store(0)
+	ctx, cancel := context.WithCancel(context.Background())
+	f = o.ToFuture(ctx)
+	require.NoError(t, mc.BlockUntil(context.Background(), 1))
+	cancel()
+	_, err = f.Get(context.Background())
+	assert.Error(t, err)
+	assert.Equal(t, 0, mc.Pending(), "the wait's timer is stopped")
+	assert.Equal(t, int32(1), calls.Load())
+}
+
+func TestRetryOfAStreamResubscribes(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	var calls atomic.Int32
+	o := Create(func(ctx context.Context, obs Observer[int]) {
+		n := int(calls.Add(1))
+		obs.OnNext(n * 10)
+		if n < 3 {
+			obs.OnError(errFlaky)
+			return
+		}
+		obs.OnCompleted()
+	})
+	p := RetryPolicy{MaxAttempts: 3, Backoff: Backoff{Initial: time.Millisecond, Jitter: NoJitter}}
+	got := make(chan []int)
+	go func() {
+		vs, err := o.RetryOn(p, mc).ToSlice(context.Background())
+		assert.NoError(t, err)
+		got <- vs
+	}()
+	for _, wait := range []time.Duration{time.Millisecond, 2 * time.Millisecond} {
+		require.NoError(t, mc.BlockUntil(context.Background(), 1))
+		mc.Advance(wait)
+	}
+	assert.Equal(t, []int{10, 20, 30}, <-got, "each attempt's values, as Rx's retry")
+}
+
+func TestRetryOfASucceedingSingleAllocatesNothingPerAttempt(t *testing.T) {
+	o := Just(1).RetryOn(RetryPolicy{}, clock.NewManual(epoch))
+	ctx := context.Background()
+	allocs := testing.AllocsPerRun(100, func() { _, _ = o.First(ctx) })
+	assert.Zero(t, allocs)
+}
