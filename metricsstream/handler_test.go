@@ -52,7 +52,7 @@ var (
 		"rollingCountRetried", "rollingCountHedged", "rollingCountRetryBudgetExhausted",
 		"rollingCountRateLimited",
 	}
-	commandFields = append(append([]string(nil), hystrixCommandFields...), ourCommandFields...)
+	commandFields           = append(append([]string(nil), hystrixCommandFields...), ourCommandFields...)
 	hystrixThreadPoolFields = []string{
 		"type", "name", "currentTime", "currentActiveCount", "currentCompletedTaskCount",
 		"currentCorePoolSize", "currentLargestPoolSize", "currentMaximumPoolSize", "currentPoolSize",
