@@ -6,21 +6,22 @@ import "context"
 // result: the driver of Execute, of First of ToObservable, of the request
 // log and of the collapser's batch (see stages.go). It serves collapsed
 // collapsed requests (COLLAPSED is recorded that often) and tells rec,
-// when not nil, of the execution just before its Completion is published.
+// when not nil, of the execution just before its Completion is published;
+// of, when not nil, is the attempts it is one of.
 // The execution stays on the caller's stack.
-func (c *core[In, Out]) call(ctx context.Context, in In, collapsed int, rec executionRecorder) (Out, error) {
+func (c *core[In, Out]) call(ctx context.Context, in In, collapsed int, rec executionRecorder, of *attemptInfo) (Out, error) {
 	if err := ctx.Err(); err != nil {
 		var zero Out
 		return zero, err
 	}
 	var e execution
-	e.begin(c.k)
+	e.begin(c.k, of)
 	if collapsed > 0 {
 		e.markCollapsed(collapsed)
 	}
 	var v Out
 	var err error
-	switch failure := e.admit(); {
+	switch failure := e.admit(ctx, ctx); {
 	case failure != noFailure:
 		v, err = c.fallBack(ctx, &e, in, failure, failure.sentinel())
 	case e.cfg.Isolation == SemaphoreIsolation:
@@ -68,6 +69,9 @@ func (c *core[In, Out]) fallBack(ctx context.Context, e *execution, in In, failu
 	var zero Out
 	if failure == BadRequestFailure {
 		return zero, e.badRequest(cause)
+	}
+	if e.deferFallback(ctx, failure, cause) {
+		return zero, e.commandError(failure, cause)
 	}
 	cmdErr, ok := fallbackPermitted(e, c.fallback != nil, failure, cause)
 	if !ok {

@@ -187,7 +187,7 @@ func (b *batcher[In, Out]) execute(bt *batch[In, Out]) {
 		args[i] = r.arg
 	}
 	c.metrics.MarkBatch(len(requests))
-	outs, err := c.cmd.call(bt.ctx, args, len(requests), b.logger(requests))
+	outs, err := c.cmd.call(bt.ctx, args, len(requests), b.logger(requests), nil)
 	if err == nil && len(outs) != len(requests) {
 		err = fmt.Errorf("%w: %d results for %d requests", ErrBatchResultCount, len(outs), len(requests))
 	}

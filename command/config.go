@@ -77,6 +77,13 @@ type Config struct {
 	// Metrics configures the rolling windows. It is read when the key is
 	// first used; Configure does not change it.
 	Metrics metricsstream.Config
+	// Retry retries failed executions of a Command; off by default.
+	Retry RetryConfig
+	// Hedge starts executions of a Command beside a slow one; off by
+	// default.
+	Hedge HedgeConfig
+	// RateLimit limits the rate of executions; off by default.
+	RateLimit RateLimitConfig
 }
 
 // Default values, as Hystrix's.
@@ -109,7 +116,13 @@ func (c Config) Validate() error {
 	if err := c.Metrics.Validate(); err != nil {
 		return fmt.Errorf("command: Config.Metrics: %w", err)
 	}
-	return nil
+	if err := c.Retry.validate(); err != nil {
+		return err
+	}
+	if err := c.Hedge.validate(); err != nil {
+		return err
+	}
+	return c.RateLimit.validate()
 }
 
 // withDefaults returns c with its zero fields set to the defaults, for the

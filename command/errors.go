@@ -25,6 +25,9 @@ const (
 	FallbackRejectedFailure
 	// BadRequestFailure: run reported a bad request (see BadRequest).
 	BadRequestFailure
+	// RateLimitedFailure: the key's rate limiter had no token in time
+	// (see Config.RateLimit). Hystrix has no such failure.
+	RateLimitedFailure
 
 	numFailureTypes = iota
 )
@@ -37,6 +40,7 @@ var failureNames = [...]string{
 	SemaphoreRejectedFailure: "REJECTED_SEMAPHORE_EXECUTION",
 	FallbackRejectedFailure:  "REJECTED_SEMAPHORE_FALLBACK",
 	BadRequestFailure:        "BAD_REQUEST_EXCEPTION",
+	RateLimitedFailure:       "REJECTED_RATE_LIMIT",
 }
 
 // String returns Hystrix's name of the failure type.
@@ -64,6 +68,8 @@ func (f FailureType) message() string {
 		return "fallback execution rejected"
 	case BadRequestFailure:
 		return "bad request"
+	case RateLimitedFailure:
+		return "was rate limited"
 	}
 	return "failed"
 }
@@ -84,6 +90,8 @@ var (
 	ErrFallbackDisabled = errors.New("fallback disabled")
 	// ErrBadRequest matches every error made by BadRequest.
 	ErrBadRequest = errors.New("bad request")
+	// ErrRateLimited is the sentinel of RateLimitedFailure.
+	ErrRateLimited = errors.New("command rejected: rate limit reached")
 )
 
 func (f FailureType) sentinel() error {
@@ -100,6 +108,8 @@ func (f FailureType) sentinel() error {
 		return ErrFallbackRejected
 	case BadRequestFailure:
 		return ErrBadRequest
+	case RateLimitedFailure:
+		return ErrRateLimited
 	}
 	return nil
 }

@@ -31,10 +31,12 @@ type execution struct {
 
 	fallbackPermit bool // a fallback permit is held
 	finished       bool // the Completion was published
+
+	of *attemptInfo // the attempts the execution is one of, or nil
 }
 
-// begin starts an execution of k.
-func (e *execution) begin(k *keyState) {
+// begin starts an execution of k, one of the attempts of of when not nil.
+func (e *execution) begin(k *keyState, of *attemptInfo) {
 	e.k = k
 	e.cfg = k.config.Load()
 	e.global = k.registry.plugins.p.Load()
@@ -44,6 +46,21 @@ func (e *execution) begin(k *keyState) {
 	if e.global != nil || e.local != nil {
 		callHooks(e.global, e.local, func(h ExecutionHook) { h.Start(k.key) })
 	}
+	if of != nil {
+		e.of = of
+		switch {
+		case of.retry:
+			e.mark(metricsstream.Retried)
+		case of.hedge:
+			e.mark(metricsstream.Hedged)
+		}
+	}
+}
+
+// deferFallback reports whether the fallback of a failure waits for other
+// attempts of the execution's call (see attempts.go).
+func (e *execution) deferFallback(ctx context.Context, failure FailureType, cause error) bool {
+	return e.of != nil && e.of.a.deferFallback(ctx, e.of, failure, cause)
 }
 
 // mark records event in the result and tells the notifiers.

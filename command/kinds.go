@@ -118,7 +118,7 @@ func (c *ObservableCommand[In, Out]) ToObservable(ctx context.Context, in In) ob
 // whose end rec, when not nil, sees.
 func (c *ObservableCommand[In, Out]) observeRecorded(ctx context.Context, in In, rec executionRecorder) observable.Observable[Out] {
 	return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
-		c.subscribe(ctx, subCtx, in, 0, rec, nil, o)
+		c.subscribe(ctx, subCtx, in, 0, rec, nil, o, nil)
 	})
 }
 

@@ -102,6 +102,11 @@ type keyState struct {
 	// pool is the pool named by the key's Config.Pool when last looked
 	// up, which saves busy keys a lookup by name per execution.
 	pool atomic.Pointer[pool]
+	// limiter is the key's token bucket while Config.RateLimit is on.
+	limiter atomic.Pointer[rateLimiter]
+	// retrying counts the key's retries and hedges in flight, for the
+	// retry budget.
+	retrying atomic.Int64
 }
 
 // namedPool returns the pool name, the key's Config.Pool, from the key's
@@ -140,6 +145,7 @@ func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation)
 		fallbackSem:      newSemaphore(cfg.FallbackMaxConcurrentRequests),
 	}
 	k.config.Store(&cfg)
+	k.setRateLimit(cfg.RateLimit)
 	metricsCfg := cfg.Metrics
 	if metricsCfg.SlowCallDuration == 0 {
 		metricsCfg.SlowCallDuration = cfg.Breaker.SlowCallDuration
@@ -198,6 +204,7 @@ func (r *Registry) Configure(key string, cfg Config) error {
 	cfg.Metrics = k.config.Load().Metrics
 	k.fallbackSem.limit.Store(int64(cfg.FallbackMaxConcurrentRequests))
 	k.breaker.SetConfig(cfg.Breaker)
+	k.setRateLimit(cfg.RateLimit)
 	k.config.Store(&cfg)
 	return nil
 }

@@ -20,10 +20,14 @@ type single[In, Out any] struct {
 }
 
 // Call executes the command on the calling goroutine, with subCtx and the
-// caller's context both reaching run.
+// caller's context both reaching run; with retries or hedges on, it makes
+// the attempts they call for (see attempts.go).
 func (x *single[In, Out]) Call(subCtx context.Context) (Out, error) {
+	if cfg := x.c.k.config.Load(); cfg.Retry.MaxAttempts > 1 || cfg.Hedge.MaxHedges > 0 {
+		return x.resilient(cfg).Call(subCtx)
+	}
 	ctx, stop := joinContexts(subCtx, x.ctx)
-	v, err := x.c.call(ctx, x.in, x.collapsed, x.rec)
+	v, err := x.c.call(ctx, x.in, x.collapsed, x.rec, nil)
 	stop()
 	return v, err
 }
@@ -31,7 +35,11 @@ func (x *single[In, Out]) Call(subCtx context.Context) (Out, error) {
 // SubscribeSingle executes the command for a subscriber, which may leave
 // before the result.
 func (x *single[In, Out]) SubscribeSingle(subCtx context.Context, r observable.SingleObserver[Out]) {
-	x.c.subscribe(x.ctx, subCtx, x.in, x.collapsed, x.rec, r, nil)
+	if cfg := x.c.k.config.Load(); cfg.Retry.MaxAttempts > 1 || cfg.Hedge.MaxHedges > 0 {
+		x.resilient(cfg).SubscribeSingle(subCtx, r)
+		return
+	}
+	x.c.subscribe(x.ctx, subCtx, x.in, x.collapsed, x.rec, r, nil, nil)
 }
 
 // Async reports whether SubscribeSingle returns before the result: under

@@ -1,6 +1,10 @@
 package command
 
-import "github.com/rxhystrix/rxhystrix/metricsstream"
+import (
+	"context"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+)
 
 // The stages of one execution, each in one place, as Hystrix's
 // AbstractCommand.toObservable chains them:
@@ -28,13 +32,16 @@ const (
 	runCancelled FailureType = -2 // the caller left: its context's error stands
 )
 
-// admit asks the breaker for permission and, under semaphore isolation,
-// takes an execution permit. It returns the failure that refused the
-// execution, or noFailure.
-func (e *execution) admit() FailureType {
+// admit asks the breaker for permission, takes a token of the rate limit
+// (waiting for one under ctx and callerCtx if it is configured to) and,
+// under semaphore isolation, an execution permit. It returns the failure
+// that refused the execution, or noFailure.
+func (e *execution) admit(ctx, callerCtx context.Context) FailureType {
 	switch {
 	case !e.attempt():
 		return ShortCircuitFailure
+	case !e.admitRate(ctx, callerCtx):
+		return RateLimitedFailure
 	case e.cfg.Isolation == SemaphoreIsolation && !e.acquire():
 		return SemaphoreRejectedFailure
 	}

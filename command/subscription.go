@@ -65,14 +65,14 @@ type endNote struct{ err error }
 
 // subscribe runs one execution for a subscriber whose context is subCtx,
 // and tells single (or stream) its result.
-func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, collapsed int, rec executionRecorder, single observable.SingleObserver[Out], stream observable.Observer[Out]) {
+func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, collapsed int, rec executionRecorder, single observable.SingleObserver[Out], stream observable.Observer[Out], of *attemptInfo) {
 	s := &subscription[In, Out]{c: c, in: in, single: single, stream: stream, rec: rec, callerCtx: callerCtx, subCtx: subCtx}
 	if err := subCtx.Err(); err != nil {
 		var zero Out
 		s.tell(zero, err)
 		return
 	}
-	s.e.begin(c.k)
+	s.e.begin(c.k, of)
 	if collapsed > 0 {
 		s.e.markCollapsed(collapsed)
 	}
@@ -92,7 +92,7 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, coll
 		s.cancelLocked()
 		return
 	}
-	if failure := s.e.admit(); failure != noFailure {
+	if failure := s.e.admit(subCtx, callerCtx); failure != noFailure {
 		s.fallBack(failure, failure.sentinel())
 		return
 	}
@@ -285,6 +285,10 @@ func (s *subscription[In, Out]) fallBack(failure FailureType, cause error) {
 	var zero Out
 	if failure == BadRequestFailure {
 		s.end(s.e.endTime(), zero, s.e.badRequest(cause))
+		return
+	}
+	if s.e.deferFallback(s.subCtx, failure, cause) {
+		s.end(s.e.endTime(), zero, s.e.commandError(failure, cause))
 		return
 	}
 	cmdErr, ok := fallbackPermitted(&s.e, s.c.hasFallback(), failure, cause)

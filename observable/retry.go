@@ -52,6 +52,17 @@ func (p RetryPolicy) Validate() error {
 	return nil
 }
 
+// Retrier decides, after each failed attempt, whether and when the next
+// starts. [*RetryPolicy] is the Retrier of [Observable.Retry]; a package
+// whose attempts decide for themselves (a command that must know before
+// its fallback runs) brings its own to [RetrySingle].
+type Retrier interface {
+	// Next returns the wait before the retry that follows attempt n
+	// (n ≥ 1), which failed with err, for a subscriber whose context is
+	// ctx, at now; false means no retry, and err is the result.
+	Next(ctx context.Context, now time.Time, n int, err error) (time.Duration, bool)
+}
+
 // Next decides the retry that follows attempt n (n ≥ 1), which failed
 // with err, for a subscriber whose context is ctx, at now. It returns the
 // wait before the retry, and false when there is no retry: the attempts
@@ -119,7 +130,7 @@ func (o Observable[T]) RetryOn(p RetryPolicy, c clock.Clock) Observable[T] {
 		panic("observable: RetryOn with nil c")
 	}
 	if one, ok := o.AsSingle(); ok {
-		return FromSingle[T](&RetrySingle[T]{Attempt: one, Policy: &p, Clock: c})
+		return FromSingle[T](&RetrySingle[T]{Attempt: one, Retrier: &p, Clock: c})
 	}
 	return Observable[T]{src: sourceFunc[T](func(s *scope, down Observer[T]) {
 		r := &retryObserver[T]{o: o, p: &p, c: c, s: s, down: down}
@@ -127,13 +138,14 @@ func (o Observable[T]) RetryOn(p RetryPolicy, c clock.Clock) Observable[T] {
 	})}
 }
 
-// RetrySingle is Retry of a Single: Attempt again while Policy allows,
+// RetrySingle is Retry of a Single: Attempt again while Retrier allows,
 // waiting on Clock. It is exported so that a package that makes its own
 // Singles can retry one without making an Observable first; [Observable.RetryOn]
-// builds one for any Single.
+// builds one for any Single. When the subscriber's context ends during a
+// wait, the result is the context's error.
 type RetrySingle[T any] struct {
 	Attempt Single[T]
-	Policy  *RetryPolicy
+	Retrier Retrier
 	Clock   clock.Clock
 }
 
@@ -141,12 +153,13 @@ type RetrySingle[T any] struct {
 func (r *RetrySingle[T]) Call(ctx context.Context) (T, error) {
 	v, err := r.Attempt.Call(ctx)
 	for n := 1; err != nil; n++ {
-		d, ok := r.Policy.Next(ctx, r.Clock.Now(), n, err)
+		d, ok := r.Retrier.Next(ctx, r.Clock.Now(), n, err)
 		if !ok {
 			break
 		}
 		if werr := sleep(ctx, r.Clock, d); werr != nil {
-			return v, err // the wait ended with ctx: the last failure stands
+			var zero T
+			return zero, werr
 		}
 		v, err = r.Attempt.Call(ctx)
 	}
@@ -198,16 +211,19 @@ func (a *retryAttempts[T]) OnResult(v T, err error) {
 		a.down.OnResult(v, nil)
 		return
 	}
-	d, ok := a.r.Policy.Next(a.ctx, a.r.Clock.Now(), a.n, err)
+	d, ok := a.r.Retrier.Next(a.ctx, a.r.Clock.Now(), a.n, err)
 	switch {
 	case !ok:
 		a.down.OnResult(v, err)
 	case d <= 0:
 		a.start()
 	default:
-		// The end of ctx ends the wait with the last failure, as Call's.
+		// The end of ctx ends the wait with its error, as Call's.
 		w := &retryWait{}
-		w.begin(a.r.Clock, d, a.ctx, a.start, func() { a.down.OnResult(v, err) })
+		w.begin(a.r.Clock, d, a.ctx, a.start, func() {
+			var zero T
+			a.down.OnResult(zero, context.Cause(a.ctx))
+		})
 	}
 }
 

@@ -1,0 +1,223 @@
+package command
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// A Command whose key has retries or hedges on (Config.Retry,
+// Config.Hedge) answers each call with several executions, composed by
+// observable's operators on the cold Single of one execution:
+//
+//	RetrySingle{HedgeSingle{one execution}}
+//
+// Every attempt is a full execution through the stages (stages.go), with
+// its own Completion. What the operators cannot know is Hystrix's
+// fallback: an attempt that fails must not run the fallback when another
+// attempt may still answer (a retry follows, a hedge is in flight), or its
+// fallback's value would end the race. So the fallback stage asks the
+// attempt first (execution.deferFallback): the retry is decided there,
+// with the policy's Next, and the retry operator is told the decision
+// (attempts.Next).
+
+// attemptInfo is what one execution knows of the attempts it belongs to.
+type attemptInfo struct {
+	a       fallbackDeferral
+	hedge   bool // the execution is a hedge: HEDGED
+	retry   bool // the execution retries a failed one: RETRIED
+	decided bool // the fallback stage asked about it
+}
+
+// fallbackDeferral decides, at an attempt's fallback stage, whether its
+// fallback waits for the other attempts.
+type fallbackDeferral interface {
+	deferFallback(ctx context.Context, ai *attemptInfo, failure FailureType, cause error) bool
+}
+
+// attempts is one call of a Command with retries or hedges on.
+type attempts[In, Out any] struct {
+	x     *single[In, Out]
+	cfg   *Config
+	retry observable.RetryPolicy
+	hedge observable.HedgePolicy
+	on    FailureTypes
+
+	rounds int           // rounds begun: the first execution and each retry
+	will   bool          // the last round's failure is retried
+	wait   time.Duration // after this wait
+	// The current round's executions: begun, and not yet past their
+	// fallback stage or their end.
+	started, running atomic.Int32
+}
+
+// resilient returns the Single of x with the retries and hedges of cfg.
+func (x *single[In, Out]) resilient(cfg *Config) observable.Single[Out] {
+	k := x.c.k
+	a := &attempts[In, Out]{x: x, cfg: cfg}
+	var s observable.Single[Out] = attemptRound[In, Out]{a}
+	if cfg.Hedge.MaxHedges > 0 {
+		a.hedge = observable.HedgePolicy{
+			MaxHedges: cfg.Hedge.MaxHedges,
+			Delay:     k.hedgeDelay,
+			OnError:   cfg.Hedge.OnError,
+			Permit:    k.budgetPermits,
+		}
+		s = &observable.HedgeSingle[Out]{Attempt: attemptExecution[In, Out]{a}, Policy: &a.hedge, Clock: k.registry.clock}
+		s = hedgedRound[In, Out]{a, s}
+	}
+	if cfg.Retry.MaxAttempts > 1 {
+		a.on = cfg.Retry.On
+		if a.on == 0 {
+			a.on = defaultRetryOn
+		}
+		a.retry = observable.RetryPolicy{
+			MaxAttempts: cfg.Retry.MaxAttempts,
+			Backoff:     cfg.Retry.Backoff,
+			AttemptTime: func() time.Duration { return k.metrics.ExecutionLatencyPercentile(50) },
+			Permit:      k.budgetPermits,
+		}
+		s = &observable.RetrySingle[Out]{Attempt: s, Retrier: a, Clock: k.registry.clock}
+	}
+	return s
+}
+
+// Next tells the retry operator what the last attempt's fallback stage
+// decided.
+func (a *attempts[In, Out]) Next(context.Context, time.Time, int, error) (time.Duration, bool) {
+	will := a.will
+	a.will = false
+	return a.wait, will
+}
+
+// deferFallback is asked by an attempt that failed with a failure its
+// fallback would answer: true makes it end with its *Error and no
+// fallback, since another attempt may still answer.
+func (a *attempts[In, Out]) deferFallback(ctx context.Context, ai *attemptInfo, failure FailureType, cause error) bool {
+	ai.decided = true
+	if a.cfg.Hedge.MaxHedges > 0 {
+		othersRunning := a.running.Add(-1) > 0
+		moreOnError := a.cfg.Hedge.OnError && int(a.started.Load()) <= a.cfg.Hedge.MaxHedges
+		if othersRunning || moreOnError {
+			return true
+		}
+	}
+	if a.cfg.Retry.MaxAttempts > 1 && a.on.Has(failure) {
+		a.wait, a.will = a.retry.Next(ctx, a.x.c.k.registry.clock.Now(), a.rounds, cause)
+		return a.will
+	}
+	return false
+}
+
+// begin counts an execution of the current round and says what it is.
+func (a *attempts[In, Out]) begin() *attemptInfo {
+	ai := &attemptInfo{a: a}
+	if a.started.Add(1) > 1 {
+		ai.hedge = true
+	} else {
+		ai.retry = a.rounds > 1
+	}
+	a.running.Add(1)
+	if ai.hedge || ai.retry {
+		a.x.c.k.retrying.Add(1)
+	}
+	return ai
+}
+
+// ended is the end of an execution begun by begin.
+func (a *attempts[In, Out]) ended(ai *attemptInfo) {
+	if !ai.decided {
+		a.running.Add(-1)
+	}
+	if ai.hedge || ai.retry {
+		a.x.c.k.retrying.Add(-1)
+	}
+}
+
+// newRound begins a round: the first execution, or a retry.
+func (a *attempts[In, Out]) newRound() {
+	a.rounds++
+	a.started.Store(0)
+	a.running.Store(0)
+}
+
+// attemptRound is a round of one execution.
+type attemptRound[In, Out any] struct{ a *attempts[In, Out] }
+
+func (r attemptRound[In, Out]) Call(ctx context.Context) (Out, error) {
+	r.a.newRound()
+	return attemptExecution[In, Out](r).Call(ctx)
+}
+
+func (r attemptRound[In, Out]) SubscribeSingle(ctx context.Context, obs observable.SingleObserver[Out]) {
+	r.a.newRound()
+	attemptExecution[In, Out](r).SubscribeSingle(ctx, obs)
+}
+
+func (r attemptRound[In, Out]) Async() bool { return r.a.x.Async() }
+
+// hedgedRound is a round of hedged executions.
+type hedgedRound[In, Out any] struct {
+	a      *attempts[In, Out]
+	hedged observable.Single[Out]
+}
+
+func (r hedgedRound[In, Out]) Call(ctx context.Context) (Out, error) {
+	r.a.newRound()
+	return r.hedged.Call(ctx)
+}
+
+func (r hedgedRound[In, Out]) SubscribeSingle(ctx context.Context, obs observable.SingleObserver[Out]) {
+	r.a.newRound()
+	r.hedged.SubscribeSingle(ctx, obs)
+}
+
+func (r hedgedRound[In, Out]) Async() bool { return r.hedged.Async() }
+
+// attemptExecution is one execution of a round.
+type attemptExecution[In, Out any] struct{ a *attempts[In, Out] }
+
+func (e attemptExecution[In, Out]) Call(subCtx context.Context) (Out, error) {
+	x := e.a.x
+	ai := e.a.begin()
+	ctx, stop := joinContexts(subCtx, x.ctx)
+	v, err := x.c.call(ctx, x.in, x.collapsed, x.rec, ai)
+	stop()
+	e.a.ended(ai)
+	return v, err
+}
+
+func (e attemptExecution[In, Out]) SubscribeSingle(subCtx context.Context, obs observable.SingleObserver[Out]) {
+	x := e.a.x
+	ai := e.a.begin()
+	x.c.subscribe(x.ctx, subCtx, x.in, x.collapsed, x.rec, attemptObserver[In, Out]{e.a, ai, obs}, nil, ai)
+}
+
+func (e attemptExecution[In, Out]) Async() bool { return e.a.x.Async() }
+
+// attemptObserver ends an attempt before passing its result on.
+type attemptObserver[In, Out any] struct {
+	a    *attempts[In, Out]
+	ai   *attemptInfo
+	down observable.SingleObserver[Out]
+}
+
+func (o attemptObserver[In, Out]) OnResult(v Out, err error) {
+	o.a.ended(o.ai)
+	o.down.OnResult(v, err)
+}
+
+// hedgeDelay is the key's hedge delay: its execution latency at
+// Config.Hedge.Percentile when set and known, Config.Hedge.Delay
+// otherwise.
+func (k *keyState) hedgeDelay() time.Duration {
+	cfg := k.config.Load()
+	if p := cfg.Hedge.Percentile; p > 0 {
+		if d := k.metrics.ExecutionLatencyPercentile(p); d > 0 {
+			return d
+		}
+	}
+	return cfg.Hedge.Delay
+}

@@ -1,0 +1,384 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+	ms "github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// exactBackoff waits 100 ms, then 200 ms, 400 ms..., with no jitter.
+var exactBackoff = observable.Backoff{Initial: 100 * time.Millisecond, Jitter: observable.NoJitter}
+
+// timerSpy is a manual clock that tells the test of each wait a retry, a
+// hedge or a rate limit arms, once it is armed; the other timers (health
+// snapshots, pool sweeps) it arms silently.
+type timerSpy struct {
+	*clock.Manual
+	armed chan time.Duration
+}
+
+func (s timerSpy) NewTimer(d time.Duration) clock.Timer {
+	t := s.Manual.NewTimer(d)
+	s.tell(d)
+	return t
+}
+
+func (s timerSpy) AfterFunc(d time.Duration, f func()) clock.Timer {
+	t := s.Manual.AfterFunc(d, f)
+	s.tell(d)
+	return t
+}
+
+func (s timerSpy) tell(d time.Duration) {
+	pcs := make([]uintptr, 8)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	for {
+		f, more := frames.Next()
+		if strings.Contains(f.Function, "retryWait") || strings.Contains(f.Function, "observable.sleep") ||
+			strings.Contains(f.Function, "admitRate") || strings.Contains(f.Function, "hedgeRace") {
+			s.armed <- d
+			return
+		}
+		if !more {
+			return
+		}
+	}
+}
+
+// newSpiedHarness is newHarness on a timerSpy.
+func newSpiedHarness(t *testing.T) (*harness, timerSpy) {
+	h := newHarness(t)
+	spy := timerSpy{Manual: h.clock, armed: make(chan time.Duration, 16)}
+	h.reg = NewRegistry(WithClock(spy))
+	h.reg.onCompletion = func(c *ms.Completion) { h.completions <- *c }
+	t.Cleanup(h.reg.Close)
+	return h, spy
+}
+
+// stepUntil moves the manual clock a millisecond at a time until cond
+// holds: a timer armed on another goroutine fires at its exact time.
+func (h *harness) stepUntil(what string, cond func() bool) {
+	h.t.Helper()
+	waitFor(h.t, what, func() bool {
+		if cond() {
+			return true
+		}
+		h.clock.Advance(time.Millisecond)
+		return cond()
+	})
+}
+
+// flaky returns a run that fails its first n calls with errBoom, then
+// succeeds, and counts its calls.
+func flaky(n int32, calls *atomic.Int32) func(context.Context, int) (string, error) {
+	return func(ctx context.Context, id int) (string, error) {
+		if calls.Add(1) <= n {
+			return "", errBoom
+		}
+		return userName(id), nil
+	}
+}
+
+func TestRetryMakesEachAttemptAFullExecutionAfterItsBackoff(t *testing.T) {
+	for _, iso := range bothIsolations {
+		for _, m := range execModes {
+			t.Run(iso.String()+"/"+m.name, func(t *testing.T) {
+				h, spy := newSpiedHarness(t)
+				var calls, fallbacks atomic.Int32
+				c := New("Flaky", flaky(2, &calls), WithRegistry(h.reg), WithConfig(Config{
+					Isolation: iso,
+					Timeout:   -1,
+					Retry:     RetryConfig{MaxAttempts: 3, Backoff: exactBackoff},
+				})).WithFallback(func(context.Context, int, error) (string, error) {
+					fallbacks.Add(1)
+					return "fallback", nil
+				})
+				call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
+				assert.Equal(t, evs("FAILURE"), h.events(), "no fallback while a retry follows")
+				for n, backoff := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond} {
+					assert.Equal(t, backoff, recv(t, spy.armed, "the backoff"), "exponential, no jitter")
+					h.clock.Advance(backoff - 1)
+					assert.Equal(t, int32(n+1), calls.Load(), "no retry before the backoff")
+					h.clock.Advance(1)
+					if n == 0 {
+						assert.Equal(t, evs("FAILURE", "RETRIED"), h.events())
+					}
+				}
+				res := awaitCall(t, call)
+				require.NoError(t, res.err)
+				assert.Equal(t, "user-1", res.v)
+				assert.Equal(t, evs("SUCCESS", "RETRIED"), h.events())
+				assert.Zero(t, fallbacks.Load())
+				h.noMoreCompletions()
+			})
+		}
+	}
+}
+
+func TestRetryRunsTheFallbackOnceAfterTheLastAttempt(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		var calls atomic.Int32
+		c := New("Down", flaky(100, &calls), WithRegistry(h.reg), WithConfig(Config{
+			Isolation: iso,
+			Retry:     RetryConfig{MaxAttempts: 2, Backoff: exactBackoff},
+		})).WithFallback(fallbackName)
+		call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
+		assert.Equal(t, evs("FAILURE"), h.events())
+		h.stepUntil("the retry", func() bool { return calls.Load() == 2 })
+		res := awaitCall(t, call)
+		require.NoError(t, res.err)
+		assert.Equal(t, "anonymous", res.v)
+		assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS", "RETRIED"), h.events())
+		h.noMoreCompletions()
+	})
+}
+
+func TestRetryNeverRetriesBadRequestsShortCircuitsOrRejections(t *testing.T) {
+	h := newHarness(t)
+	var calls atomic.Int32
+	bad := New("Bad", func(context.Context, int) (string, error) {
+		calls.Add(1)
+		return "", BadRequest(errors.New("no such user"))
+	}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Retry: RetryConfig{MaxAttempts: 5}}))
+	_, err := bad.Execute(context.Background(), 1)
+	assert.True(t, IsBadRequest(err))
+	assert.Equal(t, evs("BAD_REQUEST"), h.events())
+
+	open := New("Open", succeedRun, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Breaker:   breaker.Config{ForceOpen: true},
+		Retry:     RetryConfig{MaxAttempts: 5},
+	})).WithFallback(fallbackName)
+	v, err := open.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, "anonymous", v)
+	assert.Equal(t, evs("SHORT_CIRCUITED", "FALLBACK_SUCCESS"), h.events())
+
+	// Configured to, a short circuit is retried.
+	require.NoError(t, h.reg.Configure("Open", Config{
+		Isolation: SemaphoreIsolation,
+		Breaker:   breaker.Config{ForceOpen: true},
+		Retry:     RetryConfig{MaxAttempts: 2, Backoff: exactBackoff, On: FailureTypesOf(ShortCircuitFailure)},
+	}))
+	call := goCall(func() (string, error) { return open.Execute(context.Background(), 1) })
+	assert.Equal(t, evs("SHORT_CIRCUITED"), h.events())
+	h.clock.Advance(100 * time.Millisecond)
+	awaitCall(t, call)
+	assert.Equal(t, evs("SHORT_CIRCUITED", "FALLBACK_SUCCESS", "RETRIED"), h.events())
+	assert.Equal(t, int32(1), calls.Load())
+	h.noMoreCompletions()
+}
+
+func TestRetryStartsNoRetryPastTheCallersDeadline(t *testing.T) {
+	h, spy := newSpiedHarness(t)
+	var calls atomic.Int32
+	c := New("Slow", flaky(100, &calls), WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Retry:     RetryConfig{MaxAttempts: 5, Backoff: exactBackoff},
+	}))
+	// The first retry's 100 ms fit in 250 ms; the second's 200 ms more
+	// do not.
+	ctx, cancel := h.clock.WithTimeout(context.Background(), 250*time.Millisecond)
+	defer cancel()
+	call := goCall(func() (string, error) { return c.Execute(ctx, 1) })
+	assert.Equal(t, evs("FAILURE"), h.events())
+	h.clock.Advance(recv(t, spy.armed, "the backoff"))
+	res := awaitCall(t, call)
+	assertCommandError(t, res.err, "Slow", CommandFailure, errBoom, ErrFallbackMissing)
+	assert.Equal(t, evs("FAILURE", "FALLBACK_MISSING", "RETRIED"), h.events())
+	assert.Equal(t, int32(2), calls.Load())
+}
+
+func TestRetryBudgetRefusesTheRetryThatWouldExceedIt(t *testing.T) {
+	h := newHarness(t)
+	g := newGate()
+	defer g.release()
+	var calls atomic.Int32
+	c := New("Budget", func(ctx context.Context, id int) (string, error) {
+		if calls.Add(1) == 2 {
+			return "", g.wait(ctx, true) // the first call's retry stays in flight
+		}
+		return "", errBoom
+	}, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Timeout:   -1,
+		Retry:     RetryConfig{MaxAttempts: 3, Backoff: exactBackoff, Budget: RetryBudget{MinConcurrency: 1}},
+	})).WithFallback(fallbackName)
+	first := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+	assert.Equal(t, evs("FAILURE"), h.events())
+	h.stepUntil("the first call's retry", func() bool { return calls.Load() == 2 })
+	g.arrived(t)
+
+	v, err := c.Execute(context.Background(), 2)
+	require.NoError(t, err)
+	assert.Equal(t, "anonymous", v, "the refused retry leaves the failure to the fallback")
+	assert.Equal(t, evs("RETRY_BUDGET_EXHAUSTED"), h.events(), "the refusal, counted on its own")
+	assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS"), h.events())
+	h.clock.Advance(time.Second)
+	assert.Equal(t, int64(1), c.Metrics().CumulativeCount(ms.BudgetExhausted))
+
+	g.release()
+	awaitCall(t, first)
+	assert.Equal(t, evs("SUCCESS", "RETRIED"), h.events())
+	h.noMoreCompletions()
+}
+
+func TestHedgeStartsAtTheDelayAndCancelsTheLoser(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, _ *harness, m execMode, iso Isolation) {
+		h, spy := newSpiedHarness(t)
+		var calls atomic.Int32
+		hung := make(chan struct{})
+		defer close(hung)
+		c := New("Tail", func(ctx context.Context, id int) (string, error) {
+			if calls.Add(1) == 1 {
+				select { // the first call hangs until cancelled
+				case <-ctx.Done():
+					return "", ctx.Err()
+				case <-hung:
+					return "", errBoom
+				}
+			}
+			return "hedge", nil
+		}, WithRegistry(h.reg), WithConfig(Config{
+			Isolation: iso,
+			Timeout:   -1,
+			Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+		}))
+		call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
+		assert.Equal(t, 50*time.Millisecond, recv(t, spy.armed, "the hedge's timer"))
+		waitFor(t, "the first run", func() bool { return calls.Load() == 1 })
+		h.clock.Advance(50*time.Millisecond - 1)
+		assert.Equal(t, int32(1), calls.Load(), "no hedge before the delay")
+		h.clock.Advance(1)
+		waitFor(t, "the hedge", func() bool { return calls.Load() == 2 })
+		res := awaitCall(t, call)
+		require.NoError(t, res.err)
+		assert.Equal(t, "hedge", res.v)
+		got := [][]string{h.events(), h.events()}
+		assert.ElementsMatch(t, [][]string{evs("SUCCESS", "HEDGED"), evs("CANCELLED")}, got,
+			"the winner, and the loser cancelled with one Completion")
+		h.noMoreCompletions()
+	})
+}
+
+func TestHedgeDelayFollowsTheLiveLatencyPercentile(t *testing.T) {
+	h := newHarness(t)
+	var latency atomic.Int64
+	c := New("Live", func(ctx context.Context, id int) (string, error) {
+		h.clock.Advance(time.Duration(latency.Load()))
+		return "", nil
+	}, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Timeout:   -1,
+		// The delay is read, not used: hedges would add their own latencies.
+		Hedge: HedgeConfig{Delay: time.Second, Percentile: 90},
+	}))
+	k := h.state("Live")
+	assert.Equal(t, time.Second, k.hedgeDelay(), "no latency yet: the fixed delay")
+	run := func(d time.Duration, n int) {
+		latency.Store(int64(d))
+		for range n {
+			_, err := c.Execute(context.Background(), 1)
+			require.NoError(t, err)
+			h.completion()
+		}
+		h.closeBuckets("Live")
+	}
+	run(10*time.Millisecond, 20)
+	assert.InDelta(t, float64(10*time.Millisecond), float64(k.hedgeDelay()), float64(time.Millisecond))
+	run(80*time.Millisecond, 20)
+	assert.InDelta(t, float64(80*time.Millisecond), float64(k.hedgeDelay()), float64(2*time.Millisecond),
+		"the delay follows the distribution as it changes")
+}
+
+func TestRateLimitRejectsAtOnceOrWaitsUpToItsBound(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		c := New("Limited", succeedRun, WithRegistry(h.reg), WithConfig(Config{
+			Isolation: iso,
+			RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1},
+		})).WithFallback(fallbackName)
+		v, err := m.exec(context.Background(), c, 1)
+		require.NoError(t, err)
+		assert.Equal(t, "user-1", v)
+		assert.Equal(t, evs("SUCCESS"), h.events())
+
+		v, err = m.exec(context.Background(), c, 1)
+		require.NoError(t, err)
+		assert.Equal(t, "anonymous", v, "no token: the fallback answers")
+		assert.Equal(t, evs("FALLBACK_SUCCESS", "RATE_LIMITED"), h.events())
+		assert.False(t, ms.RateLimited.CountsInHealth(), "not counted in health")
+
+		h.clock.Advance(100 * time.Millisecond) // one token back
+		_, err = m.exec(context.Background(), c, 1)
+		require.NoError(t, err)
+		assert.Equal(t, evs("SUCCESS"), h.events())
+		h.noMoreCompletions()
+	})
+}
+
+func TestRateLimitWaitsForATokenUnderItsBound(t *testing.T) {
+	h, spy := newSpiedHarness(t)
+	c := New("Waiting", succeedRun, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Timeout:   -1,
+		RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 150 * time.Millisecond},
+	}))
+	_, err := c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	h.completion()
+	call := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+	wait := recv(t, spy.armed, "the wait for a token")
+	assert.Equal(t, 100*time.Millisecond, wait, "the next token's time")
+	h.clock.Advance(wait - 1)
+	notReturned(t, call)
+	h.clock.Advance(1)
+	require.NoError(t, awaitCall(t, call).err)
+	assert.Equal(t, evs("SUCCESS"), h.events())
+
+	// Two waiting calls: the second's token comes in 200 ms, past the
+	// bound.
+	a := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+	b := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+	assert.Equal(t, evs("FALLBACK_MISSING", "RATE_LIMITED"), h.events(), "one is refused at once")
+	h.clock.Advance(recv(t, spy.armed, "the other's wait"))
+	assert.Equal(t, evs("SUCCESS"), h.events())
+	awaitCall(t, a)
+	awaitCall(t, b)
+	h.noMoreCompletions()
+}
+
+func TestResilienceConfigErrorsNameTheField(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Retry: RetryConfig{MaxAttempts: -1}}, "Config.Retry.MaxAttempts"},
+		{Config{Retry: RetryConfig{Budget: RetryBudget{Percent: 120}}}, "Config.Retry.Budget.Percent"},
+		{Config{Retry: RetryConfig{Budget: RetryBudget{MinConcurrency: -1}}}, "Config.Retry.Budget.MinConcurrency"},
+		{Config{Retry: RetryConfig{Backoff: observable.Backoff{Multiplier: 0.5}}}, "Config.Retry.Backoff.Multiplier"},
+		{Config{Retry: RetryConfig{On: 1 << 15}}, "Config.Retry.On"},
+		{Config{Hedge: HedgeConfig{MaxHedges: -1}}, "Config.Hedge.MaxHedges"},
+		{Config{Hedge: HedgeConfig{Delay: -1}}, "Config.Hedge.Delay"},
+		{Config{Hedge: HedgeConfig{Percentile: 101}}, "Config.Hedge.Percentile"},
+		{Config{RateLimit: RateLimitConfig{Enabled: true}}, "Config.RateLimit.Rate"},
+		{Config{RateLimit: RateLimitConfig{Enabled: true, Rate: 1, Burst: -1}}, "Config.RateLimit.Burst"},
+		{Config{RateLimit: RateLimitConfig{Enabled: true, Rate: 1, MaxWait: -1}}, "Config.RateLimit.MaxWait"},
+	} {
+		err := tc.cfg.Validate()
+		require.Error(t, err, tc.want)
+		assert.Contains(t, err.Error(), tc.want)
+		assert.Error(t, NewRegistry().Configure("K", tc.cfg))
+	}
+}

@@ -1,0 +1,166 @@
+package command
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// RetryConfig configures the retries of a Command's failed executions.
+// Each attempt is a full execution, with its own breaker check, permit,
+// timeout and Completion; a retry is recorded RETRIED. The fallback runs
+// once, for the attempt after which no retry follows.
+type RetryConfig struct {
+	// MaxAttempts is the number of executions in all, the first
+	// included; 0 or 1 means no retry (the default).
+	MaxAttempts int
+	// Backoff is the wait before each retry: exponential with full jitter
+	// from 100 ms, capped at 5 s, by default.
+	Backoff observable.Backoff
+	// On is the failures that are retried; the zero value means
+	// CommandFailure and TimeoutFailure. A bad request, a short circuit
+	// or a rejection is never retried by default: retrying into an open
+	// circuit or a full bulkhead only adds load.
+	On FailureTypes
+	// Budget bounds the retries and hedges in flight for the key.
+	Budget RetryBudget
+}
+
+// RetryBudget bounds a key's retries and hedges in flight, as Envoy's
+// retry budget: at most Percent of the key's executions in flight, and
+// never fewer than MinConcurrency. A retry or hedge the budget refuses is
+// recorded RETRY_BUDGET_EXHAUSTED, and the failure stands (its fallback
+// runs).
+type RetryBudget struct {
+	// Percent is the share, 0 to 100, of the executions in flight that
+	// may be retries or hedges; 0 means 20.
+	Percent float64
+	// MinConcurrency is the number of retries and hedges always allowed
+	// in flight; 0 means 3.
+	MinConcurrency int
+}
+
+// HedgeConfig configures hedging: when an execution of a Command has not
+// answered after a delay, another starts beside it; the first to succeed
+// wins and the others are cancelled (recorded CANCELLED). A hedge is
+// recorded HEDGED and counts in the retry budget. A failure the others
+// may still make good runs no fallback; the last attempt to fail does.
+type HedgeConfig struct {
+	// MaxHedges is the number of executions that may start beside the
+	// first; 0 means no hedging (the default).
+	MaxHedges int
+	// Delay is how long an execution may go unanswered before the next
+	// hedge starts; with Percentile it is the delay used until the key
+	// has latencies to read.
+	Delay time.Duration
+	// Percentile, when not zero, takes the delay from the key's live
+	// execution latency: its value at this percentile (95, say) over the
+	// rolling percentile window.
+	Percentile float64
+	// OnError starts the next hedge at once when an execution fails.
+	OnError bool
+}
+
+// RateLimitConfig configures a token bucket in front of a key's
+// executions (golang.org/x/time/rate). An execution the limiter refuses is
+// recorded RATE_LIMITED: it is not counted in health, and the fallback
+// answers it, as for the other rejections.
+type RateLimitConfig struct {
+	// Enabled turns the limiter on.
+	Enabled bool
+	// Rate is the sustained number of executions a second.
+	Rate float64
+	// Burst is the number of executions that may start at once; 0 means
+	// Rate rounded up, and at least 1.
+	Burst int
+	// MaxWait is how long an execution may wait for a token, under its
+	// caller's context and within its timeout; 0 rejects at once. The
+	// wait is on the goroutine that admits the execution: the caller's
+	// for Execute, First and Queue under semaphore isolation, the
+	// caller's for a pool-isolated Queue (which then does not return
+	// until admitted).
+	MaxWait time.Duration
+}
+
+// Defaults of the retry budget.
+const (
+	DefaultRetryBudgetPercent        = 20.0
+	DefaultRetryBudgetMinConcurrency = 3
+)
+
+// FailureTypes is a set of failure types.
+type FailureTypes uint16
+
+// FailureTypesOf returns the set of types.
+func FailureTypesOf(types ...FailureType) FailureTypes {
+	var s FailureTypes
+	for _, t := range types {
+		s |= 1 << t
+	}
+	return s
+}
+
+// Has reports whether t is in s.
+func (s FailureTypes) Has(t FailureType) bool { return t >= 0 && int(t) < numFailureTypes && s&(1<<t) != 0 }
+
+// defaultRetryOn is what a zero RetryConfig.On means.
+var defaultRetryOn = FailureTypesOf(CommandFailure, TimeoutFailure)
+
+func (c RetryConfig) validate() error {
+	if c.MaxAttempts < 0 {
+		return fmt.Errorf("command: Config.Retry.MaxAttempts: %d is negative", c.MaxAttempts)
+	}
+	if err := c.Backoff.Validate(); err != nil {
+		return fmt.Errorf("command: Config.Retry.%w", err)
+	}
+	if c.On>>numFailureTypes != 0 {
+		return fmt.Errorf("command: Config.Retry.On: %#x names no failure type", uint16(c.On))
+	}
+	return c.Budget.validate()
+}
+
+func (b RetryBudget) validate() error {
+	if !(b.Percent >= 0 && b.Percent <= 100) {
+		return fmt.Errorf("command: Config.Retry.Budget.Percent: %v is not within [0, 100]", b.Percent)
+	}
+	if b.MinConcurrency < 0 {
+		return fmt.Errorf("command: Config.Retry.Budget.MinConcurrency: %d is negative", b.MinConcurrency)
+	}
+	return nil
+}
+
+func (c HedgeConfig) validate() error {
+	switch {
+	case c.MaxHedges < 0:
+		return fmt.Errorf("command: Config.Hedge.MaxHedges: %d is negative", c.MaxHedges)
+	case c.Delay < 0:
+		return fmt.Errorf("command: Config.Hedge.Delay: %v is negative", c.Delay)
+	case !(c.Percentile >= 0 && c.Percentile <= 100):
+		return fmt.Errorf("command: Config.Hedge.Percentile: %v is not within [0, 100]", c.Percentile)
+	}
+	return nil
+}
+
+func (c RateLimitConfig) validate() error {
+	if !c.Enabled {
+		return nil
+	}
+	switch {
+	case !(c.Rate > 0) || math.IsInf(c.Rate, 0):
+		return fmt.Errorf("command: Config.RateLimit.Rate: %v is not a positive number", c.Rate)
+	case c.Burst < 0:
+		return fmt.Errorf("command: Config.RateLimit.Burst: %d is negative", c.Burst)
+	case c.MaxWait < 0:
+		return fmt.Errorf("command: Config.RateLimit.MaxWait: %v is negative", c.MaxWait)
+	}
+	return nil
+}
+
+func (c RateLimitConfig) burst() int {
+	if c.Burst > 0 {
+		return c.Burst
+	}
+	return max(1, int(math.Ceil(c.Rate)))
+}
