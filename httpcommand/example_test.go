@@ -1,6 +1,7 @@
 package httpcommand_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -52,4 +53,24 @@ func Example() {
 	// /users/1: 200 ann
 	// /users/2: 200 someone
 	// /users/3: 404 404 page not found
+}
+
+// A client's requests run as commands of their host, with Hystrix's
+// defaults: a breaker, a pool of 10 workers and a 1s timeout per host,
+// on command.DefaultRegistry's dashboard stream and metrics. This is the
+// README's snippet.
+func ExampleNew() {
+	client := &http.Client{}
+	client.Transport = httpcommand.New()
+
+	resp, err := client.Get("http://127.0.0.1:9/users/1")
+	if err != nil {
+		var failed *httpcommand.StatusError
+		switch {
+		case errors.Is(err, command.ErrShortCircuited): // the host's circuit is open
+		case errors.As(err, &failed): // a 5xx or 429: failed.StatusCode
+		}
+		return
+	}
+	defer resp.Body.Close() // readable after the command ended with the headers
 }

@@ -3,8 +3,12 @@ package otelmetrics_test
 import (
 	"context"
 	"fmt"
+	"log"
+	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
@@ -66,4 +70,20 @@ func Example() {
 	// rxhystrix.command.events rxhystrix.event.type=TIMEOUT: 1
 	// rxhystrix.command.health.error: 33%
 	// rxhystrix.command.execution.duration: 3 in s, bounds [0.025 0.05]: [0 3 0]
+}
+
+// A service exports its commands' metrics through OpenTelemetry, here
+// with the Prometheus exporter (any reader takes sdkmetric.WithProducer).
+// This is the README's snippet.
+func ExampleMetrics_Register() {
+	rx := otelmetrics.New(metricsstream.DefaultRegistry) // command.DefaultRegistry's metrics
+	exporter, err := otelprom.New(otelprom.WithProducer(rx))
+	if err != nil {
+		log.Fatal(err)
+	}
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter))
+	if _, err := rx.Register(provider.Meter(otelmetrics.ScopeName)); err != nil {
+		log.Fatal(err)
+	}
+	http.Handle("/metrics", promhttp.Handler())
 }
