@@ -38,6 +38,7 @@ func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error
 	stopRun := context.AfterFunc(runCtx, cancel)
 	resp, err := t.base.RoundTrip(c.req.WithContext(ctx))
 	if err != nil {
+		stopRun()
 		cancel()
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -13,6 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
 // Through the OpenTelemetry Prometheus exporter, a real scrape of
@@ -56,4 +60,35 @@ func TestScrapedThroughTheOTelPrometheusExporter(t *testing.T) {
 	} {
 		assert.Contains(t, body, line+"\n")
 	}
+}
+
+// A key that is not valid UTF-8 is escaped as the Prometheus collector
+// escapes it, so the exporter's scrape of the others still succeeds.
+func TestKeysThatAreNotUTF8AreEscaped(t *testing.T) {
+	reg := metricsstream.NewRegistry(clock.NewManual(t0))
+	c := metricsstream.Completion{}
+	c.Events.Add(metricsstream.Success, 1)
+	reg.Command("bad-\xff", metricsstream.Config{}).MarkCompletion(&c)
+	reg.Command("ok", metricsstream.Config{}).MarkCompletion(&c)
+	reg.Clock().(*clock.Manual).Advance(10 * time.Second)
+
+	m := New(reg)
+	pr := prometheus.NewPedanticRegistry()
+	exporter, err := otelprom.New(otelprom.WithRegisterer(pr), otelprom.WithProducer(m), otelprom.WithoutScopeInfo())
+	require.NoError(t, err)
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter))
+	t.Cleanup(func() { _ = provider.Shutdown(context.Background()) })
+	_, err = m.Register(provider.Meter(ScopeName))
+	require.NoError(t, err)
+	srv := httptest.NewServer(promhttp.HandlerFor(pr, promhttp.HandlerOpts{}))
+	t.Cleanup(srv.Close)
+
+	resp, err := http.Get(srv.URL)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `rxhystrix_command_events_total{rxhystrix_command_group="bad-\\xff",rxhystrix_command_name="bad-\\xff",rxhystrix_event_type="SUCCESS"} 1`)
+	assert.Contains(t, string(b), `rxhystrix_command_events_total{rxhystrix_command_group="ok",rxhystrix_command_name="ok",rxhystrix_event_type="SUCCESS"} 1`)
 }
