@@ -57,7 +57,8 @@
 // # Where it differs from Hystrix
 //
 // Hystrix wraps calls, not transports, so it has no rule of its own for
-// HTTP statuses; the rules above are the ones a resilient client of an
-// HTTP service usually wants (resilience4j's and Polly's HTTP defaults
-// count 5xx and 429 too, and leave other 4xx out).
+// HTTP statuses. The rules above count against a host's health what says
+// the host is failing or refusing the load (5xx, 429, no connection), and
+// not what says the request was wrong: every other 4xx, 408 Request
+// Timeout included, is the caller's to fix and opens no circuit.
 package httpcommand

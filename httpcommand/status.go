@@ -19,6 +19,7 @@ type StatusError struct {
 	Header     http.Header // the response's
 }
 
+// Error says what the server answered.
 func (e *StatusError) Error() string { return "httpcommand: the server answered " + e.Status }
 
 // clientError carries a response with another 4xx status through the
