@@ -24,13 +24,26 @@ type display struct {
 	// otherwise each table is written below the last, as plain lines
 	// for a pipe or a log.
 	terminal bool
+	// width returns the terminal's width in columns, 0 when unknown: the
+	// lines are cut to it, since a line that wraps would take two rows
+	// and the redraw would go up too few.
+	width func() int
 }
 
 // displayFor returns the display of out: a table redrawn in place every
 // period when out is a terminal, plain lines every period otherwise.
 func displayFor(out io.Writer, every time.Duration) display {
 	f, ok := out.(*os.File)
-	return display{every: every, terminal: ok && term.IsTerminal(int(f.Fd()))}
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return display{every: every}
+	}
+	return display{every: every, terminal: true, width: func() int {
+		w, _, err := term.GetSize(int(f.Fd()))
+		if err != nil {
+			return 0
+		}
+		return w
+	}}
 }
 
 // start draws the table of metrics on out every d.every until ctx ends;
@@ -57,7 +70,14 @@ func (d display) start(ctx context.Context, out io.Writer, metrics *metricsstrea
 				if drawn > 0 {
 					fmt.Fprintf(&b, "\x1b[%dA", drawn) // up to the table's first line
 				}
+				width := 0
+				if d.width != nil {
+					width = d.width()
+				}
 				for _, l := range lines {
+					if width > 1 && len(l) >= width {
+						l = l[:width-1] // the lines are ASCII
+					}
 					b.WriteString("\x1b[2K" + l + "\n") // each line cleared, then written
 				}
 				for range drawn - len(lines) { // a shorter table clears what is left
