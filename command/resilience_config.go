@@ -103,7 +103,9 @@ func FailureTypesOf(types ...FailureType) FailureTypes {
 }
 
 // Has reports whether t is in s.
-func (s FailureTypes) Has(t FailureType) bool { return t >= 0 && int(t) < numFailureTypes && s&(1<<t) != 0 }
+func (s FailureTypes) Has(t FailureType) bool {
+	return t >= 0 && int(t) < numFailureTypes && s&(1<<t) != 0
+}
 
 // defaultRetryOn is what a zero RetryConfig.On means.
 var defaultRetryOn = FailureTypesOf(CommandFailure, TimeoutFailure)

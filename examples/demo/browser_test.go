@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"image/png"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -74,6 +77,52 @@ func TestBrowserShowsLiveCommands(t *testing.T) {
 	if screenshot != "" {
 		browsertest.WriteScreenshot(t, browsertest.Screenshot(t, tab, time.Minute))
 	}
+	assert.Empty(t, problems(), "the page reported problems")
+}
+
+// TestBrowserDrawsWithTheStreamOpenFor10s keeps the dashboard on the
+// demo's live stream for 10 seconds: the connection never drops, events
+// keep coming, the cards keep drawing, and a screenshot taken then, with
+// the stream still open, is a whole page.
+func TestBrowserDrawsWithTheStreamOpenFor10s(t *testing.T) {
+	browser := startBrowser(t)
+	d := startDemo(t, defaultScenario)
+	tab := browsertest.NewTab(t, browser)
+	problems := watchConsole(t, tab)
+	browsertest.Do(t, tab, chromedp.Navigate(d.base+"/hystrix/"))
+	waitFor(t, tab, `document.getElementById("status").getAttribute("data-state") === "open"`)
+
+	// From now on the page counts every change of the connection's state.
+	browsertest.Eval[bool](t, tab, `(() => {
+		const status = document.getElementById("status");
+		window.streamOpenedAt = performance.now();
+		window.streamDrops = 0;
+		new MutationObserver(() => {
+			if (status.getAttribute("data-state") !== "open") window.streamDrops++;
+		}).observe(status, {attributes: true, attributeFilter: ["data-state"]});
+		return true;
+	})()`)
+	events := func() int {
+		return browsertest.Eval[int](t, tab, `Number((document.getElementById("status").textContent.match(/(\d+) events/) || [0, 0])[1])`)
+	}
+	waitFor(t, tab, `document.querySelectorAll("#commands [data-command]").length === 6`)
+	first := events()
+	waitFor(t, tab, `performance.now() - window.streamOpenedAt >= 10000`)
+	atTen := events()
+	assert.Greater(t, atTen, first, "events kept coming for 10s")
+	assert.Zero(t, browsertest.Eval[int](t, tab, `window.streamDrops`), "the stream stayed open")
+	assert.Greater(t, browsertest.Eval[float64](t, tab,
+		`Number(document.querySelector('[data-command="GetUser"] [data-field="circle"]').getAttribute("r"))`), 5.0,
+		"GetUser's bubble is drawn at its rate")
+
+	shot := browsertest.Screenshot(t, tab, time.Minute)
+	cfg, err := png.DecodeConfig(bytes.NewReader(shot))
+	require.NoError(t, err)
+	assert.Greater(t, cfg.Width, 0)
+	assert.Greater(t, cfg.Height, 0)
+	waitFor(t, tab, `Number((document.getElementById("status").textContent.match(/(\d+) events/) || [0, 0])[1]) > `+strconv.Itoa(atTen))
+	assert.Zero(t, browsertest.Eval[int](t, tab, `window.streamDrops`), "the stream was live through the screenshot")
+	assert.Equal(t, "open", browsertest.Eval[string](t, tab, `document.getElementById("status").getAttribute("data-state")`))
 	assert.Empty(t, problems(), "the page reported problems")
 }
 

@@ -9,7 +9,14 @@
 //
 //	/hystrix/        the dashboard (package metricsstream/dashboard)
 //	/hystrix/stream  the Hystrix metrics stream it reads (metricsstream.Handler)
+//	/hystrix.stream  the same stream at the path Netflix's dashboard and Turbine users type
 //	/metrics         Prometheus metrics (package metricsstream/prometheus)
+//
+// While it runs it redraws, every second, a table of the commands in the
+// terminal it was started from: each command's request rate, error
+// percentage, p99 latency, circuit and pool use, so the scenario can be
+// followed without a browser. When its output is not a terminal (a pipe,
+// a log), it writes the table below the last one instead.
 //
 // Five commands and a request collapser run all the time, each in a state
 // the dashboard draws:
@@ -25,6 +32,7 @@
 //
 //	-addr      where to listen (default 127.0.0.1:8080)
 //	-duration  stop after this long and exit 0 (default: run until interrupted)
+//	-refresh   how often the table is drawn (default 1s; 0 draws none)
 package main
 
 import (
@@ -58,6 +66,7 @@ func demoMain(ctx context.Context, args []string, stdout, stderr io.Writer, reg 
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on; a free port of the host if that one is taken")
 	duration := fs.Duration("duration", 0, "stop after this long and exit 0 (0: run until interrupted)")
+	refresh := fs.Duration("refresh", time.Second, "how often the table of the commands is drawn (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -68,6 +77,10 @@ func demoMain(ctx context.Context, args []string, stdout, stderr io.Writer, reg 
 	}
 	if *duration < 0 {
 		fmt.Fprintf(stderr, "demo: -duration %v is negative\n", *duration)
+		return 2
+	}
+	if *refresh < 0 {
+		fmt.Fprintf(stderr, "demo: -refresh %v is negative\n", *refresh)
 		return 2
 	}
 
@@ -84,7 +97,7 @@ func demoMain(ctx context.Context, args []string, stdout, stderr io.Writer, reg 
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
 	}
-	if err := run(ctx, ln, reg, defaultScenario, stdout); err != nil {
+	if err := run(ctx, ln, reg, defaultScenario, stdout, displayFor(stdout, *refresh)); err != nil {
 		fmt.Fprintln(stderr, "demo:", err)
 		return 1
 	}

@@ -49,7 +49,7 @@ func startDemo(t *testing.T, sc scenario) *liveDemo {
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &liveDemo{base: "http://" + ln.Addr().String(), out: &syncBuffer{}}
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, ln, reg, sc, d.out) }()
+	go func() { done <- run(ctx, ln, reg, sc, d.out, display{}) }()
 	var once sync.Once
 	var runErr error
 	d.stop = func() error {
@@ -271,4 +271,15 @@ func TestListenFallsBackToAFreePortWhenTaken(t *testing.T) {
 func TestDefaultRegistriesShareTheirMetrics(t *testing.T) {
 	assert.Same(t, metricsstream.DefaultRegistry, command.DefaultRegistry.Metrics(),
 		"metricsstream.Handler() with no option streams command.DefaultRegistry's commands")
+}
+
+// The stream is also at /hystrix.stream, where Netflix's dashboard and
+// Turbine users look for it and the README mounts it.
+func TestDemoServesTheStreamAtHystrixDotStream(t *testing.T) {
+	d := startDemo(t, defaultScenario)
+	readStream(t, d.base+"/hystrix.stream", func(f map[string]streamObject) bool {
+		_, ok := f["HystrixCommand GetUser"]
+		return ok
+	})
+	assert.Contains(t, d.out.String(), d.base+"/hystrix.stream")
 }

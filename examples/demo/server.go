@@ -19,8 +19,10 @@ import (
 )
 
 // newHandler mounts what a service mounts to be watched: the dashboard at
-// /hystrix/ with the stream of reg's commands at /hystrix/stream, and
-// Prometheus metrics at /metrics. Streams end when shutdown is closed.
+// /hystrix/ with the stream of reg's commands at /hystrix/stream, the
+// same stream at /hystrix.stream (where Netflix's dashboard and Turbine
+// look, as the README mounts it), and Prometheus metrics at /metrics.
+// Streams end when shutdown is closed.
 func newHandler(reg *command.Registry, shutdown <-chan struct{}) http.Handler {
 	stream := metricsstream.Handler(
 		metricsstream.WithRegistry(reg.Metrics()),
@@ -31,15 +33,17 @@ func newHandler(reg *command.Registry, shutdown <-chan struct{}) http.Handler {
 
 	mux := http.NewServeMux()
 	mux.Handle("/hystrix/", dashboard.Handler(dashboard.WithStream(stream)))
+	mux.Handle("/hystrix.stream", stream)
 	mux.Handle("/metrics", promhttp.HandlerFor(prom, promhttp.HandlerOpts{}))
 	mux.Handle("GET /{$}", http.RedirectHandler("/hystrix/", http.StatusFound))
 	return mux
 }
 
 // run serves the demo on ln and drives the commands' traffic until ctx
-// ends; then it stops the traffic, ends the streams and shuts the server
-// down. It returns nil when it stopped because ctx ended.
-func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenario, out io.Writer) error {
+// ends, drawing the table of the commands on out as disp says; then it
+// stops the traffic, ends the streams and shuts the server down. It
+// returns nil when it stopped because ctx ended.
+func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenario, out io.Writer, disp display) error {
 	shutdown := make(chan struct{})
 	srv := &http.Server{
 		Handler:           newHandler(reg, shutdown),
@@ -54,8 +58,8 @@ func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenari
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(out, "rxhystrix demo: five commands and a collapser against simulated downstreams\n"+
 		"  dashboard   %s/hystrix/\n"+
-		"  stream      %s/hystrix/stream\n"+
-		"  prometheus  %s/metrics\n", base, base, base)
+		"  stream      %s/hystrix/stream (and %s/hystrix.stream)\n"+
+		"  prometheus  %s/metrics\n", base, base, base, base)
 	if _, ok := ctx.Deadline(); ok {
 		fmt.Fprintln(out, "It stops by itself after -duration; Ctrl-C stops it sooner.")
 	} else {
@@ -65,6 +69,7 @@ func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenari
 	trafficCtx, stopTraffic := context.WithCancel(ctx)
 	defer stopTraffic()
 	traffic := startTraffic(trafficCtx, reg, sc)
+	tableDone := disp.start(trafficCtx, out, reg.Metrics())
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -77,6 +82,7 @@ func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenari
 	}
 	stopTraffic()
 	traffic.Wait()
+	tableDone()
 	endStreams()
 	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()

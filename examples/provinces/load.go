@@ -28,13 +28,19 @@ type load struct {
 	outcomes []outcome
 }
 
-func startLoad(ctx context.Context, svc *service, provinces []*province, rate int) *load {
+// pusher pushes data to a province: the service with a command per
+// province, or the one whose HTTP client's transport makes the commands.
+type pusher interface {
+	push(ctx context.Context, p *province, data []byte) (receipt, error)
+}
+
+func startLoad(ctx context.Context, svc pusher, provinces []*province, rate int) *load {
 	l := &load{stop: make(chan struct{}), done: make(chan struct{})}
 	go l.run(ctx, svc, provinces, rate)
 	return l
 }
 
-func (l *load) run(ctx context.Context, svc *service, provinces []*province, rate int) {
+func (l *load) run(ctx context.Context, svc pusher, provinces []*province, rate int) {
 	defer close(l.done)
 	var pushes sync.WaitGroup
 	defer pushes.Wait()
@@ -69,7 +75,7 @@ func (l *load) finish() []outcome {
 }
 
 // loadFor sends pushes for d and returns their outcomes.
-func loadFor(ctx context.Context, d time.Duration, svc *service, provinces []*province, rate int) []outcome {
+func loadFor(ctx context.Context, d time.Duration, svc pusher, provinces []*province, rate int) []outcome {
 	l := startLoad(ctx, svc, provinces, rate)
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -16,6 +16,9 @@
 //     are answered by the fallback at once;
 //   - when its network recovers, its breaker lets a trial through after
 //     the sleep window and closes;
+//   - the same isolation in one line, client.Transport =
+//     httpcommand.New(...), keys each push by the province's host, with a
+//     pool and a breaker per host, and keeps the 29 others served alike;
 //   - without isolation (every push in the command group's one pool, as
 //     Hystrix does without a threadPoolKey), the hung province's pushes
 //     take the shared workers and the healthy provinces' pushes are
@@ -150,6 +153,23 @@ func run(w io.Writer, opts options) error {
 	}
 	all := tallyOf(loadFor(ctx, opts.After, svc, provinces, opts.Rate), func(string) bool { return true })
 	fmt.Fprintf(w, "  then, for %v: all %d provinces: %s\n", opts.After, opts.Provinces, all.summary())
+
+	// The same isolation in one line: the client's transport makes a
+	// command, a breaker and a pool per province host.
+	fmt.Fprintf(w, "one line, client.Transport = httpcommand.New(...): a pool of %d workers and a breaker per province host\n", perURL)
+	regTransport := command.NewRegistry()
+	defer regTransport.Close()
+	svcTransport := newTransportService(regTransport, cfg, perURL)
+	defer svcTransport.close()
+	fmt.Fprintf(w, "  %s's network hangs for %v:\n", hung.Name, opts.Hang)
+	hung.hang()
+	outcomes = loadFor(ctx, opts.Hang, svcTransport, provinces, opts.Rate)
+	hung.recover()
+	good = tallyOf(outcomes, healthy)
+	bad = tallyOf(outcomes, func(name string) bool { return !healthy(name) })
+	fmt.Fprintf(w, "    %d healthy provinces: %s, p50 %v, p99 %v\n",
+		opts.Provinces-1, good.summary(), good.percentile(50).Round(time.Millisecond), good.percentile(99).Round(time.Millisecond))
+	fmt.Fprintf(w, "    %s: %s; %s\n", hung.Name, bad.summary(), bad.reasons())
 
 	// Without isolation: the command group's one pool, a breaker per
 	// province.

@@ -26,6 +26,8 @@ func TestRunIsolatesTheHungProvince(t *testing.T) {
 
 	isolated, shared, ok := strings.Cut(got, "without isolation:")
 	require.True(t, ok, "the output has a run without isolation")
+	isolated, isolatedTail, ok := strings.Cut(isolated, "one line, client.Transport = httpcommand.New(...)")
+	require.True(t, ok, "the output has a run through the transport")
 
 	// With a pool per URL, the healthy provinces keep their service.
 	healthy := submatch(t, isolated, `29 healthy provinces: (\d+)/(\d+) pushes succeeded .*, p50 \S+, p99 \S+`)
@@ -44,6 +46,15 @@ func TestRunIsolatesTheHungProvince(t *testing.T) {
 	assert.Regexp(t, `(?s)its breaker:\n +\+\d+\.\d+s  CLOSED -> OPEN \(\d+ requests in the window, \d+% errors\)\n.*OPEN -> HALF_OPEN\n +\+\d+\.\d+s  HALF_OPEN -> CLOSED\n  then`, isolated)
 	after := submatch(t, isolated, `then, for 500ms: all 30 provinces: (\d+)/(\d+) pushes succeeded`)
 	assert.GreaterOrEqual(t, rate(t, after[1], after[2]), 99.0, "success rate after the recovery")
+
+	// One line, the transport, isolates as well: the healthy provinces
+	// keep their service while Henan's pushes are answered by the
+	// fallback.
+	viaTransport := submatch(t, isolatedTail, `29 healthy provinces: (\d+)/(\d+) pushes succeeded .*, p50 \S+, p99 \S+`)
+	assert.GreaterOrEqual(t, rate(t, viaTransport[1], viaTransport[2]), 99.0, "healthy provinces' success rate through the transport")
+	hungTransport := submatch(t, isolatedTail, `Henan: 0/(\d+) pushes succeeded \(0\.0%\); (\d+) timed out, (\d+) rejected by the pool, (\d+) short-circuited: answered by the fallback\n`)
+	assert.Equal(t, atoi(t, hungTransport[1]), atoi(t, hungTransport[2])+atoi(t, hungTransport[3])+atoi(t, hungTransport[4]))
+	assert.Positive(t, atoi(t, hungTransport[2]), "timed out through the transport")
 
 	// Without isolation the hung province takes the healthy ones down.
 	healthyShared := submatch(t, shared, `29 healthy provinces: (\d+)/(\d+) pushes succeeded \S+; \d+ timed out, (\d+) rejected by the pool`)

@@ -186,6 +186,22 @@ func TestBrowser(t *testing.T) {
 		assert.Equal(t, "–", text(t, tab, field("command", "LegacyInventory", "advicePoolSize")),
 			"no advice without traffic")
 
+		// 23% of PaymentGateway's calls time out at its 1s timeout: its
+		// p99.5 is the timeout, and the advice says it cannot tell one
+		// instead of suggesting 1.5 times the timeout.
+		assert.Equal(t, "unknown", text(t, tab, field("command", "PaymentGateway", "adviceTimeout")))
+		assert.Equal(t, "cut-off", attr(t, tab, field("command", "PaymentGateway", "adviceTimeout"), "data-advice"))
+		payAdvice := attr(t, tab, field("command", "PaymentGateway", "advice"), "title")
+		assert.Contains(t, payAdvice, fmt.Sprintf("%.1f%% of calls time out at 1,000ms", float64(pay.timeouts)*100/float64(pay.requests())))
+		assert.Contains(t, payAdvice, "up to p75 (800ms) they are still the downstream's")
+		assert.Equal(t, "advice", attr(t, tab, field("command", "GetUser", "adviceTimeout"), "data-advice"))
+
+		// The collapser's mean batch size to a decimal, beside its median,
+		// and its default batch limit as what it is.
+		batches, requests := 40+frameBeforeStep%4, 320+frameBeforeStep
+		assert.Equal(t, fmt.Sprintf("%.1f", float64(requests)/float64(batches)), text(t, tab, field("collapser", "UserBatch", "batchSizeMean")))
+		assert.Equal(t, "unlimited", text(t, tab, field("collapser", "UserBatch", "maxRequestsInBatch")))
+
 		// The thread pool table.
 		assert.Equal(t, "10", text(t, tab, field("pool", "PaymentService", "active")))
 		assert.Equal(t, "4", text(t, tab, field("pool", "PaymentService", "queued")))

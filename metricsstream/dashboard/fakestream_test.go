@@ -282,7 +282,7 @@ func hystrixCollapser(name string, batches, requests int64, currentTime int64) j
 		{"batchSize_mean", requests / batches},
 		{"batchSize", percentiles(batchSizeKeys, 4, 7, 9, 12, 14, 18, 19, 20)},
 		{"propertyValue_requestCacheEnabled", true},
-		{"propertyValue_maxRequestsInBatch", 100},
+		{"propertyValue_maxRequestsInBatch", math.MaxInt32}, // the default: unlimited
 		{"propertyValue_timerDelayInMilliseconds", 10},
 		{"reportingHosts", 1},
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/metricsstream/internal/reading"
 )
 
 // Collector is a [prometheus.Collector] over the commands, worker pools
@@ -20,9 +21,8 @@ type Collector struct {
 	registry *metricsstream.Registry
 	bounds   []float64 // seconds, increasing
 
-	mu         sync.Mutex
-	folds      map[*metricsstream.CommandMetrics]*latencyFold
-	generation uint64 // of the last Collect
+	mu    sync.Mutex
+	folds *reading.Folds // over bounds
 }
 
 // Descriptions of the metrics.
@@ -91,7 +91,6 @@ func NewCollector(r *metricsstream.Registry, opts ...Option) *Collector {
 	c := &Collector{
 		registry: r,
 		bounds:   slices.Clone(DefaultLatencyBuckets),
-		folds:    make(map[*metricsstream.CommandMetrics]*latencyFold),
 	}
 	for i, o := range opts {
 		if o == nil {
@@ -99,6 +98,7 @@ func NewCollector(r *metricsstream.Registry, opts ...Option) *Collector {
 		}
 		o.apply(c)
 	}
+	c.folds = reading.NewFolds(c.bounds)
 	return c
 }
 
@@ -119,7 +119,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		collectPool(ch, p.Snapshot())
 	}
 	for m := range c.registry.Collapsers() {
-		key := labelValue(m.Key())
+		key := reading.LabelValue(m.Key())
 		for e := range metricsstream.NumCollapserEventTypes {
 			ch <- prometheus.MustNewConstMetric(collapserEventsDesc, prometheus.CounterValue,
 				float64(m.CumulativeCount(e)), key, e.String())
@@ -132,19 +132,13 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 func (c *Collector) collectCommands() []prometheus.Metric {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.generation++
+	c.folds.Begin()
+	defer c.folds.End() // forgets the totals of metrics the registry no longer holds
 	var out []prometheus.Metric
 	for m := range c.registry.Commands() {
 		s := m.Snapshot()
-		group := s.Status.Group
-		if group == "" {
-			group = s.Key
-		}
-		labels := []string{labelValue(s.Key), labelValue(group)}
-		for e := range metricsstream.NumEventTypes {
-			if e == metricsstream.CommandMaxActive {
-				continue
-			}
+		labels := []string{reading.LabelValue(s.Key), reading.LabelValue(reading.Group(s))}
+		for e := range reading.EventTypes() {
 			out = append(out, prometheus.MustNewConstMetric(commandEventsDesc, prometheus.CounterValue,
 				float64(s.Cumulative[e]), labels[0], labels[1], e.String()))
 		}
@@ -163,29 +157,17 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 				float64(m.DroppedCompletions()), labels...),
 		)
 
-		f := c.folds[m]
-		if f == nil {
-			f = newLatencyFold(len(c.bounds))
-			c.folds[m] = f
-		}
-		f.generation = c.generation
-		f.add(m.LatencyBuckets(), c.bounds)
+		f := c.folds.Add(m)
 		out = append(out,
-			f.execution.metric(executionLatencyDesc, c.bounds, labels),
-			f.total.metric(totalLatencyDesc, c.bounds, labels),
+			histogram(executionLatencyDesc, &f.Execution, c.bounds, labels),
+			histogram(totalLatencyDesc, &f.Total, c.bounds, labels),
 		)
-	}
-	// Forget the totals of metrics the registry no longer holds.
-	for m, f := range c.folds {
-		if f.generation != c.generation {
-			delete(c.folds, m)
-		}
 	}
 	return out
 }
 
 func collectPool(ch chan<- prometheus.Metric, s metricsstream.PoolSnapshot) {
-	labels := []string{labelValue(s.Key)}
+	labels := []string{reading.LabelValue(s.Key)}
 	ch <- gauge(poolActiveDesc, float64(s.ActiveCount), labels)
 	ch <- gauge(poolQueuedDesc, float64(s.QueueSize), labels)
 	ch <- prometheus.MustNewConstMetric(poolExecutedDesc, prometheus.CounterValue,
@@ -200,4 +182,12 @@ func collectPool(ch chan<- prometheus.Metric, s metricsstream.PoolSnapshot) {
 
 func gauge(d *prometheus.Desc, v float64, labels []string) prometheus.Metric {
 	return prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+}
+
+func histogram(d *prometheus.Desc, h *reading.Histogram, bounds []float64, labels []string) prometheus.Metric {
+	buckets := make(map[float64]uint64, len(bounds))
+	for i, b := range bounds {
+		buckets[b] = h.AtOrBelow[i]
+	}
+	return prometheus.MustNewConstHistogram(d, h.Count, h.Sum, buckets, labels...)
 }

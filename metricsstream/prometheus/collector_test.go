@@ -231,12 +231,12 @@ func TestCollectorForgetsEvictedMetrics(t *testing.T) {
 	c := NewCollector(reg)
 	mc.Advance(10 * time.Second)
 	gather(t, c)
-	require.Len(t, c.folds, 1)
+	require.Equal(t, 1, c.folds.Len())
 
 	mc.Advance(2 * time.Minute)
 	require.Equal(t, 1, reg.EvictIdle())
 	gather(t, c)
-	assert.Empty(t, c.folds, "the totals of evicted metrics are dropped")
+	assert.Zero(t, c.folds.Len(), "the totals of evicted metrics are dropped")
 }
 
 func TestCollectorPassesLint(t *testing.T) {

@@ -17,6 +17,7 @@
 	var DEFAULT_WINDOW_MS = 10000; // Hystrix's default rolling statistical window
 	var ADVICE_SPARE = 4; // seed sizing rule: rate x p99 + 4
 	var ADVICE_TIMEOUT_FACTOR = 1.5; // and a timeout of p99.5 with 50% headroom
+	var UNLIMITED_BATCH = 2147483647; // maxRequestsInBatch's default, Java's Integer.MAX_VALUE: no limit
 	var MISSING = '\u2013';
 
 	// Hystrix's scales: the bubble's colour goes green, yellow, orange, red
@@ -317,7 +318,8 @@
 
 	// updateAdvice applies the sizing rule of production Hystrix users: a
 	// pool that serves the peak rate at p99 latency plus 4 spare threads, and
-	// a timeout at p99.5 with 50% headroom. It is advice, shown as such.
+	// a timeout at p99.5 with 50% headroom when the latencies can tell it
+	// (timeoutAdvice). It is advice, shown as such.
 	function updateAdvice(card, d, hosts, p99, p995) {
 		var strategy = d.propertyValue_executionIsolationStrategy;
 		var semaphore = strategy === 'SEMAPHORE';
@@ -326,12 +328,14 @@
 		var peak = card.peakPerHost();
 		var size = peak > 0 && has(p99) ? ceilInt(peak * p99 / 1000) + ADVICE_SPARE : NaN;
 		card.set('advicePoolSize', has(size) ? String(size) : MISSING);
-		var timeout = p995 > 0 ? ceilInt(p995 * ADVICE_TIMEOUT_FACTOR) : NaN;
-		card.set('adviceTimeout', ms(timeout));
+		var advice = timeoutAdvice(d, hosts, p995);
+		var timeout = advice.timeout;
+		card.set('adviceTimeout', advice.text);
+		card.fields.adviceTimeout.setAttribute('data-advice', advice.kind);
 		card.fields.advice.title = has(size) ?
 			'Advice, not a setting: peak ' + oneDecimal(peak) + '/s per host in the last 2 minutes \u00d7 p99 ' +
 			ms(p99) + ' + ' + ADVICE_SPARE + ' = ' + size + (semaphore ? ' permits' : ' threads') +
-			(has(timeout) ? '; timeout p99.5 ' + ms(p995) + ' \u00d7 ' + ADVICE_TIMEOUT_FACTOR + ' = ' + ms(timeout) : '') :
+			(advice.why ? '; ' + advice.why : '') :
 			'Advice needs traffic: no rate or latency yet';
 
 		var currentSize = semaphore ?
@@ -347,6 +351,55 @@
 		card.set('currentTimeout', has(currentTimeout) ? ms(currentTimeout) : '');
 		card.fields.currentTimeout.classList.toggle('differs', has(currentTimeout) && has(timeout) &&
 			(currentTimeout < timeout || currentTimeout > 2 * timeout));
+	}
+
+	// timeoutAdvice suggests a timeout from what the latency distribution
+	// can tell. The latency of a call that timed out is the timeout itself,
+	// so a percentile measures the downstream only while fewer calls time
+	// out than lie above it: p99.5 while under 0.5% of the requests time
+	// out. Then the advice is p99.5 \u00d7 1.5. Past that, the tail of the
+	// distribution is the timeout's, and p99.5 \u00d7 1.5 would only ever say
+	// "raise it"; so the page says it cannot tell, and which percentile is
+	// still the downstream's. kind is "advice", "cut-off", "most-time-out"
+	// or "none".
+	function timeoutAdvice(d, hosts, p995) {
+		var requests = num(d.requestCount), timeouts = num(d.rollingCountTimeout);
+		var share = requests > 0 && timeouts > 0 ? Math.min(timeouts / requests, 1) : 0;
+		var current = num(d.propertyValue_executionTimeoutInMilliseconds);
+		if (!has(current)) {
+			current = num(d.propertyValue_executionIsolationThreadTimeoutInMilliseconds);
+		}
+		var at = has(current) ? ' at ' + ms(current) : '';
+		var pct = oneDecimal(share * 100) + '%';
+		if (share >= 0.5) {
+			return {timeout: NaN, text: 'unknown', kind: 'most-time-out',
+				why: 'timeout: most calls time out (' + pct + at + '), so their latencies are the timeout\'s: ' +
+					'the downstream is down or far slower, and no timeout can be told from them'};
+		}
+		if (share * 100 >= 100 - 99.5) {
+			var latency = d.latencyExecute && typeof d.latencyExecute === 'object' ? d.latencyExecute : {};
+			var below = '';
+			var keys = ['99', '95', '90', '75', '50', '25'];
+			for (var i = 0; i < keys.length; i++) {
+				if (share * 100 < 100 - Number(keys[i])) {
+					var v = perHost(latency[keys[i]], hosts);
+					if (has(v)) {
+						below = '; up to p' + keys[i] + ' (' + ms(v) + ') they are still the downstream\'s';
+					}
+					break;
+				}
+			}
+			return {timeout: NaN, text: 'unknown', kind: 'cut-off',
+				why: 'timeout: ' + pct + ' of calls time out' + at + ', which cuts off the latencies above p' +
+					oneDecimal(100 - share * 100) + ', p99.5 included, so they cannot tell a timeout' + below};
+		}
+		if (!(p995 > 0)) {
+			return {timeout: NaN, text: MISSING, kind: 'none', why: ''};
+		}
+		var timeout = ceilInt(p995 * ADVICE_TIMEOUT_FACTOR);
+		return {timeout: timeout, text: ms(timeout), kind: 'advice',
+			why: 'timeout p99.5 ' + ms(p995) + ' \u00d7 ' + ADVICE_TIMEOUT_FACTOR + ' = ' + ms(timeout) +
+				(share > 0 ? ' (' + pct + ' of calls time out, fewer than the 0.5% above p99.5)' : '')};
 	}
 
 	// currentPoolSize finds the core size of the command's thread pool among
@@ -402,10 +455,15 @@
 		card.set('batches', commas(batches));
 		card.set('requestsBatched', commas(num(d.rollingCountRequestsBatched)));
 		card.set('responsesFromCache', commas(num(d.rollingCountResponsesFromCache)));
-		card.set('batchSizeMean', commas(perHost(d.batchSize_mean, hosts)));
+		// The stream's batchSize_mean is truncated to an integer (Hystrix's
+		// format); the rolling counts give it to a decimal.
+		var requested = num(d.rollingCountRequestsBatched);
+		card.set('batchSizeMean', batches > 0 && has(requested) ? oneDecimal(requested / batches) :
+			commas(perHost(d.batchSize_mean, hosts)));
 		card.set('batchSize50', commas(perHost(size['50'], hosts)));
 		card.set('batchSize99', commas(perHost(size['99'], hosts)));
-		card.set('maxRequestsInBatch', commas(perHost(d.propertyValue_maxRequestsInBatch, hosts)));
+		var maxBatch = perHost(d.propertyValue_maxRequestsInBatch, hosts);
+		card.set('maxRequestsInBatch', maxBatch >= UNLIMITED_BATCH ? 'unlimited' : commas(maxBatch));
 		card.set('timerDelay', ms(perHost(d.propertyValue_timerDelayInMilliseconds, hosts)));
 		card.keys.volume = has(rate) ? rate : -1;
 	}

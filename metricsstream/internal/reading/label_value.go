@@ -1,12 +1,12 @@
-package prometheus
+package reading
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// labelValue returns the label value of a key (of a command, group, pool
-// or collapser). Prometheus requires label values to be valid UTF-8, and
+// LabelValue returns the label (or attribute) value of a key (of a
+// command, group, pool or collapser). Prometheus requires label values to be valid UTF-8, and
 // client_golang fails the whole scrape over one that is not, so a key
 // that is not valid UTF-8 is escaped: each byte that is not part of a
 // valid character is written \xNN, as Go quotes it, and each backslash
@@ -14,12 +14,13 @@ import (
 // same labels fail the scrape too: so a valid key that contains `\x`, and
 // could pass for an escaped one, is escaped as well. Every escaped value
 // contains `\x` and decodes back to its key, so no two keys share a
-// label value. Any other key is its own label value.
+// label value. Any other key is its own label value. The OpenTelemetry
+// attributes use the same values, so both exporters name a key alike.
 //
 // The dashboard stream writes keys as encoding/json does instead, each
 // invalid byte as U+FFFD: JSON carries any string, and a dashboard that
 // shows two keys alike breaks nothing.
-func labelValue(key string) string {
+func LabelValue(key string) string {
 	if utf8.ValidString(key) && !strings.Contains(key, `\x`) {
 		return key
 	}

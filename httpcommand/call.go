@@ -1,0 +1,98 @@
+package httpcommand
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+)
+
+// call is one request on its way through a command. The caller and run
+// can part at any time (a timeout, a rejection, a cancellation), so they
+// settle under mu who closes what: a request body that was never sent, a
+// response that nobody will read.
+type call struct {
+	req *http.Request
+
+	mu       sync.Mutex
+	finished bool           // the caller has its answer
+	sent     bool           // run handed req to the base transport, which closes its body
+	resp     *http.Response // what run got, while the caller has not taken it
+}
+
+// send is the command's run: it sends the request on a context of the
+// caller's that also ends with run's context until the headers arrive,
+// and only with the caller's (or the body's Close) after, so that the
+// body stays readable once the command has ended.
+func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error) {
+	c.mu.Lock()
+	if c.finished {
+		c.mu.Unlock()
+		return nil, context.Canceled
+	}
+	c.sent = true
+	c.mu.Unlock()
+
+	ctx, cancel := context.WithCancel(c.req.Context())
+	stopRun := context.AfterFunc(runCtx, cancel)
+	resp, err := t.base.RoundTrip(c.req.WithContext(ctx))
+	if err != nil {
+		stopRun()
+		cancel()
+		return nil, err
+	}
+	if !stopRun() {
+		// The command ended (timed out, say) while the headers came.
+		cancel()
+		_ = resp.Body.Close()
+		return nil, runCtx.Err()
+	}
+	resp.Body = &body{ReadCloser: resp.Body, release: cancel}
+
+	err = classify(resp)
+	var failed *StatusError
+	if errors.As(err, &failed) {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.finished {
+		_ = resp.Body.Close()
+		return nil, context.Canceled
+	}
+	c.resp = resp
+	if err != nil {
+		return nil, err // a bad request, carrying resp
+	}
+	return resp, nil
+}
+
+// finish ends the call for the caller, who got answer (nil or not): a
+// request body never sent is closed, and so is a response of run's that
+// the caller did not get (a fallback answered, say).
+func (c *call) finish(answer *http.Response) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.finished = true
+	if !c.sent {
+		closeBody(c.req)
+	}
+	if c.resp != nil && c.resp != answer {
+		_ = c.resp.Body.Close()
+	}
+	c.resp = nil
+}
+
+// body is a response body whose Close also releases the context it is
+// read on.
+type body struct {
+	io.ReadCloser
+	release func()
+}
+
+func (b *body) Close() error {
+	err := b.ReadCloser.Close()
+	b.release()
+	return err
+}

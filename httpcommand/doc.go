@@ -1,0 +1,64 @@
+// Package httpcommand runs outgoing HTTP requests as rxhystrix commands:
+// a [Transport] is an [http.RoundTripper] that gives every request a
+// circuit breaker, a worker pool, a timeout, metrics and, optionally, a
+// fallback, per downstream host. One line puts a client's requests under
+// them:
+//
+//	client.Transport = httpcommand.New()
+//
+// # Keys and pools
+//
+// Each request is a command of the key [WithKey] gives it, its URL's host
+// ("api.example.com:8443") by default; commands of one key share one
+// breaker and one set of metrics, on the dashboard and in Prometheus as
+// any command's. Each key runs in a worker pool of its own (Config.Pool
+// defaults to the key), so a host that hangs fills its own pool and is
+// rejected there, while requests to the other hosts go on. [WithConfig]
+// and [WithPoolConfig] configure each key when it is first used, as
+// command.Registry.Configure and ConfigurePool do.
+//
+// # What counts as what
+//
+//   - 2xx and 3xx are successes (the transport does not follow redirects;
+//     http.Client does, each hop a request of its own).
+//   - 5xx and 429 Too Many Requests are failures: counted in the breaker's
+//     health, answered by the fallback. The response's body is drained
+//     (up to 4 KB) and closed; the error is the command's [*command.Error]
+//     with a [*StatusError] as its cause (errors.As finds it), giving the
+//     status and the headers (Retry-After, say).
+//   - Other 4xx are bad requests: recorded as BAD_REQUEST, not counted in
+//     health, no fallback, and the caller gets the response as it is.
+//   - Connection errors (refused, reset, DNS) are failures.
+//   - The command's timeout (1s by default) cancels the request's context
+//     and fails it as TIMEOUT; the caller's context cancelling it is
+//     CANCELLED, and the error is context.Canceled's.
+//   - Short-circuits and rejections never reach the host; the request's
+//     body is closed, as an http.RoundTripper must.
+//
+// # When the command ends, and the body
+//
+// The command ends when the response's headers arrive: its latency is
+// the time to the headers, its timeout bounds only that, and its pool
+// worker is free while the caller reads the body. The body stays
+// readable after: the request is sent on a context of the caller's that
+// the command's timeout and cancellation end only until the headers
+// arrive, and after that only the caller's context, or closing the body,
+// does. A caller that needs to bound the whole exchange, body included,
+// gives the request a context with a deadline, or sets http.Client's
+// Timeout.
+//
+// # Fallbacks
+//
+// [WithFallback] builds an answer for failures, timeouts, rejections and
+// short-circuits: a response (a cached one, a degraded one) or an error.
+// Its response goes to the caller as the transport's, so it must be a
+// whole one, with a Body.
+//
+// # Where it differs from Hystrix
+//
+// Hystrix wraps calls, not transports, so it has no rule of its own for
+// HTTP statuses. The rules above count against a host's health what says
+// the host is failing or refusing the load (5xx, 429, no connection), and
+// not what says the request was wrong: every other 4xx, 408 Request
+// Timeout included, is the caller's to fix and opens no circuit.
+package httpcommand

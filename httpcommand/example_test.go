@@ -1,0 +1,76 @@
+package httpcommand_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/httpcommand"
+)
+
+// A client's requests run as commands of their host: a 404 comes back as
+// it is, a 503 is a failure that the fallback answers.
+func Example() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/users/1":
+			io.WriteString(w, "ann")
+		case "/users/2":
+			http.Error(w, "overloaded", http.StatusServiceUnavailable)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	registry := command.NewRegistry() // command.DefaultRegistry without WithRegistry
+	defer registry.Close()
+
+	client := &http.Client{}
+	client.Transport = httpcommand.New(
+		httpcommand.WithRegistry(registry),
+		httpcommand.WithFallback(func(req *http.Request, err error) (*http.Response, error) {
+			return &http.Response{StatusCode: http.StatusOK, Status: "200 OK", Header: http.Header{},
+				Body: io.NopCloser(strings.NewReader("someone")), Request: req}, nil
+		}),
+	)
+	defer client.CloseIdleConnections()
+
+	for _, path := range []string{"/users/1", "/users/2", "/users/3"} {
+		resp, err := client.Get(srv.URL + path)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		fmt.Printf("%s: %d %s\n", path, resp.StatusCode, strings.TrimSpace(string(b)))
+	}
+	// Output:
+	// /users/1: 200 ann
+	// /users/2: 200 someone
+	// /users/3: 404 404 page not found
+}
+
+// A client's requests run as commands of their host, with Hystrix's
+// defaults: a breaker, a pool of 10 workers and a 1s timeout per host,
+// on command.DefaultRegistry's dashboard stream and metrics. This is the
+// README's snippet.
+func ExampleNew() {
+	client := &http.Client{}
+	client.Transport = httpcommand.New()
+
+	resp, err := client.Get("http://127.0.0.1:9/users/1")
+	if err != nil {
+		var failed *httpcommand.StatusError
+		switch {
+		case errors.Is(err, command.ErrShortCircuited): // the host's circuit is open
+		case errors.As(err, &failed): // a 5xx or 429: failed.StatusCode
+		}
+		return
+	}
+	defer resp.Body.Close() // readable after the command ended with the headers
+}

@@ -1,0 +1,71 @@
+package httpcommand
+
+import (
+	"net/http"
+
+	"github.com/rxhystrix/rxhystrix/command"
+)
+
+// An Option changes what [New] makes.
+type Option interface {
+	apply(*Transport)
+}
+
+type optionFunc func(*Transport)
+
+func (f optionFunc) apply(t *Transport) { f(t) }
+
+// WithBase sends the requests with rt instead of http.DefaultTransport.
+func WithBase(rt http.RoundTripper) Option {
+	mustNotNil("WithBase", rt == nil)
+	return optionFunc(func(t *Transport) { t.base = rt })
+}
+
+// WithRegistry makes the commands in r instead of command.DefaultRegistry,
+// so their metrics are r.Metrics()'s.
+func WithRegistry(r *command.Registry) Option {
+	mustNotNil("WithRegistry", r == nil)
+	return optionFunc(func(t *Transport) { t.registry = r })
+}
+
+// WithKey keys each request by f instead of [Host]: one command, hence
+// one breaker, one set of metrics and one pool, per distinct key. A key
+// must be non-empty UTF-8; RoundTrip fails a request whose key is not
+// with an error that is command.ErrInvalidKey (by errors.Is).
+func WithKey(f func(*http.Request) string) Option {
+	mustNotNil("WithKey", f == nil)
+	return optionFunc(func(t *Transport) { t.key = f })
+}
+
+// WithConfig gives the command of each key its configuration, read when
+// the key is first used (command.Registry.Configure changes it later).
+// Its Pool defaults to the key, so each key has a pool of its own even
+// when keys share a Group. RoundTrip fails the requests of a key whose
+// configuration is invalid with Config.Validate's error.
+func WithConfig(f func(key string) command.Config) Option {
+	mustNotNil("WithConfig", f == nil)
+	return optionFunc(func(t *Transport) { t.config = f })
+}
+
+// WithPoolConfig gives the pool of each key its configuration
+// (command.Registry.ConfigurePool), when the key is first used.
+func WithPoolConfig(f func(key string) command.PoolConfig) Option {
+	mustNotNil("WithPoolConfig", f == nil)
+	return optionFunc(func(t *Transport) { t.poolConfig = f })
+}
+
+// WithFallback answers the requests that failed, timed out, were
+// rejected or short-circuited: f gets the request and the command's
+// error (a *StatusError as its cause for a 5xx or 429) and can build a
+// response, cached or degraded, or return an error. Bad requests (other
+// 4xx) never reach it.
+func WithFallback(f func(req *http.Request, err error) (*http.Response, error)) Option {
+	mustNotNil("WithFallback", f == nil)
+	return optionFunc(func(t *Transport) { t.fallback = f })
+}
+
+func mustNotNil(option string, isNil bool) {
+	if isNil {
+		panic("httpcommand: " + option + " with nil argument")
+	}
+}

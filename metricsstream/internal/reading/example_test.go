@@ -1,0 +1,25 @@
+package reading_test
+
+import (
+	"fmt"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/metricsstream/internal/reading"
+)
+
+// Both exporters name a command's key and group alike, and count the same
+// event types.
+func Example() {
+	s := metricsstream.CommandSnapshot{Key: "GetUser"}
+	fmt.Println(reading.LabelValue(s.Key), reading.Group(s))
+	fmt.Println(reading.LabelValue("bad-\xff"))
+	n := 0
+	for range reading.EventTypes() {
+		n++
+	}
+	fmt.Println(n == int(metricsstream.NumEventTypes)-1)
+	// Output:
+	// GetUser GetUser
+	// bad-\xff
+	// true
+}

@@ -1,0 +1,90 @@
+// Package otelmetrics reports the metrics of a [metricsstream.Registry]
+// to OpenTelemetry: the same events, health, concurrency, latencies and
+// pool figures as the Prometheus collector (package
+// metricsstream/prometheus), read from the registry the same way, so the
+// two agree value for value. It is a package of its own so that programs
+// that do not use OpenTelemetry do not link it.
+//
+//	rx := otelmetrics.New(command.DefaultRegistry.Metrics())
+//	reader := sdkmetric.NewPeriodicReader(exporter, sdkmetric.WithProducer(rx)) // or otelprom.New(otelprom.WithProducer(rx))
+//	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+//	if _, err := rx.Register(provider.Meter(otelmetrics.ScopeName)); err != nil { ... }
+//
+// # Instruments
+//
+// Per command, with the attributes rxhystrix.command.name and
+// rxhystrix.command.group:
+//
+//	rxhystrix.command.events{rxhystrix.event.type}       counter    {event}      executions by Hystrix event type ("SUCCESS", "TIMEOUT", ...)
+//	rxhystrix.command.circuit.open                       gauge      {circuit}    1 while the circuit breaker is open, else 0
+//	rxhystrix.command.health.error                       gauge      %            the health window's error percentage (what the breaker judges)
+//	rxhystrix.command.health.requests                    gauge      {request}    requests in the health window
+//	rxhystrix.command.health.errors                      gauge      {error}      errors in the health window
+//	rxhystrix.command.concurrent_executions              gauge      {execution}  executions running the command's code now
+//	rxhystrix.command.rolling_max_concurrent_executions  gauge      {execution}  their maximum over the rolling window
+//	rxhystrix.command.completions.dropped                counter    {completion} completions the Completions stream dropped for slow subscribers
+//	rxhystrix.command.execution.duration                 histogram  s            how long the command's code ran
+//	rxhystrix.command.duration                           histogram  s            how long callers waited
+//
+// Per worker pool, with rxhystrix.pool.name:
+//
+//	rxhystrix.pool.active_commands  gauge    {command}  commands running on the pool's workers
+//	rxhystrix.pool.queued_commands  gauge    {command}  commands waiting in its queue
+//	rxhystrix.pool.executed         counter  {command}  commands the pool ran (Hystrix's EXECUTED)
+//	rxhystrix.pool.rejected         counter  {command}  commands the pool refused (REJECTED)
+//	rxhystrix.pool.core_size        gauge    {worker}   the pool's CoreSize (when the command package reports it)
+//	rxhystrix.pool.workers          gauge    {worker}   workers alive now (likewise)
+//
+// Per request collapser, with rxhystrix.collapser.name:
+//
+//	rxhystrix.collapser.events{rxhystrix.event.type}  counter  {event}  "BATCH_EXECUTED", "ADDED_TO_BATCH", "RESPONSE_FROM_CACHE"
+//
+// The counters are observable counters, cumulative, and the gauges
+// observable gauges, all read by one callback that [Metrics.Register]
+// registers. The event counter has one series per event type of
+// metricsstream but COMMAND_MAX_ACTIVE (a gauge of its own), as the
+// Prometheus collector's; an event type added to metricsstream appears
+// in both. Counters lag by up to one rolling bucket (1s by default),
+// since they count closed buckets; the gauges are the values the
+// dashboard stream shows.
+//
+// # Names
+//
+// OpenTelemetry has no semantic conventions for circuit breakers,
+// bulkheads or collapsers yet, so the names follow its general naming
+// rules for metrics and attributes (the semantic conventions' "Metrics"
+// and "Attribute naming" guidelines): lowercase, dot-separated namespaces
+// under the project's own, rxhystrix; units in the instrument's unit, in
+// UCUM ("s", "%") or as annotations in braces ("{event}"), never in the
+// name; no _total suffix on counters (exporters add it); an attribute
+// that names a thing ends in .name. The Prometheus exporter translates
+// them into rxhystrix_command_events_total{rxhystrix_command_name=...},
+// rxhystrix_command_execution_duration_seconds and so on: the Prometheus
+// collector's event counters keep their names, the rest differ where OTel
+// and Prometheus conventions do. Attribute values are the keys, escaped
+// as the Prometheus collector escapes its label values when a key is not
+// valid UTF-8.
+//
+// # Latency histograms come through a producer
+//
+// metricsstream keeps latencies as HdrHistogram distributions per
+// percentile bucket (10s by default), not one measurement at a time, and
+// the OpenTelemetry API has no instrument that accepts a histogram
+// already bucketed (there is no observable histogram). So the histograms
+// are not instruments of the Meter: [Metrics] is a
+// [go.opentelemetry.io/otel/sdk/metric.Producer], as OpenTelemetry's own
+// bridges are, and a reader given it with WithProducer gets both
+// histograms as cumulative explicit-bucket histograms in seconds, over
+// [WithLatencyBuckets] or the Prometheus collector's default bounds. They
+// are built exactly as the Prometheus collector's are: each collection
+// adds every closed percentile bucket it has not added yet, so they lag
+// by up to one percentile bucket, and must be collected at least once a
+// percentile window (60s by default) or the buckets that left it are
+// missed. Their start time is when [New] was called; their time is the
+// registry's clock.
+//
+// # Concurrency
+//
+// Metrics is safe for concurrent use and starts no goroutine: the
+// callback and Produce run on the reader's goroutine, at collection.
+package otelmetrics

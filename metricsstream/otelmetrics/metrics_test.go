@@ -1,0 +1,270 @@
+package otelmetrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/command"
+	rxprometheus "github.com/rxhystrix/rxhystrix/metricsstream/prometheus"
+)
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// executions runs commands on a manual clock: GetUser (semaphore
+// isolated) succeeds, fails into its fallback, is told a bad request
+// and times out; Search runs on a pool of two workers; a collapser sends
+// one batch. Their run advances the clock to make their latency. Every
+// rolling and percentile bucket they recorded in is closed on return.
+func executions(t *testing.T) (*command.Registry, *clock.Manual) {
+	t.Helper()
+	mc := clock.NewManual(t0)
+	reg := command.NewRegistry(command.WithClock(mc))
+	t.Cleanup(reg.Close)
+	ctx := context.Background()
+
+	getUser := command.New("GetUser", func(ctx context.Context, ms int) (string, error) {
+		switch {
+		case ms < 0:
+			return "", command.BadRequest(errors.New("no such user"))
+		case ms == 0:
+			return "", errors.New("down")
+		}
+		mc.Advance(time.Duration(ms) * time.Millisecond)
+		return "ann", nil
+	}, command.WithRegistry(reg), command.WithConfig(command.Config{
+		Group: "Users", Isolation: command.SemaphoreIsolation, Timeout: 500 * time.Millisecond,
+	})).WithFallback(func(context.Context, int, error) (string, error) { return "anonymous", nil })
+	for _, ms := range []int{2, 20, 20, 300, 0, -1, 700} {
+		_, _ = getUser.Execute(ctx, ms)
+	}
+
+	search := command.New("Search", func(ctx context.Context, q string) (int, error) { return len(q), nil },
+		command.WithRegistry(reg), command.WithConfig(command.Config{Timeout: -1}))
+	require.NoError(t, reg.ConfigurePool("Search", command.PoolConfig{CoreSize: 2}))
+	for _, q := range []string{"a", "bb", "ccc"} {
+		n, err := search.Execute(ctx, q)
+		require.NoError(t, err)
+		require.Equal(t, len(q), n)
+	}
+	mc.Advance(10 * time.Second)
+	return reg, mc
+}
+
+// prometheusSeries returns every sample the Prometheus collector reports,
+// by name and labels.
+func prometheusSeries(t *testing.T, reg *command.Registry) map[string]float64 {
+	t.Helper()
+	pr := prometheus.NewPedanticRegistry()
+	pr.MustRegister(rxprometheus.NewCollector(reg.Metrics()))
+	mfs, err := pr.Gather()
+	require.NoError(t, err)
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			name := mf.GetName()
+			switch mf.GetType() {
+			case dto.MetricType_COUNTER:
+				out[series(name, labels)] = m.GetCounter().GetValue()
+			case dto.MetricType_GAUGE:
+				out[series(name, labels)] = m.GetGauge().GetValue()
+			case dto.MetricType_HISTOGRAM:
+				h := m.GetHistogram()
+				out[series(name+"_count", labels)] = float64(h.GetSampleCount())
+				out[series(name+"_sum", labels)] = h.GetSampleSum()
+				for _, b := range h.GetBucket() {
+					out[series(name+"_bucket", labels, "le", fmt.Sprint(b.GetUpperBound()))] = float64(b.GetCumulativeCount())
+				}
+			default:
+				t.Fatalf("%s: unexpected type %v", name, mf.GetType())
+			}
+		}
+	}
+	return out
+}
+
+// prometheusNames are the Prometheus collector's names of the
+// instruments, and labelNames its names of the attributes.
+var (
+	prometheusNames = map[string]string{
+		"rxhystrix.command.events":                            "rxhystrix_command_events_total",
+		"rxhystrix.command.circuit.open":                      "rxhystrix_command_circuit_open",
+		"rxhystrix.command.health.error":                      "rxhystrix_command_error_percentage",
+		"rxhystrix.command.health.requests":                   "rxhystrix_command_health_requests",
+		"rxhystrix.command.health.errors":                     "rxhystrix_command_health_errors",
+		"rxhystrix.command.concurrent_executions":             "rxhystrix_command_concurrent_executions",
+		"rxhystrix.command.rolling_max_concurrent_executions": "rxhystrix_command_rolling_max_concurrent_executions",
+		"rxhystrix.command.completions.dropped":               "rxhystrix_command_completions_dropped_total",
+		"rxhystrix.command.execution.duration":                "rxhystrix_command_execution_latency_seconds",
+		"rxhystrix.command.duration":                          "rxhystrix_command_total_latency_seconds",
+		"rxhystrix.pool.active_commands":                      "rxhystrix_pool_active_commands",
+		"rxhystrix.pool.queued_commands":                      "rxhystrix_pool_queued_commands",
+		"rxhystrix.pool.executed":                             "rxhystrix_pool_executed_total",
+		"rxhystrix.pool.rejected":                             "rxhystrix_pool_rejected_total",
+		"rxhystrix.pool.core_size":                            "rxhystrix_pool_core_size",
+		"rxhystrix.pool.workers":                              "rxhystrix_pool_workers",
+		"rxhystrix.collapser.events":                          "rxhystrix_collapser_events_total",
+	}
+	labelNames = map[attribute.Key]string{
+		CommandKey: "command", GroupKey: "group", EventKey: "event", PoolKey: "pool", CollapserKey: "collapser",
+	}
+)
+
+// otelSeries collects m through a ManualReader and returns every data
+// point under the Prometheus collector's names.
+func otelSeries(t *testing.T, m *Metrics) map[string]float64 {
+	t.Helper()
+	reader := sdkmetric.NewManualReader(sdkmetric.WithProducer(m))
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = provider.Shutdown(context.Background()) })
+	_, err := m.Register(provider.Meter(ScopeName))
+	require.NoError(t, err)
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, reader.Collect(context.Background(), &rm))
+	return otelPoints(t, rm)
+}
+
+func otelPoints(t *testing.T, rm metricdata.ResourceMetrics) map[string]float64 {
+	out := map[string]float64{}
+	for _, sm := range rm.ScopeMetrics {
+		require.Equal(t, ScopeName, sm.Scope.Name)
+		for _, md := range sm.Metrics {
+			name, ok := prometheusNames[md.Name]
+			require.True(t, ok, "unexpected instrument %s", md.Name)
+			labels := func(s attribute.Set) map[string]string {
+				l := map[string]string{}
+				for _, kv := range s.ToSlice() {
+					l[labelNames[kv.Key]] = kv.Value.AsString()
+				}
+				return l
+			}
+			switch d := md.Data.(type) {
+			case metricdata.Sum[int64]:
+				require.True(t, d.IsMonotonic, md.Name)
+				require.Equal(t, metricdata.CumulativeTemporality, d.Temporality, md.Name)
+				for _, p := range d.DataPoints {
+					out[series(name, labels(p.Attributes))] = float64(p.Value)
+				}
+			case metricdata.Gauge[int64]:
+				for _, p := range d.DataPoints {
+					out[series(name, labels(p.Attributes))] = float64(p.Value)
+				}
+			case metricdata.Histogram[float64]:
+				require.Equal(t, metricdata.CumulativeTemporality, d.Temporality, md.Name)
+				for _, p := range d.DataPoints {
+					l := labels(p.Attributes)
+					out[series(name+"_count", l)] = float64(p.Count)
+					out[series(name+"_sum", l)] = p.Sum
+					n := uint64(0)
+					for i, b := range p.Bounds {
+						n += p.BucketCounts[i]
+						out[series(name+"_bucket", l, "le", fmt.Sprint(b))] = float64(n)
+					}
+					require.Equal(t, p.Count, n+p.BucketCounts[len(p.Bounds)], "the buckets add up to the count")
+				}
+			default:
+				t.Fatalf("%s: unexpected data %T", md.Name, md.Data)
+			}
+		}
+	}
+	return out
+}
+
+// series names one sample: its name and sorted labels, plus extra pairs.
+func series(name string, labels map[string]string, extra ...string) string {
+	var pairs []string
+	for k, v := range labels {
+		pairs = append(pairs, k+"="+v)
+	}
+	for i := 0; i < len(extra); i += 2 {
+		pairs = append(pairs, extra[i]+"="+extra[i+1])
+	}
+	sort.Strings(pairs)
+	return name + "{" + strings.Join(pairs, ",") + "}"
+}
+
+// The instruments report what the Prometheus collector reports for the
+// same executions, series for series and value for value.
+func TestValuesEqualThePrometheusCollectors(t *testing.T) {
+	reg, _ := executions(t)
+	prom := prometheusSeries(t, reg)
+	got := otelSeries(t, New(reg.Metrics()))
+
+	// The executions are all there, so an empty reading cannot pass.
+	assert.Equal(t, 4.0, got["rxhystrix_command_events_total{command=GetUser,event=SUCCESS,group=Users}"])
+	assert.Equal(t, 1.0, got["rxhystrix_command_events_total{command=GetUser,event=TIMEOUT,group=Users}"])
+	assert.Equal(t, 1.0, got["rxhystrix_command_events_total{command=GetUser,event=BAD_REQUEST,group=Users}"])
+	assert.Equal(t, 3.0, got["rxhystrix_pool_executed_total{pool=Search}"])
+	assert.Equal(t, 2.0, got["rxhystrix_pool_core_size{pool=Search}"])
+	assert.Equal(t, 7.0, got["rxhystrix_command_execution_latency_seconds_count{command=GetUser,group=Users}"])
+	assert.Equal(t, 5.0, got["rxhystrix_command_execution_latency_seconds_bucket{command=GetUser,group=Users,le=0.025}"])
+	assert.Equal(t, 6.0, got["rxhystrix_command_execution_latency_seconds_bucket{command=GetUser,group=Users,le=0.3}"])
+
+	assert.Equal(t, prom, got)
+}
+
+// The histograms are cumulative: a percentile bucket is added once,
+// however often it is read, and stays after it leaves the window.
+func TestHistogramsAreCumulative(t *testing.T) {
+	reg, mc := executions(t)
+	m := New(reg.Metrics())
+	count := func() float64 {
+		return otelSeries(t, m)["rxhystrix_command_total_latency_seconds_count{command=GetUser,group=Users}"]
+	}
+	require.Equal(t, 7.0, count())
+	require.Equal(t, 7.0, count(), "read twice, counted once")
+	mc.Advance(2 * time.Minute) // the window empties
+	require.Equal(t, 7.0, count())
+}
+
+func TestUnregisterStopsTheCallback(t *testing.T) {
+	reg, _ := executions(t)
+	reader := sdkmetric.NewManualReader()
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer func() { _ = provider.Shutdown(context.Background()) }()
+	r, err := New(reg.Metrics()).Register(provider.Meter(ScopeName))
+	require.NoError(t, err)
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, reader.Collect(context.Background(), &rm))
+	require.NotEmpty(t, otelPoints(t, rm))
+	require.NoError(t, r.Unregister())
+	require.NoError(t, reader.Collect(context.Background(), &rm))
+	assert.Empty(t, otelPoints(t, rm))
+}
+
+func TestOptionsPanicOnBadInput(t *testing.T) {
+	reg := command.NewRegistry(command.WithClock(clock.NewManual(t0)))
+	cases := []struct {
+		name string
+		f    func()
+		msg  string
+	}{
+		{"nil registry", func() { New(nil) }, "otelmetrics: New with nil registry"},
+		{"nil option", func() { New(reg.Metrics(), nil) }, "otelmetrics: New: option 0 is nil"},
+		{"no bounds", func() { WithLatencyBuckets() }, "otelmetrics: WithLatencyBuckets: no bucket bounds"},
+		{"decreasing", func() { WithLatencyBuckets(1, .5) }, "otelmetrics: WithLatencyBuckets: bound 1 (0.5) does not exceed bound 0 (1)"},
+	}
+	for _, tc := range cases {
+		assert.PanicsWithValue(t, tc.msg, tc.f, tc.name)
+	}
+	m := New(reg.Metrics(), WithLatencyBuckets(.1, 1))
+	assert.True(t, slices.Equal([]float64{.1, 1}, m.bounds))
+}

@@ -1,0 +1,56 @@
+package otelmetrics
+
+import "go.opentelemetry.io/otel/attribute"
+
+// The attribute keys. The values are the keys of commands, groups, pools
+// and collapsers, escaped as the Prometheus collector escapes its label
+// values when they are not valid UTF-8, and Hystrix's event type names.
+const (
+	CommandKey   = attribute.Key("rxhystrix.command.name")
+	GroupKey     = attribute.Key("rxhystrix.command.group")
+	EventKey     = attribute.Key("rxhystrix.event.type")
+	PoolKey      = attribute.Key("rxhystrix.pool.name")
+	CollapserKey = attribute.Key("rxhystrix.collapser.name")
+)
+
+// instrument is the name, unit and description of one instrument.
+type instrument struct{ name, unit, description string }
+
+var (
+	commandEvents = instrument{"rxhystrix.command.events", "{event}",
+		"Executions of the command by Hystrix event type, since its metrics were created (up to the last closed rolling bucket)."}
+	circuitOpen = instrument{"rxhystrix.command.circuit.open", "{circuit}",
+		"1 while the command's circuit breaker is open, else 0."}
+	errorPercentage = instrument{"rxhystrix.command.health.error", "%",
+		"Errors per 100 requests in the command's health window, truncated: what its circuit breaker compares with its threshold."}
+	healthRequests = instrument{"rxhystrix.command.health.requests", "{request}",
+		"Requests in the command's health window: successes, failures, timeouts and rejections."}
+	healthErrors = instrument{"rxhystrix.command.health.errors", "{error}",
+		"Errors in the command's health window: failures, timeouts and rejections."}
+	concurrent = instrument{"rxhystrix.command.concurrent_executions", "{execution}",
+		"Executions running the command's code now."}
+	rollingMaxConcurrent = instrument{"rxhystrix.command.rolling_max_concurrent_executions", "{execution}",
+		"The most executions of the command that ran at once, over the rolling window."}
+	completionsDropped = instrument{"rxhystrix.command.completions.dropped", "{completion}",
+		"Completions of the command that its Completions stream did not deliver because a subscriber was too slow, summed over subscribers."}
+	executionDuration = instrument{"rxhystrix.command.execution.duration", "s",
+		"How long the command's code ran, for executions that ran; cumulative, from the closed buckets of the percentile window."}
+	commandDuration = instrument{"rxhystrix.command.duration", "s",
+		"How long callers of the command waited, for executions that ran; cumulative, from the closed buckets of the percentile window."}
+
+	poolActive = instrument{"rxhystrix.pool.active_commands", "{command}",
+		"Commands running on the pool's workers now."}
+	poolQueued = instrument{"rxhystrix.pool.queued_commands", "{command}",
+		"Commands waiting in the pool's queue now."}
+	poolExecuted = instrument{"rxhystrix.pool.executed", "{command}",
+		"Commands the pool ran, since its metrics were created (up to the last closed rolling bucket)."}
+	poolRejected = instrument{"rxhystrix.pool.rejected", "{command}",
+		"Commands the pool refused, since its metrics were created (up to the last closed rolling bucket)."}
+	poolCoreSize = instrument{"rxhystrix.pool.core_size", "{worker}",
+		"The pool's CoreSize: the most commands its workers run at once."}
+	poolWorkers = instrument{"rxhystrix.pool.workers", "{worker}",
+		"The pool's workers alive now."}
+
+	collapserEvents = instrument{"rxhystrix.collapser.events", "{event}",
+		"Events of the request collapser by Hystrix collapser event type, since its metrics were created (up to the last closed rolling bucket)."}
+)

@@ -1,0 +1,64 @@
+package otelmetrics
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream/internal/reading"
+)
+
+// Produce returns the latency histograms of every command of the
+// registry, cumulative, in seconds: it makes m a
+// [go.opentelemetry.io/otel/sdk/metric.Producer]. Each call adds the
+// closed percentile buckets not added yet, as the Prometheus collector's
+// scrape does, so two readers that share m see the same totals. It never
+// fails, and is safe for concurrent use.
+func (m *Metrics) Produce(context.Context) ([]metricdata.ScopeMetrics, error) {
+	now := m.registry.Clock().Now()
+	execution := metricdata.Histogram[float64]{Temporality: metricdata.CumulativeTemporality}
+	total := metricdata.Histogram[float64]{Temporality: metricdata.CumulativeTemporality}
+
+	m.mu.Lock()
+	m.folds.Begin()
+	for c := range m.registry.Commands() {
+		attrs := attribute.NewSet(commandAttributes(c.Snapshot())...)
+		f := m.folds.Add(c)
+		execution.DataPoints = append(execution.DataPoints, m.point(&f.Execution, attrs, now))
+		total.DataPoints = append(total.DataPoints, m.point(&f.Total, attrs, now))
+	}
+	m.folds.End() // forgets the totals of metrics the registry no longer holds
+	m.mu.Unlock()
+
+	return []metricdata.ScopeMetrics{{
+		Scope: instrumentation.Scope{Name: ScopeName},
+		Metrics: []metricdata.Metrics{
+			{Name: executionDuration.name, Description: executionDuration.description, Unit: executionDuration.unit, Data: execution},
+			{Name: commandDuration.name, Description: commandDuration.description, Unit: commandDuration.unit, Data: total},
+		},
+	}}, nil
+}
+
+// point converts cumulative totals into an OpenTelemetry data point, whose
+// buckets count apart rather than at or below each bound.
+func (m *Metrics) point(h *reading.Histogram, attrs attribute.Set, now time.Time) metricdata.HistogramDataPoint[float64] {
+	counts := make([]uint64, len(m.bounds)+1)
+	below := uint64(0)
+	for i, n := range h.AtOrBelow {
+		counts[i] = n - below
+		below = n
+	}
+	counts[len(m.bounds)] = h.Count - below
+	return metricdata.HistogramDataPoint[float64]{
+		Attributes:   attrs,
+		StartTime:    m.start,
+		Time:         now,
+		Count:        h.Count,
+		Bounds:       m.bounds,
+		BucketCounts: counts,
+		Sum:          h.Sum,
+	}
+}

@@ -1,0 +1,123 @@
+package otelmetrics
+
+import (
+	"context"
+	"errors"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/metricsstream/internal/reading"
+)
+
+// instruments are the observable instruments one Register made.
+type instruments struct {
+	commandEvents, completionsDropped                          metric.Int64ObservableCounter
+	circuitOpen, errorPercentage, healthRequests, healthErrors metric.Int64ObservableGauge
+	concurrent, rollingMaxConcurrent                           metric.Int64ObservableGauge
+	poolExecuted, poolRejected                                 metric.Int64ObservableCounter
+	poolActive, poolQueued, poolCoreSize, poolWorkers          metric.Int64ObservableGauge
+	collapserEvents                                            metric.Int64ObservableCounter
+}
+
+// Register makes the counters and gauges on meter (which should be named
+// [ScopeName]) and registers the callback that reads the registry at each
+// collection, so commands made later are reported too. Unregister the
+// returned Registration to stop. It returns the meter's errors, joined.
+//
+// The latency histograms are not instruments of the meter: pass m to the
+// reader's WithProducer as well (see the package documentation).
+func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
+	var (
+		in   instruments
+		errs []error
+	)
+	counter := func(i instrument) metric.Int64ObservableCounter {
+		c, err := meter.Int64ObservableCounter(i.name, metric.WithUnit(i.unit), metric.WithDescription(i.description))
+		errs = append(errs, err)
+		return c
+	}
+	gauge := func(i instrument) metric.Int64ObservableGauge {
+		g, err := meter.Int64ObservableGauge(i.name, metric.WithUnit(i.unit), metric.WithDescription(i.description))
+		errs = append(errs, err)
+		return g
+	}
+	in.commandEvents = counter(commandEvents)
+	in.completionsDropped = counter(completionsDropped)
+	in.circuitOpen = gauge(circuitOpen)
+	in.errorPercentage = gauge(errorPercentage)
+	in.healthRequests = gauge(healthRequests)
+	in.healthErrors = gauge(healthErrors)
+	in.concurrent = gauge(concurrent)
+	in.rollingMaxConcurrent = gauge(rollingMaxConcurrent)
+	in.poolExecuted = counter(poolExecuted)
+	in.poolRejected = counter(poolRejected)
+	in.poolActive = gauge(poolActive)
+	in.poolQueued = gauge(poolQueued)
+	in.poolCoreSize = gauge(poolCoreSize)
+	in.poolWorkers = gauge(poolWorkers)
+	in.collapserEvents = counter(collapserEvents)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		in.observe(o, m.registry)
+		return nil
+	},
+		in.commandEvents, in.completionsDropped, in.circuitOpen, in.errorPercentage, in.healthRequests,
+		in.healthErrors, in.concurrent, in.rollingMaxConcurrent, in.poolExecuted, in.poolRejected,
+		in.poolActive, in.poolQueued, in.poolCoreSize, in.poolWorkers, in.collapserEvents)
+}
+
+// observe reports every command, pool and collapser of r, with the values
+// the Prometheus collector reports.
+func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
+	for c := range r.Commands() {
+		s := c.Snapshot()
+		attrs := commandAttributes(s)
+		for e := range reading.EventTypes() {
+			o.ObserveInt64(in.commandEvents, s.Cumulative[e],
+				metric.WithAttributes(attrs[0], attrs[1], EventKey.String(e.String())))
+		}
+		set := metric.WithAttributes(attrs...)
+		open := int64(0)
+		if s.Status.CircuitBreakerOpen {
+			open = 1
+		}
+		o.ObserveInt64(in.circuitOpen, open, set)
+		o.ObserveInt64(in.errorPercentage, int64(s.Health.ErrorPercentage), set)
+		o.ObserveInt64(in.healthRequests, s.Health.Total, set)
+		o.ObserveInt64(in.healthErrors, s.Health.Errors, set)
+		o.ObserveInt64(in.concurrent, s.ConcurrentExecutions, set)
+		o.ObserveInt64(in.rollingMaxConcurrent, s.RollingMaxConcurrentExecutions, set)
+		o.ObserveInt64(in.completionsDropped, int64(c.DroppedCompletions()), set)
+	}
+	for p := range r.Pools() {
+		s := p.Snapshot()
+		set := metric.WithAttributes(PoolKey.String(reading.LabelValue(s.Key)))
+		o.ObserveInt64(in.poolActive, s.ActiveCount, set)
+		o.ObserveInt64(in.poolQueued, s.QueueSize, set)
+		o.ObserveInt64(in.poolExecuted, s.Cumulative[metricsstream.PoolExecuted], set)
+		o.ObserveInt64(in.poolRejected, s.Cumulative[metricsstream.PoolRejection], set)
+		if s.HasStatus {
+			o.ObserveInt64(in.poolCoreSize, int64(s.Status.CoreSize), set)
+			o.ObserveInt64(in.poolWorkers, int64(s.Status.PoolSize), set)
+		}
+	}
+	for c := range r.Collapsers() {
+		key := CollapserKey.String(reading.LabelValue(c.Key()))
+		for e := range metricsstream.NumCollapserEventTypes {
+			o.ObserveInt64(in.collapserEvents, c.CumulativeCount(e),
+				metric.WithAttributes(key, EventKey.String(e.String())))
+		}
+	}
+}
+
+// commandAttributes returns a command's name and group.
+func commandAttributes(s metricsstream.CommandSnapshot) []attribute.KeyValue {
+	return []attribute.KeyValue{
+		CommandKey.String(reading.LabelValue(s.Key)),
+		GroupKey.String(reading.LabelValue(reading.Group(s))),
+	}
+}
