@@ -2,6 +2,7 @@ package command
 
 import (
 	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
@@ -21,6 +22,9 @@ type KeyHealth struct {
 	// source that adds other instances' health to it reads this
 	// instance's from here.
 	Metrics *metricsstream.CommandMetrics
+	// Clock is the registry's clock, which the key's metrics and breaker
+	// read; a source that ticks on its own ticks on it.
+	Clock clock.Clock
 	// Breaker returns the key's breaker configuration as it is now
 	// (Configure changes it live), for a source that has more than one
 	// view of health and must pick the one that trips (see
@@ -48,6 +52,7 @@ func (r *Registry) healthSourceOf(k *keyState) breaker.HealthSource {
 	h := r.healthSource(KeyHealth{
 		Key:     k.key,
 		Metrics: k.metrics,
+		Clock:   r.clock,
 		Breaker: func() breaker.Config { return k.config.Load().Breaker },
 	})
 	if h == nil {

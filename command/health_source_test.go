@@ -48,6 +48,7 @@ func TestWithHealthSourceFeedsTheBreakersOfTheKeysItChooses(t *testing.T) {
 
 	require.Len(t, seen, 2, "asked once per key")
 	assert.Same(t, reg.metrics.Command("Fleet", ms.Config{}), seen[0].Metrics, "given the key's own metrics")
+	assert.Same(t, clk, seen[0].Clock, "given the registry's clock")
 	assert.Equal(t, 5, seen[0].Breaker().RequestVolumeThreshold)
 	require.NoError(t, reg.Configure("Fleet", Config{Isolation: SemaphoreIsolation, Breaker: breaker.Config{RequestVolumeThreshold: 7}}))
 	assert.Equal(t, 7, seen[0].Breaker().RequestVolumeThreshold, "Breaker reads the live configuration")
