@@ -65,7 +65,15 @@ func newCluster(t *testing.T) *cluster {
 // add starts an instance on clk that meets the others through s.
 func (c *cluster) add(name string, clk *clock.Manual, s store) *instance {
 	c.t.Helper()
-	cfg := Config{Instance: name, Keys: []string{key}}.withDefaults()
+	return c.addWith(name, clk, s, func(*Config) {})
+}
+
+// addWith is add with a Config that change has changed.
+func (c *cluster) addWith(name string, clk *clock.Manual, s store, change func(*Config)) *instance {
+	c.t.Helper()
+	cfg := Config{Instance: name, Keys: []string{key}}
+	change(&cfg)
+	cfg = cfg.withDefaults()
 	f := newFleet(cfg, s)
 	f.afterExchange = func(s *Source) { c.exchanged <- s }
 	in := &instance{name: name, clk: clk, fleet: f}

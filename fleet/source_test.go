@@ -138,8 +138,7 @@ func TestFleetExchangeTimesOut(t *testing.T) {
 	mem := newMemStore(clk)
 	mem.setBlock(make(chan struct{})) // never released
 	c := newCluster(t)
-	a := c.add("a", clk, mem)
-	a.fleet.cfg.Timeout = 1 // a nanosecond: every exchange times out
+	a := c.addWith("a", clk, mem, func(cfg *Config) { cfg.Timeout = 1 }) // every exchange times out
 	a.run(1)
 	c.tick()
 	st := a.source().Stats()
