@@ -56,9 +56,16 @@ func (f *Fleet) HealthSource(k command.KeyHealth) breaker.HealthSource {
 	if !slices.Contains(f.cfg.Keys, k.Key) {
 		return nil
 	}
+	if k.Metrics == nil {
+		panic(fmt.Sprintf("fleet: HealthSource for %q without Metrics", k.Key))
+	}
 	c := k.Clock
 	if c == nil {
 		c = clock.Real
+	}
+	cfg := k.Breaker
+	if cfg == nil {
+		cfg = func() breaker.Config { return breaker.Config{} }
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -68,7 +75,7 @@ func (f *Fleet) HealthSource(k command.KeyHealth) breaker.HealthSource {
 	case f.sources[k.Key] != nil:
 		panic(fmt.Sprintf("fleet: HealthSource for %q twice", k.Key))
 	}
-	s := newSource(f, k.Key, k.Metrics, k.Breaker, c)
+	s := newSource(f, k.Key, k.Metrics, cfg, c)
 	f.sources[k.Key] = s
 	return s
 }

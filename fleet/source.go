@@ -43,6 +43,7 @@ type Source struct {
 	fallback  atomic.Bool
 	instances atomic.Int64
 	lastError atomic.Pointer[error]
+	sent      atomic.Pointer[metricsstream.HealthCounts]
 }
 
 var _ breaker.HealthSource = (*Source)(nil)
@@ -173,7 +174,9 @@ func (s *Source) sendLocked() {
 		resetAt: s.resetAt,
 	}
 	cfg := s.breaker()
-	s.health.OnNext(v.health(cfg.Trips))
+	hc := v.health(cfg.Trips)
+	s.sent.Store(&hc)
+	s.health.OnNext(hc)
 }
 
 // close stops the source's goroutine and waits for it.
@@ -197,6 +200,8 @@ type Stats struct {
 	// LastError is the error of the latest failed exchange, nil if none
 	// failed.
 	LastError error
+	// Health is the snapshot the breaker was last sent.
+	Health metricsstream.HealthCounts
 }
 
 // Stats returns the source's counts.
@@ -209,6 +214,9 @@ func (s *Source) Stats() Stats {
 	}
 	if e := s.lastError.Load(); e != nil {
 		st.LastError = *e
+	}
+	if hc := s.sent.Load(); hc != nil {
+		st.Health = *hc
 	}
 	return st
 }
