@@ -166,3 +166,26 @@ func TestNewChecksItsConfig(t *testing.T) {
 	require.NoError(t, err)
 	f.Close()
 }
+
+func TestRedisTooSlowTimesOutAndRejoins(t *testing.T) {
+	srv := startRedis(t)
+	c := newCluster(t)
+	a := c.addWith("a", clock.NewManual(epoch), redisStore{client: newClient(t, srv), prefix: DefaultPrefix},
+		func(cfg *Config) { cfg.Timeout = 50 * time.Millisecond })
+	admin := newClient(t, srv)
+	ctx := context.Background()
+	require.NoError(t, admin.Do(ctx, "CLIENT", "PAUSE", 60_000, "WRITE").Err()) // Redis holds every script for a minute
+	a.run(3)
+	c.tick() // returns: the exchange gives up at its timeout
+	st := a.source().Stats()
+	assert.True(t, st.Fallback)
+	assert.Equal(t, uint64(1), st.Failures)
+	assert.ErrorContains(t, st.LastError, "timeout")
+	assert.Zero(t, a.run(3), "executions go on while Redis hangs")
+
+	require.NoError(t, admin.Do(ctx, "CLIENT", "UNPAUSE").Err())
+	for i := 0; i < 20 && a.source().Stats().Fallback; i++ {
+		c.tick()
+	}
+	assert.False(t, a.source().Stats().Fallback, "the source rejoins once Redis answers")
+}
