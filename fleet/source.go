@@ -61,7 +61,7 @@ func newSource(f *Fleet, key string, local *metricsstream.CommandMetrics, cfg fu
 		health:    observable.NewBehaviorSubject(metricsstream.HealthCounts{}),
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
-		published: noReset,
+		published: nonePublished,
 		reset:     noReset,
 	}
 	s.fallback.Store(true) // until the first exchange succeeds
@@ -150,7 +150,7 @@ func (s *Source) exchange() {
 		s.lastError.Store(&err)
 		s.fallback.Store(true)
 		s.others = nil
-		s.published = noReset
+		s.published = nonePublished
 	} else {
 		s.exchanges.Add(1)
 		s.fallback.Store(false)

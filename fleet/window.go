@@ -28,6 +28,10 @@ func bucketIndex(t time.Time, interval time.Duration) int64 {
 // every bucket counts.
 const noReset = math.MinInt64
 
+// nonePublished is the newest published bucket of a source that has not
+// written to Redis yet, or must write every bucket again.
+const nonePublished = math.MinInt64
+
 // view is what a source knows of health at one moment, and what it makes
 // of it.
 type view struct {
