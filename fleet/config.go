@@ -24,7 +24,9 @@ type Config struct {
 	// Client is the Redis every instance of the fleet uses. Required. It
 	// must respect context deadlines (go-redis's ContextTimeoutEnabled),
 	// so that Timeout bounds each exchange; New checks it for the
-	// clients of package redis.
+	// clients of package redis. Few retries (MaxRetries -1 for none)
+	// suit it: an exchange that fails is simply made again at the next
+	// interval.
 	Client redis.UniversalClient
 	// Instance names this instance, uniquely in the fleet: a host name
 	// and process id, say. Required.
