@@ -28,13 +28,13 @@ import (
 
 // options shape the run.
 type options struct {
-	Phase     time.Duration // the downstream is up for Phase/2, down for 2*Phase, up again for Phase
+	Phase     time.Duration // the downstream is up for Phase/2, down for 2*Phase, up again for 2*Phase
 	RedisAddr string        // the Redis to use; "" starts one
 }
 
 func main() {
 	opts := options{RedisAddr: os.Getenv("REDIS_ADDR")}
-	flag.DurationVar(&opts.Phase, "phase", 2*time.Second, "the users service is up for phase/2, down for 2*phase, then up again for phase")
+	flag.DurationVar(&opts.Phase, "phase", 2*time.Second, "the users service is up for phase/2, down for 2*phase, then up again for 2*phase")
 	flag.Parse()
 	if err := run(os.Stdout, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "fleet:", err)

@@ -87,7 +87,7 @@ func run(w io.Writer, opts options) error {
 	}
 	d.down.Store(false)
 	out.printf("%5.1fs  the users service is back\n", time.Since(start).Seconds())
-	time.Sleep(opts.Phase)
+	time.Sleep(2 * opts.Phase)
 	stop()
 	wg.Wait()
 
