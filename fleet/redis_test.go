@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/redisserver"
 )
 
@@ -60,6 +61,10 @@ func TestRedisFleetTripsAndRecoversAcrossThreeInstances(t *testing.T) {
 		assert.True(t, in.open(), "%s opens on the fleet's health", in.name)
 		assert.Equal(t, 2, in.source().Stats().Instances, in.name)
 	}
+	assert.Equal(t, int64(1), low.reg.Metrics().Command(key, tripConfig.Metrics).HealthCounts().Total,
+		"the low-traffic instance opened with the fleet on its one request")
+	_, err := low.cmd.Execute(context.Background(), 1)
+	assert.ErrorIs(t, err, command.ErrShortCircuited)
 
 	a.down.Store(false)
 	b.down.Store(false)
