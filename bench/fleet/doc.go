@@ -9,11 +9,14 @@
 // Tables:
 //
 //	Fleet/execute-passing   Execute of a passing semaphore-isolated
-//	                        command: rxhystrix on the key's own metrics,
-//	                        rxhystrix-fleet with the key on the fleet's
-//	                        health, its source exchanging with a real Redis
-//	                        every 500ms meanwhile. The execution path does
-//	                        not touch Redis, so the two should match.
+//	                        command, beside a redis-server and a Fleet:
+//	                        rxhystrix with the key on its own metrics (not
+//	                        among the Fleet's Keys), rxhystrix-fleet with
+//	                        the key on the fleet's health, its source
+//	                        exchanging with Redis every 100ms meanwhile
+//	                        (health buckets of 100ms in both rows). The
+//	                        execution path does not touch Redis, so the two
+//	                        should match.
 //	Fleet/exchange          one health interval of a source: write this
 //	                        instance's new bucket, read the window's
 //	                        buckets of the other instances (2 or 59 of
