@@ -7,7 +7,8 @@
 # BENCHTIME applies to the peer and reactive benchmarks (default 500ms), which run COUNT rounds
 # (default 5), MEMORY_KEYS to the memory benchmark (default 10000), ISOLATION_DURATION to each
 # isolation run (default 20s). On 2 cores the defaults take about 10 minutes: five rounds of peers
-# and reactive pipelines (about 6 minutes), memory, the collapser, and six 20 s isolation runs.
+# and reactive pipelines (about 6 minutes), memory, the collapser, five rounds of the fleet rows
+# (which start a redis-server of their own), and six 20 s isolation runs.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -84,6 +85,7 @@ else
 fi
 bench memory -bench . -benchtime="${MEMORY_KEYS}x" -count=1 ./memory/
 bench collapser -bench . -benchtime=200x -count=1 ./collapser/
+rounds fleet -bench . -benchtime="$BENCHTIME" ./fleet/
 
 iso=(go run "${tags[@]}" ./isolation/cmd/isolation -duration "$ISOLATION_DURATION")
 commands+=(-command "(cd bench && $(shown "${iso[@]}"))")

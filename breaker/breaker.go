@@ -515,6 +515,17 @@ func (b *Breaker) onHealth(gen uint64, hc metricsstream.HealthCounts) {
 	}
 }
 
+// Trips reports whether a Closed breaker configured by c would open on
+// the health snapshot hc: enough volume, and enough errors or, with
+// slow-call tripping on, enough slow calls. Zero fields of c take their
+// defaults; force flags and Disabled are not considered. A health source
+// that has more than one view of health to offer (see package fleet) uses
+// it to pick the one that trips.
+func (c Config) Trips(hc metricsstream.HealthCounts) bool {
+	resolved := c.withDefaults()
+	return trips(&resolved, hc)
+}
+
 // trips reports whether hc is over cfg's thresholds: enough volume, and
 // enough errors or, with slow-call tripping on, enough slow calls.
 func trips(cfg *Config, hc metricsstream.HealthCounts) bool {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -58,4 +59,14 @@ func TestConfigErrorMessage(t *testing.T) {
 	var ce *breaker.ConfigError
 	require.True(t, errors.As(err, &ce))
 	assert.Equal(t, 150, ce.Value)
+}
+
+func TestConfigTripsOnTheThresholdsWithDefaults(t *testing.T) {
+	var zero breaker.Config // 20 requests, 50%
+	assert.False(t, zero.Trips(metricsstream.HealthCounts{Total: 19, Errors: 19, ErrorPercentage: 100}), "under the volume")
+	assert.True(t, zero.Trips(metricsstream.HealthCounts{Total: 20, Errors: 10, ErrorPercentage: 50}))
+	assert.False(t, zero.Trips(metricsstream.HealthCounts{Total: 20, Errors: 9, ErrorPercentage: 45}))
+	slow := breaker.Config{RequestVolumeThreshold: 2, SlowCallDuration: time.Second}
+	assert.True(t, slow.Trips(metricsstream.HealthCounts{Total: 2, Slow: 2}), "every call slow")
+	assert.False(t, slow.Trips(metricsstream.HealthCounts{Total: 2, Slow: 1}))
 }

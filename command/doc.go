@@ -19,7 +19,11 @@
 //   - Commands of one key share one breaker, one metrics, one pair of
 //     semaphores and, by default, one pool (in a [Registry]; the
 //     package-level functions use [DefaultRegistry]). The first [Config]
-//     seen for a key holds until [Configure] changes it, live.
+//     seen for a key holds until [Configure] changes it, live. A key's
+//     breaker trips on the key's own metrics, as in Hystrix, unless the
+//     registry was made [WithHealthSource] and that chose another health
+//     stream for the key (package fleet's, on the health of every instance
+//     of the service).
 //   - [Command.Execute] waits for the result. [Command.Queue] returns a
 //     Future at once, [Command.Observe] starts at once and replays the
 //     result to every subscriber, [Command.ToObservable] is cold and runs

@@ -33,6 +33,9 @@ type Registry struct {
 
 	// onCompletion, when set, sees every Completion after the metrics do.
 	onCompletion func(*metricsstream.Completion)
+	// healthSource, when set, chooses the health source of each key's
+	// breaker (see WithHealthSource).
+	healthSource HealthSourceFunc
 }
 
 // RegistryOption configures a Registry.
@@ -151,7 +154,7 @@ func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation)
 		metricsCfg.SlowCallDuration = cfg.Breaker.SlowCallDuration
 	}
 	k.metrics = r.metrics.Command(key, metricsCfg)
-	k.breaker = breaker.New(cfg.Breaker, k.metrics, breaker.WithClock(r.clock), breaker.WithName(key))
+	k.breaker = breaker.New(cfg.Breaker, r.healthSourceOf(k), breaker.WithClock(r.clock), breaker.WithName(key))
 	k.metrics.SetStatusProvider(k)
 	r.keys.Store(key, k)
 	return k

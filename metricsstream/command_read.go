@@ -11,12 +11,7 @@ func (m *CommandMetrics) healthAt(now time.Time) HealthCounts {
 	r := m.health.Load()
 	var c [healthCounters]int64
 	r.sumsInto(r.bucketAt(now), c[:])
-	h := HealthCounts{Total: c[healthTotal], Errors: c[healthErrors], Slow: c[healthSlow]}
-	if h.Total > 0 {
-		// Hystrix: (int) ((double) errorCount / totalCount * 100).
-		h.ErrorPercentage = int(float64(h.Errors) / float64(h.Total) * 100)
-	}
-	return h
+	return HealthCountsOf(c[healthTotal], c[healthErrors], c[healthSlow])
 }
 
 // ResetStream starts the health counts over from empty buckets beginning

@@ -21,3 +21,16 @@ func (h HealthCounts) SlowPercentage() int {
 	}
 	return int(h.Slow * 100 / h.Total)
 }
+
+// HealthCountsOf returns the HealthCounts of total executions of which
+// errors were errors and slow were slow, with the error percentage
+// computed as Hystrix does: (int) ((double) errors / total * 100), 0 when
+// total is 0. Sources that add health counts up (see package fleet) use it
+// so that their percentages round as the local ones do.
+func HealthCountsOf(total, errors, slow int64) HealthCounts {
+	h := HealthCounts{Total: total, Errors: errors, Slow: slow}
+	if total > 0 {
+		h.ErrorPercentage = int(float64(errors) / float64(total) * 100)
+	}
+	return h
+}

@@ -1,0 +1,49 @@
+package fleet
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/assert"
+)
+
+func TestCollectorShowsTheFallbackToLocalHealth(t *testing.T) {
+	c, mem, in := threeOnMem(t)
+	a, b := in[0], in[1]
+	a.down.Store(true)
+	a.run(10)
+	b.run(10)
+	c.ticks(2)
+	mem.setFail(errors.New("connection refused"))
+	c.tick()
+	assert.NoError(t, testutil.CollectAndCompare(a.fleet.Collector(), strings.NewReader(`
+# HELP rxhystrix_fleet_exchange_failures_total Exchanges of the command's health buckets with Redis that failed or timed out.
+# TYPE rxhystrix_fleet_exchange_failures_total counter
+rxhystrix_fleet_exchange_failures_total{command="GetUser"} 1
+# HELP rxhystrix_fleet_exchanges_total Exchanges of the command's health buckets with Redis that succeeded.
+# TYPE rxhystrix_fleet_exchanges_total counter
+rxhystrix_fleet_exchanges_total{command="GetUser"} 2
+# HELP rxhystrix_fleet_local_fallback 1 while the command's breaker judges on this instance's health alone, Redis having failed, else 0.
+# TYPE rxhystrix_fleet_local_fallback gauge
+rxhystrix_fleet_local_fallback{command="GetUser"} 1
+# HELP rxhystrix_fleet_health_requests Requests in the health snapshot the command's breaker was last sent: the fleet's, or this instance's.
+# TYPE rxhystrix_fleet_health_requests gauge
+rxhystrix_fleet_health_requests{command="GetUser"} 10
+`), "rxhystrix_fleet_exchanges_total", "rxhystrix_fleet_exchange_failures_total", "rxhystrix_fleet_local_fallback", "rxhystrix_fleet_health_requests"))
+
+	mem.setFail(nil)
+	c.tick()
+	assert.NoError(t, testutil.CollectAndCompare(b.fleet.Collector(), strings.NewReader(`
+# HELP rxhystrix_fleet_local_fallback 1 while the command's breaker judges on this instance's health alone, Redis having failed, else 0.
+# TYPE rxhystrix_fleet_local_fallback gauge
+rxhystrix_fleet_local_fallback{command="GetUser"} 0
+# HELP rxhystrix_fleet_health_requests Requests in the health snapshot the command's breaker was last sent: the fleet's, or this instance's.
+# TYPE rxhystrix_fleet_health_requests gauge
+rxhystrix_fleet_health_requests{command="GetUser"} 20
+# HELP rxhystrix_fleet_error_percentage Errors per 100 requests in the health snapshot the command's breaker was last sent.
+# TYPE rxhystrix_fleet_error_percentage gauge
+rxhystrix_fleet_error_percentage{command="GetUser"} 50
+`), "rxhystrix_fleet_local_fallback", "rxhystrix_fleet_health_requests", "rxhystrix_fleet_error_percentage"))
+}

@@ -1,0 +1,96 @@
+package fleet
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ErrInvalidConfig is wrapped by the error [Config.Validate] returns; the
+// message names the offending field.
+var ErrInvalidConfig = errors.New("fleet: invalid config")
+
+// The defaults of [Config].
+const (
+	DefaultPrefix  = "rxhystrix:fleet:"
+	DefaultTimeout = 100 * time.Millisecond
+)
+
+// Config says which Redis the instances of a fleet share, who this
+// instance is, and which command keys judge on the fleet's health.
+type Config struct {
+	// Client is the Redis every instance of the fleet uses. Required. It
+	// must respect context deadlines (go-redis's ContextTimeoutEnabled),
+	// so that Timeout bounds each exchange; New checks it for the
+	// clients of package redis. Few retries (MaxRetries -1 for none)
+	// suit it: an exchange that fails is simply made again at the next
+	// interval.
+	Client redis.UniversalClient
+	// Instance names this instance, uniquely in the fleet: a host name
+	// and process id, say. Required.
+	Instance string
+	// Keys are the command keys whose breakers trip on the fleet's
+	// health. Every other key keeps its own metrics.
+	Keys []string
+	// Prefix begins every Redis key the fleet writes. "" means
+	// DefaultPrefix.
+	Prefix string
+	// Timeout bounds each exchange with Redis, in real time whatever the
+	// registry's clock: past it, the exchange counts as failed and the
+	// breaker judges on this instance's health alone until the next one
+	// succeeds. 0 means DefaultTimeout. Keep it well under the health
+	// snapshot interval.
+	Timeout time.Duration
+}
+
+// Validate reports the first field of c that is missing or wrong, in an
+// error that names it and wraps [ErrInvalidConfig].
+func (c Config) Validate() error {
+	switch {
+	case c.Client == nil:
+		return invalid("Client", "is nil")
+	case !respectsDeadlines(c.Client):
+		return invalid("Client", "does not respect context deadlines: set ContextTimeoutEnabled")
+	case c.Instance == "":
+		return invalid("Instance", "is empty")
+	case c.Timeout < 0:
+		return invalid("Timeout", fmt.Sprintf("(%v) is negative", c.Timeout))
+	}
+	for i, k := range c.Keys {
+		if k == "" {
+			return invalid(fmt.Sprintf("Keys[%d]", i), "is empty")
+		}
+	}
+	return nil
+}
+
+func invalid(field, problem string) error {
+	return fmt.Errorf("%w: Config.%s %s", ErrInvalidConfig, field, problem)
+}
+
+// respectsDeadlines reports whether a client of package redis honours
+// context deadlines; clients of other types are trusted to.
+func respectsDeadlines(c redis.UniversalClient) bool {
+	switch c := c.(type) {
+	case *redis.Client:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.Ring:
+		return c.Options().ContextTimeoutEnabled
+	}
+	return true
+}
+
+// withDefaults returns c with its zero fields set to their defaults.
+func (c Config) withDefaults() Config {
+	if c.Prefix == "" {
+		c.Prefix = DefaultPrefix
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	return c
+}

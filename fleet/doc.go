@@ -1,0 +1,84 @@
+// Package fleet lets the circuit breakers of a command key trip and
+// recover on the health of every instance of a service, shared through
+// Redis, instead of on this instance's traffic alone.
+//
+// A breaker of package breaker trips on a stream of health snapshots. A
+// [Source] is such a stream: every health snapshot interval it writes
+// this instance's newly closed health buckets to Redis, reads the other
+// instances' buckets of the same command key and rolling window, and
+// sends the breaker their sum. So an instance with little traffic opens
+// with the rest of the fleet when the downstream is dead, and a
+// downstream that fails a little everywhere trips every instance once the
+// fleet's volume crosses the threshold. Keys opt in one by one
+// ([Config.Keys]); every other key keeps its own metrics, as in Hystrix:
+//
+//	rdb := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
+//	f, err := fleet.New(fleet.Config{Client: rdb, Instance: hostname, Keys: []string{"GetUser"}})
+//	...
+//	defer f.Close()
+//	reg := command.NewRegistry(command.WithHealthSource(f.HealthSource))
+//
+// # Each instance decides for itself
+//
+// No instance writes a state or a flag for the others to obey, as
+// gobreaker's distributed breaker does with a shared state: each writes
+// the counts it saw, and each breaker judges their sum on its own
+// thresholds and runs its own sleep window and trials. The snapshot a
+// Source sends is the fleet's sum, except when this instance's own
+// health trips the breaker's thresholds and the fleet's does not: then
+// it is this instance's own. A fault that only this instance sees (its
+// own network, say) thus opens its breaker alone, as the local breaker
+// would, while in the fleet's sum it weighs only as much as this
+// instance's share of the traffic, so one bad instance cannot trip the
+// others. The breaker's thresholds are read live ([command.KeyHealth]
+// Breaker, judged by [breaker.Config.Trips]).
+//
+// # Buckets in Redis
+//
+// A bucket is named by its fleet index, the Unix time of its start
+// divided by the health snapshot interval, in a Redis hash
+// <prefix>{<key>}:<interval>:<index> whose fields are instances and whose
+// values are "total errors slow". One script call per interval writes
+// the buckets and reads the sums back: one Redis operation per key, per
+// instance and per interval (two a second at Hystrix's 500ms), and three
+// numbers per bucket back whatever the fleet's size. The braces put a
+// key's buckets in one Redis Cluster slot. Writing a bucket sets it to
+// expire after the window and two intervals, so an instance that stops
+// leaves nothing behind once its buckets are out of every window. Only
+// buckets that hold executions are written: a key with no traffic
+// writes nothing, and still reads.
+//
+// # Clock skew
+//
+// An instance reads the window's closed buckets by its own clock and the
+// bucket in progress as well, which an instance whose clock runs up to
+// one bucket ahead has closed already; an instance up to one bucket
+// behind writes each bucket one interval later, and its oldest bucket
+// leaves the reader's window one interval early. Up to one bucket of
+// skew thus changes the fleet's volume by at most a bucket per instance
+// at the window's edges and moves nothing out of the window; the error
+// percentage, a ratio, hardly moves. Beyond that the sums are still
+// sums, of slightly different windows.
+//
+// # ResetStream
+//
+// Hystrix resets a breaker's health counts when the breaker closes, so
+// that the failures that opened it cannot open it again. The other
+// instances' buckets are theirs and cannot be erased, so a Source's
+// ResetStream makes it count only buckets newer than the reset: its own
+// local buckets that began at the reset or later, and the fleet's whose
+// index is after the reset's. The key's metrics keep their health window
+// (this instance's buckets must stay in Redis for the others), so the
+// dashboard's error percentage of the key is not reset as it would be
+// with a local breaker.
+//
+// # When Redis fails
+//
+// Nothing an execution does touches Redis: the exchanges run in the
+// Source's goroutine, each bounded by [Config.Timeout]. When an exchange
+// fails (Redis slow, unreachable, restarted), the Source sends the
+// breaker this instance's own health, counts the failure and says so in
+// [Source.Stats] and the [Collector]'s metrics; the next exchange that
+// succeeds writes every bucket of the window again, so a Redis restarted
+// empty learns them back, and the fleet's sum returns.
+package fleet

@@ -1,0 +1,90 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// redisStore keeps each bucket of a key as a Redis hash named
+// <prefix>{<command key>}:<interval>:<index>, whose fields are instances
+// and whose values are "total errors slow". A whole exchange is one
+// script call: it writes the instance's buckets, sets their expiry and
+// sums the others' fields of the window, so that an instance costs Redis
+// one round trip per health interval and per key, and reads back three
+// numbers per bucket whatever the size of the fleet. The braces make
+// every bucket of a key one Redis Cluster hash slot, as a script's keys
+// must be.
+type redisStore struct {
+	client redis.UniversalClient
+	prefix string
+}
+
+// exchangeScript runs an exchange. KEYS are the buckets read, oldest
+// first. ARGV: the instance, the expiry in milliseconds, the number of
+// writes, then per write the position of its bucket in KEYS and its
+// total, errors and slow. It returns the total, errors and slow of the
+// other instances per bucket read, then how many other instances wrote.
+var exchangeScript = redis.NewScript(`
+local me, expiry, writes = ARGV[1], ARGV[2], tonumber(ARGV[3])
+for i = 0, writes - 1 do
+	local at = 4 + 4 * i
+	local key = KEYS[tonumber(ARGV[at])]
+	redis.call('HSET', key, me, ARGV[at + 1] .. ' ' .. ARGV[at + 2] .. ' ' .. ARGV[at + 3])
+	redis.call('PEXPIRE', key, expiry)
+end
+local out, seen, instances = {}, {}, 0
+for _, key in ipairs(KEYS) do
+	local total, errors, slow = 0, 0, 0
+	local fields = redis.call('HGETALL', key)
+	for j = 1, #fields, 2 do
+		local who = fields[j]
+		if who ~= me then
+			local t, e, s = string.match(fields[j + 1], '^(%d+) (%d+) (%d+)$')
+			if t then
+				total, errors, slow = total + tonumber(t), errors + tonumber(e), slow + tonumber(s)
+				if not seen[who] then
+					seen[who] = true
+					instances = instances + 1
+				end
+			end
+		end
+	end
+	out[#out + 1] = total
+	out[#out + 1] = errors
+	out[#out + 1] = slow
+end
+out[#out + 1] = instances
+return out
+`)
+
+// bucketKey names bucket index of key for buckets of x.interval.
+func (s redisStore) bucketKey(x *exchange, index int64) string {
+	return s.prefix + "{" + x.key + "}:" + x.interval.String() + ":" + strconv.FormatInt(index, 10)
+}
+
+func (s redisStore) exchange(ctx context.Context, x exchange) (reading, error) {
+	keys := make([]string, x.buckets)
+	for i := range keys {
+		keys[i] = s.bucketKey(&x, x.from+int64(i))
+	}
+	args := make([]any, 0, 3+4*len(x.writes))
+	args = append(args, x.instance, x.expiry.Milliseconds(), len(x.writes))
+	for _, w := range x.writes {
+		args = append(args, w.index-x.from+1, w.counts.total, w.counts.errors, w.counts.slow)
+	}
+	vals, err := exchangeScript.Run(ctx, s.client, keys, args...).Int64Slice()
+	if err != nil {
+		return reading{}, err
+	}
+	if len(vals) != 3*x.buckets+1 {
+		return reading{}, fmt.Errorf("fleet: the exchange script returned %d values for %d buckets", len(vals), x.buckets)
+	}
+	r := reading{others: make([]counts, x.buckets), instances: int(vals[3*x.buckets])}
+	for i := range r.others {
+		r.others[i] = counts{vals[3*i], vals[3*i+1], vals[3*i+2]}
+	}
+	return r, nil
+}

@@ -1,0 +1,196 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/redisserver"
+)
+
+// startRedis starts a redis-server for t, stopped when t ends. Without
+// redis-server the test fails: CI installs it.
+func startRedis(t *testing.T) *redisserver.Server {
+	t.Helper()
+	srv, err := redisserver.Start(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Stop() })
+	return srv
+}
+
+// newClient returns a client of srv as an instance would make it, closed
+// when t ends.
+func newClient(t *testing.T, srv *redisserver.Server) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr, ContextTimeoutEnabled: true, MaxRetries: -1})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// threeOnRedis returns a cluster of three instances, each with a client
+// of its own, meeting in srv.
+func threeOnRedis(t *testing.T, srv *redisserver.Server) (*cluster, [3]*instance) {
+	c := newCluster(t)
+	var in [3]*instance
+	for i, name := range []string{"a", "b", "low"} {
+		in[i] = c.addWith(name, clock.NewManual(epoch), redisStore{client: newClient(t, srv), prefix: DefaultPrefix},
+			func(cfg *Config) { cfg.Timeout = settle })
+	}
+	return c, in
+}
+
+func TestRedisFleetTripsAndRecoversAcrossThreeInstances(t *testing.T) {
+	srv := startRedis(t)
+	c, in := threeOnRedis(t, srv)
+	a, b, low := in[0], in[1], in[2]
+	a.down.Store(true)
+	b.down.Store(true)
+	a.run(15)
+	b.run(15)
+	low.run(1)
+	c.ticks(2)
+	for _, in := range in {
+		assert.True(t, in.open(), "%s opens on the fleet's health", in.name)
+		assert.Equal(t, 2, in.source().Stats().Instances, in.name)
+	}
+	assert.Equal(t, int64(1), low.reg.Metrics().Command(key, tripConfig.Metrics).HealthCounts().Total,
+		"the low-traffic instance opened with the fleet on its one request")
+	_, err := low.cmd.Execute(context.Background(), 1)
+	assert.ErrorIs(t, err, command.ErrShortCircuited)
+
+	a.down.Store(false)
+	b.down.Store(false)
+	c.ticks(11)
+	for _, in := range in {
+		require.Zero(t, in.run(1), "%s's trial succeeds", in.name)
+	}
+	c.ticks(2)
+	for _, in := range in {
+		assert.False(t, in.open(), "%s recovers with the fleet", in.name)
+		assert.Zero(t, in.source().Stats().Failures, in.name)
+	}
+}
+
+func TestRedisKilledMidRun(t *testing.T) {
+	srv := startRedis(t)
+	c, in := threeOnRedis(t, srv)
+	a, b, low := in[0], in[1], in[2]
+	low.run(5)
+	c.ticks(1)
+	require.False(t, a.source().Stats().Fallback)
+
+	require.NoError(t, srv.Stop())
+	assert.Zero(t, low.run(5), "executions do not notice that Redis is gone")
+	a.down.Store(true)
+	b.down.Store(true)
+	a.run(15)
+	b.run(15)
+	c.ticks(2)
+	for _, in := range in {
+		st := in.source().Stats()
+		assert.True(t, st.Fallback, "%s falls back to its own health", in.name)
+		assert.GreaterOrEqual(t, st.Failures, uint64(2), in.name)
+		assert.Error(t, st.LastError, in.name)
+		assert.False(t, in.open(), "%s's own 15 errors are under the threshold", in.name)
+	}
+
+	require.NoError(t, srv.Restart())
+	for i := 0; i < 5 && (a.source().Stats().Fallback || b.source().Stats().Fallback || low.source().Stats().Fallback); i++ {
+		c.tick() // the first exchange on a dead connection may fail
+	}
+	c.ticks(1) // every instance has now read the buckets the others wrote again
+	for _, in := range in {
+		assert.False(t, in.source().Stats().Fallback, "%s rejoins", in.name)
+		assert.True(t, in.open(), "%s opens on the fleet's health once Redis is back", in.name)
+	}
+}
+
+func TestRedisStaleInstancesExpire(t *testing.T) {
+	srv := startRedis(t)
+	c, in := threeOnRedis(t, srv)
+	a, low := in[0], in[2]
+	low.down.Store(true)
+	low.run(15)
+	c.ticks(2)
+	require.Equal(t, 1, a.source().Stats().Instances)
+	low.stop()
+
+	rdb := newClient(t, srv)
+	ctx := context.Background()
+	keys, err := rdb.Keys(ctx, DefaultPrefix+"*").Result()
+	require.NoError(t, err)
+	require.Len(t, keys, 1, "low's one bucket")
+	wantKey := fmt.Sprintf("%s{%s}:%v:%d", DefaultPrefix, key, interval, bucketIndex(epoch, interval))
+	assert.Equal(t, wantKey, keys[0])
+	fields, err := rdb.HGetAll(ctx, keys[0]).Result()
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"low": "15 15 0"}, fields)
+	ttl, err := rdb.PTTL(ctx, keys[0]).Result()
+	require.NoError(t, err)
+	window := 20 * interval
+	assert.Greater(t, ttl, window, "a bucket lives as long as some instance's window holds it")
+	assert.LessOrEqual(t, ttl, window+2*interval, "and no longer")
+
+	c.ticks(21)
+	assert.Zero(t, a.source().Stats().Instances, "low's buckets have left the window")
+	assert.False(t, a.source().Stats().Fallback)
+}
+
+func TestNewChecksItsConfig(t *testing.T) {
+	srv := startRedis(t)
+	cases := []struct {
+		cfg   Config
+		field string
+	}{
+		{Config{Instance: "a"}, "Config.Client is nil"},
+		{Config{Client: redis.NewClient(&redis.Options{Addr: srv.Addr}), Instance: "a"}, "Config.Client does not respect context deadlines"},
+		{Config{Client: newClient(t, srv)}, "Config.Instance is empty"},
+		{Config{Client: newClient(t, srv), Instance: "a", Timeout: -time.Second}, "Config.Timeout (-1s) is negative"},
+		{Config{Client: newClient(t, srv), Instance: "a", Keys: []string{"x", ""}}, "Config.Keys[1] is empty"},
+	}
+	for _, tc := range cases {
+		f, err := New(tc.cfg)
+		assert.Nil(t, f)
+		assert.ErrorIs(t, err, ErrInvalidConfig)
+		if assert.Error(t, err) {
+			assert.True(t, strings.Contains(err.Error(), tc.field), "%q names %q", err, tc.field)
+		}
+		if c, ok := tc.cfg.Client.(*redis.Client); ok && !c.Options().ContextTimeoutEnabled {
+			_ = c.Close()
+		}
+	}
+	f, err := New(Config{Client: newClient(t, srv), Instance: "a", Keys: []string{key}})
+	require.NoError(t, err)
+	f.Close()
+}
+
+func TestRedisTooSlowTimesOutAndRejoins(t *testing.T) {
+	srv := startRedis(t)
+	c := newCluster(t)
+	a := c.addWith("a", clock.NewManual(epoch), redisStore{client: newClient(t, srv), prefix: DefaultPrefix},
+		func(cfg *Config) { cfg.Timeout = 50 * time.Millisecond })
+	admin := newClient(t, srv)
+	ctx := context.Background()
+	require.NoError(t, admin.Do(ctx, "CLIENT", "PAUSE", 60_000, "WRITE").Err()) // Redis holds every script for a minute
+	a.run(3)
+	c.tick() // returns: the exchange gives up at its timeout
+	st := a.source().Stats()
+	assert.True(t, st.Fallback)
+	assert.Equal(t, uint64(1), st.Failures)
+	assert.ErrorContains(t, st.LastError, "timeout")
+	assert.Zero(t, a.run(3), "executions go on while Redis hangs")
+
+	require.NoError(t, admin.Do(ctx, "CLIENT", "UNPAUSE").Err())
+	for i := 0; i < 20 && a.source().Stats().Fallback; i++ {
+		c.tick()
+	}
+	assert.False(t, a.source().Stats().Fallback, "the source rejoins once Redis answers")
+}

@@ -1,0 +1,222 @@
+package fleet
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// Source is the health source of one command key that opted in to the
+// fleet: a breaker.HealthSource that adds the other instances' health,
+// read from Redis, to this instance's. It owns one goroutine, which every
+// health snapshot interval writes this instance's newly closed buckets,
+// reads the others' and sends the breaker the result; nothing else of
+// the command waits for it. [Fleet.Close] stops it.
+type Source struct {
+	fleet    *Fleet
+	key      string
+	local    *metricsstream.CommandMetrics
+	breaker  func() breaker.Config
+	clock    clock.Clock
+	interval time.Duration
+	window   int // the health buckets of the rolling window
+
+	health *observable.Subject[metricsstream.HealthCounts]
+	stop   chan struct{}
+	done   chan struct{}
+
+	mu        sync.Mutex // serializes views and what is sent to the breaker
+	published int64      // the newest bucket Redis holds from this instance
+	reset     int64      // the fleet index of the latest reset (see view)
+	resetAt   time.Time
+	others    []counts // from the latest exchange; nil after a failed one
+	from      int64
+
+	exchanges atomic.Uint64
+	failures  atomic.Uint64
+	fallback  atomic.Bool
+	instances atomic.Int64
+	lastError atomic.Pointer[error]
+	sent      atomic.Pointer[metricsstream.HealthCounts]
+}
+
+var _ breaker.HealthSource = (*Source)(nil)
+
+func newSource(f *Fleet, key string, local *metricsstream.CommandMetrics, cfg func() breaker.Config, c clock.Clock) *Source {
+	mc := local.Config()
+	s := &Source{
+		fleet:     f,
+		key:       key,
+		local:     local,
+		breaker:   cfg,
+		clock:     c,
+		interval:  mc.HealthSnapshotInterval,
+		window:    max(int(mc.RollingWindow/mc.HealthSnapshotInterval), 1),
+		health:    observable.NewBehaviorSubject(metricsstream.HealthCounts{}),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
+		published: nonePublished,
+		reset:     noReset,
+	}
+	s.fallback.Store(true) // until the first exchange succeeds
+	ticker := c.NewTicker(s.interval)
+	go s.run(ticker)
+	return s
+}
+
+// Key returns the command key.
+func (s *Source) Key() string { return s.key }
+
+// HealthStream returns the stream of health snapshots the breaker trips
+// on: at subscription the latest one, then one per health snapshot
+// interval, after each exchange with Redis. See [Source] and the package
+// doc for what a snapshot counts.
+func (s *Source) HealthStream() observable.Observable[metricsstream.HealthCounts] {
+	return s.health.Observable()
+}
+
+// ResetStream starts health over for this instance's breaker: from now
+// on, its snapshots count only buckets, its own and the fleet's, that
+// began after the reset. The other instances' buckets in Redis are not
+// touched (they are theirs), nor is this instance's metrics' own health
+// window, which this instance keeps publishing from; see the package doc.
+func (s *Source) ResetStream() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock.Now()
+	s.resetAt = now
+	s.reset = bucketIndex(now, s.interval)
+	s.sendLocked()
+}
+
+// run exchanges with Redis on every tick until Close.
+func (s *Source) run(ticker clock.Ticker) {
+	defer close(s.done)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-ticker.C():
+		}
+		s.exchange()
+	}
+}
+
+// exchange writes this instance's buckets that closed since the latest
+// successful exchange (all of the window's after a failed one, so that a
+// restarted Redis learns them again), reads the other instances' buckets
+// of the window and sends the breaker the new view.
+func (s *Source) exchange() {
+	now := s.clock.Now()
+	current := bucketIndex(now, s.interval)
+	// The window's closed buckets, and the current one, which instances
+	// whose clocks run up to one bucket ahead have closed already.
+	from := current - int64(s.window)
+	x := exchange{
+		key:      s.key,
+		instance: s.fleet.cfg.Instance,
+		interval: s.interval,
+		from:     from,
+		buckets:  s.window + 1,
+		expiry:   max(time.Duration(s.window+2)*s.interval, time.Millisecond),
+	}
+	s.mu.Lock()
+	published := s.published
+	s.mu.Unlock()
+	newest := published
+	for _, b := range s.local.HealthBuckets(nil) {
+		i := bucketIndex(b.Start, s.interval)
+		if i <= published || i < from || i > current {
+			continue
+		}
+		x.writes = append(x.writes, bucketWrite{index: i, counts: counts{b.Total, b.Errors, b.Slow}})
+		newest = max(newest, i)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.fleet.cfg.Timeout)
+	r, err := s.fleet.store.exchange(ctx, x)
+	cancel()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.failures.Add(1)
+		s.lastError.Store(&err)
+		s.fallback.Store(true)
+		s.others = nil
+		s.published = nonePublished
+	} else {
+		s.exchanges.Add(1)
+		s.fallback.Store(false)
+		s.instances.Store(int64(r.instances))
+		s.others, s.from = r.others, from
+		s.published = max(s.published, newest)
+	}
+	s.sendLocked()
+	if h := s.fleet.afterExchange; h != nil {
+		h(s)
+	}
+}
+
+// sendLocked sends the breaker the snapshot of the current view.
+func (s *Source) sendLocked() {
+	v := view{
+		local:   s.local.HealthBuckets(nil),
+		others:  s.others,
+		from:    s.from,
+		reset:   s.reset,
+		resetAt: s.resetAt,
+	}
+	cfg := s.breaker()
+	hc := v.health(cfg.Trips)
+	s.sent.Store(&hc)
+	s.health.OnNext(hc)
+}
+
+// close stops the source's goroutine and waits for it.
+func (s *Source) close() {
+	close(s.stop)
+	<-s.done
+	s.health.OnCompleted()
+}
+
+// Stats is what a Source has seen of Redis.
+type Stats struct {
+	// Exchanges and Failures count the exchanges with Redis that
+	// succeeded and that failed (an error or the timeout).
+	Exchanges, Failures uint64
+	// Fallback is true while the breaker judges on this instance's health
+	// alone: before the first exchange and after a failed one.
+	Fallback bool
+	// Instances is how many other instances the latest successful
+	// exchange found health from in the window.
+	Instances int
+	// LastError is the error of the latest failed exchange, nil if none
+	// failed.
+	LastError error
+	// Health is the snapshot the breaker was last sent.
+	Health metricsstream.HealthCounts
+}
+
+// Stats returns the source's counts.
+func (s *Source) Stats() Stats {
+	st := Stats{
+		Exchanges: s.exchanges.Load(),
+		Failures:  s.failures.Load(),
+		Fallback:  s.fallback.Load(),
+		Instances: int(s.instances.Load()),
+	}
+	if e := s.lastError.Load(); e != nil {
+		st.LastError = *e
+	}
+	if hc := s.sent.Load(); hc != nil {
+		st.Health = *hc
+	}
+	return st
+}

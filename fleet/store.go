@@ -1,0 +1,48 @@
+package fleet
+
+import (
+	"context"
+	"time"
+)
+
+// counts are the health counts of one bucket: executions that count for
+// health, errors and slow calls among them.
+type counts struct{ total, errors, slow int64 }
+
+func (c counts) add(o counts) counts {
+	return counts{c.total + o.total, c.errors + o.errors, c.slow + o.slow}
+}
+
+// bucketWrite is one of this instance's closed buckets, by its fleet
+// index (see bucketIndex).
+type bucketWrite struct {
+	index  int64
+	counts counts
+}
+
+// exchange is one round with the store: this instance's new buckets go
+// in, the other instances' buckets of the window come out.
+type exchange struct {
+	key      string        // the command key
+	instance string        // who writes; its own buckets are not read back
+	interval time.Duration // the bucket width, part of a bucket's name
+	from     int64         // the first bucket read
+	buckets  int           // how many are read: from, from+1, ...
+	writes   []bucketWrite // each within the buckets read
+	expiry   time.Duration // how long a written bucket lives
+}
+
+// reading is what an exchange brings back.
+type reading struct {
+	// others holds, for each bucket read, the sum of the other
+	// instances' counts in it.
+	others []counts
+	// instances is how many other instances wrote to those buckets.
+	instances int
+}
+
+// store is where the instances of a fleet meet: Redis (redisStore), or a
+// map in the tests.
+type store interface {
+	exchange(ctx context.Context, x exchange) (reading, error)
+}
