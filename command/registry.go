@@ -9,6 +9,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/clock"
 	iclock "github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/limit"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
@@ -102,6 +103,9 @@ type keyState struct {
 	// pool is the pool named by the key's Config.Pool when last looked
 	// up, which saves busy keys a lookup by name per execution.
 	pool atomic.Pointer[pool]
+	// limiter is the adaptive limit of Config.AdaptiveLimit, if any; it
+	// is stored before the Config that names it.
+	limiter atomic.Pointer[limit.Limiter]
 }
 
 // namedPool returns the pool name, the key's Config.Pool, from the key's
@@ -139,6 +143,7 @@ func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation)
 		plugins:          r.pluginsOf(key),
 		fallbackSem:      newSemaphore(cfg.FallbackMaxConcurrentRequests),
 	}
+	k.limiter.Store(nextLimiter(nil, cfg.AdaptiveLimit, cfg.MaxConcurrentRequests))
 	k.config.Store(&cfg)
 	metricsCfg := cfg.Metrics
 	if metricsCfg.SlowCallDuration == 0 {
@@ -172,13 +177,31 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 			Timeout:                       max(cfg.Timeout, 0),
 			TimeoutEnabled:                cfg.Timeout > 0,
 			InterruptOnTimeout:            true,
-			MaxConcurrentRequests:         cfg.MaxConcurrentRequests,
+			MaxConcurrentRequests:         k.permits(cfg),
 			FallbackMaxConcurrentRequests: cfg.FallbackMaxConcurrentRequests,
 			RequestCacheEnabled:           !cfg.RequestCacheDisabled,
 			RequestLogEnabled:             !cfg.RequestLogDisabled,
 		},
 	}
 	return st
+}
+
+// permits returns the execution permits of the key under semaphore
+// isolation: its adaptive limit's, when it has one.
+func (k *keyState) permits(cfg *Config) int {
+	if l := k.limiterFor(cfg); l != nil {
+		return l.Limit()
+	}
+	return cfg.MaxConcurrentRequests
+}
+
+// limiterFor returns the key's adaptive limit if cfg, its Config, names
+// one.
+func (k *keyState) limiterFor(cfg *Config) *limit.Limiter {
+	if cfg.AdaptiveLimit == nil {
+		return nil
+	}
+	return k.limiter.Load()
 }
 
 // Configure changes the configuration of the commands of key, live: the
@@ -198,6 +221,7 @@ func (r *Registry) Configure(key string, cfg Config) error {
 	cfg.Metrics = k.config.Load().Metrics
 	k.fallbackSem.limit.Store(int64(cfg.FallbackMaxConcurrentRequests))
 	k.breaker.SetConfig(cfg.Breaker)
+	k.limiter.Store(nextLimiter(k.limiter.Load(), cfg.AdaptiveLimit, cfg.MaxConcurrentRequests))
 	k.config.Store(&cfg)
 	return nil
 }
