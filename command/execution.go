@@ -29,12 +29,12 @@ type execution struct {
 	fellBack    bool                     // a fallback ran after end
 	concurrency int64                    // at the start of run; positive while an execution permit or start is held
 	runStart    int64                    // when user code started, once executed
+	terminal    bool                     // a terminal event was recorded
 
 	// limiter is the adaptive limit that admitted the execution, if
 	// any: its key's under semaphore isolation, limitPool's otherwise.
 	limiter   *limit.Limiter
 	limitPool *pool
-	terminal  bool // a terminal event was recorded
 
 	fallbackPermit bool // a fallback permit is held
 	finished       bool // the Completion was published
