@@ -178,6 +178,7 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 			TimeoutEnabled:                cfg.Timeout > 0,
 			InterruptOnTimeout:            true,
 			MaxConcurrentRequests:         k.permits(cfg),
+			AdaptiveLimit:                 k.adaptiveLimitName(cfg),
 			FallbackMaxConcurrentRequests: cfg.FallbackMaxConcurrentRequests,
 			RequestCacheEnabled:           !cfg.RequestCacheDisabled,
 			RequestLogEnabled:             !cfg.RequestLogDisabled,
@@ -193,6 +194,16 @@ func (k *keyState) permits(cfg *Config) int {
 		return l.Limit()
 	}
 	return cfg.MaxConcurrentRequests
+}
+
+// adaptiveLimitName names the algorithm of the key's permits, or is ""
+// for a fixed count or under pool isolation (where the pool's limit
+// rules).
+func (k *keyState) adaptiveLimitName(cfg *Config) string {
+	if l := k.limiterFor(cfg); l != nil && cfg.Isolation == SemaphoreIsolation {
+		return l.Algorithm().Name()
+	}
+	return ""
 }
 
 // limiterFor returns the key's adaptive limit if cfg, its Config, names
