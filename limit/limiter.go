@@ -26,11 +26,19 @@ type Sample struct {
 // Limiter is an adaptive limit: [Limiter.Limit] is read on every
 // admission, [Limiter.Record] updates it with a sample. It is safe for
 // concurrent use; samples are applied one at a time, in the order their
-// callers take its lock.
+// callers take its lock, and a sample that is not a drop is skipped when
+// another is being applied at that moment, so that callers never queue
+// on the limiter: under contention the algorithm sees every drop and a
+// share of the other samples, each applied exactly as its formula says.
+//
+// Every admission reads the limit and every sample writes the estimate,
+// so the two are on cache lines of their own, and the limit is written
+// only when its integer part changes.
 type Limiter struct {
 	algorithm Algorithm
 	limit     atomic.Int64 // the integer part of estimate
 
+	_        [64]byte
 	mu       sync.Mutex
 	est      estimator
 	estimate float64
@@ -70,14 +78,21 @@ func (l *Limiter) Bounds() (min, max int) { return l.est.bounds() }
 // Record updates the limit with s as its algorithm's formula says, and
 // returns the limit before and after.
 func (l *Limiter) Record(s Sample) (before, after int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	before = int(l.limit.Load())
 	if s.RTT <= 0 {
+		before = int(l.limit.Load())
 		return before, before
 	}
+	if s.Dropped {
+		l.mu.Lock()
+	} else if !l.mu.TryLock() {
+		before = int(l.limit.Load())
+		return before, before
+	}
+	before = int(l.limit.Load())
 	l.set(l.est.update(l.estimate, s))
-	return before, int(l.limit.Load())
+	after = int(l.limit.Load())
+	l.mu.Unlock()
+	return before, after
 }
 
 // Estimate returns the limit as the algorithm holds it, a real number
@@ -91,5 +106,7 @@ func (l *Limiter) Estimate() float64 {
 // set makes estimate the limit; l.mu is held or l is not shared yet.
 func (l *Limiter) set(estimate float64) {
 	l.estimate = estimate
-	l.limit.Store(max(1, int64(math.Floor(estimate))))
+	if n := max(1, int64(math.Floor(estimate))); n != l.limit.Load() {
+		l.limit.Store(n)
+	}
 }

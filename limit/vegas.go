@@ -54,6 +54,7 @@ type vegas struct {
 	cfg     Vegas
 	noLoad  time.Duration // rtt_noload; 0 until the first sample
 	samples int           // since rtt_noload was last probed
+	log     log10Cache
 }
 
 func (v *vegas) bounds() (int, int) { return v.cfg.MinLimit, v.cfg.MaxLimit }
@@ -70,7 +71,7 @@ func (v *vegas) update(limit float64, s Sample) float64 {
 		v.noLoad = s.RTT
 		return limit
 	}
-	f := log10AtLeast1(limit)
+	f := v.log.of(limit)
 	next := limit
 	switch {
 	case s.Dropped:
@@ -92,7 +93,18 @@ func (v *vegas) update(limit float64, s Sample) float64 {
 	return clamp(next, float64(v.cfg.MinLimit), float64(v.cfg.MaxLimit))
 }
 
-// log10AtLeast1 is log10 of the integer part of limit, at least 1.
-func log10AtLeast1(limit float64) float64 {
-	return max(1, math.Log10(math.Floor(limit)))
+// log10Cache computes log10 of the integer part of a limit, at least 1,
+// and keeps the last: the integer part changes far less often than the
+// limit is updated, and a logarithm costs more than the rest of an
+// update.
+type log10Cache struct {
+	n   int
+	log float64
+}
+
+func (c *log10Cache) of(limit float64) float64 {
+	if n := int(limit); n != c.n || c.log == 0 {
+		c.n, c.log = n, max(1, math.Log10(float64(n)))
+	}
+	return c.log
 }
