@@ -268,3 +268,18 @@ func TestAdaptiveLimitValidation(t *testing.T) {
 	assert.Equal(t, "Gradient2.MinLimit", ce.Field)
 	assert.Equal(t, 0, r.PoolCount())
 }
+
+// Config.AdaptiveLimit is the semaphore's: a pool-isolated key's limit is
+// its pool's, and the key reports its fixed permits.
+func TestConfigAdaptiveLimitIsTheSemaphores(t *testing.T) {
+	h := newHarness(t)
+	require.NoError(t, h.reg.Configure("GetUser", Config{Isolation: PoolIsolation, AdaptiveLimit: limit.AIMD{}}))
+	p := h.state("GetUser").CommandStatus().Properties
+	assert.Equal(t, DefaultMaxConcurrentRequests, p.MaxConcurrentRequests)
+	assert.Empty(t, p.AdaptiveLimit)
+
+	require.NoError(t, h.reg.Configure("GetUser", Config{Isolation: SemaphoreIsolation, AdaptiveLimit: limit.AIMD{}}))
+	p = h.state("GetUser").CommandStatus().Properties
+	assert.Equal(t, limit.DefaultAIMDMinLimit, p.MaxConcurrentRequests, "10 raised to AIMD's MinLimit")
+	assert.Equal(t, "aimd", p.AdaptiveLimit)
+}

@@ -197,19 +197,19 @@ func (k *keyState) permits(cfg *Config) int {
 }
 
 // adaptiveLimitName names the algorithm of the key's permits, or is ""
-// for a fixed count or under pool isolation (where the pool's limit
-// rules).
+// for a fixed count.
 func (k *keyState) adaptiveLimitName(cfg *Config) string {
-	if l := k.limiterFor(cfg); l != nil && cfg.Isolation == SemaphoreIsolation {
+	if l := k.limiterFor(cfg); l != nil {
 		return l.Algorithm().Name()
 	}
 	return ""
 }
 
 // limiterFor returns the key's adaptive limit if cfg, its Config, names
-// one.
+// one under semaphore isolation; under pool isolation the pool's limit
+// rules.
 func (k *keyState) limiterFor(cfg *Config) *limit.Limiter {
-	if cfg.AdaptiveLimit == nil {
+	if cfg.AdaptiveLimit == nil || cfg.Isolation != SemaphoreIsolation {
 		return nil
 	}
 	return k.limiter.Load()
