@@ -8,7 +8,8 @@
 # (default 5), MEMORY_KEYS to the memory benchmark (default 10000), ISOLATION_DURATION to each
 # isolation run (default 20s). On 2 cores the defaults take about 10 minutes: five rounds of peers
 # and reactive pipelines (about 6 minutes), memory, the collapser, five rounds of the fleet rows
-# (which start a redis-server of their own), and six 20 s isolation runs.
+# (which start a redis-server of their own), six 20 s isolation runs, and seed 004's scenario for
+# fixed pools and adaptive limits (about 30 s).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -92,6 +93,11 @@ commands+=(-command "(cd bench && $(shown "${iso[@]}"))")
 echo "run.sh: $(shown "${iso[@]}")" >&2
 "${iso[@]}" >"$work/isolation.md"
 
+adaptive=(go run ./adaptive/cmd/adaptive)
+commands+=(-command "(cd bench && $(shown "${adaptive[@]}"))")
+echo "run.sh: $(shown "${adaptive[@]}")" >&2
+"${adaptive[@]}" >"$work/adaptive.md"
+
 go run ./cmd/benchreport \
 	-go "$(go version)" \
 	-cores "$(nproc)" \
@@ -101,6 +107,7 @@ go run ./cmd/benchreport \
 	-notes notes.md \
 	"${missing[@]}" \
 	-section "Isolation (seed 002)=$work/isolation.md" \
+	-section "Adaptive limits (seed 004)=$work/adaptive.md" \
 	-o ../BENCHMARKS.md \
 	"${inputs[@]}"
 echo "run.sh: wrote $(cd .. && pwd)/BENCHMARKS.md" >&2

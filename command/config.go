@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/limit"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
@@ -63,6 +64,15 @@ type Config struct {
 	// concurrent executions (as in Hystrix, where they coincide): an
 	// execution of the key running in a pool, if any, holds one too.
 	MaxConcurrentRequests int
+	// AdaptiveLimit, when not nil, replaces MaxConcurrentRequests under
+	// semaphore isolation with a limit that adapts to the latency of the
+	// key's executions (see package limit); MaxConcurrentRequests is then
+	// its starting point, unless the algorithm sets an InitialLimit. A
+	// pool-isolated command's limit is its pool's: see
+	// PoolConfig.AdaptiveLimit. Configure can switch it on, off or to
+	// another algorithm live; writing back the same algorithm keeps the
+	// limit where it is.
+	AdaptiveLimit limit.Algorithm
 	// FallbackMaxConcurrentRequests is the number of concurrent fallbacks;
 	// 0 means 10.
 	FallbackMaxConcurrentRequests int
@@ -109,6 +119,11 @@ func (c Config) Validate() error {
 	}
 	if c.FallbackMaxConcurrentRequests < 0 {
 		return fmt.Errorf("command: Config.FallbackMaxConcurrentRequests: %d is negative", c.FallbackMaxConcurrentRequests)
+	}
+	if c.AdaptiveLimit != nil {
+		if err := c.AdaptiveLimit.Validate(); err != nil {
+			return fmt.Errorf("command: Config.AdaptiveLimit: %w", err)
+		}
 	}
 	if err := c.Breaker.Validate(); err != nil {
 		return fmt.Errorf("command: Config.Breaker: %w", err)
@@ -163,6 +178,15 @@ type PoolConfig struct {
 	// queue, even below MaxQueueSize; it can change live, MaxQueueSize
 	// cannot. 0 means 5.
 	QueueSizeRejectionThreshold int
+	// AdaptiveLimit, when not nil, replaces CoreSize with a limit on the
+	// workers that adapts to the latency of the pool's executions (see
+	// package limit): CoreSize is then its starting point, unless the
+	// algorithm sets an InitialLimit, and the algorithm's MaxLimit bounds
+	// the workers. The queue works in front of it as in front of
+	// CoreSize. ConfigurePool can switch it on, off or to another
+	// algorithm live; writing back the same algorithm keeps the limit
+	// where it is.
+	AdaptiveLimit limit.Algorithm
 	// IdleTimeout retires a pool made for a per-call pool key (WithPoolKey)
 	// when it has had no work for this long; 0 means one minute, negative
 	// keeps it for ever. Pools named by Config.Pool are never retired.
@@ -183,6 +207,11 @@ func (c PoolConfig) Validate() error {
 	}
 	if c.QueueSizeRejectionThreshold < 0 {
 		return fmt.Errorf("command: PoolConfig.QueueSizeRejectionThreshold: %d is negative", c.QueueSizeRejectionThreshold)
+	}
+	if c.AdaptiveLimit != nil {
+		if err := c.AdaptiveLimit.Validate(); err != nil {
+			return fmt.Errorf("command: PoolConfig.AdaptiveLimit: %w", err)
+		}
 	}
 	return nil
 }

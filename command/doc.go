@@ -51,6 +51,13 @@
 //     Hystrix (a pool for a Command, a semaphore for an
 //     [ObservableCommand]). [Command.WithPoolKey] runs each call in a pool
 //     of its own key, such as one per downstream URL.
+//   - A pool's size and a semaphore's permits are fixed numbers by
+//     default, as in Hystrix; [PoolConfig.AdaptiveLimit] and
+//     [Config.AdaptiveLimit] make them an adaptive limit (package limit:
+//     Vegas, Gradient2, AIMD) that each execution's latency and timeout
+//     move, live-switchable. A call over the limit is THREAD_POOL_REJECTED
+//     or SEMAPHORE_REJECTED and gets the fallback; the stream, the
+//     dashboard and Prometheus show the limit where they show the size.
 //   - Bad configuration is refused with a message naming what is wrong:
 //     the constructors and options (New, NewObservable, NewCollapser,
 //     WithConfig, ...) panic, as regexp.MustCompile does, since what they

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/limit"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
@@ -27,7 +28,13 @@ type execution struct {
 	ended       bool                     // run's outcome was recorded
 	fellBack    bool                     // a fallback ran after end
 	concurrency int64                    // at the start of run; positive while an execution permit or start is held
+	runStart    int64                    // when user code started, once executed
 	terminal    bool                     // a terminal event was recorded
+
+	// limiter is the adaptive limit that admitted the execution, if
+	// any: its key's under semaphore isolation, limitPool's otherwise.
+	limiter   *limit.Limiter
+	limitPool *pool
 
 	fallbackPermit bool // a fallback permit is held
 	finished       bool // the Completion was published
@@ -99,7 +106,11 @@ func (e *execution) attempt() bool {
 // metrics: taking one counts the execution as started, and the Completion
 // gives it back (see metricsstream.CommandMetrics.TryMarkStartAt).
 func (e *execution) acquire() bool {
-	if n, ok := e.k.metrics.TryMarkStartAt(e.start, int64(e.cfg.MaxConcurrentRequests)); ok {
+	permits := int64(e.cfg.MaxConcurrentRequests)
+	if l := e.k.limiterFor(e.cfg); l != nil {
+		e.limiter, permits = l, int64(l.Limit())
+	}
+	if n, ok := e.k.metrics.TryMarkStartAt(e.start, permits); ok {
 		e.concurrency = n
 		return true
 	}
@@ -118,10 +129,19 @@ func (e *execution) poolRejected() {
 // isolation acquire has counted it already.
 func (e *execution) runStarted() {
 	e.executed = true
+	if e.runStart == 0 {
+		e.runStart = e.start
+	}
 	if e.concurrency == 0 {
 		e.concurrency = e.k.metrics.MarkStartAt(e.start)
 	}
 	e.hook(func(h ExecutionHook) { h.ExecutionStart(e.k.key) })
+}
+
+// ranOnWorker records that user code ran on a pool worker, which counted
+// its start: the concurrency it recorded, and when it started.
+func (e *execution) ranOnWorker(concurrency, started int64) {
+	e.executed, e.concurrency, e.runStart = true, concurrency, started
 }
 
 func (e *execution) markNonSuccess() {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/limit"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
@@ -80,8 +81,9 @@ type pool struct {
 	clock    clock.Clock
 	recorder poolRecorder
 	config   atomic.Pointer[PoolConfig]
-	lastUsed atomic.Int64 // unix nanoseconds of a recent submit, to the millisecond
-	ended    atomic.Bool  // retired, as busy tells; read where busy would be a miss
+	limiter  atomic.Pointer[limit.Limiter] // PoolConfig.AdaptiveLimit's, stored before the config naming it
+	lastUsed atomic.Int64                  // unix nanoseconds of a recent submit, to the millisecond
+	ended    atomic.Bool                   // retired, as busy tells; read where busy would be a miss
 
 	_       [64]byte
 	busy    atomic.Int64 // tasks running user code, at most CoreSize
@@ -97,6 +99,7 @@ func newPool(key string, cfg PoolConfig, perCall bool, c clock.Clock, recorder p
 	p := &pool{key: key, perCall: perCall, clock: c, recorder: recorder}
 	recorder.CountActiveWith(p.active)
 	cfg = cfg.withDefaults()
+	p.limiter.Store(nextLimiter(nil, cfg.AdaptiveLimit, cfg.CoreSize))
 	p.config.Store(&cfg)
 	return p
 }
@@ -179,12 +182,16 @@ func (p *pool) exit() {
 	}
 }
 
-// acquire takes a slot if fewer than CoreSize tasks run and the pool is
-// not retired.
+// acquire takes a slot if fewer tasks than the pool's size run and the
+// pool is not retired.
 func (p *pool) acquire(cfg *PoolConfig) bool {
+	size := int64(cfg.CoreSize)
+	if cfg.AdaptiveLimit != nil {
+		size = int64(p.capacity(cfg))
+	}
 	for {
 		n := p.busy.Load()
-		if n < 0 || n >= int64(cfg.CoreSize) {
+		if n < 0 || n >= size {
 			return false
 		}
 		if p.busy.CompareAndSwap(n, n+1) {
@@ -266,14 +273,39 @@ func (p *pool) next() task {
 	return t
 }
 
+// capacity returns how many tasks may run at once: CoreSize, or the adaptive
+// limit's current limit when cfg, the pool's config, names one.
+func (p *pool) capacity(cfg *PoolConfig) int {
+	if l := p.limiterFor(cfg); l != nil {
+		return l.Limit()
+	}
+	return cfg.CoreSize
+}
+
+// limiterFor returns the pool's adaptive limit if cfg, its config, names
+// one.
+func (p *pool) limiterFor(cfg *PoolConfig) *limit.Limiter {
+	if cfg.AdaptiveLimit == nil {
+		return nil
+	}
+	return p.limiter.Load()
+}
+
 // PoolStatus reports the pool's sizes to its metrics, for the dashboard
-// stream.
+// stream: with an adaptive limit, the core and maximum sizes are its
+// current limit.
 func (p *pool) PoolStatus() metricsstream.PoolStatus {
 	cfg := p.config.Load()
 	running, _ := p.size()
+	size := p.capacity(cfg)
+	var adaptive string
+	if l := p.limiterFor(cfg); l != nil {
+		adaptive = l.Algorithm().Name()
+	}
 	return metricsstream.PoolStatus{
-		CoreSize:                    cfg.CoreSize,
-		MaximumSize:                 cfg.CoreSize,
+		CoreSize:                    size,
+		MaximumSize:                 size,
+		AdaptiveLimit:               adaptive,
 		PoolSize:                    running,
 		LargestPoolSize:             int(p.largest.Load()),
 		MaxQueueSize:                cfg.MaxQueueSize,
@@ -281,16 +313,29 @@ func (p *pool) PoolStatus() metricsstream.PoolStatus {
 	}
 }
 
-// configure changes the pool's size and queue threshold live. MaxQueueSize
-// is kept from creation, as in Hystrix. A larger CoreSize starts workers
-// for queued tasks at once.
+// configure changes the pool's size, adaptive limit and queue threshold
+// live. MaxQueueSize is kept from creation, as in Hystrix. A larger size
+// starts workers for queued tasks at once.
 func (p *pool) configure(cfg PoolConfig) {
 	cfg = cfg.withDefaults()
-	cfg.MaxQueueSize = p.config.Load().MaxQueueSize
+	old := p.config.Load()
+	cfg.MaxQueueSize = old.MaxQueueSize
+	start := cfg.CoreSize
+	if l := p.limiterFor(old); l != nil {
+		start = l.Limit()
+	}
+	p.limiter.Store(nextLimiter(p.limiterFor(old), cfg.AdaptiveLimit, start))
 	p.config.Store(&cfg)
-	for {
+	p.startQueued()
+}
+
+// startQueued starts workers for queued tasks while slots are free: after
+// the pool's size grew.
+func (p *pool) startQueued() {
+	for p.queued.Load() > 0 {
+		cfg := p.config.Load()
 		p.mu.Lock()
-		t := p.popLocked(&cfg)
+		t := p.popLocked(cfg)
 		p.recorder.SetQueueSize(len(p.queue))
 		p.mu.Unlock()
 		if t == nil {

@@ -53,6 +53,7 @@ type poolCall[In, Out any] struct {
 	wait *callWait
 
 	concurrency atomic.Int64 // the command's concurrency when run started
+	started     int64        // when run started; written before concurrency
 
 	// owner, when not nil, is the subscription the call runs for: the
 	// worker tells it, and nobody waits on wait.
@@ -81,7 +82,7 @@ func (c *core[In, Out]) getCall(ctx context.Context, in In) *poolCall[In, Out] {
 func (call *poolCall[In, Out]) recycle() {
 	var zeroIn In
 	var zeroOut Out
-	call.ctx, call.in, call.out, call.err, call.end = nil, zeroIn, zeroOut, nil, 0
+	call.ctx, call.in, call.out, call.err, call.end, call.started = nil, zeroIn, zeroOut, nil, 0, 0
 	call.owner = nil
 	call.concurrency.Store(0)
 	call.cmd.calls.Put(call)
@@ -113,6 +114,7 @@ func (call *poolCall[In, Out]) runTask(p *pool, start int64) int64 {
 		return unread
 	}
 	k := call.cmd.k
+	call.started = start
 	call.concurrency.Store(k.metrics.MarkStartAt(start))
 	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
 		callHooks(global, local, func(h ExecutionHook) { h.ExecutionStart(k.key) })
@@ -165,21 +167,23 @@ func (call *poolCall[In, Out]) startedConcurrency() int64 {
 
 // abandon is the caller leaving; it returns the state it left in, or
 // callDone if run had already returned, and for a running call the
-// concurrency its worker recorded. That is read before the call is
-// abandoned: once it is, the worker recycles the call as soon as run
-// returns, and a later read could wait for ever on a recycled call.
-func (call *poolCall[In, Out]) abandon() (int32, int64) {
+// concurrency its worker recorded and when run started. They are read
+// before the call is abandoned: once it is, the worker recycles the call
+// as soon as run returns, and a later read could wait for ever on a
+// recycled call.
+func (call *poolCall[In, Out]) abandon() (state int32, concurrency, started int64) {
 	for {
 		s := call.state.Load()
-		var n int64
+		var n, start int64
 		switch s {
 		case callDone:
-			return callDone, 0
+			return callDone, 0, 0
 		case callRunning:
 			n = call.startedConcurrency() // the worker keeps the call while it runs
+			start = call.started
 		}
 		if call.state.CompareAndSwap(s, callAbandoned) {
-			return s, n
+			return s, n, start
 		}
 	}
 }
@@ -235,7 +239,7 @@ func (c *core[In, Out]) executeInPool(ctx context.Context, e *execution, in In) 
 	o := outcomeSuccess
 	if answered {
 		v, err, now = call.out, call.err, call.end
-		e.executed, e.concurrency = true, call.concurrency.Load()
+		e.ranOnWorker(call.concurrency.Load(), call.started)
 		o = classifyInTime(ctx, runCtx, err)
 		call.recycle()
 	} else if call.state.Load() == callQueued && p.remove(call) {
@@ -248,17 +252,17 @@ func (c *core[In, Out]) executeInPool(ctx context.Context, e *execution, in In) 
 		call.recycle()
 		now = c.k.registry.now()
 	} else {
-		switch state, concurrency := call.abandon(); state {
+		switch state, concurrency, started := call.abandon(); state {
 		case callQueued:
 			// A worker took the run and will find it abandoned.
 			o = classify(ctx, runCtx, err)
 		case callRunning:
-			e.executed, e.concurrency = true, concurrency
+			e.ranOnWorker(concurrency, started)
 			o = classify(ctx, runCtx, err)
 		case callDone:
 			<-call.wait.wake
 			v, err, now = call.out, call.err, call.end
-			e.executed, e.concurrency = true, call.concurrency.Load()
+			e.ranOnWorker(call.concurrency.Load(), call.started)
 			o = classifyInTime(ctx, runCtx, err)
 			call.recycle()
 		}
@@ -289,15 +293,22 @@ func (c *core[In, Out]) poolFor(e *execution, in In) (*pool, error) {
 }
 
 // poolOf returns the pool the execution runs in: the one poolKey names for
-// in, when there is a poolKey, or the key's Config.Pool.
+// in, when there is a poolKey, or the key's Config.Pool. The execution
+// samples the pool's adaptive limit, if it has one.
 func poolOf[In any](e *execution, poolKey func(In) string, in In) (*pool, error) {
+	var p *pool
 	if poolKey == nil {
-		return e.k.namedPool(e.pool), nil
+		p = e.k.namedPool(e.pool)
+	} else {
+		name, err := poolKeyOf(e.k.key, poolKey, in)
+		if err != nil {
+			return nil, err
+		}
+		e.pool = name
+		p = e.k.registry.pool(name, true)
 	}
-	name, err := poolKeyOf(e.k.key, poolKey, in)
-	if err != nil {
-		return nil, err
+	if l := p.limiter.Load(); l != nil {
+		e.limiter, e.limitPool = l, p
 	}
-	e.pool = name
-	return e.k.registry.pool(name, true), nil
+	return p, nil
 }

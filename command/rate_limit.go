@@ -20,18 +20,18 @@ type rateLimiter struct {
 // change of rate or burst applies to the existing bucket, live.
 func (k *keyState) setRateLimit(cfg RateLimitConfig) {
 	if !cfg.Enabled {
-		k.limiter.Store(nil)
+		k.tokens.Store(nil)
 		return
 	}
 	now := k.registry.clock.Now()
-	if rl := k.limiter.Load(); rl != nil {
+	if rl := k.tokens.Load(); rl != nil {
 		rl.l.SetLimitAt(now, rate.Limit(cfg.Rate))
 		rl.l.SetBurstAt(now, cfg.burst())
 		return
 	}
 	l := rate.NewLimiter(rate.Limit(cfg.Rate), cfg.burst())
 	l.AllowN(now, 0) // starts the bucket full, now
-	k.limiter.Store(&rateLimiter{l: l})
+	k.tokens.Store(&rateLimiter{l: l})
 }
 
 // admitRate takes a token of the key's limiter for the execution, waiting
@@ -40,7 +40,7 @@ func (k *keyState) setRateLimit(cfg RateLimitConfig) {
 // open circuit spends no token, and before the permits, so a refused
 // execution holds none.
 func (e *execution) admitRate(ctx, callerCtx context.Context) bool {
-	rl := e.k.limiter.Load()
+	rl := e.k.tokens.Load()
 	if rl == nil {
 		return true
 	}

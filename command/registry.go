@@ -9,6 +9,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/clock"
 	iclock "github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/limit"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
@@ -105,8 +106,11 @@ type keyState struct {
 	// pool is the pool named by the key's Config.Pool when last looked
 	// up, which saves busy keys a lookup by name per execution.
 	pool atomic.Pointer[pool]
-	// limiter is the key's token bucket while Config.RateLimit is on.
-	limiter atomic.Pointer[rateLimiter]
+	// limiter is the adaptive limit of Config.AdaptiveLimit, if any; it
+	// is stored before the Config that names it.
+	limiter atomic.Pointer[limit.Limiter]
+	// tokens is the key's token bucket while Config.RateLimit is on.
+	tokens atomic.Pointer[rateLimiter]
 	// retrying counts the key's retries and hedges in flight, for the
 	// retry budget.
 	retrying atomic.Int64
@@ -147,6 +151,7 @@ func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation)
 		plugins:          r.pluginsOf(key),
 		fallbackSem:      newSemaphore(cfg.FallbackMaxConcurrentRequests),
 	}
+	k.limiter.Store(nextLimiter(nil, cfg.AdaptiveLimit, cfg.MaxConcurrentRequests))
 	k.config.Store(&cfg)
 	k.setRateLimit(cfg.RateLimit)
 	metricsCfg := cfg.Metrics
@@ -181,13 +186,42 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 			Timeout:                       max(cfg.Timeout, 0),
 			TimeoutEnabled:                cfg.Timeout > 0,
 			InterruptOnTimeout:            true,
-			MaxConcurrentRequests:         cfg.MaxConcurrentRequests,
+			MaxConcurrentRequests:         k.permits(cfg),
+			AdaptiveLimit:                 k.adaptiveLimitName(cfg),
 			FallbackMaxConcurrentRequests: cfg.FallbackMaxConcurrentRequests,
 			RequestCacheEnabled:           !cfg.RequestCacheDisabled,
 			RequestLogEnabled:             !cfg.RequestLogDisabled,
 		},
 	}
 	return st
+}
+
+// permits returns the execution permits of the key under semaphore
+// isolation: its adaptive limit's, when it has one.
+func (k *keyState) permits(cfg *Config) int {
+	if l := k.limiterFor(cfg); l != nil {
+		return l.Limit()
+	}
+	return cfg.MaxConcurrentRequests
+}
+
+// adaptiveLimitName names the algorithm of the key's permits, or is ""
+// for a fixed count.
+func (k *keyState) adaptiveLimitName(cfg *Config) string {
+	if l := k.limiterFor(cfg); l != nil {
+		return l.Algorithm().Name()
+	}
+	return ""
+}
+
+// limiterFor returns the key's adaptive limit if cfg, its Config, names
+// one under semaphore isolation; under pool isolation the pool's limit
+// rules.
+func (k *keyState) limiterFor(cfg *Config) *limit.Limiter {
+	if cfg.AdaptiveLimit == nil || cfg.Isolation != SemaphoreIsolation {
+		return nil
+	}
+	return k.limiter.Load()
 }
 
 // Configure changes the configuration of the commands of key, live: the
@@ -208,6 +242,7 @@ func (r *Registry) Configure(key string, cfg Config) error {
 	k.fallbackSem.limit.Store(int64(cfg.FallbackMaxConcurrentRequests))
 	k.breaker.SetConfig(cfg.Breaker)
 	k.setRateLimit(cfg.RateLimit)
+	k.limiter.Store(nextLimiter(k.limiter.Load(), cfg.AdaptiveLimit, cfg.MaxConcurrentRequests))
 	k.config.Store(&cfg)
 	return nil
 }

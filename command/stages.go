@@ -14,8 +14,8 @@ import (
 //	executeCommandWithSpecifiedIsolation  run on the caller (runHere) or a pool worker
 //	                                      (executeInPool, subscription.submit), under the
 //	                                      timeout (runContextFor)
-//	markEmits, markOnCompleted, onError   execution.concluded: the run's event and the
-//	                                      breaker's verdict
+//	markEmits, markOnCompleted, onError   execution.concluded: the run's event, the
+//	                                      breaker's verdict and the adaptive limit's sample
 //	handleFallback                        fallbackPermitted, callFallback, fallbackDone
 //	handleCommandEnd, unsubscribe         execution.finish: one Completion, every permit back
 //
@@ -52,6 +52,9 @@ func (e *execution) admit(ctx, callerCtx context.Context) FailureType {
 // returns what follows: noFailure (run's value stands), runCancelled, or
 // the failure the fallback stage handles, with its cause.
 func (e *execution) concluded(o outcome, err error, now int64) (FailureType, error) {
+	if e.limiter != nil {
+		e.sampleLimit(o, now)
+	}
 	switch o {
 	case outcomeSuccess:
 		e.succeeded(now)

@@ -177,7 +177,7 @@ func (s *subscription[In, Out]) starting(start int64) bool {
 		s.cancelLocked()
 		return false
 	}
-	s.e.concurrency = s.c.k.metrics.MarkStartAt(start)
+	s.e.concurrency, s.e.runStart = s.c.k.metrics.MarkStartAt(start), start
 	s.e.runStarted()
 	s.mu.Unlock()
 	return true

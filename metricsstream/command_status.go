@@ -17,7 +17,8 @@ type CommandProperties struct {
 	TimeoutEnabled                bool
 	InterruptOnTimeout            bool
 	PoolKeyOverride               string // empty when the pool key is not overridden
-	MaxConcurrentRequests         int
+	MaxConcurrentRequests         int    // an adaptive limit's current limit, when AdaptiveLimit is set
+	AdaptiveLimit                 string // the algorithm that sets MaxConcurrentRequests, or "" for a fixed count
 	FallbackMaxConcurrentRequests int
 	RequestCacheEnabled           bool
 	RequestLogEnabled             bool

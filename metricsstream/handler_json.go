@@ -134,6 +134,9 @@ func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
 	o.bool("propertyValue_executionIsolationThreadInterruptOnTimeout", p.InterruptOnTimeout)
 	o.stringOrNull("propertyValue_executionIsolationThreadPoolKeyOverride", p.PoolKeyOverride)
 	o.int("propertyValue_executionIsolationSemaphoreMaxConcurrentRequests", int64(p.MaxConcurrentRequests))
+	if p.AdaptiveLimit != "" {
+		o.string("propertyValue_executionIsolationSemaphoreAdaptiveLimit", p.AdaptiveLimit)
+	}
 	o.int("propertyValue_fallbackIsolationSemaphoreMaxConcurrentRequests", int64(p.FallbackMaxConcurrentRequests))
 	o.millis("propertyValue_metricsRollingStatisticalWindowInMilliseconds", s.Config.RollingWindow)
 	o.bool("propertyValue_requestCacheEnabled", p.RequestCacheEnabled)
@@ -150,7 +153,9 @@ func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
 }
 
 // appendPoolJSON appends the "HystrixThreadPool" object of s, every field
-// in Hystrix's order. Without a status provider the sizes are zero.
+// in Hystrix's order. Without a status provider the sizes are zero. A pool
+// with an adaptive limit adds propertyValue_maximumSize, the limit now,
+// and propertyValue_adaptiveLimit, its algorithm.
 func appendPoolJSON(b []byte, s *PoolSnapshot) []byte {
 	o := beginObject(b)
 	o.string("type", "HystrixThreadPool")
@@ -168,6 +173,11 @@ func appendPoolJSON(b []byte, s *PoolSnapshot) []byte {
 	o.int("rollingMaxActiveThreads", s.RollingMaxActive)
 	o.int("rollingCountCommandRejections", s.Rolling[PoolRejection])
 	o.int("propertyValue_queueSizeRejectionThreshold", int64(s.Status.QueueSizeRejectionThreshold))
+	if s.Status.AdaptiveLimit != "" {
+		// Not Hystrix's: the sizes above are an adaptive limit's.
+		o.int("propertyValue_maximumSize", int64(s.Status.MaximumSize))
+		o.string("propertyValue_adaptiveLimit", s.Status.AdaptiveLimit)
+	}
 	o.millis("propertyValue_metricsRollingStatisticalWindowInMilliseconds", s.Config.RollingWindow)
 	o.int("reportingHosts", 1)
 	return o.end()

@@ -211,6 +211,9 @@ type PoolStatus struct {
 	LargestPoolSize             int // currentLargestPoolSize: most workers ever alive
 	MaxQueueSize                int // maxQueueSize; <= 0: no queue
 	QueueSizeRejectionThreshold int // propertyValue_queueSizeRejectionThreshold
+	// AdaptiveLimit names the algorithm that sets CoreSize and
+	// MaximumSize, its current limit, or is "" for a fixed size.
+	AdaptiveLimit string // propertyValue_adaptiveLimit, when not ""
 }
 
 // PoolStatusProvider reports a pool's status. The command package

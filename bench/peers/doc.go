@@ -51,6 +51,11 @@
 //	rxhystrix-pool           Execute, pool isolation (a slot per caller, no queue), 1 s timeout
 //	rxhystrix-pool-no-timeout    the same without a timeout
 //	rxhystrix-forced-open    a forced-open breaker: the short-circuit path alone (failing only)
+//	rxhystrix-semaphore-vegas    rxhystrix-semaphore with an adaptive Vegas limit between the callers and twice as many
+//	rxhystrix-semaphore-gradient2  the same with Gradient2
+//	rxhystrix-semaphore-aimd     the same with AIMD
+//	rxhystrix-pool-vegas     rxhystrix-pool with an adaptive Vegas limit on the workers, between the callers and twice as many
+//	rxhystrix-pool-no-timeout-vegas  the same without a timeout
 //
 // and every other way of executing a command, each in semaphore isolation
 // without a timeout (rxhystrix-semaphore-MODE) and in pool isolation with

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/limit"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -114,6 +115,39 @@ func pool(timeout time.Duration) func(string, int) command.Config {
 		command.ConfigurePool(key, command.PoolConfig{CoreSize: callers})
 		return command.Config{Pool: key, Isolation: command.PoolIsolation, Timeout: timeout}
 	}
+}
+
+// adaptive returns config with an adaptive limit of algorithm a that
+// never falls below the callers (so that no call is rejected, as in every
+// row) and may rise to twice as many: the permits under semaphore
+// isolation, the pool's workers otherwise.
+func adaptive(config func(string, int) command.Config, a func(callers int) limit.Algorithm) func(string, int) command.Config {
+	return func(key string, callers int) command.Config {
+		cfg := config(key, callers)
+		if cfg.Isolation == command.SemaphoreIsolation {
+			cfg.AdaptiveLimit = a(callers)
+			return cfg
+		}
+		command.ConfigurePool(key, command.PoolConfig{CoreSize: callers, AdaptiveLimit: a(callers)})
+		return cfg
+	}
+}
+
+// The adaptive limits of the rows, between callers and twice as many.
+var (
+	vegasRow     = func(n int) limit.Algorithm { return limit.Vegas{MinLimit: n, MaxLimit: 2 * n} }
+	gradient2Row = func(n int) limit.Algorithm { return limit.Gradient2{MinLimit: n, MaxLimit: 2 * n} }
+	aimdRow      = func(n int) limit.Algorithm { return limit.AIMD{MinLimit: n, MaxLimit: 2 * n} }
+)
+
+func init() {
+	ourRows = append(ourRows,
+		rxhystrixRow("rxhystrix-semaphore-vegas", adaptive(semaphore(-1), vegasRow), byExecute, false),
+		rxhystrixRow("rxhystrix-semaphore-gradient2", adaptive(semaphore(-1), gradient2Row), byExecute, false),
+		rxhystrixRow("rxhystrix-semaphore-aimd", adaptive(semaphore(-1), aimdRow), byExecute, false),
+		rxhystrixRow("rxhystrix-pool-vegas", adaptive(pool(time.Second), vegasRow), byExecute, false),
+		rxhystrixRow("rxhystrix-pool-no-timeout-vegas", adaptive(pool(-1), vegasRow), byExecute, false),
+	)
 }
 
 func init() {

@@ -185,6 +185,13 @@ func TestBrowser(t *testing.T) {
 		assert.Equal(t, "semaphore", text(t, tab, field("command", "GetRecommendations", "adviceIsolation")))
 		assert.Equal(t, "–", text(t, tab, field("command", "LegacyInventory", "advicePoolSize")),
 			"no advice without traffic")
+		// Beside it, the pool's adaptive limit now, and its algorithm.
+		assert.Equal(t, "12", text(t, tab, field("command", "GetUser", "currentPoolSize")))
+		assert.Equal(t, "vegas", text(t, tab, field("command", "GetUser", "currentLimitKind")))
+		assert.Equal(t, "", text(t, tab, field("command", "PaymentGateway", "currentLimitKind")), "a fixed pool")
+		assert.Equal(t, "vegas", text(t, tab, field("pool", "UserService", "adaptiveLimit")))
+		assert.Equal(t, "12", text(t, tab, field("pool", "UserService", "maxPoolSize")))
+		assert.Equal(t, "", text(t, tab, field("pool", "PaymentService", "adaptiveLimit")))
 
 		// 23% of PaymentGateway's calls time out at its 1s timeout: its
 		// p99.5 is the timeout, and the advice says it cannot tell one
@@ -225,6 +232,8 @@ func TestBrowser(t *testing.T) {
 		assert.Equal(t, commas(paymentGateway(frameAfterStep).shortCircuited),
 			text(t, tab, field("command", "PaymentGateway", "shortCircuited")))
 		assert.Equal(t, "5", text(t, tab, field("pool", "PaymentService", "queued")))
+		waitText(t, tab, field("command", "GetUser", "currentPoolSize"), "15") // the limit moved, the advice did not
+		assert.Equal(t, "10", text(t, tab, field("command", "GetUser", "advicePoolSize")))
 		assert.NotContains(t, names(t, tab, "commands", "command"), "RetiredCommand", "deleteData removes a card")
 		assert.NotEmpty(t, attr(t, tab, field("command", "GetUser", "sparkline"), "d"), "the sparkline is drawn")
 

@@ -88,7 +88,13 @@
 // the stream carries the current setting (the command's timeout, its pool's
 // core size through the threadPool field, or its semaphore size) the card
 // shows it after "now", in orange when the pool is smaller than advised or
-// the timeout is below the advice or more than twice it.
+// the timeout is below the advice or more than twice it. When that size is
+// an adaptive limit (rxhystrix's propertyValue_adaptiveLimit on the pool,
+// propertyValue_executionIsolationSemaphoreAdaptiveLimit on a
+// semaphore-isolated command), the card names its algorithm after
+// "adaptive", and the size follows each frame of the pool, so that the
+// limit is seen moving beside the static advice; the pool card names the
+// algorithm too.
 //
 // # Streams as they are
 //
@@ -114,8 +120,9 @@
 // badRequest, timeout, rejected, failure, errorPercentage, hostRate,
 // clusterRate, circuit, forcedClosed, hosts, latency90, latency99,
 // latency995, latencyMean, latencyMedian, advicePoolSize, adviceTimeout,
-// currentPoolSize, currentTimeout, sparkline; and for pools active, queued,
-// poolSize, maxActive, executions, queueSize, rejected, maxPoolSize. A
+// currentPoolSize, currentLimitKind, currentTimeout, sparkline; and for pools
+// active, queued, poolSize, maxActive, executions, queueSize, rejected,
+// maxPoolSize, adaptiveLimit. A
 // command card's data-circuit is closed, open, forced-open, partial or
 // unknown; a card's data-health is green, yellow, orange or red (error
 // percentage below 25, below 40, below 50, and from 50). The connection

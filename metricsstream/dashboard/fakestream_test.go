@@ -306,6 +306,15 @@ func wave(k int, lo, hi int64, period float64) int64 {
 	return int64(math.Round(mid + amp*math.Cos(2*math.Pi*float64(k)/period)))
 }
 
+// userServiceLimit is the adaptive (Vegas) limit of GetUser's pool in
+// frame k: 12 workers, then 15 once the counts change.
+func userServiceLimit(k int) int64 {
+	if k >= frameAfterStep {
+		return 15
+	}
+	return 12
+}
+
 // getUser is the seed's sizing example: 30 requests per second at its peak
 // and 200 ms at p99, so the advice is 30 × 0.2 + 4 = 10 threads and a
 // 300 ms timeout.
@@ -445,9 +454,9 @@ func scenarioFrame(k int) [][]byte {
 	}
 	events = append(events,
 		dataEvent(hystrixThreadPool(poolCounts{
-			name: "UserService", active: 2 + int64(k%3), core: 10, executed: user.requests(),
+			name: "UserService", active: 2 + int64(k%3), core: userServiceLimit(k), executed: user.requests(),
 			maxActive: 6, queueThreshold: 5,
-		}, now)),
+		}, now).with("propertyValue_maximumSize", userServiceLimit(k)).with("propertyValue_adaptiveLimit", "vegas")),
 		dataEvent(hystrixThreadPool(poolCounts{
 			name: "PaymentService", active: 10, queued: 4 + int64(k%2), core: 10,
 			executed: pay.requests() - pay.poolRejected, maxActive: 10, rejections: pay.poolRejected,

@@ -68,6 +68,11 @@ var (
 		"The pool's CoreSize: the most commands its workers run at once.", poolLabels, nil)
 	poolWorkersDesc = prometheus.NewDesc("rxhystrix_pool_workers",
 		"The pool's workers alive now.", poolLabels, nil)
+	poolAdaptiveLimitDesc = prometheus.NewDesc("rxhystrix_pool_adaptive_limit",
+		"The adaptive limit on the pool's workers now, for a pool that has one.", []string{"pool", "algorithm"}, nil)
+	adaptiveLimitDesc = prometheus.NewDesc("rxhystrix_command_adaptive_limit",
+		"The adaptive limit on the command's execution permits now, for a semaphore-isolated command that has one.",
+		[]string{"command", "group", "algorithm"}, nil)
 
 	collapserEventsDesc = prometheus.NewDesc("rxhystrix_collapser_events_total",
 		"Events of the request collapser by Hystrix collapser event type (BATCH_EXECUTED, ADDED_TO_BATCH, RESPONSE_FROM_CACHE), since its metrics were created (up to the last closed rolling bucket).",
@@ -77,6 +82,7 @@ var (
 		commandEventsDesc, circuitOpenDesc, errorPercentageDesc, healthRequestsDesc, healthErrorsDesc,
 		concurrentDesc, rollingMaxConcurrentDesc, executionLatencyDesc, totalLatencyDesc, completionsDroppedDesc,
 		poolActiveDesc, poolQueuedDesc, poolExecutedDesc, poolRejectedDesc, poolCoreSizeDesc, poolWorkersDesc,
+		poolAdaptiveLimitDesc, adaptiveLimitDesc,
 		collapserEventsDesc,
 	}
 )
@@ -156,6 +162,9 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 			prometheus.MustNewConstMetric(completionsDroppedDesc, prometheus.CounterValue,
 				float64(m.DroppedCompletions()), labels...),
 		)
+		if p := s.Status.Properties; p.AdaptiveLimit != "" {
+			out = append(out, gauge(adaptiveLimitDesc, float64(p.MaxConcurrentRequests), append(labels, p.AdaptiveLimit)))
+		}
 
 		f := c.folds.Add(m)
 		out = append(out,
@@ -177,6 +186,9 @@ func collectPool(ch chan<- prometheus.Metric, s metricsstream.PoolSnapshot) {
 	if s.HasStatus {
 		ch <- gauge(poolCoreSizeDesc, float64(s.Status.CoreSize), labels)
 		ch <- gauge(poolWorkersDesc, float64(s.Status.PoolSize), labels)
+		if s.Status.AdaptiveLimit != "" {
+			ch <- gauge(poolAdaptiveLimitDesc, float64(s.Status.CoreSize), append(labels, s.Status.AdaptiveLimit))
+		}
 	}
 }
 

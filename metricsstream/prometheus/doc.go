@@ -24,6 +24,7 @@
 //	rxhystrix_command_execution_latency_seconds         histogram  how long the command's code ran
 //	rxhystrix_command_total_latency_seconds             histogram  how long callers waited
 //	rxhystrix_command_completions_dropped_total         counter    completions the Completions stream dropped for slow subscribers
+//	rxhystrix_command_adaptive_limit{algorithm}         gauge      the adaptive limit on the execution permits, when there is one
 //
 // Per worker pool, labelled pool:
 //
@@ -31,8 +32,9 @@
 //	rxhystrix_pool_queued_commands  gauge    commands waiting in its queue
 //	rxhystrix_pool_executed_total   counter  commands the pool ran (Hystrix's EXECUTED)
 //	rxhystrix_pool_rejected_total   counter  commands the pool refused (REJECTED)
-//	rxhystrix_pool_core_size        gauge    the pool's CoreSize
+//	rxhystrix_pool_core_size        gauge    the pool's CoreSize, or its adaptive limit now
 //	rxhystrix_pool_workers          gauge    workers alive now
+//	rxhystrix_pool_adaptive_limit{algorithm}  gauge  the adaptive limit on the workers, when there is one
 //
 // Per request collapser, labelled collapser:
 //

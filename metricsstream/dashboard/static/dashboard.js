@@ -338,10 +338,17 @@
 			(advice.why ? '; ' + advice.why : '') :
 			'Advice needs traffic: no rate or latency yet';
 
+		// An adaptive limit (rxhystrix's) moves with latency; it is shown
+		// beside the static advice, with its algorithm.
+		card.adviceArgs = [d, hosts, p99, p995];
+		var pool = semaphore ? undefined : poolOf(d);
 		var currentSize = semaphore ?
 			perHost(d.propertyValue_executionIsolationSemaphoreMaxConcurrentRequests, hosts) :
-			currentPoolSize(d, hosts);
+			(pool ? perHost(pool.currentCorePoolSize, hostsOf(pool)) : NaN);
+		var adaptive = semaphore ? d.propertyValue_executionIsolationSemaphoreAdaptiveLimit :
+			(pool ? pool.propertyValue_adaptiveLimit : undefined);
 		card.set('currentPoolSize', has(currentSize) ? String(currentSize) : '');
+		card.set('currentLimitKind', has(currentSize) && typeof adaptive === 'string' ? adaptive : '');
 		card.fields.currentPoolSize.classList.toggle('differs', has(currentSize) && has(size) && currentSize < size);
 
 		var currentTimeout = num(d.propertyValue_executionTimeoutInMilliseconds);
@@ -402,14 +409,18 @@
 				(share > 0 ? ' (' + pct + ' of calls time out, fewer than the 0.5% above p99.5)' : '')};
 	}
 
-	// currentPoolSize finds the core size of the command's thread pool among
-	// the pools the stream has shown.
-	function currentPoolSize(d, hosts) {
-		var key = typeof d.threadPool === 'string' ? d.threadPool :
+	// poolOf finds the latest object of the command's thread pool among the
+	// pools the stream has shown.
+	function poolOf(d) {
+		var key = poolKeyOf(d);
+		var pool = key !== undefined ? sections.pools.cards.get(String(key)) : undefined;
+		return pool && pool.latest ? pool.latest : undefined;
+	}
+
+	function poolKeyOf(d) {
+		return typeof d.threadPool === 'string' ? d.threadPool :
 			(typeof d.propertyValue_executionIsolationThreadPoolKeyOverride === 'string' ?
 				d.propertyValue_executionIsolationThreadPoolKeyOverride : d.group);
-		var pool = key !== undefined ? sections.pools.cards.get(String(key)) : undefined;
-		return pool && pool.latest ? perHost(pool.latest.currentCorePoolSize, hostsOf(pool.latest)) : NaN;
 	}
 
 	// ---- HystrixThreadPool ------------------------------------------------
@@ -434,6 +445,16 @@
 		card.set('queueSize', commas(perHost(d.propertyValue_queueSizeRejectionThreshold, hosts)));
 		card.set('rejected', commas(num(d.rollingCountCommandRejections)));
 		card.set('maxPoolSize', commas(num(d.currentMaximumPoolSize)));
+		var adaptive = typeof d.propertyValue_adaptiveLimit === 'string' ? d.propertyValue_adaptiveLimit : '';
+		card.set('adaptiveLimit', adaptive);
+
+		// The advice of the pool's commands shows its size now: a size that
+		// an adaptive limit moves between two frames of the command.
+		sections.commands.cards.forEach(function (c) {
+			if (c.adviceArgs && String(poolKeyOf(c.adviceArgs[0])) === String(d.name)) {
+				updateAdvice.apply(null, [c].concat(c.adviceArgs));
+			}
+		});
 
 		// As in Hystrix, each queued task per host counts as 1% of "error".
 		var queued = num(d.currentQueueSize);

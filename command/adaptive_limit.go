@@ -1,0 +1,84 @@
+package command
+
+import (
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/limit"
+)
+
+// Adaptive limits (Config.AdaptiveLimit, PoolConfig.AdaptiveLimit).
+//
+// A key under semaphore isolation and a pool each hold at most one
+// limit.Limiter, beside their Config; when their Config names an
+// algorithm, admission reads the limiter's limit where it would read
+// MaxConcurrentRequests or CoreSize, and nothing else changes: the
+// permits are still the key's concurrent executions, the workers still
+// the pool's busy count, so that a limiter switched or dropped live
+// holds no permit and loses none. A rejection at the limit is
+// SEMAPHORE_REJECTED or THREAD_POOL_REJECTED, and goes to the fallback,
+// as at a fixed limit.
+//
+// The samples come from the one stage that records how each run ended,
+// execution.concluded, which both drivers use: the latency of the user
+// code (from when it started on its worker, so that time spent in the
+// pool's queue, which the limit itself causes, is not read as the
+// downstream slowing down), the key's concurrency when it started, and
+// whether it timed out. Successes and failures are samples, a timeout is
+// a drop; a bad request or a cancellation says nothing about the
+// downstream, and a run that never started (rejected, short-circuited,
+// timed out in the queue) measured nothing: none of them is a sample. A
+// rejection by the limit is not a drop either, or each rejection would
+// lower the limit that caused it.
+//
+// The in-flight count of a sample is the key's concurrency, which is the
+// pool's busy workers when the pool serves one key (the default, a pool
+// per group); a pool shared by several keys sees each key's share, and
+// the algorithms that hold their limit at low concurrency hold it more
+// readily there.
+
+// sampleLimit gives e's limiter its sample: see above.
+func (e *execution) sampleLimit(o outcome, now int64) {
+	if !e.executed {
+		return
+	}
+	var dropped bool
+	switch o {
+	case outcomeSuccess, outcomeFailure:
+	case outcomeTimeout:
+		dropped = true
+	default:
+		return
+	}
+	before, after := e.limiter.Record(limit.Sample{
+		RTT:      time.Duration(now - e.runStart),
+		InFlight: int(e.concurrency),
+		Dropped:  dropped,
+	})
+	if after > before && e.limitPool != nil {
+		e.limitPool.startQueued()
+	}
+}
+
+// nextLimiter returns the limiter that serves algorithm a after cur
+// (nil if none): cur itself when it runs a already, so that a Config
+// written back unchanged keeps the limit where it is; a new limiter
+// otherwise, starting at cur's limit if there was one (a switch of
+// algorithm starts where the last one was) or at fixed. It returns nil
+// when a is nil. a has been validated.
+func nextLimiter(cur *limit.Limiter, a limit.Algorithm, fixed int) *limit.Limiter {
+	if a == nil {
+		return nil
+	}
+	if cur != nil && cur.Algorithm() == a {
+		return cur
+	}
+	start := fixed
+	if cur != nil {
+		start = cur.Limit()
+	}
+	l, err := limit.New(a, start)
+	if err != nil {
+		panic(err) // a was validated
+	}
+	return l
+}

@@ -1,0 +1,285 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/limit"
+)
+
+// adaptiveKey configures GetUser under iso with the adaptive limit a:
+// the key's permits under semaphore isolation, the Users pool's workers
+// (with a queue of queue places) otherwise. It returns a function that
+// reads the limit as the dashboard stream reports it.
+func adaptiveKey(t *testing.T, h *harness, iso Isolation, a limit.Algorithm, fixed, queue int, timeout time.Duration) func() int {
+	t.Helper()
+	cfg := Config{Isolation: iso, Pool: "Users", Timeout: timeout}
+	if iso == SemaphoreIsolation {
+		cfg.AdaptiveLimit, cfg.MaxConcurrentRequests = a, fixed
+		require.NoError(t, h.reg.Configure("GetUser", cfg))
+		return func() int { return h.state("GetUser").CommandStatus().Properties.MaxConcurrentRequests }
+	}
+	require.NoError(t, h.reg.Configure("GetUser", cfg))
+	require.NoError(t, h.reg.ConfigurePool("Users", PoolConfig{CoreSize: fixed, MaxQueueSize: queue, QueueSizeRejectionThreshold: max(queue, 1), AdaptiveLimit: a}))
+	return func() int {
+		st := h.reg.pool("Users", false).PoolStatus()
+		assert.Equal(t, st.CoreSize, st.MaximumSize)
+		assert.Equal(t, a.Name(), st.AdaptiveLimit)
+		return st.CoreSize
+	}
+}
+
+// The limit moves with the samples of both drivers as AIMD's formula
+// says: up by one for a call near the limit, down by the backoff ratio
+// for each timeout; a call over the limit is rejected as at a fixed
+// limit, goes to the fallback, and is not a drop.
+func TestAdaptiveLimitFollowsExecutions(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		limitNow := adaptiveKey(t, h, iso, limit.AIMD{MinLimit: 1, MaxLimit: 5, Timeout: -1}, 1, 0, 50*time.Millisecond)
+		g := newGate()
+		defer g.release()
+		var rejected []FailureType
+		var mu sync.Mutex
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			if id == 0 {
+				h.clock.Advance(10 * time.Millisecond)
+				return userName(id), nil
+			}
+			return "", g.wait(ctx, true)
+		}, WithRegistry(h.reg)).WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+			var ce *Error
+			if errors.As(err, &ce) {
+				mu.Lock()
+				rejected = append(rejected, ce.Failure)
+				mu.Unlock()
+			}
+			return "anonymous", nil
+		})
+		assert.Equal(t, 1, limitNow(), "CoreSize or MaxConcurrentRequests is the starting point")
+
+		v, err := m.exec(context.Background(), c, 0)
+		require.NoError(t, err)
+		assert.Equal(t, userName(0), v)
+		h.completion()
+		assert.Equal(t, 2, limitNow(), "1 in flight ≥ 1/2: L + 1")
+
+		holders := []<-chan callResult[string]{
+			goCall(func() (string, error) { return c.Execute(context.Background(), 1) }),
+		}
+		g.arrived(t)
+		holders = append(holders, goCall(func() (string, error) { return c.Execute(context.Background(), 2) }))
+		g.arrived(t)
+		v, err = m.exec(context.Background(), c, 3)
+		require.NoError(t, err)
+		assert.Equal(t, "anonymous", v)
+		want := PoolRejectedFailure
+		if iso == SemaphoreIsolation {
+			want = SemaphoreRejectedFailure
+		}
+		mu.Lock()
+		assert.Equal(t, []FailureType{want}, rejected)
+		mu.Unlock()
+		h.completion()
+		assert.Equal(t, 2, limitNow(), "a rejection is not a sample")
+
+		h.clock.Advance(50 * time.Millisecond)
+		for _, hc := range holders {
+			r := awaitCall(t, hc)
+			require.NoError(t, r.err)
+			assert.Equal(t, "anonymous", r.v)
+			h.completion()
+		}
+		assert.Equal(t, 1, limitNow(), "two timeouts: ⌊2·0.9⌋ = 1, then MinLimit")
+		g.release()
+		waitFor(t, "the timed-out runs to return", func() bool { return g.running.Load() == 0 })
+		if iso == PoolIsolation {
+			waitFor(t, "the workers to be free", func() bool { return h.pool("Users").idle() })
+		}
+		h.assertReleased("GetUser")
+	})
+}
+
+// A limit that grows starts queued runs at once, as a larger CoreSize
+// does, rather than one per run that ends.
+func TestAdaptivePoolLimitStartsQueuedRuns(t *testing.T) {
+	h := newHarness(t)
+	limitNow := adaptiveKey(t, h, PoolIsolation, limit.AIMD{MinLimit: 1, MaxLimit: 5, Timeout: -1}, 1, 5, -1)
+	gates := []*gate{newGate(), newGate(), newGate()}
+	entered := make(chan int, 3)
+	defer func() {
+		for _, g := range gates {
+			g.release()
+		}
+	}()
+	c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+		entered <- id
+		return userName(id), gates[id].wait(ctx, false)
+	}, WithRegistry(h.reg))
+	var calls []<-chan callResult[string]
+	for id := range gates {
+		calls = append(calls, goCall(func() (string, error) { return c.Execute(context.Background(), id) }))
+		if id == 0 {
+			assert.Equal(t, 0, recv(t, entered, "the first run"))
+		}
+	}
+	waitFor(t, "two runs to wait in the queue", func() bool { _, q := h.pool("Users").size(); return q == 2 })
+	assert.Equal(t, 1, limitNow())
+
+	h.clock.Advance(10 * time.Millisecond)
+	gates[0].release()
+	require.NoError(t, awaitCall(t, calls[0]).err)
+	// The first run's sample raised the limit to 2: both queued runs
+	// start, though neither has returned.
+	got := []int{recv(t, entered, "a queued run"), recv(t, entered, "the other queued run")}
+	assert.ElementsMatch(t, []int{1, 2}, got)
+	assert.Equal(t, 2, limitNow())
+	gates[1].release()
+	gates[2].release()
+	for _, call := range calls[1:] {
+		require.NoError(t, awaitCall(t, call).err)
+	}
+}
+
+// Switching the algorithm live, on and off, while executions run loses
+// no permit and no worker: afterwards every permit is back, and exactly
+// the limit's worth of executions can run at once.
+func TestAdaptiveLimitSwitchedLiveUnderLoad(t *testing.T) {
+	algorithms := []limit.Algorithm{
+		limit.Vegas{MaxLimit: 8},
+		limit.Gradient2{MinLimit: 2, MaxLimit: 8},
+		nil,
+		limit.AIMD{MinLimit: 2, MaxLimit: 8, Timeout: -1},
+	}
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			h.reg.onCompletion = nil // more executions than the harness keeps
+			adaptiveKey(t, h, iso, algorithms[0], 4, 4, -1)
+			release := newGate()
+			c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+				if id < 0 {
+					return "", release.wait(ctx, false)
+				}
+				h.clock.Advance(time.Millisecond)
+				return userName(id), nil
+			}, WithRegistry(h.reg)).WithFallback(fallbackName)
+
+			configure := func(a limit.Algorithm) {
+				if iso == SemaphoreIsolation {
+					require.NoError(t, h.reg.Configure("GetUser", Config{Isolation: iso, Pool: "Users", Timeout: -1, MaxConcurrentRequests: 4, AdaptiveLimit: a}))
+					return
+				}
+				require.NoError(t, h.reg.ConfigurePool("Users", PoolConfig{CoreSize: 4, MaxQueueSize: 4, QueueSizeRejectionThreshold: 4, AdaptiveLimit: a}))
+			}
+			var wg sync.WaitGroup
+			ctx, cancel := context.WithCancel(context.Background()) // a context that can end sends pool runs to workers
+			defer cancel()
+			for range 6 {
+				wg.Go(func() {
+					for i := range 200 {
+						if _, err := c.Execute(ctx, i); err != nil {
+							t.Error(err)
+							return
+						}
+					}
+				})
+			}
+			for i := range 100 {
+				configure(algorithms[i%len(algorithms)])
+			}
+			wg.Wait()
+			configure(limit.AIMD{InitialLimit: 3, MinLimit: 3, MaxLimit: 3})
+
+			if iso == PoolIsolation {
+				waitFor(t, "the workers to be free", func() bool { return h.pool("Users").idle() })
+			}
+			h.assertReleased("GetUser")
+			var held []<-chan callResult[string]
+			for range 3 {
+				held = append(held, goCall(func() (string, error) { return c.Execute(ctx, -1) }))
+				release.arrived(t)
+			}
+			if iso == PoolIsolation {
+				held = append(held, goCall(func() (string, error) { return c.Execute(ctx, -1) }))
+				waitFor(t, "the fourth run to wait in the queue", func() bool { _, q := h.pool("Users").size(); return q == 1 })
+				require.NoError(t, h.reg.ConfigurePool("Users", PoolConfig{CoreSize: 4, MaxQueueSize: 4, QueueSizeRejectionThreshold: 1, AdaptiveLimit: limit.AIMD{InitialLimit: 3, MinLimit: 3, MaxLimit: 3}}))
+			}
+			v, err := c.Execute(ctx, -1)
+			require.NoError(t, err)
+			assert.Equal(t, "anonymous", v, "the limit of 3 is full")
+			assert.Equal(t, int64(0), release.most.Load()-3, "no more than the limit ran at once")
+			release.release()
+			for _, r := range held {
+				require.NoError(t, awaitCall(t, r).err)
+			}
+			if iso == PoolIsolation {
+				waitFor(t, "the workers to be free", func() bool { return h.pool("Users").idle() })
+			}
+			h.assertReleased("GetUser")
+		})
+	}
+}
+
+// Writing the same algorithm back keeps the limit; a new algorithm
+// starts where the last one was; none restores the fixed size.
+func TestAdaptiveLimitReconfigured(t *testing.T) {
+	h := newHarness(t)
+	a := limit.AIMD{MinLimit: 1, MaxLimit: 50, Timeout: -1}
+	cfg := Config{Isolation: SemaphoreIsolation, MaxConcurrentRequests: 7, AdaptiveLimit: a}
+	require.NoError(t, h.reg.Configure("GetUser", cfg))
+	k := h.state("GetUser")
+	k.limiter.Load().Record(limit.Sample{RTT: time.Millisecond, InFlight: 7})
+	assert.Equal(t, 8, k.permits(k.config.Load()))
+
+	require.NoError(t, h.reg.Configure("GetUser", cfg))
+	assert.Equal(t, 8, k.permits(k.config.Load()), "the same algorithm keeps its limit")
+
+	cfg.AdaptiveLimit = limit.Vegas{}
+	require.NoError(t, h.reg.Configure("GetUser", cfg))
+	assert.Equal(t, 8, k.permits(k.config.Load()), "a new algorithm starts at the last limit")
+	assert.Equal(t, limit.Vegas{}, k.limiter.Load().Algorithm())
+
+	cfg.AdaptiveLimit = nil
+	require.NoError(t, h.reg.Configure("GetUser", cfg))
+	assert.Equal(t, 7, k.permits(k.config.Load()))
+	assert.Nil(t, k.limiter.Load())
+	got, _ := h.reg.Config("GetUser")
+	assert.Nil(t, got.AdaptiveLimit)
+}
+
+func TestAdaptiveLimitValidation(t *testing.T) {
+	r := NewRegistry()
+	defer r.Close()
+	err := r.Configure("GetUser", Config{AdaptiveLimit: limit.AIMD{BackoffRatio: 2}})
+	require.ErrorIs(t, err, limit.ErrInvalidConfig)
+	assert.True(t, strings.HasPrefix(err.Error(), "command: Config.AdaptiveLimit: limit: AIMD.BackoffRatio is 2"), err.Error())
+	err = r.ConfigurePool("Users", PoolConfig{AdaptiveLimit: limit.Gradient2{MinLimit: 30, MaxLimit: 10}})
+	require.ErrorIs(t, err, limit.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "command: PoolConfig.AdaptiveLimit: limit: Gradient2.MinLimit is 30")
+	var ce *limit.ConfigError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, "Gradient2.MinLimit", ce.Field)
+	assert.Equal(t, 0, r.PoolCount())
+}
+
+// Config.AdaptiveLimit is the semaphore's: a pool-isolated key's limit is
+// its pool's, and the key reports its fixed permits.
+func TestConfigAdaptiveLimitIsTheSemaphores(t *testing.T) {
+	h := newHarness(t)
+	require.NoError(t, h.reg.Configure("GetUser", Config{Isolation: PoolIsolation, AdaptiveLimit: limit.AIMD{}}))
+	p := h.state("GetUser").CommandStatus().Properties
+	assert.Equal(t, DefaultMaxConcurrentRequests, p.MaxConcurrentRequests)
+	assert.Empty(t, p.AdaptiveLimit)
+
+	require.NoError(t, h.reg.Configure("GetUser", Config{Isolation: SemaphoreIsolation, AdaptiveLimit: limit.AIMD{}}))
+	p = h.state("GetUser").CommandStatus().Properties
+	assert.Equal(t, limit.DefaultAIMDMinLimit, p.MaxConcurrentRequests, "10 raised to AIMD's MinLimit")
+	assert.Equal(t, "aimd", p.AdaptiveLimit)
+}

@@ -1,0 +1,176 @@
+package limit
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// step is one sample in and the limit, as the algorithm holds it, out.
+type step struct {
+	name string
+	in   Sample
+	want float64
+}
+
+const ms = time.Millisecond
+
+// runSteps feeds the steps to a Limiter of a, in order, and checks the
+// estimate after each.
+func runSteps(t *testing.T, a Algorithm, steps []step) {
+	t.Helper()
+	l, err := New(a, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range steps {
+		l.Record(s.in)
+		if got := l.Estimate(); math.Abs(got-s.want) > 1e-9 {
+			t.Fatalf("step %d (%s): limit %v, want %v", i+1, s.name, got, s.want)
+		}
+		if got, want := l.Limit(), max(1, int(math.Floor(s.want))); got != want {
+			t.Fatalf("step %d (%s): Limit() = %d, want %d", i+1, s.name, got, want)
+		}
+	}
+}
+
+func TestVegasFollowsItsFormula(t *testing.T) {
+	log := math.Log10
+	l2 := 20 + 6*log(20) // queue 0 ≤ threshold: L + β
+	l4 := l2 - log(27)   // queue ⌈27.8·0.5⌉ = 14 > β = 6·log10 27: L − f
+	l5 := l4 + log(26)   // queue ⌈26.4·(1 − 100/110)⌉ = 3 < α = 3·log10 26: L + f
+	l6 := l5 - log(27)   // dropped: L − f
+	l9 := l6 + 6*log(26) // queue ⌈26.4·(1 − 50/51)⌉ = 1 ≤ threshold: L + β
+	l10 := l9 - log(34)  // dropped, whatever the rtt
+	runSteps(t, Vegas{InitialLimit: 20}, []step{
+		{"first sample sets rtt_noload", Sample{RTT: 100 * ms, InFlight: 20}, 20},
+		{"no queue", Sample{RTT: 100 * ms, InFlight: 20}, l2},
+		{"inflight below half the limit holds", Sample{RTT: 100 * ms, InFlight: 13}, l2},
+		{"long queue", Sample{RTT: 200 * ms, InFlight: 27}, l4},
+		{"short queue", Sample{RTT: 110 * ms, InFlight: 26}, l5},
+		{"drop", Sample{RTT: 300 * ms, InFlight: 27, Dropped: true}, l6},
+		{"a shorter rtt lowers rtt_noload and holds", Sample{RTT: 50 * ms, InFlight: 26}, l6},
+		{"queue between α and β holds", Sample{RTT: 67 * ms, InFlight: 26}, l6}, // ⌈26.4·0.254⌉ = 7, α = 4.2, β = 8.5
+		{"no queue again", Sample{RTT: 51 * ms, InFlight: 26}, l9},
+		{"drop at low inflight", Sample{RTT: 50 * ms, InFlight: 1, Dropped: true}, l10},
+	})
+}
+
+func TestVegasReprobesNoLoadLatency(t *testing.T) {
+	// With ProbeMultiplier 1 and a limit of 2, every second sample
+	// re-measures rtt_noload: B got slower for good, and the slower rtt is
+	// no queue.
+	runSteps(t, Vegas{InitialLimit: 2, ProbeMultiplier: 1}, []step{
+		{"first sample sets rtt_noload", Sample{RTT: 100 * ms, InFlight: 2}, 2},
+		{"probe: rtt_noload is now 300ms", Sample{RTT: 300 * ms, InFlight: 2}, 2},
+		{"no queue at 300ms: L + β", Sample{RTT: 300 * ms, InFlight: 2}, 2 + 6},
+	})
+}
+
+func TestVegasClampsIntoItsBounds(t *testing.T) {
+	runSteps(t, Vegas{InitialLimit: 3, MinLimit: 2, MaxLimit: 5}, []step{
+		{"first sample", Sample{RTT: 100 * ms, InFlight: 3}, 3},
+		{"L + β capped at MaxLimit", Sample{RTT: 100 * ms, InFlight: 3}, 5},
+		{"drop", Sample{RTT: 100 * ms, InFlight: 3, Dropped: true}, 4},
+		{"drop", Sample{RTT: 100 * ms, InFlight: 3, Dropped: true}, 3},
+		{"drop", Sample{RTT: 100 * ms, InFlight: 3, Dropped: true}, 2},
+		{"drop floored at MinLimit", Sample{RTT: 100 * ms, InFlight: 3, Dropped: true}, 2},
+	})
+}
+
+func TestGradient2FollowsItsFormula(t *testing.T) {
+	// LongWindow 9 makes the long rtt's average weigh each sample 0.2.
+	const k = 0.2
+	g := func(l, gradient float64) float64 { return 0.8*l + 0.2*(l*gradient+4) }
+	l1 := g(20, 1) // long = short: gradient min(1, 1.5) = 1
+	long2 := 100*(1-k) + 200*k
+	l2 := g(l1, 1.5*long2/200)
+	long3 := long2*(1-k) + 400*k
+	l3 := g(l2, 1.5*long3/400)
+	long4 := (long3*(1-k) + 20*k) * 0.95 // long/short > 2: the long rtt decays
+	l4 := g(l3, 1)
+	long5 := long4*(1-k) + 100*k
+	long6 := long5*(1-k) + 1000*k
+	l6 := g(l4, 0.5) // 1.5·long/short = 0.46: gradient floored at 0.5
+	_ = long6
+	runSteps(t, Gradient2{InitialLimit: 20, LongWindow: 9}, []step{
+		{"steady latency grows by the queue", Sample{RTT: 100 * ms, InFlight: 20}, l1},
+		{"latency doubles, within tolerance", Sample{RTT: 200 * ms, InFlight: 20}, l2},
+		{"latency doubles again", Sample{RTT: 400 * ms, InFlight: 20}, l3},
+		{"a fast sample", Sample{RTT: 20 * ms, InFlight: 20}, l4},
+		{"inflight below half the limit holds", Sample{RTT: 100 * ms, InFlight: 10}, l4},
+		{"a very slow sample", Sample{RTT: 1000 * ms, InFlight: 30}, l6},
+		{"drops are not in the formula", Sample{RTT: 1000 * ms, InFlight: 5, Dropped: true}, l6},
+	})
+	if long6 >= 1000 || long6 <= 200 {
+		t.Fatalf("long rtt %v ms: the test's arithmetic is off", long6)
+	}
+}
+
+func TestGradient2ClampsIntoItsBounds(t *testing.T) {
+	steps := []step{{"first", Sample{RTT: 10 * ms, InFlight: 200}, 20.8}}
+	for range 5 {
+		steps = append(steps, step{"much slower", Sample{RTT: 10 * time.Second, InFlight: 200}, 20})
+	}
+	runSteps(t, Gradient2{}, steps)
+	steps = []step{{"first", Sample{RTT: 10 * ms, InFlight: 200}, 199.8}, {"capped", Sample{RTT: 10 * ms, InFlight: 200}, 200}}
+	runSteps(t, Gradient2{InitialLimit: 199}, steps)
+}
+
+func TestAIMDFollowsItsFormula(t *testing.T) {
+	runSteps(t, AIMD{InitialLimit: 17, MinLimit: 5, MaxLimit: 18, Timeout: time.Second}, []step{
+		{"inflight·2 ≥ L: L + 1", Sample{RTT: 100 * ms, InFlight: 10}, 18},
+		{"drop: ⌊18·0.9⌋", Sample{RTT: 100 * ms, InFlight: 10, Dropped: true}, 16},
+		{"inflight·2 ≥ L: L + 1", Sample{RTT: 100 * ms, InFlight: 9}, 17},
+		{"inflight below half the limit holds", Sample{RTT: 100 * ms, InFlight: 8}, 17},
+		{"rtt over the timeout is a drop", Sample{RTT: 1001 * ms, InFlight: 17}, 15},
+		{"rtt at the timeout is not", Sample{RTT: time.Second, InFlight: 15}, 16},
+		{"drop", Sample{RTT: time.Second, InFlight: 15, Dropped: true}, 14},
+		{"drop", Sample{RTT: time.Second, InFlight: 15, Dropped: true}, 12},
+		{"backoff", Sample{RTT: time.Second, InFlight: 15, Dropped: true}, 10},
+		{"backoff", Sample{RTT: time.Second, InFlight: 15, Dropped: true}, 9},
+		{"backoff", Sample{RTT: time.Second, InFlight: 15, Dropped: true}, 8},
+		{"backoff", Sample{RTT: time.Second, InFlight: 15, Dropped: true}, 7},
+		{"backoff", Sample{RTT: time.Second, InFlight: 15, Dropped: true}, 6},
+		{"backoff", Sample{RTT: time.Second, InFlight: 15, Dropped: true}, 5},
+		{"floored at MinLimit", Sample{RTT: time.Second, InFlight: 15, Dropped: true}, 5},
+	})
+}
+
+func TestAIMDDefaults(t *testing.T) {
+	runSteps(t, AIMD{}, []step{
+		{"starts at 20", Sample{RTT: 100 * ms, InFlight: 10}, 21},
+		{"5s is the default timeout", Sample{RTT: 5*time.Second + 1, InFlight: 10}, 20}, // ⌊21·0.9⌋ = 18, floored at 20
+	})
+}
+
+func TestSampleWithNoDurationIsIgnored(t *testing.T) {
+	for _, a := range []Algorithm{Vegas{}, Gradient2{}, AIMD{}} {
+		l, _ := New(a, 30)
+		if before, after := l.Record(Sample{RTT: 0, InFlight: 30, Dropped: true}); before != 30 || after != 30 {
+			t.Errorf("%s: an instant sample moved the limit %d → %d", a.Name(), before, after)
+		}
+	}
+}
+
+func TestNewStartsAtTheStartingPointWithinBounds(t *testing.T) {
+	for _, tc := range []struct {
+		a     Algorithm
+		start int
+		want  int
+	}{
+		{Vegas{}, 10, 10},
+		{Vegas{}, 0, DefaultInitialLimit},
+		{Vegas{InitialLimit: 7}, 10, 7},
+		{Gradient2{}, 10, 20}, // raised to MinLimit
+		{AIMD{}, 500, 200},    // lowered to MaxLimit
+	} {
+		l, err := New(tc.a, tc.start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.Limit(); got != tc.want {
+			t.Errorf("New(%#v, %d).Limit() = %d, want %d", tc.a, tc.start, got, tc.want)
+		}
+	}
+}

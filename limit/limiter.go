@@ -1,0 +1,112 @@
+package limit
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultInitialLimit is the limit before the first sample of a Limiter
+// made with neither an InitialLimit nor a starting point.
+const DefaultInitialLimit = 20
+
+// Sample is what one execution tells a limit.
+type Sample struct {
+	// RTT is the execution's round-trip time. A sample with no duration
+	// measures nothing and is ignored.
+	RTT time.Duration
+	// InFlight is how many executions were in flight when it started,
+	// itself included.
+	InFlight int
+	// Dropped says that it was dropped: it timed out.
+	Dropped bool
+}
+
+// Limiter is an adaptive limit: [Limiter.Limit] is read on every
+// admission, [Limiter.Record] updates it with a sample. It is safe for
+// concurrent use; samples are applied one at a time, in the order their
+// callers take its lock, and a sample that is not a drop is skipped when
+// another is being applied at that moment, so that callers never queue
+// on the limiter: under contention the algorithm sees every drop and a
+// share of the other samples, each applied exactly as its formula says.
+//
+// Every admission reads the limit and every sample writes the estimate,
+// so the two are on cache lines of their own, and the limit is written
+// only when its integer part changes.
+type Limiter struct {
+	algorithm Algorithm
+	limit     atomic.Int64 // the integer part of estimate
+
+	_        [64]byte
+	mu       sync.Mutex
+	est      estimator
+	estimate float64
+}
+
+// New returns a Limiter running algorithm a. Its limit starts at a's
+// InitialLimit or, when that is 0, at start (CoreSize, say) clamped into
+// a's bounds, or at DefaultInitialLimit when start is not positive. It
+// returns a's Validate error, if any.
+func New(a Algorithm, start int) (*Limiter, error) {
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	est := a.estimator()
+	initial := est.initial()
+	if initial == 0 {
+		initial = start
+	}
+	if initial <= 0 {
+		initial = DefaultInitialLimit
+	}
+	lo, hi := est.bounds()
+	l := &Limiter{algorithm: a, est: est}
+	l.set(clamp(float64(initial), float64(lo), float64(hi)))
+	return l, nil
+}
+
+// Algorithm returns the configuration the Limiter was made with.
+func (l *Limiter) Algorithm() Algorithm { return l.algorithm }
+
+// Limit returns the current limit, at least 1.
+func (l *Limiter) Limit() int { return int(l.limit.Load()) }
+
+// Bounds returns the least and the greatest limit the algorithm allows.
+func (l *Limiter) Bounds() (min, max int) { return l.est.bounds() }
+
+// Record updates the limit with s as its algorithm's formula says, and
+// returns the limit before and after.
+func (l *Limiter) Record(s Sample) (before, after int) {
+	if s.RTT <= 0 {
+		before = int(l.limit.Load())
+		return before, before
+	}
+	if s.Dropped {
+		l.mu.Lock()
+	} else if !l.mu.TryLock() {
+		before = int(l.limit.Load())
+		return before, before
+	}
+	before = int(l.limit.Load())
+	l.set(l.est.update(l.estimate, s))
+	after = int(l.limit.Load())
+	l.mu.Unlock()
+	return before, after
+}
+
+// Estimate returns the limit as the algorithm holds it, a real number
+// of which Limit is the integer part.
+func (l *Limiter) Estimate() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.estimate
+}
+
+// set makes estimate the limit; l.mu is held or l is not shared yet.
+func (l *Limiter) set(estimate float64) {
+	l.estimate = estimate
+	if n := max(1, int64(math.Floor(estimate))); n != l.limit.Load() {
+		l.limit.Store(n)
+	}
+}

@@ -1,0 +1,110 @@
+package limit
+
+import (
+	"math"
+	"time"
+)
+
+// Vegas is TCP Vegas's delay-based limit, as concurrency-limits has it:
+// the limit grows while the estimated queue behind it is short and
+// shrinks when it is long or a call is dropped (see the package doc for
+// the formula).
+type Vegas struct {
+	// InitialLimit is the limit before the first sample; 0 means the
+	// starting point the Limiter is made with (see New), or 20.
+	InitialLimit int
+	// MinLimit and MaxLimit bound the limit; 0 means 1 and 1000.
+	MinLimit, MaxLimit int
+	// ProbeMultiplier re-measures rtt_noload every ProbeMultiplier·L
+	// samples, so that a lasting rise of the no-load latency (a slower
+	// downstream) is not taken for a queue for ever; 0 means 30.
+	ProbeMultiplier int
+}
+
+// Vegas defaults, as concurrency-limits'.
+const (
+	DefaultVegasMinLimit        = 1
+	DefaultVegasMaxLimit        = 1000
+	DefaultVegasProbeMultiplier = 30
+)
+
+// Name returns "vegas".
+func (Vegas) Name() string { return "vegas" }
+
+// Validate reports negative fields and bounds that cross.
+func (v Vegas) Validate() error {
+	c := checker{kind: "Vegas"}
+	d := v.withDefaults()
+	c.bounds(v.InitialLimit, d.MinLimit, d.MaxLimit, v.MinLimit, v.MaxLimit)
+	c.notNegative("ProbeMultiplier", v.ProbeMultiplier)
+	return c.err()
+}
+
+func (v Vegas) withDefaults() Vegas {
+	v.MinLimit = orDefault(v.MinLimit, DefaultVegasMinLimit)
+	v.MaxLimit = orDefault(v.MaxLimit, DefaultVegasMaxLimit)
+	v.ProbeMultiplier = orDefault(v.ProbeMultiplier, DefaultVegasProbeMultiplier)
+	return v
+}
+
+func (v Vegas) estimator() estimator { return &vegas{cfg: v.withDefaults()} }
+
+// vegas is the state of a Vegas limit.
+type vegas struct {
+	cfg     Vegas
+	noLoad  time.Duration // rtt_noload; 0 until the first sample
+	samples int           // since rtt_noload was last probed
+	log     log10Cache
+}
+
+func (v *vegas) bounds() (int, int) { return v.cfg.MinLimit, v.cfg.MaxLimit }
+func (v *vegas) initial() int       { return v.cfg.InitialLimit }
+
+func (v *vegas) update(limit float64, s Sample) float64 {
+	v.samples++
+	if v.samples >= v.cfg.ProbeMultiplier*int(limit) {
+		v.samples = 0
+		v.noLoad = s.RTT
+		return limit
+	}
+	if v.noLoad == 0 || s.RTT < v.noLoad {
+		v.noLoad = s.RTT
+		return limit
+	}
+	f := v.log.of(limit)
+	next := limit
+	switch {
+	case s.Dropped:
+		next = limit - f
+	case 2*s.InFlight < int(limit):
+		return limit
+	default:
+		queue := math.Ceil(limit * (1 - float64(v.noLoad)/float64(s.RTT)))
+		alpha, beta, threshold := 3*f, 6*f, f
+		switch {
+		case queue <= threshold:
+			next = limit + beta
+		case queue < alpha:
+			next = limit + f
+		case queue > beta:
+			next = limit - f
+		}
+	}
+	return clamp(next, float64(v.cfg.MinLimit), float64(v.cfg.MaxLimit))
+}
+
+// log10Cache computes log10 of the integer part of a limit, at least 1,
+// and keeps the last: the integer part changes far less often than the
+// limit is updated, and a logarithm costs more than the rest of an
+// update.
+type log10Cache struct {
+	n   int
+	log float64
+}
+
+func (c *log10Cache) of(limit float64) float64 {
+	if n := int(limit); n != c.n || c.log == 0 {
+		c.n, c.log = n, max(1, math.Log10(float64(n)))
+	}
+	return c.log
+}
