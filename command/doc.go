@@ -81,6 +81,39 @@
 // run as a command of its own key whose Completion counts COLLAPSED once
 // per request.
 //
+// # Retries, hedges and rate limits
+//
+// Hystrix's commands run once; rxhystrix's ToObservable is cold, so
+// every subscription is a full execution with its own breaker check,
+// permit, timeout, fallback and Completion, and retrying or hedging is
+// what Rx does with a cold source: subscribe again, or race a delayed
+// second subscription (observable's Retry and Hedge). Config turns them on
+// per key, live, in every way of executing a Command:
+//
+//   - [Config.Retry] retries FAILURE and TIMEOUT (never a bad request, a
+//     short circuit or a rejection, unless RetryConfig.On says so) after
+//     an exponential backoff with full jitter, and never past the
+//     caller's deadline. A retry is recorded RETRIED.
+//   - [Config.Hedge] starts another execution when one has not answered
+//     after a delay, fixed or the key's live latency percentile; the first
+//     success wins and the others are cancelled (CANCELLED). A hedge is
+//     recorded HEDGED.
+//   - The retry budget (RetryConfig.Budget, Envoy's) bounds a key's
+//     retries and hedges in flight to a share of its executions in
+//     flight; what it refuses is recorded RETRY_BUDGET_EXHAUSTED.
+//   - The fallback runs once per call: for the attempt after which no
+//     retry follows and no other attempt is left to answer. The attempts
+//     before it record their failure and no fallback event.
+//   - [Config.RateLimit] is a token bucket (golang.org/x/time/rate) after
+//     the breaker and before the permits: a refusal is RATE_LIMITED, not
+//     counted in health, and answered by the fallback. It rejects at once,
+//     or waits up to MaxWait on the goroutine that admits the execution
+//     (which, for a pool-isolated Queue, is the caller's).
+//
+// These apply to Command; an ObservableCommand's stream is retried with
+// observable's Retry on its ToObservable, each subscription a full
+// execution, and rate limited by Config.RateLimit.
+//
 // # Where it differs from Hystrix
 //
 //   - Threads cannot be interrupted: cancellation reaches run through its

@@ -174,6 +174,10 @@ func TestBrowser(t *testing.T) {
 		assert.Equal(t, "3", text(t, tab, field("command", "SearchProducts", "hosts")))
 		assert.Equal(t, "240ms", text(t, tab, field("command", "SearchProducts", "latency99")))
 
+		// rxhystrix's own counts, on a line only its stream fills.
+		assert.Equal(t, "Retried 1,200 \u00b7 Rate limited 3", text(t, tab, field("command", "GetUser", "resilience")))
+		assert.Equal(t, "", text(t, tab, field("command", "SearchProducts", "resilience")))
+
 		// An older Hystrix without some fields: drawn, the gaps marked.
 		assert.Equal(t, "–", text(t, tab, field("command", "AuditLog", "badRequest")))
 		assert.Equal(t, commas(auditLogSuccess(frameBeforeStep)), text(t, tab, field("command", "AuditLog", "success")))

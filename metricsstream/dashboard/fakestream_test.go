@@ -164,6 +164,7 @@ type commandCounts struct {
 	timeouts, poolRejected        int64
 	semaphoreRejected             int64
 	fallbackSuccess               int64
+	retried, rateLimited          int64    // rxhystrix's own, written only when set
 	latency                       [9]int64 // execution latency at latencyKeys, ms
 	latencyMean                   int64
 	timeoutMillis, semaphoreLimit int64
@@ -188,7 +189,7 @@ func hystrixCommand(c commandCounts, currentTime int64) jsonObject {
 	for i := range total {
 		total[i] += 2 // the user thread waits a little longer than run
 	}
-	return jsonObject{
+	o := jsonObject{
 		{"type", "HystrixCommand"},
 		{"name", c.name},
 		{"group", c.group},
@@ -238,6 +239,15 @@ func hystrixCommand(c commandCounts, currentTime int64) jsonObject {
 		{"reportingHosts", 1},
 		{"threadPool", c.pool},
 	}
+	if c.retried > 0 || c.rateLimited > 0 {
+		o = append(o, jsonObject{
+			{"rollingCountRetried", c.retried},
+			{"rollingCountHedged", 0},
+			{"rollingCountRetryBudgetExhausted", 0},
+			{"rollingCountRateLimited", c.rateLimited},
+		}...)
+	}
+	return o
 }
 
 type poolCounts struct {
@@ -330,6 +340,7 @@ func getUser(k int) commandCounts {
 		open:    false,
 		success: requests - failures - timeouts, failures: failures, timeouts: timeouts,
 		badRequests: 2, fallbackSuccess: failures + timeouts,
+		retried: 1200, rateLimited: 3,
 		latency:       [9]int64{3, 21, 40, 66, 120, 160, 200, 200, 350},
 		latencyMean:   48,
 		timeoutMillis: 1000, semaphoreLimit: 10, windowMillis: 10000, concurrent: 2,

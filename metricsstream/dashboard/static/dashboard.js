@@ -236,6 +236,22 @@
 		return {text: 'Unknown', state: 'unknown'};
 	}
 
+	// resilienceCounts is the line of rxhystrix's own events, which only
+	// its stream has: empty for Hystrix's and Turbine's, and while nothing
+	// was retried, hedged or rate limited.
+	function resilienceCounts(d) {
+		var parts = [], named = [
+			['Retried', d.rollingCountRetried], ['Hedged', d.rollingCountHedged],
+			['Budget refused', d.rollingCountRetryBudgetExhausted], ['Rate limited', d.rollingCountRateLimited]];
+		for (var i = 0; i < named.length; i++) {
+			var n = num(named[i][1]);
+			if (n > 0) {
+				parts.push(named[i][0] + ' ' + commas(n));
+			}
+		}
+		return parts.join(' \u00b7 ');
+	}
+
 	function rejectedCount(d) {
 		var pool = num(d.rollingCountThreadPoolRejected), sem = num(d.rollingCountSemaphoreRejected);
 		switch (d.propertyValue_executionIsolationStrategy) {
@@ -281,6 +297,7 @@
 		card.set('timeout', commas(num(d.rollingCountTimeout)));
 		card.set('rejected', commas(rejectedCount(d)));
 		card.set('failure', commas(num(d.rollingCountFailure)));
+		card.set('resilience', resilienceCounts(d));
 		card.set('errorPercentage', has(err) ? oneDecimal(err) + ' %' : MISSING + ' %');
 		card.fields.errorPercentage.style.color = interpolate(ERROR_TEXT_STOPS, err);
 		card.set('hostRate', oneDecimal(ratePerHost));

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestRunPrintsEachWay(t *testing.T) {
+	var out strings.Builder
+	require.NoError(t, run(&out, options{Calls: 200, Median: 5 * time.Millisecond}))
+	got := out.String()
+	t.Log("\n" + got)
+
+	row := func(name string) (success, load float64) {
+		m := regexp.MustCompile(regexp.QuoteMeta(name) + ` +([0-9.]+)% +\S+ +\S+ +([0-9.]+)x\n`).FindStringSubmatch(got)
+		require.NotNil(t, m, "a row for %q", name)
+		success, _ = strconv.ParseFloat(m[1], 64)
+		load, _ = strconv.ParseFloat(m[2], 64)
+		return success, load
+	}
+	plain, plainLoad := row("plain")
+	retried, retryLoad := row("retry (3 attempts)")
+	_, hedgeLoad := row("hedge at p95")
+	_, limitedLoad := row("rate limit 200/s")
+
+	assert.Equal(t, 1.0, plainLoad, "plain: one downstream call per call")
+	assert.Greater(t, retried, plain, "retries turn failures into successes")
+	assert.Greater(t, retryLoad, 1.0, "at the cost of more downstream calls")
+	assert.GreaterOrEqual(t, hedgeLoad, 1.0)
+	assert.Less(t, hedgeLoad, 1.5, "hedges go only to the slow tail")
+	assert.Less(t, limitedLoad, 0.9, "the limit keeps load off the downstream")
+}
+
+func TestRunRejectsBadOptions(t *testing.T) {
+	assert.Error(t, run(&strings.Builder{}, options{}))
+}
