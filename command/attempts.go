@@ -48,15 +48,19 @@ type attempts[In, Out any] struct {
 	rounds int           // rounds begun: the first execution and each retry
 	will   bool          // the last round's failure is retried
 	wait   time.Duration // after this wait
+	replay error         // the first round's failure, made by callRetrying already
 	// The current round's executions: begun, and not yet past their
 	// fallback stage or their end.
 	started, running atomic.Int32
 }
 
 // resilient returns the Single of x with the retries and hedges of cfg.
+// It keeps a copy of x, so that x, which Execute keeps on its stack, stays
+// there (bench/peers rxhystrix-semaphore: 0 allocs/op).
 func (x *single[In, Out]) resilient(cfg *Config) observable.Single[Out] {
 	k := x.c.k
-	a := &attempts[In, Out]{x: x, cfg: cfg}
+	own := *x
+	a := &attempts[In, Out]{x: &own, cfg: cfg}
 	var s observable.Single[Out] = attemptRound[In, Out]{a}
 	if cfg.Hedge.MaxHedges > 0 {
 		a.hedge = observable.HedgePolicy{
@@ -69,19 +73,69 @@ func (x *single[In, Out]) resilient(cfg *Config) observable.Single[Out] {
 		s = hedgedRound[In, Out]{a, s}
 	}
 	if cfg.Retry.MaxAttempts > 1 {
-		a.on = cfg.Retry.On
-		if a.on == 0 {
-			a.on = defaultRetryOn
-		}
-		a.retry = observable.RetryPolicy{
-			MaxAttempts: cfg.Retry.MaxAttempts,
-			Backoff:     cfg.Retry.Backoff,
-			AttemptTime: func() time.Duration { return k.metrics.ExecutionLatencyPercentile(50) },
-			Permit:      k.budgetPermits,
-		}
+		a.on = retryOn(cfg)
+		a.retry = retryPolicy(k, cfg)
 		s = &observable.RetrySingle[Out]{Attempt: s, Retrier: a, Clock: k.registry.clock}
 	}
 	return s
+}
+
+// firstRetry is the first attempt of a call that retries and does not
+// hedge, made before anything of the retries is built: Command.Call keeps
+// it on its stack, and only a failure the policy retries (decide) makes
+// the rest (bench/peers rxhystrix-semaphore-retry). It is what
+// attempts.deferFallback is for the first round.
+type firstRetry struct {
+	k    *keyState
+	cfg  *Config
+	will bool          // the failure is retried
+	wait time.Duration // after this wait
+}
+
+// decide is the fallback stage's question for the first attempt.
+func (f *firstRetry) decide(ctx context.Context, failure FailureType, cause error) bool {
+	if !retryOn(f.cfg).Has(failure) {
+		return false
+	}
+	p := retryPolicy(f.k, f.cfg)
+	f.wait, f.will = p.Next(ctx, f.k.registry.clock.Now(), 1, cause)
+	return f.will
+}
+
+// retryOn is the set of failures cfg retries.
+func retryOn(cfg *Config) FailureTypes {
+	if cfg.Retry.On == 0 {
+		return defaultRetryOn
+	}
+	return cfg.Retry.On
+}
+
+// retryPolicy is the retry policy of k's cfg: its backoff, its deadline
+// rule on the key's median latency, its budget.
+func retryPolicy(k *keyState, cfg *Config) observable.RetryPolicy {
+	return observable.RetryPolicy{
+		MaxAttempts: cfg.Retry.MaxAttempts,
+		Backoff:     cfg.Retry.Backoff,
+		AttemptTime: func() time.Duration { return k.metrics.ExecutionLatencyPercentile(50) },
+		Permit:      k.budgetPermits,
+	}
+}
+
+// callRetrying is Call of x when cfg retries and does not hedge: the first
+// attempt on the stack, the retries, if its failure is retried, through
+// RetrySingle.
+func (x *single[In, Out]) callRetrying(subCtx context.Context, cfg *Config) (Out, error) {
+	first := firstRetry{k: x.c.k, cfg: cfg}
+	ctx, stop := joinContexts(subCtx, x.ctx)
+	v, err := x.c.callFirst(ctx, x.in, x.collapsed, x.rec, &first)
+	stop()
+	if !first.will {
+		return v, err
+	}
+	r := x.resilient(cfg).(*observable.RetrySingle[Out])
+	a := r.Attempt.(attemptRound[In, Out]).a
+	a.rounds, a.will, a.wait, a.replay = 1, true, first.wait, err
+	return r.Call(subCtx)
 }
 
 // Next tells the retry operator what the last attempt's fallback stage
@@ -147,6 +201,11 @@ func (a *attempts[In, Out]) newRound() {
 type attemptRound[In, Out any] struct{ a *attempts[In, Out] }
 
 func (r attemptRound[In, Out]) Call(ctx context.Context) (Out, error) {
+	if err := r.a.replay; err != nil {
+		r.a.replay = nil
+		var zero Out
+		return zero, err // the first round, made by callRetrying
+	}
 	r.a.newRound()
 	return attemptExecution[In, Out](r).Call(ctx)
 }

@@ -10,12 +10,23 @@ import "context"
 // of, when not nil, is the attempts it is one of.
 // The execution stays on the caller's stack.
 func (c *core[In, Out]) call(ctx context.Context, in In, collapsed int, rec executionRecorder, of *attemptInfo) (Out, error) {
+	return c.callAs(ctx, in, collapsed, rec, of, nil)
+}
+
+// callFirst is call for the first attempt of a call that retries, whose
+// fallback stage asks first whether a retry follows.
+func (c *core[In, Out]) callFirst(ctx context.Context, in In, collapsed int, rec executionRecorder, first *firstRetry) (Out, error) {
+	return c.callAs(ctx, in, collapsed, rec, nil, first)
+}
+
+func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec executionRecorder, of *attemptInfo, first *firstRetry) (Out, error) {
 	if err := ctx.Err(); err != nil {
 		var zero Out
 		return zero, err
 	}
 	var e execution
 	e.begin(c.k, of)
+	e.first = first
 	if collapsed > 0 {
 		e.markCollapsed(collapsed)
 	}

@@ -39,7 +39,8 @@ type execution struct {
 	fallbackPermit bool // a fallback permit is held
 	finished       bool // the Completion was published
 
-	of *attemptInfo // the attempts the execution is one of, or nil
+	of    *attemptInfo // the attempts the execution is one of, or nil
+	first *firstRetry  // or the first attempt of a call that retries
 }
 
 // begin starts an execution of k, one of the attempts of of when not nil.
@@ -67,7 +68,13 @@ func (e *execution) begin(k *keyState, of *attemptInfo) {
 // deferFallback reports whether the fallback of a failure waits for other
 // attempts of the execution's call (see attempts.go).
 func (e *execution) deferFallback(ctx context.Context, failure FailureType, cause error) bool {
-	return e.of != nil && e.of.a.deferFallback(ctx, e.of, failure, cause)
+	switch {
+	case e.first != nil:
+		return e.first.decide(ctx, failure, cause)
+	case e.of != nil:
+		return e.of.a.deferFallback(ctx, e.of, failure, cause)
+	}
+	return false
 }
 
 // mark records event in the result and tells the notifiers.

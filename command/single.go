@@ -23,8 +23,11 @@ type single[In, Out any] struct {
 // caller's context both reaching run; with retries or hedges on, it makes
 // the attempts they call for (see attempts.go).
 func (x *single[In, Out]) Call(subCtx context.Context) (Out, error) {
-	if cfg := x.c.k.config.Load(); cfg.Retry.MaxAttempts > 1 || cfg.Hedge.MaxHedges > 0 {
+	switch cfg := x.c.k.config.Load(); {
+	case cfg.Hedge.MaxHedges > 0:
 		return x.resilient(cfg).Call(subCtx)
+	case cfg.Retry.MaxAttempts > 1:
+		return x.callRetrying(subCtx, cfg)
 	}
 	ctx, stop := joinContexts(subCtx, x.ctx)
 	v, err := x.c.call(ctx, x.in, x.collapsed, x.rec, nil)

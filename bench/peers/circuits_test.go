@@ -44,8 +44,10 @@ func checkValue(v int, err error) error {
 // row is one implementation in the matrix.
 type row struct {
 	name string
-	// failingOnly marks a row that only makes sense with failing work.
-	failingOnly bool
+	// failingOnly marks a row that only makes sense with failing work,
+	// passingOnly one that measures the passing path alone (a retry
+	// policy's rows, whose failing calls would wait out backoffs).
+	failingOnly, passingOnly bool
 	// prepare builds a fresh instance for one run by callers concurrent
 	// callers and returns the call they make. It may register cleanups
 	// with b.Cleanup.
@@ -71,6 +73,9 @@ func peerRows() []row {
 		gobreakerRow(),
 		failsafeRow(),
 		failsafeTimeoutRow(),
+		failsafeRetryRow(),
+		failsafeHedgeRow(),
+		failsafeRateLimitRow(),
 	}
 }
 
@@ -91,7 +96,7 @@ func BenchmarkCircuits(b *testing.B) {
 			for _, callers := range callerCounts {
 				b.Run(fmt.Sprintf("c=%d", callers), func(b *testing.B) {
 					for _, r := range rows {
-						if r.failingOnly && mode.pass {
+						if r.failingOnly && mode.pass || r.passingOnly && !mode.pass {
 							continue
 						}
 						b.Run(r.name, func(b *testing.B) {

@@ -8,6 +8,9 @@ import (
 
 	"github.com/failsafe-go/failsafe-go"
 	"github.com/failsafe-go/failsafe-go/circuitbreaker"
+	"github.com/failsafe-go/failsafe-go/hedgepolicy"
+	"github.com/failsafe-go/failsafe-go/ratelimiter"
+	"github.com/failsafe-go/failsafe-go/retrypolicy"
 	"github.com/failsafe-go/failsafe-go/timeout"
 )
 
@@ -41,5 +44,31 @@ func failsafeRow() row {
 func failsafeTimeoutRow() row {
 	return failsafeRowWith("failsafe-cb-timeout", func() []failsafe.Policy[int] {
 		return []failsafe.Policy[int]{circuitbreaker.NewWithDefaults[int](), timeout.New[int](time.Second)}
+	})
+}
+
+// failsafeRetryRow is failsafe-go's default retry policy (three attempts)
+// inside the default breaker: on passing work, no retry happens.
+func failsafeRetryRow() row {
+	r := failsafeRowWith("failsafe-retry", func() []failsafe.Policy[int] {
+		return []failsafe.Policy[int]{circuitbreaker.NewWithDefaults[int](), retrypolicy.NewWithDefaults[int]()}
+	})
+	r.passingOnly = true
+	return r
+}
+
+// failsafeHedgeRow is a hedge policy whose 1 s delay is never reached,
+// inside the default breaker.
+func failsafeHedgeRow() row {
+	return failsafeRowWith("failsafe-hedge", func() []failsafe.Policy[int] {
+		return []failsafe.Policy[int]{circuitbreaker.NewWithDefaults[int](), hedgepolicy.NewWithDelay[int](time.Second)}
+	})
+}
+
+// failsafeRateLimitRow is a bursty rate limiter that always admits (a
+// billion executions a second), inside the default breaker.
+func failsafeRateLimitRow() row {
+	return failsafeRowWith("failsafe-ratelimit", func() []failsafe.Policy[int] {
+		return []failsafe.Policy[int]{circuitbreaker.NewWithDefaults[int](), ratelimiter.NewBursty[int](1e9, time.Second)}
 	})
 }

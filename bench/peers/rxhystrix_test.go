@@ -140,6 +140,42 @@ var (
 	aimdRow      = func(n int) limit.Algorithm { return limit.AIMD{MinLimit: n, MaxLimit: 2 * n} }
 )
 
+// with returns config changed by f.
+func with(config func(string, int) command.Config, f func(*command.Config)) func(string, int) command.Config {
+	return func(key string, callers int) command.Config {
+		cfg := config(key, callers)
+		f(&cfg)
+		return cfg
+	}
+}
+
+// The policies of the resilience rows: a retry policy (on passing work no
+// retry happens), a hedge whose delay is never reached, and a rate limit
+// that always admits.
+var (
+	retryRow = func(c *command.Config) { c.Retry = command.RetryConfig{MaxAttempts: 3} }
+	hedgeRow = func(c *command.Config) { c.Hedge = command.HedgeConfig{MaxHedges: 1, Delay: time.Second} }
+	limitRow = func(c *command.Config) {
+		c.RateLimit = command.RateLimitConfig{Enabled: true, Rate: 1e9, Burst: 1e6}
+	}
+)
+
+func init() {
+	retried := func(name string, config func(string, int) command.Config) row {
+		r := rxhystrixRow(name, with(config, retryRow), byExecute, false)
+		r.passingOnly = true
+		return r
+	}
+	ourRows = append(ourRows,
+		retried("rxhystrix-semaphore-retry", semaphore(-1)),
+		rxhystrixRow("rxhystrix-semaphore-hedge", with(semaphore(-1), hedgeRow), byExecute, false),
+		rxhystrixRow("rxhystrix-semaphore-ratelimit", with(semaphore(-1), limitRow), byExecute, false),
+		retried("rxhystrix-pool-retry", pool(time.Second)),
+		rxhystrixRow("rxhystrix-pool-hedge", with(pool(time.Second), hedgeRow), byExecute, false),
+		rxhystrixRow("rxhystrix-pool-ratelimit", with(pool(time.Second), limitRow), byExecute, false),
+	)
+}
+
 func init() {
 	ourRows = append(ourRows,
 		rxhystrixRow("rxhystrix-semaphore-vegas", adaptive(semaphore(-1), vegasRow), byExecute, false),
