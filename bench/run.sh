@@ -9,7 +9,7 @@
 # isolation run (default 20s). On 2 cores the defaults take about 10 minutes: five rounds of peers
 # and reactive pipelines (about 6 minutes), memory, the collapser, five rounds of the fleet rows
 # (which start a redis-server of their own), six 20 s isolation runs, and seed 004's scenario for
-# fixed pools and adaptive limits (about 30 s).
+# fixed pools and adaptive limits (about 30 s), and a latency tail hedged five ways (about 30 s).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -93,6 +93,11 @@ commands+=(-command "(cd bench && $(shown "${iso[@]}"))")
 echo "run.sh: $(shown "${iso[@]}")" >&2
 "${iso[@]}" >"$work/isolation.md"
 
+hedging=(go run ./hedge/cmd/hedge)
+commands+=(-command "(cd bench && $(shown "${hedging[@]}"))")
+echo "run.sh: $(shown "${hedging[@]}")" >&2
+"${hedging[@]}" >"$work/hedge.md"
+
 adaptive=(go run ./adaptive/cmd/adaptive)
 commands+=(-command "(cd bench && $(shown "${adaptive[@]}"))")
 echo "run.sh: $(shown "${adaptive[@]}")" >&2
@@ -108,6 +113,7 @@ go run ./cmd/benchreport \
 	"${missing[@]}" \
 	-section "Isolation (seed 002)=$work/isolation.md" \
 	-section "Adaptive limits (seed 004)=$work/adaptive.md" \
+	-section "Hedging a latency tail=$work/hedge.md" \
 	-o ../BENCHMARKS.md \
 	"${inputs[@]}"
 echo "run.sh: wrote $(cd .. && pwd)/BENCHMARKS.md" >&2
