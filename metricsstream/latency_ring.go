@@ -146,7 +146,7 @@ func merge(hs []*histogram, half uint) Distribution {
 	for ci := range histChunks {
 		seen := false
 		for _, h := range hs {
-			c := h.chunks[ci].Load()
+			c := h.chunk(ci)
 			if c == nil {
 				continue
 			}
