@@ -80,26 +80,26 @@ func (x *single[In, Out]) resilient(cfg *Config) observable.Single[Out] {
 	return s
 }
 
-// firstRetry is the first attempt of a call that retries and does not
-// hedge, made before anything of the retries is built: Command.Call keeps
-// it on its stack, and only a failure the policy retries (decide) makes
-// the rest (bench/peers rxhystrix-semaphore-retry). It is what
-// attempts.deferFallback is for the first round.
-type firstRetry struct {
-	k    *keyState
-	cfg  *Config
+// retryDecision is what the fallback stage of a call's first attempt
+// decided, when the call retries and does not hedge: Command.Call makes
+// that attempt before anything of the retries is built, and only a
+// failure the policy retries makes the rest (bench/peers
+// rxhystrix-semaphore-retry). It is what attempts.deferFallback is for
+// the first round.
+type retryDecision struct {
 	will bool          // the failure is retried
 	wait time.Duration // after this wait
 }
 
-// decide is the fallback stage's question for the first attempt.
-func (f *firstRetry) decide(ctx context.Context, failure FailureType, cause error) bool {
-	if !retryOn(f.cfg).Has(failure) {
+// decideFirstRetry is the fallback stage's question for the first attempt
+// of a call that retries.
+func (e *execution) decideFirstRetry(ctx context.Context, failure FailureType, cause error) bool {
+	if !retryOn(e.cfg).Has(failure) {
 		return false
 	}
-	p := retryPolicy(f.k, f.cfg)
-	f.wait, f.will = p.Next(ctx, f.k.registry.clock.Now(), 1, cause)
-	return f.will
+	p := retryPolicy(e.k, e.cfg)
+	e.retry.wait, e.retry.will = p.Next(ctx, e.k.registry.clock.Now(), 1, cause)
+	return e.retry.will
 }
 
 // retryOn is the set of failures cfg retries.
@@ -125,7 +125,7 @@ func retryPolicy(k *keyState, cfg *Config) observable.RetryPolicy {
 // attempt on the stack, the retries, if its failure is retried, through
 // RetrySingle.
 func (x *single[In, Out]) callRetrying(subCtx context.Context, cfg *Config) (Out, error) {
-	first := firstRetry{k: x.c.k, cfg: cfg}
+	var first retryDecision
 	ctx, stop := joinContexts(subCtx, x.ctx)
 	v, err := x.c.callFirst(ctx, x.in, x.collapsed, x.rec, &first)
 	stop()

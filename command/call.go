@@ -15,18 +15,20 @@ func (c *core[In, Out]) call(ctx context.Context, in In, collapsed int, rec exec
 
 // callFirst is call for the first attempt of a call that retries, whose
 // fallback stage asks first whether a retry follows.
-func (c *core[In, Out]) callFirst(ctx context.Context, in In, collapsed int, rec executionRecorder, first *firstRetry) (Out, error) {
+// The decision is written to first, which the execution does not keep:
+// it stays on the caller's stack.
+func (c *core[In, Out]) callFirst(ctx context.Context, in In, collapsed int, rec executionRecorder, first *retryDecision) (Out, error) {
 	return c.callAs(ctx, in, collapsed, rec, nil, first)
 }
 
-func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec executionRecorder, of *attemptInfo, first *firstRetry) (Out, error) {
+func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec executionRecorder, of *attemptInfo, first *retryDecision) (Out, error) {
 	if err := ctx.Err(); err != nil {
 		var zero Out
 		return zero, err
 	}
 	var e execution
 	e.begin(c.k, of)
-	e.first = first
+	e.firstOfRetries = first != nil
 	if collapsed > 0 {
 		e.markCollapsed(collapsed)
 	}
@@ -44,6 +46,9 @@ func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec ex
 		rec.recordExecution(e.logRecord())
 	}
 	e.finish(e.endTime())
+	if first != nil {
+		*first = e.retry
+	}
 	return v, err
 }
 

@@ -104,8 +104,8 @@
 //   - The fallback runs once per call: for the attempt after which no
 //     retry follows and no other attempt is left to answer. The attempts
 //     before it record their failure and no fallback event.
-//   - [Config.RateLimit] is a token bucket (golang.org/x/time/rate) after
-//     the breaker and before the permits: a refusal is RATE_LIMITED, not
+//   - [Config.RateLimit] is a token bucket after the breaker and before
+//     the permits: a refusal is RATE_LIMITED, not
 //     counted in health, and answered by the fallback. It rejects at once,
 //     or waits up to MaxWait on the goroutine that admits the execution
 //     (which, for a pool-isolated Queue, is the caller's).

@@ -39,8 +39,9 @@ type execution struct {
 	fallbackPermit bool // a fallback permit is held
 	finished       bool // the Completion was published
 
-	of    *attemptInfo // the attempts the execution is one of, or nil
-	first *firstRetry  // or the first attempt of a call that retries
+	of             *attemptInfo  // the attempts the execution is one of, or nil
+	firstOfRetries bool          // or it is the first attempt of a call that retries,
+	retry          retryDecision // and this is what its fallback stage decided
 }
 
 // begin starts an execution of k, one of the attempts of of when not nil.
@@ -69,8 +70,8 @@ func (e *execution) begin(k *keyState, of *attemptInfo) {
 // attempts of the execution's call (see attempts.go).
 func (e *execution) deferFallback(ctx context.Context, failure FailureType, cause error) bool {
 	switch {
-	case e.first != nil:
-		return e.first.decide(ctx, failure, cause)
+	case e.firstOfRetries:
+		return e.decideFirstRetry(ctx, failure, cause)
 	case e.of != nil:
 		return e.of.a.deferFallback(ctx, e.of, failure, cause)
 	}

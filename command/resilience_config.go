@@ -64,7 +64,7 @@ type HedgeConfig struct {
 }
 
 // RateLimitConfig configures a token bucket in front of a key's
-// executions (golang.org/x/time/rate). An execution the limiter refuses is
+// executions: burst at once, then one per 1/Rate. An execution the limiter refuses is
 // recorded RATE_LIMITED: it is not counted in health, and the fallback
 // answers it, as for the other rejections.
 type RateLimitConfig struct {
