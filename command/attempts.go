@@ -12,7 +12,7 @@ import (
 // Config.Hedge) answers each call with several executions, composed by
 // observable's operators on the cold Single of one execution:
 //
-//	RetrySingle{HedgeSingle{one execution}}
+//	RetrySingle{round{HedgeSingle{one execution}}}
 //
 // Every attempt is a full execution through the stages (stages.go), with
 // its own Completion. What the operators cannot know is Hystrix's
@@ -43,7 +43,6 @@ type attempts[In, Out any] struct {
 	cfg   *Config
 	retry observable.RetryPolicy
 	hedge observable.HedgePolicy
-	on    FailureTypes
 
 	rounds int           // rounds begun: the first execution and each retry
 	will   bool          // the last round's failure is retried
@@ -61,7 +60,7 @@ func (x *single[In, Out]) resilient(cfg *Config) observable.Single[Out] {
 	k := x.c.k
 	own := *x
 	a := &attempts[In, Out]{x: &own, cfg: cfg}
-	var s observable.Single[Out] = attemptRound[In, Out]{a}
+	var s observable.Single[Out] = attemptExecution[In, Out]{a}
 	if cfg.Hedge.MaxHedges > 0 {
 		a.hedge = observable.HedgePolicy{
 			MaxHedges: cfg.Hedge.MaxHedges,
@@ -69,11 +68,10 @@ func (x *single[In, Out]) resilient(cfg *Config) observable.Single[Out] {
 			OnError:   cfg.Hedge.OnError,
 			Permit:    k.budgetPermits,
 		}
-		s = &observable.HedgeSingle[Out]{Attempt: attemptExecution[In, Out]{a}, Policy: &a.hedge, Clock: k.registry.clock}
-		s = hedgedRound[In, Out]{a, s}
+		s = &observable.HedgeSingle[Out]{Attempt: s, Policy: &a.hedge, Clock: k.registry.clock}
 	}
+	s = round[In, Out]{a, s}
 	if cfg.Retry.MaxAttempts > 1 {
-		a.on = retryOn(cfg)
 		a.retry = retryPolicy(k, cfg)
 		s = &observable.RetrySingle[Out]{Attempt: s, Retrier: a, Clock: k.registry.clock}
 	}
@@ -133,7 +131,7 @@ func (x *single[In, Out]) callRetrying(subCtx context.Context, cfg *Config) (Out
 		return v, err
 	}
 	r := x.resilient(cfg).(*observable.RetrySingle[Out])
-	a := r.Attempt.(attemptRound[In, Out]).a
+	a := r.Attempt.(round[In, Out]).a
 	a.rounds, a.will, a.wait, a.replay = 1, true, first.wait, err
 	return r.Call(subCtx)
 }
@@ -158,7 +156,7 @@ func (a *attempts[In, Out]) deferFallback(ctx context.Context, ai *attemptInfo, 
 			return true
 		}
 	}
-	if a.cfg.Retry.MaxAttempts > 1 && a.on.Has(failure) {
+	if a.cfg.Retry.MaxAttempts > 1 && retryOn(a.cfg).Has(failure) {
 		a.wait, a.will = a.retry.Next(ctx, a.x.c.k.registry.clock.Now(), a.rounds, cause)
 		return a.will
 	}
@@ -197,43 +195,30 @@ func (a *attempts[In, Out]) newRound() {
 	a.running.Store(0)
 }
 
-// attemptRound is a round of one execution.
-type attemptRound[In, Out any] struct{ a *attempts[In, Out] }
+// round is one round of a call: the first execution or a retry, hedged
+// when s is a HedgeSingle of attemptExecutions, one attemptExecution
+// otherwise.
+type round[In, Out any] struct {
+	a *attempts[In, Out]
+	s observable.Single[Out]
+}
 
-func (r attemptRound[In, Out]) Call(ctx context.Context) (Out, error) {
+func (r round[In, Out]) Call(ctx context.Context) (Out, error) {
 	if err := r.a.replay; err != nil {
 		r.a.replay = nil
 		var zero Out
 		return zero, err // the first round, made by callRetrying
 	}
 	r.a.newRound()
-	return attemptExecution[In, Out](r).Call(ctx)
+	return r.s.Call(ctx)
 }
 
-func (r attemptRound[In, Out]) SubscribeSingle(ctx context.Context, obs observable.SingleObserver[Out]) {
+func (r round[In, Out]) SubscribeSingle(ctx context.Context, obs observable.SingleObserver[Out]) {
 	r.a.newRound()
-	attemptExecution[In, Out](r).SubscribeSingle(ctx, obs)
+	r.s.SubscribeSingle(ctx, obs)
 }
 
-func (r attemptRound[In, Out]) Async() bool { return r.a.x.Async() }
-
-// hedgedRound is a round of hedged executions.
-type hedgedRound[In, Out any] struct {
-	a      *attempts[In, Out]
-	hedged observable.Single[Out]
-}
-
-func (r hedgedRound[In, Out]) Call(ctx context.Context) (Out, error) {
-	r.a.newRound()
-	return r.hedged.Call(ctx)
-}
-
-func (r hedgedRound[In, Out]) SubscribeSingle(ctx context.Context, obs observable.SingleObserver[Out]) {
-	r.a.newRound()
-	r.hedged.SubscribeSingle(ctx, obs)
-}
-
-func (r hedgedRound[In, Out]) Async() bool { return r.hedged.Async() }
+func (r round[In, Out]) Async() bool { return r.s.Async() }
 
 // attemptExecution is one execution of a round.
 type attemptExecution[In, Out any] struct{ a *attempts[In, Out] }

@@ -272,10 +272,7 @@ func recordCacheHit(k *keyState, log *RequestLog, start time.Time, served *metri
 		End:              now,
 	}
 	c.Events[metricsstream.ResponseFromCache] = 1
-	k.metrics.MarkCompletion(&c)
-	if f := k.registry.onCompletion; f != nil {
-		f(&c)
-	}
+	k.markAlone(&c)
 	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
 		notify(global, local, k.key, metricsstream.ResponseFromCache)
 	}

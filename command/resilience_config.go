@@ -84,6 +84,10 @@ type RateLimitConfig struct {
 	MaxWait time.Duration
 }
 
+// makesAttempts reports whether a call of a Command of c may make more
+// than one execution: it retries or hedges.
+func (c *Config) makesAttempts() bool { return c.Retry.MaxAttempts > 1 || c.Hedge.MaxHedges > 0 }
+
 // Defaults of the retry budget.
 const (
 	DefaultRetryBudgetPercent        = 20.0

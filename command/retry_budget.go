@@ -31,13 +31,22 @@ func (k *keyState) budgetPermits() bool {
 // recordBudgetExhausted records RETRY_BUDGET_EXHAUSTED in a Completion of
 // its own, of no execution: no latency, no health, no concurrency.
 func (k *keyState) recordBudgetExhausted() {
-	cfg := k.config.Load()
-	c := metricsstream.Completion{CommandKey: k.key, GroupKey: cfg.Group, ExecutionLatency: -1, TotalLatency: -1}
+	c := metricsstream.Completion{
+		CommandKey:       k.key,
+		GroupKey:         k.config.Load().Group,
+		ExecutionLatency: -1,
+		TotalLatency:     -1,
+		End:              time.Unix(0, k.registry.now()),
+	}
 	c.Events[metricsstream.BudgetExhausted] = 1
-	now := k.registry.now()
-	k.metrics.MarkCompletionAt(&c, now)
+	k.markAlone(&c)
+}
+
+// markAlone publishes c, the Completion of no execution (a cache hit, a
+// refused retry), to the metrics and to the registry's onCompletion.
+func (k *keyState) markAlone(c *metricsstream.Completion) {
+	k.metrics.MarkCompletion(c)
 	if f := k.registry.onCompletion; f != nil {
-		c.End = time.Unix(0, now)
-		f(&c)
+		f(c)
 	}
 }

@@ -38,7 +38,7 @@ func (x *single[In, Out]) Call(subCtx context.Context) (Out, error) {
 // SubscribeSingle executes the command for a subscriber, which may leave
 // before the result.
 func (x *single[In, Out]) SubscribeSingle(subCtx context.Context, r observable.SingleObserver[Out]) {
-	if cfg := x.c.k.config.Load(); cfg.Retry.MaxAttempts > 1 || cfg.Hedge.MaxHedges > 0 {
+	if cfg := x.c.k.config.Load(); cfg.makesAttempts() {
 		x.resilient(cfg).SubscribeSingle(subCtx, r)
 		return
 	}
