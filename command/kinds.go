@@ -36,6 +36,12 @@ func (c *Command[In, Out]) Observe(ctx context.Context, in In) observable.Observ
 // Queue starts the command and returns at once a Future of its result.
 // Cancelling the Future unsubscribes: the execution is recorded as
 // CANCELLED and run's context is cancelled.
+//
+// A semaphore-isolated execution with no timeout that no goroutine has
+// started when Get is called with a context that cannot end is run by Get
+// itself, as Execute runs it (see observable.Joinable): Queue(...).Get
+// then costs Execute plus one go statement. A Cancel meanwhile ends run's
+// context, and the execution is CANCELLED when run returns.
 func (c *Command[In, Out]) Queue(ctx context.Context, in In) *observable.Future[Out] {
 	ctx = orBackground(ctx)
 	return c.ToObservable(ctx, in).ToFuture(ctx)
@@ -49,8 +55,9 @@ func (c *Command[In, Out]) Queue(ctx context.Context, in In) *observable.Future[
 //
 // Unlike Hystrix's, it never blocks its caller: a semaphore-isolated
 // execution, which runs on the goroutine that subscribes, is subscribed
-// on a goroutine of its own, as Queue's is; a pool-isolated one has its
-// worker for that.
+// on a goroutine of its own, as Queue's is, unless a First with a context
+// that cannot end takes it over first (see Command.Queue); a
+// pool-isolated one has its worker for that.
 func observeNow[Out any](ctx context.Context, k *keyState, o observable.Observable[Out]) observable.Observable[Out] {
 	if k != nil && k.config.Load().Isolation == SemaphoreIsolation {
 		o = o.SubscribeOn(observable.NewGoroutine)

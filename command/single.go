@@ -50,3 +50,14 @@ func (x *single[In, Out]) SubscribeSingle(subCtx context.Context, r observable.S
 func (x *single[In, Out]) Async() bool {
 	return x.c.k.config.Load().Isolation != SemaphoreIsolation
 }
+
+// Joinable reports whether a waiter that would only wait for the result
+// of SubscribeSingle may have it from Call instead (observable.Joinable):
+// under semaphore isolation with no timeout, nothing answers a
+// subscription before run returns on the subscribing goroutine. With a
+// timeout, Queue's and Observe's subscribers have the fallback at the
+// timeout, which a waiter running run could not give them.
+func (x *single[In, Out]) Joinable() bool {
+	cfg := x.c.k.config.Load()
+	return cfg.Isolation == SemaphoreIsolation && cfg.Timeout <= 0 && !cfg.makesAttempts()
+}

@@ -23,12 +23,15 @@ func (s *subscription[In, Out]) watch(subCtx, callerCtx context.Context) (unwatc
 // can say so (as the contexts of package observable and of package
 // context's own derivations do), and returns what stops it; for a context
 // that never ends it does nothing.
+//
+// A context of package observable is asked first: its Done makes a
+// channel that nobody would read (bench/peers rxhystrix-*-queue).
 func afterEnd(ctx context.Context, f func()) func() bool {
-	if ctx.Done() == nil {
-		return nil
-	}
 	if af, ok := ctx.(interface{ AfterFunc(func()) func() bool }); ok {
 		return af.AfterFunc(f)
+	}
+	if ctx.Done() == nil {
+		return nil
 	}
 	return context.AfterFunc(ctx, f)
 }

@@ -122,6 +122,8 @@ func (j justOne[T]) SubscribeSingle(ctx context.Context, r SingleObserver[T]) {
 
 func (justOne[T]) Async() bool { return false }
 
+func (justOne[T]) Joinable() bool { return true }
+
 func (j justOne[T]) subscribe(s *scope, o Observer[T]) {
 	o.OnNext(j.v)
 	o.OnCompleted()

@@ -10,6 +10,7 @@ import (
 // safe for concurrent use.
 type Future[T any] struct {
 	c collector[T]
+	u unstarted[T] // the work a Get may take over
 }
 
 // ToFuture subscribes on a new goroutine and returns at once a Future of
@@ -39,8 +40,12 @@ func (o Observable[T]) ToFutureOn(ctx context.Context, sch Scheduler) *Future[T]
 	if s, ok := singleOf(o); ok {
 		// The Future is the Single's observer. An asynchronous Single
 		// needs no goroutine of ours to keep the caller free.
-		if sch == Immediate || (sch == NewGoroutine && s.Async()) {
+		switch {
+		case sch == Immediate || (sch == NewGoroutine && s.Async()):
 			s.SubscribeSingle(&f.c.scope, &f.c)
+			return f
+		case sch == NewGoroutine:
+			f.u.start(s, &f.c.scope, &f.c)
 			return f
 		}
 		if err := sch.Schedule(&f.c.scope, func() { s.SubscribeSingle(&f.c.scope, &f.c) }); err != nil {
@@ -62,7 +67,16 @@ func (f *Future[T]) run(o Observable[T]) func() {
 // first, and returns the result, or ctx's error. The end of ctx does not
 // cancel the work: a later Get can still return the result. A nil ctx
 // means context.Background.
+//
+// A Get whose ctx cannot end (context.Background, say) that finds the work
+// of a synchronous [Single] not yet started by the goroutine ToFuture
+// handed it to runs it itself, with Call, and returns when it returns: a
+// Cancel meanwhile ends the work's context, and the Future fails with
+// context.Canceled.
 func (f *Future[T]) Get(ctx context.Context) (T, error) {
+	if !f.c.ended() && cannotEnd(ctx) && f.u.takeOver() {
+		return f.c.result()
+	}
 	if !f.c.ended() {
 		var stop <-chan struct{}
 		if ctx != nil {

@@ -13,10 +13,14 @@ import (
 func replayOne[T any](ctx context.Context, s Single[T]) Observable[T] {
 	r := &replaySingle[T]{done: make(chan struct{})}
 	r.init(ctx)
-	if !r.live() {
+	q, onGoroutine := s.(scheduledSingle[T])
+	switch {
+	case !r.live():
 		var zero T
 		r.OnResult(zero, r.Err())
-	} else {
+	case onGoroutine && q.sch == NewGoroutine && !q.s.Async():
+		r.u.start(q.s, &r.scope, r) // a First may take it over
+	default:
 		s.SubscribeSingle(&r.scope, r)
 	}
 	return FromSingle[T](r)
@@ -34,6 +38,8 @@ type replaySingle[T any] struct {
 	pending   int  // subscribers waiting
 	cancelled bool // the last subscriber left before the result
 	waiting   []*replayWaiter[T]
+
+	u unstarted[T] // the work a Call may take over
 }
 
 // replayWaiter is a subscriber waiting for the result, hooked into its
@@ -69,8 +75,14 @@ func (r *replaySingle[T]) OnResult(v T, err error) {
 func (r *replaySingle[T]) Async() bool { return true }
 
 // Call waits for the result, or for ctx to end; a caller who leaves first
-// counts as a subscriber that left.
+// counts as a subscriber that left. A Call whose ctx cannot end runs the
+// work of SubscribeOn(NewGoroutine) of a synchronous Single itself, if its
+// goroutine has not started it, as [Future.Get] does.
 func (r *replaySingle[T]) Call(ctx context.Context) (T, error) {
+	if cannotEnd(ctx) && r.u.takeOver() {
+		<-r.done
+		return r.v, r.err
+	}
 	r.mu.Lock()
 	if r.has {
 		r.mu.Unlock()

@@ -36,6 +36,25 @@ type Single[T any] interface {
 	Async() bool
 }
 
+// Joinable is implemented by a [Single] whose Call, made by a goroutine
+// that would otherwise only wait for the result, gives the result as soon
+// as SubscribeSingle would give it on another goroutine: nothing, a timer
+// say, answers a subscription before the work SubscribeSingle does on its
+// goroutine returns. A waiter with nothing else to do may then run the
+// work of such a Single itself, rather than wait for a goroutine started
+// for it ([Future.Get]). The Singles of [FromFunc] and [Just], and [Zip2]
+// of joinable Singles, are joinable.
+type Joinable interface {
+	// Joinable reports whether Call may stand in for SubscribeSingle now.
+	Joinable() bool
+}
+
+// joinable reports whether s is a Joinable that says so.
+func joinable[T any](s Single[T]) bool {
+	j, ok := s.(Joinable)
+	return ok && j.Joinable()
+}
+
 // SingleObserver receives the result of a [Single]: a value with a nil
 // error, or an error.
 type SingleObserver[T any] interface {
@@ -103,6 +122,8 @@ func (f funcSingle[T]) SubscribeSingle(ctx context.Context, r SingleObserver[T])
 }
 
 func (funcSingle[T]) Async() bool { return false }
+
+func (funcSingle[T]) Joinable() bool { return true }
 
 func (f funcSingle[T]) subscribe(s *scope, o Observer[T]) {
 	v, err := f(s)

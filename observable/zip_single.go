@@ -17,6 +17,8 @@ type zipSingle[A, B, R any] struct {
 
 func (z *zipSingle[A, B, R]) Async() bool { return z.a.Async() || z.b.Async() }
 
+func (z *zipSingle[A, B, R]) Joinable() bool { return joinable(z.a) && joinable(z.b) }
+
 func (z *zipSingle[A, B, R]) Call(ctx context.Context) (R, error) {
 	var zero R
 	if z.Async() {

@@ -1,0 +1,83 @@
+package command
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// onOneProcessor runs the test on one processor: the goroutine Queue and
+// Observe start waits until their caller blocks, so that a Get or First
+// made at once finds the execution unstarted.
+func onOneProcessor(t *testing.T) {
+	prev := runtime.GOMAXPROCS(1)
+	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+}
+
+// A semaphore-isolated command with no timeout has nothing that could
+// answer Queue's or Observe's subscriber before run returns, so the caller
+// that waits at once runs the execution itself, as Execute does, and the
+// goroutine started for it ends without running anything.
+func TestWaitingCallerRunsAnUntimedSemaphoreExecution(t *testing.T) {
+	modes := []struct {
+		name string
+		exec func(ctx context.Context, c *Command[int, int64]) (int64, error)
+	}{
+		{"Queue.Get", func(ctx context.Context, c *Command[int, int64]) (int64, error) {
+			return c.Queue(ctx, 1).Get(ctx)
+		}},
+		{"Observe.First", func(ctx context.Context, c *Command[int, int64]) (int64, error) {
+			return c.Observe(ctx, 1).First(ctx)
+		}},
+	}
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			onOneProcessor(t)
+			h := newHarness(t)
+			c := New("GetUser", func(context.Context, int) (int64, error) { return goroutineID(), nil },
+				WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: -1}))
+			ranOn, err := m.exec(context.Background(), c)
+			require.NoError(t, err)
+			assert.Equal(t, goroutineID(), ranOn, "run ran on the waiting caller's goroutine")
+			assert.Equal(t, evs("SUCCESS"), h.events())
+			h.noMoreCompletions()
+			h.assertReleased("GetUser")
+		})
+	}
+}
+
+// Cancelling a Future whose Get runs the execution ends run's context, as
+// the end of Execute's context does: the execution is CANCELLED, and the
+// Future fails with context.Canceled.
+func TestCancelReachesAnExecutionItsGetRuns(t *testing.T) {
+	h := newHarness(t)
+	g := newGate()
+	defer g.release()
+	c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+		return "", g.wait(ctx, true)
+	}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: -1})).WithFallback(fallbackName)
+	f := c.Queue(context.Background(), 1)
+	call := goCall(func() (string, error) { return f.Get(context.Background()) })
+	g.arrived(t)
+	f.Cancel()
+	res := awaitCall(t, call)
+	assert.ErrorIs(t, res.err, context.Canceled)
+	assert.Equal(t, evs("CANCELLED"), h.events())
+	h.assertReleased("GetUser")
+}
+
+// With a timeout, the subscriber has the fallback at the timeout however
+// long run takes, which a waiter running run could not give it: the
+// execution stays on its own goroutine.
+func TestWaitingCallerLeavesATimedExecutionToItsGoroutine(t *testing.T) {
+	onOneProcessor(t)
+	h := newHarness(t)
+	c := New("GetUser", func(context.Context, int) (int64, error) { return goroutineID(), nil },
+		WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation}))
+	ranOn, err := c.Queue(context.Background(), 1).Get(context.Background())
+	require.NoError(t, err)
+	assert.NotEqual(t, goroutineID(), ranOn)
+}
