@@ -112,6 +112,7 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, coll
 	s.e.runStarted()
 	s.armTimeout()
 	s.mu.Unlock()
+	growStack()
 	if c.run != nil {
 		v, err := callRun(c.run, s.runCtx, in)
 		s.runReturned(v, err, c.k.registry.now(), false)
