@@ -67,6 +67,10 @@
 //	zip2                     Zip2 of two commands' ToObservable, First
 //	observable-command       an ObservableCommand of Just(the work's value), ToObservable(...).First
 //
+// and Queue and Observe in semaphore isolation with the 1 s timeout
+// (rxhystrix-semaphore-timeout-queue, -observe): with a timeout the waiting
+// caller does not take the execution over, and its goroutine runs it.
+//
 // cep21/circuit and hystrix-go take work that returns only an error, so
 // their rows check only the error; the generic implementations return the
 // work's int, and their rows check it.

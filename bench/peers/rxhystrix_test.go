@@ -220,4 +220,10 @@ func init() {
 			ourRows = append(ourRows, rxhystrixRow("rxhystrix-"+iso.name+"-"+m.name, iso.config, m.exec, false))
 		}
 	}
+	// Queue and Observe of a semaphore-isolated command with a timeout,
+	// whose execution a waiting caller never takes over.
+	ourRows = append(ourRows,
+		rxhystrixRow("rxhystrix-semaphore-timeout-queue", semaphore(time.Second), byQueue, false),
+		rxhystrixRow("rxhystrix-semaphore-timeout-observe", semaphore(time.Second), byObserve, false),
+	)
 }
