@@ -56,7 +56,9 @@
 //   - [Observable.ToFuture] never blocks: it subscribes on a new
 //     goroutine (Hystrix's queue() blocks the caller under semaphore
 //     isolation). The Future holds the last value rather than insisting
-//     on exactly one.
+//     on exactly one. A [Future.Get] that could only wait runs the work
+//     of a [Joinable] Single itself if that goroutine has not started it,
+//     as a Java ForkJoinTask's join runs a task no worker has taken.
 //   - There is no backpressure: queues between concurrent producers and a
 //     busy observer grow as needed.
 //
