@@ -2,9 +2,10 @@ package command
 
 import (
 	"context"
-	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
+
+	"github.com/rxhystrix/rxhystrix/internal/proc"
 )
 
 // The states of a poolCall.
@@ -31,11 +32,7 @@ const yieldEvery = 16
 // yieldSometimes yields to the scheduler once in yieldEvery calls on
 // average: what a caller that handed a run to a new worker does, so that
 // the worker gets a processor (see yieldEvery).
-func yieldSometimes() {
-	if rand.Uint32()%yieldEvery == 0 {
-		runtime.Gosched()
-	}
-}
+func yieldSometimes() { proc.YieldSometimes(yieldEvery) }
 
 // poolCall is one run handed to a pool worker. Whoever loses the race
 // between the worker finishing and the caller leaving recycles it: the

@@ -3,6 +3,8 @@ package observable
 import (
 	"context"
 	"sync/atomic"
+
+	"github.com/rxhystrix/rxhystrix/internal/proc"
 )
 
 // unstarted is the subscription to a synchronous Single that ToFuture or
@@ -52,8 +54,20 @@ func (u *unstarted[T]) takeOver() bool {
 		return false
 	}
 	u.r.OnResult(u.s.Call(u.ctx))
+	// The goroutine left behind waits for a processor to find the work
+	// taken and end. A waiter that takes over call after call, never
+	// blocking, would keep its processor while thousands of them pile up;
+	// a yield once in 16 takes-over keeps the pile short (bench/peers
+	// rxhystrix-semaphore-queue, in an A/B of three rounds against no
+	// yield: 1.35 → 0.71 µs with one caller, 3.9 → 0.84 µs with 75; a
+	// yield after every take-over gave 0.96 and 0.73 µs).
+	proc.YieldSometimes(takeOverYieldEvery)
 	return true
 }
+
+// takeOverYieldEvery is how many take-overs, on average, a waiter makes
+// between two yields (see takeOver).
+const takeOverYieldEvery = 16
 
 // cannotEnd reports whether a wait under ctx can only end with the result.
 func cannotEnd(ctx context.Context) bool { return ctx == nil || ctx.Done() == nil }
