@@ -79,10 +79,6 @@ func (r *replaySingle[T]) Async() bool { return true }
 // work of SubscribeOn(NewGoroutine) of a synchronous Single itself, if its
 // goroutine has not started it, as [Future.Get] does.
 func (r *replaySingle[T]) Call(ctx context.Context) (T, error) {
-	if cannotEnd(ctx) && r.u.takeOver() {
-		<-r.done
-		return r.v, r.err
-	}
 	r.mu.Lock()
 	if r.has {
 		r.mu.Unlock()
@@ -90,6 +86,12 @@ func (r *replaySingle[T]) Call(ctx context.Context) (T, error) {
 	}
 	r.pending++
 	r.mu.Unlock()
+	// Counted first: a subscriber that leaves while this Call runs the
+	// work must not find it the last one waiting.
+	if cannotEnd(ctx) && r.u.takeOver() {
+		<-r.done
+		return r.v, r.err
+	}
 	select {
 	case <-r.done:
 		return r.v, r.err

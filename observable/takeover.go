@@ -12,9 +12,9 @@ import (
 // caller, until that goroutine starts it. A waiter that could do nothing
 // but wait for the result ([Future.Get] and [Observable.First] of
 // ReplayNow, with a context that cannot end) takes it over, if the Single
-// is [Joinable], and calls the Single on its own goroutine instead, as a Java ForkJoinTask's join runs a
-// task no worker has taken: the goroutine then finds it taken and ends at
-// once. The work runs once, on whichever goroutine takes it first, and a
+// is [Joinable], and calls the Single on its own goroutine instead, as a
+// Java ForkJoinTask's join runs a task no worker has taken: the goroutine
+// then finds it taken and ends at once. The work runs once, on whichever goroutine takes it first, and a
 // caller who never waits still has it done without blocking.
 //
 // The hand-off would otherwise run the work on a goroutine whose stack is
@@ -47,8 +47,9 @@ func (u *unstarted[T]) run() {
 
 // takeOver calls the Single on the calling goroutine and hands its result
 // to r, if it was handed over, is joinable and no goroutine has started
-// it; it reports whether it did. Like any Call, the work then ends, with ctx's error, at
-// the latest when the code it runs on this goroutine returns.
+// it; it reports whether it did. Like any Call, the work then ends, with
+// ctx's error, at the latest when the code it runs on this goroutine
+// returns.
 func (u *unstarted[T]) takeOver() bool {
 	if !u.join || !u.taken.CompareAndSwap(false, true) {
 		return false

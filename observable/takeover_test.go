@@ -143,3 +143,52 @@ func TestCancelEndsTheContextOfTakenOverWork(t *testing.T) {
 	_, err := f.Get(context.Background())
 	assert.ErrorIs(t, err, context.Canceled)
 }
+
+// gatedSingle's work waits for release, then answers 7 with its
+// context's error; it records whether a Call or a subscription did it.
+type gatedSingle struct {
+	started, release chan struct{}
+	calls            atomic.Int32
+}
+
+func (s *gatedSingle) Call(ctx context.Context) (int, error) {
+	s.calls.Add(1)
+	close(s.started)
+	<-s.release
+	return 7, ctx.Err()
+}
+
+func (s *gatedSingle) SubscribeSingle(ctx context.Context, r SingleObserver[int]) {
+	close(s.started)
+	<-s.release
+	r.OnResult(7, ctx.Err())
+}
+
+func (*gatedSingle) Async() bool    { return false }
+func (*gatedSingle) Joinable() bool { return true }
+
+// A First that runs the work itself still counts as a subscriber: another
+// subscriber leaving meanwhile does not cancel the work it waits for.
+func TestFirstThatTakesOverKeepsTheWorkAlive(t *testing.T) {
+	oneProcessor(t)
+	for range tries {
+		s := &gatedSingle{started: make(chan struct{}), release: make(chan struct{})}
+		hot := FromSingle[int](s).SubscribeOn(NewGoroutine).ReplayNow(context.Background())
+		other, leave := context.WithCancel(context.Background())
+		rec := newRecorder[int]()
+		hot.Subscribe(other, rec)
+		go func() {
+			<-s.started
+			leave()
+			close(s.release)
+		}()
+		v, err := hot.First(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 7, v)
+		leave()
+		if s.calls.Load() == 1 {
+			return
+		}
+	}
+	t.Fatalf("in %d tries, no First called the Single itself", tries)
+}
