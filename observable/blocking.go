@@ -10,6 +10,9 @@ func (o Observable[T]) First(ctx context.Context) (T, error) {
 	if s, ok := singleOf(o); ok {
 		return s.Call(orBackground(ctx))
 	}
+	if p, ok := o.prod.(FirstProducer[T]); ok {
+		return produceFirst(p, orBackground(ctx))
+	}
 	c := &collector[T]{first: true}
 	c.init(ctx)
 	o.run(&c.scope, c)

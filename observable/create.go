@@ -20,16 +20,15 @@ func Create[T any](f func(ctx context.Context, o Observer[T])) Observable[T] {
 	if f == nil {
 		panic("observable: Create with nil f")
 	}
-	return Observable[T]{src: createSource[T](f)}
+	return Observable[T]{prod: createFunc[T](f)}
 }
 
-type createSource[T any] func(ctx context.Context, o Observer[T])
+// createFunc is Create's f as a Producer.
+type createFunc[T any] func(ctx context.Context, o Observer[T])
 
-func (f createSource[T]) subscribe(s *scope, o Observer[T]) {
-	f(s, &createObserver[T]{s: s, ob: o})
-}
+func (f createFunc[T]) Produce(ctx context.Context, o Observer[T]) { f(ctx, o) }
 
-// createObserver keeps a producer to the Rx grammar.
+// createObserver keeps a Producer to the Rx grammar.
 type createObserver[T any] struct {
 	s       *scope
 	stopped atomic.Bool
@@ -129,15 +128,37 @@ func (j justOne[T]) subscribe(s *scope, o Observer[T]) {
 	o.OnCompleted()
 }
 
-// Error returns an Observable that fails with err at once.
+// Error returns an Observable that fails with err at once. It is a
+// [Single]: First of it returns err.
 //
 // It panics if err is nil.
 func Error[T any](err error) Observable[T] {
 	if err == nil {
 		panic("observable: Error with nil err")
 	}
-	return Observable[T]{src: sourceFunc[T](func(s *scope, o Observer[T]) { o.OnError(err) })}
+	return Observable[T]{one: errorOne[T]{err}}
 }
+
+// errorOne is Error's Single.
+type errorOne[T any] struct{ err error }
+
+func (e errorOne[T]) Call(ctx context.Context) (T, error) {
+	var zero T
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	return zero, e.err
+}
+
+func (e errorOne[T]) SubscribeSingle(ctx context.Context, r SingleObserver[T]) {
+	r.OnResult(e.Call(ctx))
+}
+
+func (errorOne[T]) Async() bool { return false }
+
+func (errorOne[T]) Joinable() bool { return true }
+
+func (e errorOne[T]) subscribe(s *scope, o Observer[T]) { o.OnError(e.err) }
 
 // Empty returns an Observable that completes at once.
 func Empty[T any]() Observable[T] {

@@ -146,3 +146,31 @@ func ExampleFromFunc() {
 	// 42
 	// [84]
 }
+
+// lines is a FirstProducer: it emits the lines of a text, and knows the
+// first line without splitting the rest.
+type lines string
+
+func (l lines) Produce(ctx context.Context, o observable.Observer[string]) {
+	for _, line := range strings.Split(string(l), "\n") {
+		if ctx.Err() != nil {
+			return
+		}
+		o.OnNext(line)
+	}
+	o.OnCompleted()
+}
+
+func (l lines) ProduceFirst(ctx context.Context) (string, error) {
+	first, _, _ := strings.Cut(string(l), "\n")
+	return first, nil
+}
+
+func ExampleFromProducer() {
+	text := observable.FromProducer[string](lines("GET / HTTP/1.1\nHost: example.com\nAccept: */*"))
+	ctx := context.Background()
+	all, _ := text.ToSlice(ctx)
+	first, _ := text.First(ctx) // ProduceFirst: no subscription
+	fmt.Println(len(all), first)
+	// Output: 3 GET / HTTP/1.1
+}

@@ -40,11 +40,15 @@ type Subscription interface {
 // to subscribe to from many goroutines at once. The zero Observable
 // completes at once without emitting.
 type Observable[T any] struct {
-	src source[T] // nil for the zero Observable and for a Single's
+	src source[T] // nil for the zero Observable, a Single's and a Producer's
 	// one is the Single of an Observable made by FromSingle, kept here
 	// rather than in a source of its own so that FromSingle allocates
 	// nothing (bench/peers rxhystrix-semaphore-toobservable).
 	one Single[T]
+	// prod is the Producer of an Observable made by FromProducer or
+	// Create, kept here for the same reason, and so that First finds a
+	// FirstProducer (bench/peers rxhystrix-*-observable-command).
+	prod Producer[T]
 }
 
 // source is what an Observable runs for each subscription.
@@ -97,6 +101,8 @@ func (o Observable[T]) run(s *scope, ob Observer[T]) {
 			return
 		}
 		o.one.SubscribeSingle(s, singleToObserver[T]{ob})
+	case o.prod != nil:
+		o.prod.Produce(s, &createObserver[T]{s: s, ob: ob})
 	case o.src == nil:
 		ob.OnCompleted()
 	default:

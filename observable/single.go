@@ -42,8 +42,8 @@ type Single[T any] interface {
 // say, answers a subscription before the work SubscribeSingle does on its
 // goroutine returns. A waiter with nothing else to do may then run the
 // work of such a Single itself, rather than wait for a goroutine started
-// for it ([Future.Get]). The Singles of [FromFunc] and [Just], and [Zip2]
-// of joinable Singles, are joinable.
+// for it ([Future.Get]). The Singles of [FromFunc], [Just] and [Error],
+// and [Zip2] of joinable Singles, are joinable.
 type Joinable interface {
 	// Joinable reports whether Call may stand in for SubscribeSingle now.
 	Joinable() bool
@@ -87,7 +87,7 @@ func FromFunc[T any](f func(ctx context.Context) (T, error)) Observable[T] {
 }
 
 // AsSingle returns the Single o was made from ([FromSingle], [FromFunc],
-// [Just] of one value, [Zip2] of Singles...), so that a consumer of its
+// [Just] of one value, [Error], [Zip2] of Singles...), so that a consumer of its
 // own can take the result as First does.
 func (o Observable[T]) AsSingle() (Single[T], bool) { return o.one, o.one != nil }
 
