@@ -5,10 +5,12 @@ package command
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // A passing semaphore Execute and a short circuit with no fallback
@@ -23,5 +25,30 @@ func TestExecuteAllocatesNothing(t *testing.T) {
 	h.reg.onCompletion = nil
 	for name, c := range map[string]*Command[int, string]{"passing": plain, "short-circuited": open} {
 		assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = c.Execute(ctx, 1) }), name)
+	}
+}
+
+// First of an ObservableCommand whose Observable is a Single runs on the
+// caller's stack, as Execute does: it allocates only what ToObservable
+// returns, and under pool isolation the run handed to the worker.
+func TestFirstOfAnObservableCommandAllocatesItsObservable(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	if err := h.reg.ConfigurePool("Lines", PoolConfig{CoreSize: 1}); err != nil {
+		t.Fatal(err)
+	}
+	line := observable.Just("line") // made once: what the user's code allocates is not counted
+	one := func(context.Context, int) observable.Observable[string] { return line }
+	h.reg.onCompletion = nil
+	for _, c := range []struct {
+		cfg  Config
+		want float64
+	}{
+		{Config{Isolation: SemaphoreIsolation, Timeout: -1}, 1},
+		{Config{Isolation: PoolIsolation, Pool: "Lines", Timeout: time.Second}, 2},
+	} {
+		cmd := NewObservable("Lines"+c.cfg.Isolation.String(), one, WithRegistry(h.reg), WithConfig(c.cfg))
+		got := testing.AllocsPerRun(100, func() { _, _ = cmd.ToObservable(ctx, 1).First(ctx) })
+		assert.LessOrEqual(t, got, c.want, c.cfg.Isolation.String())
 	}
 }

@@ -1,6 +1,11 @@
 package command
 
-import "context"
+import (
+	"context"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
+)
 
 // call is one execution on the calling goroutine, which waits for its
 // result: the driver of Execute, of First of ToObservable, of the request
@@ -57,19 +62,32 @@ func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec ex
 func (c *core[In, Out]) runHere(ctx context.Context, e *execution, in In) (Out, error) {
 	e.runStarted()
 	runCtx, deadline, end := runContextFor(ctx, c.k.registry.clock, e.start, e.cfg.Timeout)
-	v, err := callRun(c.run, runCtx, in)
+	v, err := c.invoke(runCtx, in)
 	now := c.k.registry.now()
 	o := classifyTimed(ctx, runCtx != ctx && timedOut(runCtx, deadline, now), err)
 	endRunContext(deadline, end)
 	return c.conclude(ctx, e, in, o, v, err, now)
 }
 
+// invoke runs the user's code for call: a Command's run, or, for First of
+// an ObservableCommand, its Observable up to the first value (see
+// observable_first.go).
+func (c *core[In, Out]) invoke(ctx context.Context, in In) (Out, error) {
+	if c.run != nil {
+		return callRun(c.run, ctx, in)
+	}
+	return firstOf(ctx, constructBody(c.construct, ctx, in))
+}
+
 // conclude records how run ended, at now, and produces the caller's
 // result: run's value, ctx's error, or the fallback stage's.
 func (c *core[In, Out]) conclude(ctx context.Context, e *execution, in In, o outcome, v Out, err error, now int64) (Out, error) {
+	if c.construct != nil && o == outcomeSuccess && err == nil {
+		return tookFirst(e, v, metricsstream.Emit, now)
+	}
 	switch failure, cause := e.concluded(o, err, now); failure {
 	case noFailure:
-		return v, nil
+		return firstOrEmpty(v, err)
 	case runCancelled:
 		var zero Out
 		return zero, ctx.Err()
@@ -89,13 +107,31 @@ func (c *core[In, Out]) fallBack(ctx context.Context, e *execution, in In, failu
 	if e.deferFallback(ctx, failure, cause) {
 		return zero, e.commandError(failure, cause)
 	}
-	cmdErr, ok := fallbackPermitted(e, c.fallback != nil, failure, cause)
+	cmdErr, ok := fallbackPermitted(e, c.hasFallback(), failure, cause)
 	if !ok {
 		return zero, cmdErr
+	}
+	if c.fallbackObs != nil {
+		return c.fallBackFirst(ctx, e, in, cmdErr)
 	}
 	v, err := callFallback(c.fallback, ctx, in, cmdErr)
 	if err = e.fallbackDone(cmdErr, err); err != nil {
 		return zero, err
 	}
 	return v, nil
+}
+
+// fallBackFirst is the fallback stage of First of an ObservableCommand:
+// the first value of the fallback's Observable.
+func (c *core[In, Out]) fallBackFirst(ctx context.Context, e *execution, in In, cmdErr *Error) (Out, error) {
+	var zero Out
+	v, err := firstOf(ctx, fallbackBody(c.fallbackObs, ctx, in, cmdErr))
+	switch err {
+	case nil:
+		return tookFirst(e, v, metricsstream.FallbackEmit, c.k.registry.now())
+	case errCompleted:
+		e.fallbackSucceeded()
+		return zero, observable.ErrEmpty
+	}
+	return zero, e.fallbackFailed(cmdErr, err)
 }

@@ -187,14 +187,15 @@ func classify(callerCtx, runCtx context.Context, err error) outcome {
 }
 
 // classifyTimed is classify for a caller that knows whether run ran out
-// of time.
+// of time. An ObservableCommand's Observable that completed without a
+// value before First had one (errCompleted) succeeded.
 func classifyTimed(callerCtx context.Context, timedOut bool, err error) outcome {
 	switch {
 	case callerCtx.Err() != nil:
 		return outcomeCancelled
 	case timedOut:
 		return outcomeTimeout
-	case err == nil:
+	case err == nil || err == errCompleted:
 		return outcomeSuccess
 	case IsBadRequest(err):
 		return outcomeBadRequest
@@ -205,7 +206,7 @@ func classifyTimed(callerCtx context.Context, timedOut bool, err error) outcome 
 // classifyInTime says how a run that returned err before the caller left
 // ended: its value stands even if the deadline passed since.
 func classifyInTime(callerCtx, runCtx context.Context, err error) outcome {
-	if err == nil {
+	if err == nil || err == errCompleted {
 		return outcomeSuccess
 	}
 	return classify(callerCtx, runCtx, err)

@@ -112,7 +112,11 @@ func (c *ObservableCommand[In, Out]) Metrics() *metricsstream.CommandMetrics { r
 func (c *ObservableCommand[In, Out]) Breaker() *breaker.Breaker { return c.k.breaker }
 
 // ToObservable returns a cold Observable that executes the command once
-// per subscription.
+// per subscription. First of it takes the first value and leaves, as
+// Hystrix's first(): the execution records EMIT (FALLBACK_EMIT for the
+// fallback's value), then CANCELLED. Unless the command is
+// semaphore-isolated with a timeout, First runs the execution on its own
+// goroutine, as Command.Execute does, without subscribing.
 func (c *ObservableCommand[In, Out]) ToObservable(ctx context.Context, in In) observable.Observable[Out] {
 	ctx = orBackground(ctx)
 	if requestScoped.Load() {
@@ -122,11 +126,10 @@ func (c *ObservableCommand[In, Out]) ToObservable(ctx context.Context, in In) ob
 }
 
 // observeRecorded is the Observable of one execution per subscription,
-// whose end rec, when not nil, sees.
+// whose end rec, when not nil, sees. First of it is fused (see
+// observable_first.go).
 func (c *ObservableCommand[In, Out]) observeRecorded(ctx context.Context, in In, rec executionRecorder) observable.Observable[Out] {
-	return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
-		c.subscribe(ctx, subCtx, in, 0, rec, nil, o, nil)
-	})
+	return observable.FromProducer[Out](&observableExecution[In, Out]{c: c, ctx: ctx, in: in, rec: rec})
 }
 
 // Observe starts the command at once and returns a hot Observable that

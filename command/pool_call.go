@@ -116,7 +116,7 @@ func (call *poolCall[In, Out]) runTask(p *pool, start int64) int64 {
 	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
 		callHooks(global, local, func(h ExecutionHook) { h.ExecutionStart(k.key) })
 	}
-	out, err := callRun(call.cmd.run, call.ctx, call.in)
+	out, err := call.cmd.invoke(call.ctx, call.in)
 	end := k.registry.now()
 	call.out, call.err, call.end = out, err, end
 	p.release()
@@ -276,7 +276,7 @@ func (c *core[In, Out]) executeInPool(ctx context.Context, e *execution, in In) 
 func (c *core[In, Out]) executeHere(ctx context.Context, e *execution, in In, p *pool) (Out, error) {
 	p.recorder.MarkStartedAt(e.start, p.active())
 	e.runStarted()
-	v, err := callRun(c.run, ctx, in)
+	v, err := c.invoke(ctx, in)
 	now := c.k.registry.now()
 	p.exit()
 	p.recorder.MarkExecutedAt(now)

@@ -21,7 +21,8 @@ import (
 //
 // Two drivers move an execution through them. Command.call runs it on
 // the calling goroutine and returns its result: Execute, First of
-// ToObservable, the request log and the collapser's batch. subscription
+// ToObservable (of an ObservableCommand's too, see observable_first.go),
+// the request log and the collapser's batch. subscription
 // runs it for a subscriber that may leave, or be answered by a timer,
 // while run still runs: Queue, Observe and every other subscription.
 // Neither repeats a stage.

@@ -145,13 +145,19 @@ func (f *fallbackObserver[In, Out]) OnCompleted() {
 
 // constructFallback returns the fallback's Observable, with a panic in
 // fallback or while its Observable is subscribed turned into an error.
-func constructFallback[In, Out any](fallback func(context.Context, In, error) observable.Observable[Out], ctx context.Context, in In, cmdErr error) (src observable.Observable[Out]) {
+func constructFallback[In, Out any](fallback func(context.Context, In, error) observable.Observable[Out], ctx context.Context, in In, cmdErr error) observable.Observable[Out] {
+	return recoverSubscribe(fallbackBody(fallback, ctx, in, cmdErr))
+}
+
+// fallbackBody returns the fallback's Observable, or the Observable of
+// the *PanicError fallback panicked with.
+func fallbackBody[In, Out any](fallback func(context.Context, In, error) observable.Observable[Out], ctx context.Context, in In, cmdErr error) (src observable.Observable[Out]) {
 	defer func() {
 		if v := recover(); v != nil {
 			src = observable.Error[Out](newPanicError(v))
 		}
 	}()
-	return recoverSubscribe(fallback(ctx, in, cmdErr))
+	return fallback(ctx, in, cmdErr)
 }
 
 // fallbackContext returns the context an Observable fallback is

@@ -28,10 +28,11 @@ func callSingle[Out any](one observable.Single[Out], ctx context.Context) (v Out
 }
 
 // subscribeSafely subscribes o to src, turning a panic while src is
-// subscribed into o's error. With wait, it returns only once the
-// subscription has ended or ctx has, so that a pool worker stays taken
-// while the user's Observable runs.
-func subscribeSafely[Out any](ctx context.Context, src observable.Observable[Out], o observable.Observer[Out], wait bool) {
+// subscribed into o's error, and returns the subscription (nil after a
+// panic). With wait, it returns only once the subscription has ended or
+// ctx has, so that a pool worker stays taken while the user's Observable
+// runs.
+func subscribeSafely[Out any](ctx context.Context, src observable.Observable[Out], o observable.Observer[Out], wait bool) observable.Subscription {
 	var sub observable.Subscription
 	func() {
 		defer func() {
@@ -47,6 +48,7 @@ func subscribeSafely[Out any](ctx context.Context, src observable.Observable[Out
 		case <-ctx.Done():
 		}
 	}
+	return sub
 }
 
 // recoverSubscribe returns src with a panic raised while it is subscribed

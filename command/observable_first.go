@@ -1,0 +1,144 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// First of an ObservableCommand's ToObservable, fused.
+//
+// Hystrix's toObservable().toBlocking().first() of an observable command
+// takes the first value and unsubscribes (take(1)): the execution records
+// EMIT, then CANCELLED, as the unsubscription comes before the
+// Observable's completion. What that subscription does, from the breaker
+// to the Completion, is what Command.call does for run, with the first
+// value of the user's Observable in the place of run's: so First runs the
+// execution through call on its own goroutine (observable.FirstProducer),
+// which spares the subscription, its watches and its timer (bench/peers
+// rxhystrix-*-observable-command). Only a semaphore-isolated execution
+// with a timeout keeps the subscription: there a timer answers the
+// subscriber at the timeout while the Observable has not emitted, which
+// the caller, waiting for the first value, could not do.
+
+// observableExecution is the Producer of an ObservableCommand's ToObservable: one
+// execution per subscription, whose end rec, when not nil, sees.
+type observableExecution[In, Out any] struct {
+	c   *ObservableCommand[In, Out]
+	ctx context.Context // the context ToObservable was given
+	in  In
+	rec executionRecorder
+}
+
+// Produce runs one execution for a subscriber.
+func (x *observableExecution[In, Out]) Produce(subCtx context.Context, o observable.Observer[Out]) {
+	x.c.subscribe(x.ctx, subCtx, x.in, 0, x.rec, nil, o, nil)
+}
+
+// ProduceFirst runs one execution for First, which leaves at the first
+// value.
+func (x *observableExecution[In, Out]) ProduceFirst(subCtx context.Context) (Out, error) {
+	if cfg := x.c.k.config.Load(); cfg.Isolation == SemaphoreIsolation && cfg.Timeout > 0 {
+		return observable.Create(x.Produce).First(subCtx)
+	}
+	ctx, stop := joinContexts(subCtx, x.ctx)
+	v, err := x.c.call(ctx, x.in, 0, x.rec, nil)
+	stop()
+	return v, err
+}
+
+// errCompleted is what firstOf returns for an Observable that completed
+// without a value: unlike observable.ErrEmpty, which the user's
+// Observable may fail with, it is never an Observable's error.
+var errCompleted = errors.New("command: the Observable completed without a value")
+
+// firstOf returns the first value of src, subscribed with ctx, and leaves
+// src then: src's error if it failed first, errCompleted if it completed
+// first, ctx's error if ctx ended first. A panic while src is subscribed is
+// its error. A synchronous Single hands its result over directly.
+func firstOf[Out any](ctx context.Context, src observable.Observable[Out]) (Out, error) {
+	if one, ok := src.AsSingle(); ok && !one.Async() {
+		return callSingle(one, ctx)
+	}
+	f := new(firstObserver[Out])
+	if sub := subscribeSafely(ctx, src, f, false); sub != nil {
+		f.mu.Lock()
+		ended := f.ended
+		f.sub = sub
+		f.mu.Unlock()
+		if !ended {
+			select {
+			case <-sub.Done():
+			case <-ctx.Done():
+			}
+		}
+		sub.Unsubscribe()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.ended {
+		f.ended = true // what comes now is dropped
+		var zero Out
+		return zero, ctx.Err()
+	}
+	return f.v, f.err
+}
+
+// firstObserver keeps the first notification of a subscription and ends
+// it.
+type firstObserver[Out any] struct {
+	mu    sync.Mutex // an asynchronous Observable may notify as the caller leaves
+	sub   observable.Subscription
+	v     Out
+	err   error
+	ended bool
+}
+
+func (f *firstObserver[Out]) OnNext(v Out) { f.end(v, nil) }
+
+func (f *firstObserver[Out]) OnError(err error) {
+	var zero Out
+	f.end(zero, err)
+}
+
+func (f *firstObserver[Out]) OnCompleted() {
+	var zero Out
+	f.end(zero, errCompleted)
+}
+
+// end keeps the first notification and, once the subscription is known,
+// ends it (firstOf ends it otherwise, as Subscribe returns).
+func (f *firstObserver[Out]) end(v Out, err error) {
+	f.mu.Lock()
+	if f.ended {
+		f.mu.Unlock()
+		return
+	}
+	f.v, f.err, f.ended = v, err, true
+	sub := f.sub
+	f.mu.Unlock()
+	if sub != nil {
+		sub.Unsubscribe()
+	}
+}
+
+// tookFirst concludes the execution whose Observable (run's, or the
+// fallback's with FALLBACK_EMIT) gave First v: the value is recorded, and
+// the execution is CANCELLED, as First leaves it before its end.
+func tookFirst[Out any](e *execution, v Out, event metricsstream.EventType, now int64) (Out, error) {
+	e.mark(event)
+	e.cancelled(now)
+	return v, nil
+}
+
+// firstOrEmpty returns the result of firstOf for First: errCompleted
+// becomes observable.ErrEmpty.
+func firstOrEmpty[Out any](v Out, err error) (Out, error) {
+	if err == errCompleted {
+		return v, observable.ErrEmpty
+	}
+	return v, err
+}
