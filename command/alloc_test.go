@@ -30,7 +30,8 @@ func TestExecuteAllocatesNothing(t *testing.T) {
 
 // First of an ObservableCommand whose Observable is a Single runs on the
 // caller's stack, as Execute does: it allocates only what ToObservable
-// returns, and under pool isolation the run handed to the worker.
+// returns (the execution, and the Observable's source holding it), and
+// under pool isolation the run handed to the worker.
 func TestFirstOfAnObservableCommandAllocatesItsObservable(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
@@ -44,8 +45,8 @@ func TestFirstOfAnObservableCommandAllocatesItsObservable(t *testing.T) {
 		cfg  Config
 		want float64
 	}{
-		{Config{Isolation: SemaphoreIsolation, Timeout: -1}, 1},
-		{Config{Isolation: PoolIsolation, Pool: "Lines", Timeout: time.Second}, 2},
+		{Config{Isolation: SemaphoreIsolation, Timeout: -1}, 2},
+		{Config{Isolation: PoolIsolation, Pool: "Lines", Timeout: time.Second}, 3},
 	} {
 		cmd := NewObservable("Lines"+c.cfg.Isolation.String(), one, WithRegistry(h.reg), WithConfig(c.cfg))
 		got := testing.AllocsPerRun(100, func() { _, _ = cmd.ToObservable(ctx, 1).First(ctx) })

@@ -10,7 +10,7 @@ func (o Observable[T]) First(ctx context.Context) (T, error) {
 	if s, ok := singleOf(o); ok {
 		return s.Call(orBackground(ctx))
 	}
-	if p, ok := o.prod.(FirstProducer[T]); ok {
+	if p, ok := firstProducerOf(o); ok {
 		return produceFirst(p, orBackground(ctx))
 	}
 	c := &collector[T]{first: true}

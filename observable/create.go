@@ -20,15 +20,19 @@ func Create[T any](f func(ctx context.Context, o Observer[T])) Observable[T] {
 	if f == nil {
 		panic("observable: Create with nil f")
 	}
-	return Observable[T]{prod: createFunc[T](f)}
+	return Observable[T]{src: createSource[T](f)}
 }
 
-// createFunc is Create's f as a Producer.
-type createFunc[T any] func(ctx context.Context, o Observer[T])
+// createSource is Create's f, which a function value keeps in the
+// Observable's source without an allocation.
+type createSource[T any] func(ctx context.Context, o Observer[T])
 
-func (f createFunc[T]) Produce(ctx context.Context, o Observer[T]) { f(ctx, o) }
+func (f createSource[T]) subscribe(s *scope, o Observer[T]) {
+	f(s, &createObserver[T]{s: s, ob: o})
+}
 
-// createObserver keeps a Producer to the Rx grammar.
+// createObserver keeps Create's function and a Producer to the Rx
+// grammar.
 type createObserver[T any] struct {
 	s       *scope
 	stopped atomic.Bool

@@ -38,7 +38,24 @@ func FromProducer[T any](p Producer[T]) Observable[T] {
 	if p == nil {
 		panic("observable: FromProducer with nil p")
 	}
-	return Observable[T]{prod: p}
+	return Observable[T]{src: producerSource[T]{p}}
+}
+
+// producerSource runs a Producer for each subscription.
+type producerSource[T any] struct{ p Producer[T] }
+
+func (ps producerSource[T]) subscribe(s *scope, o Observer[T]) {
+	ps.p.Produce(s, &createObserver[T]{s: s, ob: o})
+}
+
+// firstProducerOf returns o's FirstProducer, if it has one.
+func firstProducerOf[T any](o Observable[T]) (FirstProducer[T], bool) {
+	ps, ok := o.src.(producerSource[T])
+	if !ok {
+		return nil, false
+	}
+	p, ok := ps.p.(FirstProducer[T])
+	return p, ok
 }
 
 // produceFirst is First of a FirstProducer's Observable.
