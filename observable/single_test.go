@@ -138,9 +138,9 @@ func TestSingleFutureCancel(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 }
 
-// Zip2 of two synchronous Singles is a Single that calls a, then b; a
-// failure of a leaves b uncalled. With an asynchronous side, both are
-// subscribed at once and the first error ends the other.
+// Zip2 of two Singles is a Single. Its Call calls a synchronous a, then
+// b; a failure of a leaves b uncalled. An asynchronous a is subscribed
+// and b called meanwhile; the first error ends the other side.
 func TestSingleZip2(t *testing.T) {
 	a, b := &testSingle{v: 2}, &testSingle{v: 3}
 	z := Zip2(FromSingle[int](a), FromSingle[int](b), func(x, y int) int { return x * y })
@@ -162,6 +162,33 @@ func TestSingleZip2(t *testing.T) {
 	_, err = Zip2(FromSingle[int](slow), FromSingle[int](failing), func(x, y int) int { return x + y }).First(context.Background())
 	assert.ErrorIs(t, err, errBoom)
 	<-slow.lastContext().Done() // the failure ended the other side
+
+	// An asynchronous a runs while b is called on First's goroutine.
+	running, here := &testSingle{v: 2, async: true, release: make(chan struct{})}, &testSingle{v: 5}
+	close(running.release)
+	v, err = Zip2(FromSingle[int](running), FromSingle[int](here), func(x, y int) int { return x * y }).First(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 10, v)
+	assert.Equal(t, int32(1), running.subscriptions.Load())
+	assert.Equal(t, int32(1), here.calls.Load())
+	assert.Zero(t, here.subscriptions.Load(), "b was subscribed")
+
+	// a's failure ends the call of b, which waits meanwhile.
+	failsAsync := &testSingle{err: errBoom, async: true, release: make(chan struct{})}
+	close(failsAsync.release)
+	waits := &testSingle{v: 1, async: true, release: make(chan struct{})}
+	_, err = Zip2(FromSingle[int](failsAsync), FromSingle[int](waits), func(x, y int) int { return x + y }).First(context.Background())
+	assert.ErrorIs(t, err, errBoom)
+	<-waits.lastContext().Done()
+
+	// A synchronous a is called before an asynchronous b.
+	first, then := &testSingle{v: 3}, &testSingle{v: 4, async: true, release: make(chan struct{})}
+	close(then.release)
+	v, err = Zip2(FromSingle[int](first), FromSingle[int](then), func(x, y int) int { return x + y }).First(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 7, v)
+	assert.Equal(t, int32(1), first.calls.Load())
+	assert.Equal(t, int32(1), then.calls.Load())
 
 	vs, err := Zip2(FromSingle[int](&testSingle{v: 4}), Just(5), func(x, y int) int { return x + y }).ToSlice(context.Background())
 	require.NoError(t, err)

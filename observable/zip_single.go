@@ -5,10 +5,17 @@ import (
 	"sync"
 )
 
-// zipSingle is Zip2 of two Singles: a Single too. Two synchronous Singles
-// are called one after the other on the caller's goroutine, a first, as
-// Zip2 subscribes them; when either is asynchronous, both are subscribed
-// at once and the first error ends the other.
+// zipSingle is Zip2 of two Singles: a Single too. A subscription
+// subscribes a, then b, each as soon as the one before has returned: two
+// synchronous Singles run one after the other, a first, and an
+// asynchronous one runs while the next is subscribed. The first error
+// ends the other.
+//
+// Call keeps that order without a subscription where it can: when a is
+// synchronous, it calls a, then b, on the caller's goroutine; when a is
+// asynchronous, it subscribes a and calls b meanwhile, so that b's result
+// is computed without a subscription's machinery (bench/peers
+// rxhystrix-pool-zip2).
 type zipSingle[A, B, R any] struct {
 	a Single[A]
 	b Single[B]
@@ -21,8 +28,8 @@ func (z *zipSingle[A, B, R]) Joinable() bool { return joinable(z.a) && joinable(
 
 func (z *zipSingle[A, B, R]) Call(ctx context.Context) (R, error) {
 	var zero R
-	if z.Async() {
-		return callBySubscribing[R](ctx, z)
+	if z.a.Async() {
+		return z.callWithA(ctx)
 	}
 	va, err := z.a.Call(ctx)
 	if err != nil {
@@ -33,6 +40,24 @@ func (z *zipSingle[A, B, R]) Call(ctx context.Context) (R, error) {
 		return zero, err
 	}
 	return z.f(va, vb), nil
+}
+
+// callWithA is Call of a zip whose a is asynchronous: a is subscribed,
+// and b called on the caller's goroutine while a runs.
+func (z *zipSingle[A, B, R]) callWithA(ctx context.Context) (R, error) {
+	c := &collector[R]{first: true}
+	c.init(ctx)
+	if !c.live() {
+		return c.result()
+	}
+	j := &zipJoin[A, B, R]{f: z.f, r: c}
+	j.init(ctx)
+	z.a.SubscribeSingle(&j.scope, (*zipJoinA[A, B, R])(j))
+	if j.live() {
+		vb, err := z.b.Call(&j.scope)
+		(*zipJoinB[A, B, R])(j).OnResult(vb, err)
+	}
+	return c.wait()
 }
 
 func (z *zipSingle[A, B, R]) SubscribeSingle(ctx context.Context, r SingleObserver[R]) {
