@@ -37,12 +37,18 @@ type fallbackDeferral interface {
 	deferFallback(ctx context.Context, ai *attemptInfo, failure FailureType, cause error) bool
 }
 
-// attempts is one call of a Command with retries or hedges on.
+// attempts is one call of a Command with retries or hedges on, and every
+// operator the call composes, in one allocation (bench/peers
+// rxhystrix-semaphore-hedge).
 type attempts[In, Out any] struct {
 	x     *single[In, Out]
 	cfg   *Config
-	retry observable.RetryPolicy
-	hedge observable.HedgePolicy
+	retry *observable.RetryPolicy // when the call retries; made with the RetrySingle
+
+	own      single[In, Out] // x, copied: Execute keeps the caller's on its stack
+	hedged   observable.HedgeSingle[Out]
+	rnd      round[In, Out]
+	firstOne attemptInfo // the first execution's; later ones make their own
 
 	rounds int           // rounds begun: the first execution and each retry
 	will   bool          // the last round's failure is retried
@@ -58,24 +64,50 @@ type attempts[In, Out any] struct {
 // there (bench/peers rxhystrix-semaphore: 0 allocs/op).
 func (x *single[In, Out]) resilient(cfg *Config) observable.Single[Out] {
 	k := x.c.k
-	own := *x
-	a := &attempts[In, Out]{x: &own, cfg: cfg}
+	a := &attempts[In, Out]{own: *x, cfg: cfg}
+	a.x = &a.own
 	var s observable.Single[Out] = attemptExecution[In, Out]{a}
 	if cfg.Hedge.MaxHedges > 0 {
-		a.hedge = observable.HedgePolicy{
-			MaxHedges: cfg.Hedge.MaxHedges,
-			Delay:     k.hedgeDelay,
-			OnError:   cfg.Hedge.OnError,
-			Permit:    k.budgetPermits,
-		}
-		s = &observable.HedgeSingle[Out]{Attempt: s, Policy: &a.hedge, Clock: k.registry.clock}
+		a.hedged = observable.HedgeSingle[Out]{Attempt: s, Policy: k.hedgePolicy(cfg), Clock: k.registry.clock}
+		s = &a.hedged
 	}
-	s = round[In, Out]{a, s}
+	a.rnd = round[In, Out]{a, s}
+	s = &a.rnd
 	if cfg.Retry.MaxAttempts > 1 {
-		a.retry = retryPolicy(k, cfg)
-		s = &observable.RetrySingle[Out]{Attempt: s, Retrier: a, Clock: k.registry.clock}
+		r := &retries[Out]{policy: retryPolicy(k, cfg)}
+		r.single = observable.RetrySingle[Out]{Attempt: s, Retrier: a, Clock: k.registry.clock}
+		a.retry = &r.policy
+		s = &r.single
 	}
 	return s
+}
+
+// retries is what a call that retries adds to its attempts.
+type retries[Out any] struct {
+	policy observable.RetryPolicy
+	single observable.RetrySingle[Out]
+}
+
+// hedgePolicyOf is the hedge policy of one Config of a key.
+type hedgePolicyOf struct {
+	cfg    *Config
+	policy observable.HedgePolicy
+}
+
+// hedgePolicy returns the hedge policy of cfg, the key's Config, made once
+// per Config: its Delay and Permit are the key's.
+func (k *keyState) hedgePolicy(cfg *Config) *observable.HedgePolicy {
+	if h := k.hedging.Load(); h != nil && h.cfg == cfg {
+		return &h.policy
+	}
+	h := &hedgePolicyOf{cfg: cfg, policy: observable.HedgePolicy{
+		MaxHedges: cfg.Hedge.MaxHedges,
+		Delay:     k.hedgeDelay,
+		OnError:   cfg.Hedge.OnError,
+		Permit:    k.budgetPermits,
+	}}
+	k.hedging.Store(h)
+	return &h.policy
 }
 
 // retryDecision is what the fallback stage of a call's first attempt
@@ -131,7 +163,7 @@ func (x *single[In, Out]) callRetrying(subCtx context.Context, cfg *Config) (Out
 		return v, err
 	}
 	r := x.resilient(cfg).(*observable.RetrySingle[Out])
-	a := r.Attempt.(round[In, Out]).a
+	a := r.Attempt.(*round[In, Out]).a
 	a.rounds, a.will, a.wait, a.replay = 1, true, first.wait, err
 	return r.Call(subCtx)
 }
@@ -165,8 +197,13 @@ func (a *attempts[In, Out]) deferFallback(ctx context.Context, ai *attemptInfo, 
 
 // begin counts an execution of the current round and says what it is.
 func (a *attempts[In, Out]) begin() *attemptInfo {
-	ai := &attemptInfo{a: a}
-	if a.started.Add(1) > 1 {
+	n := a.started.Add(1)
+	ai := &a.firstOne
+	if n > 1 || a.rounds > 1 {
+		ai = new(attemptInfo)
+	}
+	ai.a = a
+	if n > 1 {
 		ai.hedge = true
 	} else {
 		ai.retry = a.rounds > 1
@@ -203,7 +240,7 @@ type round[In, Out any] struct {
 	s observable.Single[Out]
 }
 
-func (r round[In, Out]) Call(ctx context.Context) (Out, error) {
+func (r *round[In, Out]) Call(ctx context.Context) (Out, error) {
 	if err := r.a.replay; err != nil {
 		r.a.replay = nil
 		var zero Out
@@ -213,12 +250,12 @@ func (r round[In, Out]) Call(ctx context.Context) (Out, error) {
 	return r.s.Call(ctx)
 }
 
-func (r round[In, Out]) SubscribeSingle(ctx context.Context, obs observable.SingleObserver[Out]) {
+func (r *round[In, Out]) SubscribeSingle(ctx context.Context, obs observable.SingleObserver[Out]) {
 	r.a.newRound()
 	r.s.SubscribeSingle(ctx, obs)
 }
 
-func (r round[In, Out]) Async() bool { return r.s.Async() }
+func (r *round[In, Out]) Async() bool { return r.s.Async() }
 
 // attemptExecution is one execution of a round.
 type attemptExecution[In, Out any] struct{ a *attempts[In, Out] }

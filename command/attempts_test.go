@@ -132,6 +132,7 @@ func TestRetryRunsTheFallbackOnceAfterTheLastAttempt(t *testing.T) {
 		var calls atomic.Int32
 		c := New("Down", flaky(100, &calls), WithRegistry(h.reg), WithConfig(Config{
 			Isolation: iso,
+			Timeout:   -1, // the clock steps until the retry runs, however long that takes
 			Retry:     RetryConfig{MaxAttempts: 2, Backoff: exactBackoff},
 		})).WithFallback(fallbackName)
 		call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })

@@ -114,6 +114,9 @@ type keyState struct {
 	// retrying counts the key's retries and hedges in flight, for the
 	// retry budget.
 	retrying atomic.Int64
+	// hedging is the hedge policy of the key's Config when last asked for
+	// (see keyState.hedgePolicy).
+	hedging atomic.Pointer[hedgePolicyOf]
 }
 
 // namedPool returns the pool name, the key's Config.Pool, from the key's

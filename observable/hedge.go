@@ -105,13 +105,9 @@ type HedgeSingle[T any] struct {
 // Call makes the first attempt on the calling goroutine and returns the
 // winner's result.
 func (h *HedgeSingle[T]) Call(ctx context.Context) (T, error) {
-	r := &hedgeRace[T]{h: h, parent: ctx}
-	r.mu.Lock()
-	first := r.launchLocked()
-	r.armLocked()
-	r.mu.Unlock()
-	v, err := h.Attempt.Call(first)
-	r.ended(first, v, err)
+	r := h.race(ctx, nil)
+	v, err := h.Attempt.Call(&r.first)
+	r.ended(&r.first, v, err)
 	r.mu.Lock()
 	if !r.done {
 		r.wait = make(chan struct{})
@@ -126,12 +122,8 @@ func (h *HedgeSingle[T]) Call(ctx context.Context) (T, error) {
 
 // SubscribeSingle races the attempts for a subscriber.
 func (h *HedgeSingle[T]) SubscribeSingle(ctx context.Context, obs SingleObserver[T]) {
-	r := &hedgeRace[T]{h: h, parent: ctx, down: obs}
-	r.mu.Lock()
-	first := r.launchLocked()
-	r.armLocked()
-	r.mu.Unlock()
-	r.start(first)
+	r := h.race(ctx, obs)
+	r.start(&r.first)
 }
 
 // Async reports whether Attempt is asynchronous: SubscribeSingle makes the
@@ -139,62 +131,90 @@ func (h *HedgeSingle[T]) SubscribeSingle(ctx context.Context, obs SingleObserver
 // does.
 func (h *HedgeSingle[T]) Async() bool { return h.Attempt.Async() }
 
-// hedgeRace is one hedged result: the attempts started, the timer of the
-// next hedge, and the result once it is known.
+// race begins a race under ctx for down (nil for Call): the first attempt
+// counted, and the next hedge waiting for its delay.
+func (h *HedgeSingle[T]) race(ctx context.Context, down SingleObserver[T]) *hedgeRace[T] {
+	r := &hedgeRace[T]{h: h, parent: orBackground(ctx), down: down, started: 1, running: 1}
+	r.first.init(r.parent)
+	r.next.race = r
+	r.mu.Lock()
+	r.armLocked()
+	r.mu.Unlock()
+	return r
+}
+
+// hedgeRace is one hedged result: the attempts started, the wait for the
+// next hedge, and the result once it is known. It is the first attempt's
+// context too (first), which, unlike one of package context, costs
+// nothing until somebody watches it, and the race allocates nothing else
+// until a hedge starts (bench/peers rxhystrix-semaphore-hedge).
 type hedgeRace[T any] struct {
 	h      *HedgeSingle[T]
 	parent context.Context
 	down   SingleObserver[T] // nil for Call, which waits on wait
+	first  scope             // the first attempt's context
 
-	mu       sync.Mutex
-	started  int
-	running  int
-	attempts []hedgeAttempt
-	buf      [2]hedgeAttempt // attempts' first backing array
-	timer    clock.Timer
-	done     bool
-	v        T
-	err      error
-	wait     chan struct{} // made by Call when it must wait
+	mu      sync.Mutex
+	started int
+	running int
+	hedges  []hedgeAttempt // the attempts beside the first
+	next    hedgeWait      // in timers while the next hedge waits
+	nextDue int64          // when the next hedge is due (unix ns); 0 if none waits
+	timers  *hedgeTimers   // the clock's, once a hedge waited
+	done    bool
+	v       T
+	err     error
+	wait    chan struct{} // made by Call when it must wait
 }
 
-// hedgeAttempt is one attempt's context and its cancellation.
+// hedgeAttempt is a hedge's context and its cancellation.
 type hedgeAttempt struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 }
 
-// launchLocked counts a new attempt and returns its context.
+// launchLocked counts a new hedge and returns its context.
 func (r *hedgeRace[T]) launchLocked() context.Context {
 	ctx, cancel := context.WithCancel(r.parent)
-	if r.attempts == nil {
-		r.attempts = r.buf[:0]
-	}
-	r.attempts = append(r.attempts, hedgeAttempt{ctx, cancel})
+	r.hedges = append(r.hedges, hedgeAttempt{ctx, cancel})
 	r.started++
 	r.running++
 	return ctx
 }
 
-// armLocked starts the timer of the next hedge, if one may still start.
+// armLocked makes the next hedge wait for its delay, if one may still
+// start.
 func (r *hedgeRace[T]) armLocked() {
 	if r.started >= r.h.Policy.attempts() {
 		return
 	}
-	d := r.h.Policy.Delay()
-	if d <= 0 {
-		d = 0
+	d := max(r.h.Policy.Delay(), 0)
+	if r.timers == nil {
+		r.timers = hedgeTimersOf(r.h.Clock)
 	}
-	r.timer = r.h.Clock.AfterFunc(d, r.fire)
+	r.nextDue = clock.UnixNano(r.h.Clock) + int64(d)
+	if r.timers.add(&r.next, r.nextDue) {
+		go r.timers.fire() // due at once
+	}
 }
 
-// fire is the timer of the next hedge.
-func (r *hedgeRace[T]) fire() {
+// disarmLocked stops the wait for the next hedge.
+func (r *hedgeRace[T]) disarmLocked() {
+	if r.nextDue != 0 {
+		r.nextDue = 0
+		r.timers.remove(&r.next)
+	}
+}
+
+// hedgeDue is the next hedge's delay passing: the hedge due then starts,
+// unless the race has moved on since.
+func (r *hedgeRace[T]) hedgeDue(due int64) {
 	r.mu.Lock()
-	if r.done || r.started >= r.h.Policy.attempts() {
+	if r.done || due != r.nextDue || r.started >= r.h.Policy.attempts() {
 		r.mu.Unlock()
 		return
 	}
+	r.nextDue = 0
 	if p := r.h.Policy.Permit; p != nil && !p() {
 		r.mu.Unlock()
 		return
@@ -243,9 +263,7 @@ func (r *hedgeRace[T]) ended(ctx context.Context, v T, err error) {
 	r.err = err
 	if r.h.Policy.OnError && r.parent.Err() == nil && r.started < r.h.Policy.attempts() {
 		if p := r.h.Policy.Permit; p == nil || p() {
-			if r.timer != nil {
-				r.timer.Stop()
-			}
+			r.disarmLocked()
 			next := r.launchLocked()
 			r.armLocked()
 			r.mu.Unlock()
@@ -267,12 +285,13 @@ func (r *hedgeRace[T]) ended(ctx context.Context, v T, err error) {
 // It releases r.mu.
 func (r *hedgeRace[T]) finishLocked(winner context.Context) {
 	r.done = true
-	if r.timer != nil {
-		r.timer.Stop()
-	}
-	attempts, wait := r.attempts, r.wait
+	r.disarmLocked()
+	hedges, wait := r.hedges, r.wait
 	r.mu.Unlock()
-	for _, a := range attempts {
+	if winner != context.Context(&r.first) {
+		r.first.cancel(context.Canceled)
+	}
+	for _, a := range hedges {
 		if a.ctx != winner {
 			a.cancel()
 		}
@@ -283,7 +302,9 @@ func (r *hedgeRace[T]) finishLocked(winner context.Context) {
 	if wait != nil {
 		close(wait)
 	}
-	for _, a := range attempts {
-		a.cancel() // the winner's too: its context is no longer needed
+	// The winner's context too: it is no longer needed.
+	r.first.cancel(context.Canceled)
+	for _, a := range hedges {
+		a.cancel()
 	}
 }

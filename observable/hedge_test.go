@@ -81,9 +81,11 @@ func TestHedgeNeverStartsWhenTheFirstAnswersInTime(t *testing.T) {
 	v, err := o.First(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 0, v)
-	assert.Equal(t, 0, mc.Pending(), "the hedge's timer is stopped")
+	// The races of a clock share one timer, which a race that ended in
+	// time leaves armed: it fires for nothing, and stays unarmed.
 	mc.Advance(time.Hour)
 	assert.Equal(t, int32(1), a.calls.Load())
+	assert.Equal(t, 0, mc.Pending(), "the timer stays armed with no race waiting")
 }
 
 func TestHedgeFailureBeforeTheDelayIsTheResultUnlessOnError(t *testing.T) {
@@ -151,4 +153,64 @@ func TestHedgeAllFailingIsTheLastFailure(t *testing.T) {
 func TestHedgePolicyValidate(t *testing.T) {
 	assert.ErrorContains(t, HedgePolicy{MaxHedges: -1, Delay: func() time.Duration { return 0 }}.Validate(), "HedgePolicy.MaxHedges")
 	assert.ErrorContains(t, HedgePolicy{}.Validate(), "HedgePolicy.Delay")
+}
+
+// The races of a clock share its hedge timers: each hedge still starts
+// exactly at its own race's delay, whatever the order the races began
+// in, and a race that ended takes no hedge with it when the timer fires.
+func TestHedgesOfManyRacesStartEachAtItsDelay(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	delays := []time.Duration{30 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond, 10 * time.Millisecond}
+	races := make([]*attempts, len(delays))
+	done := make(chan error, len(delays))
+	for i, d := range delays {
+		races[i] = newAttempts()
+		o := races[i].observable().HedgeOn(HedgePolicy{Delay: func() time.Duration { return d }}, mc)
+		go func() {
+			_, err := o.First(context.Background())
+			done <- err
+		}()
+		assert.Equal(t, 0, <-races[i].started)
+	}
+	// The last race ends before its delay: its hedge must not start.
+	races[3].answers[0] <- nil
+	require.NoError(t, <-done)
+
+	hedged := func() (n []int) {
+		for i, a := range races {
+			if a.calls.Load() > 1 {
+				n = append(n, i)
+			}
+		}
+		return n
+	}
+	for _, step := range []struct {
+		by   time.Duration
+		want []int
+	}{
+		{10*time.Millisecond - 1, nil},
+		{1, []int{1}},
+		{10*time.Millisecond - 1, []int{1}},
+		{1, []int{1, 2}},
+		{10 * time.Millisecond, []int{0, 1, 2}},
+	} {
+		mc.Advance(step.by)
+		for _, i := range step.want {
+			if races[i].calls.Load() == 1 {
+				select {
+				case n := <-races[i].started:
+					assert.Equal(t, 1, n, "race %d's hedge", i)
+				case <-time.After(10 * time.Second):
+					t.Fatalf("race %d's hedge did not start at %v", i, mc.Since(epoch))
+				}
+			}
+		}
+		assert.Equal(t, step.want, hedged(), "after %v", mc.Since(epoch))
+	}
+	for _, i := range []int{0, 1, 2} {
+		races[i].answers[1] <- nil // each hedge wins
+		require.NoError(t, <-done)
+	}
+	mc.Advance(time.Hour)
+	assert.Equal(t, int32(1), races[3].calls.Load(), "the race that ended took no hedge")
 }
