@@ -11,7 +11,7 @@ import (
 // the subscription to s, cancelled when every subscriber has left before
 // the result.
 func replayOne[T any](ctx context.Context, s Single[T]) Observable[T] {
-	r := &replaySingle[T]{done: make(chan struct{})}
+	r := new(replaySingle[T])
 	r.init(ctx)
 	q, onGoroutine := s.(scheduledSingle[T])
 	switch {
@@ -29,7 +29,7 @@ func replayOne[T any](ctx context.Context, s Single[T]) Observable[T] {
 // replaySingle is what replayOne returns.
 type replaySingle[T any] struct {
 	scope // of the subscription to the source
-	done  chan struct{}
+	done  chan struct{} // closed at the result; made when a Call first waits for it
 
 	mu        sync.Mutex
 	v         T
@@ -61,7 +61,9 @@ func (r *replaySingle[T]) OnResult(v T, err error) {
 		return
 	}
 	r.v, r.err, r.has = v, err, true
-	close(r.done)
+	if r.done != nil {
+		close(r.done)
+	}
 	waiting := r.waiting
 	r.waiting = nil
 	r.mu.Unlock()
@@ -89,11 +91,11 @@ func (r *replaySingle[T]) Call(ctx context.Context) (T, error) {
 	// Counted first: a subscriber that leaves while this Call runs the
 	// work must not find it the last one waiting.
 	if cannotEnd(ctx) && r.u.takeOver() {
-		<-r.done
+		<-r.doneChan()
 		return r.v, r.err
 	}
 	select {
-	case <-r.done:
+	case <-r.doneChan():
 		return r.v, r.err
 	case <-ctx.Done():
 		r.left()
@@ -105,6 +107,22 @@ func (r *replaySingle[T]) Call(ctx context.Context) (T, error) {
 		var zero T
 		return zero, ctx.Err()
 	}
+}
+
+// doneChan returns the channel closed at the result, made on first use:
+// a First that takes the work over, as the first of an Observe's usually
+// does, has the result when it would wait (bench/peers
+// rxhystrix-semaphore-observe).
+func (r *replaySingle[T]) doneChan() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.has:
+		return closedChan
+	case r.done == nil:
+		r.done = make(chan struct{})
+	}
+	return r.done
 }
 
 // SubscribeSingle hands the result to to once it is there, or ctx's error
