@@ -12,9 +12,10 @@ import (
 // does: the execution has ended, and its permits are back, when
 // Unsubscribe returns.
 func (s *subscription[In, Out]) watch(subCtx, callerCtx context.Context) (unwatch [2]func() bool) {
-	unwatch[0] = afterEnd(subCtx, s.cancel)
+	cancel := s.cancel // one function value for both (bench/peers rxhystrix-pool-queue)
+	unwatch[0] = afterEnd(subCtx, cancel)
 	if callerCtx != subCtx {
-		unwatch[1] = afterEnd(callerCtx, s.cancel)
+		unwatch[1] = afterEnd(callerCtx, cancel)
 	}
 	return unwatch
 }
