@@ -28,7 +28,7 @@ func replayOne[T any](ctx context.Context, s Single[T]) Observable[T] {
 
 // replaySingle is what replayOne returns.
 type replaySingle[T any] struct {
-	scope // of the subscription to the source
+	scope               // of the subscription to the source
 	done  chan struct{} // closed at the result; made when a Call first waits for it
 
 	mu        sync.Mutex
