@@ -72,10 +72,18 @@ func (c *core[In, Out]) runHere(ctx context.Context, e *execution, in In) (Out, 
 // invoke runs the user's code for call: a Command's run, or, for First of
 // an ObservableCommand, its Observable up to the first value (see
 // observable_first.go).
+// It is small enough to be inlined, so that a Command's run is called as
+// directly as before ObservableCommands came this way (bench/peers
+// rxhystrix-semaphore, 3 to 6 ns).
 func (c *core[In, Out]) invoke(ctx context.Context, in In) (Out, error) {
 	if c.run != nil {
 		return callRun(c.run, ctx, in)
 	}
+	return c.firstOfBody(ctx, in)
+}
+
+// firstOfBody is invoke for an ObservableCommand.
+func (c *core[In, Out]) firstOfBody(ctx context.Context, in In) (Out, error) {
 	return firstOf(ctx, constructBody(c.construct, ctx, in))
 }
 
@@ -87,7 +95,10 @@ func (c *core[In, Out]) conclude(ctx context.Context, e *execution, in In, o out
 	}
 	switch failure, cause := e.concluded(o, err, now); failure {
 	case noFailure:
-		return firstOrEmpty(v, err)
+		if err != nil {
+			return firstOrEmpty(v, err)
+		}
+		return v, nil
 	case runCancelled:
 		var zero Out
 		return zero, ctx.Err()
