@@ -24,8 +24,9 @@ import (
 // subscriber at the timeout while the Observable has not emitted, which
 // the caller, waiting for the first value, could not do.
 
-// observableExecution is the Producer of an ObservableCommand's ToObservable: one
-// execution per subscription, whose end rec, when not nil, sees.
+// observableExecution is the Producer of an ObservableCommand's
+// ToObservable: one execution per subscription, whose end rec, when not
+// nil, sees.
 type observableExecution[In, Out any] struct {
 	c   *ObservableCommand[In, Out]
 	ctx context.Context // the context ToObservable was given

@@ -27,6 +27,19 @@
 // (one per Future). Each of those goroutines ends when its subscription
 // ends.
 //
+// # Fusion
+//
+// A source that can hand over its result without a subscription says so,
+// and the consumers that wait for one result take it directly (the scalar
+// fusion of RxJava 2 and Reactor). A [Single], the source of exactly one
+// result ([FromSingle], [FromFunc], [Just] of one value, [Error], [Zip2]
+// of Singles), is called by First, Last and ToSlice and handed an
+// observer by ToFuture, ReplayNow and Zip2. A [FirstProducer], a source of
+// any number of values that knows its first one ([FromProducer]), is
+// asked for it by First. Every other operator subscribes as it would to
+// any source, so fusion changes what a pipeline costs, never what it
+// does.
+//
 // # Cancellation
 //
 // Every subscription has a context, the one given to Subscribe (or First,
