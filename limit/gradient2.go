@@ -66,12 +66,16 @@ func (g Gradient2) withDefaults() Gradient2 {
 	return g
 }
 
-func (g Gradient2) estimator() estimator { return &gradient2{cfg: g.withDefaults()} }
+func (g Gradient2) estimator() estimator {
+	cfg := g.withDefaults()
+	return &gradient2{cfg: cfg, k: 2 / float64(cfg.LongWindow+1)}
+}
 
 // gradient2 is the state of a Gradient2 limit.
 type gradient2 struct {
 	cfg     Gradient2
 	longRTT float64 // nanoseconds; 0 until the first sample
+	k       float64 // the long window's smoothing factor, 2/(LongWindow+1)
 }
 
 func (g *gradient2) bounds() (int, int) { return g.cfg.MinLimit, g.cfg.MaxLimit }
@@ -82,10 +86,9 @@ func (g *gradient2) update(limit float64, s Sample) float64 {
 	if g.longRTT == 0 {
 		g.longRTT = short
 	} else {
-		k := 2 / float64(g.cfg.LongWindow+1)
-		g.longRTT = g.longRTT*(1-k) + short*k
+		g.longRTT = g.longRTT*(1-g.k) + short*g.k
 	}
-	if g.longRTT/short > 2 {
+	if g.longRTT > 2*short {
 		g.longRTT *= 0.95
 	}
 	if float64(s.InFlight) < limit/2 {
