@@ -70,13 +70,17 @@ func firstOf[Out any](ctx context.Context, src observable.Observable[Out]) (Out,
 		ended := f.ended
 		f.sub = sub
 		f.mu.Unlock()
-		if !ended {
+		if ended {
+			sub.Unsubscribe() // the first value came as src was subscribed
+		} else {
 			select {
 			case <-sub.Done():
 			case <-ctx.Done():
+				// The subscription ends with ctx, and with its error: a
+				// timeout's is context.DeadlineExceeded, not an
+				// unsubscription's context.Canceled.
 			}
 		}
-		sub.Unsubscribe()
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

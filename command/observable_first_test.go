@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
@@ -231,5 +233,54 @@ func (k *firstKey) released(t *rapid.T) {
 	case c := <-k.completions:
 		t.Fatalf("an extra Completion: %v", c.events)
 	default:
+	}
+}
+
+// Under pool isolation with a timeout, First of an ObservableCommand whose
+// Observable has not emitted by the timeout is answered then by the
+// fallback's first value, as its subscription is: TIMEOUT, FALLBACK_EMIT,
+// CANCELLED, the run's context cancelled and the worker given back.
+func TestFirstOfAnObservableCommandTimesOutAsItsSubscription(t *testing.T) {
+	for _, fused := range []bool{true, false} {
+		t.Run(map[bool]string{true: "First", false: "subscription"}[fused], func(t *testing.T) {
+			h := newHarness(t)
+			require.NoError(t, h.reg.ConfigurePool("Slow", PoolConfig{CoreSize: 1}))
+			subscribed, left := make(chan struct{}), make(chan error, 1)
+			c := NewObservable("Slow", func(ctx context.Context, _ int) observable.Observable[int] {
+				return observable.Create(func(sub context.Context, o observable.Observer[int]) {
+					close(subscribed)
+					go func() {
+						<-sub.Done() // never emits
+						left <- context.Cause(sub)
+					}()
+				})
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: PoolIsolation, Pool: "Slow", Timeout: 100 * time.Millisecond})).
+				WithFallbackObservable(func(context.Context, int, error) observable.Observable[int] { return observable.Just(7, 8) })
+			ctx := context.Background()
+			o := c.ToObservable(ctx, 1)
+			if !fused {
+				o = observable.Create(func(sub context.Context, ob observable.Observer[int]) { c.ToObservable(ctx, 1).Subscribe(sub, ob) })
+			}
+			call := goCall(func() (int, error) { return o.First(ctx) })
+			recv(t, subscribed, "the worker to subscribe the Observable") // not timed out in the queue
+			h.stepUntil("the timeout", func() bool {
+				select {
+				case res := <-call:
+					require.NoError(t, res.err)
+					assert.Equal(t, 7, res.v)
+					return true
+				default:
+					return false
+				}
+			})
+			assert.ErrorIs(t, recv(t, left, "the Observable's context to end"), context.DeadlineExceeded)
+			assert.Equal(t, evs("TIMEOUT", "FALLBACK_EMIT", "CANCELLED"), h.events())
+			h.noMoreCompletions()
+			waitFor(t, "the worker to be given back", func() bool {
+				running, _ := h.reg.pool("Slow", false).size()
+				return running == 0
+			})
+			h.assertReleased("Slow")
+		})
 	}
 }
