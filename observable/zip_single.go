@@ -50,21 +50,27 @@ func (z *zipSingle[A, B, R]) callWithA(ctx context.Context) (R, error) {
 	if !c.live() {
 		return c.result()
 	}
-	j := &zipJoin[A, B, R]{f: z.f, r: c}
-	j.init(ctx)
-	z.a.SubscribeSingle(&j.scope, (*zipJoinA[A, B, R])(j))
-	if j.live() {
-		vb, err := z.b.Call(&j.scope)
-		(*zipJoinB[A, B, R])(j).OnResult(vb, err)
-	}
+	z.join(ctx, c, true)
 	return c.wait()
 }
 
 func (z *zipSingle[A, B, R]) SubscribeSingle(ctx context.Context, r SingleObserver[R]) {
+	z.join(ctx, r, false)
+}
+
+// join subscribes a, then, unless a has ended the join already, b, and
+// tells r the pair: b is called on this goroutine with callB, subscribed
+// otherwise.
+func (z *zipSingle[A, B, R]) join(ctx context.Context, r SingleObserver[R], callB bool) {
 	j := &zipJoin[A, B, R]{f: z.f, r: r}
 	j.init(ctx)
 	z.a.SubscribeSingle(&j.scope, (*zipJoinA[A, B, R])(j))
-	if j.live() {
+	switch {
+	case !j.live():
+	case callB:
+		vb, err := z.b.Call(&j.scope)
+		(*zipJoinB[A, B, R])(j).OnResult(vb, err)
+	default:
 		z.b.SubscribeSingle(&j.scope, (*zipJoinB[A, B, R])(j))
 	}
 }
