@@ -95,8 +95,8 @@ func (c *core[In, Out]) conclude(ctx context.Context, e *execution, in In, o out
 	}
 	switch failure, cause := e.concluded(o, err, now); failure {
 	case noFailure:
-		if err != nil {
-			return firstOrEmpty(v, err)
+		if err == errCompleted {
+			return v, observable.ErrEmpty // an ObservableCommand's Observable was empty
 		}
 		return v, nil
 	case runCancelled:

@@ -138,12 +138,3 @@ func tookFirst[Out any](e *execution, v Out, event metricsstream.EventType, now 
 	e.cancelled(now)
 	return v, nil
 }
-
-// firstOrEmpty returns the result of firstOf for First: errCompleted
-// becomes observable.ErrEmpty.
-func firstOrEmpty[Out any](v Out, err error) (Out, error) {
-	if err == errCompleted {
-		return v, observable.ErrEmpty
-	}
-	return v, err
-}
