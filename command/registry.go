@@ -9,6 +9,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/clock"
 	iclock "github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/internal/timerlist"
 	"github.com/rxhystrix/rxhystrix/limit"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
@@ -31,6 +32,8 @@ type Registry struct {
 	keyPlugins  sync.Map   // string → *pluginSet, from AddKeyHook and AddKeyEventNotifier
 	sweep       clock.Timer
 	closed      bool
+	timeouts    *timerlist.Set // for the timeouts of subscriptions
+	timersRun   bool           // the clock runs a timer's function on a goroutine of its own
 
 	// onCompletion, when set, sees every Completion after the metrics do.
 	onCompletion func(*metricsstream.Completion)
@@ -61,6 +64,9 @@ func NewRegistry(opts ...RegistryOption) *Registry {
 	if r.metrics == nil {
 		r.metrics = metricsstream.NewRegistry(r.clock)
 	}
+	r.timeouts = timerlist.NewSet(r.clock)
+	_, manual := r.clock.(*clock.Manual)
+	r.timersRun = !manual
 	return r
 }
 

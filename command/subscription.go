@@ -3,9 +3,8 @@ package command
 import (
 	"context"
 	"sync"
-	"time"
 
-	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/internal/timerlist"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -49,7 +48,7 @@ type subscription[In, Out any] struct {
 	runCtx   context.Context  // the user's code's: subCtx, or deadline
 	deadline *deadlineContext // made by newCommandContext, ended by the subscription
 	fbCtx    *deadlineContext // an Observable fallback's, likewise
-	timer    clock.Timer
+	timeout  timerlist.Entry  // in a list of the clock's while the timeout may still pass
 	unwatch  [2]func() bool
 	queued   *poolCall[In, Out] // submitted to pl; taken out of its queue by an interrupt
 	pl       *pool
@@ -127,8 +126,23 @@ func (s *subscription[In, Out]) armTimeout() {
 	if s.e.cfg.Timeout <= 0 {
 		return
 	}
-	due := deadlineAfter(s.e.start, s.e.cfg.Timeout)
-	s.timer = s.c.k.registry.clock.AfterFunc(time.Duration(due-s.c.k.registry.now()), s.timeOut)
+	// A deadline already passed is acted on when the clock next moves, as
+	// a clock's timer armed for the past is; a worker that finds the run
+	// timed out in the queue says so itself (see starting).
+	s.c.k.registry.timeouts.Pick().Add(&s.timeout, s, deadlineAfter(s.e.start, s.e.cfg.Timeout))
+}
+
+// Expire is the timeout passing, told by the clock's timer list. The
+// timeout runs the fallback, which may take long, so it runs on a
+// goroutine of its own, as a function of the clock's timer would, except
+// on a Manual clock, which runs its timers' functions on the goroutine
+// that moves it.
+func (s *subscription[In, Out]) Expire(int64) {
+	if s.c.k.registry.timersRun {
+		go s.timeOut()
+		return
+	}
+	s.timeOut()
 }
 
 // submit hands the user's code to a worker of the command's pool, under
@@ -333,15 +347,16 @@ func (s *subscription[In, Out]) end(now int64, v Out, err error) {
 		s.rec.recordExecution(s.e.logRecord())
 	}
 	s.e.finish(now)
-	timer, unwatch := s.timer, s.unwatch
-	s.timer, s.unwatch = nil, [2]func() bool{}
+	unwatch := s.unwatch
+	s.unwatch = [2]func() bool{}
+	timing := !s.emitted // else the first value stopped the timeout
 	telling := s.telling
 	if telling {
 		s.due = &endNote{err: err}
 	}
 	s.mu.Unlock()
-	if timer != nil {
-		timer.Stop()
+	if timing {
+		s.timeout.Stop()
 	}
 	stopAll(unwatch)
 	if s.deadline != nil {

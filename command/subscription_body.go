@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync/atomic"
 
-	"github.com/rxhystrix/rxhystrix/internal/clock"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -78,15 +77,12 @@ func (s *subscription[In, Out]) value(v Out, event metricsstream.EventType, phas
 		return
 	}
 	s.e.mark(event)
-	var timer clock.Timer
-	if !s.emitted {
-		s.emitted = true
-		timer, s.timer = s.timer, nil
-	}
+	first := !s.emitted
+	s.emitted = true
 	s.telling = true
 	s.mu.Unlock()
-	if timer != nil {
-		timer.Stop()
+	if first {
+		s.timeout.Stop()
 	}
 	s.stream.OnNext(v)
 	s.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/internal/timerlist"
 )
 
 // HedgePolicy says when [Observable.Hedge] starts another attempt beside
@@ -136,7 +137,6 @@ func (h *HedgeSingle[T]) Async() bool { return h.Attempt.Async() }
 func (h *HedgeSingle[T]) race(ctx context.Context, down SingleObserver[T]) *hedgeRace[T] {
 	r := &hedgeRace[T]{h: h, parent: orBackground(ctx), down: down, started: 1, running: 1}
 	r.first.init(r.parent)
-	r.next.race = r
 	r.mu.Lock()
 	r.armLocked()
 	r.mu.Unlock()
@@ -157,10 +157,9 @@ type hedgeRace[T any] struct {
 	mu      sync.Mutex
 	started int
 	running int
-	hedges  []hedgeAttempt // the attempts beside the first
-	next    hedgeWait      // in timers while the next hedge waits
-	nextDue int64          // when the next hedge is due (unix ns); 0 if none waits
-	timers  *hedgeTimers   // the clock's, once a hedge waited
+	hedges  []hedgeAttempt  // the attempts beside the first
+	next    timerlist.Entry // in one of the clock's lists while the next hedge waits
+	nextDue int64           // when the next hedge is due (unix ns); 0 if none waits
 	done    bool
 	v       T
 	err     error
@@ -189,12 +188,9 @@ func (r *hedgeRace[T]) armLocked() {
 		return
 	}
 	d := max(r.h.Policy.Delay(), 0)
-	if r.timers == nil {
-		r.timers = hedgeTimersOf(r.h.Clock)
-	}
 	r.nextDue = clock.UnixNano(r.h.Clock) + int64(d)
-	if r.timers.add(&r.next, r.nextDue) {
-		go r.timers.fire() // due at once
+	if list := timerlist.For(r.h.Clock).Pick(); list.Add(&r.next, r, r.nextDue) {
+		go list.Fire() // due at once
 	}
 }
 
@@ -202,13 +198,13 @@ func (r *hedgeRace[T]) armLocked() {
 func (r *hedgeRace[T]) disarmLocked() {
 	if r.nextDue != 0 {
 		r.nextDue = 0
-		r.timers.remove(&r.next)
+		r.next.Stop()
 	}
 }
 
-// hedgeDue is the next hedge's delay passing: the hedge due then starts,
+// Expire is the next hedge's delay passing: the hedge due then starts,
 // unless the race has moved on since.
-func (r *hedgeRace[T]) hedgeDue(due int64) {
+func (r *hedgeRace[T]) Expire(due int64) {
 	r.mu.Lock()
 	if r.done || due != r.nextDue || r.started >= r.h.Policy.attempts() {
 		r.mu.Unlock()

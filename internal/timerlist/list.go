@@ -1,0 +1,184 @@
+// Package timerlist keeps many deadlines of a clock on a few clock
+// timers: lists of entries in the order they are due, each with a timer
+// armed for its earliest. An entry whose owner is done before it is due
+// (nearly every command's timeout, nearly every hedge's delay) takes
+// itself out of its list and leaves the timer alone, so a deadline that
+// does not pass touches no runtime timer; the timer, once it fires,
+// re-arms itself for the earliest entry still waiting, if any.
+//
+// A runtime timer and a function value per deadline, armed and stopped on
+// every call, were 13 % of a passing hedged call (bench/peers
+// rxhystrix-semaphore-hedge) and about 10 % of a pool-isolated
+// Queue(...).Get with a 1 s timeout (rxhystrix-pool-queue).
+package timerlist
+
+import (
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+)
+
+// Expirer is told when its entry comes due.
+type Expirer interface {
+	// Expire is called with the time (Unix nanoseconds) the entry was due
+	// at, on the goroutine of the list's timer: a Manual clock's mover,
+	// or a goroutine of the real clock's timer that tells every entry due
+	// at once in turn. It must return promptly; an owner with slow work to
+	// do starts it on a goroutine of its own.
+	Expire(due int64)
+}
+
+// List is the entries of one clock timer, in the order they are due.
+type List struct {
+	clock clock.Clock
+
+	mu         sync.Mutex
+	head, tail *Entry
+	timer      clock.Timer // made by the first arm
+	armedFor   int64       // when timer fires (unix ns); 0 if it is not armed
+	_          [64]byte    // the next list's lock is another cache line
+}
+
+// Entry is a deadline's place in a list, embedded in its owner. The zero
+// value is ready to use.
+type Entry struct {
+	prev, next *Entry
+	due        int64 // unix ns
+	queued     bool
+	list       *List
+	owner      Expirer
+}
+
+// shards is how many Lists serve a clock; an entry takes one at random.
+// With one for all, 75 callers hedging on two processors queued on its
+// lock, and a hedged call cost as much as with a timer of its own
+// (bench/peers rxhystrix-semaphore-hedge, c=75).
+const shards = 16
+
+// Set is the Lists of a clock.
+type Set [shards]List
+
+// sets holds the Set of each clock: Real's, and a test's manual clocks'.
+var sets sync.Map // clock.Clock → *Set
+
+// NewSet returns a Set of c's own, for an owner that outlives its
+// entries (a command registry) and can keep it.
+func NewSet(c clock.Clock) *Set {
+	s := new(Set)
+	for i := range s {
+		s[i].clock = c
+	}
+	return s
+}
+
+// For returns the Set shared by everyone on c that keeps none of its own.
+func For(c clock.Clock) *Set {
+	set, ok := sets.Load(c)
+	if !ok {
+		set, _ = sets.LoadOrStore(c, NewSet(c))
+	}
+	return set.(*Set)
+}
+
+// Pick returns one of the set's Lists, taken at random.
+func (s *Set) Pick() *List { return &s[rand.N(shards)] }
+
+// Add puts e in the list, due at due (unix ns), for owner, and arms the
+// timer for it if it is the earliest. It reports whether the clock reads
+// due already: a Manual clock fires a timer set to a time it has reached
+// only when it next moves, so a caller that must act at once does so
+// itself (and calls Stop). e must not be in a list.
+func (l *List) Add(e *Entry, owner Expirer, due int64) (reached bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e.due, e.queued, e.list, e.owner = due, true, l, owner
+	after := l.tail // the entry e goes after: due times mostly grow
+	for after != nil && after.due > due {
+		after = after.prev
+	}
+	e.prev = after
+	if after == nil {
+		e.next, l.head = l.head, e
+	} else {
+		e.next, after.next = after.next, e
+	}
+	if e.next == nil {
+		l.tail = e
+	} else {
+		e.next.prev = e
+	}
+	if l.armedFor != 0 && l.armedFor <= due {
+		return false
+	}
+	l.armedFor = due
+	at := time.Unix(0, due)
+	if l.timer == nil {
+		l.timer, reached = clock.AfterFuncAt(l.clock, at, l.Fire)
+		return reached
+	}
+	return clock.ResetAt(l.clock, l.timer, at)
+}
+
+// Stop takes e out of its list, if it is in one. Its owner is not told,
+// unless the timer took it out to tell it already.
+func (e *Entry) Stop() {
+	l := e.list
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	if e.queued {
+		l.unlinkLocked(e)
+	}
+	l.mu.Unlock()
+}
+
+func (l *List) unlinkLocked(e *Entry) {
+	if e.prev == nil {
+		l.head = e.next
+	} else {
+		e.prev.next = e.next
+	}
+	if e.next == nil {
+		l.tail = e.prev
+	} else {
+		e.next.prev = e.prev
+	}
+	e.prev, e.next, e.queued = nil, nil, false
+}
+
+// Fire is the list's timer: it takes out every entry that is due,
+// re-arms itself for the earliest entry left, and tells the owners,
+// outside its lock (an owner told may take its own, and add an entry
+// again). A caller whose Add reported the due time reached may call it.
+func (l *List) Fire() {
+	type due struct {
+		owner Expirer
+		due   int64
+	}
+	var buf [8]due
+	for {
+		now := clock.UnixNano(l.clock)
+		fired := buf[:0]
+		l.mu.Lock()
+		l.armedFor = 0
+		for e := l.head; e != nil && e.due <= now; e = l.head {
+			l.unlinkLocked(e)
+			fired = append(fired, due{e.owner, e.due})
+		}
+		reached := false
+		if l.head != nil {
+			l.armedFor = l.head.due
+			reached = clock.ResetAt(l.clock, l.timer, time.Unix(0, l.head.due))
+		}
+		l.mu.Unlock()
+		for _, f := range fired {
+			f.owner.Expire(f.due)
+		}
+		if !reached {
+			return
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package timerlist
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+)
+
+var epoch = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// dueRecorder is an owner that records when its entry came due.
+type dueRecorder struct {
+	name string
+	mu   *sync.Mutex
+	log  *[]string
+}
+
+func (d dueRecorder) Expire(int64) {
+	d.mu.Lock()
+	*d.log = append(*d.log, d.name)
+	d.mu.Unlock()
+}
+
+// One List keeps its entries in the order they are due, whatever the
+// order they came in, tells each owner exactly when due, and forgets an
+// entry stopped; its one clock timer is re-armed for the earliest entry
+// left.
+func TestListTellsEachEntryWhenDue(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	l := &List{clock: mc}
+	var mu sync.Mutex
+	var log []string
+	fired := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), log...)
+	}
+	now := clock.UnixNano(mc)
+	entries := map[string]*Entry{}
+	for _, w := range []struct {
+		name string
+		at   time.Duration
+	}{{"c", 30 * time.Millisecond}, {"a", 10 * time.Millisecond}, {"b", 20 * time.Millisecond}, {"gone", 15 * time.Millisecond}, {"a2", 10 * time.Millisecond}} {
+		entries[w.name] = &Entry{}
+		assert.False(t, l.Add(entries[w.name], dueRecorder{w.name, &mu, &log}, now+int64(w.at)))
+	}
+	entries["gone"].Stop()
+	assert.Equal(t, 1, mc.Pending(), "one timer for every entry")
+
+	mc.Advance(10*time.Millisecond - 1)
+	assert.Empty(t, fired())
+	mc.Advance(1)
+	assert.Equal(t, []string{"a", "a2"}, fired(), "in the order they came, when due together")
+	mc.Advance(10 * time.Millisecond)
+	assert.Equal(t, []string{"a", "a2", "b"}, fired(), "the entry stopped is never told")
+	mc.Advance(10 * time.Millisecond)
+	assert.Equal(t, []string{"a", "a2", "b", "c"}, fired())
+	assert.Zero(t, mc.Pending(), "no entry left: the timer stays unarmed")
+
+	// An entry due earlier than the timer is armed for re-arms it.
+	now = clock.UnixNano(mc)
+	assert.False(t, l.Add(entries["c"], dueRecorder{"c", &mu, &log}, now+int64(time.Second)))
+	assert.False(t, l.Add(entries["b"], dueRecorder{"b", &mu, &log}, now+int64(time.Millisecond)))
+	mc.Advance(time.Millisecond)
+	assert.Equal(t, []string{"a", "a2", "b", "c", "b"}, fired())
+	// An entry due already is for the caller to act on.
+	assert.True(t, l.Add(entries["a"], dueRecorder{"a", &mu, &log}, now))
+}
