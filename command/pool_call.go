@@ -93,7 +93,13 @@ func (call *poolCall[In, Out]) startOn(p *pool, start int64) {
 
 // workOnPool is the worker goroutine that startOn starts. It reads what
 // startOn set before the call runs: once it has, the call may be recycled.
+// A subscription's worker concludes the execution itself, which outgrows
+// a new goroutine's stack: it grows it here, with the fewest frames on it
+// (see growStack).
 func (call *poolCall[In, Out]) workOnPool() {
+	if call.owner != nil {
+		growStack()
+	}
 	p, start := call.workPool, call.workStart
 	call.workPool = nil
 	p.work(call, start)

@@ -37,7 +37,6 @@ func (s *subscription[In, Out]) subscribeBody(ctx context.Context, wait bool) {
 // and frees the slot as soon as the code is done, before the execution is
 // concluded: a caller that submits again at once finds the slot free.
 func (s *subscription[In, Out]) runOnWorker(p *pool, ctx context.Context, in In) int64 {
-	growStack()
 	c := s.c
 	if c.run != nil {
 		out, err := callRun(c.run, ctx, in)
