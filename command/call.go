@@ -61,11 +61,11 @@ func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec ex
 // admit took, with the timeout as run's context deadline.
 func (c *core[In, Out]) runHere(ctx context.Context, e *execution, in In) (Out, error) {
 	e.runStarted()
-	runCtx, deadline, end := runContextFor(ctx, c.k.registry.clock, e.start, e.cfg.Timeout)
+	runCtx, deadline := runContextFor(ctx, c.k.registry.clock, e.start, e.cfg.Timeout)
 	v, err := c.invoke(runCtx, in)
 	now := c.k.registry.now()
 	o := classifyTimed(ctx, runCtx != ctx && timedOut(runCtx, deadline, now), err)
-	endRunContext(deadline, end)
+	endRunContext(deadline)
 	return c.conclude(ctx, e, in, o, v, err, now)
 }
 

@@ -14,6 +14,7 @@ type wakeReason uint8
 const (
 	wakeDone   wakeReason = iota // run returned in time
 	wakeTimeUp                   // the timeout passed first
+	wakeLeft                     // the caller's context ended first (until's answer only)
 )
 
 // callWait is what a pool caller waits on: one channel, to which its
@@ -39,10 +40,10 @@ func newCallWait(c clock.Clock) *callWait {
 	return &callWait{clock: c, wake: make(chan wakeReason, 2)}
 }
 
-// until waits for the run to be done or for the clock to reach d (Unix
-// nanoseconds), and reports whether the run was done first. A timed-out
-// caller that later takes the worker's wakeDone does so in abandon's
-// callDone case.
+// until waits for the run to be done, for the clock to reach d (Unix
+// nanoseconds) or for left to be closed (nil: never), and says which came
+// first. A caller that left or timed out and later takes the worker's
+// wakeDone does so in abandon's callDone case.
 //
 // The caller blocks on one channel, to which the worker and the timer
 // each send at most once per wait: it parks and is woken on its own
@@ -53,7 +54,7 @@ func newCallWait(c clock.Clock) *callWait {
 // of a call's successive uses only grow, so the timer is armed about once
 // per timeout, not once per run, and adds nothing to the runtime's timer
 // heaps on the way.
-func (w *callWait) until(d int64) bool {
+func (w *callWait) until(d int64, left <-chan struct{}) wakeReason {
 	// Publishing the deadline before reading armedFor pairs with the
 	// timer's clearing armedFor before it reads waitUntil: either the
 	// caller sees the timer unarmed and arms it, or the timer sees the
@@ -65,19 +66,37 @@ func (w *callWait) until(d int64) bool {
 		if w.waitUntil.CompareAndSwap(d, 0) {
 			select {
 			case <-w.wake:
-				return true
+				return wakeDone
 			default:
-				return false
+				return wakeTimeUp
 			}
 		}
 	}
-	if <-w.wake == wakeTimeUp {
-		return false
+	var r wakeReason
+	if left == nil {
+		r = <-w.wake
+	} else {
+		select {
+		case r = <-w.wake:
+		case <-left:
+			if w.waitUntil.CompareAndSwap(d, 0) {
+				return wakeLeft // the timer sends nothing now
+			}
+			// The timer timed the caller out meanwhile: its wakeTimeUp
+			// comes, after the worker's wakeDone if that came first.
+			if r = <-w.wake; r == wakeDone {
+				<-w.wake
+			}
+			return r
+		}
+	}
+	if r == wakeTimeUp {
+		return wakeTimeUp
 	}
 	if !w.waitUntil.CompareAndSwap(d, 0) {
 		<-w.wake // the timer timed the caller out as the run returned
 	}
-	return true
+	return wakeDone
 }
 
 // arm sets the timer to fire at d (unix ns) unless it is set to fire no

@@ -208,15 +208,15 @@ func (c *core[In, Out]) executeInPool(ctx context.Context, e *execution, in In) 
 		return c.conclude(ctx, e, in, outcomeFailure, zero, err, c.k.registry.now())
 	}
 	clk := c.k.registry.clock
-	runCtx, deadline, end := runContextFor(ctx, clk, e.start, e.cfg.Timeout)
-	if deadline == nil && end == nil && ctx.Done() == nil && p.enter(e.start) {
+	runCtx, deadline := runContextFor(ctx, clk, e.start, e.cfg.Timeout)
+	if deadline == nil && ctx.Done() == nil && p.enter(e.start) {
 		return c.executeHere(ctx, e, in, p)
 	}
 	call := c.getCall(runCtx, in)
 	p, submitted := c.k.registry.submit(p, call, e.start)
 	if !submitted {
 		call.recycle()
-		endRunContext(deadline, end)
+		endRunContext(deadline)
 		e.poolRejected()
 		return c.fallBack(ctx, e, in, PoolRejectedFailure, ErrPoolRejected)
 	}
@@ -224,13 +224,18 @@ func (c *core[In, Out]) executeInPool(ctx context.Context, e *execution, in In) 
 	yieldSometimes()
 	if deadline != nil {
 		// The caller leaves at the timeout, which a deadlineContext tells
-		// only when asked, so the caller keeps the time itself.
-		answered = call.wait.until(deadline.due)
-		if !answered {
+		// only when asked, so the caller keeps the time itself, or when
+		// ctx ends.
+		switch call.wait.until(deadline.due, ctx.Done()) {
+		case wakeDone:
+			answered = true
+		case wakeTimeUp:
 			deadline.timeOut()
+		case wakeLeft:
+			deadline.leave()
 		}
 	} else {
-		// The caller leaves when runCtx ends.
+		// The caller leaves when ctx ends.
 		select {
 		case <-call.wait.wake:
 			answered = true
@@ -273,7 +278,7 @@ func (c *core[In, Out]) executeInPool(ctx context.Context, e *execution, in In) 
 			now = c.k.registry.now()
 		}
 	}
-	endRunContext(deadline, end)
+	endRunContext(deadline)
 	return c.conclude(ctx, e, in, o, v, err, now)
 }
 

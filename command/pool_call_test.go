@@ -19,13 +19,13 @@ func newTestCall(t *testing.T, h *harness) *poolCall[int, string] {
 	return c.getCall(context.Background(), 1)
 }
 
-// awaitAsync runs call.wait.until(deadline.UnixNano()) on a new goroutine
+// awaitAsync runs call.wait.until(deadline.UnixNano(), nil) on a new goroutine
 // once the previous wait is over, and returns once the wait has published
 // its deadline.
 func awaitAsync(t *testing.T, h *harness, call *poolCall[int, string], deadline time.Time) <-chan bool {
 	t.Helper()
 	answered := make(chan bool, 1)
-	go func() { answered <- call.wait.until(deadline.UnixNano()) }()
+	go func() { answered <- call.wait.until(deadline.UnixNano(), nil) == wakeDone }()
 	waitFor(t, "the caller to publish its deadline", func() bool { return call.wait.waitUntil.Load() == deadline.UnixNano() })
 	return answered
 }
@@ -39,7 +39,7 @@ func TestPoolCallTimerFollowsTheWaitingCallersDeadline(t *testing.T) {
 	call := newTestCall(t, h)
 	first := harnessStart.Add(100 * time.Millisecond)
 	call.wait.wake <- wakeDone // the run returned before its caller waited
-	require.True(t, call.wait.until(first.UnixNano()))
+	require.Equal(t, wakeDone, call.wait.until(first.UnixNano(), nil))
 	assert.Equal(t, first.UnixNano(), call.wait.armedFor.Load(), "armed for the first deadline")
 	assert.Zero(t, call.wait.waitUntil.Load(), "no caller waits")
 
@@ -73,7 +73,7 @@ func TestPoolCallTimerIsBroughtForwardForAnEarlierDeadline(t *testing.T) {
 	h := newHarness(t)
 	call := newTestCall(t, h)
 	call.wait.wake <- wakeDone
-	require.True(t, call.wait.until(harnessStart.Add(time.Second).UnixNano()))
+	require.Equal(t, wakeDone, call.wait.until(harnessStart.Add(time.Second).UnixNano(), nil))
 
 	earlier := harnessStart.Add(20 * time.Millisecond)
 	answered := awaitAsync(t, h, call, earlier)
@@ -89,10 +89,10 @@ func TestPoolCallDeadlineAlreadyPassed(t *testing.T) {
 	h := newHarness(t)
 	call := newTestCall(t, h)
 	past := harnessStart.Add(-time.Millisecond)
-	assert.False(t, call.wait.until(past.UnixNano()), "no answer: timed out")
+	assert.Equal(t, wakeTimeUp, call.wait.until(past.UnixNano(), nil), "no answer: timed out")
 	assert.Zero(t, call.wait.waitUntil.Load())
 	call.wait.wake <- wakeDone
-	assert.True(t, call.wait.until(past.UnixNano()), "answered")
+	assert.Equal(t, wakeDone, call.wait.until(past.UnixNano(), nil), "answered")
 	assert.Empty(t, call.wait.wake)
 	h.clock.Advance(time.Millisecond) // the timer fires with no caller waiting
 	assert.Empty(t, call.wait.wake, "a timer that finds no caller wakes none")
@@ -127,6 +127,50 @@ func TestPoolCallAnswerRacingTheTimer(t *testing.T) {
 			assert.Equal(t, wakeDone, <-call.wait.wake)
 		}
 		assert.Zero(t, call.wait.waitUntil.Load(), "round %d", i)
+	}
+}
+
+// The caller's context ending, the worker's answer and the timer racing
+// for the same wait: the caller reports one of the three, and every wake
+// sent is accounted for (the worker's is left for abandon when the caller
+// left or timed out), so the call is clean for reuse.
+func TestPoolCallCallerLeavingRacingTheAnswerAndTheTimer(t *testing.T) {
+	h := newHarness(t)
+	call := newTestCall(t, h)
+	for i := range 300 {
+		deadline := h.clock.Now().Add(time.Millisecond)
+		left := make(chan struct{})
+		reason := make(chan wakeReason, 1)
+		go func() { reason <- call.wait.until(deadline.UnixNano(), left) }()
+		waitFor(t, "the caller to publish its deadline", func() bool { return call.wait.waitUntil.Load() == deadline.UnixNano() })
+		worker := make(chan struct{})
+		go func() {
+			call.wait.wake <- wakeDone
+			close(worker)
+		}()
+		switch i % 3 {
+		case 0:
+			close(left)
+			h.clock.Advance(time.Millisecond)
+		case 1:
+			h.clock.Advance(time.Millisecond)
+			close(left)
+		default:
+			close(left)
+		}
+		recv(t, worker, "the worker's answer")
+		r := <-reason
+		if r == wakeDone {
+			assert.Empty(t, call.wait.wake, "round %d: answered, and no wake left", i)
+		} else {
+			require.Len(t, call.wait.wake, 1, "round %d: %v, the worker's answer left for abandon", i, r)
+			assert.Equal(t, wakeDone, <-call.wait.wake)
+		}
+		assert.Zero(t, call.wait.waitUntil.Load(), "round %d", i)
+		if i%3 == 2 {
+			h.clock.Advance(time.Millisecond) // the timer, armed, finds no caller
+			assert.Empty(t, call.wait.wake, "round %d: a timer that finds no caller wakes none", i)
+		}
 	}
 }
 

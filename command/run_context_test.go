@@ -24,7 +24,7 @@ type runContextKey struct{}
 func TestDeadlineContextBehavesAsWithDeadline(t *testing.T) {
 	mc := clock.NewManual(runContextEpoch)
 	parent := context.WithValue(context.Background(), runContextKey{}, "v")
-	ctx, d, _ := runContextFor(parent, mc, mc.Now().UnixNano(), time.Second)
+	ctx, d := runContextFor(parent, mc, mc.Now().UnixNano(), time.Second)
 	require.NotNil(t, d)
 	defer d.end()
 
@@ -56,8 +56,8 @@ func TestDeadlineContextBehavesAsWithDeadline(t *testing.T) {
 // asked after that is closed already.
 func TestDeadlineContextExpiresWithoutATimer(t *testing.T) {
 	mc := clock.NewManual(runContextEpoch)
-	ctx, d, _ := runContextFor(context.Background(), mc, mc.Now().UnixNano(), time.Second)
-	defer endRunContext(d, nil)
+	ctx, d := runContextFor(context.Background(), mc, mc.Now().UnixNano(), time.Second)
+	defer endRunContext(d)
 	assert.Zero(t, mc.Pending(), "no timer until somebody waits")
 	mc.Advance(time.Second)
 	assert.True(t, d.expiredAt(mc.Now().UnixNano()))
@@ -69,7 +69,7 @@ func TestDeadlineContextExpiresWithoutATimer(t *testing.T) {
 // lets go of what waits on it; timing it out makes it DeadlineExceeded.
 func TestDeadlineContextEndAndTimeOut(t *testing.T) {
 	mc := clock.NewManual(runContextEpoch)
-	ctx, d, _ := runContextFor(context.Background(), mc, mc.Now().UnixNano(), time.Second)
+	ctx, d := runContextFor(context.Background(), mc, mc.Now().UnixNano(), time.Second)
 	end := d.end
 	ran := make(chan struct{})
 	context.AfterFunc(ctx, func() { close(ran) })
@@ -88,7 +88,7 @@ func TestDeadlineContextEndAndTimeOut(t *testing.T) {
 	assert.False(t, context.AfterFunc(ctx, func() { close(late) })(), "an ended context runs f at once")
 	<-late
 
-	ctx2, d2, _ := runContextFor(context.Background(), mc, mc.Now().UnixNano(), time.Second)
+	ctx2, d2 := runContextFor(context.Background(), mc, mc.Now().UnixNano(), time.Second)
 	d2.timeOut()
 	assert.True(t, d2.expiredAt(mc.Now().UnixNano()))
 	assert.ErrorIs(t, ctx2.Err(), context.DeadlineExceeded)
@@ -104,18 +104,9 @@ func TestRunContextForOtherCallers(t *testing.T) {
 	deadline, _ := d.Deadline()
 	assert.WithinDuration(t, early, deadline, 0)
 
-	cancellable, cancel := context.WithCancel(context.Background())
-	ctx, dc, end := runContextFor(cancellable, mc, mc.Now().UnixNano(), time.Second)
-	assert.Nil(t, dc)
-	cancel()
-	<-ctx.Done()
-	assert.True(t, errors.Is(ctx.Err(), context.Canceled))
-	endRunContext(dc, end)
-
-	ctx, dc, end = runContextFor(context.Background(), mc, mc.Now().UnixNano(), -1)
+	ctx, dc := runContextFor(context.Background(), mc, mc.Now().UnixNano(), -1)
 	assert.Equal(t, context.Background(), ctx)
 	assert.Nil(t, dc)
-	assert.Nil(t, end)
 }
 
 // deadlineOnly is a context with a deadline that cannot be cancelled.
@@ -132,7 +123,7 @@ func (deadlineOnly) Value(any) any                 { return nil }
 func TestDeadlineContextWaitersRacingTheEnd(t *testing.T) {
 	mc := clock.NewManual(runContextEpoch)
 	for range 200 {
-		ctx, d, _ := runContextFor(context.Background(), mc, mc.Now().UnixNano(), time.Second)
+		ctx, d := runContextFor(context.Background(), mc, mc.Now().UnixNano(), time.Second)
 		var ran atomic.Int32
 		var funcs sync.WaitGroup
 		funcs.Add(2)
@@ -166,4 +157,64 @@ func TestDeadlineContextWaitersRacingTheEnd(t *testing.T) {
 		assert.Zero(t, mc.Pending(), "a timer armed as the context ended was stopped")
 		assert.ErrorIs(t, ctx.Err(), context.Canceled)
 	}
+}
+
+// A run's context under a caller that runs run itself and whose context
+// can be cancelled follows the caller's: asked (Err) or waited on (Done,
+// and contexts derived from it), it ends with the caller's, with its
+// error and cause; it keeps its own deadline too; and once it ends it
+// lets go of the caller's context.
+func TestDeadlineContextFollowsTheCallersContext(t *testing.T) {
+	mc := clock.NewManual(runContextEpoch)
+	errGone := errors.New("client went away")
+
+	t.Run("asked", func(t *testing.T) {
+		parent, cancel := context.WithCancelCause(context.Background())
+		ctx, d := runContextFor(parent, mc, mc.Now().UnixNano(), time.Second)
+		require.NotNil(t, d)
+		defer d.end()
+		assert.NoError(t, ctx.Err())
+		cancel(errGone)
+		assert.ErrorIs(t, ctx.Err(), context.Canceled)
+		assert.ErrorIs(t, context.Cause(ctx), errGone)
+		assert.False(t, d.expiredAt(mc.Now().UnixNano()), "the caller leaving is not a timeout")
+		<-ctx.Done()
+	})
+	t.Run("waited on", func(t *testing.T) {
+		parent, cancel := context.WithCancelCause(context.Background())
+		ctx, d := runContextFor(parent, mc, mc.Now().UnixNano(), time.Second)
+		defer d.end()
+		child, cancelChild := context.WithCancel(ctx)
+		defer cancelChild()
+		done := ctx.Done()
+		cancel(errGone)
+		<-done
+		<-child.Done()
+		assert.ErrorIs(t, child.Err(), context.Canceled, "a child ends as its parent")
+		assert.ErrorIs(t, context.Cause(child), errGone)
+	})
+	t.Run("deadline first", func(t *testing.T) {
+		parent, cancel := context.WithCancelCause(context.Background())
+		defer cancel(nil)
+		ctx, d := runContextFor(parent, mc, mc.Now().UnixNano(), time.Second)
+		defer d.end()
+		done := ctx.Done()
+		mc.Advance(time.Second)
+		<-done
+		assert.ErrorIs(t, ctx.Err(), context.DeadlineExceeded)
+		assert.ErrorIs(t, context.Cause(ctx), context.DeadlineExceeded)
+		assert.True(t, d.expiredAt(mc.Now().UnixNano()))
+	})
+	t.Run("ended", func(t *testing.T) {
+		parent, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ctx, d := runContextFor(parent, mc, mc.Now().UnixNano(), time.Second)
+		ctx.Done()
+		d.end()
+		assert.ErrorIs(t, ctx.Err(), context.Canceled)
+		w := d.waiters.Load()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		assert.Nil(t, w.stopParent, "unhooked from the caller's context")
+	})
 }

@@ -20,8 +20,9 @@ func cep21Open(err error) bool {
 }
 
 // cep21Row builds a row that runs the work through a circuit made from
-// config, with Execute or, if useGo, with Go.
-func cep21Row(name string, config func() circuit.Config, useGo bool) row {
+// config, with Execute or, if useGo, with Go; under a request's context if
+// inRequest (see inRequest), else under context.Background.
+func cep21Row(name string, config func() circuit.Config, useGo, request bool) row {
 	return row{
 		name: name,
 		prepare: func(_ testing.TB, callers int, w work) func() error {
@@ -29,12 +30,16 @@ func cep21Row(name string, config func() circuit.Config, useGo bool) row {
 			cfg.Execution.MaxConcurrentRequests = int64(callers)
 			var m circuit.Manager
 			c := m.MustCreateCircuit(name, cfg)
-			ctx := context.Background()
 			run := errOnly(w)
+			call := func(ctx context.Context) error { return c.Execute(ctx, run, nil) }
 			if useGo {
-				return func() error { return c.Go(ctx, run, nil) }
+				call = func(ctx context.Context) error { return c.Go(ctx, run, nil) }
 			}
-			return func() error { return c.Execute(ctx, run, nil) }
+			if request {
+				return func() error { return inRequest(call) }
+			}
+			ctx := context.Background()
+			return func() error { return call(ctx) }
 		},
 		shortCircuited: cep21Open,
 	}
@@ -50,21 +55,27 @@ func cep21MinimalRow() row {
 				ClosedToOpenFactory: simplelogic.ConsecutiveErrOpenerFactory(simplelogic.ConfigConsecutiveErrOpener{}),
 			},
 		}
-	}, false)
+	}, false, false)
 }
 
 // cep21HystrixRow is cep21's "Hystrix": rolling run and fallback
 // statistics, Hystrix's opener and closer with their defaults, and the
 // default 1 s timeout.
-func cep21HystrixRow() row {
-	return cep21Row("cep21-hystrix", func() circuit.Config {
-		var stats rolling.StatFactory
-		cfg := stats.CreateConfig("")
-		var closers hystrix.Factory
-		cfg.Merge(closers.Configure(""))
-		cfg.Merge(circuit.Config{Execution: circuit.ExecutionConfig{Timeout: time.Second}})
-		return cfg
-	}, false)
+func cep21HystrixRow() row { return cep21Row("cep21-hystrix", cep21Hystrix, false, false) }
+
+// cep21HystrixRequestRow is cep21-hystrix called under a request's
+// context.
+func cep21HystrixRequestRow() row {
+	return cep21Row("cep21-hystrix-request", cep21Hystrix, false, true)
+}
+
+func cep21Hystrix() circuit.Config {
+	var stats rolling.StatFactory
+	cfg := stats.CreateConfig("")
+	var closers hystrix.Factory
+	cfg.Merge(closers.Configure(""))
+	cfg.Merge(circuit.Config{Execution: circuit.ExecutionConfig{Timeout: time.Second}})
+	return cfg
 }
 
 // cep21GoRow is cep21's "UseGo": each call runs on a new goroutine, no
@@ -72,13 +83,19 @@ func cep21HystrixRow() row {
 func cep21GoRow() row {
 	return cep21Row("cep21-go", func() circuit.Config {
 		return circuit.Config{Execution: circuit.ExecutionConfig{Timeout: -1}}
-	}, true)
+	}, true, false)
 }
 
 // cep21GoTimeoutRow is cep21-go with a 1 s timeout: the configuration of
 // the pool-isolated rows of rxhystrix and hystrix-go.
-func cep21GoTimeoutRow() row {
-	return cep21Row("cep21-go-timeout", func() circuit.Config {
-		return circuit.Config{Execution: circuit.ExecutionConfig{Timeout: time.Second}}
-	}, true)
+func cep21GoTimeoutRow() row { return cep21Row("cep21-go-timeout", cep21GoTimeout, true, false) }
+
+// cep21GoTimeoutRequestRow is cep21-go-timeout called under a request's
+// context.
+func cep21GoTimeoutRequestRow() row {
+	return cep21Row("cep21-go-timeout-request", cep21GoTimeout, true, true)
+}
+
+func cep21GoTimeout() circuit.Config {
+	return circuit.Config{Execution: circuit.ExecutionConfig{Timeout: time.Second}}
 }

@@ -33,6 +33,16 @@ func errOnly(w work) func(context.Context) error {
 	}
 }
 
+// inRequest calls f under a context of its own that can be cancelled and
+// is cancelled after, as a server's request context is, so that a row
+// shows what a cancellable caller's context costs an implementation; the
+// context's own making costs every such row the same.
+func inRequest(f func(context.Context) error) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	return f(ctx)
+}
+
 // checkValue turns a value other than answer into errWrongValue.
 func checkValue(v int, err error) error {
 	if err == nil && v != answer {
@@ -69,6 +79,8 @@ func peerRows() []row {
 		cep21HystrixRow(),
 		cep21GoRow(),
 		cep21GoTimeoutRow(),
+		cep21HystrixRequestRow(),
+		cep21GoTimeoutRequestRow(),
 		hystrixGoRow(),
 		gobreakerRow(),
 		failsafeRow(),

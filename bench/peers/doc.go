@@ -42,6 +42,8 @@
 //	cep21-hystrix            Execute, Hystrix opener and closer, rolling stats, 1 s timeout
 //	cep21-go                 Go (a goroutine per call), no timeout, never opens (as cep21's UseGo)
 //	cep21-go-timeout         the same with a 1 s timeout
+//	cep21-hystrix-request    cep21-hystrix called under a request's context (a context.WithCancel of its own per call)
+//	cep21-go-timeout-request cep21-go-timeout called under a request's context
 //	hystrix-go               Do, default settings but MaxConcurrentRequests 100000 (as cep21 does)
 //	gobreaker                Execute with the zero Settings
 //	failsafe-cb              a default circuit breaker (opens on 1 failure)
@@ -50,6 +52,8 @@
 //	rxhystrix-semaphore-timeout  the same with a 1 s timeout
 //	rxhystrix-pool           Execute, pool isolation (a slot per caller, no queue), 1 s timeout
 //	rxhystrix-pool-no-timeout    the same without a timeout
+//	rxhystrix-semaphore-timeout-request  rxhystrix-semaphore-timeout called under a request's context
+//	rxhystrix-pool-request   rxhystrix-pool called under a request's context
 //	rxhystrix-forced-open    a forced-open breaker: the short-circuit path alone (failing only)
 //	rxhystrix-semaphore-vegas    rxhystrix-semaphore with an adaptive Vegas limit between the callers and twice as many
 //	rxhystrix-semaphore-gradient2  the same with Gradient2

@@ -49,6 +49,16 @@ var (
 		ctx := context.Background()
 		return func() (int, error) { return cmd.Execute(ctx, 0) }
 	}
+	byExecuteInRequest executeBy = func(key string, config func(int) command.Config, run func(context.Context, int) (int, error)) func() (int, error) {
+		cmd := command.New(key, run, command.WithConfig(config(1)))
+		return func() (v int, err error) {
+			err = inRequest(func(ctx context.Context) (err error) {
+				v, err = cmd.Execute(ctx, 0)
+				return err
+			})
+			return v, err
+		}
+	}
 	byToObservable executeBy = func(key string, config func(int) command.Config, run func(context.Context, int) (int, error)) func() (int, error) {
 		cmd := command.New(key, run, command.WithConfig(config(1)))
 		ctx := context.Background()
@@ -220,6 +230,11 @@ func init() {
 			ourRows = append(ourRows, rxhystrixRow("rxhystrix-"+iso.name+"-"+m.name, iso.config, m.exec, false))
 		}
 	}
+	// Execute under a request's context, with a 1 s timeout.
+	ourRows = append(ourRows,
+		rxhystrixRow("rxhystrix-semaphore-timeout-request", semaphore(time.Second), byExecuteInRequest, false),
+		rxhystrixRow("rxhystrix-pool-request", pool(time.Second), byExecuteInRequest, false),
+	)
 	// Queue and Observe of a semaphore-isolated command with a timeout,
 	// whose execution a waiting caller never takes over.
 	ourRows = append(ourRows,
