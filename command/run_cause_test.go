@@ -9,47 +9,41 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// Run's context at the timeout, under a caller's context that can be
-// cancelled but is not: done with context.DeadlineExceeded, and
-// context.Cause says so too, as under context.WithTimeout, in every mode.
-func TestRunContextCauseAtTheTimeoutUnderACancellableCaller(t *testing.T) {
-	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
-		g := newGate()
-		defer g.release()
-		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
-			return "late", g.wait(ctx, true)
-		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: 50 * time.Millisecond}))
-		callerCtx, cancel := context.WithCancelCause(context.Background())
-		defer cancel(nil)
-		call := goCall(func() (string, error) { return m.exec(callerCtx, c, 1) })
-		runCtx := g.arrived(t)
-		h.clock.Advance(50 * time.Millisecond)
-		awaitCall(t, call)
-		recv(t, runCtx.Done(), "run's context to end at the timeout")
-		assert.ErrorIs(t, runCtx.Err(), context.DeadlineExceeded)
-		assert.ErrorIs(t, context.Cause(runCtx), context.DeadlineExceeded)
-		h.completion()
-	})
-}
-
-// Run's context when the caller cancels its context with a cause: done,
-// and context.Cause gives the caller's cause.
-func TestRunContextCauseWhenTheCallerCancels(t *testing.T) {
-	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
-		g := newGate()
-		defer g.release()
-		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
-			return "late", g.wait(ctx, true)
-		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: 50 * time.Millisecond}))
-		callerCtx, cancel := context.WithCancelCause(context.Background())
-		errGone := errors.New("client went away")
-		call := goCall(func() (string, error) { return m.exec(callerCtx, c, 1) })
-		runCtx := g.arrived(t)
-		cancel(errGone)
-		awaitCall(t, call)
-		recv(t, runCtx.Done(), "run's context to end with the caller's")
-		assert.ErrorIs(t, runCtx.Err(), context.Canceled)
-		assert.ErrorIs(t, context.Cause(runCtx), errGone)
-		h.completion()
-	})
+// Run's context under a caller's context that can be cancelled, in every
+// mode: at the timeout it is done with context.DeadlineExceeded, and
+// context.Cause says so too, as under context.WithTimeout; when the
+// caller cancels with a cause, it is done with context.Canceled, and
+// context.Cause gives the caller's cause.
+func TestRunContextUnderACancellableCaller(t *testing.T) {
+	errGone := errors.New("client went away")
+	for _, tc := range []struct {
+		name      string
+		end       func(h *harness, cancel context.CancelCauseFunc)
+		err, want error
+	}{
+		{"timeout", func(h *harness, _ context.CancelCauseFunc) { h.clock.Advance(50 * time.Millisecond) },
+			context.DeadlineExceeded, context.DeadlineExceeded},
+		{"caller cancels", func(_ *harness, cancel context.CancelCauseFunc) { cancel(errGone) },
+			context.Canceled, errGone},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+				g := newGate()
+				defer g.release()
+				c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+					return "late", g.wait(ctx, true)
+				}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: 50 * time.Millisecond}))
+				callerCtx, cancel := context.WithCancelCause(context.Background())
+				defer cancel(nil)
+				call := goCall(func() (string, error) { return m.exec(callerCtx, c, 1) })
+				runCtx := g.arrived(t)
+				tc.end(h, cancel)
+				awaitCall(t, call)
+				recv(t, runCtx.Done(), "run's context to end")
+				assert.ErrorIs(t, runCtx.Err(), tc.err)
+				assert.ErrorIs(t, context.Cause(runCtx), tc.want)
+				h.completion()
+			})
+		})
+	}
 }

@@ -10,6 +10,12 @@
 // every call, were 13 % of a passing hedged call (bench/peers
 // rxhystrix-semaphore-hedge) and about 10 % of a pool-isolated
 // Queue(...).Get with a 1 s timeout (rxhystrix-pool-queue).
+//
+// An entry goes in after the last entry due no later, found walking back
+// from the tail: at once when the entries of a list share one timeout,
+// past the entries due later otherwise. Those are deadlines still
+// pending, so their number is bounded by the executions and races in
+// flight, spread over a clock's lists.
 package timerlist
 
 import (
