@@ -78,7 +78,8 @@ const (
 
 // contextWaiters is what a deadlineContext needs once somebody waits on
 // it. Whoever ends the context after the waiters were published releases
-// them (closes done, stops the timer, runs the AfterFunc functions);
+// them (closes done, stops the timer, unhooks the context from its
+// parent, runs the AfterFunc functions);
 // whoever adds a waiter after the context ended releases them itself:
 // each writes its part (the state; the waiters and the waiter) before it
 // reads the other's, so at least one of them sees both. A release may
@@ -129,7 +130,8 @@ func (c *deadlineContext) Deadline() (time.Time, bool) {
 func (c *deadlineContext) Value(key any) any { return c.parent.Value(key) }
 
 // Err returns context.DeadlineExceeded once the deadline has passed,
-// context.Canceled once the command ended the context, and nil before.
+// context.Canceled once the command ended the context, the parent's error
+// once the parent it follows ended, and nil before.
 func (c *deadlineContext) Err() error {
 	if c.state.Load() == contextLive {
 		switch {
