@@ -33,7 +33,7 @@ type Registry struct {
 	sweep       clock.Timer
 	closed      bool
 	timeouts    *timerlist.Set // for the timeouts of subscriptions
-	timersRun   bool           // the clock runs a timer's function on a goroutine of its own
+	asyncTimers bool           // the clock runs each timer's function on a goroutine of its own
 
 	// onCompletion, when set, sees every Completion after the metrics do.
 	onCompletion func(*metricsstream.Completion)
@@ -66,7 +66,7 @@ func NewRegistry(opts ...RegistryOption) *Registry {
 	}
 	r.timeouts = timerlist.NewSet(r.clock)
 	_, manual := r.clock.(*clock.Manual)
-	r.timersRun = !manual
+	r.asyncTimers = !manual
 	return r
 }
 

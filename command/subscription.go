@@ -138,7 +138,7 @@ func (s *subscription[In, Out]) armTimeout() {
 // on a Manual clock, which runs its timers' functions on the goroutine
 // that moves it.
 func (s *subscription[In, Out]) Expire(int64) {
-	if s.c.k.registry.timersRun {
+	if s.c.k.registry.asyncTimers {
 		go s.timeOut()
 		return
 	}
