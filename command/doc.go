@@ -39,7 +39,10 @@
 //     Future is cancelled or every subscriber has left before the result,
 //     the execution is CANCELLED and run's context is cancelled. A nil
 //     context means context.Background.
-//   - Under a timeout, run's context has the deadline. A pool-isolated
+//   - Under a timeout, run's context has the deadline, and it ends with
+//     the caller's context, with its error and cause, as a context of
+//     context.WithTimeout would; it is cheaper to make (one small
+//     allocation, its timer armed only when run waits on it). A pool-isolated
 //     caller returns at the timeout; run keeps its worker until it returns,
 //     so that a pool never runs more than CoreSize calls at once. A
 //     semaphore-isolated run runs on the caller's goroutine, which it holds
