@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,6 +34,39 @@ func Start(t testing.TB) context.Context {
 		}
 		path = p
 	}
+	return startAt(t, path)
+}
+
+// startAt is Start with chromium at path.
+func startAt(t testing.TB, path string) context.Context {
+	t.Helper()
+	// Chromium now and then exits at launch while the machine is loaded
+	// (the test suite's packages run at once), printing nothing but its
+	// usual warnings: a launch that fails is tried again, in a fresh
+	// profile, before the test fails.
+	const launches = 3
+	var err error
+	for i := range launches {
+		ctx, stop := launch(t, path, i)
+		// The first run starts the browser; it gets no timeout, because
+		// its context bounds the browser's whole life.
+		if err = chromedp.Do(ctx); err == nil {
+			t.Cleanup(stop)
+			return ctx
+		}
+		stop()
+		t.Logf("chromium launch %d of %d failed: %v", i+1, launches, err)
+	}
+	require.NoError(t, err, "start chromium")
+	return nil
+}
+
+// launch makes the allocator and first tab of a chromium at path with a
+// profile of its own, and returns the tab's context and what closes the
+// browser: cancelling the first tab closes it, and cancelling the
+// allocator then waits until the process and chromedp's goroutines have
+// ended, before goleak looks and before TempDir is removed.
+func launch(t testing.TB, path string, n int) (context.Context, func()) {
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(path),
 		chromedp.Headless,
@@ -43,21 +77,14 @@ func Start(t testing.TB) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
+		chromedp.UserDataDir(filepath.Join(t.TempDir(), fmt.Sprintf("profile-%d", n))),
 		chromedp.WindowSize(1280, 1000),
 	)
 	ctx, cancel := chromedp.NewContext(allocCtx)
-	// Cancelling the first tab closes the browser; cancelling the
-	// allocator then waits until the process and chromedp's goroutines
-	// have ended, before goleak looks and before TempDir is removed.
-	t.Cleanup(func() {
+	return ctx, func() {
 		cancel()
 		cancelAlloc()
-	})
-	// The first run starts the browser; it gets no timeout, because its
-	// context bounds the browser's whole life.
-	require.NoError(t, chromedp.Do(ctx), "start chromium")
-	return ctx
+	}
 }
 
 // NewTab opens a tab in the browser of the context Start returned and
