@@ -180,6 +180,13 @@ func (c *deadlineContext) waitersMade() *contextWaiters {
 		if stop != nil {
 			stop()
 		}
+		if c.parent.Err() != nil {
+			// context.AfterFunc runs leave on a goroutine of its own for a
+			// parent that has ended already: the context ends now, so that
+			// the Done its caller is making is closed, as a child's of
+			// package context is, when it returns.
+			c.leave()
+		}
 	}
 	return w
 }

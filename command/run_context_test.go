@@ -205,6 +205,18 @@ func TestDeadlineContextFollowsTheCallersContext(t *testing.T) {
 		assert.ErrorIs(t, context.Cause(ctx), context.DeadlineExceeded)
 		assert.True(t, d.expiredAt(mc.Now().UnixNano()))
 	})
+	t.Run("waited on after the caller left", func(t *testing.T) {
+		parent, cancel := context.WithCancelCause(context.Background())
+		ctx, d := runContextFor(parent, mc, mc.Now().UnixNano(), time.Second)
+		defer d.end()
+		cancel(errGone)
+		select {
+		case <-ctx.Done():
+		default:
+			t.Fatal("Done is not closed though the caller's context has ended")
+		}
+		assert.ErrorIs(t, context.Cause(ctx), errGone)
+	})
 	t.Run("ended", func(t *testing.T) {
 		parent, cancel := context.WithCancel(context.Background())
 		defer cancel()
