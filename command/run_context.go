@@ -24,7 +24,6 @@ func runContextFor(ctx context.Context, c clock.Clock, start int64, timeout time
 		return ctx, nil
 	}
 	d := newDeadlineContext(ctx, c, deadlineAfter(start, timeout))
-	d.follows = true // not asking ctx.Done(), which makes a cancelCtx's channel
 	return d, d
 }
 
@@ -47,7 +46,7 @@ func deadlineAfter(start int64, timeout time.Duration) int64 {
 // small allocation where context.WithDeadline costs four and a timer, and
 // ends without a lock. It ends when the deadline passes, when the command
 // times the run out, when the command ends it after run returned, and,
-// when it follows its parent, when the parent ends: Err asks the parent,
+// when it ends by itself, when the parent ends: Err asks the parent,
 // and the first waiter hooks it into the parent with context.AfterFunc.
 // context.Cause finds the parent's cause through Value, or, when the
 // parent has none, the context's own Err. (One difference from
@@ -57,12 +56,12 @@ type deadlineContext struct {
 	parent context.Context
 	clock  clock.Clock
 	due    int64 // the deadline in Unix nanoseconds, as clock.UnixNano reads clock
-	// ownTimer says the context ends by itself when the clock reaches due;
-	// without it (newCommandContext) only the command ends it, and due is
+	// endsItself says the context ends by itself when the clock reaches
+	// due and when parent ends (a run's, made by runContextFor); without
+	// it (newCommandContext) only the subscription ends it, and due is
 	// reported, when bounded, but not enforced.
-	ownTimer  bool
-	unbounded bool // there is no deadline to report
-	follows   bool // the context ends when parent does
+	endsItself bool
+	unbounded  bool // there is no deadline to report
 
 	state   atomic.Uint32                  // contextLive until it ends, then how
 	waiters atomic.Pointer[contextWaiters] // made by the first Done or AfterFunc
@@ -90,7 +89,7 @@ type contextWaiters struct {
 	closed     bool          // done is closed
 	timer      clock.Timer   // armed by the first Done
 	afterFuncs clock.AfterFuncs
-	stopParent func() bool // unhooks the context from the parent it follows
+	stopParent func() bool // unhooks the context from its parent
 }
 
 // newDeadlineContext returns the context of a run due at due, in Unix
@@ -99,7 +98,7 @@ func newDeadlineContext(parent context.Context, c clock.Clock, due int64) *deadl
 	if d, ok := parent.Deadline(); ok && d.UnixNano() < due {
 		due = d.UnixNano()
 	}
-	return &deadlineContext{parent: parent, clock: c, due: due, ownTimer: true}
+	return &deadlineContext{parent: parent, clock: c, due: due, endsItself: true}
 }
 
 // newCommandContext returns the context of a run that a subscription
@@ -135,9 +134,10 @@ func (c *deadlineContext) Value(key any) any { return c.parent.Value(key) }
 func (c *deadlineContext) Err() error {
 	if c.state.Load() == contextLive {
 		switch {
-		case c.ownTimer && clock.UnixNano(c.clock) >= c.due:
+		case !c.endsItself:
+		case clock.UnixNano(c.clock) >= c.due:
 			c.finish(contextTimedOut)
-		case c.follows && c.parent.Err() != nil:
+		case c.parent.Err() != nil:
 			c.leave()
 		}
 	}
@@ -160,8 +160,8 @@ func (c *deadlineContext) expiredAt(now int64) bool {
 }
 
 // waitersMade returns the context's waiters, publishing them first if
-// nobody did; whoever publishes them hooks a context that follows its
-// parent into it.
+// nobody did; whoever publishes them hooks a context that ends by itself
+// into its parent.
 func (c *deadlineContext) waitersMade() *contextWaiters {
 	if w := c.waiters.Load(); w != nil {
 		return w
@@ -170,7 +170,7 @@ func (c *deadlineContext) waitersMade() *contextWaiters {
 	if !c.waiters.CompareAndSwap(nil, w) {
 		return c.waiters.Load()
 	}
-	if c.follows && c.parent.Done() != nil {
+	if c.endsItself && c.parent.Done() != nil {
 		stop := context.AfterFunc(c.parent, c.leave)
 		w.mu.Lock()
 		if c.state.Load() == contextLive { // else its release may have come and gone
@@ -207,7 +207,7 @@ func (c *deadlineContext) Done() <-chan struct{} {
 		c.release(w) // it ended before the waiters were there to see
 		return done
 	}
-	if !c.ownTimer {
+	if !c.endsItself {
 		return done
 	}
 	// The clock is used outside the lock: a manual clock fires timers
@@ -276,7 +276,7 @@ func (c *deadlineContext) timeOut() { c.finish(contextTimedOut) }
 // end ends the context once run has returned or its caller has left.
 func (c *deadlineContext) end() { c.finish(contextEnded) }
 
-// leave ends the context because the parent it follows ended.
+// leave ends the context because its parent ended.
 func (c *deadlineContext) leave() { c.finish(contextLeft) }
 
 // finish ends the context in state, unless it ended already, and lets go
