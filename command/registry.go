@@ -33,7 +33,6 @@ type Registry struct {
 	sweep       clock.Timer
 	closed      bool
 	timeouts    *timerlist.Set // for the timeouts of subscriptions
-	asyncTimers bool           // the clock runs each timer's function on a goroutine of its own
 
 	// onCompletion, when set, sees every Completion after the metrics do.
 	onCompletion func(*metricsstream.Completion)
@@ -65,8 +64,6 @@ func NewRegistry(opts ...RegistryOption) *Registry {
 		r.metrics = metricsstream.NewRegistry(r.clock)
 	}
 	r.timeouts = timerlist.NewSet(r.clock)
-	_, manual := r.clock.(*clock.Manual)
-	r.asyncTimers = !manual
 	return r
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/internal/timerlist"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -48,7 +49,7 @@ type subscription[In, Out any] struct {
 	runCtx   context.Context  // the user's code's: subCtx, or deadline
 	deadline *deadlineContext // made by newCommandContext, ended by the subscription
 	fbCtx    *deadlineContext // an Observable fallback's, likewise
-	timeout  timerlist.Entry  // in a list of the clock's while the timeout may still pass
+	timeout  timerlist.Entry  // in a list of the registry's while the timeout may still pass
 	unwatch  [2]func() bool
 	queued   *poolCall[In, Out] // submitted to pl; taken out of its queue by an interrupt
 	pl       *pool
@@ -132,17 +133,17 @@ func (s *subscription[In, Out]) armTimeout() {
 	s.c.k.registry.timeouts.Pick().Add(&s.timeout, s, deadlineAfter(s.e.start, s.e.cfg.Timeout))
 }
 
-// Expire is the timeout passing, told by the clock's timer list. The
+// Expire is the timeout passing, told by the registry's timer list. The
 // timeout runs the fallback, which may take long, so it runs on a
 // goroutine of its own, as a function of the clock's timer would, except
 // on a Manual clock, which runs its timers' functions on the goroutine
 // that moves it.
 func (s *subscription[In, Out]) Expire(int64) {
-	if s.c.k.registry.asyncTimers {
-		go s.timeOut()
+	if _, manual := s.c.k.registry.clock.(*clock.Manual); manual {
+		s.timeOut()
 		return
 	}
-	s.timeOut()
+	go s.timeOut()
 }
 
 // submit hands the user's code to a worker of the command's pool, under
