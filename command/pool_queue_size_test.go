@@ -15,11 +15,13 @@ import (
 // blockingTask holds its worker until release is closed.
 type blockingTask struct{ release chan struct{} }
 
-func (t blockingTask) runTask(p *pool, _ int64) int64 {
+func (t blockingTask) runTask(p *pool, _ int64) (int64, bool) {
 	<-t.release
 	p.release()
-	return unread
+	return unread, false
 }
+
+func (blockingTask) concludeTask() {}
 
 // The queue size a pool reports is the size of its queue once the
 // submitters are done, however their submits interleave: a submitter that
