@@ -49,7 +49,7 @@ func (o Observable[T]) ToSlice(ctx context.Context) ([]T, error) {
 	c.init(ctx)
 	o.run(&c.scope, c)
 	if !c.ended() {
-		<-c.Done()
+		c.waitEnd()
 	}
 	if c.state.Load() != scopeDone {
 		return nil, c.Err()
@@ -113,7 +113,7 @@ func (c *collector[T]) OnResult(v T, err error) {
 // wait blocks until the subscription has ended and returns its result.
 func (c *collector[T]) wait() (T, error) {
 	if !c.ended() {
-		<-c.Done()
+		c.waitEnd()
 	}
 	return c.result()
 }

@@ -82,6 +82,9 @@ func (f *Future[T]) Get(ctx context.Context) (T, error) {
 		if ctx != nil {
 			stop = ctx.Done()
 		}
+		if stop == nil {
+			return f.c.wait()
+		}
 		select {
 		case <-f.c.Done():
 		case <-stop:

@@ -3,6 +3,7 @@ package observable
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
@@ -115,4 +116,57 @@ func TestToFutureOnRefusingScheduler(t *testing.T) {
 	refuse := SchedulerFunc(func(context.Context, func()) error { return errFull })
 	_, err := Just(1).ToFutureOn(context.Background(), refuse).Get(context.Background())
 	assert.ErrorIs(t, err, errFull)
+}
+
+// Gets that wait without a context that can end are all woken by the
+// result, or by Cancel, however many wait.
+func TestFutureGetsWaitingForTheResult(t *testing.T) {
+	for _, cancel := range []bool{false, true} {
+		g := newGate()
+		f := g.observable(42).ToFuture(context.Background())
+		waitDone(t, g.started, "source")
+		const waiters = 3
+		got := make(chan error, waiters)
+		for range waiters {
+			go func() {
+				v, err := f.Get(context.Background())
+				if err == nil && v != 42 {
+					err = errors.New("wrong value")
+				}
+				got <- err
+			}()
+		}
+		waitUntilWaiting(&f.c.scope)
+		if cancel {
+			f.Cancel()
+		} else {
+			close(g.release)
+		}
+		for range waiters {
+			if cancel {
+				assert.ErrorIs(t, <-got, context.Canceled)
+			} else {
+				assert.NoError(t, <-got)
+			}
+		}
+		if cancel {
+			close(g.release)
+		}
+		waitDone(t, g.stopped, "source")
+	}
+}
+
+// waitUntilWaiting returns once a waiter waits in s.waitEnd.
+func waitUntilWaiting(s *scope) {
+	for {
+		if w := s.w.Load(); w != nil {
+			w.mu.Lock()
+			waiting := w.waiting
+			w.mu.Unlock()
+			if waiting {
+				return
+			}
+		}
+		runtime.Gosched()
+	}
 }

@@ -53,14 +53,16 @@ type scope struct {
 // (Finally), brings one in its own allocation and hands it to the scope.
 type scopeWatch struct {
 	mu         sync.Mutex
-	hooks      hookList      // run when the scope ends
-	link       hook          // the scope's entry in its up scope's hooks
-	linked     bool          // link is, or is being, added to the up scope's hooks
-	done       chan struct{} // made when first asked for
-	settled    chan struct{} // closed once the hooks have run; made when first asked for
-	running    bool          // the hooks were taken and are running
-	stopParent func() bool   // stops the context.AfterFunc watching parent
-	deadline   time.Time     // if not zero, the scope's own deadline
+	hooks      hookList       // run when the scope ends
+	link       hook           // the scope's entry in its up scope's hooks
+	linked     bool           // link is, or is being, added to the up scope's hooks
+	done       chan struct{}  // made when first asked for
+	waiting    bool           // somebody waits in waitEnd on ended
+	ended      sync.WaitGroup // done once the scope has ended, if waiting
+	settled    chan struct{}  // closed once the hooks have run; made when first asked for
+	running    bool           // the hooks were taken and are running
+	stopParent func() bool    // stops the context.AfterFunc watching parent
+	deadline   time.Time      // if not zero, the scope's own deadline
 }
 
 // An ender is told that a scope it hooked into has ended.
@@ -265,11 +267,15 @@ func (s *scope) afterEnd() {
 	if w.done != nil {
 		close(w.done)
 	}
+	waiting := w.waiting
 	stop, linked := w.stopParent, w.linked
 	w.stopParent = nil
 	w.mu.Unlock()
 	defer w.settle()
 
+	if waiting {
+		w.ended.Done()
+	}
 	if stop != nil {
 		stop()
 	}
@@ -397,6 +403,24 @@ func (s *scope) Done() <-chan struct{} {
 		w.done = make(chan struct{})
 	}
 	return w.done
+}
+
+// waitEnd blocks until the scope has ended, as a receive from its Done
+// channel would, without making the channel: a Get or First that only
+// waits needs none (bench/peers rxhystrix-pool-queue).
+func (s *scope) waitEnd() {
+	w := s.watch()
+	w.mu.Lock()
+	if s.ended() {
+		w.mu.Unlock()
+		return
+	}
+	if !w.waiting {
+		w.waiting = true
+		w.ended.Add(1)
+	}
+	w.mu.Unlock()
+	w.ended.Wait()
 }
 
 // Err returns nil until the scope or an up scope has ended, then the
