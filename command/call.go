@@ -48,7 +48,7 @@ func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec ex
 		v, err = c.executeInPool(ctx, &e, in)
 	}
 	if rec != nil {
-		e.logTo(rec)
+		rec.recordExecution(e.logRecord())
 	}
 	e.finish(e.endTime())
 	if first != nil {

@@ -18,15 +18,9 @@ type task interface {
 	// once, as soon as its user code has returned and before it tells its
 	// caller (a waiting Command.call or a subscription), so that a caller
 	// who submits again at once finds the slot free. It returns when the
-	// user code returned if it read the clock then, else unread (times
-	// are the pool clock's readings in Unix nanoseconds, clock.UnixNano),
-	// and whether it left the telling to concludeTask.
-	runTask(p *pool, start int64) (end int64, more bool)
-
-	// concludeTask tells the caller, after a runTask that left it that,
-	// the user code's result: a subscription's execution is concluded
-	// here, with the fewest frames on the worker's stack.
-	concludeTask()
+	// user code returned if it read the clock then, else unread. Times
+	// are the pool clock's readings in Unix nanoseconds (clock.UnixNano).
+	runTask(p *pool, start int64) (end int64)
 }
 
 // unread is a time not read from the clock: the start of a task that
@@ -247,12 +241,9 @@ func (p *pool) work(t task, start int64) {
 			start = clock.UnixNano(p.clock)
 		}
 		p.recorder.MarkStartedAt(start, p.active())
-		end, more := t.runTask(p, start)
+		end := t.runTask(p, start)
 		if end == unread {
 			end = clock.UnixNano(p.clock)
-		}
-		if more {
-			t.concludeTask()
 		}
 		p.recorder.MarkExecutedAt(end)
 		t, start = p.next(), unread

@@ -93,12 +93,11 @@ func (call *poolCall[In, Out]) startOn(p *pool, start int64) {
 
 // workOnPool is the worker goroutine that startOn starts. It reads what
 // startOn set before the call runs: once it has, the call may be recycled.
-// The worker of an ObservableCommand's subscription concludes the
-// execution deep in the user's Observable, which outgrows a new
-// goroutine's stack: it grows it here, with the fewest frames on it (see
-// growStack).
+// A subscription's worker concludes the execution itself, which outgrows
+// a new goroutine's stack: it grows it here, with the fewest frames on it
+// (see growStack).
 func (call *poolCall[In, Out]) workOnPool() {
-	if s := call.owner; s != nil && s.c.run == nil {
+	if call.owner != nil {
 		growStack()
 	}
 	p, start := call.workPool, call.workStart
@@ -107,16 +106,15 @@ func (call *poolCall[In, Out]) workOnPool() {
 }
 
 // runTask runs on a pool worker, which has read start if the call waited
-// in the queue. It returns when run returned; a subscription's call
-// leaves the conclusion to concludeTask.
-func (call *poolCall[In, Out]) runTask(p *pool, start int64) (int64, bool) {
+// in the queue. It returns when run returned.
+func (call *poolCall[In, Out]) runTask(p *pool, start int64) int64 {
 	if call.owner != nil {
 		return call.runFor(call.owner, p, start)
 	}
 	if !call.state.CompareAndSwap(callQueued, callRunning) {
 		p.release()
 		call.recycle()
-		return unread, false
+		return unread
 	}
 	k := call.cmd.k
 	call.started = start
@@ -130,58 +128,32 @@ func (call *poolCall[In, Out]) runTask(p *pool, start int64) (int64, bool) {
 	p.release()
 	if call.state.CompareAndSwap(callRunning, callDone) {
 		call.wait.wake <- wakeDone
-		return end, false
+		return end
 	}
 	call.recycle()
-	return end, false
+	return end
 }
 
-// runFor runs the call for its subscription s, whose execution the worker
-// concludes in concludeTask once the slot is free again. The call is the
-// worker's alone once s has taken it off its list (see starting).
+// runFor runs the call for its subscription s, which concludes the
+// execution on this goroutine once the slot is free again.
 //
 // A subscriber that leaves before a worker starts the run gives the slot
 // back itself (see subscription.dequeue), rather than leave it to a
 // worker that may wait for a processor behind the very callers it would
 // turn away: the worker then finds the call abandoned and frees nothing.
-func (call *poolCall[In, Out]) runFor(s *subscription[In, Out], p *pool, start int64) (int64, bool) {
+func (call *poolCall[In, Out]) runFor(s *subscription[In, Out], p *pool, start int64) int64 {
 	if !call.state.CompareAndSwap(callQueued, callRunning) {
 		call.recycle()
-		return unread, false
+		return unread
 	}
 	ctx, in := call.ctx, call.in
-	if !s.starting(start) {
-		call.recycle()
-		p.release()
-		return unread, false
-	}
-	c := s.c
-	if c.run == nil {
-		// An ObservableCommand's Observable holds the worker until it
-		// terminates (or the subscriber leaves), and concludes there.
-		call.recycle()
-		s.observeOnWorker(p, ctx)
-		return unread, false
-	}
-	out, err := callRun(c.run, ctx, in)
-	end := c.k.registry.now()
-	p.release()
-	call.out, call.err, call.end = out, err, end
-	return end, true
-}
-
-// concludeTask concludes the execution of the subscription the call ran
-// for. It runs with the fewest frames on the worker's stack, which a new
-// goroutine starts small: a passing execution's conclusion fits it there,
-// where from inside runTask, three frames deeper, it made every worker
-// copy its stack to a larger one (bench/peers rxhystrix-pool-queue and
-// -observe with one caller: 2.9 to 2.5 µs and 3.4 to 2.7 µs, medians of
-// five alternating rounds). A slow conclusion (a fallback, hooks) may
-// still grow it.
-func (call *poolCall[In, Out]) concludeTask() {
-	s, out, err, end := call.owner, call.out, call.err, call.end
+	starts := s.starting(start) // s forgets the call first, so that it cannot take out of the queue the call's next use
 	call.recycle()
-	s.runReturned(out, err, end, true)
+	if !starts {
+		p.release()
+		return unread
+	}
+	return s.runOnWorker(p, ctx, in)
 }
 
 // startedConcurrency waits for a running call's worker to have recorded

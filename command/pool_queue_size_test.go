@@ -15,13 +15,11 @@ import (
 // blockingTask holds its worker until release is closed.
 type blockingTask struct{ release chan struct{} }
 
-func (t blockingTask) runTask(p *pool, _ int64) (int64, bool) {
+func (t blockingTask) runTask(p *pool, _ int64) int64 {
 	<-t.release
 	p.release()
-	return unread, false
+	return unread
 }
-
-func (blockingTask) concludeTask() {}
 
 // The queue size a pool reports is the size of its queue once the
 // submitters are done, however their submits interleave: a submitter that

@@ -199,15 +199,6 @@ func (e *execution) logRecord() Execution {
 	return Execution{Command: e.k.key, Events: e.completion.Events, ExecutionLatency: latency}
 }
 
-// logTo gives rec the execution's record. It is not inlined: the record
-// is large, and a pool worker concludes a subscription's execution on the
-// small stack it started with (see poolCall.concludeTask), where a record
-// in the frame of subscription.end made it grow (bench/peers
-// rxhystrix-pool-queue).
-//
-//go:noinline
-func (e *execution) logTo(rec executionRecorder) { rec.recordExecution(e.logRecord()) }
-
 // executionRecorder sees, just before its Completion is published, an
 // execution that somebody must see once it has ended: a request log, the
 // request cache's shared entry, or the request logs of a global collapser

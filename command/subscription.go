@@ -345,7 +345,7 @@ func (s *subscription[In, Out]) fallbackEnded(cmdErr *Error, v Out, err error) {
 func (s *subscription[In, Out]) end(now int64, v Out, err error) {
 	s.phase = phaseDone
 	if s.rec != nil {
-		s.e.logTo(s.rec)
+		s.rec.recordExecution(s.e.logRecord())
 	}
 	s.e.finish(now)
 	unwatch := s.unwatch

@@ -33,13 +33,24 @@ func (s *subscription[In, Out]) subscribeBody(ctx context.Context, wait bool) {
 	subscribeSafely(ctx, src, (*bodyObserver[In, Out])(s), wait)
 }
 
-// observeOnWorker subscribes an ObservableCommand's Observable on the pool
-// worker that took the call, and holds the worker's slot until the
-// Observable terminates or the subscriber leaves.
-func (s *subscription[In, Out]) observeOnWorker(p *pool, ctx context.Context) {
+// runOnWorker runs the user's code on the pool worker that took the call,
+// and frees the slot as soon as the code is done, before the execution is
+// concluded: a caller that submits again at once finds the slot free.
+func (s *subscription[In, Out]) runOnWorker(p *pool, ctx context.Context, in In) int64 {
+	c := s.c
+	if c.run != nil {
+		out, err := callRun(c.run, ctx, in)
+		end := c.k.registry.now()
+		p.release()
+		s.runReturned(out, err, end, true)
+		return end
+	}
+	// An ObservableCommand's Observable holds the worker until it
+	// terminates (or the subscriber leaves).
 	s.slot.p.Store(p)
 	s.subscribeBody(ctx, true)
 	s.slot.release()
+	return unread
 }
 
 // slotHold is a pool slot held by an ObservableCommand's worker, freed
