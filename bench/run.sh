@@ -104,6 +104,7 @@ echo "run.sh: $(shown "${adaptive[@]}")" >&2
 "${adaptive[@]}" >"$work/adaptive.md"
 
 go run ./cmd/benchreport \
+	-floor direct,direct-handoff,direct-go \
 	-go "$(go version)" \
 	-cores "$(nproc)" \
 	-date "$(date -u '+%Y-%m-%d %H:%M UTC')" \

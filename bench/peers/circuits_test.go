@@ -75,6 +75,7 @@ func peerRows() []row {
 	return []row{
 		directRow(),
 		handOffRow(),
+		goRow(),
 		cep21MinimalRow(),
 		cep21HystrixRow(),
 		cep21GoRow(),

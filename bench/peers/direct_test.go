@@ -3,6 +3,8 @@ package peers
 import (
 	"context"
 	"testing"
+
+	"github.com/rxhystrix/rxhystrix/internal/proc"
 )
 
 // directRow calls the work itself: the floor every other row is above.
@@ -28,6 +30,25 @@ func handOffRow() row {
 				done := make(chan error, 1)
 				go func() { done <- checkValue(w(ctx)) }()
 				return <-done
+			}
+		},
+	}
+}
+
+// goRow calls the work itself beside a go statement whose goroutine does
+// nothing, yielding once in 16 calls as a waiter that takes work over
+// does: the floor of a Queue(...).Get or Observe(...).First whose caller
+// runs the work the goroutine Queue or Observe started has not begun.
+func goRow() row {
+	return row{
+		name: "direct-go",
+		prepare: func(_ testing.TB, _ int, w work) func() error {
+			ctx := context.Background()
+			return func() error {
+				go func() {}()
+				err := checkValue(w(ctx))
+				proc.YieldSometimes(16)
+				return err
 			}
 		},
 	}
