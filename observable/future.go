@@ -74,25 +74,22 @@ func (f *Future[T]) run(o Observable[T]) func() {
 // Cancel meanwhile ends the work's context, and the Future fails with
 // context.Canceled.
 func (f *Future[T]) Get(ctx context.Context) (T, error) {
-	if !f.c.ended() && cannotEnd(ctx) && f.u.takeOver() {
+	switch {
+	case f.c.ended():
 		return f.c.result()
+	case cannotEnd(ctx):
+		if f.u.takeOver() {
+			return f.c.result()
+		}
+		return f.c.wait()
 	}
-	if !f.c.ended() {
-		var stop <-chan struct{}
-		if ctx != nil {
-			stop = ctx.Done()
-		}
-		if stop == nil {
-			return f.c.wait()
-		}
-		select {
-		case <-f.c.Done():
-		case <-stop:
-			var zero T
-			return zero, ctx.Err()
-		}
+	select {
+	case <-f.c.Done():
+		return f.c.result()
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
 	}
-	return f.c.result()
 }
 
 // Done returns a channel closed once the result is ready.
