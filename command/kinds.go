@@ -37,11 +37,14 @@ func (c *Command[In, Out]) Observe(ctx context.Context, in In) observable.Observ
 // Cancelling the Future unsubscribes: the execution is recorded as
 // CANCELLED and run's context is cancelled.
 //
-// A semaphore-isolated execution with no timeout that no goroutine has
-// started when Get is called with a context that cannot end is run by Get
-// itself, as Execute runs it (see observable.Joinable): Queue(...).Get
-// then costs Execute plus one go statement. A Cancel meanwhile ends run's
-// context, and the execution is CANCELLED when run returns.
+// A semaphore-isolated execution with no timeout is not given a goroutine
+// at once (see observable.Observable.ToFuture): a Get with a context that
+// cannot end, called before one was, runs it itself, as Execute runs it
+// (see observable.Joinable), and Queue(...).Get then costs about Execute
+// and the Future; otherwise it starts on a goroutine of its own within
+// about ten microseconds, or as soon as a Get with a context that can end
+// waits for it. A Cancel ends run's context, and the execution is
+// CANCELLED when run returns.
 func (c *Command[In, Out]) Queue(ctx context.Context, in In) *observable.Future[Out] {
 	ctx = orBackground(ctx)
 	return c.ToObservable(ctx, in).ToFuture(ctx)

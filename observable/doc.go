@@ -24,8 +24,9 @@
 // say so: [Observable.SubscribeOn] (on the [Scheduler]'s goroutine),
 // [Observable.Timeout] and [IntervalOn] (the clock's timer callbacks),
 // [FromChannel] (one reader per subscription) and [Observable.ToFuture]
-// (one per Future). Each of those goroutines ends when its subscription
-// ends.
+// (one per Future that its Get does not take over, started by a
+// goroutine that serves them all). Each of those goroutines ends when its
+// subscription ends, the starter once nothing is handed to it.
 //
 // # Fusion
 //

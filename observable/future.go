@@ -16,6 +16,12 @@ type Future[T any] struct {
 // ToFuture subscribes on a new goroutine and returns at once a Future of
 // o's result; it never blocks the caller. It is
 // [Observable.ToFutureOn] with [NewGoroutine].
+//
+// The subscription to a [Joinable] Single is handed over without a go
+// statement: a [Future.Get] that could only wait takes it over, one
+// whose context can end, [Future.Done] and [Future.Cancel] start it at
+// once, and otherwise a goroutine shared by every Future starts it on a
+// goroutine of its own within about ten microseconds.
 func (o Observable[T]) ToFuture(ctx context.Context) *Future[T] {
 	return o.ToFutureOn(ctx, NewGoroutine)
 }
@@ -25,7 +31,8 @@ func (o Observable[T]) ToFuture(ctx context.Context) *Future[T] {
 // The subscription ends when o terminates, when ctx is done (the Future's
 // error is then ctx's error) or on [Future.Cancel]. If sch refuses the
 // task, the Future fails with sch's error. With [Immediate], ToFutureOn
-// returns only once a synchronous o has finished.
+// returns only once a synchronous o has finished; with [NewGoroutine], a
+// Joinable Single is handed over as [Observable.ToFuture] says.
 //
 // It panics if sch is nil.
 func (o Observable[T]) ToFutureOn(ctx context.Context, sch Scheduler) *Future[T] {
@@ -83,6 +90,7 @@ func (f *Future[T]) Get(ctx context.Context) (T, error) {
 		}
 		return f.c.wait()
 	}
+	f.u.expedite()
 	select {
 	case <-f.c.Done():
 		return f.c.result()
@@ -93,8 +101,14 @@ func (f *Future[T]) Get(ctx context.Context) (T, error) {
 }
 
 // Done returns a channel closed once the result is ready.
-func (f *Future[T]) Done() <-chan struct{} { return f.c.Done() }
+func (f *Future[T]) Done() <-chan struct{} {
+	f.u.expedite()
+	return f.c.Done()
+}
 
 // Cancel unsubscribes: the source sees its context done, and unless the
 // result was already ready, the Future fails with context.Canceled.
-func (f *Future[T]) Cancel() { f.c.cancel(context.Canceled) }
+func (f *Future[T]) Cancel() {
+	f.c.cancel(context.Canceled)
+	f.u.expedite() // the work not yet started ends as a cancelled one does
+}

@@ -94,6 +94,7 @@ func (r *replaySingle[T]) Call(ctx context.Context) (T, error) {
 		<-r.doneChan()
 		return r.v, r.err
 	}
+	r.u.expedite()
 	select {
 	case <-r.doneChan():
 		return r.v, r.err

@@ -3,47 +3,67 @@ package observable
 import (
 	"context"
 	"sync/atomic"
-
-	"github.com/rxhystrix/rxhystrix/internal/proc"
 )
 
 // unstarted is the subscription to a synchronous Single that ToFuture or
-// ReplayNow hand to a goroutine of their own so as not to block their
-// caller, until that goroutine starts it. A waiter that could do nothing
-// but wait for the result ([Future.Get] and [Observable.First] of
-// ReplayNow, with a context that cannot end) takes it over, if the Single
-// is [Joinable], and calls the Single on its own goroutine instead, as a
-// Java ForkJoinTask's join runs a task no worker has taken: the goroutine
-// then finds it taken and ends at once. The work runs once, on whichever goroutine takes it first, and a
-// caller who never waits still has it done without blocking.
+// ReplayNow hand over so as not to block their caller, until somebody
+// starts it. A waiter that could do nothing but wait for the result
+// ([Future.Get] and [Observable.First] of ReplayNow, with a context that
+// cannot end) takes it over, if the Single is [Joinable], and calls the
+// Single on its own goroutine, as a Java ForkJoinTask's join runs a task
+// no worker has taken. A caller that blocks for the result and cannot
+// take it over starts it on a goroutine of its own at once (expedite);
+// other work, a subscriber's included, is started by the starter after
+// its grace (starter.go), unless taken over first. The work runs
+// once, started by whoever comes first, and a caller who never waits
+// still has it done without blocking.
 //
 // The hand-off would otherwise run the work on a goroutine whose stack is
 // new, and often too small for it, while the waiter parks: taking it over
 // is what brings Queue(...).Get and Observe(...).First of a command down
-// to its Execute plus one go statement (bench/peers
-// rxhystrix-semaphore-queue, rxhystrix-semaphore-observe).
+// to about its Execute (bench/peers rxhystrix-semaphore-queue,
+// rxhystrix-semaphore-observe).
 type unstarted[T any] struct {
-	s     Single[T] // nil when nothing was handed over
-	join  bool      // s is Joinable: a waiter may take it over
-	ctx   context.Context
-	r     SingleObserver[T]
-	taken atomic.Bool
+	s       Single[T] // nil when nothing was handed over
+	join    bool      // s is Joinable: a waiter may take it over
+	ctx     context.Context
+	r       SingleObserver[T]
+	taken   atomic.Bool
+	pending pendingStart // in its processor's list of starts, if join
 }
 
-// start hands the subscription of s, with ctx, delivering to r, to a new
-// goroutine.
+// start hands over the subscription of s, with ctx, delivering to r: to
+// the starter if a waiter may take it over, and to a new goroutine if
+// not.
 func (u *unstarted[T]) start(s Single[T], ctx context.Context, r SingleObserver[T]) {
 	u.s, u.join, u.ctx, u.r = s, joinable(s), ctx, r
-	go u.run()
+	if !u.join {
+		u.taken.Store(true)
+		go u.subscribe()
+		return
+	}
+	u.pending.work = u
+	deferStart(&u.pending)
 }
 
-// run is the goroutine start handed the subscription to: it subscribes,
-// unless a waiter took the work over.
-func (u *unstarted[T]) run() {
+// startIfUntaken starts the work on a goroutine of its own unless a
+// waiter has taken it over, or it has been started already.
+func (u *unstarted[T]) startIfUntaken() {
 	if u.taken.CompareAndSwap(false, true) {
-		u.s.SubscribeSingle(u.ctx, u.r)
+		go u.subscribe()
 	}
 }
+
+// expedite is startIfUntaken for a caller that blocks for the result, or
+// ends the work, and cannot take it over: it does not wait for the
+// starter's grace.
+func (u *unstarted[T]) expedite() {
+	if u.s != nil && !u.taken.Load() {
+		u.startIfUntaken()
+	}
+}
+
+func (u *unstarted[T]) subscribe() { u.s.SubscribeSingle(u.ctx, u.r) }
 
 // takeOver calls the Single on the calling goroutine and hands its result
 // to r, if it was handed over, is joinable and no goroutine has started
@@ -54,21 +74,10 @@ func (u *unstarted[T]) takeOver() bool {
 	if !u.join || !u.taken.CompareAndSwap(false, true) {
 		return false
 	}
+	withdrawStart(&u.pending)
 	u.r.OnResult(u.s.Call(u.ctx))
-	// The goroutine left behind waits for a processor to find the work
-	// taken and end. A waiter that takes over call after call, never
-	// blocking, would keep its processor while thousands of them pile up;
-	// a yield once in 16 takes-over keeps the pile short (bench/peers
-	// rxhystrix-semaphore-queue, in an A/B of three rounds against no
-	// yield: 1.35 → 0.71 µs with one caller, 3.9 → 0.84 µs with 75; a
-	// yield after every take-over gave 0.96 and 0.73 µs).
-	proc.YieldSometimes(takeOverYieldEvery)
 	return true
 }
-
-// takeOverYieldEvery is how many take-overs, on average, a waiter makes
-// between two yields (see takeOver).
-const takeOverYieldEvery = 16
 
 // cannotEnd reports whether a wait under ctx can only end with the result.
 func cannotEnd(ctx context.Context) bool { return ctx == nil || ctx.Done() == nil }

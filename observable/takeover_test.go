@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,20 +31,16 @@ func (s *countingSingle) SubscribeSingle(ctx context.Context, r SingleObserver[i
 func (*countingSingle) Async() bool      { return false }
 func (s *countingSingle) Joinable() bool { return s.join }
 
-// oneProcessor runs the test on one processor: a goroutine that ToFuture
-// starts then waits in the run queue until its starter blocks, so that a
-// Get made at once finds its work unstarted, unless the starter is
-// preempted meanwhile (for a stack scan of the garbage collector, say).
-func oneProcessor(t *testing.T) {
-	prev := runtime.GOMAXPROCS(1)
-	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+// holdStarts stretches the starter's grace for the rest of the test:
+// handed-over work waits until a waiter takes it over or starts it, and
+// what is left starts once the test ends.
+func holdStarts(t *testing.T) {
+	startGrace.Store(int64(time.Hour))
+	t.Cleanup(func() { startGrace.Store(int64(defaultStartGrace)) })
 }
 
-// tries is how many times a test that depends on the scheduler tries.
-const tries = 100
-
 // takenOver runs once a waiter's wait on a fresh countingSingle of join
-// made by wait, and reports whether the waiter called it (rather than the
+// made by wait, and reports whether the waiter called it (rather than a
 // goroutine subscribing), after checking that the work ran once.
 func takenOver(t *testing.T, join bool, wait func(Single[int]) (int, error)) bool {
 	t.Helper()
@@ -51,10 +48,6 @@ func takenOver(t *testing.T, join bool, wait func(Single[int]) (int, error)) boo
 	v, err := wait(s)
 	require.NoError(t, err)
 	require.Equal(t, 7, v)
-	for s.calls.Load()+s.subscribed.Load() == 0 {
-		runtime.Gosched() // the goroutine has the work: wait for it to start
-	}
-	runtime.Gosched() // the goroutine, if the work was taken, finds it so
 	require.Equal(t, int32(1), s.calls.Load()+s.subscribed.Load(), "the work ran once")
 	return s.calls.Load() == 1
 }
@@ -67,13 +60,8 @@ func getOf(ctx context.Context) func(Single[int]) (int, error) {
 }
 
 func TestGetTakesOverTheUnstartedWorkOfAJoinableSingle(t *testing.T) {
-	oneProcessor(t)
-	for range tries {
-		if takenOver(t, true, getOf(context.Background())) {
-			return
-		}
-	}
-	t.Fatalf("in %d tries, no Get called the Single itself", tries)
+	holdStarts(t)
+	assert.True(t, takenOver(t, true, getOf(context.Background())))
 }
 
 func TestGetLeavesTheWorkToTheGoroutine(t *testing.T) {
@@ -87,29 +75,38 @@ func TestGetLeavesTheWorkToTheGoroutine(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			oneProcessor(t)
-			for range tries {
-				require.False(t, takenOver(t, c.join, getOf(c.getCtx)))
-			}
+			holdStarts(t) // the Get starts the work, or it never ends
+			assert.False(t, takenOver(t, c.join, getOf(c.getCtx)))
 		})
 	}
 }
 
-// canceledLater returns a context that can end, and ends with the test.
+// canceledLater returns a context that can end, and ends with the test
+// (or after ten seconds, so that a Get that never gets its result fails
+// rather than hangs).
 func canceledLater(t *testing.T) context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
 
 func TestTheWorkRunsOnceWhoeverTakesIt(t *testing.T) {
-	for range 10 * tries {
-		takenOver(t, true, getOf(context.Background()))
+	startGrace.Store(0) // the starter races every Get
+	t.Cleanup(func() { startGrace.Store(int64(defaultStartGrace)) })
+	for range 1000 {
+		s := &countingSingle{join: true}
+		v, err := FromSingle[int](s).ToFuture(context.Background()).Get(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, 7, v)
+		for s.calls.Load()+s.subscribed.Load() == 0 {
+			runtime.Gosched() // the starter's goroutine has it: let it run
+		}
+		require.Equal(t, int32(1), s.calls.Load()+s.subscribed.Load(), "the work ran once")
 	}
 }
 
 func TestFirstOfReplayNowTakesOverLikeGet(t *testing.T) {
-	oneProcessor(t)
+	holdStarts(t)
 	first := func(s Single[int]) (int, error) {
 		hot := FromSingle[int](s).SubscribeOn(NewGoroutine).ReplayNow(context.Background())
 		v, err := hot.First(context.Background())
@@ -120,12 +117,7 @@ func TestFirstOfReplayNowTakesOverLikeGet(t *testing.T) {
 		assert.Equal(t, v, again)
 		return v, err
 	}
-	for range tries {
-		if takenOver(t, true, first) {
-			return
-		}
-	}
-	t.Fatalf("in %d tries, no First called the Single itself", tries)
+	assert.True(t, takenOver(t, true, first))
 }
 
 func TestCancelEndsTheContextOfTakenOverWork(t *testing.T) {
@@ -170,25 +162,20 @@ func (*gatedSingle) Joinable() bool { return true }
 // A First that runs the work itself still counts as a subscriber: another
 // subscriber leaving meanwhile does not cancel the work it waits for.
 func TestFirstThatTakesOverKeepsTheWorkAlive(t *testing.T) {
-	oneProcessor(t)
-	for range tries {
-		s := &gatedSingle{started: make(chan struct{}), release: make(chan struct{})}
-		hot := FromSingle[int](s).SubscribeOn(NewGoroutine).ReplayNow(context.Background())
-		other, leave := context.WithCancel(context.Background())
-		rec := newRecorder[int]()
-		hot.Subscribe(other, rec)
-		go func() {
-			<-s.started
-			leave()
-			close(s.release)
-		}()
-		v, err := hot.First(context.Background())
-		require.NoError(t, err)
-		assert.Equal(t, 7, v)
+	holdStarts(t)
+	s := &gatedSingle{started: make(chan struct{}), release: make(chan struct{})}
+	hot := FromSingle[int](s).SubscribeOn(NewGoroutine).ReplayNow(context.Background())
+	other, leave := context.WithCancel(context.Background())
+	rec := newRecorder[int]()
+	hot.Subscribe(other, rec)
+	go func() {
+		<-s.started
 		leave()
-		if s.calls.Load() == 1 {
-			return
-		}
-	}
-	t.Fatalf("in %d tries, no First called the Single itself", tries)
+		close(s.release)
+	}()
+	v, err := hot.First(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 7, v)
+	assert.Equal(t, int32(1), s.calls.Load(), "the First called the Single")
+	leave()
 }

@@ -1,0 +1,160 @@
+package observable
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/proc"
+)
+
+// Work that ToFuture or ReplayNow hand over (see unstarted) is not given
+// a goroutine at once. It waits in a list of its processor's for a
+// grace of startGrace, in which a waiter may take it over; then the
+// starter gives a goroutine to what nobody took. A waiter that cannot
+// take the work over, and needs it running, starts it at once
+// (unstarted.expedite).
+//
+// A go statement per Future cost more than the execution it started
+// (bench/peers rxhystrix-semaphore-queue: Execute 140 ns, the go
+// statement and the goroutine that found its work taken about 400 ns),
+// and most of those goroutines found nothing to do; a push onto a list
+// of the caller's processor costs one uncontended compare-and-swap, and
+// one starter goroutine serves every Future handed over during its
+// grace.
+//
+// The starter pauses by yielding rather than with a timer, because a
+// timer shorter than a millisecond fires about a millisecond late on an
+// idle machine (the runtime's poller waits in whole milliseconds): work
+// nobody waits for starts within microseconds, as a go statement's
+// would. While work keeps coming, the starter keeps running, on a
+// processor that would otherwise be idle; on a busy machine each yield
+// lets every other goroutine run first.
+
+// defaultStartGrace is how long handed-over work waits for a waiter to
+// take it over before the starter gives it a goroutine: far longer than
+// a Get that follows its Queue takes to come, and far shorter than
+// anything worth a goroutine takes to run.
+const defaultStartGrace = 10 * time.Microsecond
+
+// startGrace is defaultStartGrace, in nanoseconds, but for tests that
+// stretch it to show who starts what; the starter reads it as it pauses.
+var startGrace atomic.Int64
+
+func init() {
+	startGrace.Store(int64(defaultStartGrace))
+	starts.shards = make([]startShard, proc.Slots(64))
+}
+
+// pendingStart is handed-over work, linked into its processor's list.
+type pendingStart struct {
+	next  *pendingStart // set before the push, and not changed after
+	shard int32         // the list it is in
+	work  interface{ startIfUntaken() }
+}
+
+// startShard is one processor's list of pending starts, a stack pushed
+// by compare-and-swap and emptied whole by the starter, on a cache line
+// of its own.
+type startShard struct {
+	head atomic.Pointer[pendingStart]
+	_    [56]byte
+}
+
+var starts struct {
+	shards  []startShard
+	running atomic.Bool // a starter goroutine is on duty
+	// pushed is set by a push, and cleared by the starter at each round:
+	// a starter that finds it clear after a round with nothing to start
+	// leaves (work taken over leaves its list, so an empty list does not
+	// mean that nothing is coming).
+	pushed atomic.Bool
+}
+
+// deferStart puts p in its processor's list and makes sure a starter is
+// on duty.
+func deferStart(p *pendingStart) {
+	i := proc.ID() & (len(starts.shards) - 1)
+	p.shard = int32(i)
+	sh := &starts.shards[i]
+	for {
+		head := sh.head.Load()
+		p.next = head
+		if sh.head.CompareAndSwap(head, p) {
+			break
+		}
+	}
+	if !starts.pushed.Load() {
+		starts.pushed.Store(true)
+	}
+	if !starts.running.Load() && starts.running.CompareAndSwap(false, true) {
+		go runStarter()
+	}
+}
+
+// withdrawStart takes p out of its list if it is still at its head, as
+// it is when a take-over follows its push on the same processor, so that
+// the starter has nothing to visit (bench/peers rxhystrix-semaphore-queue
+// with 75 callers, where the starter's visits took processor time from
+// the callers). It is the only removal but the starter's: p.next is still
+// what it was pushed with while p is at the head.
+func withdrawStart(p *pendingStart) {
+	starts.shards[p.shard].head.CompareAndSwap(p, p.next)
+}
+
+// runStarter gives the pending starts their grace and starts what nobody
+// took over meanwhile, round after round, until a round finds nothing
+// pushed and nothing pending. Each start waits at least startGrace and at
+// most about twice that.
+func runStarter() {
+	var taken [64]*pendingStart
+	for {
+		starts.pushed.Store(false)
+		n := takePendingStarts(taken[:])
+		pause()
+		for _, p := range taken[:n] {
+			for ; p != nil; p = p.next {
+				p.work.startIfUntaken()
+			}
+		}
+		clear(taken[:n])
+		if n > 0 || starts.pushed.Load() {
+			continue
+		}
+		// A push that found the starter on duty is pending now, and
+		// seen below; one after Store starts a starter of its own.
+		starts.running.Store(false)
+		if !anyPendingStart() || !starts.running.CompareAndSwap(false, true) {
+			return
+		}
+	}
+}
+
+// takePendingStarts empties every processor's list into lists, and
+// returns how many of lists it filled.
+func takePendingStarts(lists []*pendingStart) int {
+	n := 0
+	for i := range starts.shards {
+		if p := starts.shards[i].head.Swap(nil); p != nil {
+			lists[n] = p
+			n++
+		}
+	}
+	return n
+}
+
+func anyPendingStart() bool {
+	for i := range starts.shards {
+		if starts.shards[i].head.Load() != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// pause lets startGrace pass, yielding the processor meanwhile.
+func pause() {
+	for t := time.Now(); time.Since(t) < time.Duration(startGrace.Load()); {
+		runtime.Gosched()
+	}
+}

@@ -1,0 +1,133 @@
+package observable
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// startedSingle reports on started each time its work is started by a
+// subscription (not called), with its context's error then.
+type startedSingle struct {
+	started chan error
+}
+
+func newStartedSingle() *startedSingle {
+	return &startedSingle{started: make(chan error, 1)}
+}
+
+// awaitStart returns the error of the work's context when it started,
+// and fails the test if nothing starts it in ten seconds.
+func (s *startedSingle) awaitStart(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-s.started:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("the work was never started")
+		return nil
+	}
+}
+
+func (s *startedSingle) Call(ctx context.Context) (int, error) { return 7, ctx.Err() }
+
+func (s *startedSingle) SubscribeSingle(ctx context.Context, r SingleObserver[int]) {
+	s.started <- ctx.Err()
+	r.OnResult(7, ctx.Err())
+}
+
+func (*startedSingle) Async() bool    { return false }
+func (*startedSingle) Joinable() bool { return true }
+
+func TestWorkNobodyWaitsForIsStarted(t *testing.T) {
+	s := newStartedSingle()
+	f := FromSingle[int](s).ToFuture(context.Background())
+	require.NoError(t, s.awaitStart(t)) // by the starter, after its grace
+	v, err := f.Get(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 7, v)
+	goleak.VerifyNone(t) // and the starter leaves once nothing comes
+}
+
+// Of two Futures, the one a Get takes over runs on the Get's goroutine,
+// and the other is started by the starter when its grace is over: the
+// Get does not make it wait until the taken-over work ends.
+func TestTheStarterStartsWhatAGetDidNotTake(t *testing.T) {
+	holdStarts(t)
+	taken := &countingSingle{join: true}
+	other := newStartedSingle()
+	f1 := FromSingle[int](taken).ToFuture(context.Background())
+	f2 := FromSingle[int](other).ToFuture(context.Background())
+	_, err := f1.Get(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), taken.calls.Load(), "the Get called its work")
+	select {
+	case <-other.started:
+		t.Fatal("the other work started before the starter's grace was over")
+	default:
+	}
+	startGrace.Store(int64(defaultStartGrace))
+	other.awaitStart(t)
+	v, err := f2.Get(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 7, v)
+}
+
+// A caller that blocks on the Future, or ends it, and cannot take the work
+// over starts it at once, whatever the starter's grace.
+func TestWaitersThatCannotTakeOverStartTheWorkAtOnce(t *testing.T) {
+	cases := []struct {
+		name string
+		wait func(*Future[int]) error
+	}{
+		{"Done", func(f *Future[int]) error {
+			select {
+			case <-f.Done():
+				return nil
+			case <-time.After(10 * time.Second):
+				return errors.New("never done")
+			}
+		}},
+		{"Get with a context that can end", func(f *Future[int]) error {
+			_, err := f.Get(canceledLater(t))
+			return err
+		}},
+		{"Cancel", func(f *Future[int]) error {
+			f.Cancel()
+			return nil
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			holdStarts(t)
+			s := newStartedSingle()
+			f := FromSingle[int](s).ToFuture(context.Background())
+			require.NoError(t, c.wait(f))
+			err := s.awaitStart(t)
+			if c.name == "Cancel" {
+				assert.ErrorIs(t, err, context.Canceled)
+			} else {
+				assert.NoError(t, err)
+			}
+		})
+	}
+}
+
+// A subscriber of ReplayNow that does not take the work over has the
+// result once the starter starts it.
+func TestReplayNowSubscriberHasTheResultTheStarterMakes(t *testing.T) {
+	holdStarts(t)
+	s := newStartedSingle()
+	hot := FromSingle[int](s).SubscribeOn(NewGoroutine).ReplayNow(context.Background())
+	rec := newRecorder[int]()
+	hot.Subscribe(context.Background(), rec)
+	startGrace.Store(int64(defaultStartGrace))
+	s.awaitStart(t)
+	rec.wait(t)
+	rec.check(t, []int{7}, nil, true)
+}
