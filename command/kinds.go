@@ -63,7 +63,7 @@ func (c *Command[In, Out]) Queue(ctx context.Context, in In) *observable.Future[
 // pool-isolated one has its worker for that.
 func observeNow[Out any](ctx context.Context, k *keyState, o observable.Observable[Out]) observable.Observable[Out] {
 	if k != nil && k.config.Load().Isolation == SemaphoreIsolation {
-		o = o.SubscribeOn(observable.NewGoroutine)
+		return o.ReplayNowOn(ctx, observable.NewGoroutine)
 	}
 	return o.ReplayNow(ctx)
 }

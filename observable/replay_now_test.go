@@ -84,3 +84,43 @@ type discardObserver[T any] struct{}
 func (discardObserver[T]) OnNext(T)      {}
 func (discardObserver[T]) OnError(error) {}
 func (discardObserver[T]) OnCompleted()  {}
+
+// ReplayNowOn subscribes on the scheduler it is given, Single or not, and
+// replays.
+func TestReplayNowOnSubscribesOnItsScheduler(t *testing.T) {
+	sources := map[string]Observable[int]{
+		"a Single":   Just(7),
+		"two values": Just(6, 7),
+	}
+	for name, src := range sources {
+		t.Run(name, func(t *testing.T) {
+			var scheduled int
+			sch := SchedulerFunc(func(_ context.Context, task func()) error {
+				scheduled++
+				task()
+				return nil
+			})
+			hot := src.ReplayNowOn(context.Background(), sch)
+			assert.Equal(t, 1, scheduled, "subscribed on sch, at once")
+			for range 2 {
+				v, err := hot.Last(context.Background())
+				require.NoError(t, err)
+				assert.Equal(t, 7, v)
+			}
+			assert.Equal(t, 1, scheduled, "replayed, not subscribed again")
+		})
+	}
+}
+
+// ReplayNowOn(NewGoroutine) of a joinable Single hands its work over as
+// ToFuture does: a First whose context cannot end takes it over.
+func TestReplayNowOnANewGoroutineHandsTheWorkOver(t *testing.T) {
+	holdStarts(t)
+	s := &countingSingle{join: true}
+	hot := FromSingle[int](s).ReplayNowOn(context.Background(), NewGoroutine)
+	v, err := hot.First(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 7, v)
+	assert.Equal(t, int32(1), s.calls.Load(), "the First called the Single")
+	assert.Equal(t, int32(0), s.subscribed.Load())
+}

@@ -5,23 +5,24 @@ import (
 	"sync"
 )
 
-// replayOne is ReplayNow of a Single: a hot Single that holds the one
+// replayOne is ReplayNowOn of a Single: a hot Single that holds the one
 // result and hands it to every subscriber, with none of a replay subject's
 // machinery (bench/peers rxhystrix-*-observe). Its scope is the context of
 // the subscription to s, cancelled when every subscriber has left before
 // the result.
-func replayOne[T any](ctx context.Context, s Single[T]) Observable[T] {
+func replayOne[T any](ctx context.Context, s Single[T], sch Scheduler) Observable[T] {
 	r := new(replaySingle[T])
 	r.init(ctx)
-	q, onGoroutine := s.(scheduledSingle[T])
 	switch {
 	case !r.live():
 		var zero T
 		r.OnResult(zero, r.Err())
-	case onGoroutine && q.sch == NewGoroutine && !q.s.Async():
-		r.u.start(q.s, &r.scope, r) // a First may take it over
-	default:
+	case sch == NewGoroutine && !s.Async():
+		r.u.start(s, &r.scope, r) // a First may take it over
+	case sch == Immediate || sch == NewGoroutine:
 		s.SubscribeSingle(&r.scope, r)
+	default:
+		scheduledSingle[T]{s, sch}.SubscribeSingle(&r.scope, r)
 	}
 	return FromSingle[T](r)
 }
@@ -91,7 +92,8 @@ func (r *replaySingle[T]) Call(ctx context.Context) (T, error) {
 	// Counted first: a subscriber that leaves while this Call runs the
 	// work must not find it the last one waiting.
 	if cannotEnd(ctx) && r.u.takeOver() {
-		<-r.doneChan()
+		// The result is in: OnResult, under r.mu, has had it on this
+		// goroutine, or had it already.
 		return r.v, r.err
 	}
 	r.u.expedite()
