@@ -37,14 +37,14 @@ func (c *Command[In, Out]) Observe(ctx context.Context, in In) observable.Observ
 // Cancelling the Future unsubscribes: the execution is recorded as
 // CANCELLED and run's context is cancelled.
 //
-// A semaphore-isolated execution with no timeout is not given a goroutine
-// at once (see observable.Observable.ToFuture): a Get with a context that
-// cannot end, called before one was, runs it itself, as Execute runs it
-// (see observable.Joinable), and Queue(...).Get then costs about Execute
-// and the Future; otherwise it starts on a goroutine of its own within
-// about ten microseconds, or as soon as a Get with a context that can end
-// waits for it. A Cancel ends run's context, and the execution is
-// CANCELLED when run returns.
+// An execution in a worker pool, or under semaphore isolation with no
+// timeout, is not started at once (see observable.Observable.ToFuture):
+// a Get with a context that cannot end, called before it was, runs it as
+// Execute does (see observable.Joinable), and Queue(...).Get then costs
+// about Execute and the Future; otherwise it starts within about ten
+// microseconds, or as soon as a Get with a context that can end waits for
+// it. A Cancel ends run's context, and the execution is CANCELLED when
+// run returns.
 func (c *Command[In, Out]) Queue(ctx context.Context, in In) *observable.Future[Out] {
 	ctx = orBackground(ctx)
 	return c.ToObservable(ctx, in).ToFuture(ctx)
@@ -58,14 +58,15 @@ func (c *Command[In, Out]) Queue(ctx context.Context, in In) *observable.Future[
 //
 // Unlike Hystrix's, it never blocks its caller: a semaphore-isolated
 // execution, which runs on the goroutine that subscribes, is subscribed
-// on a goroutine of its own, as Queue's is, unless a First with a context
-// that cannot end takes it over first (see Command.Queue); a
-// pool-isolated one has its worker for that.
+// on a goroutine of its own, as Queue's is, and a pool-isolated one has
+// its worker for that; either is handed over as Queue's is, so that a
+// First with a context that cannot end may take it over (see
+// Command.Queue).
 func observeNow[Out any](ctx context.Context, k *keyState, o observable.Observable[Out]) observable.Observable[Out] {
-	if k != nil && k.config.Load().Isolation == SemaphoreIsolation {
-		return o.ReplayNowOn(ctx, observable.NewGoroutine)
+	if k == nil {
+		return o.ReplayNow(ctx)
 	}
-	return o.ReplayNow(ctx)
+	return o.ReplayNowOn(ctx, observable.NewGoroutine)
 }
 
 // scalarFallback adapts a fallback that returns one value to an

@@ -27,8 +27,8 @@ func TestPoolSlotBackWhenTheSubscriberLeavesBeforeTheRunStarts(t *testing.T) {
 	unstarted := 0
 	for i := range 50 {
 		before := started.Load()
-		f := c.Queue(context.Background(), i)
-		f.Cancel()
+		sub := c.ToObservable(context.Background(), i).Subscribe(context.Background(), ignore[string]{})
+		sub.Unsubscribe()
 		if started.Load() != before {
 			h.completion() // the caller yielded to the worker (see yieldEvery)
 			continue
@@ -42,4 +42,32 @@ func TestPoolSlotBackWhenTheSubscriberLeavesBeforeTheRunStarts(t *testing.T) {
 	require.NotZero(t, unstarted, "no run was left unstarted")
 	waitFor(t, "the abandoned workers to exit", func() bool { return h.pool("one").idle() })
 	assert.Zero(t, started.Load()-int32(50-unstarted), "no abandoned run started")
+}
+
+// A Future cancelled before its execution started: run never starts, and
+// every permit is back. In a worker pool the execution has begun, as
+// Hystrix's has once queue() submitted it, and is CANCELLED; under
+// semaphore isolation it would have begun on a goroutine of its own, and
+// ends before it began.
+func TestQueueCancelledBeforeTheExecutionStarted(t *testing.T) {
+	for _, isolation := range []Isolation{PoolIsolation, SemaphoreIsolation} {
+		t.Run(isolation.String(), func(t *testing.T) {
+			h := newHarness(t)
+			var started atomic.Int32
+			c := New("cancelled", func(ctx context.Context, id int) (string, error) {
+				started.Add(1)
+				return "", nil
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: isolation, Timeout: -1}))
+			f := c.Queue(context.Background(), 1)
+			f.Cancel()
+			_, err := f.Get(context.Background())
+			require.ErrorIs(t, err, context.Canceled)
+			if isolation == PoolIsolation {
+				assert.Equal(t, evs("CANCELLED"), h.events())
+			}
+			assert.Zero(t, started.Load(), "run started")
+			h.assertReleased("cancelled")
+			h.noMoreCompletions()
+		})
+	}
 }

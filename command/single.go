@@ -54,10 +54,16 @@ func (x *single[In, Out]) Async() bool {
 // Joinable reports whether a waiter that would only wait for the result
 // of SubscribeSingle may have it from Call instead (observable.Joinable):
 // under semaphore isolation with no timeout, nothing answers a
-// subscription before run returns on the subscribing goroutine. With a
-// timeout, Queue's and Observe's subscribers have the fallback at the
-// timeout, which a waiter running run could not give them.
+// subscription before run returns on the subscribing goroutine; in a
+// worker pool, Call hands run to a worker and answers at the timeout, as
+// a subscription does. Under semaphore isolation with a timeout, Queue's
+// and Observe's subscribers have the fallback at the timeout, which a
+// waiter running run could not give them. Retries and hedges keep their
+// subscriptions.
 func (x *single[In, Out]) Joinable() bool {
 	cfg := x.c.k.config.Load()
-	return cfg.Isolation == SemaphoreIsolation && cfg.Timeout <= 0 && !cfg.makesAttempts()
+	if cfg.makesAttempts() {
+		return false
+	}
+	return cfg.Isolation != SemaphoreIsolation || cfg.Timeout <= 0
 }

@@ -71,8 +71,9 @@
 //     goroutine (Hystrix's queue() blocks the caller under semaphore
 //     isolation). The Future holds the last value rather than insisting
 //     on exactly one. A [Future.Get] that could only wait runs the work
-//     of a [Joinable] Single itself if that goroutine has not started it,
-//     as a Java ForkJoinTask's join runs a task no worker has taken.
+//     of a [Joinable] Single itself if nothing has started it yet, as a
+//     Java ForkJoinTask's join runs a task no worker has taken; such work
+//     waits about ten microseconds for it before it starts.
 //   - There is no backpressure: queues between concurrent producers and a
 //     busy observer grow as needed.
 //

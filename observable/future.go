@@ -45,14 +45,13 @@ func (o Observable[T]) ToFutureOn(ctx context.Context, sch Scheduler) *Future[T]
 		return f
 	}
 	if s, ok := singleOf(o); ok {
-		// The Future is the Single's observer. An asynchronous Single
-		// needs no goroutine of ours to keep the caller free.
+		// The Future is the Single's observer.
 		switch {
-		case sch == Immediate || (sch == NewGoroutine && s.Async()):
-			s.SubscribeSingle(&f.c.scope, &f.c)
-			return f
-		case sch == NewGoroutine:
+		case sch == NewGoroutine && handsOver(s):
 			f.u.start(s, &f.c.scope, &f.c)
+			return f
+		case sch == Immediate || sch == NewGoroutine:
+			s.SubscribeSingle(&f.c.scope, &f.c)
 			return f
 		}
 		if err := sch.Schedule(&f.c.scope, func() { s.SubscribeSingle(&f.c.scope, &f.c) }); err != nil {
@@ -109,6 +108,7 @@ func (f *Future[T]) Done() <-chan struct{} {
 // Cancel unsubscribes: the source sees its context done, and unless the
 // result was already ready, the Future fails with context.Canceled.
 func (f *Future[T]) Cancel() {
+	f.u.cancelling()
 	f.c.cancel(context.Canceled)
-	f.u.expedite() // the work not yet started ends as a cancelled one does
+	f.u.expedite() // a synchronous Single's, which finds its context ended
 }

@@ -17,7 +17,7 @@ func replayOne[T any](ctx context.Context, s Single[T], sch Scheduler) Observabl
 	case !r.live():
 		var zero T
 		r.OnResult(zero, r.Err())
-	case sch == NewGoroutine && !s.Async():
+	case sch == NewGoroutine && handsOver(s):
 		r.u.start(s, &r.scope, r) // a First may take it over
 	case sch == Immediate || sch == NewGoroutine:
 		s.SubscribeSingle(&r.scope, r)
@@ -207,6 +207,7 @@ func (r *replaySingle[T]) left() {
 	}
 	r.mu.Unlock()
 	if cancel {
+		r.u.cancelling()
 		r.cancel(context.Canceled)
 	}
 }

@@ -32,6 +32,15 @@ type unstarted[T any] struct {
 	pending pendingStart // in its processor's list of starts, if join
 }
 
+// handsOver reports whether ToFuture and ReplayNowOn(NewGoroutine) hand
+// the subscription to s over, rather than subscribing on the caller's
+// goroutine: s must not block the caller (it is synchronous), or a waiter
+// may take it over (it is joinable). An asynchronous Single that is
+// joinable is handed over too: a Get that takes it over calls it, which
+// for a command in a worker pool is Execute's hand-off to the worker
+// rather than a subscription's (bench/peers rxhystrix-pool-queue).
+func handsOver[T any](s Single[T]) bool { return !s.Async() || joinable(s) }
+
 // start hands over the subscription of s, with ctx, delivering to r: to
 // the starter if a waiter may take it over, and to a new goroutine if
 // not.
@@ -56,10 +65,28 @@ func (u *unstarted[T]) startIfUntaken() {
 
 // expedite is startIfUntaken for a caller that blocks for the result, or
 // ends the work, and cannot take it over: it does not wait for the
-// starter's grace.
+// starter's grace, and subscribes to an asynchronous Single itself.
 func (u *unstarted[T]) expedite() {
-	if u.s != nil && !u.taken.Load() {
-		u.startIfUntaken()
+	if u.s == nil || u.taken.Load() || !u.taken.CompareAndSwap(false, true) {
+		return
+	}
+	if u.s.Async() {
+		u.subscribe()
+		return
+	}
+	go u.subscribe()
+}
+
+// cancelling is told that the work's subscriber is about to end it: an
+// asynchronous Single's work not yet started is subscribed first, so
+// that it ends as a cancelled subscription does (a command's records
+// CANCELLED, as Hystrix's does for a Future cancelled before its
+// thread ran), as it did when it was subscribed at once. A synchronous
+// one's would begin to run on a goroutine of its own; it is left to
+// start, if at all, once its context has ended.
+func (u *unstarted[T]) cancelling() {
+	if u.s != nil && u.s.Async() {
+		u.expedite()
 	}
 }
 
