@@ -42,7 +42,8 @@ func (c *Command[In, Out]) Observe(ctx context.Context, in In) observable.Observ
 // a Get with a context that cannot end, called before it was, runs it as
 // Execute does (see observable.Joinable), and Queue(...).Get then costs
 // about Execute and the Future; otherwise it starts within about ten
-// microseconds, or as soon as a Get with a context that can end waits for
+// microseconds (a millisecond while the other Futures are all being
+// taken over), or as soon as a Get with a context that can end waits for
 // it. A Cancel ends run's context, and the execution is CANCELLED when
 // run returns.
 func (c *Command[In, Out]) Queue(ctx context.Context, in In) *observable.Future[Out] {

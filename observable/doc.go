@@ -73,7 +73,8 @@
 //     on exactly one. A [Future.Get] that could only wait runs the work
 //     of a [Joinable] Single itself if nothing has started it yet, as a
 //     Java ForkJoinTask's join runs a task no worker has taken; such work
-//     waits about ten microseconds for it before it starts.
+//     waits for it about ten microseconds before it starts (a millisecond
+//     while all other such work is being taken over).
 //   - There is no backpressure: queues between concurrent producers and a
 //     busy observer grow as needed.
 //

@@ -18,10 +18,12 @@ type Future[T any] struct {
 // [Observable.ToFutureOn] with [NewGoroutine].
 //
 // The subscription to a [Joinable] Single is handed over without a go
-// statement: a [Future.Get] that could only wait takes it over, one
-// whose context can end, [Future.Done] and [Future.Cancel] start it at
-// once, and otherwise a goroutine shared by every Future starts it on a
-// goroutine of its own within about ten microseconds.
+// statement: a [Future.Get] that could only wait takes it over (and
+// starts the work handed over after it meanwhile), one whose context can
+// end, [Future.Done] and [Future.Cancel] start it at once, and otherwise
+// a goroutine shared by every Future starts it on a goroutine of its own
+// within about ten microseconds, or about a millisecond while all other
+// work handed over is being taken over.
 func (o Observable[T]) ToFuture(ctx context.Context) *Future[T] {
 	return o.ToFutureOn(ctx, NewGoroutine)
 }

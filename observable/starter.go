@@ -27,15 +27,24 @@ import (
 // timer shorter than a millisecond fires about a millisecond late on an
 // idle machine (the runtime's poller waits in whole milliseconds): work
 // nobody waits for starts within microseconds, as a go statement's
-// would. While work keeps coming, the starter keeps running, on a
-// processor that would otherwise be idle; on a busy machine each yield
-// lets every other goroutine run first.
+// would. Yielding keeps a processor busy, though, so the starter yields
+// only while it holds work to start: while everything handed over is
+// taken over, as when each Queue is followed by its Get, it sleeps
+// idleGrace between rounds, and work that comes meanwhile may wait
+// that long unless a waiter takes it. A take-over starts the work
+// pushed on its processor after its own first (startNewer): a caller
+// that queued several executions and then waits for the first has the
+// others running meanwhile.
 
 // defaultStartGrace is how long handed-over work waits for a waiter to
 // take it over before the starter gives it a goroutine: far longer than
 // a Get that follows its Queue takes to come, and far shorter than
 // anything worth a goroutine takes to run.
 const defaultStartGrace = 10 * time.Microsecond
+
+// idleGrace is how long the starter sleeps after a round that found
+// nothing to start while work kept coming.
+const idleGrace = time.Millisecond
 
 // startGrace is defaultStartGrace, in nanoseconds, but for tests that
 // stretch it to show who starts what; the starter reads it as it pauses.
@@ -50,7 +59,10 @@ func init() {
 type pendingStart struct {
 	next  *pendingStart // set before the push, and not changed after
 	shard int32         // the list it is in
-	work  interface{ startIfUntaken() }
+	work  interface {
+		startIfUntaken()
+		taken() bool
+	}
 }
 
 // startShard is one processor's list of pending starts, a stack pushed
@@ -96,29 +108,43 @@ func deferStart(p *pendingStart) {
 // it is when a take-over follows its push on the same processor, so that
 // the starter has nothing to visit (bench/peers rxhystrix-semaphore-queue
 // with 75 callers, where the starter's visits took processor time from
-// the callers). It is the only removal but the starter's: p.next is still
-// what it was pushed with while p is at the head.
-func withdrawStart(p *pendingStart) {
-	starts.shards[p.shard].head.CompareAndSwap(p, p.next)
+// the callers), and reports whether it did. It is the only removal but
+// the starter's: p.next is still what it was pushed with while p is at
+// the head.
+func withdrawStart(p *pendingStart) bool {
+	return starts.shards[p.shard].head.CompareAndSwap(p, p.next)
+}
+
+// startNewer starts the work pushed onto p's list after p, down to p or
+// to the end of the list if the starter has taken p already.
+func startNewer(p *pendingStart) {
+	for q := starts.shards[p.shard].head.Load(); q != nil && q != p; q = q.next {
+		q.work.startIfUntaken()
+	}
 }
 
 // runStarter gives the pending starts their grace and starts what nobody
 // took over meanwhile, round after round, until a round finds nothing
 // pushed and nothing pending. Each start waits at least startGrace and at
-// most about twice that.
+// most about twice that, or idleGrace after a round that had nothing to
+// start.
 func runStarter() {
 	var taken [64]*pendingStart
 	for {
 		starts.pushed.Store(false)
-		n := takePendingStarts(taken[:])
-		pause()
-		for _, p := range taken[:n] {
-			for ; p != nil; p = p.next {
-				p.work.startIfUntaken()
+		lists := taken[:takePendingStarts(taken[:])]
+		if anyUntaken(lists) {
+			pause()
+			for _, p := range lists {
+				for ; p != nil; p = p.next {
+					p.work.startIfUntaken()
+				}
 			}
+		} else {
+			time.Sleep(idleGrace)
 		}
-		clear(taken[:n])
-		if n > 0 || starts.pushed.Load() {
+		clear(lists)
+		if starts.pushed.Load() || anyPendingStart() {
 			continue
 		}
 		// A push that found the starter on duty is pending now, and
@@ -128,6 +154,18 @@ func runStarter() {
 			return
 		}
 	}
+}
+
+// anyUntaken reports whether any start in lists is still to be made.
+func anyUntaken(lists []*pendingStart) bool {
+	for _, p := range lists {
+		for ; p != nil; p = p.next {
+			if !p.work.taken() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // takePendingStarts empties every processor's list into lists, and

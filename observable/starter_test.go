@@ -3,6 +3,7 @@ package observable
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
@@ -54,28 +55,36 @@ func TestWorkNobodyWaitsForIsStarted(t *testing.T) {
 	goleak.VerifyNone(t) // and the starter leaves once nothing comes
 }
 
-// Of two Futures, the one a Get takes over runs on the Get's goroutine,
-// and the other is started by the starter when its grace is over: the
-// Get does not make it wait until the taken-over work ends.
-func TestTheStarterStartsWhatAGetDidNotTake(t *testing.T) {
+// A Get that takes its work over first starts the work queued after it on
+// its processor, so that a caller that queued several executions has the
+// others running while it runs the first; work queued before it is left
+// to the starter's grace. (One processor, so that every push goes onto
+// the same list.)
+func TestATakeOverStartsTheWorkQueuedAfterIt(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	holdStarts(t)
+	older, newer := newStartedSingle(), newStartedSingle()
 	taken := &countingSingle{join: true}
-	other := newStartedSingle()
-	f1 := FromSingle[int](taken).ToFuture(context.Background())
-	f2 := FromSingle[int](other).ToFuture(context.Background())
-	_, err := f1.Get(context.Background())
+	fOlder := FromSingle[int](older).ToFuture(context.Background())
+	f := FromSingle[int](taken).ToFuture(context.Background())
+	fNewer := FromSingle[int](newer).ToFuture(context.Background())
+
+	_, err := f.Get(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, int32(1), taken.calls.Load(), "the Get called its work")
+	require.NoError(t, newer.awaitStart(t), "the work queued after it was started")
 	select {
-	case <-other.started:
-		t.Fatal("the other work started before the starter's grace was over")
+	case <-older.started:
+		t.Fatal("the work queued before it started before the starter's grace was over")
 	default:
 	}
 	startGrace.Store(int64(defaultStartGrace))
-	other.awaitStart(t)
-	v, err := f2.Get(context.Background())
-	require.NoError(t, err)
-	assert.Equal(t, 7, v)
+	require.NoError(t, older.awaitStart(t))
+	for _, f := range []*Future[int]{fOlder, fNewer} {
+		v, err := f.Get(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 7, v)
+	}
 }
 
 // A caller that blocks on the Future, or ends it, and cannot take the work

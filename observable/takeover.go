@@ -5,9 +5,9 @@ import (
 	"sync/atomic"
 )
 
-// unstarted is the subscription to a synchronous Single that ToFuture or
-// ReplayNow hand over so as not to block their caller, until somebody
-// starts it. A waiter that could do nothing but wait for the result
+// unstarted is the subscription to a Single that ToFuture or ReplayNowOn
+// hand over, so as not to block their caller or so that a waiter may
+// take it over (handsOver), until somebody starts it. A waiter that could do nothing but wait for the result
 // ([Future.Get] and [Observable.First] of ReplayNow, with a context that
 // cannot end) takes it over, if the Single is [Joinable], and calls the
 // Single on its own goroutine, as a Java ForkJoinTask's join runs a task
@@ -28,7 +28,7 @@ type unstarted[T any] struct {
 	join    bool      // s is Joinable: a waiter may take it over
 	ctx     context.Context
 	r       SingleObserver[T]
-	taken   atomic.Bool
+	claimed atomic.Bool  // somebody has started it, or taken it over
 	pending pendingStart // in its processor's list of starts, if join
 }
 
@@ -47,7 +47,7 @@ func handsOver[T any](s Single[T]) bool { return !s.Async() || joinable(s) }
 func (u *unstarted[T]) start(s Single[T], ctx context.Context, r SingleObserver[T]) {
 	u.s, u.join, u.ctx, u.r = s, joinable(s), ctx, r
 	if !u.join {
-		u.taken.Store(true)
+		u.claimed.Store(true)
 		go u.subscribe()
 		return
 	}
@@ -56,9 +56,11 @@ func (u *unstarted[T]) start(s Single[T], ctx context.Context, r SingleObserver[
 }
 
 // startIfUntaken starts the work on a goroutine of its own unless a
-// waiter has taken it over, or it has been started already.
+// waiter has taken it over, or it has been started already. An
+// asynchronous Single's gets one too: subscribing may run a fallback (a
+// full pool's rejection), which must not hold up the starter.
 func (u *unstarted[T]) startIfUntaken() {
-	if u.taken.CompareAndSwap(false, true) {
+	if u.claimed.CompareAndSwap(false, true) {
 		go u.subscribe()
 	}
 }
@@ -67,9 +69,10 @@ func (u *unstarted[T]) startIfUntaken() {
 // ends the work, and cannot take it over: it does not wait for the
 // starter's grace, and subscribes to an asynchronous Single itself.
 func (u *unstarted[T]) expedite() {
-	if u.s == nil || u.taken.Load() || !u.taken.CompareAndSwap(false, true) {
+	if u.s == nil || u.claimed.Load() || !u.claimed.CompareAndSwap(false, true) {
 		return
 	}
+	withdrawStart(&u.pending)
 	if u.s.Async() {
 		u.subscribe()
 		return
@@ -90,6 +93,9 @@ func (u *unstarted[T]) cancelling() {
 	}
 }
 
+// taken reports whether the work has been started or taken over.
+func (u *unstarted[T]) taken() bool { return u.claimed.Load() }
+
 func (u *unstarted[T]) subscribe() { u.s.SubscribeSingle(u.ctx, u.r) }
 
 // takeOver calls the Single on the calling goroutine and hands its result
@@ -98,10 +104,12 @@ func (u *unstarted[T]) subscribe() { u.s.SubscribeSingle(u.ctx, u.r) }
 // ctx's error, at the latest when the code it runs on this goroutine
 // returns.
 func (u *unstarted[T]) takeOver() bool {
-	if !u.join || !u.taken.CompareAndSwap(false, true) {
+	if !u.join || !u.claimed.CompareAndSwap(false, true) {
 		return false
 	}
-	withdrawStart(&u.pending)
+	if !withdrawStart(&u.pending) {
+		startNewer(&u.pending)
+	}
 	u.r.OnResult(u.s.Call(u.ctx))
 	return true
 }
