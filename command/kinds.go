@@ -60,14 +60,20 @@ func (c *Command[In, Out]) Queue(ctx context.Context, in In) *observable.Future[
 // Unlike Hystrix's, it never blocks its caller: a semaphore-isolated
 // execution, which runs on the goroutine that subscribes, is subscribed
 // on a goroutine of its own, as Queue's is, and a pool-isolated one has
-// its worker for that; either is handed over as Queue's is, so that a
-// First with a context that cannot end may take it over (see
-// Command.Queue).
+// its worker for that. A Command's execution is handed over as Queue's
+// is, in either isolation, so that a First with a context that cannot
+// end may take it over (see Command.Queue); an ObservableCommand's, in a
+// pool, is subscribed on the caller's goroutine, which a goroutine of
+// its own would only hand on to the worker. A collapsed request joins
+// its batch at once.
 func observeNow[Out any](ctx context.Context, k *keyState, o observable.Observable[Out]) observable.Observable[Out] {
 	if k == nil {
 		return o.ReplayNow(ctx)
 	}
-	return o.ReplayNowOn(ctx, observable.NewGoroutine)
+	if _, single := o.AsSingle(); single || k.config.Load().Isolation == SemaphoreIsolation {
+		return o.ReplayNowOn(ctx, observable.NewGoroutine)
+	}
+	return o.ReplayNow(ctx)
 }
 
 // scalarFallback adapts a fallback that returns one value to an
