@@ -47,18 +47,7 @@ func (o Observable[T]) ToFutureOn(ctx context.Context, sch Scheduler) *Future[T]
 		return f
 	}
 	if s, ok := singleOf(o); ok {
-		// The Future is the Single's observer.
-		switch {
-		case sch == NewGoroutine && handsOver(s):
-			f.u.start(s, &f.c.scope, &f.c)
-			return f
-		case sch == Immediate || sch == NewGoroutine:
-			s.SubscribeSingle(&f.c.scope, &f.c)
-			return f
-		}
-		if err := sch.Schedule(&f.c.scope, func() { s.SubscribeSingle(&f.c.scope, &f.c) }); err != nil {
-			f.c.OnError(err)
-		}
+		subscribeOn(s, sch, &f.c.scope, &f.c, &f.u) // the Future is the Single's observer
 		return f
 	}
 	if err := sch.Schedule(&f.c.scope, f.run(o)); err != nil {

@@ -17,12 +17,8 @@ func replayOne[T any](ctx context.Context, s Single[T], sch Scheduler) Observabl
 	case !r.live():
 		var zero T
 		r.OnResult(zero, r.Err())
-	case sch == NewGoroutine && handsOver(s):
-		r.u.start(s, &r.scope, r) // a First may take it over
-	case sch == Immediate || sch == NewGoroutine:
-		s.SubscribeSingle(&r.scope, r)
 	default:
-		scheduledSingle[T]{s, sch}.SubscribeSingle(&r.scope, r)
+		subscribeOn(s, sch, &r.scope, r, &r.u) // a First may take it over
 	}
 	return FromSingle[T](r)
 }

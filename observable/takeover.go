@@ -7,11 +7,11 @@ import (
 
 // unstarted is the subscription to a Single that ToFuture or ReplayNowOn
 // hand over, so as not to block their caller or so that a waiter may
-// take it over (handsOver), until somebody starts it. A waiter that could do nothing but wait for the result
-// ([Future.Get] and [Observable.First] of ReplayNow, with a context that
-// cannot end) takes it over, if the Single is [Joinable], and calls the
-// Single on its own goroutine, as a Java ForkJoinTask's join runs a task
-// no worker has taken. A caller that blocks for the result and cannot
+// take it over (handsOver), until somebody starts it. A waiter that could
+// do nothing but wait for the result ([Future.Get] and [Observable.First]
+// of ReplayNowOn, with a context that cannot end) takes it over, if the
+// Single is [Joinable], and calls the Single on its own goroutine, as a
+// Java ForkJoinTask's join runs a task no worker has taken. A caller that blocks for the result and cannot
 // take it over starts it on a goroutine of its own at once (expedite);
 // other work, a subscriber's included, is started by the starter after
 // its grace (starter.go), unless taken over first. The work runs
@@ -40,6 +40,22 @@ type unstarted[T any] struct {
 // for a command in a worker pool is Execute's hand-off to the worker
 // rather than a subscription's (bench/peers rxhystrix-pool-queue).
 func handsOver[T any](s Single[T]) bool { return !s.Async() || joinable(s) }
+
+// subscribeOn subscribes r to s, with ctx, on sch, for ToFutureOn and
+// ReplayNowOn: with NewGoroutine, handed over through u if handsOver
+// says so, and on the calling goroutine if s is asynchronous and not
+// joinable; with Immediate, on the calling goroutine; with any other
+// scheduler, on the goroutine it gives, r having its error if it refuses.
+func subscribeOn[T any](s Single[T], sch Scheduler, ctx context.Context, r SingleObserver[T], u *unstarted[T]) {
+	switch {
+	case sch == NewGoroutine && handsOver(s):
+		u.start(s, ctx, r)
+	case sch == Immediate || sch == NewGoroutine:
+		s.SubscribeSingle(ctx, r)
+	default:
+		scheduledSingle[T]{s, sch}.SubscribeSingle(ctx, r)
+	}
+}
 
 // start hands over the subscription of s, with ctx, delivering to r: to
 // the starter if a waiter may take it over, and to a new goroutine if
