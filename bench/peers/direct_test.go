@@ -20,7 +20,7 @@ func directRow() row {
 
 // handOffRow calls the work on a goroutine of its own and waits for it:
 // the floor of every row that hands each call to another goroutine (a pool
-// worker, or the goroutine Queue and Observe start so as not to block).
+// worker, or the goroutine a Queue or Observe nobody takes over gets).
 func handOffRow() row {
 	return row{
 		name: "direct-handoff",
@@ -36,9 +36,10 @@ func handOffRow() row {
 }
 
 // goRow calls the work itself beside a go statement whose goroutine does
-// nothing, yielding once in 16 calls as a waiter that takes work over
-// does: the floor of a Queue(...).Get or Observe(...).First whose caller
-// runs the work the goroutine Queue or Observe started has not begun.
+// nothing, yielding once in 16 calls: what a Queue(...).Get or
+// Observe(...).First that takes its work over would cost if Queue and
+// Observe started a goroutine for every call (observable/starter.go says
+// why they do not), with the yield such waiters then had to make.
 func goRow() row {
 	return row{
 		name: "direct-go",

@@ -38,7 +38,7 @@
 //
 //	direct                   the work called directly: the floor
 //	direct-handoff           the work called on a goroutine of its own, waited for: the floor of a hand-off
-//	direct-go                the work called directly beside a go statement: the floor of a Queue whose Get takes the work over
+//	direct-go                the work called directly beside a go statement: what a go statement per Queue would add
 //	cep21-minimal            Execute, no timeout, 10-consecutive-errors opener
 //	cep21-hystrix            Execute, Hystrix opener and closer, rolling stats, 1 s timeout
 //	cep21-go                 Go (a goroutine per call), no timeout, never opens (as cep21's UseGo)
