@@ -226,7 +226,7 @@ func (c *core[In, Out]) executeInPool(ctx context.Context, e *execution, in In) 
 		// The caller leaves at the timeout, which a deadlineContext tells
 		// only when asked, so the caller keeps the time itself, or when
 		// ctx ends.
-		switch call.wait.until(deadline.due, ctx.Done()) {
+		switch call.wait.until(deadline.due, ctx) {
 		case wakeDone:
 			answered = true
 		case wakeTimeUp:

@@ -7,6 +7,8 @@ import (
 	"time"
 	"weak"
 
+	"github.com/rxhystrix/rxhystrix/internal/ctxend"
+	"github.com/rxhystrix/rxhystrix/observable"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -133,45 +135,90 @@ func TestPoolCallAnswerRacingTheTimer(t *testing.T) {
 // The caller's context ending, the worker's answer and the timer racing
 // for the same wait: the caller reports one of the three, and every wake
 // sent is accounted for (the worker's is left for abandon when the caller
-// left or timed out), so the call is clean for reuse.
+// left or timed out), so the call is clean for reuse. A context of
+// package context is waited on through its Done channel; one of package
+// observable tells its end to the wait (ctxend.Notifier).
 func TestPoolCallCallerLeavingRacingTheAnswerAndTheTimer(t *testing.T) {
+	for _, kind := range []struct {
+		name string
+		ctx  func(t *testing.T) (context.Context, func())
+	}{
+		{"context", func(*testing.T) (context.Context, func()) { return context.WithCancel(context.Background()) }},
+		{"observable", subscriptionContext},
+	} {
+		t.Run(kind.name, func(t *testing.T) {
+			h := newHarness(t)
+			call := newTestCall(t, h)
+			for i := range 300 {
+				deadline := h.clock.Now().Add(time.Millisecond)
+				ctx, leave := kind.ctx(t)
+				reason := make(chan wakeReason, 1)
+				go func() { reason <- call.wait.until(deadline.UnixNano(), ctx) }()
+				waitFor(t, "the caller to publish its deadline", func() bool { return call.wait.waitUntil.Load() == deadline.UnixNano() })
+				worker := make(chan struct{})
+				go func() {
+					call.wait.wake <- wakeDone
+					close(worker)
+				}()
+				switch i % 3 {
+				case 0:
+					leave()
+					h.clock.Advance(time.Millisecond)
+				case 1:
+					h.clock.Advance(time.Millisecond)
+					leave()
+				default:
+					leave()
+				}
+				recv(t, worker, "the worker's answer")
+				r := recv(t, reason, "the caller")
+				if r == wakeDone {
+					assert.Empty(t, call.wait.wake, "round %d: answered, and no wake left", i)
+				} else {
+					require.Len(t, call.wait.wake, 1, "round %d: %v, the worker's answer left for abandon", i, r)
+					assert.Equal(t, wakeDone, <-call.wait.wake)
+				}
+				assert.Zero(t, call.wait.waitUntil.Load(), "round %d", i)
+				if i%3 == 2 {
+					h.clock.Advance(time.Millisecond) // the timer, armed, finds no caller
+					assert.Empty(t, call.wait.wake, "round %d: a timer that finds no caller wakes none", i)
+				}
+			}
+		})
+	}
+}
+
+// A caller waiting under an observable subscription's context leaves when
+// it is unsubscribed, and the worker's later answer is left for abandon.
+func TestPoolCallCallerLeavesWhenItsSubscriptionEnds(t *testing.T) {
 	h := newHarness(t)
 	call := newTestCall(t, h)
-	for i := range 300 {
-		deadline := h.clock.Now().Add(time.Millisecond)
-		left := make(chan struct{})
-		reason := make(chan wakeReason, 1)
-		go func() { reason <- call.wait.until(deadline.UnixNano(), left) }()
-		waitFor(t, "the caller to publish its deadline", func() bool { return call.wait.waitUntil.Load() == deadline.UnixNano() })
-		worker := make(chan struct{})
-		go func() {
-			call.wait.wake <- wakeDone
-			close(worker)
-		}()
-		switch i % 3 {
-		case 0:
-			close(left)
-			h.clock.Advance(time.Millisecond)
-		case 1:
-			h.clock.Advance(time.Millisecond)
-			close(left)
-		default:
-			close(left)
-		}
-		recv(t, worker, "the worker's answer")
-		r := <-reason
-		if r == wakeDone {
-			assert.Empty(t, call.wait.wake, "round %d: answered, and no wake left", i)
-		} else {
-			require.Len(t, call.wait.wake, 1, "round %d: %v, the worker's answer left for abandon", i, r)
-			assert.Equal(t, wakeDone, <-call.wait.wake)
-		}
-		assert.Zero(t, call.wait.waitUntil.Load(), "round %d", i)
-		if i%3 == 2 {
-			h.clock.Advance(time.Millisecond) // the timer, armed, finds no caller
-			assert.Empty(t, call.wait.wake, "round %d: a timer that finds no caller wakes none", i)
-		}
-	}
+	ctx, leave := subscriptionContext(t)
+	reason := make(chan wakeReason, 1)
+	deadline := h.clock.Now().Add(time.Second)
+	go func() { reason <- call.wait.until(deadline.UnixNano(), ctx) }()
+	waitFor(t, "the caller to publish its deadline", func() bool { return call.wait.waitUntil.Load() == deadline.UnixNano() })
+	leave()
+	assert.Equal(t, wakeLeft, recv(t, reason, "the caller leaving"))
+	call.wait.wake <- wakeDone
+	h.clock.Advance(time.Second)
+	require.Len(t, call.wait.wake, 1, "the timer woke a caller that had left")
+}
+
+// subscriptionContext returns the context an observable subscription
+// gives its source, which can tell its end to one function
+// (ctxend.Notifier), and the subscription's Unsubscribe.
+func subscriptionContext(t *testing.T) (context.Context, func()) {
+	t.Helper()
+	got := make(chan context.Context, 1)
+	sub := observable.Create(func(ctx context.Context, _ observable.Observer[int]) { got <- ctx }).
+		Subscribe(context.Background(), ignore[int]{})
+	ctx := <-got
+	n, ok := ctx.(ctxend.Notifier)
+	require.True(t, ok, "a subscription's context is a ctxend.Notifier")
+	require.True(t, n.NotifyEnd(func() {}), "a subscription's context takes a function")
+	require.True(t, n.StopNotify())
+	return ctx, sub.Unsubscribe
 }
 
 // A timer left armed after a run returned in time holds nothing of its

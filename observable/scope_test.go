@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/internal/ctxend"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -196,4 +197,36 @@ func TestScopeAfterFunc(t *testing.T) {
 	stop = s.AfterFunc(func() { close(late) })
 	waitDone(t, late, "AfterFunc on an ended scope")
 	assert.False(t, stop())
+}
+
+// A subscription's context tells its end to one function without being
+// watched (ctxend.Notifier): the function runs on the goroutine that ends
+// it, once; a stopped one never runs; the slot holds one function at a
+// time; an ended context, or one below another scope, takes none.
+func TestSubscriptionContextNotifiesOneFunctionOfItsEnd(t *testing.T) {
+	got := make(chan context.Context, 1)
+	sub := holdContext(got).Subscribe(context.Background(), newRecorder[int]())
+	n, ok := (<-got).(ctxend.Notifier)
+	require.True(t, ok, "a subscription's context is a ctxend.Notifier")
+
+	require.True(t, n.NotifyEnd(func() { t.Error("a stopped function ran") }))
+	assert.False(t, n.NotifyEnd(func() {}), "a second function while the first is held")
+	require.True(t, n.StopNotify())
+	assert.False(t, n.StopNotify(), "stopped twice")
+
+	calls := 0
+	require.True(t, n.NotifyEnd(func() { calls++ }))
+	sub.Unsubscribe()
+	assert.Equal(t, 1, calls, "the function ran as the subscription was unsubscribed")
+	assert.False(t, n.StopNotify(), "the function has run")
+	assert.False(t, n.NotifyEnd(func() {}), "an ended context takes no function")
+	sub.Unsubscribe()
+	assert.Equal(t, 1, calls)
+
+	// A scope below another learns of the up scope's end only once
+	// watched: it takes no function.
+	up := newScope(context.Background())
+	below := newScope(up)
+	assert.False(t, below.NotifyEnd(func() {}))
+	up.cancel(context.Canceled)
 }
