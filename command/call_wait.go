@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -48,7 +49,8 @@ func newCallWait(c clock.Clock) *callWait {
 }
 
 // until waits for the run to be done, for the clock to reach d (Unix
-// nanoseconds) or for ctx to end (nil: never), and says which came first.
+// nanoseconds; math.MaxInt64, which it never reaches, arms no timer) or
+// for ctx to end (nil: never), and says which came first.
 // A caller that left or timed out and later takes the worker's wakeDone
 // does so in abandon's callDone case.
 //
@@ -75,7 +77,7 @@ func (w *callWait) until(d int64, ctx context.Context) wakeReason {
 	// caller sees the timer unarmed and arms it, or the timer sees the
 	// deadline.
 	w.waitUntil.Store(d)
-	if a := w.armedFor.Load(); (a == 0 || a > d) && w.arm(d) {
+	if a := w.armedFor.Load(); d != math.MaxInt64 && (a == 0 || a > d) && w.arm(d) {
 		// The deadline has passed already; a manual clock fires a timer set
 		// to a time it reads only when it next moves.
 		if w.waitUntil.CompareAndSwap(d, 0) {

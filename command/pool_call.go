@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"sync/atomic"
 
@@ -222,24 +223,20 @@ func (c *core[In, Out]) executeInPool(ctx context.Context, e *execution, in In) 
 	}
 	answered := false
 	yieldSometimes()
+	// The caller leaves at the timeout, which a deadlineContext tells only
+	// when asked, so the caller keeps the time itself, or when ctx ends.
+	due := int64(math.MaxInt64) // no timeout: a deadline that never comes
 	if deadline != nil {
-		// The caller leaves at the timeout, which a deadlineContext tells
-		// only when asked, so the caller keeps the time itself, or when
-		// ctx ends.
-		switch call.wait.until(deadline.due, ctx) {
-		case wakeDone:
-			answered = true
-		case wakeTimeUp:
-			deadline.timeOut()
-		case wakeLeft:
+		due = deadline.due
+	}
+	switch call.wait.until(due, ctx) {
+	case wakeDone:
+		answered = true
+	case wakeTimeUp:
+		deadline.timeOut()
+	case wakeLeft:
+		if deadline != nil {
 			deadline.leave()
-		}
-	} else {
-		// The caller leaves when ctx ends.
-		select {
-		case <-call.wait.wake:
-			answered = true
-		case <-runCtx.Done():
 		}
 	}
 	var v Out
