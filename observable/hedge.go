@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
@@ -101,6 +102,12 @@ type HedgeSingle[T any] struct {
 	Attempt Single[T]
 	Policy  *HedgePolicy
 	Clock   clock.Clock
+
+	// The first race's state, so that a HedgeSingle made for one call, as
+	// a package that hedges its own Singles may make it, costs no
+	// allocation of its own (bench/peers rxhystrix-semaphore-hedge).
+	spareTaken atomic.Bool
+	spare      hedgeRace[T]
 }
 
 // Call makes the first attempt on the calling goroutine and returns the
@@ -135,7 +142,13 @@ func (h *HedgeSingle[T]) Async() bool { return h.Attempt.Async() }
 // race begins a race under ctx for down (nil for Call): the first attempt
 // counted, and the next hedge waiting for its delay.
 func (h *HedgeSingle[T]) race(ctx context.Context, down SingleObserver[T]) *hedgeRace[T] {
-	r := &hedgeRace[T]{h: h, parent: orBackground(ctx), down: down, started: 1, running: 1}
+	var r *hedgeRace[T]
+	if !h.spareTaken.Load() && h.spareTaken.CompareAndSwap(false, true) {
+		r = &h.spare
+	} else {
+		r = new(hedgeRace[T])
+	}
+	r.h, r.parent, r.down, r.started, r.running = h, orBackground(ctx), down, 1, 1
 	r.first.init(r.parent)
 	r.mu.Lock()
 	r.armLocked()
