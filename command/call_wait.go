@@ -38,7 +38,7 @@ type callWait struct {
 	timer     clock.Timer     // an AfterFunc, made by the first arm
 	armedFor  atomic.Int64    // when the timer fires (unix ns); 0 if not armed
 	waitUntil atomic.Int64    // the waiting caller's deadline (unix ns); 0 if none
-	leaveFunc func()          // leave, made once: hooking it into a context allocates no method value
+	leaveFunc func()          // leave, made once: a context holds its address
 	leftTold  atomic.Bool     // leave has run for the current wait
 }
 
@@ -93,7 +93,7 @@ func (w *callWait) until(d int64, ctx context.Context) wakeReason {
 	n, notified := ctx.(ctxend.Notifier)
 	if notified {
 		w.leftTold.Store(false)
-		notified = n.NotifyEnd(w.leaveFunc)
+		notified = n.NotifyEnd(&w.leaveFunc)
 	}
 	if !notified && ctx != nil {
 		left = ctx.Done()
@@ -119,7 +119,7 @@ func (w *callWait) until(d int64, ctx context.Context) wakeReason {
 	if r == wakeDone && !w.waitUntil.CompareAndSwap(d, 0) {
 		<-w.wake // the timer timed the caller out, or ctx ended, as the run returned
 	}
-	if notified && !n.StopNotify() {
+	if notified && !n.StopNotify(&w.leaveFunc) {
 		// leave runs, or has run: it must be done with this wait before
 		// the next one publishes its deadline.
 		for !w.leftTold.Load() {

@@ -216,8 +216,9 @@ func subscriptionContext(t *testing.T) (context.Context, func()) {
 	ctx := <-got
 	n, ok := ctx.(ctxend.Notifier)
 	require.True(t, ok, "a subscription's context is a ctxend.Notifier")
-	require.True(t, n.NotifyEnd(func() {}), "a subscription's context takes a function")
-	require.True(t, n.StopNotify())
+	f := func() {}
+	require.True(t, n.NotifyEnd(&f), "a subscription's context takes a function")
+	require.True(t, n.StopNotify(&f))
 	return ctx, sub.Unsubscribe
 }
 

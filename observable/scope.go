@@ -47,19 +47,14 @@ type scope struct {
 	w       atomic.Pointer[scopeWatch] // nil until first needed
 
 	// A function to call when the scope ends, besides its hooks, that
-	// costs no watch (NotifyEnd). It is written while notifyState is
-	// notifySetting, and read by whoever moves notifyState from notifySet.
-	notifyState atomic.Int32
-	notify      func()
+	// costs no watch (NotifyEnd): nil, the function's address, or
+	// &notified once the function has been called.
+	notify atomic.Pointer[func()]
 }
 
-// The states of a scope's notify slot.
-const (
-	notifyNone    int32 = iota // empty
-	notifySetting              // NotifyEnd is filling it
-	notifySet                  // holds a function to call at the end
-	notifyTaken                // the function has been called, or is being called
-)
+// notified is what a scope's notify slot points to once its function has
+// been called.
+var notified func()
 
 // scopeWatch is what a scope needs once it is watched, allocated then, so
 // that the many scopes nobody watches stay small. An operator whose scope
@@ -266,8 +261,8 @@ func (s *scope) finish(err error) {
 // state is set before afterEnd looks at watched, so at least one of them
 // sees the other.
 func (s *scope) afterEnd() {
-	if s.notifyState.Load() == notifySet && s.notifyState.CompareAndSwap(notifySet, notifyTaken) {
-		s.notify()
+	if f := s.notify.Load(); f != nil && f != &notified && s.notify.CompareAndSwap(f, &notified) {
+		(*f)()
 	}
 	if !s.watched.Load() {
 		return
@@ -458,39 +453,29 @@ func (s *scope) Err() error {
 	return nil
 }
 
-// NotifyEnd arranges for f to be called, on the goroutine that ends the
+// NotifyEnd arranges for *f to be called, on the goroutine that ends the
 // scope, once it has ended, without watching the scope (the slot it uses
 // is one word of the scope's): it implements ctxend.Notifier for
 // rxhystrix's packages, whose pool callers wait on a channel of their own
 // (bench/peers rxhystrix-pool-queue). It reports false, doing nothing,
 // for a scope below another (whose end reaches it only once watched),
 // one that holds a function already, or one that has ended.
-func (s *scope) NotifyEnd(f func()) bool {
-	if s.up != nil || !s.notifyState.CompareAndSwap(notifyNone, notifySetting) {
+func (s *scope) NotifyEnd(f *func()) bool {
+	if s.up != nil || !s.notify.CompareAndSwap(nil, f) {
 		return false
 	}
-	s.notify = f
-	s.notifyState.Store(notifySet)
-	// The state is stored before afterEnd reads the slot: either afterEnd
-	// sees the function, or this sees the end, and takes the function back
+	// The slot is filled before afterEnd reads it: either afterEnd sees
+	// the function, or this sees the end, and takes the function back
 	// unless afterEnd took it.
-	if s.ended() && s.notifyState.CompareAndSwap(notifySet, notifyNone) {
-		s.notify = nil
+	if s.ended() && s.notify.CompareAndSwap(f, nil) {
 		return false
 	}
 	return true
 }
 
-// StopNotify undoes a NotifyEnd that reported true, and reports whether f
-// will not be called; false means it has been, or is being, called.
-func (s *scope) StopNotify() bool {
-	if !s.notifyState.CompareAndSwap(notifySet, notifySetting) {
-		return false
-	}
-	s.notify = nil
-	s.notifyState.Store(notifyNone)
-	return true
-}
+// StopNotify undoes a NotifyEnd(f) that reported true, and reports whether
+// *f will not be called; false means it has been, or is being, called.
+func (s *scope) StopNotify(f *func()) bool { return s.notify.CompareAndSwap(f, nil) }
 
 // AfterFunc arranges for f to run when the scope ends. It is the hook
 // package context uses to propagate cancellation to derived contexts

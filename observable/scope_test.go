@@ -209,17 +209,21 @@ func TestSubscriptionContextNotifiesOneFunctionOfItsEnd(t *testing.T) {
 	n, ok := (<-got).(ctxend.Notifier)
 	require.True(t, ok, "a subscription's context is a ctxend.Notifier")
 
-	require.True(t, n.NotifyEnd(func() { t.Error("a stopped function ran") }))
-	assert.False(t, n.NotifyEnd(func() {}), "a second function while the first is held")
-	require.True(t, n.StopNotify())
-	assert.False(t, n.StopNotify(), "stopped twice")
+	stopped := func() { t.Error("a stopped function ran") }
+	other := func() {}
+	require.True(t, n.NotifyEnd(&stopped))
+	assert.False(t, n.NotifyEnd(&other), "a second function while the first is held")
+	assert.False(t, n.StopNotify(&other), "a function it does not hold")
+	require.True(t, n.StopNotify(&stopped))
+	assert.False(t, n.StopNotify(&stopped), "stopped twice")
 
 	calls := 0
-	require.True(t, n.NotifyEnd(func() { calls++ }))
+	count := func() { calls++ }
+	require.True(t, n.NotifyEnd(&count))
 	sub.Unsubscribe()
 	assert.Equal(t, 1, calls, "the function ran as the subscription was unsubscribed")
-	assert.False(t, n.StopNotify(), "the function has run")
-	assert.False(t, n.NotifyEnd(func() {}), "an ended context takes no function")
+	assert.False(t, n.StopNotify(&count), "the function has run")
+	assert.False(t, n.NotifyEnd(&other), "an ended context takes no function")
 	sub.Unsubscribe()
 	assert.Equal(t, 1, calls)
 
@@ -227,6 +231,6 @@ func TestSubscriptionContextNotifiesOneFunctionOfItsEnd(t *testing.T) {
 	// watched: it takes no function.
 	up := newScope(context.Background())
 	below := newScope(up)
-	assert.False(t, below.NotifyEnd(func() {}))
+	assert.False(t, below.NotifyEnd(&other))
 	up.cancel(context.Canceled)
 }
