@@ -71,8 +71,6 @@ type collector[T any] struct {
 	has     bool // value holds a value
 }
 
-func (c *collector[T]) subscriptionScope() *scope { return &c.scope }
-
 func (c *collector[T]) OnNext(v T) {
 	if c.first {
 		if c.state.Load() == scopeLive {

@@ -47,7 +47,7 @@ func (o Observable[T]) ToFutureOn(ctx context.Context, sch Scheduler) *Future[T]
 		return f
 	}
 	if s, ok := singleOf(o); ok {
-		subscribeOn(s, sch, &f.c, &f.u) // the Future is the Single's observer
+		subscribeOn(s, sch, &f.c.scope, &f.c, &f.u) // the Future is the Single's observer
 		return f
 	}
 	if err := sch.Schedule(&f.c.scope, f.run(o)); err != nil {

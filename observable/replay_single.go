@@ -18,7 +18,7 @@ func replayOne[T any](ctx context.Context, s Single[T], sch Scheduler) Observabl
 		var zero T
 		r.OnResult(zero, r.Err())
 	default:
-		subscribeOn(s, sch, r, &r.u) // a First may take it over
+		subscribeOn(s, sch, &r.scope, r, &r.u) // a First may take it over
 	}
 	return FromSingle[T](r)
 }
@@ -72,8 +72,6 @@ func (r *replaySingle[T]) OnResult(v T, err error) {
 }
 
 func (r *replaySingle[T]) Async() bool { return true }
-
-func (r *replaySingle[T]) subscriptionScope() *scope { return &r.scope }
 
 // Call waits for the result, or for ctx to end; a caller who leaves first
 // counts as a subscriber that left. A Call whose ctx cannot end runs the

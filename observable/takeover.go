@@ -24,11 +24,12 @@ import (
 // to about its Execute (bench/peers rxhystrix-semaphore-queue,
 // rxhystrix-semaphore-observe).
 type unstarted[T any] struct {
-	s       Single[T]         // nil when nothing was handed over
-	join    bool              // s is Joinable: a waiter may take it over
-	r       scopedObserver[T] // and its scope, the subscription's context
-	claimed atomic.Bool       // somebody has started it, or taken it over
-	pending pendingStart      // in its processor's list of starts, if join
+	s       Single[T] // nil when nothing was handed over
+	join    bool      // s is Joinable: a waiter may take it over
+	ctx     context.Context
+	r       SingleObserver[T]
+	claimed atomic.Bool  // somebody has started it, or taken it over
+	pending pendingStart // in its processor's list of starts, if join
 }
 
 // handsOver reports whether ToFuture and ReplayNowOn(NewGoroutine) hand
@@ -40,25 +41,15 @@ type unstarted[T any] struct {
 // rather than a subscription's (bench/peers rxhystrix-pool-queue).
 func handsOver[T any](s Single[T]) bool { return !s.Async() || joinable(s) }
 
-// scopedObserver is the observer of the work handed over, a Future's or
-// ReplayNowOn's, with the scope it subscribes in: the unstarted work
-// keeps one reference for both (bench/peers rxhystrix-semaphore-queue:
-// a Future of 192 bytes rather than 208).
-type scopedObserver[T any] interface {
-	SingleObserver[T]
-	subscriptionScope() *scope
-}
-
-// subscribeOn subscribes r to s, with r's scope as the context, on sch,
-// for ToFutureOn and ReplayNowOn: with NewGoroutine, handed over through
-// u if handsOver says so, and on the calling goroutine if s is
-// asynchronous and not joinable; with Immediate, on the calling
-// goroutine; with any other scheduler, on the goroutine it gives, r
-// having its error if it refuses.
-func subscribeOn[T any](s Single[T], sch Scheduler, r scopedObserver[T], u *unstarted[T]) {
-	switch ctx := r.subscriptionScope(); {
+// subscribeOn subscribes r to s, with ctx, on sch, for ToFutureOn and
+// ReplayNowOn: with NewGoroutine, handed over through u if handsOver
+// says so, and on the calling goroutine if s is asynchronous and not
+// joinable; with Immediate, on the calling goroutine; with any other
+// scheduler, on the goroutine it gives, r having its error if it refuses.
+func subscribeOn[T any](s Single[T], sch Scheduler, ctx context.Context, r SingleObserver[T], u *unstarted[T]) {
+	switch {
 	case sch == NewGoroutine && handsOver(s):
-		u.start(s, r)
+		u.start(s, ctx, r)
 	case sch == Immediate || sch == NewGoroutine:
 		s.SubscribeSingle(ctx, r)
 	default:
@@ -66,11 +57,11 @@ func subscribeOn[T any](s Single[T], sch Scheduler, r scopedObserver[T], u *unst
 	}
 }
 
-// start hands over the subscription of s, in r's scope, delivering to r:
-// to the starter if a waiter may take it over, and to a new goroutine if
+// start hands over the subscription of s, with ctx, delivering to r: to
+// the starter if a waiter may take it over, and to a new goroutine if
 // not.
-func (u *unstarted[T]) start(s Single[T], r scopedObserver[T]) {
-	u.s, u.join, u.r = s, joinable(s), r
+func (u *unstarted[T]) start(s Single[T], ctx context.Context, r SingleObserver[T]) {
+	u.s, u.join, u.ctx, u.r = s, joinable(s), ctx, r
 	if !u.join {
 		u.claimed.Store(true)
 		go u.subscribe()
@@ -121,7 +112,7 @@ func (u *unstarted[T]) cancelling() {
 // taken reports whether the work has been started or taken over.
 func (u *unstarted[T]) taken() bool { return u.claimed.Load() }
 
-func (u *unstarted[T]) subscribe() { u.s.SubscribeSingle(u.r.subscriptionScope(), u.r) }
+func (u *unstarted[T]) subscribe() { u.s.SubscribeSingle(u.ctx, u.r) }
 
 // takeOver calls the Single on the calling goroutine and hands its result
 // to r, if it was handed over, is joinable and no goroutine has started
@@ -135,7 +126,7 @@ func (u *unstarted[T]) takeOver() bool {
 	if !withdrawStart(&u.pending) {
 		startNewer(&u.pending)
 	}
-	u.r.OnResult(u.s.Call(u.r.subscriptionScope()))
+	u.r.OnResult(u.s.Call(u.ctx))
 	return true
 }
 
