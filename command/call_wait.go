@@ -24,13 +24,14 @@ const (
 // callWait is what a pool caller waits on: one channel, to which its
 // worker sends wakeDone when run returned in time, its timeout timer
 // wakeTimeUp and the end of its context wakeLeft, and the timer. It is
-// made with its poolCall and kept across the call's uses, and so is the timer, which a caller whose run returned
-// in time leaves armed: a later caller whose deadline is no earlier
-// leaves it alone; when it fires, it times out the caller then waiting if
-// its deadline has passed, and else re-arms itself at that deadline. An
-// armed timer keeps its callWait reachable until it fires, at most one
-// timeout after the call's last use; the callWait holds nothing of the
-// call, so that the call and its command can go before.
+// made with its poolCall and kept across the call's uses, and so is the
+// timer, which a caller whose run returned in time leaves armed: a later
+// caller whose deadline is no earlier leaves it alone; when it fires, it
+// times out the caller then waiting if its deadline has passed, and else
+// re-arms itself at that deadline. An armed timer keeps its callWait
+// reachable until it fires, at most one timeout after the call's last
+// use; the callWait holds nothing of the call, so that the call and its
+// command can go before.
 type callWait struct {
 	clock     clock.Clock
 	wake      chan wakeReason // buffered 2: the worker, and the timer or leave, send at most once per wait
@@ -50,9 +51,9 @@ func newCallWait(c clock.Clock) *callWait {
 
 // until waits for the run to be done, for the clock to reach d (Unix
 // nanoseconds; math.MaxInt64, which it never reaches, arms no timer) or
-// for ctx to end (nil: never), and says which came first.
-// A caller that left or timed out and later takes the worker's wakeDone
-// does so in abandon's callDone case.
+// for ctx to end (nil: never), and says which came first. A caller that
+// left or timed out and later takes the worker's wakeDone does so in
+// abandon's callDone case.
 //
 // The caller blocks on one channel, to which the worker sends, and either
 // the timer or the end of ctx, each at most once per wait: it parks and
@@ -63,14 +64,14 @@ func newCallWait(c clock.Clock) *callWait {
 // end to leave through its one slot for that (ctxend), where asking for
 // its Done channel would watch it (two allocations) and need a select:
 // Queue(...).Get was 2.0× Execute that way, and is 1.5× this way, with
-// one caller (bench/peers rxhystrix-pool-queue, -observe, -hedge); any
-// other context is waited on
-// through its Done channel, which costs less than context.AfterFunc
-// (rxhystrix-pool-request). And it touches the timer only when the timer
-// would fire after deadline or not at all: with one timeout, the
-// deadlines of a call's successive uses only grow, so the timer is armed
-// about once per timeout, not once per run, and adds nothing to the
-// runtime's timer heaps on the way.
+// one caller (bench/peers rxhystrix-pool-queue, -observe, -hedge). Any
+// other context that can end is waited on through its Done channel,
+// which costs less than context.AfterFunc (rxhystrix-pool-request).
+//
+// And it touches the timer only when the timer would fire after deadline
+// or not at all: with one timeout, the deadlines of a call's successive
+// uses only grow, so the timer is armed about once per timeout, not once
+// per run, and adds nothing to the runtime's timer heaps on the way.
 func (w *callWait) until(d int64, ctx context.Context) wakeReason {
 	// Publishing the deadline before reading armedFor pairs with the
 	// timer's clearing armedFor before it reads waitUntil: either the

@@ -97,7 +97,9 @@ func (lastOf[T]) Async() bool { return false }
 // HedgeSingle is Hedge of a Single: attempts of Attempt raced as Policy
 // says, timed on Clock. It is exported so that a package that makes its
 // own Singles can hedge one without making an Observable first;
-// [Observable.HedgeOn] builds one for any Observable.
+// [Observable.HedgeOn] builds one for any Observable. A HedgeSingle may
+// serve any number of calls and subscriptions at once, and must not be
+// copied after its first use.
 type HedgeSingle[T any] struct {
 	Attempt Single[T]
 	Policy  *HedgePolicy

@@ -13,7 +13,7 @@ package ctxend
 
 // A Notifier is a context that can call one function when it ends. It
 // holds at most one at a time: a caller whose NotifyEnd reports false
-// uses context.AfterFunc instead.
+// waits on the context's Done channel instead.
 type Notifier interface {
 	// NotifyEnd arranges for *f to be called once the context has ended,
 	// on the goroutine that ends it; *f must not change until then or
