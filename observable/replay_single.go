@@ -31,8 +31,8 @@ type replaySingle[T any] struct {
 	mu        sync.Mutex
 	v         T
 	err       error
-	has       bool // v and err are the result
 	pending   int  // subscribers waiting
+	has       bool // v and err are the result
 	cancelled bool // the last subscriber left before the result
 	waiting   []*replayWaiter[T]
 
