@@ -67,11 +67,6 @@ type endNote struct{ err error }
 // and tells single (or stream) its result.
 func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, collapsed int, rec executionRecorder, single observable.SingleObserver[Out], stream observable.Observer[Out], of *attemptInfo) {
 	s := &subscription[In, Out]{c: c, in: in, single: single, stream: stream, rec: rec, callerCtx: callerCtx, subCtx: subCtx}
-	if err := subCtx.Err(); err != nil {
-		var zero Out
-		s.tell(zero, err)
-		return
-	}
 	s.e.begin(c.k, of)
 	if collapsed > 0 {
 		s.e.markCollapsed(collapsed)
@@ -87,8 +82,10 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, coll
 	}
 	s.unwatch = unwatch
 	if subCtx.Err() != nil || callerCtx.Err() != nil {
-		// The subscriber left before the watch was in place (while the
-		// Start hooks ran, say): nothing is taken for it.
+		// The subscriber left before the watch was in place, or before it
+		// subscribed (a Future cancelled before its work started): the
+		// execution ends CANCELLED with nothing taken for it, as
+		// Hystrix's does when its subscriber leaves before the run starts.
 		s.cancelLocked()
 		return
 	}

@@ -99,7 +99,6 @@ func (f *Future[T]) Done() <-chan struct{} {
 // Cancel unsubscribes: the source sees its context done, and unless the
 // result was already ready, the Future fails with context.Canceled.
 func (f *Future[T]) Cancel() {
-	f.u.cancelling()
 	f.c.cancel(context.Canceled)
-	f.u.expedite() // a synchronous Single's, which finds its context ended
+	f.u.expedite() // work not started yet begins, and finds its context ended
 }

@@ -203,7 +203,7 @@ func (r *replaySingle[T]) left() {
 	}
 	r.mu.Unlock()
 	if cancel {
-		r.u.cancelling()
 		r.cancel(context.Canceled)
+		r.u.expedite() // work not started yet begins, and finds its context ended
 	}
 }

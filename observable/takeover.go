@@ -96,19 +96,6 @@ func (u *unstarted[T]) expedite() {
 	go u.subscribe()
 }
 
-// cancelling is told that the work's subscriber is about to end it: an
-// asynchronous Single's work not yet started is subscribed first, so
-// that it ends as a cancelled subscription does (a command's records
-// CANCELLED, as Hystrix's does for a Future cancelled before its
-// thread ran), as it did when it was subscribed at once. A synchronous
-// one's would begin to run on a goroutine of its own; it is left to
-// start, if at all, once its context has ended.
-func (u *unstarted[T]) cancelling() {
-	if u.s != nil && u.s.Async() {
-		u.expedite()
-	}
-}
-
 // taken reports whether the work has been started or taken over.
 func (u *unstarted[T]) taken() bool { return u.claimed.Load() }
 
