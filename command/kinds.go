@@ -45,7 +45,7 @@ func (c *Command[In, Out]) Observe(ctx context.Context, in In) observable.Observ
 // microseconds (a millisecond while the other Futures are all being
 // taken over), or as soon as a Get with a context that can end waits for
 // it. A Cancel ends run's context, and the execution is CANCELLED when
-// run returns.
+// run returns, or at once if it had not started.
 func (c *Command[In, Out]) Queue(ctx context.Context, in In) *observable.Future[Out] {
 	ctx = orBackground(ctx)
 	return c.ToObservable(ctx, in).ToFuture(ctx)

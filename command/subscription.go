@@ -71,9 +71,14 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, coll
 	if collapsed > 0 {
 		s.e.markCollapsed(collapsed)
 	}
-	// Installed before anything is taken: a subscriber that leaves from
-	// here on ends the execution, once, with every permit back.
-	unwatch := s.watch(subCtx, callerCtx)
+	var unwatch [2]func() bool
+	if s.leftErr() == nil {
+		// Installed before anything is taken: a subscriber that leaves
+		// from here on ends the execution, once, with every permit back.
+		// A context that has ended already would only be told so on a
+		// goroutine of its own.
+		unwatch = s.watch(subCtx, callerCtx)
+	}
 	s.mu.Lock()
 	if s.phase == phaseDone {
 		s.mu.Unlock()
@@ -81,9 +86,9 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, coll
 		return
 	}
 	s.unwatch = unwatch
-	if subCtx.Err() != nil || callerCtx.Err() != nil {
-		// The subscriber left before the watch was in place, or before it
-		// subscribed (a Future cancelled before its work started): the
+	if s.leftErr() != nil {
+		// The subscriber left before it subscribed (a Future cancelled
+		// before its work started), or before the watch was in place: the
 		// execution ends CANCELLED with nothing taken for it, as
 		// Hystrix's does when its subscriber leaves before the run starts.
 		s.cancelLocked()

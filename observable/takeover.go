@@ -11,12 +11,12 @@ import (
 // do nothing but wait for the result ([Future.Get] and [Observable.First]
 // of ReplayNowOn, with a context that cannot end) takes it over, if the
 // Single is [Joinable], and calls the Single on its own goroutine, as a
-// Java ForkJoinTask's join runs a task no worker has taken. A caller that blocks for the result and cannot
-// take it over starts it on a goroutine of its own at once (expedite);
-// other work, a subscriber's included, is started by the starter after
-// its grace (starter.go), unless taken over first. The work runs
-// once, started by whoever comes first, and a caller who never waits
-// still has it done without blocking.
+// Java ForkJoinTask's join runs a task no worker has taken. A caller that
+// blocks for the result and cannot take it over, or ends the work,
+// starts it at once (expedite); other work, a subscriber's included, is
+// started by the starter after its grace (starter.go), unless taken over
+// first. The work runs once, started by whoever comes first, and a
+// caller who never waits still has it done without blocking.
 //
 // The hand-off would otherwise run the work on a goroutine whose stack is
 // new, and often too small for it, while the waiter parks: taking it over
