@@ -79,7 +79,8 @@ func TestPoolCallTimerIsBroughtForwardForAnEarlierDeadline(t *testing.T) {
 
 	earlier := harnessStart.Add(20 * time.Millisecond)
 	answered := awaitAsync(t, h, call, earlier)
-	assert.Equal(t, earlier.UnixNano(), call.wait.armedFor.Load())
+	// The caller publishes its deadline first, then arms the timer.
+	waitFor(t, "the timer to be armed for the earlier deadline", func() bool { return call.wait.armedFor.Load() == earlier.UnixNano() })
 	h.clock.Set(earlier)
 	assert.False(t, recv(t, answered, "the caller to time out"))
 	assert.Empty(t, call.wait.wake)
