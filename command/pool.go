@@ -14,13 +14,13 @@ import (
 
 // task is one run waiting for, or running on, a pool worker.
 type task interface {
-	// runTask runs on a worker goroutine. It calls p.release exactly
-	// once, as soon as its user code has returned and before it tells its
+	// runTask runs on a worker goroutine. It calls p.ran exactly once,
+	// as soon as its user code has returned and before it tells its
 	// caller (a waiting Command.call or a subscription), so that a caller
-	// who submits again at once finds the slot free. It returns when the
-	// user code returned if it read the clock then, else unread. Times
-	// are the pool clock's readings in Unix nanoseconds (clock.UnixNano).
-	runTask(p *pool, start int64) (end int64)
+	// who submits again at once finds the slot free and the run counted;
+	// or p.release, once, if its user code never ran. Times are the pool
+	// clock's readings in Unix nanoseconds (clock.UnixNano).
+	runTask(p *pool, start int64)
 }
 
 // unread is a time not read from the clock: the start of a task that
@@ -173,10 +173,11 @@ func (p *pool) enter(now int64) bool {
 	return p.queued.Load() == 0 && p.acquire(p.config.Load())
 }
 
-// exit ends a task that entered, as a worker ends one: it frees the slot
-// and starts the first queued task if any.
-func (p *pool) exit() {
-	p.release()
+// exit ends a task that entered and whose user code returned at end, as
+// a worker ends one: it frees the slot, counts the run, and starts the
+// first queued task if any.
+func (p *pool) exit(end int64) {
+	p.ran(end)
 	if t := p.next(); t != nil {
 		p.spawn(t, unread)
 	}
@@ -241,11 +242,7 @@ func (p *pool) work(t task, start int64) {
 			start = clock.UnixNano(p.clock)
 		}
 		p.recorder.MarkStartedAt(start, p.active())
-		end := t.runTask(p, start)
-		if end == unread {
-			end = clock.UnixNano(p.clock)
-		}
-		p.recorder.MarkExecutedAt(end)
+		t.runTask(p, start)
 		t, start = p.next(), unread
 	}
 }
@@ -253,8 +250,19 @@ func (p *pool) work(t task, start int64) {
 // active returns how many tasks run user code now.
 func (p *pool) active() int64 { return max(p.busy.Load(), 0) }
 
-// release frees the slot of a task whose user code returned.
+// release frees the slot of a task whose user code did not run.
 func (p *pool) release() { p.busy.Add(-1) }
+
+// ran frees the slot of a task whose user code returned at end (unread:
+// the clock is read) and counts the run as executed. Its caller is told
+// after this, so that what it reads of the pool's metrics holds the run.
+func (p *pool) ran(end int64) {
+	p.busy.Add(-1)
+	if end == unread {
+		end = clock.UnixNano(p.clock)
+	}
+	p.recorder.MarkExecutedAt(end)
+}
 
 // next takes the next queued task if a slot is free, or retires the
 // worker. A submitter that queued a task after this worker looked starts

@@ -108,14 +108,15 @@ func (call *poolCall[In, Out]) workOnPool() {
 
 // runTask runs on a pool worker, which has read start if the call waited
 // in the queue. It returns when run returned.
-func (call *poolCall[In, Out]) runTask(p *pool, start int64) int64 {
+func (call *poolCall[In, Out]) runTask(p *pool, start int64) {
 	if call.owner != nil {
-		return call.runFor(call.owner, p, start)
+		call.runFor(call.owner, p, start)
+		return
 	}
 	if !call.state.CompareAndSwap(callQueued, callRunning) {
 		p.release()
 		call.recycle()
-		return unread
+		return
 	}
 	k := call.cmd.k
 	call.started = start
@@ -126,13 +127,12 @@ func (call *poolCall[In, Out]) runTask(p *pool, start int64) int64 {
 	out, err := call.cmd.invoke(call.ctx, call.in)
 	end := k.registry.now()
 	call.out, call.err, call.end = out, err, end
-	p.release()
+	p.ran(end)
 	if call.state.CompareAndSwap(callRunning, callDone) {
 		call.wait.wake <- wakeDone
-		return end
+		return
 	}
 	call.recycle()
-	return end
 }
 
 // runFor runs the call for its subscription s, which concludes the
@@ -142,19 +142,19 @@ func (call *poolCall[In, Out]) runTask(p *pool, start int64) int64 {
 // back itself (see subscription.dequeue), rather than leave it to a
 // worker that may wait for a processor behind the very callers it would
 // turn away: the worker then finds the call abandoned and frees nothing.
-func (call *poolCall[In, Out]) runFor(s *subscription[In, Out], p *pool, start int64) int64 {
+func (call *poolCall[In, Out]) runFor(s *subscription[In, Out], p *pool, start int64) {
 	if !call.state.CompareAndSwap(callQueued, callRunning) {
 		call.recycle()
-		return unread
+		return
 	}
 	ctx, in := call.ctx, call.in
 	starts := s.starting(start) // s forgets the call first, so that it cannot take out of the queue the call's next use
 	call.recycle()
 	if !starts {
 		p.release()
-		return unread
+		return
 	}
-	return s.runOnWorker(p, ctx, in)
+	s.runOnWorker(p, ctx, in)
 }
 
 // startedConcurrency waits for a running call's worker to have recorded
@@ -286,8 +286,7 @@ func (c *core[In, Out]) executeHere(ctx context.Context, e *execution, in In, p 
 	e.runStarted()
 	v, err := c.invoke(ctx, in)
 	now := c.k.registry.now()
-	p.exit()
-	p.recorder.MarkExecutedAt(now)
+	p.exit(now)
 	return c.conclude(ctx, e, in, classifyTimed(ctx, false, err), v, err, now)
 }
 

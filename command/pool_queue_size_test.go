@@ -15,10 +15,9 @@ import (
 // blockingTask holds its worker until release is closed.
 type blockingTask struct{ release chan struct{} }
 
-func (t blockingTask) runTask(p *pool, _ int64) int64 {
+func (t blockingTask) runTask(p *pool, _ int64) {
 	<-t.release
-	p.release()
-	return unread
+	p.ran(unread)
 }
 
 // The queue size a pool reports is the size of its queue once the

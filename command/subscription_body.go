@@ -22,12 +22,13 @@ func (s *subscription[In, Out]) subscribeBody(ctx context.Context, wait bool) {
 	src := constructBody(s.c.construct, ctx, s.in)
 	if one, ok := src.AsSingle(); ok && !one.Async() {
 		v, err := callSingle(one, ctx)
-		s.slot.release() // the user's code is done, as a Command's run is when it returns
+		end := s.c.k.registry.now()
+		s.slot.release(end) // the user's code is done, as a Command's run is when it returns
 		if err == nil {
 			(*bodyObserver[In, Out])(s).OnNext(v)
 		}
 		var zero Out
-		s.runReturned(zero, err, s.c.k.registry.now(), true)
+		s.runReturned(zero, err, end, true)
 		return
 	}
 	subscribeSafely(ctx, src, (*bodyObserver[In, Out])(s), wait)
@@ -36,21 +37,20 @@ func (s *subscription[In, Out]) subscribeBody(ctx context.Context, wait bool) {
 // runOnWorker runs the user's code on the pool worker that took the call,
 // and frees the slot as soon as the code is done, before the execution is
 // concluded: a caller that submits again at once finds the slot free.
-func (s *subscription[In, Out]) runOnWorker(p *pool, ctx context.Context, in In) int64 {
+func (s *subscription[In, Out]) runOnWorker(p *pool, ctx context.Context, in In) {
 	c := s.c
 	if c.run != nil {
 		out, err := callRun(c.run, ctx, in)
 		end := c.k.registry.now()
-		p.release()
+		p.ran(end)
 		s.runReturned(out, err, end, true)
-		return end
+		return
 	}
 	// An ObservableCommand's Observable holds the worker until it
 	// terminates (or the subscriber leaves).
 	s.slot.p.Store(p)
 	s.subscribeBody(ctx, true)
-	s.slot.release()
-	return unread
+	s.slot.release(unread)
 }
 
 // slotHold is a pool slot held by an ObservableCommand's worker, freed
@@ -61,9 +61,11 @@ type slotHold struct {
 	released atomic.Bool
 }
 
-func (h *slotHold) release() {
+// release frees the slot, if the worker has set it and it is still held,
+// for user code that returned at end (unread: the pool reads its clock).
+func (h *slotHold) release(end int64) {
 	if p := h.p.Load(); p != nil && h.released.CompareAndSwap(false, true) {
-		p.release()
+		p.ran(end)
 	}
 }
 
@@ -105,16 +107,18 @@ func (b *bodyObserver[In, Out]) OnNext(v Out) {
 
 func (b *bodyObserver[In, Out]) OnError(err error) {
 	s := (*subscription[In, Out])(b)
-	s.slot.release()
+	end := s.c.k.registry.now()
+	s.slot.release(end)
 	var zero Out
-	s.runReturned(zero, err, s.c.k.registry.now(), true)
+	s.runReturned(zero, err, end, true)
 }
 
 func (b *bodyObserver[In, Out]) OnCompleted() {
 	s := (*subscription[In, Out])(b)
-	s.slot.release()
+	end := s.c.k.registry.now()
+	s.slot.release(end)
 	var zero Out
-	s.runReturned(zero, nil, s.c.k.registry.now(), true)
+	s.runReturned(zero, nil, end, true)
 }
 
 // fallbackObserver is the subscription as the observer of an Observable
