@@ -74,7 +74,11 @@
 //     of a [Joinable] Single itself if nothing has started it yet, as a
 //     Java ForkJoinTask's join runs a task no worker has taken; such work
 //     waits for it about ten microseconds before it starts (a millisecond
-//     while all other such work is being taken over).
+//     while all other such work is being taken over). First of [Zip2] of
+//     two Singles hands over a first Single that is asynchronous and
+//     joinable in the same way, and calls the second meanwhile: the
+//     first starts beside a second that takes longer than that, and is
+//     called after one that answers sooner.
 //   - There is no backpressure: queues between concurrent producers and a
 //     busy observer grow as needed.
 //

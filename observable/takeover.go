@@ -106,14 +106,19 @@ func (u *unstarted[T]) subscribe() { u.s.SubscribeSingle(u.ctx, u.r) }
 // it; it reports whether it did. Like any Call, the work then ends, with
 // ctx's error, at the latest when the code it runs on this goroutine
 // returns.
-func (u *unstarted[T]) takeOver() bool {
+func (u *unstarted[T]) takeOver() bool { return u.takeOverUnder(u.ctx) }
+
+// takeOverUnder is takeOver with the Single called under ctx rather than
+// the context it was handed over with: one that ends whenever that one
+// would while the work runs.
+func (u *unstarted[T]) takeOverUnder(ctx context.Context) bool {
 	if !u.join || !u.claimed.CompareAndSwap(false, true) {
 		return false
 	}
 	if !withdrawStart(&u.pending) {
 		startNewer(&u.pending)
 	}
-	u.r.OnResult(u.s.Call(u.ctx))
+	u.r.OnResult(u.s.Call(ctx))
 	return true
 }
 

@@ -14,8 +14,13 @@ import (
 // Call keeps that order without a subscription where it can: when a is
 // synchronous, it calls a, then b, on the caller's goroutine; when a is
 // asynchronous, it subscribes a and calls b meanwhile, so that b's result
-// is computed without a subscription's machinery (bench/peers
-// rxhystrix-pool-zip2).
+// is computed without a subscription's machinery. An asynchronous a that
+// is [Joinable] is handed over instead, as [Observable.ToFuture] hands
+// over its work: the starter subscribes it after its grace unless Call,
+// once b has answered, takes it over first. So a b that answers within
+// the grace is followed by a's Call, two calls and no subscription, and a
+// slower b has a running beside it, started at most about the grace
+// later (bench/peers rxhystrix-pool-zip2).
 type zipSingle[A, B, R any] struct {
 	a Single[A]
 	b Single[B]
@@ -45,6 +50,9 @@ func (z *zipSingle[A, B, R]) Call(ctx context.Context) (R, error) {
 // callWithA is Call of a zip whose a is asynchronous: a is subscribed,
 // and b called on the caller's goroutine while a runs.
 func (z *zipSingle[A, B, R]) callWithA(ctx context.Context) (R, error) {
+	if joinable(z.a) {
+		return z.callHandingOverA(ctx)
+	}
 	c := &collector[R]{first: true}
 	c.init(ctx)
 	if !c.live() {
@@ -52,6 +60,41 @@ func (z *zipSingle[A, B, R]) callWithA(ctx context.Context) (R, error) {
 	}
 	z.join(ctx, c, true)
 	return c.wait()
+}
+
+// callHandingOverA is Call of a zip whose a is asynchronous and
+// joinable: a is handed over, b called, and a then taken over unless the
+// starter has started it. A b that failed has ended the join's scope: a,
+// if nobody has started it yet, is started at once, to end as any
+// subscription does whose subscriber left before it began. a taken over
+// is called under ctx, as First calls a Single: with b answered, only
+// ctx's end can end the join's scope meanwhile.
+func (z *zipSingle[A, B, R]) callHandingOverA(ctx context.Context) (R, error) {
+	ctx = orBackground(ctx)
+	zc := &zipCall[A, B, R]{}
+	c, j := &zc.result, &zc.join
+	c.first = true
+	c.init(ctx)
+	if !c.live() {
+		return c.result()
+	}
+	j.f, j.r = z.f, c
+	j.init(ctx)
+	j.a.start(z.a, &j.scope, (*zipJoinA[A, B, R])(j))
+	vb, err := z.b.Call(&j.scope)
+	(*zipJoinB[A, B, R])(j).OnResult(vb, err)
+	if j.live() {
+		j.a.takeOverUnder(ctx)
+	} else {
+		j.a.expedite()
+	}
+	return c.wait()
+}
+
+// zipCall is the state of callHandingOverA, in one allocation.
+type zipCall[A, B, R any] struct {
+	result collector[R]
+	join   zipJoin[A, B, R]
 }
 
 func (z *zipSingle[A, B, R]) SubscribeSingle(ctx context.Context, r SingleObserver[R]) {
@@ -82,6 +125,7 @@ type zipJoin[A, B, R any] struct {
 	scope
 	f func(A, B) R
 	r SingleObserver[R]
+	a unstarted[A] // a, when callHandingOverA hands it over
 
 	mu         sync.Mutex
 	va         A
