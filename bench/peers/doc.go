@@ -70,6 +70,7 @@
 //	queue                    Queue(...).Get
 //	observe                  Observe(...).First
 //	zip2                     Zip2 of two commands' ToObservable, First
+//	execute-twice            Execute of zip2's two commands, one after the other: its floor
 //	observable-command       an ObservableCommand of Just(the work's value), ToObservable(...).First
 //
 // and Queue and Observe in semaphore isolation with the 1 s timeout

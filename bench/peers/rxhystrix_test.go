@@ -87,6 +87,22 @@ var (
 			return observable.Zip2(a.ToObservable(ctx, 0), b.ToObservable(ctx, 0), first).First(ctx)
 		}
 	}
+	// byExecuteTwice executes byZip2's two commands one after the other:
+	// the two executions a zip of them cannot do without, each Execute's
+	// hand-off to a worker in a pool, as a floor for its row.
+	byExecuteTwice executeBy = func(key string, config func(int) command.Config, run func(context.Context, int) (int, error)) func() (int, error) {
+		a := command.New(key, run, command.WithConfig(config(4)))
+		b := command.New(key, run)
+		ctx := context.Background()
+		return func() (int, error) {
+			v, err := a.Execute(ctx, 0)
+			if err != nil {
+				return v, err
+			}
+			_, err = b.Execute(ctx, 0)
+			return v, err
+		}
+	}
 	// byObservableCommand is an ObservableCommand of Just(run's value).
 	// First unsubscribes at the value (the execution is EMIT, CANCELLED,
 	// as Hystrix's take(1) of an observable command), and under pool
@@ -225,6 +241,7 @@ func init() {
 			{"queue", byQueue},
 			{"observe", byObserve},
 			{"zip2", byZip2},
+			{"execute-twice", byExecuteTwice},
 			{"observable-command", byObservableCommand},
 		} {
 			ourRows = append(ourRows, rxhystrixRow("rxhystrix-"+iso.name+"-"+m.name, iso.config, m.exec, false))
