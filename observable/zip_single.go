@@ -19,8 +19,8 @@ import (
 // over its work: the starter subscribes it after its grace unless Call,
 // once b has answered, takes it over first. So a b that answers within
 // the grace is followed by a's Call, two calls and no subscription, and a
-// slower b has a running beside it, started at most about the grace
-// later (bench/peers rxhystrix-pool-zip2).
+// slower b has a running beside it, started when the starter's grace is
+// over (starter.go; bench/peers rxhystrix-pool-zip2).
 type zipSingle[A, B, R any] struct {
 	a Single[A]
 	b Single[B]
