@@ -61,26 +61,17 @@ func (l *callLog) get() []string {
 	return append([]string(nil), l.entries...)
 }
 
-// funcSingleOf is a synchronous Single whose Call is f.
-type funcSingleOf func(ctx context.Context) (int, error)
-
-func (f funcSingleOf) Call(ctx context.Context) (int, error) { return f(ctx) }
-func (f funcSingleOf) SubscribeSingle(ctx context.Context, r SingleObserver[int]) {
-	r.OnResult(f(ctx))
-}
-func (funcSingleOf) Async() bool { return false }
-
 // First of Zip2 of a joinable asynchronous a and a b that answers at once
 // calls b, then a, on the caller's goroutine: two calls, no subscription.
 func TestZip2CallTakesOverAJoinableAsynchronousA(t *testing.T) {
 	holdStarts(t)
 	log := new(callLog)
 	a := &joinableAsync{v: 6, log: log, subscribed: make(chan context.Context, 1)}
-	b := funcSingleOf(func(ctx context.Context) (int, error) {
+	b := FromFunc(func(ctx context.Context) (int, error) {
 		log.add("b called")
 		return 7, nil
 	})
-	v, err := Zip2(FromSingle[int](a), FromSingle[int](b), func(x, y int) int { return x * y }).First(context.Background())
+	v, err := Zip2(FromSingle[int](a), b, func(x, y int) int { return x * y }).First(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 42, v)
 	assert.Equal(t, []string{"b called", "a called"}, log.get())
@@ -91,7 +82,7 @@ func TestZip2CallTakesOverAJoinableAsynchronousA(t *testing.T) {
 func TestZip2CallStartsAWhileASlowBRuns(t *testing.T) {
 	log := new(callLog)
 	a := &joinableAsync{v: 6, log: log, subscribed: make(chan context.Context, 1)}
-	b := funcSingleOf(func(ctx context.Context) (int, error) {
+	b := FromFunc(func(ctx context.Context) (int, error) {
 		select {
 		case <-a.subscribed: // b answers only once a runs
 		case <-time.After(10 * time.Second):
@@ -100,7 +91,7 @@ func TestZip2CallStartsAWhileASlowBRuns(t *testing.T) {
 		log.add("b answered")
 		return 7, nil
 	})
-	v, err := Zip2(FromSingle[int](a), FromSingle[int](b), func(x, y int) int { return x * y }).First(context.Background())
+	v, err := Zip2(FromSingle[int](a), b, func(x, y int) int { return x * y }).First(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 42, v)
 	assert.Equal(t, []string{"a subscribed", "b answered"}, log.get())
@@ -115,8 +106,8 @@ func TestZip2CallEndsAWhenBFails(t *testing.T) {
 	holdStarts(t)
 	log := new(callLog)
 	a := &joinableAsync{v: 6, log: log, subscribed: make(chan context.Context, 1)}
-	b := funcSingleOf(func(ctx context.Context) (int, error) { return 0, errBoom })
-	_, err := Zip2(FromSingle[int](a), FromSingle[int](b), func(x, y int) int { return x * y }).First(context.Background())
+	b := FromFunc(func(ctx context.Context) (int, error) { return 0, errBoom })
+	_, err := Zip2(FromSingle[int](a), b, func(x, y int) int { return x * y }).First(context.Background())
 	assert.ErrorIs(t, err, errBoom)
 	ctx := <-a.subscribed
 	assert.ErrorIs(t, ctx.Err(), context.Canceled)
