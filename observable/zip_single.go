@@ -47,8 +47,9 @@ func (z *zipSingle[A, B, R]) Call(ctx context.Context) (R, error) {
 	return z.f(va, vb), nil
 }
 
-// callWithA is Call of a zip whose a is asynchronous: a is subscribed,
-// and b called on the caller's goroutine while a runs.
+// callWithA is Call of a zip whose a is asynchronous: a is handed over
+// if it is joinable (callHandingOverA), subscribed otherwise, and b
+// called on the caller's goroutine while a runs.
 func (z *zipSingle[A, B, R]) callWithA(ctx context.Context) (R, error) {
 	if joinable(z.a) {
 		return z.callHandingOverA(ctx)
@@ -80,13 +81,13 @@ func (z *zipSingle[A, B, R]) callHandingOverA(ctx context.Context) (R, error) {
 	}
 	j.f, j.r = z.f, c
 	j.init(ctx)
-	j.a.start(z.a, &j.scope, (*zipJoinA[A, B, R])(j))
+	zc.a.start(z.a, &j.scope, (*zipJoinA[A, B, R])(j))
 	vb, err := z.b.Call(&j.scope)
 	(*zipJoinB[A, B, R])(j).OnResult(vb, err)
 	if j.live() {
-		j.a.takeOverUnder(ctx)
+		zc.a.takeOverUnder(ctx)
 	} else {
-		j.a.expedite()
+		zc.a.expedite()
 	}
 	return c.wait()
 }
@@ -95,6 +96,7 @@ func (z *zipSingle[A, B, R]) callHandingOverA(ctx context.Context) (R, error) {
 type zipCall[A, B, R any] struct {
 	result collector[R]
 	join   zipJoin[A, B, R]
+	a      unstarted[A] // a, handed over
 }
 
 func (z *zipSingle[A, B, R]) SubscribeSingle(ctx context.Context, r SingleObserver[R]) {
@@ -125,7 +127,6 @@ type zipJoin[A, B, R any] struct {
 	scope
 	f func(A, B) R
 	r SingleObserver[R]
-	a unstarted[A] // a, when callHandingOverA hands it over
 
 	mu         sync.Mutex
 	va         A
