@@ -24,8 +24,9 @@
 //   - each adaptive limit (Vegas, Gradient2, AIMD) with its defaults, on
 //     a pool of the default size (its starting point) and the default 1 s
 //     timeout: nothing tuned by hand.
-//   - Vegas again with the seed's 300ms timeout: the pool untuned, the
-//     timeout the seed's.
+//   - each adaptive limit again with the seed's 300ms timeout: the pool
+//     untuned, the timeout the seed's, so that every figure compares
+//     with the pair's at the same timeout.
 //
 // Every pool has Hystrix's default queue (none): a call that finds no
 // free worker is rejected and answered by the fallback.

@@ -19,4 +19,6 @@ func ExampleRows() {
 	// adaptive Gradient2, defaults
 	// adaptive AIMD, defaults
 	// adaptive Vegas, 300ms
+	// adaptive Gradient2, 300ms
+	// adaptive AIMD, 300ms
 }

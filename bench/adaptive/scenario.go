@@ -63,7 +63,10 @@ func Rows(v Variant) []Row {
 		{Name: "adaptive Vegas, defaults", Pool: command.PoolConfig{AdaptiveLimit: limit.Vegas{}}},
 		{Name: "adaptive Gradient2, defaults", Pool: command.PoolConfig{AdaptiveLimit: limit.Gradient2{}}},
 		{Name: "adaptive AIMD, defaults", Pool: command.PoolConfig{AdaptiveLimit: limit.AIMD{}}},
-		// The pool untuned, the timeout the seed's.
+		// The pool untuned, the timeout the seed's: every figure compares
+		// with the pair's at the same timeout.
 		{Name: "adaptive Vegas, 300ms", Pool: command.PoolConfig{AdaptiveLimit: limit.Vegas{}}, Timeout: 300 * time.Millisecond},
+		{Name: "adaptive Gradient2, 300ms", Pool: command.PoolConfig{AdaptiveLimit: limit.Gradient2{}}, Timeout: 300 * time.Millisecond},
+		{Name: "adaptive AIMD, 300ms", Pool: command.PoolConfig{AdaptiveLimit: limit.AIMD{}}, Timeout: 300 * time.Millisecond},
 	}
 }
