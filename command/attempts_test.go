@@ -329,6 +329,34 @@ func TestRateLimitRejectsAtOnceOrWaitsUpToItsBound(t *testing.T) {
 	})
 }
 
+// The bucket is the key's: a limit switched off and on again finds it as
+// the last admission left it, and a change of rate applies to it.
+func TestRateLimitSwitchedOffAndOnKeepsItsBucket(t *testing.T) {
+	h := newHarness(t)
+	limited := Config{Isolation: SemaphoreIsolation, RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1}}
+	c := New("Switched", succeedRun, WithRegistry(h.reg), WithConfig(limited)).WithFallback(fallbackName)
+	_, err := c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, evs("SUCCESS"), h.events())
+
+	require.NoError(t, h.reg.Configure("Switched", Config{Isolation: SemaphoreIsolation}))
+	_, err = c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, evs("SUCCESS"), h.events(), "no limit")
+
+	require.NoError(t, h.reg.Configure("Switched", limited))
+	v, err := c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, "anonymous", v, "the bucket is still empty")
+	assert.Equal(t, evs("FALLBACK_SUCCESS", "RATE_LIMITED"), h.events())
+
+	h.clock.Advance(100 * time.Millisecond)
+	_, err = c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, evs("SUCCESS"), h.events(), "one token back after 1/rate")
+	h.noMoreCompletions()
+}
+
 func TestRateLimitWaitsForATokenUnderItsBound(t *testing.T) {
 	h, spy := newSpiedHarness(t)
 	c := New("Waiting", succeedRun, WithRegistry(h.reg), WithConfig(Config{

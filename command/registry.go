@@ -159,12 +159,12 @@ func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation)
 	}
 	k.limiter.Store(nextLimiter(nil, cfg.AdaptiveLimit, cfg.MaxConcurrentRequests))
 	k.config.Store(&cfg)
-	k.setRateLimit(cfg.RateLimit)
 	metricsCfg := cfg.Metrics
 	if metricsCfg.SlowCallDuration == 0 {
 		metricsCfg.SlowCallDuration = cfg.Breaker.SlowCallDuration
 	}
 	k.metrics = r.metrics.Command(key, metricsCfg)
+	k.setRateLimit(cfg.RateLimit)
 	k.breaker = breaker.New(cfg.Breaker, r.healthSourceOf(k), breaker.WithClock(r.clock), breaker.WithName(key))
 	k.metrics.SetStatusProvider(k)
 	r.keys.Store(key, k)

@@ -62,7 +62,8 @@ type CommandMetrics struct {
 	// recording reads.
 	_           [64]byte
 	concurrency atomic.Int64
-	_           [56]byte
+	admission   atomic.Int64 // see AdmissionWord
+	_           [48]byte
 }
 
 func newCommandMetrics(key string, cfg Config, c clock.Clock, r *Registry) *CommandMetrics {
@@ -82,6 +83,18 @@ func newCommandMetrics(key string, cfg Config, c clock.Clock, r *Registry) *Comm
 func newHealthRing(epoch time.Time, cfg Config) *counterRing {
 	return newCounterRing(epoch, cfg.HealthSnapshotInterval, cfg.healthBuckets(), healthCounters, 0, false)
 }
+
+// AdmissionWord returns a word for the caller's own use, on the cache
+// line of the count of executions in flight, which every execution
+// writes when it starts and when it ends. A caller that writes a word of
+// its own for every execution of the command (a rate limiter's state,
+// say) keeps it here, so that with callers on several processors the
+// two writes move one cache line between them instead of two: a token
+// bucket in a word of its own cost 1.5× a semaphore-isolated Execute
+// with 75 callers, and 1.1× here (bench/peers
+// rxhystrix-semaphore-ratelimit). The package never reads or writes it;
+// it starts at 0.
+func (m *CommandMetrics) AdmissionWord() *atomic.Int64 { return &m.admission }
 
 // Key returns the command key.
 func (m *CommandMetrics) Key() string { return m.key }
