@@ -414,3 +414,12 @@ func poolWorkerRunning() bool {
 	buf := make([]byte, 1<<20)
 	return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "command.(*pool).work(")
 }
+
+// handedOverWorkPending reports whether an execution that Queue or
+// Observe handed over may still begin: the starter has work in its lists,
+// or a goroutine it or a waiter started has not subscribed yet.
+func handedOverWorkPending() bool {
+	buf := make([]byte, 1<<20)
+	stacks := string(buf[:runtime.Stack(buf, true)])
+	return strings.Contains(stacks, "observable.runStarter(") || strings.Contains(stacks, "observable.(*unstarted[")
+}
