@@ -15,7 +15,16 @@ import (
 // of, when not nil, is the attempts it is one of.
 // The execution stays on the caller's stack.
 func (c *core[In, Out]) call(ctx context.Context, in In, collapsed int, rec executionRecorder, of *attemptInfo) (Out, error) {
-	return c.callAs(ctx, in, collapsed, rec, of, nil)
+	return c.callAs(ctx, in, collapsed, rec, of, nil, false)
+}
+
+// join is call for a caller that only waits for the result, as a
+// Future's Get that takes a Queue over does (observable.Joiner): under
+// semaphore isolation with a timeout, run is handed to a goroutine of its
+// own (runHandedOver), so that the caller is answered at the timeout, as
+// a subscriber is, where call holds it until run returns.
+func (c *core[In, Out]) join(ctx context.Context, in In, collapsed int, rec executionRecorder) (Out, error) {
+	return c.callAs(ctx, in, collapsed, rec, nil, nil, true)
 }
 
 // callFirst is call for the first attempt of a call that retries, whose
@@ -23,10 +32,10 @@ func (c *core[In, Out]) call(ctx context.Context, in In, collapsed int, rec exec
 // The decision is written to first, which the execution does not keep:
 // it stays on the caller's stack.
 func (c *core[In, Out]) callFirst(ctx context.Context, in In, collapsed int, rec executionRecorder, first *retryDecision) (Out, error) {
-	return c.callAs(ctx, in, collapsed, rec, nil, first)
+	return c.callAs(ctx, in, collapsed, rec, nil, first, false)
 }
 
-func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec executionRecorder, of *attemptInfo, first *retryDecision) (Out, error) {
+func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec executionRecorder, of *attemptInfo, first *retryDecision, waiter bool) (Out, error) {
 	if err := ctx.Err(); err != nil {
 		var zero Out
 		return zero, err
@@ -42,10 +51,12 @@ func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec ex
 	switch failure := e.admit(ctx, ctx); {
 	case failure != noFailure:
 		v, err = c.fallBack(ctx, &e, in, failure, failure.sentinel())
-	case e.cfg.Isolation == SemaphoreIsolation:
-		v, err = c.runHere(ctx, &e, in)
-	default:
+	case e.cfg.Isolation != SemaphoreIsolation:
 		v, err = c.executeInPool(ctx, &e, in)
+	case waiter && e.cfg.Timeout > 0:
+		v, err = c.runHandedOver(ctx, &e, in)
+	default:
+		v, err = c.runHere(ctx, &e, in)
 	}
 	if rec != nil {
 		rec.recordExecution(e.logRecord())

@@ -37,11 +37,13 @@ func (c *Command[In, Out]) Observe(ctx context.Context, in In) observable.Observ
 // Cancelling the Future unsubscribes: the execution is recorded as
 // CANCELLED and run's context is cancelled.
 //
-// An execution in a worker pool, or under semaphore isolation with no
-// timeout, is not started at once (see observable.Observable.ToFuture):
-// a Get with a context that cannot end, called before it was, runs it as
-// Execute does (see observable.Joinable), and Queue(...).Get then costs
-// about Execute and the Future; otherwise it starts within about ten
+// An execution without retries or hedges is not started at once (see
+// observable.Observable.ToFuture): a Get with a context that cannot end,
+// called before it was, runs it as Execute does (see observable.Joinable),
+// except that under semaphore isolation with a timeout run is handed to a
+// goroutine of its own, so that the Get is answered at the timeout; and
+// Queue(...).Get then costs about Execute and the Future (and that
+// goroutine); otherwise it starts within about ten
 // microseconds (a millisecond while the other Futures are all being
 // taken over), or as soon as a Get with a context that can end waits for
 // it. A Cancel ends run's context, and the execution is CANCELLED when

@@ -35,9 +35,11 @@ const yieldEvery = 16
 // the worker gets a processor (see yieldEvery).
 func yieldSometimes() { proc.YieldSometimes(yieldEvery) }
 
-// poolCall is one run handed to a pool worker. Whoever loses the race
-// between the worker finishing and the caller leaving recycles it: the
-// caller after it read the result, the worker when the caller has gone.
+// poolCall is one run handed to a pool worker, or, under semaphore
+// isolation, to a goroutine of its own (runHandedOver). Whoever loses the
+// race between the worker finishing and the caller leaving recycles it:
+// the caller after it read the result, the worker when the caller has
+// gone.
 type poolCall[In, Out any] struct {
 	cmd   *core[In, Out]
 	ctx   context.Context
@@ -96,14 +98,37 @@ func (call *poolCall[In, Out]) startOn(p *pool, start int64) {
 // startOn set before the call runs: once it has, the call may be recycled.
 // A subscription's worker concludes the execution itself, which outgrows
 // a new goroutine's stack: it grows it here, with the fewest frames on it
-// (see growStack).
+// (see growStack). With no pool, it runs a semaphore-isolated run handed
+// over by runHandedOver.
 func (call *poolCall[In, Out]) workOnPool() {
 	if call.owner != nil {
 		growStack()
 	}
 	p, start := call.workPool, call.workStart
+	if p == nil {
+		call.runAlone()
+		return
+	}
 	call.workPool = nil
 	p.work(call, start)
+}
+
+// runAlone runs a run that runHandedOver handed to this goroutine, whose
+// start its caller recorded.
+func (call *poolCall[In, Out]) runAlone() {
+	out, err := call.cmd.invoke(call.ctx, call.in)
+	call.out, call.err, call.end = out, err, call.cmd.k.registry.now()
+	call.returned()
+}
+
+// returned tells the caller that run returned, unless it has left: then
+// the call is recycled.
+func (call *poolCall[In, Out]) returned() {
+	if call.state.CompareAndSwap(callRunning, callDone) {
+		call.wait.wake <- wakeDone
+		return
+	}
+	call.recycle()
 }
 
 // runTask runs on a pool worker, which has read start if the call waited
@@ -128,11 +153,7 @@ func (call *poolCall[In, Out]) runTask(p *pool, start int64) {
 	end := k.registry.now()
 	call.out, call.err, call.end = out, err, end
 	p.ran(end)
-	if call.state.CompareAndSwap(callRunning, callDone) {
-		call.wait.wake <- wakeDone
-		return
-	}
-	call.recycle()
+	call.returned()
 }
 
 // runFor runs the call for its subscription s, which concludes the
@@ -221,6 +242,14 @@ func (c *core[In, Out]) executeInPool(ctx context.Context, e *execution, in In) 
 		e.poolRejected()
 		return c.fallBack(ctx, e, in, PoolRejectedFailure, ErrPoolRejected)
 	}
+	return c.awaitRun(ctx, e, in, call, runCtx, deadline, p)
+}
+
+// awaitRun waits for the run handed to call, on a worker of p or, with p
+// nil, on a goroutine of its own, until it returns, the timeout passes or
+// ctx ends, and concludes the execution on the caller's goroutine.
+func (c *core[In, Out]) awaitRun(ctx context.Context, e *execution, in In, call *poolCall[In, Out], runCtx context.Context, deadline *deadlineContext, p *pool) (Out, error) {
+	var err error
 	answered := false
 	yieldSometimes()
 	// The caller leaves at the timeout, which a deadlineContext tells only
@@ -247,7 +276,7 @@ func (c *core[In, Out]) executeInPool(ctx context.Context, e *execution, in In) 
 		e.ranOnWorker(call.concurrency.Load(), call.started)
 		o = classifyInTime(ctx, runCtx, err)
 		call.recycle()
-	} else if call.state.Load() == callQueued && p.remove(call) {
+	} else if p != nil && call.state.Load() == callQueued && p.remove(call) {
 		// No worker took the run, and none can now: the caller owns the
 		// call again. The removal comes before the call is abandoned, under
 		// the pool's lock: a worker that took the run first finds it

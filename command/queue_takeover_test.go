@@ -77,8 +77,8 @@ func TestCancelReachesAnExecutionItsGetRuns(t *testing.T) {
 }
 
 // With a timeout, the subscriber has the fallback at the timeout however
-// long run takes, which a waiter running run could not give it: the
-// execution stays on its own goroutine.
+// long run takes, which a waiter running run could not give it: run
+// stays on a goroutine of its own.
 func TestWaitingCallerLeavesATimedExecutionToItsGoroutine(t *testing.T) {
 	onOneProcessor(t)
 	h := newHarness(t)
@@ -87,4 +87,40 @@ func TestWaitingCallerLeavesATimedExecutionToItsGoroutine(t *testing.T) {
 	ranOn, err := c.Queue(context.Background(), 1).Get(context.Background())
 	require.NoError(t, err)
 	assert.NotEqual(t, goroutineID(), ranOn)
+}
+
+// A caller that waits at once for a semaphore-isolated execution with a
+// timeout takes it over all the same, as a pool caller waits for its
+// worker: run is handed to a goroutine of its own, and the caller has the
+// fallback at the timeout while run still runs, and runs it itself.
+func TestWaitingCallerConcludesATimedSemaphoreExecution(t *testing.T) {
+	onOneProcessor(t)
+	h := newHarness(t)
+	var g *gate
+	c := New("GetUser", func(ctx context.Context, _ int) (int64, error) {
+		g.wait(ctx, false) // ignores its context: only the timeout answers
+		return 0, nil
+	}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation})).
+		WithFallback(func(context.Context, int, error) (int64, error) { return goroutineID(), nil })
+	// The caller is seldom preempted before it waits, which leaves the
+	// execution to the goroutine Queue hands it to.
+	for range 100 {
+		g = newGate()
+		callerID := make(chan int64, 1)
+		call := goCall(func() (int64, error) {
+			callerID <- goroutineID()
+			return c.Queue(context.Background(), 1).Get(context.Background())
+		})
+		g.arrived(t)
+		h.clock.Advance(DefaultTimeout)
+		res := awaitCall(t, call)
+		g.release()
+		require.NoError(t, res.err)
+		assert.Equal(t, evs("TIMEOUT", "FALLBACK_SUCCESS"), h.events())
+		h.assertReleased("GetUser")
+		if res.v == <-callerID {
+			return
+		}
+	}
+	t.Fatal("the fallback never ran on the waiting caller's goroutine")
 }

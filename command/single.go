@@ -22,7 +22,18 @@ type single[In, Out any] struct {
 // Call executes the command on the calling goroutine, with subCtx and the
 // caller's context both reaching run; with retries or hedges on, it makes
 // the attempts they call for (see attempts.go).
-func (x *single[In, Out]) Call(subCtx context.Context) (Out, error) {
+func (x *single[In, Out]) Call(subCtx context.Context) (Out, error) { return x.call(subCtx, false) }
+
+// Join is Call for a goroutine that only waits for the result, such as a
+// Future's Get that takes Queue's execution over (observable.Joiner):
+// under semaphore isolation with a timeout, run is handed to a goroutine
+// of its own, and the caller has the fallback at the timeout while run
+// still runs, as a subscriber has. A Config that has turned retries or
+// hedges on since Joinable said no makes them as Call does.
+func (x *single[In, Out]) Join(subCtx context.Context) (Out, error) { return x.call(subCtx, true) }
+
+// call is Call, or Join if waiter is set.
+func (x *single[In, Out]) call(subCtx context.Context, waiter bool) (Out, error) {
 	switch cfg := x.c.k.config.Load(); {
 	case cfg.Hedge.MaxHedges > 0:
 		return x.resilient(cfg).Call(subCtx)
@@ -30,7 +41,13 @@ func (x *single[In, Out]) Call(subCtx context.Context) (Out, error) {
 		return x.callRetrying(subCtx, cfg)
 	}
 	ctx, stop := joinContexts(subCtx, x.ctx)
-	v, err := x.c.call(ctx, x.in, x.collapsed, x.rec, nil)
+	var v Out
+	var err error
+	if waiter {
+		v, err = x.c.join(ctx, x.in, x.collapsed, x.rec)
+	} else {
+		v, err = x.c.call(ctx, x.in, x.collapsed, x.rec, nil)
+	}
 	stop()
 	return v, err
 }
@@ -52,18 +69,13 @@ func (x *single[In, Out]) Async() bool {
 }
 
 // Joinable reports whether a waiter that would only wait for the result
-// of SubscribeSingle may have it from Call instead (observable.Joinable):
+// of SubscribeSingle may have it from Join instead (observable.Joinable):
 // under semaphore isolation with no timeout, nothing answers a
-// subscription before run returns on the subscribing goroutine; in a
-// worker pool, Call hands run to a worker and answers at the timeout, as
-// a subscription does. Under semaphore isolation with a timeout, Queue's
-// and Observe's subscribers have the fallback at the timeout, which a
-// waiter running run could not give them. Retries and hedges keep their
+// subscription before run returns on the subscribing goroutine; with a
+// timeout, Join hands run to a goroutine of its own and answers at the
+// timeout; in a worker pool, Join hands run to a worker and answers at
+// the timeout, as a subscription does. Retries and hedges keep their
 // subscriptions.
 func (x *single[In, Out]) Joinable() bool {
-	cfg := x.c.k.config.Load()
-	if cfg.makesAttempts() {
-		return false
-	}
-	return cfg.Isolation != SemaphoreIsolation || cfg.Timeout <= 0
+	return !x.c.k.config.Load().makesAttempts()
 }

@@ -71,10 +71,11 @@
 //     goroutine (Hystrix's queue() blocks the caller under semaphore
 //     isolation). The Future holds the last value rather than insisting
 //     on exactly one. A [Future.Get] that could only wait runs the work
-//     of a [Joinable] Single itself if nothing has started it yet, as a
-//     Java ForkJoinTask's join runs a task no worker has taken; such work
-//     waits for it about ten microseconds before it starts (a millisecond
-//     while all other such work is being taken over). First of [Zip2] of
+//     of a [Joinable] Single itself (through Join, for a [Joiner]) if
+//     nothing has started it yet, as a Java ForkJoinTask's join runs a
+//     task no worker has taken; such work waits for it about ten
+//     microseconds before it starts (a millisecond while all other such
+//     work is being taken over). First of [Zip2] of
 //     two Singles hands over a first Single that is asynchronous and
 //     joinable in the same way, and calls the second meanwhile: the
 //     first starts beside a second that takes longer than that, and is

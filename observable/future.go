@@ -66,10 +66,10 @@ func (f *Future[T]) run(o Observable[T]) func() {
 // means context.Background.
 //
 // A Get whose ctx cannot end (context.Background, say) that finds the work
-// of a synchronous [Single] not yet started by the goroutine ToFuture
-// handed it to runs it itself, with Call, and returns when it returns: a
-// Cancel meanwhile ends the work's context, and the Future fails with
-// context.Canceled.
+// of a [Joinable] [Single] not yet started by the goroutine ToFuture
+// handed it to runs it itself, with Call (Join for a [Joiner]), and
+// returns when it returns: a Cancel meanwhile ends the work's context,
+// and the Future fails with context.Canceled.
 func (f *Future[T]) Get(ctx context.Context) (T, error) {
 	switch {
 	case f.c.ended():

@@ -36,16 +36,16 @@ type Single[T any] interface {
 	Async() bool
 }
 
-// Joinable is implemented by a [Single] whose Call, made by a goroutine
-// that would otherwise only wait for the result, gives the result as soon
-// as SubscribeSingle would give it on another goroutine: nothing, a timer
-// say, answers a subscription before the work SubscribeSingle does on its
-// goroutine returns. A waiter with nothing else to do may then run the
+// Joinable is implemented by a [Single] whose Call (its Join, if it is a
+// [Joiner]), made by a goroutine that would otherwise only wait for the
+// result, gives the result as soon as SubscribeSingle would give it on
+// another goroutine. A waiter with nothing else to do may then run the
 // work of such a Single itself, rather than wait for a goroutine started
 // for it ([Future.Get]). The Singles of [FromFunc], [Just] and [Error],
 // and [Zip2] of joinable Singles, are joinable.
 type Joinable interface {
-	// Joinable reports whether Call may stand in for SubscribeSingle now.
+	// Joinable reports whether Call, or Join, may stand in for
+	// SubscribeSingle now.
 	Joinable() bool
 }
 
@@ -53,6 +53,31 @@ type Joinable interface {
 func joinable[T any](s Single[T]) bool {
 	j, ok := s.(Joinable)
 	return ok && j.Joinable()
+}
+
+// Joiner is implemented by a [Joinable] Single that a waiter must call
+// through Join to have the result when a subscriber would: one whose Call
+// answers when the work on the calling goroutine returns, where a
+// subscriber is answered earlier, by a timer say, while the work goes on.
+// Join may hand part of the work to another goroutine to answer in time.
+// A waiter that takes a Single over ([Future.Get], First of
+// [Observable.ReplayNowOn]) calls Join; First and Last call Call. A
+// command under semaphore isolation with a timeout is one: its Call runs
+// the user's code on the caller's goroutine, which it holds until that
+// returns, as Hystrix's execute does, and its Join answers at the
+// timeout, as a subscription does.
+type Joiner[T any] interface {
+	// Join is Call for a goroutine that only waits for the result.
+	Join(ctx context.Context) (T, error)
+}
+
+// joinCall calls s for a goroutine that only waits for its result: Join
+// if s is a Joiner, Call if not.
+func joinCall[T any](s Single[T], ctx context.Context) (T, error) {
+	if j, ok := s.(Joiner[T]); ok {
+		return j.Join(ctx)
+	}
+	return s.Call(ctx)
 }
 
 // SingleObserver receives the result of a [Single]: a value with a nil

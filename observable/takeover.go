@@ -101,11 +101,11 @@ func (u *unstarted[T]) taken() bool { return u.claimed.Load() }
 
 func (u *unstarted[T]) subscribe() { u.s.SubscribeSingle(u.ctx, u.r) }
 
-// takeOver calls the Single on the calling goroutine and hands its result
-// to r, if it was handed over, is joinable and no goroutine has started
-// it; it reports whether it did. Like any Call, the work then ends, with
-// ctx's error, at the latest when the code it runs on this goroutine
-// returns.
+// takeOver calls the Single on the calling goroutine (its Join, if it is
+// a [Joiner]) and hands its result to r, if it was handed over, is
+// joinable and no goroutine has started it; it reports whether it did.
+// Like any Call, the work then ends, with ctx's error, at the latest
+// when the code it runs on this goroutine returns.
 func (u *unstarted[T]) takeOver() bool { return u.takeOverUnder(u.ctx) }
 
 // takeOverUnder is takeOver with the Single called under ctx rather than
@@ -118,7 +118,7 @@ func (u *unstarted[T]) takeOverUnder(ctx context.Context) bool {
 	if !withdrawStart(&u.pending) {
 		startNewer(&u.pending)
 	}
-	u.r.OnResult(u.s.Call(ctx))
+	u.r.OnResult(joinCall(u.s, ctx))
 	return true
 }
 

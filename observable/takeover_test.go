@@ -179,3 +179,51 @@ func TestFirstThatTakesOverKeepsTheWorkAlive(t *testing.T) {
 	assert.Equal(t, int32(1), s.calls.Load(), "the First called the Single")
 	leave()
 }
+
+// joiningSingle is a countingSingle that is a Joiner: it counts its
+// Joins apart from its Calls.
+type joiningSingle struct {
+	countingSingle
+	joins atomic.Int32
+}
+
+func (s *joiningSingle) Join(ctx context.Context) (int, error) {
+	s.joins.Add(1)
+	return 7, ctx.Err()
+}
+
+// A waiter that takes a Joiner over calls Join, and First, which is no
+// take-over, calls Call; a zip of two Joiners taken over joins both.
+func TestAWaiterJoinsAJoiner(t *testing.T) {
+	holdStarts(t)
+	ctx := context.Background()
+	waits := []struct {
+		name string
+		wait func(s Single[int]) (int, error)
+	}{
+		{"Get", getOf(ctx)},
+		{"First of ReplayNowOn", func(s Single[int]) (int, error) {
+			return FromSingle[int](s).ReplayNowOn(ctx, NewGoroutine).First(ctx)
+		}},
+		{"Get of Zip2", func(s Single[int]) (int, error) {
+			sum := Zip2(FromSingle[int](s), FromSingle[int](s), func(a, b int) int { return a + b - 7 })
+			return sum.ToFuture(ctx).Get(ctx)
+		}},
+	}
+	for _, w := range waits {
+		t.Run(w.name, func(t *testing.T) {
+			s := &joiningSingle{countingSingle: countingSingle{join: true}}
+			v, err := w.wait(s)
+			require.NoError(t, err)
+			assert.Equal(t, 7, v)
+			assert.Zero(t, s.calls.Load()+s.subscribed.Load(), "Call or SubscribeSingle")
+			assert.Positive(t, s.joins.Load())
+		})
+	}
+	s := &joiningSingle{countingSingle: countingSingle{join: true}}
+	v, err := FromSingle[int](s).First(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 7, v)
+	assert.Equal(t, int32(1), s.calls.Load())
+	assert.Zero(t, s.joins.Load())
+}

@@ -31,35 +31,51 @@ func (z *zipSingle[A, B, R]) Async() bool { return z.a.Async() || z.b.Async() }
 
 func (z *zipSingle[A, B, R]) Joinable() bool { return joinable(z.a) && joinable(z.b) }
 
-func (z *zipSingle[A, B, R]) Call(ctx context.Context) (R, error) {
+func (z *zipSingle[A, B, R]) Call(ctx context.Context) (R, error) { return z.call(ctx, false) }
+
+// Join is Call for a waiter (see [Joiner]): each Single of the pair that
+// is called is joined.
+func (z *zipSingle[A, B, R]) Join(ctx context.Context) (R, error) { return z.call(ctx, true) }
+
+// call is Call, or Join if waiter is set.
+func (z *zipSingle[A, B, R]) call(ctx context.Context, waiter bool) (R, error) {
 	var zero R
 	if z.a.Async() {
-		return z.callWithA(ctx)
+		return z.callWithA(ctx, waiter)
 	}
-	va, err := z.a.Call(ctx)
+	va, err := callFor(z.a, ctx, waiter)
 	if err != nil {
 		return zero, err
 	}
-	vb, err := z.b.Call(ctx)
+	vb, err := callFor(z.b, ctx, waiter)
 	if err != nil {
 		return zero, err
 	}
 	return z.f(va, vb), nil
 }
 
+// callFor calls s for a waiter (join) if waiter is set, and with Call if
+// not.
+func callFor[T any](s Single[T], ctx context.Context, waiter bool) (T, error) {
+	if waiter {
+		return joinCall(s, ctx)
+	}
+	return s.Call(ctx)
+}
+
 // callWithA is Call of a zip whose a is asynchronous: a is handed over
 // if it is joinable (callHandingOverA), subscribed otherwise, and b
 // called on the caller's goroutine while a runs.
-func (z *zipSingle[A, B, R]) callWithA(ctx context.Context) (R, error) {
+func (z *zipSingle[A, B, R]) callWithA(ctx context.Context, waiter bool) (R, error) {
 	if joinable(z.a) {
-		return z.callHandingOverA(ctx)
+		return z.callHandingOverA(ctx, waiter)
 	}
 	c := &collector[R]{first: true}
 	c.init(ctx)
 	if !c.live() {
 		return c.result()
 	}
-	z.join(ctx, c, true)
+	z.join(ctx, c, true, waiter)
 	return c.wait()
 }
 
@@ -70,7 +86,7 @@ func (z *zipSingle[A, B, R]) callWithA(ctx context.Context) (R, error) {
 // subscription does whose subscriber left before it began. a taken over
 // is called under ctx, as First calls a Single: with b answered, only
 // ctx's end can end the join's scope meanwhile.
-func (z *zipSingle[A, B, R]) callHandingOverA(ctx context.Context) (R, error) {
+func (z *zipSingle[A, B, R]) callHandingOverA(ctx context.Context, waiter bool) (R, error) {
 	ctx = orBackground(ctx)
 	zc := &zipCall[A, B, R]{}
 	c, j := &zc.result, &zc.join
@@ -82,7 +98,7 @@ func (z *zipSingle[A, B, R]) callHandingOverA(ctx context.Context) (R, error) {
 	j.f, j.r = z.f, c
 	j.init(ctx)
 	zc.a.start(z.a, &j.scope, (*zipJoinA[A, B, R])(j))
-	vb, err := z.b.Call(&j.scope)
+	vb, err := callFor(z.b, &j.scope, waiter)
 	(*zipJoinB[A, B, R])(j).OnResult(vb, err)
 	if j.live() {
 		zc.a.takeOverUnder(ctx)
@@ -100,20 +116,20 @@ type zipCall[A, B, R any] struct {
 }
 
 func (z *zipSingle[A, B, R]) SubscribeSingle(ctx context.Context, r SingleObserver[R]) {
-	z.join(ctx, r, false)
+	z.join(ctx, r, false, false)
 }
 
 // join subscribes a, then, unless a has ended the join already, b, and
-// tells r the pair: b is called on this goroutine with callB, subscribed
-// otherwise.
-func (z *zipSingle[A, B, R]) join(ctx context.Context, r SingleObserver[R], callB bool) {
+// tells r the pair: b is called on this goroutine with callB (for a
+// waiter if waiter is set), subscribed otherwise.
+func (z *zipSingle[A, B, R]) join(ctx context.Context, r SingleObserver[R], callB, waiter bool) {
 	j := &zipJoin[A, B, R]{f: z.f, r: r}
 	j.init(ctx)
 	z.a.SubscribeSingle(&j.scope, (*zipJoinA[A, B, R])(j))
 	switch {
 	case !j.live():
 	case callB:
-		vb, err := z.b.Call(&j.scope)
+		vb, err := callFor(z.b, &j.scope, waiter)
 		(*zipJoinB[A, B, R])(j).OnResult(vb, err)
 	default:
 		z.b.SubscribeSingle(&j.scope, (*zipJoinB[A, B, R])(j))

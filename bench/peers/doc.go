@@ -75,7 +75,9 @@
 //
 // and Queue and Observe in semaphore isolation with the 1 s timeout
 // (rxhystrix-semaphore-timeout-queue, -observe): with a timeout the waiting
-// caller does not take the execution over, and its goroutine runs it.
+// caller takes the execution over but hands run to a goroutine of its own,
+// so that it is answered at the timeout: the one hand-off Queue and
+// Observe may cost beyond Execute (compare direct-handoff).
 //
 // cep21/circuit and hystrix-go take work that returns only an error, so
 // their rows check only the error; the generic implementations return the
