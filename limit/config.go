@@ -94,5 +94,15 @@ func orDefault[T int | float64](v, def T) T {
 	return v
 }
 
-// clamp returns v within [lo, hi].
-func clamp(v, lo, hi float64) float64 { return max(lo, min(hi, v)) }
+// clamp returns v within [lo, hi]. Two comparisons, where the built-in
+// min and max of floats also order zeros and NaNs, which no estimate
+// holds: clamp was 3 % of bench/peers rxhystrix-semaphore-gradient2.
+func clamp(v, lo, hi float64) float64 {
+	if v < lo {
+		return lo
+	}
+	if v > hi {
+		return hi
+	}
+	return v
+}
