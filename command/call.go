@@ -18,15 +18,6 @@ func (c *core[In, Out]) call(ctx context.Context, in In, collapsed int, rec exec
 	return c.callAs(ctx, in, collapsed, rec, of, nil, false)
 }
 
-// join is call for a caller that only waits for the result, as a
-// Future's Get that takes a Queue over does (observable.Joiner): under
-// semaphore isolation with a timeout, run is handed to a goroutine of its
-// own (runHandedOver), so that the caller is answered at the timeout, as
-// a subscriber is, where call holds it until run returns.
-func (c *core[In, Out]) join(ctx context.Context, in In, collapsed int, rec executionRecorder) (Out, error) {
-	return c.callAs(ctx, in, collapsed, rec, nil, nil, true)
-}
-
 // callFirst is call for the first attempt of a call that retries, whose
 // fallback stage asks first whether a retry follows.
 // The decision is written to first, which the execution does not keep:
@@ -35,6 +26,12 @@ func (c *core[In, Out]) callFirst(ctx context.Context, in In, collapsed int, rec
 	return c.callAs(ctx, in, collapsed, rec, nil, first, false)
 }
 
+// callAs is call, callFirst, and, with waiter set, call for a caller that
+// only waits for the result, as a Future's Get that takes a Queue over
+// does (observable.Joiner): under semaphore isolation with a timeout, run
+// is then handed to a goroutine of its own (runHandedOver), so that the
+// caller is answered at the timeout, as a subscriber is, where call holds
+// it until run returns.
 func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec executionRecorder, of *attemptInfo, first *retryDecision, waiter bool) (Out, error) {
 	if err := ctx.Err(); err != nil {
 		var zero Out

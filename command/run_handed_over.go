@@ -20,6 +20,8 @@ func (c *core[In, Out]) runHandedOver(ctx context.Context, e *execution, in In) 
 	e.runStarted()
 	runCtx, deadline := runContextFor(ctx, c.k.registry.clock, e.start, e.cfg.Timeout)
 	call := c.getCall(runCtx, in)
+	// What a pool worker records when it starts run, recorded here:
+	// awaitRun gives it back to e, and a caller that leaves waits for it.
 	call.started = e.runStart
 	call.concurrency.Store(e.concurrency)
 	call.state.Store(callRunning)

@@ -29,7 +29,7 @@ func (x *single[In, Out]) Call(subCtx context.Context) (Out, error) { return x.c
 // under semaphore isolation with a timeout, run is handed to a goroutine
 // of its own, and the caller has the fallback at the timeout while run
 // still runs, as a subscriber has. A Config that has turned retries or
-// hedges on since Joinable said no makes them as Call does.
+// hedges on since Joinable said yes makes them as Call does.
 func (x *single[In, Out]) Join(subCtx context.Context) (Out, error) { return x.call(subCtx, true) }
 
 // call is Call, or Join if waiter is set.
@@ -41,13 +41,7 @@ func (x *single[In, Out]) call(subCtx context.Context, waiter bool) (Out, error)
 		return x.callRetrying(subCtx, cfg)
 	}
 	ctx, stop := joinContexts(subCtx, x.ctx)
-	var v Out
-	var err error
-	if waiter {
-		v, err = x.c.join(ctx, x.in, x.collapsed, x.rec)
-	} else {
-		v, err = x.c.call(ctx, x.in, x.collapsed, x.rec, nil)
-	}
+	v, err := x.c.callAs(ctx, x.in, x.collapsed, x.rec, nil, nil, waiter)
 	stop()
 	return v, err
 }
