@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/rxhystrix/rxhystrix/internal/startgrace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -49,10 +50,13 @@ func TestPoolSlotBackWhenTheSubscriberLeavesBeforeTheRunStarts(t *testing.T) {
 // isolation, as Hystrix's is when its subscriber leaves before the run
 // starts (testCancelledTasksInQueueGetRemoved). The work a Future hands
 // over begins once its context has ended, so that nothing can run it
-// first.
+// first; the starter's grace is held, so that it cannot start the work
+// before the Cancel, as it may when the caller is descheduled between
+// Queue and Cancel for longer than the grace.
 func TestQueueCancelledBeforeTheExecutionStarted(t *testing.T) {
 	for _, isolation := range []Isolation{PoolIsolation, SemaphoreIsolation} {
 		t.Run(isolation.String(), func(t *testing.T) {
+			t.Cleanup(startgrace.Hold())
 			h := newHarness(t)
 			var started atomic.Int32
 			c := New("cancelled", func(ctx context.Context, id int) (string, error) {

@@ -2,20 +2,19 @@ package command
 
 import (
 	"context"
-	"runtime"
 	"testing"
 
+	"github.com/rxhystrix/rxhystrix/internal/startgrace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// onOneProcessor runs the test on one processor: the goroutine Queue and
-// Observe start waits until their caller blocks, so that a Get or First
-// made at once finds the execution unstarted.
-func onOneProcessor(t *testing.T) {
-	prev := runtime.GOMAXPROCS(1)
-	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
-}
+// holdStarts keeps the work Queue and Observe hand over from starting on
+// a goroutine of its own for the rest of the test, so that a Get or First
+// made at once finds the execution unstarted, as one made within the
+// starter's grace does, however long the caller is descheduled between
+// the two calls.
+func holdStarts(t *testing.T) { t.Cleanup(startgrace.Hold()) }
 
 // A semaphore-isolated command with no timeout has nothing that could
 // answer Queue's or Observe's subscriber before run returns, so the caller
@@ -35,23 +34,16 @@ func TestWaitingCallerRunsAnUntimedSemaphoreExecution(t *testing.T) {
 	}
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
-			onOneProcessor(t)
+			holdStarts(t)
 			h := newHarness(t)
 			c := New("GetUser", func(context.Context, int) (int64, error) { return goroutineID(), nil },
 				WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: -1}))
-			// The caller is seldom preempted before it waits (for a
-			// stack scan, say), which leaves the run to the goroutine.
-			for range 100 {
-				ranOn, err := m.exec(context.Background(), c)
-				require.NoError(t, err)
-				assert.Equal(t, evs("SUCCESS"), h.events())
-				h.assertReleased("GetUser")
-				if ranOn == goroutineID() {
-					h.noMoreCompletions()
-					return
-				}
-			}
-			t.Fatal("run never ran on the waiting caller's goroutine")
+			ranOn, err := m.exec(context.Background(), c)
+			require.NoError(t, err)
+			assert.Equal(t, evs("SUCCESS"), h.events())
+			h.assertReleased("GetUser")
+			assert.Equal(t, goroutineID(), ranOn, "run ran on the waiting caller's goroutine")
+			h.noMoreCompletions()
 		})
 	}
 }
@@ -80,7 +72,7 @@ func TestCancelReachesAnExecutionItsGetRuns(t *testing.T) {
 // long run takes, which a waiter running run could not give it: run
 // stays on a goroutine of its own.
 func TestWaitingCallerLeavesATimedExecutionToItsGoroutine(t *testing.T) {
-	onOneProcessor(t)
+	holdStarts(t)
 	h := newHarness(t)
 	c := New("GetUser", func(context.Context, int) (int64, error) { return goroutineID(), nil },
 		WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation}))
@@ -94,33 +86,25 @@ func TestWaitingCallerLeavesATimedExecutionToItsGoroutine(t *testing.T) {
 // worker: run is handed to a goroutine of its own, and the caller has the
 // fallback at the timeout while run still runs, and runs it itself.
 func TestWaitingCallerConcludesATimedSemaphoreExecution(t *testing.T) {
-	onOneProcessor(t)
+	holdStarts(t)
 	h := newHarness(t)
-	var g *gate
+	g := newGate()
 	c := New("GetUser", func(ctx context.Context, _ int) (int64, error) {
 		g.wait(ctx, false) // ignores its context: only the timeout answers
 		return 0, nil
 	}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation})).
 		WithFallback(func(context.Context, int, error) (int64, error) { return goroutineID(), nil })
-	// The caller is seldom preempted before it waits, which leaves the
-	// execution to the goroutine Queue hands it to.
-	for range 100 {
-		g = newGate()
-		callerID := make(chan int64, 1)
-		call := goCall(func() (int64, error) {
-			callerID <- goroutineID()
-			return c.Queue(context.Background(), 1).Get(context.Background())
-		})
-		g.arrived(t)
-		h.clock.Advance(DefaultTimeout)
-		res := awaitCall(t, call)
-		g.release()
-		require.NoError(t, res.err)
-		assert.Equal(t, evs("TIMEOUT", "FALLBACK_SUCCESS"), h.events())
-		h.assertReleased("GetUser")
-		if res.v == <-callerID {
-			return
-		}
-	}
-	t.Fatal("the fallback never ran on the waiting caller's goroutine")
+	callerID := make(chan int64, 1)
+	call := goCall(func() (int64, error) {
+		callerID <- goroutineID()
+		return c.Queue(context.Background(), 1).Get(context.Background())
+	})
+	g.arrived(t)
+	h.clock.Advance(DefaultTimeout)
+	res := awaitCall(t, call)
+	g.release()
+	require.NoError(t, res.err)
+	assert.Equal(t, evs("TIMEOUT", "FALLBACK_SUCCESS"), h.events())
+	h.assertReleased("GetUser")
+	assert.Equal(t, <-callerID, res.v, "the fallback ran on the waiting caller's goroutine")
 }

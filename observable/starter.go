@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/internal/proc"
+	"github.com/rxhystrix/rxhystrix/internal/startgrace"
 )
 
 // Work that ToFuture or ReplayNow hand over (see unstarted) is not given
 // a goroutine at once. It waits in a list of its processor's for a
-// grace of startGrace, in which a waiter may take it over; then the
+// grace (startgrace.Get), in which a waiter may take it over; then the
 // starter gives a goroutine to what nobody took. A waiter that cannot
 // take the work over, and needs it running, starts it at once
 // (unstarted.expedite).
@@ -36,22 +37,16 @@ import (
 // that queued several executions and then waits for the first has the
 // others running meanwhile.
 
-// defaultStartGrace is how long handed-over work waits for a waiter to
-// take it over before the starter gives it a goroutine: far longer than
-// a Get that follows its Queue takes to come, and far shorter than
-// anything worth a goroutine takes to run.
-const defaultStartGrace = 10 * time.Microsecond
+// The grace itself lives in internal/startgrace (10 µs): far longer than a
+// Get that follows its Queue takes to come, and far shorter than anything
+// worth a goroutine takes to run. It is kept there so that the tests of
+// the packages built on this one can hold starts too.
 
 // idleGrace is how long the starter sleeps after a round that found
 // nothing to start while work kept coming.
 const idleGrace = time.Millisecond
 
-// startGrace is defaultStartGrace, in nanoseconds, but for tests that
-// stretch it to show who starts what; the starter reads it as it pauses.
-var startGrace atomic.Int64
-
 func init() {
-	startGrace.Store(int64(defaultStartGrace))
 	starts.shards = make([]startShard, proc.Slots(64))
 }
 
@@ -125,7 +120,7 @@ func startNewer(p *pendingStart) {
 
 // runStarter gives the pending starts their grace and starts what nobody
 // took over meanwhile, round after round, until a round finds nothing
-// pushed and nothing pending. Each start waits at least startGrace and at
+// pushed and nothing pending. Each start waits at least the grace and at
 // most about twice that, or idleGrace after a round that had nothing to
 // start.
 func runStarter() {
@@ -190,9 +185,9 @@ func anyPendingStart() bool {
 	return false
 }
 
-// pause lets startGrace pass, yielding the processor meanwhile.
+// pause lets the grace pass, yielding the processor meanwhile.
 func pause() {
-	for t := time.Now(); time.Since(t) < time.Duration(startGrace.Load()); {
+	for t := time.Now(); time.Since(t) < startgrace.Get(); {
 		runtime.Gosched()
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/internal/startgrace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -78,7 +79,7 @@ func TestATakeOverStartsTheWorkQueuedAfterIt(t *testing.T) {
 		t.Fatal("the work queued before it started before the starter's grace was over")
 	default:
 	}
-	startGrace.Store(int64(defaultStartGrace))
+	startgrace.Set(startgrace.Default)
 	require.NoError(t, older.awaitStart(t))
 	for _, f := range []*Future[int]{fOlder, fNewer} {
 		v, err := f.Get(context.Background())
@@ -135,7 +136,7 @@ func TestReplayNowSubscriberHasTheResultTheStarterMakes(t *testing.T) {
 	hot := FromSingle[int](s).SubscribeOn(NewGoroutine).ReplayNow(context.Background())
 	rec := newRecorder[int]()
 	hot.Subscribe(context.Background(), rec)
-	startGrace.Store(int64(defaultStartGrace))
+	startgrace.Set(startgrace.Default)
 	s.awaitStart(t)
 	rec.wait(t)
 	rec.check(t, []int{7}, nil, true)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/internal/startgrace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -35,8 +36,7 @@ func (s *countingSingle) Joinable() bool { return s.join }
 // handed-over work waits until a waiter takes it over or starts it, and
 // what is left starts once the test ends.
 func holdStarts(t *testing.T) {
-	startGrace.Store(int64(time.Hour))
-	t.Cleanup(func() { startGrace.Store(int64(defaultStartGrace)) })
+	t.Cleanup(startgrace.Hold())
 }
 
 // takenOver runs once a waiter's wait on a fresh countingSingle of join
@@ -91,8 +91,7 @@ func canceledLater(t *testing.T) context.Context {
 }
 
 func TestTheWorkRunsOnceWhoeverTakesIt(t *testing.T) {
-	startGrace.Store(0) // the starter races every Get
-	t.Cleanup(func() { startGrace.Store(int64(defaultStartGrace)) })
+	t.Cleanup(startgrace.Set(0)) // the starter races every Get
 	for range 1000 {
 		s := &countingSingle{join: true}
 		v, err := FromSingle[int](s).ToFuture(context.Background()).Get(context.Background())
