@@ -4,6 +4,7 @@ package command
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -52,4 +53,31 @@ func TestFirstOfAnObservableCommandAllocatesItsObservable(t *testing.T) {
 		got := testing.AllocsPerRun(100, func() { _, _ = cmd.ToObservable(ctx, 1).First(ctx) })
 		assert.LessOrEqual(t, got, c.want, c.cfg.Isolation.String())
 	}
+}
+
+// A passing hedged Execute allocates only its first attempt's context:
+// the attempts of a call that left nothing behind serve the next call
+// (callHedged).
+func TestHedgedExecuteAllocatesOnlyTheFirstAttemptsContext(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	c := New("Hedged", func(context.Context, int) (string, error) { return "user", nil }, WithRegistry(h.reg),
+		WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: -1, Hedge: HedgeConfig{MaxHedges: 1, Delay: time.Hour}}))
+	h.reg.onCompletion = nil
+	assert.LessOrEqual(t, testing.AllocsPerRun(100, func() { _, _ = c.Execute(ctx, 1) }), 1.0)
+	assert.LessOrEqual(t, bytesPerRun(1000, func() { _, _ = c.Execute(ctx, 1) }), 128.0,
+		"the attempts (448 bytes more) are not allocated again")
+}
+
+// bytesPerRun is testing.AllocsPerRun for the bytes allocated.
+func bytesPerRun(runs int, f func()) float64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	f() // warm up
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / float64(runs)
 }

@@ -20,6 +20,9 @@ type core[In, Out any] struct {
 	fallbackObs func(context.Context, In, error) observable.Observable[Out]
 	poolKey     func(In) string
 	calls       sync.Pool // *poolCall[In, Out]
+	// spareAttempts holds the attempts of hedged calls that left nothing
+	// behind, for the next (callHedged).
+	spareAttempts sync.Pool // *attempts[In, Out]
 }
 
 func (c *core[In, Out]) state() *keyState { return c.k }

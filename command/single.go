@@ -35,6 +35,8 @@ func (x *single[In, Out]) Join(subCtx context.Context) (Out, error) { return x.c
 // call is Call, or Join if waiter is set.
 func (x *single[In, Out]) call(subCtx context.Context, waiter bool) (Out, error) {
 	switch cfg := x.c.k.config.Load(); {
+	case cfg.Hedge.MaxHedges > 0 && cfg.Retry.MaxAttempts <= 1:
+		return x.callHedged(subCtx, cfg)
 	case cfg.Hedge.MaxHedges > 0:
 		return x.resilient(cfg).Call(subCtx)
 	case cfg.Retry.MaxAttempts > 1:

@@ -99,7 +99,8 @@ func (lastOf[T]) Async() bool { return false }
 // own Singles can hedge one without making an Observable first;
 // [Observable.HedgeOn] builds one for any Observable. A HedgeSingle may
 // serve any number of calls and subscriptions at once, and must not be
-// copied after its first use.
+// copied after its first use; one made for one call at a time may be
+// made ready for the next with [HedgeSingle.Reset].
 type HedgeSingle[T any] struct {
 	Attempt Single[T]
 	Policy  *HedgePolicy
@@ -116,8 +117,8 @@ type HedgeSingle[T any] struct {
 // winner's result.
 func (h *HedgeSingle[T]) Call(ctx context.Context) (T, error) {
 	r := h.race(ctx, nil)
-	v, err := h.Attempt.Call(&r.first)
-	r.ended(&r.first, v, err)
+	v, err := h.Attempt.Call(r.first)
+	r.ended(r.first, v, err)
 	r.mu.Lock()
 	if !r.done {
 		r.wait = make(chan struct{})
@@ -133,13 +134,41 @@ func (h *HedgeSingle[T]) Call(ctx context.Context) (T, error) {
 // SubscribeSingle races the attempts for a subscriber.
 func (h *HedgeSingle[T]) SubscribeSingle(ctx context.Context, obs SingleObserver[T]) {
 	r := h.race(ctx, obs)
-	r.start(&r.first)
+	r.start(r.first)
 }
 
 // Async reports whether Attempt is asynchronous: SubscribeSingle makes the
 // first attempt on the calling goroutine, as Attempt's SubscribeSingle
 // does.
 func (h *HedgeSingle[T]) Async() bool { return h.Attempt.Async() }
+
+// Reset makes h ready for another call, as if it had just been made, and
+// reports true, when nothing but its owner can reach what h holds: the
+// race of its first call or subscription has ended, started no attempt
+// beside the first, and called off its wait for the next hedge before it
+// came due. Otherwise it leaves h as it is, reports false, and h must not
+// serve another call. It must not be called while a call or subscription
+// of h may be under way. The first attempt's context, which its run may
+// keep, is not part of h and is never reused.
+//
+// A package that makes a HedgeSingle for each call can so keep one for
+// the next, rather than allocate it again (bench/peers
+// rxhystrix-semaphore-hedge).
+func (h *HedgeSingle[T]) Reset() bool {
+	if !h.spareTaken.Load() {
+		return true
+	}
+	r := &h.spare
+	r.mu.Lock()
+	idle := r.done && r.started == 1 && !r.fired
+	r.mu.Unlock()
+	if !idle {
+		return false
+	}
+	h.spare = hedgeRace[T]{}
+	h.spareTaken.Store(false)
+	return true
+}
 
 // race begins a race under ctx for down (nil for Call): the first attempt
 // counted, and the next hedge waiting for its delay.
@@ -151,23 +180,26 @@ func (h *HedgeSingle[T]) race(ctx context.Context, down SingleObserver[T]) *hedg
 		r = new(hedgeRace[T])
 	}
 	r.h, r.parent, r.down, r.started, r.running = h, orBackground(ctx), down, 1, 1
+	r.first = new(scope)
 	r.first.init(r.parent)
-	r.mu.Lock()
+	// No lock yet: nobody else sees r until the timer list has it, and
+	// the list's lock orders what r holds before its Expire.
 	r.armLocked()
-	r.mu.Unlock()
 	return r
 }
 
 // hedgeRace is one hedged result: the attempts started, the wait for the
-// next hedge, and the result once it is known. It is the first attempt's
-// context too (first), which, unlike one of package context, costs
-// nothing until somebody watches it, and the race allocates nothing else
-// until a hedge starts (bench/peers rxhystrix-semaphore-hedge).
+// next hedge, and the result once it is known. The first attempt's
+// context (first) is a scope, which, unlike a context of package context,
+// costs nothing until somebody watches it; it is an allocation of its
+// own, small, and the race's only one until a hedge starts, so that the
+// race may be reused (HedgeSingle.Reset) while a run keeps its context
+// (bench/peers rxhystrix-semaphore-hedge).
 type hedgeRace[T any] struct {
 	h      *HedgeSingle[T]
 	parent context.Context
 	down   SingleObserver[T] // nil for Call, which waits on wait
-	first  scope             // the first attempt's context
+	first  *scope            // the first attempt's context
 
 	mu      sync.Mutex
 	started int
@@ -175,6 +207,7 @@ type hedgeRace[T any] struct {
 	hedges  []hedgeAttempt  // the attempts beside the first
 	next    timerlist.Entry // in one of the clock's lists while the next hedge waits
 	nextDue int64           // when the next hedge is due (unix ns); 0 if none waits
+	fired   bool            // the timer list told the race, or may yet: see Reset
 	done    bool
 	v       T
 	err     error
@@ -213,7 +246,9 @@ func (r *hedgeRace[T]) armLocked() {
 func (r *hedgeRace[T]) disarmLocked() {
 	if r.nextDue != 0 {
 		r.nextDue = 0
-		r.next.Stop()
+		if !r.next.Stop() {
+			r.fired = true // its Expire may be on its way
+		}
 	}
 }
 
@@ -221,6 +256,7 @@ func (r *hedgeRace[T]) disarmLocked() {
 // unless the race has moved on since.
 func (r *hedgeRace[T]) Expire(due int64) {
 	r.mu.Lock()
+	r.fired = true
 	if r.done || due != r.nextDue || r.started >= r.h.Policy.attempts() {
 		r.mu.Unlock()
 		return
@@ -299,7 +335,7 @@ func (r *hedgeRace[T]) finishLocked(winner context.Context) {
 	r.disarmLocked()
 	hedges, wait := r.hedges, r.wait
 	r.mu.Unlock()
-	if winner != context.Context(&r.first) {
+	if winner != context.Context(r.first) {
 		r.first.cancel(context.Canceled)
 	}
 	for _, a := range hedges {
