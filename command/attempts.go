@@ -42,12 +42,18 @@ type fallbackDeferral interface {
 // left nothing behind hands on to the next (callHedged; bench/peers
 // rxhystrix-semaphore-hedge).
 type attempts[In, Out any] struct {
+	hedged observable.HedgeSingle[Out] // made ready for the next call by its Reset
+	callState[In, Out]
+}
+
+// callState is what attempts hold besides the HedgeSingle: what a call
+// leaves in them, cleared before they serve the next (callHedged).
+type callState[In, Out any] struct {
 	x     *single[In, Out]
 	cfg   *Config
 	retry *observable.RetryPolicy // when the call retries; made with the RetrySingle
 
 	own      single[In, Out] // x, copied: Execute keeps the caller's on its stack
-	hedged   observable.HedgeSingle[Out]
 	rnd      round[In, Out]
 	firstOne attemptInfo // the first execution's; later ones make their own
 
@@ -109,7 +115,7 @@ func (x *single[In, Out]) callHedged(subCtx context.Context, cfg *Config) (Out, 
 	}
 	v, err := a.compose(x, cfg).Call(subCtx)
 	if a.hedged.Reset() {
-		*a = attempts[In, Out]{} // nor does a spare keep the caller's context
+		a.callState = callState[In, Out]{} // nor does a spare keep the caller's context
 		x.c.spareAttempts.Put(a)
 	}
 	return v, err

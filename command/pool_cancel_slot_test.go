@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/rxhystrix/rxhystrix/internal/startgrace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -56,7 +55,7 @@ func TestPoolSlotBackWhenTheSubscriberLeavesBeforeTheRunStarts(t *testing.T) {
 func TestQueueCancelledBeforeTheExecutionStarted(t *testing.T) {
 	for _, isolation := range []Isolation{PoolIsolation, SemaphoreIsolation} {
 		t.Run(isolation.String(), func(t *testing.T) {
-			t.Cleanup(startgrace.Hold())
+			holdStarts(t)
 			h := newHarness(t)
 			var started atomic.Int32
 			c := New("cancelled", func(ctx context.Context, id int) (string, error) {
