@@ -19,9 +19,9 @@
 package timerlist
 
 import (
-	"math/rand/v2"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
 )
@@ -57,11 +57,14 @@ type Entry struct {
 	owner      Expirer
 }
 
-// shards is how many Lists serve a clock; an entry takes one at random.
-// With one for all, 75 callers hedging on two processors queued on its
-// lock, and a hedged call cost as much as with a timer of its own
-// (bench/peers rxhystrix-semaphore-hedge, c=75).
-const shards = 16
+// shards is how many Lists serve a clock (1<<shardBits); an entry takes
+// one by its address (PickFor). With one for all, 75 callers hedging on
+// two processors queued on its lock, and a hedged call cost as much as
+// with a timer of its own (bench/peers rxhystrix-semaphore-hedge, c=75).
+const (
+	shardBits = 4
+	shards    = 1 << shardBits
+)
 
 // Set is the Lists of a clock.
 type Set [shards]List
@@ -96,8 +99,15 @@ func For(c clock.Clock) *Set {
 	return set.(*Set)
 }
 
-// Pick returns one of the set's Lists, taken at random.
-func (s *Set) Pick() *List { return &s[rand.N(shards)] }
+// PickFor returns the List of the set that e goes in, chosen by a hash of
+// e's address: the entries in flight, each in its own owner, spread over
+// the Lists as a random choice spreads them, for a multiplication where
+// math/rand/v2's N was about 2 % of a passing hedged call (bench/peers
+// rxhystrix-semaphore-hedge, in the profile of that row).
+func (s *Set) PickFor(e *Entry) *List {
+	h := uint64(uintptr(unsafe.Pointer(e))) * 0x9e3779b97f4a7c15 // 2⁶⁴/φ
+	return &s[h>>(64-shardBits)]
+}
 
 // Add puts e in the list, due at due (unix ns), for owner, and arms the
 // timer for it if it is the earliest. It reports whether the clock reads

@@ -70,3 +70,27 @@ func TestListTellsEachEntryWhenDue(t *testing.T) {
 	// An entry due already is for the caller to act on.
 	assert.True(t, l.Add(entries["a"], dueRecorder{"a", &mu, &log}, now))
 }
+
+// Entries in owners of their own spread over every List of a Set, none
+// taking more than about twice its share.
+func TestPickForSpreadsEntriesOverTheLists(t *testing.T) {
+	set := NewSet(clock.NewManual(epoch))
+	counts := make(map[*List]int)
+	const n = 16 * shards
+	owners := make([]*struct {
+		_ [48]byte
+		e Entry
+	}, n)
+	for i := range owners {
+		owners[i] = new(struct {
+			_ [48]byte
+			e Entry
+		})
+		counts[set.PickFor(&owners[i].e)]++
+	}
+	assert.Len(t, counts, shards, "every List takes entries")
+	for _, c := range counts {
+		assert.LessOrEqual(t, c, 2*n/shards)
+	}
+	assert.Same(t, set.PickFor(&owners[0].e), set.PickFor(&owners[0].e), "an entry's List is always the same")
+}
