@@ -51,7 +51,11 @@ func (e *execution) begin(k *keyState, of *attemptInfo) {
 	e.global = k.registry.plugins.p.Load()
 	e.local = k.plugins.p.Load()
 	e.pool = e.cfg.Pool
-	e.start = k.registry.now()
+	if of != nil && of.start != 0 {
+		e.start = of.start // read by the hedge operator just before
+	} else {
+		e.start = k.registry.now()
+	}
 	if e.global != nil || e.local != nil {
 		callHooks(e.global, e.local, func(h ExecutionHook) { h.Start(k.key) })
 	}

@@ -88,3 +88,35 @@ func TestHedgeSingleResetNeverReusesTheFirstAttemptsContext(t *testing.T) {
 	assert.ErrorIs(t, kept[0].Err(), context.Canceled, "the first call's context stays ended")
 	assert.ErrorIs(t, kept[1].Err(), context.Canceled)
 }
+
+// A race tells its first attempt when it began it, on its clock, through
+// AttemptStart; a hedge's context, and any other, tells nothing.
+func TestAttemptStartIsWhenTheRaceBeganTheFirstAttempt(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	type start struct {
+		at int64
+		ok bool
+	}
+	starts := make(chan start, 2)
+	release := make(chan struct{})
+	o := FromFunc(func(ctx context.Context) (int, error) {
+		at, ok := AttemptStart(ctx)
+		starts <- start{at, ok}
+		<-release
+		return 1, nil
+	})
+	h := hedgeOf(t, o, 100*time.Millisecond, mc)
+	done := make(chan int)
+	go func() {
+		v, _ := h.Call(context.Background())
+		done <- v
+	}()
+	assert.Equal(t, start{epoch.UnixNano(), true}, <-starts, "the first attempt")
+	mc.Advance(100 * time.Millisecond)
+	assert.Equal(t, start{}, <-starts, "a hedge has a context of its own")
+	close(release)
+	assert.Equal(t, 1, <-done)
+
+	_, ok := AttemptStart(context.Background())
+	assert.False(t, ok)
+}

@@ -143,7 +143,7 @@ func (r *replaySingle[T]) SubscribeSingle(ctx context.Context, to SingleObserver
 // watch arranges for the end of the waiter's context to make it leave: on
 // the goroutine that ends it, for a context of this package.
 func (w *replayWaiter[T]) watch() {
-	if ctx, ok := w.ctx.(*scope); ok {
+	if ctx, ok := scopeOf(w.ctx); ok {
 		w.hook.target = w
 		if ctx.addHook(&w.hook) {
 			w.sc = ctx

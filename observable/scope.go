@@ -144,7 +144,7 @@ func (s *scope) init(parent context.Context) {
 		parent = context.Background()
 	}
 	s.parent = parent
-	if p, ok := parent.(*scope); ok {
+	if p, ok := scopeOf(parent); ok {
 		s.up = p
 		return
 	}
@@ -166,6 +166,18 @@ func (s *scope) init(parent context.Context) {
 	}
 	w.stopParent = stop
 	w.mu.Unlock()
+}
+
+// scopeOf returns ctx as a scope of this package, if it is one: a scope,
+// or the scope of a hedge's first attempt.
+func scopeOf(ctx context.Context) (*scope, bool) {
+	switch s := ctx.(type) {
+	case *scope:
+		return s, true
+	case *attemptScope:
+		return &s.scope, true
+	}
+	return nil, false
 }
 
 // watchState returns the scope's watch state, making it on first use.
