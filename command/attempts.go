@@ -134,7 +134,7 @@ func (x *single[In, Out]) callHedged(subCtx context.Context, cfg *Config) (Out, 
 // hedged call with 75 callers (bench/peers rxhystrix-semaphore-hedge, in
 // the profile of that row).
 func (a *attempts[In, Out]) again(x *single[In, Out], cfg *Config) observable.Single[Out] {
-	a.own.ctx, a.own.in, a.own.collapsed, a.own.rec = x.ctx, x.in, x.collapsed, x.rec
+	a.own.ctx, a.own.in, a.own.rec = x.ctx, x.in, x.rec
 	if a.cfg != cfg {
 		a.cfg, a.hedged.Policy = cfg, x.c.k.hedgePolicy(cfg)
 	}
@@ -218,7 +218,7 @@ func retryPolicy(k *keyState, cfg *Config) observable.RetryPolicy {
 func (x *single[In, Out]) callRetrying(subCtx context.Context, cfg *Config) (Out, error) {
 	var first retryDecision
 	ctx, stop := joinContexts(subCtx, x.ctx)
-	v, err := x.c.callFirst(ctx, x.in, x.collapsed, x.rec, &first)
+	v, err := x.c.callFirst(ctx, x.in, 0, x.rec, &first)
 	stop()
 	if !first.will {
 		return v, err
@@ -325,7 +325,7 @@ func (e attemptExecution[In, Out]) Call(subCtx context.Context) (Out, error) {
 	x := e.a.x
 	ai := e.a.begin(subCtx)
 	ctx, stop := joinContexts(subCtx, x.ctx)
-	v, err := x.c.call(ctx, x.in, x.collapsed, x.rec, ai)
+	v, err := x.c.call(ctx, x.in, 0, x.rec, ai)
 	stop()
 	e.a.ended(ai)
 	return v, err
@@ -334,7 +334,7 @@ func (e attemptExecution[In, Out]) Call(subCtx context.Context) (Out, error) {
 func (e attemptExecution[In, Out]) SubscribeSingle(subCtx context.Context, obs observable.SingleObserver[Out]) {
 	x := e.a.x
 	ai := e.a.begin(subCtx)
-	x.c.subscribe(x.ctx, subCtx, x.in, x.collapsed, x.rec, attemptObserver[In, Out]{e.a, ai, obs}, nil, ai)
+	x.c.subscribe(x.ctx, subCtx, x.in, 0, x.rec, attemptObserver[In, Out]{e.a, ai, obs}, nil, ai)
 }
 
 func (e attemptExecution[In, Out]) Async() bool { return e.a.x.Async() }

@@ -9,14 +9,14 @@ import (
 // single is one execution of a Command as an observable.Single: the
 // source of ToObservable's Observable. First of that Observable is Call,
 // on the calling goroutine, as Execute; any other subscription is
-// SubscribeSingle. ctx is the context ToObservable was given; collapsed and
-// rec are those of Command.call.
+// SubscribeSingle. ctx is the context ToObservable was given; rec is
+// Command.call's. It is never a collapser's batch, which the collapser
+// executes itself, so it counts no collapsed requests.
 type single[In, Out any] struct {
-	c         *Command[In, Out]
-	ctx       context.Context
-	in        In
-	collapsed int
-	rec       executionRecorder
+	c   *Command[In, Out]
+	ctx context.Context
+	in  In
+	rec executionRecorder
 }
 
 // Call executes the command on the calling goroutine, with subCtx and the
@@ -43,7 +43,7 @@ func (x *single[In, Out]) call(subCtx context.Context, waiter bool) (Out, error)
 		return x.callRetrying(subCtx, cfg)
 	}
 	ctx, stop := joinContexts(subCtx, x.ctx)
-	v, err := x.c.callAs(ctx, x.in, x.collapsed, x.rec, nil, nil, waiter)
+	v, err := x.c.callAs(ctx, x.in, 0, x.rec, nil, nil, waiter)
 	stop()
 	return v, err
 }
@@ -55,7 +55,7 @@ func (x *single[In, Out]) SubscribeSingle(subCtx context.Context, r observable.S
 		x.resilient(cfg).SubscribeSingle(subCtx, r)
 		return
 	}
-	x.c.subscribe(x.ctx, subCtx, x.in, x.collapsed, x.rec, r, nil, nil)
+	x.c.subscribe(x.ctx, subCtx, x.in, 0, x.rec, r, nil, nil)
 }
 
 // Async reports whether SubscribeSingle returns before the result: under
