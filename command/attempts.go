@@ -47,11 +47,7 @@ type fallbackDeferral interface {
 // rxhystrix-semaphore-hedge).
 type attempts[In, Out any] struct {
 	hedged observable.HedgeSingle[Out] // made ready for the next call by its Reset
-	callState[In, Out]
-}
 
-// callState is what attempts hold besides the HedgeSingle.
-type callState[In, Out any] struct {
 	x     *single[In, Out]
 	cfg   *Config
 	retry *observable.RetryPolicy // when the call retries; made with the RetrySingle

@@ -37,10 +37,8 @@ import (
 // that queued several executions and then waits for the first has the
 // others running meanwhile.
 
-// The grace itself lives in internal/startgrace (10 µs): far longer than a
-// Get that follows its Queue takes to come, and far shorter than anything
-// worth a goroutine takes to run. It is kept there so that the tests of
-// the packages built on this one can hold starts too.
+// The grace itself, and why it is what it is, live in internal/startgrace,
+// so that the tests of the packages built on this one can hold starts too.
 
 // idleGrace is how long the starter sleeps after a round that found
 // nothing to start while work kept coming.
