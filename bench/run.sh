@@ -6,10 +6,11 @@
 #
 # BENCHTIME applies to the peer and reactive benchmarks (default 500ms), which run COUNT rounds
 # (default 5), MEMORY_KEYS to the memory benchmark (default 10000), ISOLATION_DURATION to each
-# isolation run (default 20s). On 2 cores the defaults take about 10 minutes: five rounds of peers
-# and reactive pipelines (about 6 minutes), memory, the collapser, five rounds of the fleet rows
-# (which start a redis-server of their own), six 20 s isolation runs, and seed 004's scenario for
-# fixed pools and adaptive limits (about 30 s), and a latency tail hedged five ways (about 30 s).
+# isolation run (default 20s). On 2 cores the defaults take about 25 minutes: five rounds of peers
+# and reactive pipelines, the budgets' paired turns (about 2 minutes), memory, the collapser, five
+# rounds of the fleet rows (which start a redis-server of their own), six 20 s isolation runs,
+# seed 004's scenario for fixed pools and adaptive limits (about 30 s), and a latency tail hedged
+# five ways (about 30 s).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -78,7 +79,9 @@ rounds() {
 	inputs+=("$work/$name.txt")
 }
 
-rounds peers -bench . -benchtime="$BENCHTIME" ./peers/
+rounds peers -bench 'Circuits|Tail' -benchtime="$BENCHTIME" ./peers/
+# Each budget's two rows in alternating turns, once (see bench/peers/budget_test.go).
+bench budgets -bench Budgets -benchtime=1x -count=1 ./peers/
 if compgen -G "reactive/*_test.go" >/dev/null; then
 	rounds reactive -bench . -benchtime="$BENCHTIME" ./reactive/...
 else

@@ -83,3 +83,21 @@ func TestRowsAnswerRightly(t *testing.T) {
 		})
 	}
 }
+
+func TestBudgetsNameRows(t *testing.T) {
+	rows := rowsByName()
+	names := map[string]bool{}
+	for _, g := range budgets {
+		_, row := rows[g.row]
+		_, base := rows[g.base]
+		assert.True(t, row && base, "budget %s names a row BenchmarkCircuits lacks", g.name())
+		assert.Positive(t, g.limit, g.name())
+		assert.False(t, names[g.name()], "budget %s twice", g.name())
+		names[g.name()] = true
+	}
+}
+
+func TestMedian(t *testing.T) {
+	assert.Equal(t, 2.0, median([]float64{3, 1, 2}))
+	assert.Equal(t, 2.5, median([]float64{4, 1, 3, 2}))
+}

@@ -14,7 +14,16 @@
 //
 //	go test -run='^$' -bench=Circuits -benchmem ./peers/
 //
-// and add -tags rxhystrix to include the rxhystrix rows.
+// BenchmarkBudgets measures rxhystrix's performance budgets, each a row
+// against a base row of this matrix (rxhystrix-semaphore-toobservable
+// against rxhystrix-semaphore, say), with 1 and 75 callers on passing
+// work. It runs the two rows in alternating turns of about 10 ms, 100
+// of each, and reports the median of the ratios of each pair of turns
+// (×base) beside the budget's limit (limit×), so that a machine whose
+// speed drifts from minute to minute, as a shared one does, weighs on both
+// rows alike. Run it once per budget:
+//
+//	go test -run='^$' -bench=Budgets -benchtime=1x ./peers/
 //
 // What differs from cep21's harness, and why:
 //

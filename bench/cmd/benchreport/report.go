@@ -57,6 +57,10 @@ func (r *Report) Write(w io.Writer) error {
 			pkg = t.Pkg
 			p.printf("## %s\n\n", path.Base(pkg))
 		}
+		if t.IsBudget() {
+			writeBudgetTable(p, t)
+			continue
+		}
 		writeTable(p, t)
 	}
 	for _, s := range r.Sections {

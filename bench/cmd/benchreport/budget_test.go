@@ -1,0 +1,39 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const budgetSample = `pkg: github.com/rxhystrix/rxhystrix/bench/peers
+BenchmarkBudgets/c=1/rxhystrix-semaphore-toobservable÷rxhystrix-semaphore-2 	1	 230.0 ns/op	 160.0 base-ns/op	 1.44 ×base	 1.5 limit×
+BenchmarkBudgets/c=1/rxhystrix-semaphore-hedge÷rxhystrix-semaphore-2 	1	 400.0 ns/op	 160.0 base-ns/op	 2.50 ×base	 1.5 limit×
+BenchmarkBudgets/c=1/rxhystrix-semaphore-timeout-queue÷rxhystrix-semaphore-timeout+handoff-2 	1	 900.0 ns/op	 1000 base-ns/op	 0.90 ×base	 1 limit×
+`
+
+func TestBudgetTable(t *testing.T) {
+	in, err := Parse(strings.NewReader(budgetSample))
+	require.NoError(t, err)
+	tables := Tables(in.Benchmarks, Classifier{OursPrefix: "rxhystrix"})
+	require.Len(t, tables, 1)
+	assert.True(t, tables[0].IsBudget())
+
+	r := Report{Tables: tables}
+	var out strings.Builder
+	require.NoError(t, r.Write(&out))
+	md := out.String()
+	assert.Contains(t, md, "### Budgets/c=1\n\n| budget | ns/op | base ns/op | × base | limit | met |")
+	assert.Contains(t, md, "| rxhystrix-semaphore-toobservable ÷ rxhystrix-semaphore | 230 | 160 | 1.44× | 1.50× | yes |")
+	assert.Contains(t, md, "| rxhystrix-semaphore-hedge ÷ rxhystrix-semaphore | 400 | 160 | 2.50× | 1.50× | **no** |")
+	assert.Contains(t, md, "| rxhystrix-semaphore-timeout-queue ÷ rxhystrix-semaphore-timeout+handoff | 900 | 1000 | 0.90× | 1.00× | yes |")
+	assert.NotContains(t, md, "best peer", "a budget table has no peer columns")
+}
+
+func TestCircuitsTableIsNoBudget(t *testing.T) {
+	for _, table := range Tables(parseSample(t).Benchmarks, Classifier{}) {
+		assert.False(t, table.IsBudget(), table.Heading())
+	}
+}
