@@ -1,8 +1,12 @@
 // Package limit adapts a concurrency limit to the latency it measures, as
 // Netflix's concurrency-limits does after Hystrix: instead of a pool size
 // and a permit count worked out by hand (requests a second × latency +
-// spare), a [Limiter] moves the limit with every sample it is given, by
-// one of three algorithms: [Vegas], [Gradient2] and [AIMD].
+// spare), a [Limiter] moves the limit with the samples it is given, by
+// one of three algorithms: [Vegas], [Gradient2] and [AIMD]. Samples given
+// one after the other are all applied; samples given on several
+// processors at once are thinned (every drop is applied, and a share of
+// the others: see [Limiter]), so that recording one costs a caller about
+// as much as reading the limit.
 //
 // A sample is one execution: its round-trip time, how many executions
 // were in flight when it started, and whether it was dropped (it timed
