@@ -80,8 +80,9 @@ const (
 // BenchmarkBudgets measures every budget with 1 and with 75 callers, as
 // the budget type says, and reports for each: the row's and the base's
 // ns/op (medians of their turns), the median of the pairs' ratios
-// (×base), and the limit (limit×). b.N is ignored: a budget runs its
-// turns once; run it with -benchtime=1x.
+// (×base) and their first and third quartiles (×base-q1, ×base-q3), and
+// the limit (limit×). b.N is ignored: a budget runs its turns once; run
+// it with -benchtime=1x.
 func BenchmarkBudgets(b *testing.B) {
 	rows := rowsByName()
 	for _, callers := range callerCounts {
@@ -98,10 +99,12 @@ func BenchmarkBudgets(b *testing.B) {
 					if g.handOff {
 						baseCall = handedOff(baseCall)
 					}
-					rowNs, baseNs, ratio := paired(b, callers, rowCall, baseCall)
+					rowNs, baseNs, ratios := paired(b, callers, rowCall, baseCall)
 					b.ReportMetric(rowNs, "ns/op")
 					b.ReportMetric(baseNs, "base-ns/op")
-					b.ReportMetric(ratio, "×base")
+					b.ReportMetric(quantile(ratios, 0.5), "×base")
+					b.ReportMetric(quantile(ratios, 0.25), "×base-q1")
+					b.ReportMetric(quantile(ratios, 0.75), "×base-q3")
 					b.ReportMetric(g.limit, "limit×")
 				})
 			}
@@ -129,13 +132,13 @@ func handedOff(call func() error) func() error {
 
 // paired times row and base in budgetPairs pairs of turns, alternating
 // which goes first, and returns the medians of their ns/op over the turns
-// and the median of the pairs' ratios row/base.
-func paired(b *testing.B, callers int, row, base func() error) (rowNs, baseNs, ratio float64) {
+// and the pairs' ratios row/base, sorted.
+func paired(b *testing.B, callers int, row, base func() error) (rowNs, baseNs float64, ratios []float64) {
 	rowN := turnSize(b, callers, row)
 	baseN := turnSize(b, callers, base)
 	rows := make([]float64, budgetPairs)
 	bases := make([]float64, budgetPairs)
-	ratios := make([]float64, budgetPairs)
+	ratios = make([]float64, budgetPairs)
 	for i := range budgetPairs {
 		if i%2 == 0 {
 			bases[i] = turn(b, callers, baseN, base)
@@ -146,7 +149,8 @@ func paired(b *testing.B, callers int, row, base func() error) (rowNs, baseNs, r
 		}
 		ratios[i] = rows[i] / bases[i]
 	}
-	return median(rows), median(bases), median(ratios)
+	slices.Sort(ratios)
+	return median(rows), median(bases), ratios
 }
 
 // turnSize warms call up and returns how many calls take about
@@ -211,8 +215,16 @@ func turn(b *testing.B, callers, n int, call func() error) float64 {
 // median returns the median of vs, which it sorts.
 func median(vs []float64) float64 {
 	slices.Sort(vs)
-	if len(vs)%2 == 1 {
-		return vs[len(vs)/2]
+	return quantile(vs, 0.5)
+}
+
+// quantile returns the q-quantile of sorted, interpolated between its two
+// nearest values.
+func quantile(sorted []float64, q float64) float64 {
+	at := q * float64(len(sorted)-1)
+	i := int(at)
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
 	}
-	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2
+	return sorted[i] + (at-float64(i))*(sorted[i+1]-sorted[i])
 }

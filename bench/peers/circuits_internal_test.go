@@ -101,3 +101,11 @@ func TestMedian(t *testing.T) {
 	assert.Equal(t, 2.0, median([]float64{3, 1, 2}))
 	assert.Equal(t, 2.5, median([]float64{4, 1, 3, 2}))
 }
+
+func TestQuantile(t *testing.T) {
+	sorted := []float64{1, 2, 3, 4, 5}
+	assert.Equal(t, 2.0, quantile(sorted, 0.25))
+	assert.Equal(t, 3.0, quantile(sorted, 0.5))
+	assert.Equal(t, 5.0, quantile(sorted, 1))
+	assert.Equal(t, 1.5, quantile([]float64{1, 2}, 0.5))
+}

@@ -19,7 +19,8 @@
 // against rxhystrix-semaphore, say), with 1 and 75 callers on passing
 // work. It runs the two rows in alternating turns of about 10 ms, 100
 // of each, and reports the median of the ratios of each pair of turns
-// (×base) beside the budget's limit (limit×), so that a machine whose
+// (×base), with their quartiles (×base-q1, ×base-q3), beside the
+// budget's limit (limit×), so that a machine whose
 // speed drifts from minute to minute, as a shared one does, weighs on both
 // rows alike. Run it once per budget:
 //
