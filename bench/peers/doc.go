@@ -20,9 +20,9 @@
 // work. It runs the two rows in alternating turns of about 10 ms, 100
 // of each, and reports the median of the ratios of each pair of turns
 // (×base), with their quartiles (×base-q1, ×base-q3), beside the
-// budget's limit (limit×), so that a machine whose
-// speed drifts from minute to minute, as a shared one does, weighs on both
-// rows alike. Run it once per budget:
+// budget's limit (limit×), so that a machine whose speed drifts from
+// minute to minute, as a shared one does, weighs on both rows alike. Run
+// it once per budget:
 //
 //	go test -run='^$' -bench=Budgets -benchtime=1x ./peers/
 //
