@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -50,8 +51,13 @@ func writeBudgetTable(p *printer, t *Table) {
 		if ok1 && ok3 {
 			spread = fmt.Sprintf(" (%s–%s)", ratio(x1, true, 1), ratio(x3, true, 1))
 		}
+		shown := ratio(x, okX, 1)
+		if okX && okLimit && shown == ratio(limit, true, 1) && x != limit {
+			// A ratio that rounds to its limit shows the digit that decides.
+			shown = strconv.FormatFloat(x, 'f', 3, 64) + "×"
+		}
 		p.printf("| %s ÷ %s | %s | %s | %s%s | %s | %s |\n", row, base, number(ns), number(baseNs),
-			ratio(x, okX, 1), spread, ratio(limit, okLimit, 1), met)
+			shown, spread, ratio(limit, okLimit, 1), met)
 	}
 	p.printf("\n")
 }

@@ -12,6 +12,7 @@ const budgetSample = `pkg: github.com/rxhystrix/rxhystrix/bench/peers
 BenchmarkBudgets/c=1/rxhystrix-semaphore-toobservable÷rxhystrix-semaphore-2 	1	 230.0 ns/op	 160.0 base-ns/op	 1.44 ×base	 1.40 ×base-q1	 1.47 ×base-q3	 1.5 limit×
 BenchmarkBudgets/c=1/rxhystrix-semaphore-hedge÷rxhystrix-semaphore-2 	1	 400.0 ns/op	 160.0 base-ns/op	 2.50 ×base	 1.5 limit×
 BenchmarkBudgets/c=1/rxhystrix-semaphore-timeout-queue÷rxhystrix-semaphore-timeout+handoff-2 	1	 900.0 ns/op	 1000 base-ns/op	 0.90 ×base	 1 limit×
+BenchmarkBudgets/c=1/rxhystrix-semaphore-zip2÷rxhystrix-semaphore-2 	1	 450.0 ns/op	 150.0 base-ns/op	 3.0004 ×base	 3 limit×
 `
 
 func TestBudgetTable(t *testing.T) {
@@ -29,6 +30,8 @@ func TestBudgetTable(t *testing.T) {
 	assert.Contains(t, md, "| rxhystrix-semaphore-toobservable ÷ rxhystrix-semaphore | 230 | 160 | 1.44× (1.40×–1.47×) | 1.50× | yes |")
 	assert.Contains(t, md, "| rxhystrix-semaphore-hedge ÷ rxhystrix-semaphore | 400 | 160 | 2.50× | 1.50× | **no** |")
 	assert.Contains(t, md, "| rxhystrix-semaphore-timeout-queue ÷ rxhystrix-semaphore-timeout+handoff | 900 | 1000 | 0.90× | 1.00× | yes |")
+	assert.Contains(t, md, "| rxhystrix-semaphore-zip2 ÷ rxhystrix-semaphore | 450 | 150 | 3.000× | 3.00× | **no** |",
+		"a ratio that rounds to its limit shows the digit that decides")
 	assert.NotContains(t, md, "best peer", "a budget table has no peer columns")
 }
 
