@@ -43,7 +43,13 @@ func newShop(reg *command.Registry, url string, queue *durableQueue) *shop {
 		Breaker: breaker.Config{SleepWindow: time.Second},
 	}
 	s.getProduct = command.New("GetProduct", s.fetch, command.WithRegistry(reg), command.WithConfig(cfg)).WithFallback(s.fromLocalCache)
-	s.saveOrder = command.New("SaveOrder", s.save, command.WithRegistry(reg), command.WithConfig(cfg)).WithFallback(s.enqueue)
+	// The queue's fallback syncs a file, one write at a time, and a sync
+	// on a busy disk may take a second: with Hystrix's 10 fallback
+	// permits, the 20 writes a second of an outage would find them all
+	// taken and fail. 100 covers five seconds of writes.
+	queueing := cfg
+	queueing.FallbackMaxConcurrentRequests = 100
+	s.saveOrder = command.New("SaveOrder", s.save, command.WithRegistry(reg), command.WithConfig(queueing)).WithFallback(s.enqueue)
 	return s
 }
 
@@ -174,6 +180,7 @@ type traffic struct {
 	mu                          sync.Mutex
 	fromB, fromCache, readFails int
 	saved, queued, writeFails   int
+	writeFailure                error // the first write's that failed
 }
 
 // startTraffic starts reading the products 1 to products and writing
@@ -223,6 +230,9 @@ func (t *traffic) write(ctx context.Context, s *shop, o order) {
 	defer t.mu.Unlock()
 	switch {
 	case err != nil:
+		if t.writeFails == 0 {
+			t.writeFailure = err
+		}
 		t.writeFails++
 	case queued:
 		t.queued++
@@ -238,7 +248,7 @@ func (t *traffic) finish() string {
 	s := fmt.Sprintf("reads: %d from B, %d from the local cache, %d failed; writes: %d saved, %d queued",
 		t.fromB, t.fromCache, t.readFails, t.saved, t.queued)
 	if t.writeFails > 0 {
-		s += fmt.Sprintf(", %d failed", t.writeFails)
+		s += fmt.Sprintf(", %d failed (the first: %v)", t.writeFails, t.writeFailure)
 	}
 	return s
 }
