@@ -110,13 +110,15 @@ func (a *attempts[In, Out]) compose(x *single[In, Out], cfg *Config) observable.
 // input until its next call, or until the pool drops it at a collection.
 func (x *single[In, Out]) callHedged(subCtx context.Context, cfg *Config) (Out, error) {
 	var s observable.Single[Out]
-	if a, _ := x.c.spareAttempts.Get().(*attempts[In, Out]); a != nil {
+	a, _ := x.c.spareAttempts.Get().(*attempts[In, Out])
+	if a != nil {
 		s = a.again(x, cfg)
 	} else {
-		s = new(attempts[In, Out]).compose(x, cfg)
+		a = new(attempts[In, Out])
+		s = a.compose(x, cfg)
 	}
 	v, err := s.Call(subCtx)
-	if a := s.(*round[In, Out]).a; a.hedged.Reset() {
+	if a.hedged.Reset() {
 		x.c.spareAttempts.Put(a)
 	}
 	return v, err
@@ -214,7 +216,7 @@ func retryPolicy(k *keyState, cfg *Config) observable.RetryPolicy {
 func (x *single[In, Out]) callRetrying(subCtx context.Context, cfg *Config) (Out, error) {
 	var first retryDecision
 	ctx, stop := joinContexts(subCtx, x.ctx)
-	v, err := x.c.callFirst(ctx, x.in, 0, x.rec, &first)
+	v, err := x.c.callFirst(ctx, x.in, x.rec, &first)
 	stop()
 	if !first.will {
 		return v, err
@@ -330,7 +332,7 @@ func (e attemptExecution[In, Out]) Call(subCtx context.Context) (Out, error) {
 func (e attemptExecution[In, Out]) SubscribeSingle(subCtx context.Context, obs observable.SingleObserver[Out]) {
 	x := e.a.x
 	ai := e.a.begin(subCtx)
-	x.c.subscribe(x.ctx, subCtx, x.in, 0, x.rec, attemptObserver[In, Out]{e.a, ai, obs}, nil, ai)
+	x.c.subscribe(x.ctx, subCtx, x.in, x.rec, attemptObserver[In, Out]{e.a, ai, obs}, nil, ai)
 }
 
 func (e attemptExecution[In, Out]) Async() bool { return e.a.x.Async() }

@@ -10,9 +10,10 @@ import (
 // call is one execution on the calling goroutine, which waits for its
 // result: the driver of Execute, of First of ToObservable, of the request
 // log and of the collapser's batch (see stages.go). It serves collapsed
-// collapsed requests (COLLAPSED is recorded that often) and tells rec,
-// when not nil, of the execution just before its Completion is published;
-// of, when not nil, is the attempts it is one of.
+// requests of a collapser's batch, the one caller that passes any
+// (COLLAPSED is recorded that often), and tells rec, when not nil, of the
+// execution just before its Completion is published; of, when not nil, is
+// the attempts it is one of.
 // The execution stays on the caller's stack.
 func (c *core[In, Out]) call(ctx context.Context, in In, collapsed int, rec executionRecorder, of *attemptInfo) (Out, error) {
 	return c.callAs(ctx, in, collapsed, rec, of, nil, false)
@@ -22,8 +23,8 @@ func (c *core[In, Out]) call(ctx context.Context, in In, collapsed int, rec exec
 // fallback stage asks first whether a retry follows.
 // The decision is written to first, which the execution does not keep:
 // it stays on the caller's stack.
-func (c *core[In, Out]) callFirst(ctx context.Context, in In, collapsed int, rec executionRecorder, first *retryDecision) (Out, error) {
-	return c.callAs(ctx, in, collapsed, rec, nil, first, false)
+func (c *core[In, Out]) callFirst(ctx context.Context, in In, rec executionRecorder, first *retryDecision) (Out, error) {
+	return c.callAs(ctx, in, 0, rec, nil, first, false)
 }
 
 // callAs is call, callFirst, and, with waiter set, call for a caller that

@@ -36,7 +36,7 @@ type observableExecution[In, Out any] struct {
 
 // Produce runs one execution for a subscriber.
 func (x *observableExecution[In, Out]) Produce(subCtx context.Context, o observable.Observer[Out]) {
-	x.c.subscribe(x.ctx, subCtx, x.in, 0, x.rec, nil, o, nil)
+	x.c.subscribe(x.ctx, subCtx, x.in, x.rec, nil, o, nil)
 }
 
 // ProduceFirst runs one execution for First, which leaves at the first

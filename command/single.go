@@ -55,7 +55,7 @@ func (x *single[In, Out]) SubscribeSingle(subCtx context.Context, r observable.S
 		x.resilient(cfg).SubscribeSingle(subCtx, r)
 		return
 	}
-	x.c.subscribe(x.ctx, subCtx, x.in, 0, x.rec, r, nil, nil)
+	x.c.subscribe(x.ctx, subCtx, x.in, x.rec, r, nil, nil)
 }
 
 // Async reports whether SubscribeSingle returns before the result: under

@@ -65,12 +65,9 @@ type endNote struct{ err error }
 
 // subscribe runs one execution for a subscriber whose context is subCtx,
 // and tells single (or stream) its result.
-func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, collapsed int, rec executionRecorder, single observable.SingleObserver[Out], stream observable.Observer[Out], of *attemptInfo) {
+func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, rec executionRecorder, single observable.SingleObserver[Out], stream observable.Observer[Out], of *attemptInfo) {
 	s := &subscription[In, Out]{c: c, in: in, single: single, stream: stream, rec: rec, callerCtx: callerCtx, subCtx: subCtx}
 	s.e.begin(c.k, of)
-	if collapsed > 0 {
-		s.e.markCollapsed(collapsed)
-	}
 	var unwatch [2]func() bool
 	if s.leftErr() == nil {
 		// Installed before anything is taken: a subscriber that leaves
