@@ -166,49 +166,21 @@ func turnSize(b *testing.B, callers int, call func() error) int {
 	}
 }
 
-// turn makes n calls split across callers goroutines and returns their
-// ns/op. It fails b if a call's result is wrong, as measure does.
+// turn makes n calls of passing work split across callers goroutines
+// and returns their ns/op. It fails b if a call's result is wrong, as
+// measure does.
 func turn(b *testing.B, callers, n int, call func() error) float64 {
 	var (
-		wg            sync.WaitGroup
-		mu            sync.Mutex
-		wrongs, lates int
-		firstWrong    error
+		t  tally
+		wg sync.WaitGroup
 	)
 	start := time.Now()
 	for i := range callers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var w, l int
-			var first error
-			for range share(n, callers, i) {
-				switch err := call(); judge(true, err, nil) {
-				case late:
-					l++
-				case wrong:
-					if w == 0 {
-						first = err
-					}
-					w++
-				}
-			}
-			mu.Lock()
-			wrongs, lates = wrongs+w, lates+l
-			if firstWrong == nil {
-				firstWrong = first
-			}
-			mu.Unlock()
-		}()
+		wg.Go(func() { t.callN(share(n, callers, i), true, call, nil) })
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	if wrongs > 0 {
-		b.Fatalf("%d of %d calls gave a wrong result; first: %v", wrongs, n, firstWrong)
-	}
-	if float64(lates) > lateTolerance*float64(n)+1 {
-		b.Fatalf("%d of %d passing calls timed out", lates, n)
-	}
+	t.check(b, n, true)
 	return float64(elapsed.Nanoseconds()) / float64(n)
 }
 

@@ -200,48 +200,59 @@ func runCallers(b *testing.B, callers int, body func(i, n int)) {
 	b.StopTimer()
 }
 
+// tally counts calls by their verdict, made by any number of callers.
+type tally struct {
+	wrongs, shorted, lates atomic.Int64
+	firstWrong             error
+	once                   sync.Once
+}
+
+// callN makes n calls of call, for passing work if pass is set, and
+// counts their verdicts.
+func (t *tally) callN(n int, pass bool, call func() error, shortCircuited func(error) bool) {
+	var w, s, l int64
+	for range n {
+		err := call()
+		switch judge(pass, err, shortCircuited) {
+		case rightShorted:
+			s++
+		case late:
+			l++
+		case wrong:
+			if w == 0 {
+				t.once.Do(func() { t.firstWrong = err })
+			}
+			w++
+		}
+	}
+	t.wrongs.Add(w)
+	t.shorted.Add(s)
+	t.lates.Add(l)
+}
+
+// check fails b if any of the n calls counted gave a wrong result, or
+// more passing calls than lateTolerance allows timed out.
+func (t *tally) check(b *testing.B, n int, pass bool) {
+	if w := t.wrongs.Load(); w > 0 {
+		b.Fatalf("%d of %d calls gave a wrong result; first: %v", w, n, t.firstWrong)
+	}
+	if l := t.lates.Load(); pass && float64(l) > lateTolerance*float64(n) {
+		b.Fatalf("%d of %d passing calls timed out", l, n)
+	}
+}
+
 // measure times b.N calls of call split across callers goroutines (see
 // runCallers). It fails b if any call's result is wrong, and for failing
 // work reports the fraction of short-circuited calls as shorted/op.
 func measure(b *testing.B, callers int, pass bool, call func() error, shortCircuited func(error) bool) {
-	var (
-		wrongs, shorted, lates atomic.Int64
-		firstWrong             error
-		once                   sync.Once
-	)
-	runCallers(b, callers, func(_, n int) {
-		var w, s, l int64
-		for range n {
-			err := call()
-			switch judge(pass, err, shortCircuited) {
-			case rightShorted:
-				s++
-			case late:
-				l++
-			case wrong:
-				if w == 0 {
-					once.Do(func() { firstWrong = err })
-				}
-				w++
-			}
-		}
-		wrongs.Add(w)
-		shorted.Add(s)
-		lates.Add(l)
-	})
-	if w := wrongs.Load(); w > 0 {
-		b.Fatalf("%d of %d calls gave a wrong result; first: %v", w, b.N, firstWrong)
-	}
+	var t tally
+	runCallers(b, callers, func(_, n int) { t.callN(n, pass, call, shortCircuited) })
+	t.check(b, b.N, pass)
 	if pass {
-		l := lates.Load()
-		if float64(l) > lateTolerance*float64(b.N) {
-			b.Fatalf("%d of %d passing calls timed out", l, b.N)
-		}
 		// Reported in every round, so that a table's median counts the
 		// rounds with none.
-		b.ReportMetric(float64(l)/float64(b.N), "late/op")
-	}
-	if !pass {
-		b.ReportMetric(float64(shorted.Load())/float64(b.N), "shorted/op")
+		b.ReportMetric(float64(t.lates.Load())/float64(b.N), "late/op")
+	} else {
+		b.ReportMetric(float64(t.shorted.Load())/float64(b.N), "shorted/op")
 	}
 }

@@ -114,9 +114,7 @@ func TestReportRatios(t *testing.T) {
 		Tables:    Tables(parseSample(t).Benchmarks, Classifier{Floors: []string{"direct"}, OursPrefix: "rxhystrix"}),
 		Sections:  []Section{{Title: "Isolation", Body: "| a |\n|---|\n| 1 |\n"}},
 	}
-	var out strings.Builder
-	require.NoError(t, r.Write(&out))
-	md := out.String()
+	md := written(t, r)
 
 	assert.Contains(t, md, "```sh\nbench/run.sh\ngo test -bench . ./peers/\n```")
 	assert.Contains(t, md, "- reactive: not written yet")
@@ -129,6 +127,14 @@ func TestReportRatios(t *testing.T) {
 	assert.Contains(t, md, "× best peer (cep21-default, bytes/key)")
 	assert.Contains(t, md, "| hystrix-go | 45000 | 23571 | 142 | 25000 | 2 | 50× |")
 	assert.Contains(t, md, "## Isolation\n\n| a |")
+}
+
+// written returns the markdown r writes.
+func written(t *testing.T, r Report) string {
+	t.Helper()
+	var out strings.Builder
+	require.NoError(t, r.Write(&out))
+	return out.String()
 }
 
 func TestNumber(t *testing.T) {

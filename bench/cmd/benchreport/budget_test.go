@@ -22,10 +22,7 @@ func TestBudgetTable(t *testing.T) {
 	require.Len(t, tables, 1)
 	assert.True(t, tables[0].IsBudget())
 
-	r := Report{Tables: tables}
-	var out strings.Builder
-	require.NoError(t, r.Write(&out))
-	md := out.String()
+	md := written(t, Report{Tables: tables})
 	assert.Contains(t, md, "### Budgets/c=1\n\n| budget | ns/op | base ns/op | × base (middle half of the pairs) | limit | met |")
 	assert.Contains(t, md, "| rxhystrix-semaphore-toobservable ÷ rxhystrix-semaphore | 230 | 160 | 1.44× (1.40×–1.47×) | 1.50× | yes |")
 	assert.Contains(t, md, "| rxhystrix-semaphore-hedge ÷ rxhystrix-semaphore | 400 | 160 | 2.50× | 1.50× | **no** |")
