@@ -25,10 +25,13 @@ import (
 
 // attemptInfo is what one execution knows of the attempts it belongs to.
 type attemptInfo struct {
-	a       fallbackDeferral
-	hedge   bool // the execution is a hedge: HEDGED
-	retry   bool // the execution retries a failed one: RETRIED
-	decided bool // the fallback stage asked about it
+	a     fallbackDeferral
+	hedge bool // the execution is a hedge: HEDGED
+	retry bool // the execution retries a failed one: RETRIED
+	// ctx is the context the hedge operator gave the execution, which
+	// the fallback stage asks whether the race does without it
+	// (observable.FailingAttempt).
+	ctx context.Context
 	// start is when the hedge operator began the execution, its first
 	// attempt, on the registry's clock; 0 if the execution reads the
 	// clock itself (execution.begin).
@@ -60,9 +63,9 @@ type attempts[In, Out any] struct {
 	will   bool          // the last round's failure is retried
 	wait   time.Duration // after this wait
 	replay error         // the first round's failure, made by callRetrying already
-	// The current round's executions: begun, and not yet past their
-	// fallback stage or their end.
-	started, running atomic.Int32
+	// started counts the current round's executions begun: the first is
+	// the round's own, the others its hedges.
+	started atomic.Int32
 }
 
 // resilient returns the Single of x with the retries and hedges of cfg.
@@ -136,8 +139,7 @@ func (a *attempts[In, Out]) again(x *single[In, Out], cfg *Config) observable.Si
 	if a.cfg != cfg {
 		a.cfg, a.hedged.Policy = cfg, x.c.k.hedgePolicy(cfg)
 	}
-	a.firstOne.decided = false // begin writes the rest
-	a.rounds, a.will, a.wait = 0, false, 0
+	a.rounds, a.will, a.wait = 0, false, 0 // begin writes the first attempt's info
 	return &a.rnd
 }
 
@@ -238,14 +240,13 @@ func (a *attempts[In, Out]) Next(context.Context, time.Time, int, error) (time.D
 // deferFallback is asked by an attempt that failed with a failure its
 // fallback would answer: true makes it end with its *Error and no
 // fallback, since another attempt may still answer.
+//
+// Whether another attempt may still answer is the hedge operator's to
+// say, under its lock: a hedge it has started may not have begun yet, and
+// one it would start on the error may be refused by the budget.
 func (a *attempts[In, Out]) deferFallback(ctx context.Context, ai *attemptInfo, failure FailureType, cause error) bool {
-	ai.decided = true
-	if a.cfg.Hedge.MaxHedges > 0 {
-		othersRunning := a.running.Add(-1) > 0
-		moreOnError := a.cfg.Hedge.OnError && int(a.started.Load()) <= a.cfg.Hedge.MaxHedges
-		if othersRunning || moreOnError {
-			return true
-		}
+	if a.cfg.Hedge.MaxHedges > 0 && observable.FailingAttempt(ai.ctx) {
+		return true
 	}
 	if a.cfg.Retry.MaxAttempts > 1 && retryOn(a.cfg).Has(failure) {
 		a.wait, a.will = a.retry.Next(ctx, a.x.c.k.registry.clock.Now(), a.rounds, cause)
@@ -265,9 +266,9 @@ func (a *attempts[In, Out]) begin(ctx context.Context) *attemptInfo {
 		ai.a = a // once: the attempts of later calls are the same (again)
 	}
 	ai.start, _ = observable.AttemptStart(ctx)
+	ai.ctx = ctx
 	ai.hedge = n > 1
 	ai.retry = n == 1 && a.rounds > 1
-	a.running.Add(1)
 	if ai.hedge || ai.retry {
 		a.x.c.k.retrying.Add(1)
 	}
@@ -276,9 +277,6 @@ func (a *attempts[In, Out]) begin(ctx context.Context) *attemptInfo {
 
 // ended is the end of an execution begun by begin.
 func (a *attempts[In, Out]) ended(ai *attemptInfo) {
-	if !ai.decided {
-		a.running.Add(-1)
-	}
 	if ai.hedge || ai.retry {
 		a.x.c.k.retrying.Add(-1)
 	}
@@ -288,7 +286,6 @@ func (a *attempts[In, Out]) ended(ai *attemptInfo) {
 func (a *attempts[In, Out]) newRound() {
 	a.rounds++
 	a.started.Store(0)
-	a.running.Store(0)
 }
 
 // round is one round of a call: the first execution or a retry, hedged

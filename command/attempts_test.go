@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,11 +23,24 @@ import (
 var exactBackoff = observable.Backoff{Initial: 100 * time.Millisecond, Jitter: observable.NoJitter}
 
 // timerSpy is a manual clock that tells the test of each wait a retry, a
-// hedge or a rate limit arms, once it is armed; the other timers (health
-// snapshots, pool sweeps) it arms silently.
+// hedge or a rate limit arms, once it is armed, or only of the retries'
+// if backoffsOnly; the other timers (health snapshots, pool sweeps) it
+// arms silently. It is a value the clock's users may use as a map key.
 type timerSpy struct {
 	*clock.Manual
-	armed chan time.Duration
+	armed        chan time.Duration
+	backoffsOnly bool
+}
+
+// spies reports whether a timerSpy tells of a timer armed with fn on the
+// stack: a backoff's only if backoffsOnly, the function that arms it
+// itself, not a timer armed by a retry that its backoff's timer began.
+func (s timerSpy) spies(fn string) bool {
+	if s.backoffsOnly {
+		return strings.HasSuffix(fn, "observable.(*retryWait).begin") || strings.HasSuffix(fn, "observable.sleep")
+	}
+	return slices.ContainsFunc([]string{"retryWait", "observable.sleep", "admitRate", "hedgeRace"},
+		func(name string) bool { return strings.Contains(fn, name) })
 }
 
 func (s timerSpy) NewTimer(d time.Duration) clock.Timer {
@@ -46,8 +60,7 @@ func (s timerSpy) tell(d time.Duration) {
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
 	for {
 		f, more := frames.Next()
-		if strings.Contains(f.Function, "retryWait") || strings.Contains(f.Function, "observable.sleep") ||
-			strings.Contains(f.Function, "admitRate") || strings.Contains(f.Function, "hedgeRace") {
+		if s.spies(f.Function) {
 			s.armed <- d
 			return
 		}
@@ -270,6 +283,88 @@ func TestHedgeStartsAtTheDelayAndCancelsTheLoser(t *testing.T) {
 		got := [][]string{h.events(), h.events()}
 		assert.ElementsMatch(t, [][]string{evs("SUCCESS", "HEDGED"), evs("CANCELLED")}, got,
 			"the winner, and the loser cancelled with one Completion")
+		h.noMoreCompletions()
+	})
+}
+
+// A hedge the timer started decides the call when the first execution
+// then fails, even if the hedge's goroutine has not begun it yet: the
+// first's fallback does not answer while the hedge may. One processor
+// makes that likely, as a busy machine does: the hedge's goroutine waits
+// behind the failing one.
+func TestHedgeStartedBeforeTheFirstFailsDecidesTheCall(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		var calls atomic.Int32
+		entered, fail := make(chan struct{}), make(chan struct{})
+		c := New("Window", func(ctx context.Context, id int) (string, error) {
+			if calls.Add(1) == 1 {
+				close(entered)
+				<-fail
+				return "", errBoom
+			}
+			return "hedge", nil
+		}, WithRegistry(h.reg), WithConfig(Config{
+			Isolation: iso,
+			Timeout:   -1,
+			Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+		})).WithFallback(fallbackName)
+		call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
+		<-entered
+		h.clock.Advance(50 * time.Millisecond)
+		close(fail)
+		res := awaitCall(t, call)
+		require.NoError(t, res.err)
+		assert.Equal(t, "hedge", res.v)
+		got := [][]string{h.events(), h.events()}
+		// The hedge may also win before the first fails: the first is then
+		// cancelled. Either way the first runs no fallback.
+		if !assert.Contains(t, got, evs("SUCCESS", "HEDGED")) {
+			return
+		}
+		first := got[0]
+		if slices.Equal(first, evs("SUCCESS", "HEDGED")) {
+			first = got[1]
+		}
+		assert.Contains(t, [][]string{evs("FAILURE"), evs("CANCELLED")}, first, "the first's failure runs no fallback")
+		h.noMoreCompletions()
+	})
+}
+
+// A hedge that OnError would start and the budget refuses leaves the
+// failure standing: its fallback answers.
+func TestHedgeOnErrorRefusedByTheBudgetRunsTheFallback(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		g := newGate()
+		defer g.release()
+		var calls atomic.Int32
+		c := New("Budget", func(ctx context.Context, id int) (string, error) {
+			if calls.Add(1) <= 2 {
+				return userName(id), g.wait(ctx, true) // the first call and its hedge
+			}
+			return "", errBoom
+		}, WithRegistry(h.reg), WithConfig(Config{
+			Isolation: iso,
+			Timeout:   -1,
+			Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond, OnError: true},
+			Retry:     RetryConfig{Budget: RetryBudget{MinConcurrency: 1}},
+		})).WithFallback(fallbackName)
+		first := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
+		g.arrived(t)
+		h.clock.Advance(50 * time.Millisecond)
+		g.arrived(t) // the first call's hedge holds the budget
+
+		v, err := m.exec(context.Background(), c, 2)
+		require.NoError(t, err)
+		assert.Equal(t, "anonymous", v)
+		assert.Equal(t, evs("RETRY_BUDGET_EXHAUSTED"), h.events())
+		assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS"), h.events())
+
+		g.release()
+		res := awaitCall(t, first)
+		require.NoError(t, res.err)
+		h.events()
+		h.events()
 		h.noMoreCompletions()
 	})
 }

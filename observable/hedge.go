@@ -175,6 +175,9 @@ func (h *HedgeSingle[T]) Reset() bool {
 	// in the profile of that row).
 	var zero T
 	r.done, r.v = false, zero
+	if r.closed {
+		r.closed = false
+	}
 	if r.err != nil {
 		r.err = nil
 	}
@@ -197,21 +200,38 @@ func (h *HedgeSingle[T]) race(ctx context.Context, down SingleObserver[T]) *hedg
 	if r.h != h || r.down != down { // a reused spare has them already
 		r.h, r.down = h, down
 	}
+	if r.self == nil {
+		r.self = r
+	}
 	r.parent, r.started, r.running = orBackground(ctx), 1, 1
-	r.first = new(attemptScope)
-	r.first.init(r.parent)
-	r.first.start = clock.UnixNano(h.Clock)
+	now := clock.UnixNano(h.Clock)
+	r.first = r.newAttemptScope(now)
 	// No lock yet: nobody else sees r until the timer list has it, and
 	// the list's lock orders what r holds before its Expire.
-	r.armLocked(r.first.start)
+	r.armLocked(now)
 	return r
 }
 
-// attemptScope is the context of a race's first attempt: a scope that
-// knows when the race began it, for [AttemptStart].
+// attemptScope is the context of an attempt of a race: a scope that
+// knows when the race began it, for [AttemptStart], and its race, for
+// [FailingAttempt]. It is 64 bytes, a size class of its own.
 type attemptScope struct {
 	scope
-	start int64 // Unix nanoseconds on the HedgeSingle's Clock
+	start int64        // Unix nanoseconds on the HedgeSingle's Clock
+	race  *attemptRace // the race's self, which every attempt shares
+}
+
+// attemptRace is what an attempt's context asks of its race, whatever
+// the race's type of result.
+type attemptRace interface {
+	failing(s *attemptScope) bool
+}
+
+// newAttemptScope returns the context of an attempt begun at start.
+func (r *hedgeRace[T]) newAttemptScope(start int64) *attemptScope {
+	s := &attemptScope{start: start, race: &r.self}
+	s.init(r.parent)
+	return s
 }
 
 // AttemptStart reports when a [HedgeSingle] began the attempt whose
@@ -228,6 +248,28 @@ func AttemptStart(ctx context.Context) (unixNano int64, ok bool) {
 	return 0, false
 }
 
+// FailingAttempt is for an attempt of a [HedgeSingle] that is about to
+// fail, before it makes anything of its failure (runs a fallback of its
+// own, say): called with the attempt's context, it reports whether the
+// race does without the attempt's answer.
+//
+// True: another attempt is running, or one starts now (HedgePolicy's
+// OnError), or the race is over; the attempt's result no longer counts,
+// and it should end with its failure as it is. False: the attempt's
+// result, whatever it makes of its failure, is the race's, and no attempt
+// starts after it. It is false for a context that is no attempt's, and
+// true for one kept past its attempt's end.
+//
+// Without it, an attempt that turns its failure into a value (a
+// fallback) would end the race with that value while a hedge that had
+// started could still answer.
+func FailingAttempt(ctx context.Context) bool {
+	if s, ok := ctx.(*attemptScope); ok {
+		return (*s.race).failing(s)
+	}
+	return false
+}
+
 // hedgeRace is one hedged result: the attempts started, the wait for the
 // next hedge, and the result once it is known. The first attempt's
 // context (first) is a scope, which, unlike a context of package context,
@@ -240,6 +282,7 @@ type hedgeRace[T any] struct {
 	parent context.Context
 	down   SingleObserver[T] // nil for Call, which waits on wait
 	first  *attemptScope     // the first attempt's context
+	self   attemptRace       // r, for its attempts' contexts
 
 	mu      sync.Mutex
 	started int
@@ -250,16 +293,21 @@ type hedgeRace[T any] struct {
 	// fired says the timer list told the race, or may yet; set, under
 	// mu, before anything the timer's Expire changes (see Reset).
 	fired atomic.Bool
-	done  bool
-	v     T
-	err   error
-	wait  chan struct{} // made by Call when it must wait
+	// closed says an attempt that is failing takes the race's last word
+	// (FailingAttempt): no attempt starts any more.
+	closed      bool
+	firstFailed bool // the first attempt told the race it fails
+	done        bool
+	v           T
+	err         error
+	wait        chan struct{} // made by Call when it must wait
 }
 
-// hedgeAttempt is a hedge's context and its cancellation.
+// hedgeAttempt is a hedge: its context, and whether it told the race it
+// fails.
 type hedgeAttempt struct {
-	ctx    context.Context
-	cancel context.CancelFunc
+	s      *attemptScope
+	failed bool
 }
 
 // An attempt is named by its place in the race: firstAttempt, or i+1
@@ -269,13 +317,94 @@ const (
 	firstAttempt = 0
 )
 
-// launchLocked counts a new hedge and returns its context and its place.
-func (r *hedgeRace[T]) launchLocked() (context.Context, int) {
-	ctx, cancel := context.WithCancel(r.parent)
-	r.hedges = append(r.hedges, hedgeAttempt{ctx, cancel})
+// launchLocked counts a new hedge, begun at now (Unix nanoseconds on the
+// race's clock), and returns its context and its place.
+func (r *hedgeRace[T]) launchLocked(now int64) (context.Context, int) {
+	s := r.newAttemptScope(now)
+	r.hedges = append(r.hedges, hedgeAttempt{s: s})
 	r.started++
 	r.running++
-	return ctx, len(r.hedges)
+	return s, len(r.hedges)
+}
+
+// launchOnErrorLocked starts the next hedge, at now, for an attempt that
+// failed, if the policy says so and it may start (the parent is live, the
+// hedges are not all started, Permit agrees): it reports whether it did,
+// and the hedge to start once r.mu is released.
+func (r *hedgeRace[T]) launchOnErrorLocked() (next context.Context, i int, ok bool) {
+	p := r.h.Policy
+	if !p.OnError || r.closed || r.parent.Err() != nil || r.started >= p.attempts() {
+		return nil, noAttempt, false
+	}
+	if p.Permit != nil && !p.Permit() {
+		return nil, noAttempt, false
+	}
+	r.disarmLocked()
+	now := clock.UnixNano(r.h.Clock)
+	next, i = r.launchLocked(now)
+	r.armLocked(now)
+	return next, i, true
+}
+
+// failedLocked reports whether the attempt at place i told the race it
+// fails.
+func (r *hedgeRace[T]) failedLocked(i int) bool {
+	if i == firstAttempt {
+		return r.firstFailed
+	}
+	return r.hedges[i-1].failed
+}
+
+// failing is FailingAttempt for the attempt whose context is s.
+func (r *hedgeRace[T]) failing(s *attemptScope) bool {
+	r.mu.Lock()
+	i := r.placeLocked(s)
+	if r.done || i == noAttempt || r.failedLocked(i) {
+		r.mu.Unlock()
+		return true
+	}
+	if next, j, ok := r.launchOnErrorLocked(); ok {
+		r.countOutLocked(i)
+		r.mu.Unlock()
+		r.startAside(next, j)
+		return true
+	}
+	if r.running > 1 {
+		r.countOutLocked(i)
+		r.mu.Unlock()
+		return true
+	}
+	r.closed = true
+	r.disarmLocked()
+	r.mu.Unlock()
+	return false
+}
+
+// placeLocked returns the place of the attempt whose context is s, or
+// noAttempt if r, a HedgeSingle's spare, serves another call now: the
+// context was kept past its attempt, and its race is long over.
+func (r *hedgeRace[T]) placeLocked(s *attemptScope) int {
+	if s == r.first {
+		return firstAttempt
+	}
+	for j, a := range r.hedges {
+		if a.s == s {
+			return j + 1
+		}
+	}
+	return noAttempt
+}
+
+// countOutLocked is the attempt at place i failing while the race goes
+// on: it no longer runs, as far as the race is concerned, and its result,
+// when it comes, is not counted (ended).
+func (r *hedgeRace[T]) countOutLocked(i int) {
+	r.running--
+	if i == firstAttempt {
+		r.firstFailed = true
+	} else {
+		r.hedges[i-1].failed = true
+	}
 }
 
 // armLocked makes the next hedge wait for its delay from now (Unix
@@ -305,7 +434,7 @@ func (r *hedgeRace[T]) disarmLocked() {
 func (r *hedgeRace[T]) Expire(due int64) {
 	r.mu.Lock()
 	r.fired.Store(true)
-	if r.done || due != r.nextDue || r.started >= r.h.Policy.attempts() {
+	if r.done || r.closed || due != r.nextDue || r.started >= r.h.Policy.attempts() {
 		r.mu.Unlock()
 		return
 	}
@@ -314,8 +443,9 @@ func (r *hedgeRace[T]) Expire(due int64) {
 		r.mu.Unlock()
 		return
 	}
-	ctx, i := r.launchLocked()
-	r.armLocked(clock.UnixNano(r.h.Clock))
+	now := clock.UnixNano(r.h.Clock)
+	ctx, i := r.launchLocked(now)
+	r.armLocked(now)
 	r.mu.Unlock()
 	r.startAside(ctx, i)
 }
@@ -348,6 +478,10 @@ func (o hedgeObserver[T]) OnResult(v T, err error) { o.r.ended(o.i, v, err) }
 // returns.
 func (r *hedgeRace[T]) ended(i int, v T, err error) (finished bool) {
 	r.mu.Lock()
+	if r.failedLocked(i) {
+		r.mu.Unlock()
+		return false // counted out when it told the race it fails
+	}
 	r.running--
 	if r.done {
 		r.mu.Unlock()
@@ -359,15 +493,10 @@ func (r *hedgeRace[T]) ended(i int, v T, err error) (finished bool) {
 		return true
 	}
 	r.err = err
-	if r.h.Policy.OnError && r.parent.Err() == nil && r.started < r.h.Policy.attempts() {
-		if p := r.h.Policy.Permit; p == nil || p() {
-			r.disarmLocked()
-			next, j := r.launchLocked()
-			r.armLocked(clock.UnixNano(r.h.Clock))
-			r.mu.Unlock()
-			r.startAside(next, j)
-			return false
-		}
+	if next, j, ok := r.launchOnErrorLocked(); ok {
+		r.mu.Unlock()
+		r.startAside(next, j)
+		return false
 	}
 	if r.running > 0 {
 		r.mu.Unlock()
@@ -392,7 +521,7 @@ func (r *hedgeRace[T]) finishLocked(winner int) {
 	}
 	for i, a := range hedges {
 		if i+1 != winner {
-			a.cancel()
+			a.s.cancel(context.Canceled)
 		}
 	}
 	if r.down != nil {
@@ -404,6 +533,6 @@ func (r *hedgeRace[T]) finishLocked(winner int) {
 	// The winner's context too: it is no longer needed.
 	r.first.cancel(context.Canceled)
 	for _, a := range hedges {
-		a.cancel()
+		a.s.cancel(context.Canceled)
 	}
 }
