@@ -148,8 +148,15 @@ func goCall[Out any](f func() (Out, error)) <-chan callResult[Out] {
 	return ch
 }
 
+// fatalT is what the waiting helpers need of a test: a *testing.T, or a
+// *rapid.T in a property test.
+type fatalT interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
 // await waits for the result of an async call.
-func awaitCall[Out any](t testing.TB, ch <-chan callResult[Out]) callResult[Out] {
+func awaitCall[Out any](t fatalT, ch <-chan callResult[Out]) callResult[Out] {
 	t.Helper()
 	select {
 	case r := <-ch:
@@ -184,7 +191,7 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 }
 
 // receive waits for a value from ch.
-func recv[T any](t testing.TB, ch <-chan T, what string) T {
+func recv[T any](t fatalT, ch <-chan T, what string) T {
 	t.Helper()
 	select {
 	case v := <-ch:
