@@ -42,6 +42,7 @@ type attemptsModel struct {
 	armed    chan time.Duration // the backoffs, as they are armed
 	done     chan metricsstream.Completion
 	entered  chan *modelAttempt
+	leave    context.CancelFunc // ends the caller's context
 	c        *Command[int, string]
 	mode     execMode
 	policy   attemptsPolicy
@@ -131,7 +132,10 @@ func (m *attemptsModel) close() { m.reg.Close() }
 
 // run makes the call and drives it to its end.
 func (m *attemptsModel) run() {
-	call := goCall(func() (string, error) { return m.mode.exec(context.Background(), m.c, 1) })
+	ctx, leave := context.WithCancel(context.Background())
+	defer leave()
+	m.leave = leave
+	call := goCall(func() (string, error) { return m.mode.exec(ctx, m.c, 1) })
 	m.beginRound()
 	var want callResult[string]
 	for ended := false; !ended; {
@@ -147,11 +151,14 @@ func (m *attemptsModel) run() {
 		if m.due != 0 {
 			actions = append(actions, "delay")
 		}
+		actions = append(actions, "leave")
 		action := rapid.SampledFrom(actions).Draw(m.t, fmt.Sprintf("after %d attempts", m.numbers))
 		var n int
 		switch {
 		case action == "delay":
 			m.delay()
+		case action == "leave":
+			want, ended = m.callerLeaves(), true
 		case strings.HasPrefix(action, "succeed"):
 			fmt.Sscanf(action, "succeed %d", &n)
 			want, ended = callResult[string]{v: attemptValue(n)}, true
@@ -270,6 +277,9 @@ func (m *attemptsModel) fail(n int) (callResult[string], bool) {
 		if armed := recv(m.t, m.armed, "the backoff"); armed != backoff {
 			m.t.Fatalf("a backoff of %v, the model says %v", armed, backoff)
 		}
+		if rapid.Bool().Draw(m.t, "the caller leaves during the backoff") {
+			return m.callerLeaves(), true // no retry begins
+		}
 		// On a goroutine of its own: the clock calls the retry, which a
 		// subscription makes on the timer's goroutine, and which under
 		// semaphore isolation runs there until the test answers it.
@@ -284,6 +294,19 @@ func (m *attemptsModel) fail(n int) (callResult[string], bool) {
 		m.completions([][]string{m.events(a, "FAILURE", "FALLBACK_MISSING")}, fmt.Sprintf("attempt %d failed, the last", n))
 		return callResult[string]{err: errBoom}, true
 	}
+}
+
+// callerLeaves ends the caller's context: the attempts running are
+// cancelled, none begins, and the call ends with the context's error.
+func (m *attemptsModel) callerLeaves() callResult[string] {
+	m.leave()
+	var want [][]string
+	for _, a := range m.running {
+		want = append(want, m.events(a, "CANCELLED"))
+	}
+	m.running = nil
+	m.completions(want, "the caller left")
+	return callResult[string]{err: context.Canceled}
 }
 
 // events is what attempt a records, besides its outcome's events, in

@@ -2,6 +2,7 @@ package observable
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -22,9 +23,10 @@ type HedgePolicy struct {
 	// follow a changing latency (a percentile of recent attempts, say);
 	// zero or less starts the hedge at once. It must not be nil.
 	Delay func() time.Duration
-	// OnError starts the next hedge at once when an attempt fails. By
-	// default a failure starts nothing: the other attempts, if any, go on,
-	// and when none is left the failure is the result.
+	// OnError starts the next hedge at once when an attempt fails (not
+	// when it ends with context.Canceled: it was cancelled). By default a
+	// failure starts nothing: the other attempts, if any, go on, and when
+	// none is left the failure is the result.
 	OnError bool
 	// Permit, if not nil, has the last word on each hedge: false starts
 	// none (the attempts in flight go on). It is where a budget goes.
@@ -493,10 +495,14 @@ func (r *hedgeRace[T]) ended(i int, v T, err error) (finished bool) {
 		return true
 	}
 	r.err = err
-	if next, j, ok := r.launchOnErrorLocked(); ok {
-		r.mu.Unlock()
-		r.startAside(next, j)
-		return false
+	// A cancelled attempt did not fail: its caller, or the race's, is
+	// leaving, and may reach the attempt before the race's context.
+	if !errors.Is(err, context.Canceled) {
+		if next, j, ok := r.launchOnErrorLocked(); ok {
+			r.mu.Unlock()
+			r.startAside(next, j)
+			return false
+		}
 	}
 	if r.running > 0 {
 		r.mu.Unlock()

@@ -127,3 +127,17 @@ func TestFailingAttemptOfNoRaceIsFalse(t *testing.T) {
 	defer cancel()
 	assert.False(t, FailingAttempt(ctx))
 }
+
+// An attempt that ends with context.Canceled was cancelled, not failed:
+// OnError starts no hedge for it, as its caller is leaving.
+func TestHedgeOnErrorStartsNothingForACancelledAttempt(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	var calls atomic.Int32
+	o := FromFunc(func(ctx context.Context) (int, error) {
+		calls.Add(1)
+		return 0, context.Canceled
+	}).HedgeOn(HedgePolicy{Delay: func() time.Duration { return time.Hour }, OnError: true}, mc)
+	_, err := o.First(context.Background())
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, int32(1), calls.Load())
+}
