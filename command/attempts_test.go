@@ -483,6 +483,39 @@ func TestRateLimitWaitsForATokenUnderItsBound(t *testing.T) {
 	h.noMoreCompletions()
 }
 
+// A caller that leaves while its execution waits for a token ends it
+// CANCELLED, with no fallback, as Hystrix's does when its subscriber
+// leaves while it waits in a pool's queue; its place goes back to the
+// next call.
+func TestRateLimitCallerLeavingWhileItWaitsIsCancelled(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, _ *harness, m execMode, iso Isolation) {
+		h, spy := newSpiedHarness(t)
+		c := New("Waiting", succeedRun, WithRegistry(h.reg), WithConfig(Config{
+			Isolation: iso,
+			Timeout:   -1,
+			RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 150 * time.Millisecond},
+		})).WithFallback(fallbackName)
+		_, err := c.Execute(context.Background(), 1)
+		require.NoError(t, err)
+		h.completion()
+		ctx, cancel := context.WithCancel(context.Background())
+		call := goCall(func() (string, error) { return m.exec(ctx, c, 1) })
+		recv(t, spy.armed, "the wait for a token")
+		cancel()
+		res := awaitCall(t, call)
+		assert.ErrorIs(t, res.err, context.Canceled)
+		assert.Equal(t, "", res.v)
+		assert.Equal(t, evs("CANCELLED"), h.events())
+		// The token it left is the next call's, in 100 ms.
+		next := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+		assert.Equal(t, 100*time.Millisecond, recv(t, spy.armed, "the next wait"))
+		h.clock.Advance(100 * time.Millisecond)
+		require.NoError(t, awaitCall(t, next).err)
+		h.events()
+		h.noMoreCompletions()
+	})
+}
+
 func TestResilienceConfigErrorsNameTheField(t *testing.T) {
 	for _, tc := range []struct {
 		cfg  Config

@@ -47,6 +47,9 @@ func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec ex
 	var v Out
 	var err error
 	switch failure := e.admit(ctx, ctx); {
+	case failure == runCancelled:
+		e.cancelled(c.k.registry.now())
+		err = ctx.Err()
 	case failure != noFailure:
 		v, err = c.fallBack(ctx, &e, in, failure, failure.sentinel())
 	case e.cfg.Isolation != SemaphoreIsolation:

@@ -111,7 +111,9 @@
 //     the permits: a refusal is RATE_LIMITED, not
 //     counted in health, and answered by the fallback. It rejects at once,
 //     or waits up to MaxWait on the goroutine that admits the execution
-//     (which, for a pool-isolated Queue, is the caller's).
+//     (which, for a pool-isolated Queue, is the caller's); a caller that
+//     leaves while it waits ends the execution CANCELLED, its place given
+//     back.
 //
 // These apply to Command; an ObservableCommand's stream is retried with
 // observable's Retry on its ToObservable, each subscription a full

@@ -94,14 +94,19 @@ func (l *rateLimiter) reserve(now int64, clock func() int64, maxWait time.Durati
 func (l *rateLimiter) cancel() { l.tat.Add(-l.params.Load().interval) }
 
 // admitRate takes the execution's place in the key's rate limit, waiting
-// up to Config.RateLimit.MaxWait for it under ctx and callerCtx; false
-// records RATE_LIMITED. Hystrix's order puts it after the breaker, so an
-// open circuit spends no place, and before the permits, so a refused
+// up to Config.RateLimit.MaxWait for it under ctx and callerCtx. It
+// returns noFailure once the execution has its place; RateLimitedFailure,
+// recorded RATE_LIMITED, when there is none within the bound or the
+// caller's deadline; and runCancelled when ctx or callerCtx ends during
+// the wait: the place goes back, and the execution ends CANCELLED, with
+// no fallback, as Hystrix's does when its subscriber leaves while it
+// waits in a pool's queue. Hystrix's order puts it after the breaker, so
+// an open circuit spends no place, and before the permits, so a refused
 // execution holds none.
-func (e *execution) admitRate(ctx, callerCtx context.Context) bool {
+func (e *execution) admitRate(ctx, callerCtx context.Context) FailureType {
 	rl := e.k.tokens.Load()
 	if rl == nil {
-		return true
+		return noFailure
 	}
 	now, wait, ok := rl.reserve(e.start, e.k.registry.now, e.cfg.RateLimit.MaxWait)
 	if ok && wait > 0 && (!fitsDeadline(ctx, now, wait) || !fitsDeadline(callerCtx, now, wait)) {
@@ -110,22 +115,21 @@ func (e *execution) admitRate(ctx, callerCtx context.Context) bool {
 	}
 	if !ok {
 		e.rateLimited()
-		return false
+		return RateLimitedFailure
 	}
 	if wait == 0 {
-		return true
+		return noFailure
 	}
 	t := e.k.registry.clock.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-t.C():
-		return true
+		return noFailure
 	case <-ctx.Done():
 	case <-callerCtx.Done():
 	}
 	rl.cancel()
-	e.rateLimited()
-	return false
+	return runCancelled
 }
 
 // fitsDeadline reports whether a wait of d from now (Unix nanoseconds)

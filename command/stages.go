@@ -36,14 +36,16 @@ const (
 // admit asks the breaker for permission, takes a token of the rate limit
 // (waiting for one under ctx and callerCtx if it is configured to) and,
 // under semaphore isolation, an execution permit. It returns the failure
-// that refused the execution, or noFailure.
+// that refused the execution, runCancelled if ctx or callerCtx ended while
+// it waited for a token (the caller records CANCELLED), or noFailure.
 func (e *execution) admit(ctx, callerCtx context.Context) FailureType {
-	switch {
-	case !e.attempt():
+	if !e.attempt() {
 		return ShortCircuitFailure
-	case !e.admitRate(ctx, callerCtx):
-		return RateLimitedFailure
-	case e.cfg.Isolation == SemaphoreIsolation && !e.acquire():
+	}
+	if f := e.admitRate(ctx, callerCtx); f != noFailure {
+		return f
+	}
+	if e.cfg.Isolation == SemaphoreIsolation && !e.acquire() {
 		return SemaphoreRejectedFailure
 	}
 	return noFailure

@@ -91,7 +91,12 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, rec 
 		s.cancelLocked()
 		return
 	}
-	if failure := s.e.admit(subCtx, callerCtx); failure != noFailure {
+	switch failure := s.e.admit(subCtx, callerCtx); failure {
+	case noFailure:
+	case runCancelled:
+		s.cancelLocked()
+		return
+	default:
 		s.fallBack(failure, failure.sentinel())
 		return
 	}
