@@ -28,6 +28,22 @@ func newFallbackAttempts() *fallbackAttempts {
 
 const fallbackValue = -1
 
+// firstAside calls First of o, a race of a's attempts on mc, on a
+// goroutine of its own, and returns once the first attempt has begun and
+// the race waits for its hedge's delay: the race's value, which must come
+// with no error, arrives on the channel.
+func (a *fallbackAttempts) firstAside(t *testing.T, o Observable[int], mc *clock.Manual) <-chan int {
+	done := make(chan int, 1)
+	go func() {
+		v, err := o.First(context.Background())
+		assert.NoError(t, err)
+		done <- v
+	}()
+	assert.Equal(t, 0, <-a.started)
+	require.NoError(t, mc.BlockUntil(context.Background(), 1))
+	return done
+}
+
 func (a *fallbackAttempts) observable() Observable[int] {
 	return FromFunc(func(ctx context.Context) (int, error) {
 		n := int(a.calls.Add(1)) - 1
@@ -60,14 +76,7 @@ func TestFailingAttemptLeavesTheRaceToAStartedHedge(t *testing.T) {
 		}
 		return a.observable().First(ctx)
 	}).HedgeOn(HedgePolicy{Delay: func() time.Duration { return 100 * time.Millisecond }}, mc)
-	done := make(chan int)
-	go func() {
-		v, err := o.First(context.Background())
-		assert.NoError(t, err)
-		done <- v
-	}()
-	assert.Equal(t, 0, <-a.started)
-	require.NoError(t, mc.BlockUntil(context.Background(), 1))
+	done := a.firstAside(t, o, mc)
 	mc.Advance(100 * time.Millisecond)
 	close(a.fail)
 	assert.True(t, <-a.asked, "the hedge started: the race does without the first")
@@ -82,14 +91,7 @@ func TestFailingAttemptThatIsTheLastClosesTheRace(t *testing.T) {
 	mc := clock.NewManual(epoch)
 	a := newFallbackAttempts()
 	o := a.observable().HedgeOn(HedgePolicy{Delay: func() time.Duration { return 100 * time.Millisecond }}, mc)
-	done := make(chan int)
-	go func() {
-		v, err := o.First(context.Background())
-		assert.NoError(t, err)
-		done <- v
-	}()
-	assert.Equal(t, 0, <-a.started)
-	require.NoError(t, mc.BlockUntil(context.Background(), 1))
+	done := a.firstAside(t, o, mc)
 	close(a.fail)
 	assert.False(t, <-a.asked, "no other attempt: the first's answer is the race's")
 	mc.Advance(time.Hour)
