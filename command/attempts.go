@@ -32,9 +32,9 @@ type attemptInfo struct {
 	// the fallback stage asks whether the race does without it
 	// (observable.FailingAttempt).
 	ctx context.Context
-	// start is when the hedge operator began the execution, its first
-	// attempt, on the registry's clock; 0 if the execution reads the
-	// clock itself (execution.begin).
+	// start is when the hedge operator began the execution, on the
+	// registry's clock; 0 if the execution reads the clock itself
+	// (execution.begin).
 	start int64
 }
 
