@@ -319,33 +319,32 @@ const (
 	firstAttempt = 0
 )
 
-// launchLocked counts a new hedge, begun at now (Unix nanoseconds on the
-// race's clock), and returns its context and its place.
-func (r *hedgeRace[T]) launchLocked(now int64) (context.Context, int) {
+// launchNextLocked starts the next hedge now, if Permit agrees, and arms
+// the wait for the one after it, from now: it reports whether it did,
+// and the hedge's context and place, to start once r.mu is released.
+func (r *hedgeRace[T]) launchNextLocked() (context.Context, int, bool) {
+	if p := r.h.Policy.Permit; p != nil && !p() {
+		return nil, noAttempt, false
+	}
+	r.disarmLocked() // a hedge started on an error: the wait restarts now
+	now := clock.UnixNano(r.h.Clock)
 	s := r.newAttemptScope(now)
 	r.hedges = append(r.hedges, hedgeAttempt{s: s})
 	r.started++
 	r.running++
-	return s, len(r.hedges)
+	r.armLocked(now)
+	return s, len(r.hedges), true
 }
 
-// launchOnErrorLocked starts the next hedge, at now, for an attempt that
-// failed, if the policy says so and it may start (the parent is live, the
-// hedges are not all started, Permit agrees): it reports whether it did,
-// and the hedge to start once r.mu is released.
-func (r *hedgeRace[T]) launchOnErrorLocked() (next context.Context, i int, ok bool) {
+// launchOnErrorLocked starts the next hedge for an attempt that failed,
+// if the policy says so and it may start (the race is open, the parent
+// live, the hedges not all started, Permit agrees), as launchNextLocked.
+func (r *hedgeRace[T]) launchOnErrorLocked() (context.Context, int, bool) {
 	p := r.h.Policy
 	if !p.OnError || r.closed || r.parent.Err() != nil || r.started >= p.attempts() {
 		return nil, noAttempt, false
 	}
-	if p.Permit != nil && !p.Permit() {
-		return nil, noAttempt, false
-	}
-	r.disarmLocked()
-	now := clock.UnixNano(r.h.Clock)
-	next, i = r.launchLocked(now)
-	r.armLocked(now)
-	return next, i, true
+	return r.launchNextLocked()
 }
 
 // failedLocked reports whether the attempt at place i told the race it
@@ -441,15 +440,11 @@ func (r *hedgeRace[T]) Expire(due int64) {
 		return
 	}
 	r.nextDue = 0
-	if p := r.h.Policy.Permit; p != nil && !p() {
-		r.mu.Unlock()
-		return
-	}
-	now := clock.UnixNano(r.h.Clock)
-	ctx, i := r.launchLocked(now)
-	r.armLocked(now)
+	ctx, i, ok := r.launchNextLocked()
 	r.mu.Unlock()
-	r.startAside(ctx, i)
+	if ok {
+		r.startAside(ctx, i)
+	}
 }
 
 // startAside starts an attempt beside the caller's: on a goroutine of its
