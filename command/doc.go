@@ -115,9 +115,13 @@
 //     leaves while it waits ends the execution CANCELLED, its place given
 //     back.
 //
-// These apply to Command; an ObservableCommand's stream is retried with
-// observable's Retry on its ToObservable, each subscription a full
-// execution, and rate limited by Config.RateLimit.
+// An ObservableCommand's stream is retried and rate limited as a
+// Command's call is, with one rule more: an attempt that has emitted a
+// value is not retried (its retry would emit it again), and its fallback
+// follows what it emitted. A stream has no single answer for hedges to
+// race for: Configure refuses a Config.Hedge for a key an
+// ObservableCommand executes, and NewObservable panics for a key that
+// hedges.
 //
 // # Where it differs from Hystrix
 //

@@ -22,7 +22,9 @@ import (
 // rxhystrix-*-observable-command). Only a semaphore-isolated execution
 // with a timeout keeps the subscription: there a timer answers the
 // subscriber at the timeout while the Observable has not emitted, which
-// the caller, waiting for the first value, could not do.
+// the caller, waiting for the first value, could not do; and so does an
+// execution whose key retries, whose attempts the retry operator makes
+// (observable_retry.go).
 
 // observableExecution is the Producer of an ObservableCommand's
 // ToObservable: one execution per subscription, whose end rec, when not
@@ -36,13 +38,17 @@ type observableExecution[In, Out any] struct {
 
 // Produce runs one execution for a subscriber.
 func (x *observableExecution[In, Out]) Produce(subCtx context.Context, o observable.Observer[Out]) {
+	if cfg := x.c.k.config.Load(); cfg.Retry.MaxAttempts > 1 {
+		x.produceRetrying(subCtx, o, cfg)
+		return
+	}
 	x.c.subscribe(x.ctx, subCtx, x.in, x.rec, nil, o, nil)
 }
 
 // ProduceFirst runs one execution for First, which leaves at the first
 // value.
 func (x *observableExecution[In, Out]) ProduceFirst(subCtx context.Context) (Out, error) {
-	if cfg := x.c.k.config.Load(); cfg.Isolation == SemaphoreIsolation && cfg.Timeout > 0 {
+	if cfg := x.c.k.config.Load(); cfg.Isolation == SemaphoreIsolation && cfg.Timeout > 0 || cfg.Retry.MaxAttempts > 1 {
 		return observable.Create(x.Produce).First(subCtx)
 	}
 	ctx, stop := joinContexts(subCtx, x.ctx)

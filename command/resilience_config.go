@@ -8,10 +8,11 @@ import (
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
-// RetryConfig configures the retries of a Command's failed executions.
+// RetryConfig configures the retries of a command's failed executions.
 // Each attempt is a full execution, with its own breaker check, permit,
 // timeout and Completion; a retry is recorded RETRIED. The fallback runs
-// once, for the attempt after which no retry follows.
+// once, for the attempt after which no retry follows. An
+// ObservableCommand's execution that has emitted a value is not retried.
 type RetryConfig struct {
 	// MaxAttempts is the number of executions in all, the first
 	// included; 0 or 1 means no retry (the default).
@@ -47,6 +48,8 @@ type RetryBudget struct {
 // wins and the others are cancelled (recorded CANCELLED). A hedge is
 // recorded HEDGED and counts in the retry budget. A failure the others
 // may still make good runs no fallback; the last attempt to fail does.
+// It applies to Command only: a Config that hedges a key an
+// ObservableCommand executes is refused.
 type HedgeConfig struct {
 	// MaxHedges is the number of executions that may start beside the
 	// first; 0 means no hedging (the default).

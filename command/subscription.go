@@ -300,14 +300,16 @@ func (s *subscription[In, Out]) dequeue() {
 
 // fallBack is the fallback stage for the subscriber, entered under s.mu,
 // which it releases: the fallback runs without it, and what it produces
-// is dropped if the subscriber left meanwhile.
+// is dropped if the subscriber left meanwhile. An ObservableCommand's
+// execution that has emitted asks no other attempt to answer for it: its
+// fallback follows its values.
 func (s *subscription[In, Out]) fallBack(failure FailureType, cause error) {
 	var zero Out
 	if failure == BadRequestFailure {
 		s.end(s.e.endTime(), zero, s.e.badRequest(cause))
 		return
 	}
-	if s.e.deferFallback(s.subCtx, failure, cause) {
+	if !s.emitted && s.e.deferFallback(s.subCtx, failure, cause) {
 		s.end(s.e.endTime(), zero, s.e.commandError(failure, cause))
 		return
 	}

@@ -55,7 +55,8 @@ func (p RetryPolicy) Validate() error {
 // Retrier decides, after each failed attempt, whether and when the next
 // starts. [*RetryPolicy] is the Retrier of [Observable.Retry]; a package
 // whose attempts decide for themselves (a command that must know before
-// its fallback runs) brings its own to [RetrySingle].
+// its fallback runs) brings its own to [RetrySingle] or
+// [Observable.RetryWith].
 type Retrier interface {
 	// Next returns the wait before the retry that follows attempt n
 	// (n ≥ 1), which failed with err, for a subscriber whose context is
@@ -129,12 +130,23 @@ func (o Observable[T]) RetryOn(p RetryPolicy, c clock.Clock) Observable[T] {
 	if c == nil {
 		panic("observable: RetryOn with nil c")
 	}
+	return o.RetryWith(&p, c)
+}
+
+// RetryWith is [Observable.RetryOn] with the decisions of r, for a package
+// whose attempts decide for themselves whether a retry follows (a
+// command, which must know before its fallback runs). It panics if r or c
+// is nil.
+func (o Observable[T]) RetryWith(r Retrier, c clock.Clock) Observable[T] {
+	if r == nil || c == nil {
+		panic("observable: RetryWith with nil r or c")
+	}
 	if one, ok := o.AsSingle(); ok {
-		return FromSingle[T](&RetrySingle[T]{Attempt: one, Retrier: &p, Clock: c})
+		return FromSingle[T](&RetrySingle[T]{Attempt: one, Retrier: r, Clock: c})
 	}
 	return Observable[T]{src: sourceFunc[T](func(s *scope, down Observer[T]) {
-		r := &retryObserver[T]{o: o, p: &p, c: c, s: s, down: down}
-		r.attempt()
+		ro := &retryObserver[T]{o: o, r: r, c: c, s: s, down: down}
+		ro.attempt()
 	})}
 }
 
@@ -282,7 +294,7 @@ func (w *retryWait) claim() bool {
 // subscribes to o again in the same scope after a failure.
 type retryObserver[T any] struct {
 	o    Observable[T]
-	p    *RetryPolicy
+	r    Retrier
 	c    clock.Clock
 	s    *scope
 	down Observer[T]
@@ -298,7 +310,7 @@ func (r *retryObserver[T]) OnNext(v T)   { r.down.OnNext(v) }
 func (r *retryObserver[T]) OnCompleted() { r.down.OnCompleted() }
 
 func (r *retryObserver[T]) OnError(err error) {
-	d, ok := r.p.Next(r.s, r.c.Now(), r.n, err)
+	d, ok := r.r.Next(r.s, r.c.Now(), r.n, err)
 	switch {
 	case !ok:
 		r.down.OnError(err)

@@ -201,3 +201,29 @@ func TestRetryOfASucceedingSingleAllocatesNothingPerAttempt(t *testing.T) {
 	allocs := testing.AllocsPerRun(100, func() { _, _ = o.First(ctx) })
 	assert.Zero(t, allocs)
 }
+
+// retryAfterNoValue is a Retrier that retries at once an attempt that
+// failed before emitting, as a command's decides.
+type retryAfterNoValue struct{ emitted *atomic.Bool }
+
+func (r retryAfterNoValue) Next(_ context.Context, _ time.Time, n int, _ error) (time.Duration, bool) {
+	return 0, n < 5 && !r.emitted.Swap(false)
+}
+
+func TestRetryWithAsksItsRetrierAfterEachFailure(t *testing.T) {
+	var calls atomic.Int32
+	var emitted atomic.Bool
+	o := Create(func(ctx context.Context, obs Observer[int]) {
+		n := int(calls.Add(1))
+		if n == 3 {
+			emitted.Store(true)
+			obs.OnNext(n)
+		}
+		obs.OnError(errFlaky)
+	})
+	vs, err := o.RetryWith(retryAfterNoValue{&emitted}, clock.NewManual(epoch)).ToSlice(context.Background())
+	assert.ErrorIs(t, err, errFlaky)
+	assert.Equal(t, []int{3}, vs)
+	assert.Equal(t, int32(3), calls.Load(), "the retrier refused the retry after a value")
+	assert.Panics(t, func() { o.RetryWith(nil, clock.Real) })
+}
