@@ -19,7 +19,8 @@ import (
 
 // A call with hedges and retries, driven one event at a time in a random
 // order (an attempt succeeds, an attempt fails, the hedge's delay passes,
-// the backoff passes), in every execution mode and both isolations,
+// an attempt times out, the backoff passes), in every execution mode and
+// both isolations,
 // returns what a model of the policies says and records one Completion
 // per attempt with the events the model says: the winner's SUCCESS, the
 // losers' CANCELLED, no fallback for a failure another attempt may still
@@ -47,6 +48,7 @@ type attemptsModel struct {
 	mode     execMode
 	policy   attemptsPolicy
 	fallback bool
+	timeout  time.Duration // each execution's, or 0 for none
 
 	// The model's state.
 	round   int
@@ -70,12 +72,24 @@ type modelAttempt struct {
 	hedge  bool // the model says it is a hedge
 	retry  bool // the model says it is a retry's first execution
 	answer chan bool
+	// deadline is when the attempt times out, from the call's start; 0
+	// if it does not.
+	deadline time.Duration
 }
 
 const (
 	modelHedgeDelay = 50 * time.Millisecond
 	modelBackoff    = 100 * time.Millisecond // then 200 ms
 )
+
+// modelTimeouts are the timeouts the model draws from. Within a round
+// every event is due at a sum of at most three timeouts and three hedge
+// delays from the round's start; two sums are equal only when their
+// terms are, for these timeouts, so two timers never come due at once
+// unless the model says so (two attempts started together). Timers due
+// at one instant fire in the order they were armed, which the model does
+// not know.
+var modelTimeouts = []time.Duration{0, 20 * time.Millisecond, 70 * time.Millisecond}
 
 func newAttemptsModel(rt *rapid.T) *attemptsModel {
 	mc := clock.NewManual(harnessStart)
@@ -93,6 +107,11 @@ func newAttemptsModel(rt *rapid.T) *attemptsModel {
 		},
 		mode:     rapid.SampledFrom(execModes).Draw(rt, "mode"),
 		fallback: rapid.Bool().Draw(rt, "fallback"),
+		timeout:  rapid.SampledFrom(modelTimeouts).Draw(rt, "timeout"),
+	}
+	timeout := m.timeout
+	if timeout == 0 {
+		timeout = -1
 	}
 	spy := timerSpy{Manual: mc, armed: m.armed, backoffsOnly: true}
 	m.reg = NewRegistry(WithClock(spy))
@@ -112,7 +131,7 @@ func newAttemptsModel(rt *rapid.T) *attemptsModel {
 	}
 	m.c = New("Attempts", run, WithRegistry(m.reg), WithConfig(Config{
 		Isolation: rapid.SampledFrom(bothIsolations).Draw(rt, "isolation"),
-		Timeout:   -1,
+		Timeout:   timeout,
 		Hedge:     HedgeConfig{MaxHedges: m.policy.hedges, Delay: modelHedgeDelay, OnError: m.policy.onError},
 		Retry: RetryConfig{
 			MaxAttempts: m.policy.attempts,
@@ -140,16 +159,21 @@ func (m *attemptsModel) run() {
 	var want callResult[string]
 	for ended := false; !ended; {
 		actions := []string{}
+		// The next timer to come due: the hedge's delay, or a timeout.
+		next := m.nextTimeout()
+		hedgeNext := m.due != 0 && (next == 0 || m.due < next)
 		for _, n := range slices.Sorted(maps.Keys(m.running)) {
 			actions = append(actions, fmt.Sprintf("succeed %d", n), fmt.Sprintf("fail %d", n))
-			if m.due != 0 {
+			if hedgeNext {
 				// The failure comes as the hedge has started, before its
 				// goroutine may have begun it.
 				actions = append(actions, fmt.Sprintf("delay, fail %d", n))
 			}
 		}
-		if m.due != 0 {
+		if hedgeNext {
 			actions = append(actions, "delay")
+		} else if next != 0 {
+			actions = append(actions, "timeout")
 		}
 		actions = append(actions, "leave")
 		action := rapid.SampledFrom(actions).Draw(m.t, fmt.Sprintf("after %d attempts", m.numbers))
@@ -157,6 +181,8 @@ func (m *attemptsModel) run() {
 		switch {
 		case action == "delay":
 			m.delay()
+		case action == "timeout":
+			want, ended = m.timeOut(next)
 		case action == "leave":
 			want, ended = m.callerLeaves(), true
 		case strings.HasPrefix(action, "succeed"):
@@ -233,7 +259,22 @@ func (m *attemptsModel) receive(retry bool) {
 	a := recv(m.t, m.entered, "an attempt to begin")
 	m.numbers++
 	a.n, a.hedge, a.retry = m.numbers, m.pending > 0, retry
+	if m.timeout > 0 {
+		// It began when it was started: at the step just made.
+		a.deadline = m.now + m.timeout
+	}
 	m.running[a.n] = a
+}
+
+// nextTimeout is the earliest deadline of the attempts running, or 0.
+func (m *attemptsModel) nextTimeout() time.Duration {
+	var next time.Duration
+	for _, a := range m.running {
+		if a.deadline != 0 && (next == 0 || a.deadline < next) {
+			next = a.deadline
+		}
+	}
+	return next
 }
 
 // advance moves the clock to to, from the call's start.
@@ -261,39 +302,70 @@ func (m *attemptsModel) fail(n int) (callResult[string], bool) {
 	a := m.running[n]
 	delete(m.running, n)
 	a.answer <- false
-	switch {
-	case m.policy.onError && m.started <= m.policy.hedges:
-		// The failure starts the next hedge, which may still answer: no
-		// fallback.
-		m.completions([][]string{m.events(a, "FAILURE")}, fmt.Sprintf("attempt %d failed, OnError", n))
-		m.launch()
-		return callResult[string]{}, false
-	case len(m.running)+m.pending > 0:
-		m.completions([][]string{m.events(a, "FAILURE")}, fmt.Sprintf("attempt %d failed beside others", n))
-		return callResult[string]{}, false
-	case m.round < m.policy.attempts:
-		m.completions([][]string{m.events(a, "FAILURE")}, fmt.Sprintf("attempt %d failed, a retry follows", n))
-		backoff := modelBackoff << (m.round - 1)
-		if armed := recv(m.t, m.armed, "the backoff"); armed != backoff {
-			m.t.Fatalf("a backoff of %v, the model says %v", armed, backoff)
+	return m.failed([]*modelAttempt{a}, "FAILURE", errBoom, fmt.Sprintf("attempt %d failed", n))
+}
+
+// timeOut moves the clock to at, when the attempts whose deadline it is
+// time out, and says whether that ends the call, and with what.
+func (m *attemptsModel) timeOut(at time.Duration) (callResult[string], bool) {
+	m.advance(at)
+	var out []*modelAttempt
+	for _, n := range slices.Sorted(maps.Keys(m.running)) {
+		if a := m.running[n]; a.deadline == at {
+			out = append(out, a)
+			delete(m.running, n)
 		}
-		if rapid.Bool().Draw(m.t, "the caller leaves during the backoff") {
-			return m.callerLeaves(), true // no retry begins
-		}
-		// On a goroutine of its own: the clock calls the retry, which a
-		// subscription makes on the timer's goroutine, and which under
-		// semaphore isolation runs there until the test answers it.
-		go m.clock.Advance(backoff)
-		m.now += backoff
-		m.beginRound()
-		return callResult[string]{}, false
-	case m.fallback:
-		m.completions([][]string{m.events(a, "FAILURE", "FALLBACK_SUCCESS")}, fmt.Sprintf("attempt %d failed, the last", n))
-		return callResult[string]{v: "anonymous"}, true
-	default:
-		m.completions([][]string{m.events(a, "FAILURE", "FALLBACK_MISSING")}, fmt.Sprintf("attempt %d failed, the last", n))
-		return callResult[string]{err: errBoom}, true
 	}
+	return m.failed(out, "TIMEOUT", ErrTimeout, fmt.Sprintf("%d attempts timed out", len(out)))
+}
+
+// failed is the failure of the attempts out, at one instant, with
+// outcome: it says whether that ends the call, and with what. Attempts
+// that fail together ask the race in either order: only the last to ask
+// may run the fallback or be retried, and they are alike (each a hedge,
+// started at one instant), so the model takes them in order.
+func (m *attemptsModel) failed(out []*modelAttempt, outcome string, cause error, after string) (callResult[string], bool) {
+	var want [][]string
+	for i, a := range out {
+		switch {
+		case m.policy.onError && m.started <= m.policy.hedges:
+			// The failure starts the next hedge, which may still answer: no
+			// fallback.
+			want = append(want, m.events(a, outcome))
+			m.launch()
+			continue
+		case len(m.running)+m.pending+len(out)-1-i > 0:
+			want = append(want, m.events(a, outcome))
+			continue
+		case m.round < m.policy.attempts:
+			want = append(want, m.events(a, outcome))
+			m.completions(want, after+", a retry follows")
+			backoff := modelBackoff << (m.round - 1)
+			if armed := recv(m.t, m.armed, "the backoff"); armed != backoff {
+				m.t.Fatalf("a backoff of %v, the model says %v", armed, backoff)
+			}
+			if rapid.Bool().Draw(m.t, "the caller leaves during the backoff") {
+				return m.callerLeaves(), true // no retry begins
+			}
+			// On a goroutine of its own: the clock calls the retry, which a
+			// subscription makes on the timer's goroutine, and which under
+			// semaphore isolation runs there until the test answers it.
+			go m.clock.Advance(backoff)
+			m.now += backoff
+			m.beginRound()
+			return callResult[string]{}, false
+		case m.fallback:
+			want = append(want, m.events(a, outcome, "FALLBACK_SUCCESS"))
+			m.completions(want, after+", the last")
+			return callResult[string]{v: "anonymous"}, true
+		default:
+			want = append(want, m.events(a, outcome, "FALLBACK_MISSING"))
+			m.completions(want, after+", the last")
+			return callResult[string]{err: cause}, true
+		}
+	}
+	m.completions(want, after+" beside others")
+	return callResult[string]{}, false
 }
 
 // callerLeaves ends the caller's context: the attempts running are
