@@ -28,6 +28,9 @@ type attemptInfo struct {
 	a     fallbackDeferral
 	hedge bool // the execution is a hedge: HEDGED
 	retry bool // the execution retries a failed one: RETRIED
+	// collapsed is the requests of the collapser's batch the execution
+	// runs, or 0: COLLAPSED.
+	collapsed int
 	// ctx is the context the hedge operator gave the execution, which
 	// the fallback stage asks whether the race does without it
 	// (observable.FailingAttempt).
@@ -58,6 +61,8 @@ type attempts[In, Out any] struct {
 	own      single[In, Out] // x, copied: Execute keeps the caller's on its stack
 	rnd      round[In, Out]
 	firstOne attemptInfo // the first execution's; later ones make their own
+
+	collapsed int // the requests of a collapser's batch, which each execution carries
 
 	rounds int           // rounds begun: the first execution and each retry
 	will   bool          // the last round's failure is retried
@@ -267,6 +272,7 @@ func (a *attempts[In, Out]) begin(ctx context.Context) *attemptInfo {
 	}
 	ai.start, _ = observable.AttemptStart(ctx)
 	ai.ctx = ctx
+	ai.collapsed = a.collapsed
 	ai.hedge = n > 1
 	ai.retry = n == 1 && a.rounds > 1
 	if ai.hedge || ai.retry {

@@ -68,6 +68,10 @@ func (e *BatchError) Unwrap() error { return e.Err }
 // serves a request whose cache key was requested before from the earlier
 // request's result, without a batch.
 //
+// The batch command's Config applies to every batch: with retries or
+// hedges on, each attempt executes the whole batch and records its
+// requests (COLLAPSED), and the requests get the result of the call.
+//
 // A caller whose context ends before the batch starts leaves it (an empty
 // batch does not run); once every caller of a started batch has left, the
 // batch command's context is cancelled. A Collapser is safe for

@@ -187,7 +187,7 @@ func (b *batcher[In, Out]) execute(bt *batch[In, Out]) {
 		args[i] = r.arg
 	}
 	c.metrics.MarkBatch(len(requests))
-	outs, err := c.cmd.call(bt.ctx, args, len(requests), b.logger(requests), nil)
+	outs, err := c.cmd.callBatch(bt.ctx, args, len(requests), b.logger(requests))
 	if err == nil && len(outs) != len(requests) {
 		err = fmt.Errorf("%w: %d results for %d requests", ErrBatchResultCount, len(outs), len(requests))
 	}
@@ -272,4 +272,19 @@ func (b *batcher[In, Out]) leave(r *collapsedRequest[In, Out]) {
 	if cancel != nil {
 		cancel()
 	}
+}
+
+// callBatch executes the batch command with the n requests' arguments in,
+// making the retries and hedges of its key's Config as any call of the
+// Command does: each attempt is an execution of the whole batch, which
+// records the n requests it carries (COLLAPSED).
+func (c *Command[In, Out]) callBatch(ctx context.Context, in In, n int, rec executionRecorder) (Out, error) {
+	cfg := c.k.config.Load()
+	if !cfg.makesAttempts() {
+		return c.call(ctx, in, n, rec, nil)
+	}
+	a := new(attempts[In, Out])
+	s := a.compose(&single[In, Out]{c: c, ctx: ctx, in: in, rec: rec}, cfg)
+	a.collapsed = n
+	return s.Call(ctx)
 }

@@ -3,7 +3,9 @@ package command
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -551,4 +553,73 @@ func TestNewCollapserValidation(t *testing.T) {
 	})
 	assert.Panics(t, func() { NewCollapser("GetUser", b.getUsers).WithCacheKey(nil) })
 	assert.Panics(t, func() { NewCollapser("GetUser", b.getUsers).WithFallback(nil) })
+}
+
+// A batch command's key that retries or hedges makes its attempts as any
+// call of a Command does, each an execution of the whole batch that
+// counts its requests.
+func TestCollapserBatchRetriesAndHedgesAsItsKeySays(t *testing.T) {
+	t.Run("retry", func(t *testing.T) {
+		h, spy := newSpiedHarness(t)
+		b := &batches{}
+		var calls atomic.Int32
+		c := NewCollapser("GetUser", func(ctx context.Context, ids []int) ([]string, error) {
+			if calls.Add(1) == 1 {
+				return nil, errBoom
+			}
+			return b.getUsers(ctx, ids)
+		}, WithRegistry(h.reg), WithConfig(Config{
+			Isolation: SemaphoreIsolation,
+			Retry:     RetryConfig{MaxAttempts: 2, Backoff: exactBackoff},
+		}))
+		ctx := WithRequestContext(context.Background())
+		f1, f2 := c.Queue(ctx, 1), c.Queue(ctx, 2)
+		go h.clock.Advance(DefaultCollapserDelay) // the batch runs on the window's timer
+		assert.Equal(t, 100*time.Millisecond, recv(t, spy.armed, "the backoff"))
+		h.clock.Advance(100 * time.Millisecond)
+		assert.Equal(t, "user1", get(t, f1))
+		assert.Equal(t, "user2", get(t, f2))
+		assert.Equal(t, [][]int{{1, 2}}, b.all())
+		assert.Equal(t, "GetUserBatch[FAILURE, COLLAPSED][0ms], GetUserBatch[SUCCESS, COLLAPSED, RETRIED][0ms]",
+			RequestLogFrom(ctx).String())
+		assert.Equal(t, []int{2, 2}, collapsedCounts(RequestLogFrom(ctx)))
+	})
+	t.Run("hedge", func(t *testing.T) {
+		h, spy := newSpiedHarness(t)
+		b := &batches{}
+		var calls atomic.Int32
+		c := NewCollapser("GetUser", func(ctx context.Context, ids []int) ([]string, error) {
+			if calls.Add(1) == 1 {
+				<-ctx.Done() // the first execution hangs until the hedge wins
+				return nil, ctx.Err()
+			}
+			return b.getUsers(ctx, ids)
+		}, WithRegistry(h.reg), WithConfig(Config{
+			Isolation: PoolIsolation,
+			Timeout:   -1,
+			Hedge:     HedgeConfig{MaxHedges: 1, Delay: 10 * time.Millisecond},
+		}))
+		ctx := WithRequestContext(context.Background())
+		f1, f2 := c.Queue(ctx, 1), c.Queue(ctx, 2)
+		go h.clock.Advance(DefaultCollapserDelay)
+		assert.Equal(t, 10*time.Millisecond, recv(t, spy.armed, "the hedge's delay"))
+		waitFor(t, "the first execution's run", func() bool { return calls.Load() == 1 })
+		h.clock.Advance(10 * time.Millisecond)
+		assert.Equal(t, "user1", get(t, f1))
+		assert.Equal(t, "user2", get(t, f2))
+		assert.Equal(t, [][]int{{1, 2}}, b.all())
+		waitFor(t, "the loser's Completion", func() bool { return len(RequestLogFrom(ctx).Executions()) == 2 })
+		assert.ElementsMatch(t, []string{"SUCCESS COLLAPSED COLLAPSED HEDGED", "CANCELLED COLLAPSED COLLAPSED"}, loggedEvents(RequestLogFrom(ctx)))
+		assert.Equal(t, []int{2, 2}, collapsedCounts(RequestLogFrom(ctx)))
+	})
+}
+
+// loggedEvents returns the events of every logged execution, one string
+// each.
+func loggedEvents(l *RequestLog) []string {
+	var s []string
+	for _, e := range l.Executions() {
+		s = append(s, strings.Join(eventNames(e.Events), " "))
+	}
+	return s
 }

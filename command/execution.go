@@ -61,6 +61,9 @@ func (e *execution) begin(k *keyState, of *attemptInfo) {
 	}
 	if of != nil {
 		e.of = of
+		if of.collapsed > 0 {
+			e.markCollapsed(of.collapsed)
+		}
 		switch {
 		case of.retry:
 			e.mark(metricsstream.Retried)

@@ -10,8 +10,8 @@ import (
 // source of ToObservable's Observable. First of that Observable is Call,
 // on the calling goroutine, as Execute; any other subscription is
 // SubscribeSingle. ctx is the context ToObservable was given; rec is
-// Command.call's. It is never a collapser's batch, which the collapser
-// executes itself, so it counts no collapsed requests.
+// Command.call's. A collapser's batch is one only when its key makes
+// attempts, whose executions count its requests (Command.callBatch).
 type single[In, Out any] struct {
 	c   *Command[In, Out]
 	ctx context.Context
