@@ -128,9 +128,8 @@ var errHedgedStream = errors.New("Config.Hedge: an ObservableCommand executes th
 // executeStreams marks k as executed by an ObservableCommand, unless its
 // Config hedges.
 func (k *keyState) executeStreams() error {
-	r := k.registry
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	k.configuring.Lock()
+	defer k.configuring.Unlock()
 	if k.config.Load().Hedge.MaxHedges > 0 {
 		return errHedgedStream
 	}

@@ -24,7 +24,7 @@ type Registry struct {
 	metrics *metricsstream.Registry
 	plugins pluginSet
 
-	mu          sync.Mutex // serializes creation, and a key's Configure with its streams
+	mu          sync.Mutex // serializes creation
 	keys        sync.Map   // string → *keyState
 	pools       sync.Map   // string → *pool
 	poolConfigs sync.Map   // string → PoolConfig, from ConfigurePool
@@ -120,10 +120,12 @@ type keyState struct {
 	// hedging is the hedge policy of the key's Config when last asked for
 	// (see keyState.hedgePolicy).
 	hedging atomic.Pointer[hedgePolicyOf]
-	// streams is set, under the registry's mu, once an ObservableCommand
-	// executes the key: its Config may not hedge from then on
-	// (errHedgedStream).
-	streams bool
+	// configuring serializes the key's Configure with NewObservable's
+	// look at its Config; streams, which it guards, is set once an
+	// ObservableCommand executes the key: its Config may not hedge from
+	// then on (errHedgedStream).
+	configuring sync.Mutex
+	streams     bool
 }
 
 // namedPool returns the pool name, the key's Config.Pool, from the key's
@@ -247,8 +249,8 @@ func (r *Registry) Configure(key string, cfg Config) error {
 		return err
 	}
 	k := r.state(key, cfg)
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	k.configuring.Lock()
+	defer k.configuring.Unlock()
 	if k.streams && cfg.Hedge.MaxHedges > 0 {
 		return fmt.Errorf("command: Configure(%q): %w", key, errHedgedStream)
 	}
