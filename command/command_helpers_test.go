@@ -179,7 +179,7 @@ func notReturned[Out any](t testing.TB, ch <-chan callResult[Out]) {
 
 // waitFor spins until cond holds: for goroutines to reach a state that no
 // event announces (a run waiting in a pool's queue, say).
-func waitFor(t testing.TB, what string, cond func() bool) {
+func waitFor(t fatalT, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(stuckAfter)
 	for !cond() {
