@@ -35,3 +35,31 @@ func ExampleRetryConfig() {
 	// user-7 <nil>
 	// attempts: 2
 }
+
+// An ObservableCommand's key retries a stream that failed before its
+// first value; the fallback follows a stream that failed after one.
+func ExampleRetryConfig_observableCommand() {
+	reg := command.NewRegistry()
+	defer reg.Close()
+	pages := 0
+	listUsers := command.NewObservable("ListUsers", func(ctx context.Context, team string) observable.Observable[string] {
+		pages++
+		switch pages {
+		case 1:
+			return observable.Error[string](errors.New("connection reset")) // nothing sent: retried
+		case 2:
+			return observable.Concat(observable.Just("ann", "bob"), observable.Error[string](errors.New("connection reset")))
+		}
+		return observable.Just("ann", "bob", "cid")
+	}, command.WithRegistry(reg), command.WithConfig(command.Config{
+		Retry: command.RetryConfig{MaxAttempts: 3, Backoff: observable.Backoff{Initial: time.Millisecond}},
+	})).WithFallbackObservable(func(ctx context.Context, team string, err error) observable.Observable[string] {
+		return observable.Just("(the rest later)")
+	})
+	users, err := listUsers.Execute(context.Background(), "ops")
+	fmt.Println(users, err)
+	fmt.Println("attempts:", pages)
+	// Output:
+	// [ann bob (the rest later)] <nil>
+	// attempts: 2
+}
