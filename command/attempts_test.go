@@ -539,3 +539,22 @@ func TestResilienceConfigErrorsNameTheField(t *testing.T) {
 		assert.Error(t, NewRegistry().Configure("K", tc.cfg))
 	}
 }
+
+// Under OneAttempt a call makes one execution, whatever its key's retries
+// and hedges: the fallback answers its failure at once.
+func TestOneAttemptMakesOneExecution(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		var calls atomic.Int32
+		c := New("Once", flaky(100, &calls), WithRegistry(h.reg), WithConfig(Config{
+			Isolation: iso,
+			Retry:     RetryConfig{MaxAttempts: 3, Backoff: exactBackoff},
+			Hedge:     HedgeConfig{MaxHedges: 1, OnError: true}, // a hedge at once, and on the error
+		})).WithFallback(fallbackName)
+		res := awaitCall(t, goCall(func() (string, error) { return m.exec(OneAttempt(context.Background()), c, 1) }))
+		require.NoError(t, res.err)
+		assert.Equal(t, "anonymous", res.v)
+		assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS"), h.events())
+		assert.Equal(t, int32(1), calls.Load())
+		h.noMoreCompletions()
+	})
+}

@@ -107,6 +107,8 @@
 //   - The fallback runs once per call: for the attempt after which no
 //     retry follows and no other attempt is left to answer. The attempts
 //     before it record their failure and no fallback event.
+//   - A call under [OneAttempt]'s context makes one execution, for work
+//     that must not be repeated (a request that is not idempotent).
 //   - [Config.RateLimit] is a token bucket after the breaker and before
 //     the permits: a refusal is RATE_LIMITED, not
 //     counted in health, and answered by the fallback. It rejects at once,

@@ -34,13 +34,15 @@ func (x *single[In, Out]) Join(subCtx context.Context) (Out, error) { return x.c
 
 // call is Call, or Join if waiter is set.
 func (x *single[In, Out]) call(subCtx context.Context, waiter bool) (Out, error) {
-	switch cfg := x.c.k.config.Load(); {
-	case cfg.Hedge.MaxHedges > 0 && cfg.Retry.MaxAttempts <= 1:
-		return x.callHedged(subCtx, cfg)
-	case cfg.Hedge.MaxHedges > 0:
-		return x.resilient(cfg).Call(subCtx)
-	case cfg.Retry.MaxAttempts > 1:
-		return x.callRetrying(subCtx, cfg)
+	if cfg := x.c.k.config.Load(); makesAttempts(cfg, x.ctx) {
+		switch {
+		case cfg.Retry.MaxAttempts <= 1:
+			return x.callHedged(subCtx, cfg)
+		case cfg.Hedge.MaxHedges > 0:
+			return x.resilient(cfg).Call(subCtx)
+		default:
+			return x.callRetrying(subCtx, cfg)
+		}
 	}
 	ctx, stop := joinContexts(subCtx, x.ctx)
 	v, err := x.c.callAs(ctx, x.in, 0, x.rec, nil, nil, waiter)
@@ -51,7 +53,7 @@ func (x *single[In, Out]) call(subCtx context.Context, waiter bool) (Out, error)
 // SubscribeSingle executes the command for a subscriber, which may leave
 // before the result.
 func (x *single[In, Out]) SubscribeSingle(subCtx context.Context, r observable.SingleObserver[Out]) {
-	if cfg := x.c.k.config.Load(); cfg.makesAttempts() {
+	if cfg := x.c.k.config.Load(); makesAttempts(cfg, x.ctx) {
 		x.resilient(cfg).SubscribeSingle(subCtx, r)
 		return
 	}
@@ -73,5 +75,5 @@ func (x *single[In, Out]) Async() bool {
 // the timeout, as a subscription does. Retries and hedges keep their
 // subscriptions.
 func (x *single[In, Out]) Joinable() bool {
-	return !x.c.k.config.Load().makesAttempts()
+	return !makesAttempts(x.c.k.config.Load(), x.ctx)
 }
