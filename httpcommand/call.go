@@ -11,14 +11,17 @@ import (
 // call is one request on its way through a command. The caller and run
 // can part at any time (a timeout, a rejection, a cancellation), so they
 // settle under mu who closes what: a request body that was never sent, a
-// response that nobody will read.
+// response that nobody will read. With retries or hedges, run is called
+// once per attempt: the first sends the request's own body, the others
+// one made again by its GetBody (replayable says which requests may be
+// sent more than once).
 type call struct {
 	req *http.Request
 
 	mu       sync.Mutex
-	finished bool           // the caller has its answer
-	sent     bool           // run handed req to the base transport, which closes its body
-	resp     *http.Response // what run got, while the caller has not taken it
+	finished bool             // the caller has its answer
+	sent     bool             // run handed req to the base transport, which closes its body
+	resps    []*http.Response // what the attempts got, while the caller has not taken it
 }
 
 // send is the command's run: it sends the request on a context of the
@@ -31,12 +34,22 @@ func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error
 		c.mu.Unlock()
 		return nil, context.Canceled
 	}
+	again := c.sent
 	c.sent = true
 	c.mu.Unlock()
 
 	ctx, cancel := context.WithCancel(c.req.Context())
+	req := c.req.WithContext(ctx)
+	if again {
+		body, err := bodyAgain(c.req)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		req.Body = body
+	}
 	stopRun := context.AfterFunc(runCtx, cancel)
-	resp, err := t.base.RoundTrip(c.req.WithContext(ctx))
+	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		stopRun()
 		cancel()
@@ -61,7 +74,7 @@ func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error
 		_ = resp.Body.Close()
 		return nil, context.Canceled
 	}
-	c.resp = resp
+	c.resps = append(c.resps, resp)
 	if err != nil {
 		return nil, err // a bad request, carrying resp
 	}
@@ -69,8 +82,9 @@ func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error
 }
 
 // finish ends the call for the caller, who got answer (nil or not): a
-// request body never sent is closed, and so is a response of run's that
-// the caller did not get (a fallback answered, say).
+// request body never sent is closed, and so is every response of run's
+// that the caller did not get (a fallback answered, or another attempt
+// won a hedge's race).
 func (c *call) finish(answer *http.Response) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -78,10 +92,12 @@ func (c *call) finish(answer *http.Response) {
 	if !c.sent {
 		closeBody(c.req)
 	}
-	if c.resp != nil && c.resp != answer {
-		_ = c.resp.Body.Close()
+	for _, resp := range c.resps {
+		if resp != answer {
+			_ = resp.Body.Close()
+		}
 	}
-	c.resp = nil
+	c.resps = nil
 }
 
 // body is a response body whose Close also releases the context it is

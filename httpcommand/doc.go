@@ -47,6 +47,18 @@
 // gives the request a context with a deadline, or sets http.Client's
 // Timeout.
 //
+// # Retries and hedges
+//
+// A key whose Config retries or hedges (command.Config.Retry,
+// Config.Hedge) sends a request again only when that is safe: its method
+// is idempotent (GET, HEAD, OPTIONS, TRACE, PUT, DELETE, as RFC 9110
+// says) or it carries an Idempotency-Key header, and its body, if any,
+// can be made again by its GetBody, which http.NewRequest sets for a
+// bytes.Buffer, bytes.Reader or strings.Reader body. Each attempt sends
+// the whole body; a response an attempt got that the caller does not
+// (a hedge's race lost, say) is closed. Any other request is sent once
+// (command.OneAttempt), and its failure is the answer.
+//
 // # Fallbacks
 //
 // [WithFallback] builds an answer for failures, timeouts, rejections and

@@ -69,8 +69,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
+	ctx := req.Context()
+	if !replayable(req) {
+		ctx = command.OneAttempt(ctx)
+	}
 	c := &call{req: req}
-	resp, err := cmd.Execute(req.Context(), c)
+	resp, err := cmd.Execute(ctx, c)
 	var client *clientError
 	if errors.As(err, &client) {
 		resp, err = client.resp, nil
