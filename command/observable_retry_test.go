@@ -181,3 +181,22 @@ func TestObservableCommandRefusesAConfigThatHedges(t *testing.T) {
 	require.NoError(t, h.reg.Configure("Command", hedged))
 	assert.Panics(t, func() { NewObservable("Command", construct, WithRegistry(h.reg)) })
 }
+
+// Under OneAttempt an ObservableCommand's stream is subscribed once.
+func TestObservableCommandOneAttempt(t *testing.T) {
+	forEachObsMode(t, func(t *testing.T, h *harness, m obsMode, iso Isolation) {
+		var made atomic.Int32
+		c := NewObservable("Once", flakyStream(100, &made), WithRegistry(h.reg), WithConfig(Config{
+			Isolation: iso,
+			Retry:     RetryConfig{MaxAttempts: 3, Backoff: exactBackoff},
+		})).WithFallbackObservable(func(context.Context, int, error) observable.Observable[bool] {
+			return observable.Just(false)
+		})
+		res := awaitCall(t, goCall(func() ([]bool, error) { return m.exec(OneAttempt(context.Background()), c, 1) }))
+		require.NoError(t, res.err)
+		assert.Equal(t, []bool{false}, res.v)
+		assert.Equal(t, evs("FAILURE", "FALLBACK_EMIT", "FALLBACK_SUCCESS"), h.events())
+		assert.Equal(t, int32(1), made.Load())
+		h.noMoreCompletions()
+	})
+}
