@@ -50,6 +50,12 @@ type RetryBudget struct {
 // may still make good runs no fallback; the last attempt to fail does.
 // It applies to Command only: a Config that hedges a key an
 // ObservableCommand executes is refused.
+//
+// A value an attempt returns once another has won is dropped, as a
+// timed-out run's is: run should release what such a value holds (a
+// response body, say) when its context has ended by the time it
+// returns, and may find the race lost only just after (httpcommand keeps
+// each attempt's response and closes those its caller does not get).
 type HedgeConfig struct {
 	// MaxHedges is the number of executions that may start beside the
 	// first; 0 means no hedging (the default).
