@@ -63,3 +63,26 @@ func ExampleRetryConfig_observableCommand() {
 	// [ann bob (the rest later)] <nil>
 	// attempts: 2
 }
+
+// A call that must not be repeated makes one attempt under OneAttempt,
+// though its key retries: its failure goes to the fallback at once.
+func ExampleOneAttempt() {
+	reg := command.NewRegistry()
+	defer reg.Close()
+	charges := 0
+	charge := command.New("Charge", func(ctx context.Context, cents int) (string, error) {
+		charges++
+		return "", errors.New("gateway timeout")
+	}, command.WithRegistry(reg), command.WithConfig(command.Config{
+		Isolation: command.SemaphoreIsolation,
+		Retry:     command.RetryConfig{MaxAttempts: 3, Backoff: observable.Backoff{Initial: time.Millisecond}},
+	})).WithFallback(func(ctx context.Context, cents int, err error) (string, error) {
+		return "queued for later", nil
+	})
+	v, err := charge.Execute(command.OneAttempt(context.Background()), 1999)
+	fmt.Println(v, err)
+	fmt.Println("charges:", charges)
+	// Output:
+	// queued for later <nil>
+	// charges: 1
+}
