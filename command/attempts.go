@@ -64,10 +64,9 @@ type attempts[In, Out any] struct {
 
 	collapsed int // the requests of a collapser's batch, which each execution carries
 
-	rounds int           // rounds begun: the first execution and each retry
-	will   bool          // the last round's failure is retried
-	wait   time.Duration // after this wait
-	replay error         // the first round's failure, made by callRetrying already
+	rounds        int   // rounds begun: the first execution and each retry
+	replay        error // the first round's failure, made by callRetrying already
+	retryDecision       // the last round's, for the retry operator (its Next)
 	// started counts the current round's executions begun: the first is
 	// the round's own, the others its hedges.
 	started atomic.Int32
@@ -144,7 +143,7 @@ func (a *attempts[In, Out]) again(x *single[In, Out], cfg *Config) observable.Si
 	if a.cfg != cfg {
 		a.cfg, a.hedged.Policy = cfg, x.c.k.hedgePolicy(cfg)
 	}
-	a.rounds, a.will, a.wait = 0, false, 0 // begin writes the first attempt's info
+	a.rounds, a.retryDecision = 0, retryDecision{} // begin writes the first attempt's info
 	return &a.rnd
 }
 
@@ -176,15 +175,31 @@ func (k *keyState) hedgePolicy(cfg *Config) *observable.HedgePolicy {
 	return &h.policy
 }
 
-// retryDecision is what the fallback stage of a call's first attempt
-// decided, when the call retries and does not hedge: Command.Call makes
-// that attempt before anything of the retries is built, and only a
-// failure the policy retries makes the rest (bench/peers
-// rxhystrix-semaphore-retry). It is what attempts.deferFallback is for
-// the first round.
+// retryDecision is what the fallback stage of an attempt decided about
+// the retry after it, which the retry operator is told (Next). The first
+// attempt of a call that retries and does not hedge keeps its own on the
+// caller's stack: Command.Call makes that attempt before anything of the
+// retries is built, and only a failure the policy retries makes the rest
+// (bench/peers rxhystrix-semaphore-retry).
 type retryDecision struct {
 	will bool          // the failure is retried
 	wait time.Duration // after this wait
+}
+
+// decide records p's word on the retry after attempt n, which failed with
+// cause under ctx, and reports whether a retry follows.
+func (d *retryDecision) decide(ctx context.Context, k *keyState, p *observable.RetryPolicy, n int, cause error) bool {
+	d.wait, d.will = p.Next(ctx, k.registry.clock.Now(), n, cause)
+	return d.will
+}
+
+// Next tells the retry operator what the last attempt's fallback stage
+// decided; an attempt that did not decide (it was cancelled, or its
+// failure is not retried) is not retried.
+func (d *retryDecision) Next(context.Context, time.Time, int, error) (time.Duration, bool) {
+	will := d.will
+	d.will = false
+	return d.wait, will
 }
 
 // decideFirstRetry is the fallback stage's question for the first attempt
@@ -194,8 +209,7 @@ func (e *execution) decideFirstRetry(ctx context.Context, failure FailureType, c
 		return false
 	}
 	p := retryPolicy(e.k, e.cfg)
-	e.retry.wait, e.retry.will = p.Next(ctx, e.k.registry.clock.Now(), 1, cause)
-	return e.retry.will
+	return e.retry.decide(ctx, e.k, &p, 1, cause)
 }
 
 // retryOn is the set of failures cfg retries.
@@ -230,16 +244,8 @@ func (x *single[In, Out]) callRetrying(subCtx context.Context, cfg *Config) (Out
 	}
 	r := x.resilient(cfg).(*observable.RetrySingle[Out])
 	a := r.Attempt.(*round[In, Out]).a
-	a.rounds, a.will, a.wait, a.replay = 1, true, first.wait, err
+	a.rounds, a.replay, a.retryDecision = 1, err, first
 	return r.Call(subCtx)
-}
-
-// Next tells the retry operator what the last attempt's fallback stage
-// decided.
-func (a *attempts[In, Out]) Next(context.Context, time.Time, int, error) (time.Duration, bool) {
-	will := a.will
-	a.will = false
-	return a.wait, will
 }
 
 // deferFallback is asked by an attempt that failed with a failure its
@@ -253,11 +259,8 @@ func (a *attempts[In, Out]) deferFallback(ctx context.Context, ai *attemptInfo, 
 	if a.cfg.Hedge.MaxHedges > 0 && observable.FailingAttempt(ai.ctx) {
 		return true
 	}
-	if a.cfg.Retry.MaxAttempts > 1 && retryOn(a.cfg).Has(failure) {
-		a.wait, a.will = a.retry.Next(ctx, a.x.c.k.registry.clock.Now(), a.rounds, cause)
-		return a.will
-	}
-	return false
+	return a.cfg.Retry.MaxAttempts > 1 && retryOn(a.cfg).Has(failure) &&
+		a.decide(ctx, a.x.c.k, a.retry, a.rounds, cause)
 }
 
 // begin counts an execution of the current round, whose context is ctx,
@@ -275,16 +278,24 @@ func (a *attempts[In, Out]) begin(ctx context.Context) *attemptInfo {
 	ai.collapsed = a.collapsed
 	ai.hedge = n > 1
 	ai.retry = n == 1 && a.rounds > 1
-	if ai.hedge || ai.retry {
-		a.x.c.k.retrying.Add(1)
-	}
+	ai.began(a.x.c.k)
 	return ai
 }
 
 // ended is the end of an execution begun by begin.
-func (a *attempts[In, Out]) ended(ai *attemptInfo) {
+func (a *attempts[In, Out]) ended(ai *attemptInfo) { ai.ended(a.x.c.k) }
+
+// began counts a retry or a hedge among k's in flight, for the retry
+// budget (RetryBudget); ended counts it out.
+func (ai *attemptInfo) began(k *keyState) {
 	if ai.hedge || ai.retry {
-		a.x.c.k.retrying.Add(-1)
+		k.retrying.Add(1)
+	}
+}
+
+func (ai *attemptInfo) ended(k *keyState) {
+	if ai.hedge || ai.retry {
+		k.retrying.Add(-1)
 	}
 }
 

@@ -38,7 +38,7 @@ type observableExecution[In, Out any] struct {
 
 // Produce runs one execution for a subscriber.
 func (x *observableExecution[In, Out]) Produce(subCtx context.Context, o observable.Observer[Out]) {
-	if cfg := x.c.k.config.Load(); cfg.Retry.MaxAttempts > 1 && makesAttempts(cfg, x.ctx) {
+	if cfg := x.c.k.config.Load(); makesAttempts(cfg, x.ctx) { // it retries: it never hedges (errHedgedStream)
 		x.produceRetrying(subCtx, o, cfg)
 		return
 	}
@@ -48,7 +48,7 @@ func (x *observableExecution[In, Out]) Produce(subCtx context.Context, o observa
 // ProduceFirst runs one execution for First, which leaves at the first
 // value.
 func (x *observableExecution[In, Out]) ProduceFirst(subCtx context.Context) (Out, error) {
-	if cfg := x.c.k.config.Load(); cfg.Isolation == SemaphoreIsolation && cfg.Timeout > 0 || cfg.Retry.MaxAttempts > 1 && makesAttempts(cfg, x.ctx) {
+	if cfg := x.c.k.config.Load(); cfg.Isolation == SemaphoreIsolation && cfg.Timeout > 0 || makesAttempts(cfg, x.ctx) {
 		return observable.Create(x.Produce).First(subCtx)
 	}
 	ctx, stop := joinContexts(subCtx, x.ctx)

@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"time"
 
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -21,12 +20,11 @@ import (
 // streamAttempts is one subscription's attempts of an ObservableCommand
 // whose key retries.
 type streamAttempts[In, Out any] struct {
-	x      *observableExecution[In, Out]
-	cfg    *Config
-	policy observable.RetryPolicy
-	rounds int           // attempts begun
-	will   bool          // the last attempt's failure is retried
-	wait   time.Duration // after this wait
+	x             *observableExecution[In, Out]
+	cfg           *Config
+	policy        observable.RetryPolicy
+	rounds        int // attempts begun
+	retryDecision     // the last attempt's, for the retry operator (its Next)
 }
 
 // produceRetrying runs the attempts of one subscription under cfg.
@@ -42,29 +40,14 @@ func (a *streamAttempts[In, Out]) attempt(subCtx context.Context, o observable.O
 	a.rounds++
 	ai := &attemptInfo{a: a, ctx: subCtx, retry: a.rounds > 1}
 	k := a.x.c.k
-	if ai.retry {
-		k.retrying.Add(1)
-	}
+	ai.began(k)
 	a.x.c.subscribe(a.x.ctx, subCtx, a.x.in, a.x.rec, nil, streamAttemptObserver[Out]{k, ai, o}, ai)
 }
 
 // deferFallback is asked by an attempt that failed before it emitted: true
 // makes it end with its *Error and no fallback, since a retry follows.
 func (a *streamAttempts[In, Out]) deferFallback(ctx context.Context, _ *attemptInfo, failure FailureType, cause error) bool {
-	if !retryOn(a.cfg).Has(failure) {
-		return false
-	}
-	a.wait, a.will = a.policy.Next(ctx, a.x.c.k.registry.clock.Now(), a.rounds, cause)
-	return a.will
-}
-
-// Next tells the retry operator what the last attempt's fallback stage
-// decided; an attempt that did not ask (it emitted, was cancelled, or
-// its failure is not retried) is not retried.
-func (a *streamAttempts[In, Out]) Next(context.Context, time.Time, int, error) (time.Duration, bool) {
-	will := a.will
-	a.will = false
-	return a.wait, will
+	return retryOn(a.cfg).Has(failure) && a.decide(ctx, a.x.c.k, &a.policy, a.rounds, cause)
 }
 
 // streamAttemptObserver ends an attempt's count in the retry budget
@@ -88,8 +71,4 @@ func (o streamAttemptObserver[Out]) OnCompleted() {
 	o.down.OnCompleted()
 }
 
-func (o streamAttemptObserver[Out]) ended() {
-	if o.ai.retry {
-		o.k.retrying.Add(-1)
-	}
-}
+func (o streamAttemptObserver[Out]) ended() { o.ai.ended(o.k) }
