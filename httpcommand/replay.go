@@ -21,6 +21,12 @@ func replayable(req *http.Request) bool {
 			return false
 		}
 	}
+	return bodyReplayable(req)
+}
+
+// bodyReplayable reports whether req's body can be sent again: it has
+// none, or GetBody makes it again.
+func bodyReplayable(req *http.Request) bool {
 	return req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 }
 
@@ -32,10 +38,10 @@ var errBodyNotReplayable = errors.New("httpcommand: the request's body cannot be
 // bodyAgain returns req's body for an attempt after the first.
 func bodyAgain(req *http.Request) (io.ReadCloser, error) {
 	switch {
-	case req.Body == nil || req.Body == http.NoBody:
-		return req.Body, nil
-	case req.GetBody == nil:
+	case !bodyReplayable(req):
 		return nil, errBodyNotReplayable
+	case req.GetBody == nil:
+		return req.Body, nil // none
 	}
 	return req.GetBody()
 }
