@@ -93,6 +93,23 @@ func (h *harness) stepUntil(what string, cond func() bool) {
 	})
 }
 
+// passBackoffs moves the clock through the backoffs of a call whose
+// attempts fail, one after another, checking each: armed for exactly its
+// wait, no retry before it has passed (made counts the attempts begun),
+// the retry once it has, recorded RETRIED.
+func (h *harness) passBackoffs(spy timerSpy, made func() int32, backoffs ...time.Duration) {
+	h.t.Helper()
+	for n, backoff := range backoffs {
+		assert.Equal(h.t, backoff, recv(h.t, spy.armed, "the backoff"), "exponential, no jitter")
+		h.clock.Advance(backoff - 1)
+		assert.Equal(h.t, int32(n+1), made(), "no retry before the backoff")
+		h.clock.Advance(1)
+		if n == 0 {
+			assert.Equal(h.t, evs("FAILURE", "RETRIED"), h.events())
+		}
+	}
+}
+
 // flaky returns a run that fails its first n calls with errBoom, then
 // succeeds, and counts its calls.
 func flaky(n int32, calls *atomic.Int32) func(context.Context, int) (string, error) {
@@ -120,15 +137,7 @@ func TestRetryMakesEachAttemptAFullExecutionAfterItsBackoff(t *testing.T) {
 				})
 				call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
 				assert.Equal(t, evs("FAILURE"), h.events(), "no fallback while a retry follows")
-				for n, backoff := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond} {
-					assert.Equal(t, backoff, recv(t, spy.armed, "the backoff"), "exponential, no jitter")
-					h.clock.Advance(backoff - 1)
-					assert.Equal(t, int32(n+1), calls.Load(), "no retry before the backoff")
-					h.clock.Advance(1)
-					if n == 0 {
-						assert.Equal(t, evs("FAILURE", "RETRIED"), h.events())
-					}
-				}
+				h.passBackoffs(spy, calls.Load, 100*time.Millisecond, 200*time.Millisecond)
 				res := awaitCall(t, call)
 				require.NoError(t, res.err)
 				assert.Equal(t, "user-1", res.v)

@@ -52,15 +52,7 @@ func TestObservableCommandRetriesAFailureBeforeItsFirstValue(t *testing.T) {
 				})
 				call := goCall(func() ([]bool, error) { return m.exec(context.Background(), c, 1) })
 				assert.Equal(t, evs("FAILURE"), h.events(), "no fallback while a retry follows")
-				for n, backoff := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond} {
-					assert.Equal(t, backoff, recv(t, spy.armed, "the backoff"), "exponential, no jitter")
-					h.clock.Advance(backoff - 1)
-					assert.Equal(t, int32(n+1), made.Load(), "no retry before the backoff")
-					h.clock.Advance(1)
-					if n == 0 {
-						assert.Equal(t, evs("FAILURE", "RETRIED"), h.events())
-					}
-				}
+				h.passBackoffs(spy, made.Load, 100*time.Millisecond, 200*time.Millisecond)
 				res := awaitCall(t, call)
 				require.NoError(t, res.err)
 				want, events := []bool{true, false}, evs("EMIT", "EMIT", "SUCCESS", "RETRIED")
