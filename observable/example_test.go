@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/observable"
@@ -173,4 +174,29 @@ func ExampleFromProducer() {
 	first, _ := text.First(ctx) // ProduceFirst: no subscription
 	fmt.Println(len(all), first)
 	// Output: 3 GET / HTTP/1.1
+}
+
+// A stream whose first replica has sent nothing after its delay is asked
+// of another replica too: the first to send is the stream, and the other
+// is cancelled.
+func ExampleObservable_HedgeStream() {
+	var replicas atomic.Int32
+	stalled := make(chan error, 1)
+	pages := observable.Create(func(ctx context.Context, o observable.Observer[string]) {
+		if replicas.Add(1) == 1 { // the first replica stalls until it is cancelled
+			<-ctx.Done()
+			stalled <- ctx.Err()
+			return
+		}
+		o.OnNext("page 1")
+		o.OnNext("page 2")
+		o.OnCompleted()
+	})
+	hedged := pages.HedgeStream(observable.HedgePolicy{Delay: func() time.Duration { return 10 * time.Millisecond }})
+	got, err := hedged.ToSlice(context.Background())
+	fmt.Println(got, err)
+	fmt.Println("the stalled replica:", <-stalled)
+	// Output:
+	// [page 1 page 2] <nil>
+	// the stalled replica: context canceled
 }

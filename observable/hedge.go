@@ -113,6 +113,11 @@ type HedgeSingle[T any] struct {
 	// allocation of its own (bench/peers rxhystrix-semaphore-hedge).
 	spareTaken atomic.Bool
 	spare      hedgeRace[T]
+
+	// keepsWinner leaves the winner's context live when the race ends:
+	// a hedged stream's winner goes on (HedgeStreamOn), and ends its
+	// context itself.
+	keepsWinner bool
 }
 
 // Call makes the first attempt on the calling goroutine and returns the
@@ -250,26 +255,44 @@ func AttemptStart(ctx context.Context) (unixNano int64, ok bool) {
 	return 0, false
 }
 
-// FailingAttempt is for an attempt of a [HedgeSingle] that is about to
-// fail, before it makes anything of its failure (runs a fallback of its
-// own, say): called with the attempt's context, it reports whether the
-// race does without the attempt's answer.
+// FailingAttempt is for an attempt of a [HedgeSingle] or of
+// [Observable.HedgeStreamOn] that is about to fail, before it makes
+// anything of its failure (runs a fallback of its own, say): called with
+// the attempt's context, or a context made from it, it reports whether
+// the race does without the attempt's answer.
 //
 // True: another attempt is running, or one starts now (HedgePolicy's
 // OnError), or the race is over; the attempt's result no longer counts,
 // and it should end with its failure as it is. False: the attempt's
 // result, whatever it makes of its failure, is the race's, and no attempt
-// starts after it. It is false for a context that is no attempt's, and
-// true for one kept past its attempt's end.
+// starts after it. It is false for a context that is neither an
+// attempt's nor made from one, and true for one kept past its attempt's
+// end.
 //
 // Without it, an attempt that turns its failure into a value (a
 // fallback) would end the race with that value while a hedge that had
 // started could still answer.
 func FailingAttempt(ctx context.Context) bool {
-	if s, ok := ctx.(*attemptScope); ok {
-		return (*s.race).failing(s)
+	s, ok := ctx.(*attemptScope)
+	if !ok {
+		if s, ok = ctx.Value(attemptKey{}).(*attemptScope); !ok {
+			return false
+		}
 	}
-	return false
+	return (*s.race).failing(s)
+}
+
+// attemptKey is the key under which an attempt's context, and every
+// context made from it, has the attempt's scope: a hedged stream's
+// attempt sees its subscription's context (HedgeStreamOn).
+type attemptKey struct{}
+
+// Value returns s for attemptKey, and the parent's value of any other key.
+func (s *attemptScope) Value(key any) any {
+	if key == (attemptKey{}) {
+		return s
+	}
+	return s.scope.Value(key)
 }
 
 // hedgeRace is one hedged result: the attempts started, the wait for the
@@ -530,6 +553,9 @@ func (r *hedgeRace[T]) finishLocked(winner int) {
 	}
 	if wait != nil {
 		close(wait)
+	}
+	if r.h.keepsWinner {
+		return
 	}
 	// The winner's context too: it is no longer needed.
 	r.first.cancel(context.Canceled)
