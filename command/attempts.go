@@ -54,22 +54,57 @@ type fallbackDeferral interface {
 type attempts[In, Out any] struct {
 	hedged observable.HedgeSingle[Out] // made ready for the next call by its Reset
 
-	x     *single[In, Out]
-	cfg   *Config
-	retry *observable.RetryPolicy // when the call retries; made with the RetrySingle
+	x *single[In, Out]
+	attemptRounds
 
 	own      single[In, Out] // x, copied: Execute keeps the caller's on its stack
 	rnd      round[In, Out]
 	firstOne attemptInfo // the first execution's; later ones make their own
 
-	collapsed int // the requests of a collapser's batch, which each execution carries
+	collapsed int   // the requests of a collapser's batch, which each execution carries
+	replay    error // the first round's failure, made by callRetrying already
+}
 
-	rounds        int   // rounds begun: the first execution and each retry
-	replay        error // the first round's failure, made by callRetrying already
-	retryDecision       // the last round's, for the retry operator (its Next)
+// attemptRounds is the rounds of one call's attempts, for either kind of
+// command: the first execution and each retry begin a round, and the
+// executions of a round beside its first are its hedges.
+type attemptRounds struct {
+	k             *keyState
+	cfg           *Config
+	retry         *observable.RetryPolicy // when the call retries
+	rounds        int                     // rounds begun
+	retryDecision                         // the last round's, for the retry operator (its Next)
 	// started counts the current round's executions begun: the first is
 	// the round's own, the others its hedges.
 	started atomic.Int32
+}
+
+// newRound begins a round: the first execution, or a retry.
+func (r *attemptRounds) newRound() {
+	r.rounds++
+	r.started.Store(0)
+}
+
+// next counts an execution of the current round, and says whether it is a
+// hedge or a retry.
+func (r *attemptRounds) next() (hedge, retry bool) {
+	n := r.started.Add(1)
+	return n > 1, n == 1 && r.rounds > 1
+}
+
+// deferFallback is asked by an attempt that failed with a failure its
+// fallback would answer: true makes it end with its *Error and no
+// fallback, since another attempt may still answer.
+//
+// Whether another attempt may still answer is the hedge operator's to
+// say, under its lock: a hedge it has started may not have begun yet, and
+// one it would start on the error may be refused by the budget.
+func (r *attemptRounds) deferFallback(ctx context.Context, ai *attemptInfo, failure FailureType, cause error) bool {
+	if r.cfg.Hedge.MaxHedges > 0 && observable.FailingAttempt(ai.ctx) {
+		return true
+	}
+	return r.cfg.Retry.MaxAttempts > 1 && retryOn(r.cfg).Has(failure) &&
+		r.decide(ctx, r.k, r.retry, r.rounds, cause)
 }
 
 // resilient returns the Single of x with the retries and hedges of cfg.
@@ -83,7 +118,7 @@ func (x *single[In, Out]) resilient(cfg *Config) observable.Single[Out] {
 // Single.
 func (a *attempts[In, Out]) compose(x *single[In, Out], cfg *Config) observable.Single[Out] {
 	k := x.c.k
-	a.own, a.cfg = *x, cfg
+	a.own, a.k, a.cfg = *x, k, cfg
 	a.x = &a.own
 	var s observable.Single[Out] = attemptExecution[In, Out]{a}
 	if cfg.Hedge.MaxHedges > 0 {
@@ -248,27 +283,12 @@ func (x *single[In, Out]) callRetrying(subCtx context.Context, cfg *Config) (Out
 	return r.Call(subCtx)
 }
 
-// deferFallback is asked by an attempt that failed with a failure its
-// fallback would answer: true makes it end with its *Error and no
-// fallback, since another attempt may still answer.
-//
-// Whether another attempt may still answer is the hedge operator's to
-// say, under its lock: a hedge it has started may not have begun yet, and
-// one it would start on the error may be refused by the budget.
-func (a *attempts[In, Out]) deferFallback(ctx context.Context, ai *attemptInfo, failure FailureType, cause error) bool {
-	if a.cfg.Hedge.MaxHedges > 0 && observable.FailingAttempt(ai.ctx) {
-		return true
-	}
-	return a.cfg.Retry.MaxAttempts > 1 && retryOn(a.cfg).Has(failure) &&
-		a.decide(ctx, a.x.c.k, a.retry, a.rounds, cause)
-}
-
 // begin counts an execution of the current round, whose context is ctx,
 // and says what it is.
 func (a *attempts[In, Out]) begin(ctx context.Context) *attemptInfo {
-	n := a.started.Add(1)
+	hedge, retry := a.next()
 	ai := &a.firstOne
-	if n > 1 || a.rounds > 1 {
+	if hedge || retry {
 		ai = &attemptInfo{a: a}
 	} else if ai.a == nil {
 		ai.a = a // once: the attempts of later calls are the same (again)
@@ -276,14 +296,13 @@ func (a *attempts[In, Out]) begin(ctx context.Context) *attemptInfo {
 	ai.start, _ = observable.AttemptStart(ctx)
 	ai.ctx = ctx
 	ai.collapsed = a.collapsed
-	ai.hedge = n > 1
-	ai.retry = n == 1 && a.rounds > 1
-	ai.began(a.x.c.k)
+	ai.hedge, ai.retry = hedge, retry
+	ai.began(a.k)
 	return ai
 }
 
 // ended is the end of an execution begun by begin.
-func (a *attempts[In, Out]) ended(ai *attemptInfo) { ai.ended(a.x.c.k) }
+func (a *attempts[In, Out]) ended(ai *attemptInfo) { ai.ended(a.k) }
 
 // began counts a retry or a hedge among k's in flight, for the retry
 // budget (RetryBudget); ended counts it out.
@@ -297,12 +316,6 @@ func (ai *attemptInfo) ended(k *keyState) {
 	if ai.hedge || ai.retry {
 		k.retrying.Add(-1)
 	}
-}
-
-// newRound begins a round: the first execution, or a retry.
-func (a *attempts[In, Out]) newRound() {
-	a.rounds++
-	a.started.Store(0)
 }
 
 // round is one round of a call: the first execution or a retry, hedged

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/command"
@@ -62,6 +63,36 @@ func ExampleRetryConfig_observableCommand() {
 	// Output:
 	// [ann bob (the rest later)] <nil>
 	// attempts: 2
+}
+
+// An ObservableCommand's key hedges a stream that has sent nothing after
+// the delay: the first execution to emit is the stream, and the other is
+// cancelled, with a Completion of its own.
+func ExampleHedgeConfig_observableCommand() {
+	reg := command.NewRegistry()
+	defer reg.Close()
+	var streams atomic.Int32
+	stalled := make(chan error, 1)
+	listUsers := command.NewObservable("ListUsers", func(ctx context.Context, team string) observable.Observable[string] {
+		if streams.Add(1) == 1 { // a replica that stalls until it is cancelled
+			return observable.Create(func(ctx context.Context, o observable.Observer[string]) {
+				<-ctx.Done()
+				stalled <- ctx.Err()
+				o.OnError(ctx.Err())
+			})
+		}
+		return observable.Just("ann", "bob")
+	}, command.WithRegistry(reg), command.WithConfig(command.Config{
+		Isolation: command.SemaphoreIsolation,
+		Timeout:   time.Second,
+		Hedge:     command.HedgeConfig{MaxHedges: 1, Delay: 10 * time.Millisecond},
+	}))
+	users, err := listUsers.Execute(context.Background(), "ops")
+	fmt.Println(users, err)
+	fmt.Println("the stalled stream:", <-stalled)
+	// Output:
+	// [ann bob] <nil>
+	// the stalled stream: context canceled
 }
 
 // A call that must not be repeated makes one attempt under OneAttempt,

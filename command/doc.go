@@ -117,13 +117,13 @@
 //     leaves while it waits ends the execution CANCELLED, its place given
 //     back.
 //
-// An ObservableCommand's stream is retried and rate limited as a
-// Command's call is, with one rule more: an attempt that has emitted a
+// An ObservableCommand's stream is retried, hedged and rate limited as a
+// Command's call is, with two rules more: an attempt that has emitted a
 // value is not retried (its retry would emit it again), and its fallback
-// follows what it emitted. A stream has no single answer for hedges to
-// race for: Configure refuses a Config.Hedge for a key an
-// ObservableCommand executes, and NewObservable panics for a key that
-// hedges.
+// follows what it emitted; and hedges race for the first value, as gRPC's
+// hedged streaming calls race for the first response, so the first
+// execution to emit (or to complete) is the stream, and the others are
+// cancelled.
 //
 // # Where it differs from Hystrix
 //

@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
@@ -99,8 +98,7 @@ type ObservableCommand[In, Out any] struct {
 
 // NewObservable returns an observable command of key whose user code is
 // construct. It panics if construct is nil, naming the key, if key is
-// empty or not valid UTF-8, if an option is invalid, or if the key's
-// Config hedges (Config.Hedge applies to Command only).
+// empty or not valid UTF-8, or if an option is invalid.
 func NewObservable[In, Out any](key string, construct func(context.Context, In) observable.Observable[Out], opts ...Option) *ObservableCommand[In, Out] {
 	if construct == nil {
 		panic(fmt.Sprintf("command: NewObservable(%q): construct is nil", key))
@@ -113,28 +111,8 @@ func NewObservable[In, Out any](key string, construct func(context.Context, In) 
 		cfg = *o.config
 	}
 	c.k = o.registry.stateWithDefault(key, cfg, SemaphoreIsolation)
-	if err := c.k.executeStreams(); err != nil {
-		panic(fmt.Sprintf("command: NewObservable(%q): %v", key, err))
-	}
 	c.construct = construct
 	return c
-}
-
-// errHedgedStream is the error of a Config that hedges a key an
-// ObservableCommand executes.
-var errHedgedStream = errors.New("Config.Hedge: an ObservableCommand executes the key, " +
-	"and a stream has no single answer to race hedges for; hedge a Command, or retry (Config.Retry)")
-
-// executeStreams marks k as executed by an ObservableCommand, unless its
-// Config hedges.
-func (k *keyState) executeStreams() error {
-	k.configuring.Lock()
-	defer k.configuring.Unlock()
-	if k.config.Load().Hedge.MaxHedges > 0 {
-		return errHedgedStream
-	}
-	k.streams = true
-	return nil
 }
 
 // Key returns the command key.

@@ -6,48 +6,60 @@ import (
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
-// An ObservableCommand whose key retries (Config.Retry) makes each
-// subscription's attempts with observable's RetryWith, every attempt a
-// full execution of the user's Observable with its own Completion, as a
-// Command's are (attempts.go). The fallback stage of an attempt that
-// failed asks streamAttempts whether a retry follows, so that a retried
-// failure runs no fallback.
+// An ObservableCommand whose key retries or hedges (Config.Retry,
+// Config.Hedge) makes each subscription's attempts with observable's
+// operators, as a Command makes a call's (attempts.go):
+//
+//	RetryWith{round{HedgeStreamOn{one execution}}}
+//
+// Every attempt is a full execution of the user's Observable with its own
+// Completion. The fallback stage of an attempt that failed asks the
+// attempts whether another may still answer (attemptRounds.deferFallback),
+// so that neither a retried failure nor one a hedge may still answer for
+// runs the fallback.
 //
 // An attempt that has emitted a value is never retried: its retry would
 // emit that value again. Its fallback follows what it emitted, as
-// Hystrix's does for an observable command that fails part way.
+// Hystrix's does for an observable command that fails part way. Hedges
+// race for the first value, as gRPC's hedged streaming calls race for the
+// first response: the first attempt that emits or completes is the
+// stream, and every other one is cancelled (CANCELLED).
 
 // streamAttempts is one subscription's attempts of an ObservableCommand
-// whose key retries.
+// whose key retries or hedges.
 type streamAttempts[In, Out any] struct {
-	x             *observableExecution[In, Out]
-	cfg           *Config
-	policy        observable.RetryPolicy
-	rounds        int // attempts begun
-	retryDecision     // the last attempt's, for the retry operator (its Next)
+	x *observableExecution[In, Out]
+	attemptRounds
+	policy observable.RetryPolicy // what retry points to, when the key retries
 }
 
-// produceRetrying runs the attempts of one subscription under cfg.
-func (x *observableExecution[In, Out]) produceRetrying(subCtx context.Context, o observable.Observer[Out], cfg *Config) {
+// produceAttempts runs the attempts of one subscription under cfg.
+func (x *observableExecution[In, Out]) produceAttempts(subCtx context.Context, o observable.Observer[Out], cfg *Config) {
 	k := x.c.k
-	a := &streamAttempts[In, Out]{x: x, cfg: cfg, policy: retryPolicy(k, cfg)}
-	observable.Create(a.attempt).RetryWith(a, k.registry.clock).Subscribe(subCtx, o)
+	a := &streamAttempts[In, Out]{x: x, attemptRounds: attemptRounds{k: k, cfg: cfg}}
+	round := observable.Create(a.attempt)
+	if cfg.Hedge.MaxHedges > 0 {
+		round = round.HedgeStreamOn(*k.hedgePolicy(cfg), k.registry.clock)
+	}
+	attempts := observable.Defer(func() observable.Observable[Out] {
+		a.newRound()
+		return round
+	})
+	if cfg.Retry.MaxAttempts > 1 {
+		a.policy = retryPolicy(k, cfg)
+		a.retry = &a.policy
+		attempts = attempts.RetryWith(a, k.registry.clock)
+	}
+	attempts.Subscribe(subCtx, o)
 }
 
-// attempt is one execution of the attempts, for the retry operator's
-// subscription subCtx.
+// attempt is one execution of the attempts, for the subscription subCtx
+// of the retry or hedge operator.
 func (a *streamAttempts[In, Out]) attempt(subCtx context.Context, o observable.Observer[Out]) {
-	a.rounds++
-	ai := &attemptInfo{a: a, ctx: subCtx, retry: a.rounds > 1}
-	k := a.x.c.k
-	ai.began(k)
-	a.x.c.subscribe(a.x.ctx, subCtx, a.x.in, a.x.rec, nil, streamAttemptObserver[Out]{k, ai, o}, ai)
-}
-
-// deferFallback is asked by an attempt that failed before it emitted: true
-// makes it end with its *Error and no fallback, since a retry follows.
-func (a *streamAttempts[In, Out]) deferFallback(ctx context.Context, _ *attemptInfo, failure FailureType, cause error) bool {
-	return retryOn(a.cfg).Has(failure) && a.decide(ctx, a.x.c.k, &a.policy, a.rounds, cause)
+	ai := &attemptInfo{a: a, ctx: subCtx}
+	ai.hedge, ai.retry = a.next()
+	ai.began(a.k)
+	a.x.c.subscribe(a.x.ctx, subCtx, a.x.in, a.x.rec, nil, streamAttemptObserver[Out]{a.k, ai, o}, ai)
 }
 
 // streamAttemptObserver ends an attempt's count in the retry budget

@@ -150,47 +150,134 @@ func TestObservableCommandLeavingDuringABackoffEndsTheAttempts(t *testing.T) {
 	}
 }
 
-// A stream has no single answer for hedges to race for: a Config that
-// hedges a key an ObservableCommand executes is refused, naming the field.
-func TestObservableCommandRefusesAConfigThatHedges(t *testing.T) {
-	h := newHarness(t)
-	hedged := Config{Hedge: HedgeConfig{MaxHedges: 1, Delay: time.Millisecond}}
-	construct := func(context.Context, int) observable.Observable[bool] { return observable.Just(true) }
-	assert.PanicsWithValue(t, `command: NewObservable("Hedged"): `+errHedgedStream.Error(), func() {
-		NewObservable("Hedged", construct, WithRegistry(h.reg), WithConfig(hedged))
-	})
-
-	c := NewObservable("Stream", construct, WithRegistry(h.reg))
-	err := h.reg.Configure("Stream", hedged)
-	require.ErrorIs(t, err, errHedgedStream)
-	assert.ErrorContains(t, err, "Config.Hedge")
-	cfg, _ := h.reg.Config("Stream")
-	assert.Zero(t, cfg.Hedge.MaxHedges, "the refused Config is not in force")
-	require.NoError(t, h.reg.Configure("Stream", Config{Retry: RetryConfig{MaxAttempts: 2}}))
-	_, err = c.Execute(context.Background(), 1)
-	require.NoError(t, err)
-	h.completion()
-
-	// A key that hedges already makes no ObservableCommand.
-	require.NoError(t, h.reg.Configure("Command", hedged))
-	assert.Panics(t, func() { NewObservable("Command", construct, WithRegistry(h.reg)) })
+// hedgedStreams returns a construct whose first Observable waits for
+// fail and then fails, or for its context's end, and whose second waits
+// for answer and then emits true, false, or fails with errBoom if
+// hedgeFails; it counts the Observables it makes.
+func hedgedStreams(made *atomic.Int32, fail, answer <-chan struct{}, hedgeFails bool) func(context.Context, int) observable.Observable[bool] {
+	return func(context.Context, int) observable.Observable[bool] {
+		if made.Add(1) == 1 {
+			return observable.Create(func(ctx context.Context, o observable.Observer[bool]) {
+				select {
+				case <-fail:
+					o.OnError(errBoom)
+				case <-ctx.Done():
+					o.OnError(ctx.Err())
+				}
+			})
+		}
+		return observable.Create(func(ctx context.Context, o observable.Observer[bool]) {
+			<-answer
+			if hedgeFails {
+				o.OnError(errBoom)
+				return
+			}
+			o.OnNext(true)
+			o.OnNext(false)
+			o.OnCompleted()
+		})
+	}
 }
 
-// Under OneAttempt an ObservableCommand's stream is subscribed once.
-func TestObservableCommandOneAttempt(t *testing.T) {
+// closed is a channel that is closed.
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// A hedged ObservableCommand races its executions for the first value, as
+// gRPC's hedged streams race for the first response: the hedge starts at
+// the delay, the first execution to emit is the stream, and the other is
+// cancelled, with one CANCELLED Completion.
+func TestObservableCommandHedgeWinsByItsFirstValue(t *testing.T) {
+	for _, iso := range bothIsolations {
+		for _, m := range obsModesWithFirst {
+			t.Run(iso.String()+"/"+m.name, func(t *testing.T) {
+				h, spy := newSpiedHarness(t)
+				var made atomic.Int32
+				c := NewObservable("Tail", hedgedStreams(&made, nil, closed, false), WithRegistry(h.reg), WithConfig(Config{
+					Isolation: iso,
+					Timeout:   -1,
+					Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+				}))
+				call := goCall(func() ([]bool, error) { return m.exec(context.Background(), c, 1) })
+				assert.Equal(t, 50*time.Millisecond, recv(t, spy.armed, "the hedge's timer"))
+				waitFor(t, "the first execution", func() bool { return made.Load() == 1 })
+				h.clock.Advance(50*time.Millisecond - 1)
+				assert.Equal(t, int32(1), made.Load(), "no hedge before the delay")
+				h.clock.Advance(1)
+				res := awaitCall(t, call)
+				require.NoError(t, res.err)
+				want, winner := []bool{true, false}, evs("EMIT", "EMIT", "SUCCESS", "HEDGED")
+				if m.name == "ToObservable.First" {
+					want, winner = []bool{true}, evs("EMIT", "CANCELLED", "HEDGED")
+				}
+				assert.Equal(t, want, res.v)
+				assert.ElementsMatch(t, [][]string{winner, evs("CANCELLED")}, [][]string{h.events(), h.events()},
+					"the winner, and the first cancelled with one Completion")
+				h.noMoreCompletions()
+				h.assertReleased("Tail")
+				waitFor(t, "no hedge in flight", func() bool { return h.state("Tail").retrying.Load() == 0 })
+			})
+		}
+	}
+}
+
+// An execution that fails before its first value while a hedge is in
+// flight runs no fallback: the hedge may still answer. The last one to
+// fail runs the fallback, whose values are the stream.
+func TestObservableCommandHedgeLeavesTheFallbackToTheLastFailure(t *testing.T) {
+	for _, hedgeFails := range []bool{false, true} {
+		forEachObsMode(t, func(t *testing.T, h *harness, m obsMode, iso Isolation) {
+			var made, fallbacks atomic.Int32
+			fail, answer := make(chan struct{}), make(chan struct{})
+			c := NewObservable("Window", hedgedStreams(&made, fail, answer, hedgeFails), WithRegistry(h.reg), WithConfig(Config{
+				Isolation: iso,
+				Timeout:   -1,
+				Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+			})).WithFallbackObservable(func(context.Context, int, error) observable.Observable[bool] {
+				fallbacks.Add(1)
+				return observable.Just(false)
+			})
+			call := goCall(func() ([]bool, error) { return m.exec(context.Background(), c, 1) })
+			waitFor(t, "the first execution", func() bool { return made.Load() == 1 })
+			h.stepUntil("the hedge", func() bool { return made.Load() == 2 })
+			close(fail)
+			assert.Equal(t, evs("FAILURE"), h.events(), "the first fails with no fallback")
+			close(answer)
+			res := awaitCall(t, call)
+			require.NoError(t, res.err)
+			if hedgeFails {
+				assert.Equal(t, []bool{false}, res.v, "the last failure's fallback")
+				assert.Equal(t, evs("FAILURE", "FALLBACK_EMIT", "FALLBACK_SUCCESS", "HEDGED"), h.events())
+				assert.Equal(t, int32(1), fallbacks.Load())
+			} else {
+				assert.Equal(t, []bool{true, false}, res.v)
+				assert.Equal(t, evs("EMIT", "EMIT", "SUCCESS", "HEDGED"), h.events())
+				assert.Zero(t, fallbacks.Load())
+			}
+			h.noMoreCompletions()
+			h.assertReleased("Window")
+		})
+	}
+}
+
+// Retries and hedges compose: a round whose executions all failed is
+// retried, and the retry is a round of its own, hedged again.
+func TestObservableCommandRetriesAHedgedRound(t *testing.T) {
 	forEachObsMode(t, func(t *testing.T, h *harness, m obsMode, iso Isolation) {
 		var made atomic.Int32
-		c := NewObservable("Once", flakyStream(100, &made), WithRegistry(h.reg), WithConfig(Config{
+		c := NewObservable("Rounds", flakyStream(1, &made), WithRegistry(h.reg), WithConfig(Config{
 			Isolation: iso,
-			Retry:     RetryConfig{MaxAttempts: 3, Backoff: exactBackoff},
-		})).WithFallbackObservable(func(context.Context, int, error) observable.Observable[bool] {
-			return observable.Just(false)
-		})
-		res := awaitCall(t, goCall(func() ([]bool, error) { return m.exec(OneAttempt(context.Background()), c, 1) }))
+			Timeout:   -1,
+			Retry:     RetryConfig{MaxAttempts: 2, Backoff: exactBackoff},
+			Hedge:     HedgeConfig{MaxHedges: 1, Delay: time.Second},
+		}))
+		call := goCall(func() ([]bool, error) { return m.exec(context.Background(), c, 1) })
+		assert.Equal(t, evs("FAILURE"), h.events(), "the first round's only execution failed before its hedge")
+		h.stepUntil("the retry", func() bool { return made.Load() == 2 })
+		res := awaitCall(t, call)
 		require.NoError(t, res.err)
-		assert.Equal(t, []bool{false}, res.v)
-		assert.Equal(t, evs("FAILURE", "FALLBACK_EMIT", "FALLBACK_SUCCESS"), h.events())
-		assert.Equal(t, int32(1), made.Load())
+		assert.Equal(t, []bool{true, false}, res.v)
+		assert.Equal(t, evs("EMIT", "EMIT", "SUCCESS", "RETRIED"), h.events(), "a retry, not a hedge")
 		h.noMoreCompletions()
+		assert.Zero(t, h.state("Rounds").retrying.Load(), "retries in flight")
 	})
 }

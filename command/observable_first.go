@@ -23,8 +23,8 @@ import (
 // with a timeout keeps the subscription: there a timer answers the
 // subscriber at the timeout while the Observable has not emitted, which
 // the caller, waiting for the first value, could not do; and so does an
-// execution whose key retries, whose attempts the retry operator makes
-// (observable_retry.go).
+// execution whose key retries or hedges, whose attempts the operators
+// make (observable_attempts.go).
 
 // observableExecution is the Producer of an ObservableCommand's
 // ToObservable: one execution per subscription, whose end rec, when not
@@ -38,8 +38,8 @@ type observableExecution[In, Out any] struct {
 
 // Produce runs one execution for a subscriber.
 func (x *observableExecution[In, Out]) Produce(subCtx context.Context, o observable.Observer[Out]) {
-	if cfg := x.c.k.config.Load(); makesAttempts(cfg, x.ctx) { // it retries: it never hedges (errHedgedStream)
-		x.produceRetrying(subCtx, o, cfg)
+	if cfg := x.c.k.config.Load(); makesAttempts(cfg, x.ctx) {
+		x.produceAttempts(subCtx, o, cfg)
 		return
 	}
 	x.c.subscribe(x.ctx, subCtx, x.in, x.rec, nil, o, nil)

@@ -120,12 +120,6 @@ type keyState struct {
 	// hedging is the hedge policy of the key's Config when last asked for
 	// (see keyState.hedgePolicy).
 	hedging atomic.Pointer[hedgePolicyOf]
-	// configuring serializes the key's Configure with NewObservable's
-	// look at its Config; streams, which it guards, is set once an
-	// ObservableCommand executes the key: its Config may not hedge from
-	// then on (errHedgedStream).
-	configuring sync.Mutex
-	streams     bool
 }
 
 // namedPool returns the pool name, the key's Config.Pool, from the key's
@@ -249,11 +243,6 @@ func (r *Registry) Configure(key string, cfg Config) error {
 		return err
 	}
 	k := r.state(key, cfg)
-	k.configuring.Lock()
-	defer k.configuring.Unlock()
-	if k.streams && cfg.Hedge.MaxHedges > 0 {
-		return fmt.Errorf("command: Configure(%q): %w", key, errHedgedStream)
-	}
 	cfg = cfg.withDefaults(key, k.defaultIsolation)
 	cfg.Metrics = k.config.Load().Metrics
 	k.fallbackSem.limit.Store(int64(cfg.FallbackMaxConcurrentRequests))

@@ -48,8 +48,9 @@ type RetryBudget struct {
 // wins and the others are cancelled (recorded CANCELLED). A hedge is
 // recorded HEDGED and counts in the retry budget. A failure the others
 // may still make good runs no fallback; the last attempt to fail does.
-// It applies to Command only: a Config that hedges a key an
-// ObservableCommand executes is refused.
+// An ObservableCommand's executions race for the first value: the first
+// to emit, or to complete, is the stream, as in gRPC's hedged streaming
+// calls, and the others are cancelled.
 //
 // A value an attempt returns once another has won is dropped, as a
 // timed-out run's is: run should release what such a value holds (a
