@@ -153,7 +153,8 @@ func TestObservableCommandLeavingDuringABackoffEndsTheAttempts(t *testing.T) {
 // hedgedStreams returns a construct whose first Observable waits for
 // fail and then fails, or for its context's end, and whose second waits
 // for answer and then emits true, false, or fails with errBoom if
-// hedgeFails; it counts the Observables it makes.
+// hedgeFails, or for its context's end; it counts the Observables it
+// makes.
 func hedgedStreams(made *atomic.Int32, fail, answer <-chan struct{}, hedgeFails bool) func(context.Context, int) observable.Observable[bool] {
 	return func(context.Context, int) observable.Observable[bool] {
 		if made.Add(1) == 1 {
@@ -167,7 +168,12 @@ func hedgedStreams(made *atomic.Int32, fail, answer <-chan struct{}, hedgeFails 
 			})
 		}
 		return observable.Create(func(ctx context.Context, o observable.Observer[bool]) {
-			<-answer
+			select {
+			case <-answer:
+			case <-ctx.Done():
+				o.OnError(ctx.Err())
+				return
+			}
 			if hedgeFails {
 				o.OnError(errBoom)
 				return
@@ -280,4 +286,33 @@ func TestObservableCommandRetriesAHedgedRound(t *testing.T) {
 		h.noMoreCompletions()
 		assert.Zero(t, h.state("Rounds").retrying.Load(), "retries in flight")
 	})
+}
+
+// A subscriber that leaves while a hedge and the execution it hedges both
+// run ends both: each is CANCELLED, with its permit back, and the retry
+// budget has their places again.
+func TestObservableCommandLeavingEndsEveryHedge(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			var made atomic.Int32
+			c := NewObservable("Leaving", hedgedStreams(&made, nil, nil, false), WithRegistry(h.reg), WithConfig(Config{
+				Isolation: iso,
+				Timeout:   -1,
+				Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+			}))
+			ctx, cancel := context.WithCancel(context.Background())
+			subscribed := make(chan *collected[bool], 1)
+			go func() { subscribed <- subscribeAll(ctx, c.ToObservable(context.Background(), 1)) }()
+			waitFor(t, "the first execution", func() bool { return made.Load() == 1 })
+			h.stepUntil("the hedge", func() bool { return made.Load() == 2 })
+			cancel()
+			got := recv(t, subscribed, "the subscription")
+			recv(t, got.sub.Done(), "the end of the subscription")
+			assert.ElementsMatch(t, [][]string{evs("CANCELLED"), evs("CANCELLED", "HEDGED")}, [][]string{h.events(), h.events()})
+			h.noMoreCompletions()
+			h.assertReleased("Leaving")
+			waitFor(t, "no hedge in flight", func() bool { return h.state("Leaving").retrying.Load() == 0 })
+		})
+	}
 }
