@@ -67,7 +67,9 @@ type HedgeConfig struct {
 	Delay time.Duration
 	// Percentile, when not zero, takes the delay from the key's live
 	// execution latency: its value at this percentile (95, say) over the
-	// rolling percentile window.
+	// rolling percentile window. An ObservableCommand's execution latency
+	// runs to the end of its stream, while its hedges race for the first
+	// value: for a long stream, a fixed Delay says more.
 	Percentile float64
 	// OnError starts the next hedge at once when an execution fails.
 	OnError bool

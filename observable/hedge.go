@@ -63,7 +63,8 @@ func (o Observable[T]) Hedge(p HedgePolicy) Observable[T] { return o.HedgeOn(p, 
 // result is the last failure. Each attempt's result is its last value
 // (o must be cold, and is treated as a source of one result); attempts
 // beside the first run on goroutines of their own unless o is an
-// asynchronous [Single].
+// asynchronous [Single]. [Observable.HedgeStreamOn] hedges a stream
+// instead, by its first value.
 //
 // First of it makes the first attempt on the calling goroutine, and
 // returns once that attempt has returned: a caller whose attempt ignores

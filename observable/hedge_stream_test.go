@@ -225,6 +225,19 @@ func TestHedgeStreamUnsubscribedCancelsEveryAttempt(t *testing.T) {
 	}
 }
 
+func TestHedgeStreamOfASynchronousSourceIsTheSource(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	o := Just(1, 2, 3).HedgeStreamOn(HedgePolicy{Delay: delayOf(time.Second)}, mc)
+	for range 2 { // each subscription is a race of its own
+		got, err := o.ToSlice(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, []int{1, 2, 3}, got)
+	}
+	v, err := Error[int](errFlaky).HedgeStreamOn(HedgePolicy{Delay: delayOf(time.Second)}, mc).First(context.Background())
+	assert.ErrorIs(t, err, errFlaky)
+	assert.Zero(t, v)
+}
+
 func TestHedgeStreamRefusesABadPolicy(t *testing.T) {
 	assert.PanicsWithValue(t, "observable: HedgeStream: HedgePolicy.Delay: nil", func() {
 		Just(1).HedgeStream(HedgePolicy{})

@@ -1,0 +1,225 @@
+package observable
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+)
+
+// TestHedgeStreamFollowsTheModel drives a hedged stream one step at a
+// time, in random orders: the clock to the next hedge's delay, or an
+// attempt's value, completion or failure. After each step it checks what
+// the subscriber got, which attempts started and which were cancelled
+// against a model of HedgeStreamOn's rules: a hedge starts at each delay
+// while the race is open, at once on a failure under OnError; the first
+// attempt to emit or complete is the stream, and the others are
+// cancelled; a failure before any value loses, and ends the stream only
+// when no attempt is left running.
+func TestHedgeStreamFollowsTheModel(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		newHedgeStreamModel(rt).run()
+	})
+}
+
+// The states of an attempt in the model.
+type modelAttempt int
+
+const (
+	attemptRunning modelAttempt = iota
+	attemptFailed               // failed before the race ended: out of it
+	attemptEnded                // cancelled, or the winner at its end
+)
+
+type hedgeStreamModel struct {
+	rt      *rapid.T
+	mc      *clock.Manual
+	src     *streamAttemptsOf
+	got     <-chan note
+	max     int // attempts the policy allows: the first and its hedges
+	delay   time.Duration
+	onError bool
+
+	now      time.Duration // since epoch
+	due      time.Duration // when the next hedge starts; -1 if none waits
+	attempts []modelAttempt
+	winner   int // -1 until an attempt emits or completes
+	values   int // the winner's values so far
+	over     bool
+}
+
+func newHedgeStreamModel(rt *rapid.T) *hedgeStreamModel {
+	m := &hedgeStreamModel{
+		rt:      rt,
+		mc:      clock.NewManual(epoch),
+		src:     newStreamAttempts(),
+		max:     rapid.IntRange(2, 3).Draw(rt, "attempts"),
+		delay:   time.Duration(rapid.IntRange(1, 5).Draw(rt, "delay")) * 10 * time.Millisecond,
+		onError: rapid.Bool().Draw(rt, "onError"),
+		winner:  -1,
+	}
+	p := HedgePolicy{MaxHedges: m.max - 1, Delay: delayOf(m.delay), OnError: m.onError}
+	got := make(chan note, 8)
+	go m.src.observable().HedgeStreamOn(p, m.mc).SubscribeFunc(context.Background(),
+		func(v int) { got <- note{v: v} },
+		func(err error) { got <- note{err: err} },
+		func() { got <- note{done: true} })
+	m.got = got
+	m.started()
+	return m
+}
+
+// within receives from ch, failing the check if nothing comes in time.
+func within[T any](rt *rapid.T, ch <-chan T, what string) T {
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		rt.Fatalf("no %s", what)
+		panic("unreachable")
+	}
+}
+
+// started is the model's next attempt starting now: the race arms the
+// wait for the hedge after it, if another may start.
+func (m *hedgeStreamModel) started() {
+	n := within(m.rt, m.src.started, "attempt starting")
+	if n != len(m.attempts) {
+		m.rt.Fatalf("attempt %d started, want %d", n, len(m.attempts))
+	}
+	m.attempts = append(m.attempts, attemptRunning)
+	m.due = -1
+	if len(m.attempts) < m.max {
+		m.due = m.now + m.delay
+	}
+}
+
+func (m *hedgeStreamModel) run() {
+	for step := 0; !m.over; step++ {
+		var moves []string
+		if m.due >= 0 {
+			moves = append(moves, "delay")
+		}
+		for i, a := range m.attempts {
+			if a != attemptRunning || m.winner >= 0 && m.winner != i {
+				continue
+			}
+			if m.values < 3 {
+				moves = append(moves, fmt.Sprintf("emit %d", i))
+			}
+			moves = append(moves, fmt.Sprintf("complete %d", i), fmt.Sprintf("fail %d", i))
+		}
+		if len(moves) == 0 {
+			m.rt.Fatalf("the stream is not over, and nothing can move it: %v", m.attempts)
+		}
+		var move string
+		var i int
+		switch fmt.Sscanf(rapid.SampledFrom(moves).Draw(m.rt, "move"), "%s %d", &move, &i); move {
+		case "delay":
+			m.passDelay()
+		case "emit":
+			m.src.notes[i] <- note{v: step}
+			m.commit(i)
+			m.expect(note{v: step})
+			m.values++
+		case "complete":
+			m.src.notes[i] <- note{done: true}
+			m.commit(i)
+			m.expect(note{done: true})
+			m.end(i, nil)
+		case "fail":
+			m.fail(i, fmt.Errorf("attempt %d fails", i))
+		}
+	}
+	// Over: no attempt starts any more.
+	m.mc.Advance(time.Hour)
+	if n := int(m.src.calls.Load()); n != len(m.attempts) {
+		m.rt.Fatalf("%d attempts started, want %d", n, len(m.attempts))
+	}
+	select {
+	case n := <-m.got:
+		m.rt.Fatalf("the subscriber was told %+v after the end", n)
+	default:
+	}
+}
+
+// passDelay moves the clock to the next hedge's delay: it starts.
+func (m *hedgeStreamModel) passDelay() {
+	if err := m.mc.BlockUntil(context.Background(), 1); err != nil {
+		m.rt.Fatal(err)
+	}
+	m.mc.Advance(m.due - m.now)
+	m.now = m.due
+	m.started()
+}
+
+// commit is attempt i emitting or completing: the first to do so wins,
+// and every other attempt still running is cancelled.
+func (m *hedgeStreamModel) commit(i int) {
+	if m.winner >= 0 {
+		return
+	}
+	m.winner, m.due = i, -1
+	for j, a := range m.attempts {
+		if j != i && a == attemptRunning {
+			m.end(j, context.Canceled)
+		}
+	}
+}
+
+// fail is attempt i failing with err.
+func (m *hedgeStreamModel) fail(i int, err error) {
+	m.src.notes[i] <- note{err: err}
+	if m.winner == i {
+		m.expect(note{err: err})
+		m.end(i, nil)
+		return
+	}
+	m.end(i, nil)
+	m.attempts[i] = attemptFailed
+	switch {
+	case m.onError && len(m.attempts) < m.max:
+		m.started() // at once, and the wait for the next restarts
+	case m.running() == 0:
+		m.due = -1
+		m.expect(note{err: err})
+		m.over = true
+	}
+}
+
+// running counts the attempts still running.
+func (m *hedgeStreamModel) running() int {
+	n := 0
+	for _, a := range m.attempts {
+		if a == attemptRunning {
+			n++
+		}
+	}
+	return n
+}
+
+// expect checks the subscriber's next notification; a terminal one is
+// the end of the stream.
+func (m *hedgeStreamModel) expect(want note) {
+	got := within(m.rt, m.got, fmt.Sprintf("notification %+v", want))
+	if got.v != want.v || got.done != want.done || (got.err == nil) != (want.err == nil) ||
+		got.err != nil && got.err.Error() != want.err.Error() {
+		m.rt.Fatalf("the subscriber got %+v, want %+v", got, want)
+	}
+	if want.done || want.err != nil {
+		m.over = true
+	}
+}
+
+// end checks that attempt i's source has stopped: cancelled (err
+// context.Canceled), or having sent its last notification (nil).
+func (m *hedgeStreamModel) end(i int, want error) {
+	if got := within(m.rt, m.src.ended[i], fmt.Sprintf("end of attempt %d", i)); got != want {
+		m.rt.Fatalf("attempt %d ended with %v, want %v", i, got, want)
+	}
+	m.attempts[i] = attemptEnded
+}
