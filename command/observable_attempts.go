@@ -39,7 +39,7 @@ func (x *observableExecution[In, Out]) produceAttempts(subCtx context.Context, o
 	a := &streamAttempts[In, Out]{x: x, attemptRounds: attemptRounds{k: k, cfg: cfg}}
 	round := observable.Create(a.attempt)
 	if cfg.Hedge.MaxHedges > 0 {
-		round = round.HedgeStreamOn(*k.hedgePolicy(cfg), k.registry.clock)
+		round = observable.HedgeStreamOn(round, *k.hedgePolicy(cfg), k.registry.clock)
 	}
 	attempts := observable.Defer(func() observable.Observable[Out] {
 		a.newRound()

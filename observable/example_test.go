@@ -179,7 +179,7 @@ func ExampleFromProducer() {
 // A stream whose first replica has sent nothing after its delay is asked
 // of another replica too: the first to send is the stream, and the other
 // is cancelled.
-func ExampleObservable_HedgeStream() {
+func ExampleHedgeStream() {
 	var replicas atomic.Int32
 	stalled := make(chan error, 1)
 	pages := observable.Create(func(ctx context.Context, o observable.Observer[string]) {
@@ -192,7 +192,7 @@ func ExampleObservable_HedgeStream() {
 		o.OnNext("page 2")
 		o.OnCompleted()
 	})
-	hedged := pages.HedgeStream(observable.HedgePolicy{Delay: func() time.Duration { return 10 * time.Millisecond }})
+	hedged := observable.HedgeStream(pages, observable.HedgePolicy{Delay: func() time.Duration { return 10 * time.Millisecond }})
 	got, err := hedged.ToSlice(context.Background())
 	fmt.Println(got, err)
 	fmt.Println("the stalled replica:", <-stalled)

@@ -63,7 +63,7 @@ func (o Observable[T]) Hedge(p HedgePolicy) Observable[T] { return o.HedgeOn(p, 
 // result is the last failure. Each attempt's result is its last value
 // (o must be cold, and is treated as a source of one result); attempts
 // beside the first run on goroutines of their own unless o is an
-// asynchronous [Single]. [Observable.HedgeStreamOn] hedges a stream
+// asynchronous [Single]. [HedgeStreamOn] hedges a stream
 // instead, by its first value.
 //
 // First of it makes the first attempt on the calling goroutine, and
@@ -257,7 +257,7 @@ func AttemptStart(ctx context.Context) (unixNano int64, ok bool) {
 }
 
 // FailingAttempt is for an attempt of a [HedgeSingle] or of
-// [Observable.HedgeStreamOn] that is about to fail, before it makes
+// [HedgeStreamOn] that is about to fail, before it makes
 // anything of its failure (runs a fallback of its own, say): called with
 // the attempt's context, or a context made from it, it reports whether
 // the race does without the attempt's answer.

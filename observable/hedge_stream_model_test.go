@@ -64,7 +64,7 @@ func newHedgeStreamModel(rt *rapid.T) *hedgeStreamModel {
 	}
 	p := HedgePolicy{MaxHedges: m.max - 1, Delay: delayOf(m.delay), OnError: m.onError}
 	got := make(chan note, 8)
-	go m.src.observable().HedgeStreamOn(p, m.mc).SubscribeFunc(context.Background(),
+	go HedgeStreamOn(m.src.observable(), p, m.mc).SubscribeFunc(context.Background(),
 		func(v int) { got <- note{v: v} },
 		func(err error) { got <- note{err: err} },
 		func() { got <- note{done: true} })

@@ -88,7 +88,7 @@ func delayOf(d time.Duration) func() time.Duration { return func() time.Duration
 func TestHedgeStreamCommitsToTheFirstAttemptThatEmits(t *testing.T) {
 	mc := clock.NewManual(epoch)
 	s := newStreamAttempts()
-	o := s.observable().HedgeStreamOn(HedgePolicy{Delay: delayOf(100 * time.Millisecond)}, mc)
+	o := HedgeStreamOn(s.observable(), HedgePolicy{Delay: delayOf(100 * time.Millisecond)}, mc)
 	got := s.subscribeAside(t, context.Background(), o, mc)
 
 	mc.Advance(100*time.Millisecond - 1)
@@ -110,7 +110,7 @@ func TestHedgeStreamCommitsToTheFirstAttemptThatEmits(t *testing.T) {
 func TestHedgeStreamFirstValueInTimeStartsNoHedge(t *testing.T) {
 	mc := clock.NewManual(epoch)
 	s := newStreamAttempts()
-	o := s.observable().HedgeStreamOn(HedgePolicy{Delay: delayOf(time.Second)}, mc)
+	o := HedgeStreamOn(s.observable(), HedgePolicy{Delay: delayOf(time.Second)}, mc)
 	got := s.subscribeAside(t, context.Background(), o, mc)
 
 	s.notes[0] <- note{v: 1}
@@ -127,7 +127,7 @@ func TestHedgeStreamFirstValueInTimeStartsNoHedge(t *testing.T) {
 func TestHedgeStreamCompletionWithoutValuesWins(t *testing.T) {
 	mc := clock.NewManual(epoch)
 	s := newStreamAttempts()
-	o := s.observable().HedgeStreamOn(HedgePolicy{Delay: delayOf(time.Second)}, mc)
+	o := HedgeStreamOn(s.observable(), HedgePolicy{Delay: delayOf(time.Second)}, mc)
 	got := s.subscribeAside(t, context.Background(), o, mc)
 	mc.Advance(time.Second)
 	require.Equal(t, 1, <-s.started)
@@ -142,7 +142,7 @@ func TestHedgeStreamFailureBeforeAValue(t *testing.T) {
 	t.Run("alone, it is the stream's failure", func(t *testing.T) {
 		mc := clock.NewManual(epoch)
 		s := newStreamAttempts()
-		o := s.observable().HedgeStreamOn(HedgePolicy{Delay: delayOf(time.Second)}, mc)
+		o := HedgeStreamOn(s.observable(), HedgePolicy{Delay: delayOf(time.Second)}, mc)
 		got := s.subscribeAside(t, context.Background(), o, mc)
 		s.notes[0] <- note{err: errFlaky}
 		assert.Equal(t, note{err: errFlaky}, <-got)
@@ -152,7 +152,7 @@ func TestHedgeStreamFailureBeforeAValue(t *testing.T) {
 	t.Run("OnError starts the hedge at once", func(t *testing.T) {
 		mc := clock.NewManual(epoch)
 		s := newStreamAttempts()
-		o := s.observable().HedgeStreamOn(HedgePolicy{Delay: delayOf(time.Second), OnError: true}, mc)
+		o := HedgeStreamOn(s.observable(), HedgePolicy{Delay: delayOf(time.Second), OnError: true}, mc)
 		got := s.subscribeAside(t, context.Background(), o, mc)
 		s.notes[0] <- note{err: errFlaky}
 		require.Equal(t, 1, <-s.started)
@@ -166,7 +166,7 @@ func TestHedgeStreamFailureBeforeAValue(t *testing.T) {
 	t.Run("with a hedge in flight, the hedge may still win", func(t *testing.T) {
 		mc := clock.NewManual(epoch)
 		s := newStreamAttempts()
-		o := s.observable().HedgeStreamOn(HedgePolicy{Delay: delayOf(time.Second)}, mc)
+		o := HedgeStreamOn(s.observable(), HedgePolicy{Delay: delayOf(time.Second)}, mc)
 		got := s.subscribeAside(t, context.Background(), o, mc)
 		mc.Advance(time.Second)
 		require.Equal(t, 1, <-s.started)
@@ -191,7 +191,7 @@ func TestHedgeStreamFailingAttemptAnswersForTheSubscriptionsContext(t *testing.T
 		asked <- goesOn
 		return !goesOn
 	}
-	o := s.observable().HedgeStreamOn(HedgePolicy{Delay: delayOf(time.Second)}, mc)
+	o := HedgeStreamOn(s.observable(), HedgePolicy{Delay: delayOf(time.Second)}, mc)
 	got := s.subscribeAside(t, context.Background(), o, mc)
 	mc.Advance(time.Second)
 	require.Equal(t, 1, <-s.started)
@@ -209,7 +209,7 @@ func TestHedgeStreamFailingAttemptAnswersForTheSubscriptionsContext(t *testing.T
 func TestHedgeStreamUnsubscribedCancelsEveryAttempt(t *testing.T) {
 	mc := clock.NewManual(epoch)
 	s := newStreamAttempts()
-	o := s.observable().HedgeStreamOn(HedgePolicy{Delay: delayOf(time.Second)}, mc)
+	o := HedgeStreamOn(s.observable(), HedgePolicy{Delay: delayOf(time.Second)}, mc)
 	ctx, cancel := context.WithCancel(context.Background())
 	got := s.subscribeAside(t, ctx, o, mc)
 	mc.Advance(time.Second)
@@ -227,19 +227,19 @@ func TestHedgeStreamUnsubscribedCancelsEveryAttempt(t *testing.T) {
 
 func TestHedgeStreamOfASynchronousSourceIsTheSource(t *testing.T) {
 	mc := clock.NewManual(epoch)
-	o := Just(1, 2, 3).HedgeStreamOn(HedgePolicy{Delay: delayOf(time.Second)}, mc)
+	o := HedgeStreamOn(Just(1, 2, 3), HedgePolicy{Delay: delayOf(time.Second)}, mc)
 	for range 2 { // each subscription is a race of its own
 		got, err := o.ToSlice(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, []int{1, 2, 3}, got)
 	}
-	v, err := Error[int](errFlaky).HedgeStreamOn(HedgePolicy{Delay: delayOf(time.Second)}, mc).First(context.Background())
+	v, err := HedgeStreamOn(Error[int](errFlaky), HedgePolicy{Delay: delayOf(time.Second)}, mc).First(context.Background())
 	assert.ErrorIs(t, err, errFlaky)
 	assert.Zero(t, v)
 }
 
 func TestHedgeStreamRefusesABadPolicy(t *testing.T) {
 	assert.PanicsWithValue(t, "observable: HedgeStream: HedgePolicy.Delay: nil", func() {
-		Just(1).HedgeStream(HedgePolicy{})
+		HedgeStream(Just(1), HedgePolicy{})
 	})
 }
