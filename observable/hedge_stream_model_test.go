@@ -3,6 +3,7 @@ package observable
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,7 +20,8 @@ import (
 // while the race is open, at once on a failure under OnError; the first
 // attempt to emit or complete is the stream, and the others are
 // cancelled; a failure before any value loses, and ends the stream only
-// when no attempt is left running.
+// when no attempt is left running; a hedge the permit refuses does not
+// start, and after one refused at its delay no other does.
 func TestHedgeStreamFollowsTheModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		newHedgeStreamModel(rt).run()
@@ -43,6 +45,9 @@ type hedgeStreamModel struct {
 	max     int // attempts the policy allows: the first and its hedges
 	delay   time.Duration
 	onError bool
+	// permit is what the policy's Permit answers next, drawn before each
+	// step that may ask it.
+	permit atomic.Bool
 
 	now      time.Duration // since epoch
 	due      time.Duration // when the next hedge starts; -1 if none waits
@@ -62,7 +67,7 @@ func newHedgeStreamModel(rt *rapid.T) *hedgeStreamModel {
 		onError: rapid.Bool().Draw(rt, "onError"),
 		winner:  -1,
 	}
-	p := HedgePolicy{MaxHedges: m.max - 1, Delay: delayOf(m.delay), OnError: m.onError}
+	p := HedgePolicy{MaxHedges: m.max - 1, Delay: delayOf(m.delay), OnError: m.onError, Permit: m.permit.Load}
 	got := make(chan note, 8)
 	go HedgeStreamOn(m.src.observable(), p, m.mc).SubscribeFunc(context.Background(),
 		func(v int) { got <- note{v: v} },
@@ -147,14 +152,37 @@ func (m *hedgeStreamModel) run() {
 	}
 }
 
-// passDelay moves the clock to the next hedge's delay: it starts.
+// passDelay moves the clock to the next hedge's delay: it starts, unless
+// the permit refuses it, and then no hedge waits any more.
 func (m *hedgeStreamModel) passDelay() {
+	permitted := m.drawPermit()
 	if err := m.mc.BlockUntil(context.Background(), 1); err != nil {
 		m.rt.Fatal(err)
 	}
 	m.mc.Advance(m.due - m.now)
 	m.now = m.due
-	m.started()
+	if permitted {
+		m.started()
+		return
+	}
+	m.due = -1
+	m.noneStarts()
+}
+
+// drawPermit draws what the permit answers the next hedge.
+func (m *hedgeStreamModel) drawPermit() bool {
+	permitted := rapid.Float64Range(0, 1).Draw(m.rt, "permit") < 0.8
+	m.permit.Store(permitted)
+	return permitted
+}
+
+// noneStarts checks that no attempt has started beyond the model's.
+func (m *hedgeStreamModel) noneStarts() {
+	select {
+	case n := <-m.src.started:
+		m.rt.Fatalf("attempt %d started, which the permit refused", n)
+	case <-time.After(time.Millisecond):
+	}
 }
 
 // commit is attempt i emitting or completing: the first to do so wins,
@@ -173,6 +201,7 @@ func (m *hedgeStreamModel) commit(i int) {
 
 // fail is attempt i failing with err.
 func (m *hedgeStreamModel) fail(i int, err error) {
+	permitted := m.drawPermit()
 	m.src.notes[i] <- note{err: err}
 	if m.winner == i {
 		m.expect(note{err: err})
@@ -182,7 +211,7 @@ func (m *hedgeStreamModel) fail(i int, err error) {
 	m.end(i, nil)
 	m.attempts[i] = attemptFailed
 	switch {
-	case m.onError && len(m.attempts) < m.max:
+	case m.onError && len(m.attempts) < m.max && permitted:
 		m.started() // at once, and the wait for the next restarts
 	case m.running() == 0:
 		m.due = -1
