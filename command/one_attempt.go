@@ -8,7 +8,10 @@ import "context"
 // cannot be: a request that is not idempotent, or whose body cannot be
 // sent again, to a downstream whose other calls are retried. Everything
 // else of the key applies as usual, the fallback and the rate limit
-// included.
+// included. A collapser's batch is one call of its batch command for many
+// requests, and a request's context does not reach it: a batch that must
+// not be repeated needs a batch command whose key neither retries nor
+// hedges.
 func OneAttempt(ctx context.Context) context.Context {
 	return context.WithValue(ctx, oneAttemptKey{}, true)
 }
