@@ -3,7 +3,6 @@ package command
 import (
 	"context"
 	"errors"
-	"sync"
 
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
@@ -66,74 +65,24 @@ var errCompleted = errors.New("command: the Observable completed without a value
 // src then: src's error if it failed first, errCompleted if it completed
 // first, ctx's error if ctx ended first. A panic while src is subscribed is
 // its error. A synchronous Single hands its result over directly.
+//
+// src is left as Take(1) leaves it: its context ends at the first value,
+// so a source that emits on the subscribing goroutine and then waits for
+// its context returns, where an Unsubscribe could only come once
+// Subscribe had returned.
 func firstOf[Out any](ctx context.Context, src observable.Observable[Out]) (Out, error) {
 	if one, ok := src.AsSingle(); ok && !one.Async() {
 		return callSingle(one, ctx)
 	}
-	f := new(firstObserver[Out])
-	if sub := subscribeSafely(ctx, src, f, false); sub != nil {
-		f.mu.Lock()
-		ended := f.ended
-		f.sub = sub
-		f.mu.Unlock()
-		if ended {
-			sub.Unsubscribe() // the first value came as src was subscribed
-		} else {
-			select {
-			case <-sub.Done():
-			case <-ctx.Done():
-				// The subscription ends with ctx, and with its error: a
-				// timeout's is context.DeadlineExceeded, not an
-				// unsubscription's context.Canceled.
-			}
-		}
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !f.ended {
-		f.ended = true // what comes now is dropped
-		var zero Out
-		return zero, ctx.Err()
-	}
-	return f.v, f.err
-}
-
-// firstObserver keeps the first notification of a subscription and ends
-// it.
-type firstObserver[Out any] struct {
-	mu    sync.Mutex // an asynchronous Observable may notify as the caller leaves
-	sub   observable.Subscription
-	v     Out
-	err   error
-	ended bool
-}
-
-func (f *firstObserver[Out]) OnNext(v Out) { f.end(v, nil) }
-
-func (f *firstObserver[Out]) OnError(err error) {
 	var zero Out
-	f.end(zero, err)
-}
-
-func (f *firstObserver[Out]) OnCompleted() {
-	var zero Out
-	f.end(zero, errCompleted)
-}
-
-// end keeps the first notification and, once the subscription is known,
-// ends it (firstOf ends it otherwise, as Subscribe returns).
-func (f *firstObserver[Out]) end(v Out, err error) {
-	f.mu.Lock()
-	if f.ended {
-		f.mu.Unlock()
-		return
+	values, err := recoverSubscribe(src).Take(1).ToSlice(ctx)
+	switch {
+	case err != nil:
+		return zero, err
+	case len(values) == 0:
+		return zero, errCompleted
 	}
-	f.v, f.err, f.ended = v, err, true
-	sub := f.sub
-	f.mu.Unlock()
-	if sub != nil {
-		sub.Unsubscribe()
-	}
+	return values[0], nil
 }
 
 // tookFirst concludes the execution whose Observable (run's, or the

@@ -34,16 +34,17 @@ const (
 	bodyAsync                             // emits 1 and 2 from a goroutine, then completes
 	bodyAsyncEmpty                        // completes from a goroutine
 	bodyAsyncError                        // fails from a goroutine
+	bodyValueThenWaits                    // emits 1, then waits for its context's end and fails with its error
 )
 
 var bodyKinds = []bodyKind{bodyOne, bodyMany, bodyEmpty, bodyError, bodyBadRequest,
 	bodyFailsWithErrEmpty, bodyValueThenError, bodyConstructPanics, bodySubscribePanics,
-	bodyAsync, bodyAsyncEmpty, bodyAsyncError}
+	bodyAsync, bodyAsyncEmpty, bodyAsyncError, bodyValueThenWaits}
 
 func (b bodyKind) String() string {
 	return [...]string{"one", "many", "empty", "error", "bad request", "fails with ErrEmpty",
 		"value then error", "construct panics", "subscribe panics", "async", "async empty",
-		"async error"}[b]
+		"async error", "value then waits"}[b]
 }
 
 // body returns the Observable of kind b; a fallback's is the same with
@@ -84,6 +85,12 @@ func body(b bodyKind, plus int, boom error) observable.Observable[int] {
 		})
 	case bodyAsyncEmpty:
 		return asyncly(func(o observable.Observer[int]) { o.OnCompleted() })
+	case bodyValueThenWaits:
+		return observable.Create(func(ctx context.Context, o observable.Observer[int]) {
+			o.OnNext(1 + plus)
+			<-ctx.Done()
+			o.OnError(ctx.Err())
+		})
 	}
 	return asyncly(func(o observable.Observer[int]) { o.OnError(boom) })
 }
