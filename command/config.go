@@ -57,7 +57,10 @@ type Config struct {
 	Isolation Isolation
 	// Timeout bounds run; 0 means 1s, negative disables the timeout. A
 	// timeout so large that its deadline cannot be represented
-	// (math.MaxInt64, say) never fires.
+	// (math.MaxInt64, say) never fires. An ObservableCommand's timeout
+	// bounds the wait for its Observable's first value, as Hystrix's
+	// does: once it has emitted, the stream runs until it ends, and a
+	// failure after its deadline is a FAILURE, not a TIMEOUT.
 	Timeout time.Duration
 	// MaxConcurrentRequests is the number of execution permits under
 	// semaphore isolation; 0 means 10. The permits in use are the key's

@@ -12,27 +12,36 @@ import (
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
-// obsMode is one way of executing an ObservableCommand, collecting every
-// value.
-type obsMode struct {
+// obsModeOf is one way of executing an ObservableCommand, collecting
+// every value.
+type obsModeOf[Out any] struct {
 	name string
-	exec func(ctx context.Context, c *ObservableCommand[int, bool], in int) ([]bool, error)
+	exec func(ctx context.Context, c *ObservableCommand[int, Out], in int) ([]Out, error)
 }
 
-var obsModes = []obsMode{
-	{"Execute", func(ctx context.Context, c *ObservableCommand[int, bool], in int) ([]bool, error) {
-		return c.Execute(ctx, in)
-	}},
-	{"ToObservable.ToSlice", func(ctx context.Context, c *ObservableCommand[int, bool], in int) ([]bool, error) {
-		return c.ToObservable(ctx, in).ToSlice(ctx)
-	}},
-	{"Queue.Get", func(ctx context.Context, c *ObservableCommand[int, bool], in int) ([]bool, error) {
-		return c.Queue(ctx, in).Get(ctx)
-	}},
-	{"Observe.ToSlice", func(ctx context.Context, c *ObservableCommand[int, bool], in int) ([]bool, error) {
-		return c.Observe(ctx, in).ToSlice(ctx)
-	}},
+// obsMode is the mode of the tests' usual ObservableCommand[int, bool].
+type obsMode = obsModeOf[bool]
+
+// obsModesOf are the ways of executing an ObservableCommand that collect
+// its values.
+func obsModesOf[Out any]() []obsModeOf[Out] {
+	return []obsModeOf[Out]{
+		{"Execute", func(ctx context.Context, c *ObservableCommand[int, Out], in int) ([]Out, error) {
+			return c.Execute(ctx, in)
+		}},
+		{"ToObservable.ToSlice", func(ctx context.Context, c *ObservableCommand[int, Out], in int) ([]Out, error) {
+			return c.ToObservable(ctx, in).ToSlice(ctx)
+		}},
+		{"Queue.Get", func(ctx context.Context, c *ObservableCommand[int, Out], in int) ([]Out, error) {
+			return c.Queue(ctx, in).Get(ctx)
+		}},
+		{"Observe.ToSlice", func(ctx context.Context, c *ObservableCommand[int, Out], in int) ([]Out, error) {
+			return c.Observe(ctx, in).ToSlice(ctx)
+		}},
+	}
 }
+
+var obsModes = obsModesOf[bool]()
 
 // forEachObsMode runs f for every way of executing an ObservableCommand
 // under both isolations.
@@ -218,6 +227,40 @@ func TestObservableCommandAsynchronousSource(t *testing.T) {
 		assert.Equal(t, evs("EMIT", "EMIT", "EMIT", "SUCCESS"), h.events())
 		h.assertReleased("Stream")
 	})
+}
+
+// A stream that fails after its first value fails, however late: the
+// value disarmed the timeout, so its deadline passing neither ends the
+// stream's context nor makes its failure a TIMEOUT.
+func TestObservableCommandFailureAfterTheTimeoutsTimeIsAFailure(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			running, fail := make(chan context.Context, 1), make(chan struct{})
+			c := NewObservable("Late", func(context.Context, int) observable.Observable[bool] {
+				return observable.Create(func(ctx context.Context, o observable.Observer[bool]) {
+					o.OnNext(true)
+					running <- ctx
+					select {
+					case <-fail:
+						o.OnError(errBoom)
+					case <-ctx.Done():
+						o.OnError(ctx.Err())
+					}
+				})
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: 70 * time.Millisecond}))
+			call := goCall(func() ([]bool, error) { return c.Execute(context.Background(), 1) })
+			runCtx := recv(t, running, "the first value")
+			h.clock.Advance(time.Second)
+			require.NoError(t, runCtx.Err(), "the stream's context after its deadline's time")
+			close(fail)
+			res := awaitCall(t, call)
+			assert.Equal(t, []bool{true}, res.v)
+			assertCommandError(t, res.err, "Late", CommandFailure, errBoom, ErrFallbackMissing)
+			assert.Equal(t, evs("EMIT", "FAILURE", "FALLBACK_MISSING"), h.events())
+			h.assertReleased("Late")
+		})
+	}
 }
 
 // Hystrix's timeout operator: the first value disarms the timeout, so a
