@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,23 @@ import (
 // RETRIED on each retry's first execution.
 func TestHedgedAndRetriedCallsFollowTheModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		m := newAttemptsModel(rt)
+		m := newAttemptsModel(rt, false)
+		defer m.close()
+		m.run()
+	})
+}
+
+// The same for an ObservableCommand, whose attempts answer in steps: the
+// first attempt to emit a value, or to complete, is the stream and the
+// others are cancelled, as in gRPC's hedged streams; a failure before a
+// value is the race's, as a Command's failure is; and the stream's
+// later values, its completion, its failure or the caller's leaving are
+// the winner's alone, its failure answered by the fallback after its
+// values, with no retry, and never a TIMEOUT: the first value disarmed
+// the timeout.
+func TestHedgedAndRetriedStreamsFollowTheModel(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		m := newAttemptsModel(rt, true)
 		defer m.close()
 		m.run()
 	})
@@ -44,11 +61,14 @@ type attemptsModel struct {
 	done     chan metricsstream.Completion
 	entered  chan *modelAttempt
 	leave    context.CancelFunc // ends the caller's context
-	c        *Command[int, string]
-	mode     execMode
+	call     func(context.Context) (string, error)
 	policy   attemptsPolicy
 	fallback bool
 	timeout  time.Duration // each execution's, or 0 for none
+	// stream says the command is an ObservableCommand: the call's result
+	// is its values joined by ", ". first says the call is First of its
+	// ToObservable, which leaves at the first value.
+	stream, first bool
 
 	// The model's state.
 	round   int
@@ -68,10 +88,14 @@ type attemptsPolicy struct {
 
 // modelAttempt is one attempt's run, waiting for the test's word.
 type modelAttempt struct {
-	n      int  // in the order the attempts began; set by the test before it answers
-	hedge  bool // the model says it is a hedge
-	retry  bool // the model says it is a retry's first execution
-	answer chan bool
+	n     int  // in the order the attempts began; set by the test before it answers
+	hedge bool // the model says it is a hedge
+	retry bool // the model says it is a retry's first execution
+	// answer is the test's words: "succeed" or "fail" for a Command's
+	// run; "emit", "complete" or "fail" for an ObservableCommand's, which
+	// tells emitted of each value it has emitted.
+	answer  chan string
+	emitted chan struct{}
 	// deadline is when the attempt times out, from the call's start; 0
 	// if it does not.
 	deadline time.Duration
@@ -91,7 +115,7 @@ const (
 // not know.
 var modelTimeouts = []time.Duration{0, 20 * time.Millisecond, 70 * time.Millisecond}
 
-func newAttemptsModel(rt *rapid.T) *attemptsModel {
+func newAttemptsModel(rt *rapid.T, stream bool) *attemptsModel {
 	mc := clock.NewManual(harnessStart)
 	m := &attemptsModel{
 		t:       rt,
@@ -105,9 +129,9 @@ func newAttemptsModel(rt *rapid.T) *attemptsModel {
 			attempts: rapid.IntRange(1, 3).Draw(rt, "attempts"),
 			onError:  rapid.Bool().Draw(rt, "on error"),
 		},
-		mode:     rapid.SampledFrom(execModes).Draw(rt, "mode"),
 		fallback: rapid.Bool().Draw(rt, "fallback"),
 		timeout:  rapid.SampledFrom(modelTimeouts).Draw(rt, "timeout"),
+		stream:   stream,
 	}
 	timeout := m.timeout
 	if timeout == 0 {
@@ -116,20 +140,7 @@ func newAttemptsModel(rt *rapid.T) *attemptsModel {
 	spy := timerSpy{Manual: mc, armed: m.armed, backoffsOnly: true}
 	m.reg = NewRegistry(WithClock(spy))
 	m.reg.onCompletion = func(c *metricsstream.Completion) { m.done <- *c }
-	run := func(ctx context.Context, _ int) (string, error) {
-		a := &modelAttempt{answer: make(chan bool, 1)}
-		m.entered <- a
-		select {
-		case ok := <-a.answer:
-			if ok {
-				return attemptValue(a.n), nil
-			}
-			return "", errBoom
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
-	}
-	m.c = New("Attempts", run, WithRegistry(m.reg), WithConfig(Config{
+	opts := []Option{WithRegistry(m.reg), WithConfig(Config{
 		Isolation: rapid.SampledFrom(bothIsolations).Draw(rt, "isolation"),
 		Timeout:   timeout,
 		Hedge:     HedgeConfig{MaxHedges: m.policy.hedges, Delay: modelHedgeDelay, OnError: m.policy.onError},
@@ -138,11 +149,74 @@ func newAttemptsModel(rt *rapid.T) *attemptsModel {
 			Backoff:     observable.Backoff{Initial: modelBackoff, Jitter: observable.NoJitter},
 			Budget:      RetryBudget{MinConcurrency: 100}, // refusals: TestHedgeOnErrorRefusedByTheBudgetRunsTheFallback
 		},
-	}))
-	if m.fallback {
-		m.c = m.c.WithFallback(fallbackName)
+	})}
+	if stream {
+		c := NewObservable("Attempts", m.streamAttempt, opts...)
+		if m.fallback {
+			c = c.WithFallback(fallbackName)
+		}
+		mode := rapid.SampledFrom(obsModesWithFirstOf[string]()).Draw(rt, "mode")
+		m.first = mode.name == "ToObservable.First"
+		m.call = func(ctx context.Context) (string, error) {
+			vs, err := mode.exec(ctx, c, 1)
+			return strings.Join(vs, ", "), err
+		}
+		return m
 	}
+	c := New("Attempts", m.runAttempt, opts...)
+	if m.fallback {
+		c = c.WithFallback(fallbackName)
+	}
+	mode := rapid.SampledFrom(execModes).Draw(rt, "mode")
+	m.call = func(ctx context.Context) (string, error) { return mode.exec(ctx, c, 1) }
 	return m
+}
+
+// runAttempt is a Command's run: an attempt that waits for the test's
+// word, or for its context's end.
+func (m *attemptsModel) runAttempt(ctx context.Context, _ int) (string, error) {
+	a := &modelAttempt{answer: make(chan string, 1)}
+	m.entered <- a
+	select {
+	case w := <-a.answer:
+		if w == "succeed" {
+			return attemptValue(a.n), nil
+		}
+		return "", errBoom
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// streamAttempt is an ObservableCommand's construct: an attempt that
+// emits, completes or fails at the test's words, until one ends it or
+// its context ends.
+func (m *attemptsModel) streamAttempt(context.Context, int) observable.Observable[string] {
+	return observable.Create(func(ctx context.Context, o observable.Observer[string]) {
+		a := &modelAttempt{answer: make(chan string, 1), emitted: make(chan struct{}, 2)}
+		m.entered <- a
+		for emitted := false; ; emitted = true {
+			select {
+			case w := <-a.answer:
+				switch {
+				case w == "complete":
+					o.OnCompleted()
+					return
+				case w == "fail":
+					o.OnError(errBoom)
+					return
+				case emitted:
+					o.OnNext(attemptValue(a.n) + " again")
+				default:
+					o.OnNext(attemptValue(a.n))
+				}
+				a.emitted <- struct{}{}
+			case <-ctx.Done():
+				o.OnError(ctx.Err())
+				return
+			}
+		}
+	})
 }
 
 func attemptValue(n int) string { return fmt.Sprintf("attempt %d", n) }
@@ -154,7 +228,7 @@ func (m *attemptsModel) run() {
 	ctx, leave := context.WithCancel(context.Background())
 	defer leave()
 	m.leave = leave
-	call := goCall(func() (string, error) { return m.mode.exec(ctx, m.c, 1) })
+	call := goCall(func() (string, error) { return m.call(ctx) })
 	m.beginRound()
 	var want callResult[string]
 	for ended := false; !ended; {
@@ -162,8 +236,14 @@ func (m *attemptsModel) run() {
 		// The next timer to come due: the hedge's delay, or a timeout.
 		next := m.nextTimeout()
 		hedgeNext := m.due != 0 && (next == 0 || m.due < next)
+		answers := []string{"succeed", "fail"}
+		if m.stream {
+			answers = []string{"emit", "complete", "fail"}
+		}
 		for _, n := range slices.Sorted(maps.Keys(m.running)) {
-			actions = append(actions, fmt.Sprintf("succeed %d", n), fmt.Sprintf("fail %d", n))
+			for _, w := range answers {
+				actions = append(actions, fmt.Sprintf("%s %d", w, n))
+			}
 			if hedgeNext {
 				// The failure comes as the hedge has started, before its
 				// goroutine may have begun it.
@@ -177,7 +257,10 @@ func (m *attemptsModel) run() {
 		}
 		actions = append(actions, "leave")
 		action := rapid.SampledFrom(actions).Draw(m.t, fmt.Sprintf("after %d attempts", m.numbers))
-		var n int
+		// An attempt's answer is its word and its number.
+		i := strings.LastIndexByte(action, ' ')
+		word, number := action[:max(i, 0)], action[i+1:]
+		n, _ := strconv.Atoi(number)
 		switch {
 		case action == "delay":
 			m.delay()
@@ -185,23 +268,21 @@ func (m *attemptsModel) run() {
 			want, ended = m.timeOut(next)
 		case action == "leave":
 			want, ended = m.callerLeaves(), true
-		case strings.HasPrefix(action, "succeed"):
-			fmt.Sscanf(action, "succeed %d", &n)
-			want, ended = callResult[string]{v: attemptValue(n)}, true
-			m.succeed(n)
-		case strings.HasPrefix(action, "delay, fail"):
-			fmt.Sscanf(action, "delay, fail %d", &n)
+		case word == "delay, fail":
 			m.delay()
 			want, ended = m.fail(n)
-		default:
-			fmt.Sscanf(action, "fail %d", &n)
+		case word == "fail":
 			want, ended = m.fail(n)
+		default:
+			want, ended = m.win(n, word), true
 		}
 		m.receiveHedges()
 	}
 	got := awaitCall(m.t, call)
 	if got.err != nil || want.err != nil {
-		if !errors.Is(got.err, want.err) || got.v != want.v {
+		// What a stream's caller has received before a failure may be
+		// any part of its values.
+		if !errors.Is(got.err, want.err) || !m.stream && got.v != want.v {
 			m.t.Fatalf("the call returned (%q, %v), the model says (%q, %v)", got.v, got.err, want.v, want.err)
 		}
 	} else if got.v != want.v {
@@ -283,17 +364,76 @@ func (m *attemptsModel) advance(to time.Duration) {
 	m.now = to
 }
 
-// succeed makes attempt n succeed: it wins, and the others are cancelled.
-func (m *attemptsModel) succeed(n int) {
+// win makes attempt n answer the race with word: a Command's success, or
+// an ObservableCommand's first value or its completion without one. The
+// others are cancelled, and the call's result is the winner's.
+func (m *attemptsModel) win(n int, word string) callResult[string] {
 	winner := m.running[n]
 	delete(m.running, n)
-	winner.answer <- true
-	want := [][]string{m.events(winner, "SUCCESS")}
+	winner.answer <- word
+	if word == "emit" {
+		recv(m.t, winner.emitted, "the first value")
+	}
+	var want [][]string
 	for _, a := range m.running {
 		want = append(want, m.events(a, "CANCELLED"))
 	}
 	m.running = nil
-	m.completions(want, fmt.Sprintf("attempt %d won", n))
+	after := fmt.Sprintf("attempt %d won", n)
+	switch {
+	case word == "succeed":
+		m.completions(append(want, m.events(winner, "SUCCESS")), after)
+		return callResult[string]{v: attemptValue(n)}
+	case word == "complete" && m.first:
+		m.completions(append(want, m.events(winner, "SUCCESS")), after)
+		return callResult[string]{err: observable.ErrEmpty}
+	case word == "complete":
+		m.completions(append(want, m.events(winner, "SUCCESS")), after)
+		return callResult[string]{}
+	case m.first:
+		// First leaves at the value.
+		m.completions(append(want, m.events(winner, "EMIT", "CANCELLED")), after)
+		return callResult[string]{v: attemptValue(n)}
+	}
+	m.completions(want, after)
+	return m.streamGoesOn(winner)
+}
+
+// streamGoesOn drives the stream that attempt a won with its first value
+// to its end: its values are the stream's, and its failure is the
+// fallback's to answer, after them, with no retry and no other attempt.
+// As in Hystrix, the first value has disarmed the timeout: the attempt's
+// deadline may pass with nothing recorded.
+func (m *attemptsModel) streamGoesOn(a *modelAttempt) callResult[string] {
+	first := attemptValue(a.n)
+	after := fmt.Sprintf("attempt %d's stream", a.n)
+	for {
+		actions := []string{"emit, complete", "fail", "leave"}
+		if a.deadline > m.now {
+			actions = append(actions, "its deadline passes")
+		}
+		switch rapid.SampledFrom(actions).Draw(m.t, "the stream goes on") {
+		case "its deadline passes":
+			m.advance(a.deadline)
+		case "emit, complete":
+			a.answer <- "emit"
+			a.answer <- "complete"
+			m.completions([][]string{m.events(a, "EMIT", "EMIT", "SUCCESS")}, after+" completed")
+			return callResult[string]{v: first + ", " + first + " again"}
+		case "leave":
+			m.leave()
+			m.completions([][]string{m.events(a, "EMIT", "CANCELLED")}, "the caller left "+after)
+			return callResult[string]{err: context.Canceled}
+		default:
+			a.answer <- "fail"
+			if m.fallback {
+				m.completions([][]string{m.events(a, "EMIT", "FAILURE", "FALLBACK_EMIT", "FALLBACK_SUCCESS")}, after+" failed")
+				return callResult[string]{v: first + ", anonymous"}
+			}
+			m.completions([][]string{m.events(a, "EMIT", "FAILURE", "FALLBACK_MISSING")}, after+" failed")
+			return callResult[string]{err: errBoom}
+		}
+	}
 }
 
 // fail makes attempt n fail, and says whether that ends the call, and
@@ -301,7 +441,7 @@ func (m *attemptsModel) succeed(n int) {
 func (m *attemptsModel) fail(n int) (callResult[string], bool) {
 	a := m.running[n]
 	delete(m.running, n)
-	a.answer <- false
+	a.answer <- "fail"
 	return m.failed([]*modelAttempt{a}, "FAILURE", errBoom, fmt.Sprintf("attempt %d failed", n))
 }
 
@@ -355,7 +495,7 @@ func (m *attemptsModel) failed(out []*modelAttempt, outcome string, cause error,
 			m.beginRound()
 			return callResult[string]{}, false
 		case m.fallback:
-			want = append(want, m.events(a, outcome, "FALLBACK_SUCCESS"))
+			want = append(want, m.events(a, append([]string{outcome}, m.fallbackEvents()...)...))
 			m.completions(want, after+", the last")
 			return callResult[string]{v: "anonymous"}, true
 		default:
@@ -366,6 +506,18 @@ func (m *attemptsModel) failed(out []*modelAttempt, outcome string, cause error,
 	}
 	m.completions(want, after+" beside others")
 	return callResult[string]{}, false
+}
+
+// fallbackEvents are the events of a fallback's value: one value, which
+// First of a stream leaves at.
+func (m *attemptsModel) fallbackEvents() []string {
+	switch {
+	case !m.stream:
+		return []string{"FALLBACK_SUCCESS"}
+	case m.first:
+		return []string{"FALLBACK_EMIT", "CANCELLED"}
+	}
+	return []string{"FALLBACK_EMIT", "FALLBACK_SUCCESS"}
 }
 
 // callerLeaves ends the caller's context: the attempts running are

@@ -12,17 +12,21 @@ import (
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
-// obsModesWithFirst are obsModes and First of ToObservable, which takes
-// the first value without a subscription when it can.
-var obsModesWithFirst = append(obsModes[:len(obsModes):len(obsModes)], obsMode{
-	"ToObservable.First", func(ctx context.Context, c *ObservableCommand[int, bool], in int) ([]bool, error) {
-		v, err := c.ToObservable(ctx, in).First(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return []bool{v}, nil
-	},
-})
+// obsModesWithFirstOf are obsModesOf and First of ToObservable, which
+// takes the first value without a subscription when it can.
+func obsModesWithFirstOf[Out any]() []obsModeOf[Out] {
+	return append(obsModesOf[Out](), obsModeOf[Out]{
+		"ToObservable.First", func(ctx context.Context, c *ObservableCommand[int, Out], in int) ([]Out, error) {
+			v, err := c.ToObservable(ctx, in).First(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return []Out{v}, nil
+		},
+	})
+}
+
+var obsModesWithFirst = obsModesWithFirstOf[bool]()
 
 // flakyStream returns a construct whose first n Observables fail with
 // errBoom before any value, and whose later ones emit true, false; it
