@@ -1,8 +1,10 @@
 // Command resilience calls a flaky downstream (a fifth of the calls fail,
 // and three in a hundred take ten times the median) four ways: plain, with retries,
-// with hedges at the command's live p95, and under a rate limit. It prints,
-// for each, how many calls succeeded, their p50 and p99, and how many
-// calls the downstream received per call made.
+// with hedges at the command's live p95, and under a rate limit; and then
+// streams from it, plain and hedged at p95, with an ObservableCommand
+// whose first value is the stream's answer. It prints, for each, how many
+// calls succeeded, their p50 and p99, and how many calls the downstream
+// received per call made.
 //
 //	go run ./examples/resilience
 package main
@@ -74,10 +76,28 @@ func (d *downstream) call(ctx context.Context, _ int) (string, error) {
 	return "ok", nil
 }
 
+// stream is the downstream as a feed: a call's answer, then two more
+// values at once. A hedged stream commits to the first call whose answer
+// comes, and cancels the others.
+func (d *downstream) stream(ctx context.Context, in int) observable.Observable[string] {
+	return observable.Create(func(ctx context.Context, o observable.Observer[string]) {
+		v, err := d.call(ctx, in)
+		if err != nil {
+			o.OnError(err)
+			return
+		}
+		for _, s := range []string{v, "more", "done"} {
+			o.OnNext(s)
+		}
+		o.OnCompleted()
+	})
+}
+
 // way is one way of calling the downstream.
 type way struct {
-	name string
-	cfg  command.Config
+	name   string
+	cfg    command.Config
+	stream bool // an ObservableCommand of the downstream's feed
 }
 
 func run(w io.Writer, o options) error {
@@ -89,24 +109,36 @@ func run(w io.Writer, o options) error {
 	metrics := metricsstream.Config{PercentileWindow: 2 * time.Second, PercentileBuckets: 4}
 	base := command.Config{Isolation: command.SemaphoreIsolation, MaxConcurrentRequests: 100, Timeout: 50 * o.Median, Metrics: metrics}
 	ways := []way{
-		{"plain", base},
+		{"plain", base, false},
 		{"retry (3 attempts)", with(base, func(c *command.Config) {
 			c.Retry = command.RetryConfig{MaxAttempts: 3, Backoff: observable.Backoff{Initial: o.Median / 2}}
-		})},
+		}), false},
 		{"hedge at p95", with(base, func(c *command.Config) {
 			c.Hedge = command.HedgeConfig{MaxHedges: 1, Percentile: 95, Delay: 2 * o.Median}
-		})},
+		}), false},
 		{"rate limit 200/s", with(base, func(c *command.Config) {
 			c.RateLimit = command.RateLimitConfig{Enabled: true, Rate: 200, Burst: 8, MaxWait: 2 * o.Median}
-		})},
+		}), false},
+		{"stream", base, true},
+		{"stream, hedge at p95", with(base, func(c *command.Config) {
+			c.Hedge = command.HedgeConfig{MaxHedges: 1, Percentile: 95, Delay: 2 * o.Median}
+		}), true},
 	}
 	fmt.Fprintf(w, "%d calls each at %d/s, downstream median %v, 3%% at %v, 20%% failing\n\n", o.Calls, offered, o.Median, 10*o.Median)
 	fmt.Fprintf(w, "%-20s %9s %9s %9s %16s\n", "way", "success", "p50", "p99", "downstream load")
 	for i, wy := range ways {
 		reg := command.NewRegistry()
 		d := &downstream{median: o.Median, rnd: rand.New(rand.NewPCG(uint64(i), 1))}
-		cmd := command.New(fmt.Sprintf("Flaky%d", i), d.call, command.WithRegistry(reg), command.WithConfig(wy.cfg))
-		ok, latencies := drive(cmd, o.Calls)
+		key, opts := fmt.Sprintf("Flaky%d", i), []command.Option{command.WithRegistry(reg), command.WithConfig(wy.cfg)}
+		var call func(ctx context.Context, in int) error
+		if wy.stream {
+			cmd := command.NewObservable(key, d.stream, opts...)
+			call = func(ctx context.Context, in int) error { _, err := cmd.Execute(ctx, in); return err }
+		} else {
+			cmd := command.New(key, d.call, opts...)
+			call = func(ctx context.Context, in int) error { _, err := cmd.Execute(ctx, in); return err }
+		}
+		ok, latencies := drive(call, o.Calls)
 		reg.Close()
 		fmt.Fprintf(w, "%-20s %8.1f%% %9v %9v %15.2fx\n", wy.name,
 			100*float64(ok)/float64(o.Calls), pct(latencies, 50), pct(latencies, 99),
@@ -119,9 +151,9 @@ func run(w io.Writer, o options) error {
 // callers do not wait for one call to make the next.
 const offered = 400
 
-// drive calls cmd calls times at the offered rate and returns how many
-// calls succeeded and the latencies of those.
-func drive(cmd *command.Command[int, string], calls int) (int, []time.Duration) {
+// drive makes calls calls at the offered rate and returns how many
+// succeeded and the latencies of those.
+func drive(call func(context.Context, int) error, calls int) (int, []time.Duration) {
 	var (
 		mu        sync.Mutex
 		ok        int
@@ -133,7 +165,7 @@ func drive(cmd *command.Command[int, string], calls int) (int, []time.Duration) 
 		time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / offered)))
 		wg.Go(func() {
 			began := time.Now()
-			_, err := cmd.Execute(context.Background(), i)
+			err := call(context.Background(), i)
 			took := time.Since(began)
 			if err == nil {
 				mu.Lock()

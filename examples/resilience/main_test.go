@@ -31,6 +31,8 @@ func TestRunPrintsEachWay(t *testing.T) {
 	retried, retryLoad := row("retry (3 attempts)")
 	_, hedgeLoad := row("hedge at p95")
 	_, limitedLoad := row("rate limit 200/s")
+	_, streamLoad := row("stream")
+	_, hedgedStreamLoad := row("stream, hedge at p95")
 
 	assert.Equal(t, 1.0, plainLoad, "plain: one downstream call per call")
 	assert.Greater(t, retried, plain, "retries turn failures into successes")
@@ -38,6 +40,9 @@ func TestRunPrintsEachWay(t *testing.T) {
 	assert.GreaterOrEqual(t, hedgeLoad, 1.0)
 	assert.Less(t, hedgeLoad, 1.5, "hedges go only to the slow tail")
 	assert.Less(t, limitedLoad, 0.9, "the limit keeps load off the downstream")
+	assert.Equal(t, 1.0, streamLoad, "a stream: one downstream call per call")
+	assert.GreaterOrEqual(t, hedgedStreamLoad, 1.0)
+	assert.Less(t, hedgedStreamLoad, 1.5, "a stream's hedges go only to the slow tail")
 }
 
 func TestRunRejectsBadOptions(t *testing.T) {
