@@ -60,7 +60,12 @@ type Config struct {
 	// (math.MaxInt64, say) never fires. An ObservableCommand's timeout
 	// bounds the wait for its Observable's first value, as Hystrix's
 	// does: once it has emitted, the stream runs until it ends, and a
-	// failure after its deadline is a FAILURE, not a TIMEOUT.
+	// failure after its deadline is a FAILURE, not a TIMEOUT. Its context
+	// still reports the deadline, since a context's deadline never
+	// changes: a stream that calls out past that time (a net.Dialer
+	// bounds a dial by it) does so under a context without it, such as
+	// context.WithoutCancel's of its own, cancelled by context.AfterFunc
+	// when its own ends.
 	Timeout time.Duration
 	// MaxConcurrentRequests is the number of execution permits under
 	// semaphore isolation; 0 means 10. The permits in use are the key's
