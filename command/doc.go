@@ -140,8 +140,11 @@
 //     execution begins, as an exception in Hystrix's getCacheKey.
 //   - A response shared through the request cache comes from one execution
 //     that goes on while any caller waits, and is recorded once; when every
-//     caller has left, it is cancelled and leaves the cache. The request
-//     log lists executions in the order they ended.
+//     caller has left, it is cancelled and leaves the cache. An
+//     ObservableCommand's stream reaches each caller as it comes, the
+//     values so far replayed to a caller that comes later, as through
+//     Hystrix's cache(). The request log lists executions in the order
+//     they ended.
 //   - A collapser's window opens with the first request of a batch and
 //     closes Delay later; a batch that reaches MaxRequestsInBatch starts at
 //     once. When a request context ends, its requests still waiting fail

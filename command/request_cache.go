@@ -45,12 +45,18 @@ func (k *keyState) noRequestContext() error {
 // it goes on while any caller waits for it; when every caller has left
 // before it ended, it is cancelled and leaves the cache, so that the next
 // caller runs the command again.
+//
+// Its values reach subscribers as they come, replayed to those who come
+// later, as through the cache() of Hystrix's cached Observable: a stream
+// served from the cache is a stream, not its values at its end. Execute,
+// which waits for one value, waits for res.
 type cachedResult[Out any] struct {
 	rc     *requestContext
 	id     requestCacheKey
 	ctx    context.Context // of the shared execution
 	cancel context.CancelFunc
-	res    *pendingResult[[]Out]
+	res    *pendingResult[Out]       // the last value and the error
+	live   *observable.Subject[Out]  // every value, then the terminal event
 	events metricsstream.EventCounts // the shared execution's; set before res resolves
 
 	mu        sync.Mutex
@@ -75,7 +81,7 @@ func joinCache[Out any](ctx context.Context, rc *requestContext, id requestCache
 			rc.cache.CompareAndDelete(id, v)
 			continue
 		}
-		entry := &cachedResult[Out]{rc: rc, id: id, res: newPendingResult[[]Out](), waiting: 1}
+		entry := &cachedResult[Out]{rc: rc, id: id, res: newPendingResult[Out](), live: observable.NewReplaySubject[Out](0), waiting: 1}
 		entry.ctx, entry.cancel = context.WithCancel(context.WithoutCancel(ctx))
 		if _, loaded := rc.cache.LoadOrStore(id, entry); loaded {
 			entry.cancel()
@@ -149,19 +155,32 @@ func (r *sharedRecorder[Out]) recordExecution(e Execution) {
 	}
 }
 
-// sharedObserver collects the values of a shared execution and resolves
-// its entry.
+// sharedObserver passes the values of a shared execution on to its
+// entry's subscribers and resolves the entry.
 type sharedObserver[Out any] struct {
-	entry  *cachedResult[Out]
-	values []Out
+	entry *cachedResult[Out]
+	last  Out
 }
 
-func (o *sharedObserver[Out]) OnNext(v Out)      { o.values = append(o.values, v) }
-func (o *sharedObserver[Out]) OnError(err error) { o.entry.resolve(o.values, err) }
-func (o *sharedObserver[Out]) OnCompleted()      { o.entry.resolve(o.values, nil) }
+func (o *sharedObserver[Out]) OnNext(v Out) {
+	o.last = v
+	o.entry.live.OnNext(v)
+}
 
-func (c *cachedResult[Out]) resolve(values []Out, err error) {
-	c.res.resolve(values, err)
+func (o *sharedObserver[Out]) OnError(err error) {
+	var zero Out
+	o.entry.resolve(zero, err)
+}
+
+func (o *sharedObserver[Out]) OnCompleted() { o.entry.resolve(o.last, nil) }
+
+func (c *cachedResult[Out]) resolve(last Out, err error) {
+	c.res.resolve(last, err)
+	if err != nil {
+		c.live.OnError(err)
+	} else {
+		c.live.OnCompleted()
+	}
 	c.cancel() // the execution is over: release its context
 }
 
@@ -183,8 +202,8 @@ func executeCached[In, Out any](ctx context.Context, ex executor[In, Out], rc *r
 		if left := !stop(); (left && !entry.res.isResolved()) || (!left && !entry.wait(ctx)) {
 			return v, ctx.Err(), true
 		}
-		vs, err := entry.res.result()
-		return lastOf(vs), err, true
+		v, err = entry.res.result()
+		return v, err, true
 	}
 	start := k.registry.clock.Now()
 	k.cacheHitHook()
@@ -193,14 +212,16 @@ func executeCached[In, Out any](ctx context.Context, ex executor[In, Out], rc *r
 		return v, ctx.Err(), true
 	}
 	recordCacheHit(k, rc.logFor(k), start, &entry.events)
-	vs, err := entry.res.result()
-	return lastOf(vs), err, true
+	v, err = entry.res.result()
+	return v, err, true
 }
 
 // cachedObservable is ToObservable for a command whose request cache is
 // on: each subscription joins the entry of the cache key, starting its
-// execution if it is the first, and receives the values and the terminal
-// event of the shared execution.
+// execution if it is the first, and receives the values of the shared
+// execution as they come and its terminal event. It subscribes to them
+// before it starts the execution, which under semaphore isolation runs
+// on its goroutine, so that a stream that never ends is served too.
 func cachedObservable[In, Out any](ex executor[In, Out], rc *requestContext, callerCtx context.Context, in In, cacheKey string) observable.Observable[Out] {
 	k := ex.state()
 	return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
@@ -213,36 +234,58 @@ func cachedObservable[In, Out any](ex executor[In, Out], rc *requestContext, cal
 			ex.observeRecorded(callerCtx, in, rec).Subscribe(subCtx, o)
 			return
 		}
-		start := k.registry.clock.Now()
-		var d *departure
+		served := &servedObserver[Out]{down: o}
 		if owner {
-			d = watchDeparture(subCtx, callerCtx, entry.leave)
-			startShared(ex, entry, in)
+			served.d = watchDeparture(subCtx, callerCtx, entry.leave)
 		} else {
+			start := k.registry.clock.Now()
 			k.cacheHitHook()
-			d = watchDeparture(subCtx, callerCtx, func() {
+			served.d = watchDeparture(subCtx, callerCtx, func() {
 				entry.leave()
 				recordCacheHit(k, rc.logFor(k), start, nil)
 			})
+			served.hit = func() { recordCacheHit(k, rc.logFor(k), start, &entry.events) }
 		}
-		entry.res.whenResolved(func() {
-			if !d.stay() {
-				return // the subscriber left first
-			}
-			if !owner {
-				recordCacheHit(k, rc.logFor(k), start, &entry.events)
-			}
-			vs, err := entry.res.result()
-			for _, v := range vs {
-				o.OnNext(v)
-			}
-			if err != nil {
-				o.OnError(err)
-				return
-			}
-			o.OnCompleted()
-		})
+		entry.live.Observable().Subscribe(subCtx, served)
+		if owner {
+			startShared(ex, entry, in)
+		}
 	})
+}
+
+// servedObserver is one subscriber of a cache entry: its terminal event
+// comes only if it has not left first (d), and a subscriber the cache
+// served records its cache hit (hit) before it.
+type servedObserver[Out any] struct {
+	down observable.Observer[Out]
+	d    *departure
+	hit  func() // nil for the subscriber whose execution it is
+}
+
+func (s *servedObserver[Out]) OnNext(v Out) { s.down.OnNext(v) }
+
+func (s *servedObserver[Out]) OnError(err error) {
+	if s.stays() {
+		s.down.OnError(err)
+	}
+}
+
+func (s *servedObserver[Out]) OnCompleted() {
+	if s.stays() {
+		s.down.OnCompleted()
+	}
+}
+
+// stays reports whether the subscriber is still there at the end, and if
+// so records its cache hit.
+func (s *servedObserver[Out]) stays() bool {
+	if !s.d.stay() {
+		return false // the subscriber left first
+	}
+	if s.hit != nil {
+		s.hit()
+	}
+	return true
 }
 
 // recordCacheHit records an execution of k that the request cache served,
@@ -284,13 +327,4 @@ func (k *keyState) cacheHitHook() {
 	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
 		callHooks(global, local, func(h ExecutionHook) { h.CacheHit(k.key) })
 	}
-}
-
-// lastOf returns the last of vs, or the zero value.
-func lastOf[T any](vs []T) T {
-	if len(vs) == 0 {
-		var zero T
-		return zero
-	}
-	return vs[len(vs)-1]
 }

@@ -539,6 +539,66 @@ func TestRequestCacheObservableCommand(t *testing.T) {
 	assert.Equal(t, "CachedStream[EMITx3, SUCCESS][0ms], CachedStream[EMITx3, SUCCESS, RESPONSE_FROM_CACHE][0ms]x2", RequestLogFrom(ctx).String())
 }
 
+// A stream served from the request cache is a stream, as through the
+// cache() of Hystrix's cached Observable: its subscribers get each value
+// as it comes, a later one the values so far at once, and a stream that
+// has not ended serves its first value to First, which leaves it. Before,
+// the cache handed its subscribers the values only at the stream's end.
+func TestRequestCacheServesAStreamAsItComes(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			r, _ := newManualRegistry(t)
+			var runs atomic.Int32
+			more := make(chan struct{})
+			c := NewObservable("Feed", func(ctx context.Context, _ int) observable.Observable[int] {
+				runs.Add(1)
+				return observable.Create(func(ctx context.Context, o observable.Observer[int]) {
+					o.OnNext(1)
+					select {
+					case <-more:
+						o.OnNext(2)
+						o.OnCompleted()
+					case <-ctx.Done():
+						o.OnError(ctx.Err())
+					}
+				})
+			}, WithRegistry(r), WithConfig(Config{Isolation: iso, Timeout: -1})).WithCacheKey(itoa)
+			ctx := WithRequestContext(context.Background())
+
+			// Each subscription on a goroutine of its own: under semaphore
+			// isolation the first runs the stream on it.
+			type subscriber struct {
+				values chan int
+				end    chan error
+			}
+			subscribe := func() subscriber {
+				s := subscriber{make(chan int, 2), make(chan error, 1)}
+				go c.ToObservable(ctx, 0).SubscribeFunc(ctx, func(v int) { s.values <- v },
+					func(err error) { s.end <- err }, func() { s.end <- nil })
+				return s
+			}
+			first := subscribe()
+			assert.Equal(t, 1, recv(t, first.values, "the first value, the stream running"))
+			second := subscribe()
+			assert.Equal(t, 1, recv(t, second.values, "the first value, replayed"))
+			close(more)
+			for _, s := range []subscriber{first, second} {
+				assert.Equal(t, 2, recv(t, s.values, "the second value"))
+				assert.NoError(t, recv(t, s.end, "the completion"))
+			}
+			assert.Equal(t, int32(1), runs.Load())
+			assert.Equal(t, "Feed[EMITx2, SUCCESS][0ms], Feed[EMITx2, SUCCESS, RESPONSE_FROM_CACHE][0ms]", RequestLogFrom(ctx).String())
+
+			// A stream that never ends: First takes its first value, and,
+			// its only subscriber gone, the stream is cancelled.
+			v, err := c.ToObservable(ctx, 1).First(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, 1, v)
+			waitFor(t, "the stream cancelled", func() bool { return c.Metrics().ConcurrentExecutions() == 0 })
+		})
+	}
+}
+
 // Commands of one key with different value types do not share entries:
 // the second runs uncached rather than being served the wrong type.
 func TestRequestCacheKeyWithAnotherValueType(t *testing.T) {
