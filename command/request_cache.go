@@ -236,13 +236,17 @@ func cachedObservable[In, Out any](ex executor[In, Out], rc *requestContext, cal
 		}
 		served := &servedObserver[Out]{down: o}
 		if owner {
-			served.d = watchDeparture(subCtx, callerCtx, entry.leave)
+			served.d = watchDeparture(subCtx, callerCtx, func() {
+				entry.leave()
+				served.left(subCtx, callerCtx)
+			})
 		} else {
 			start := k.registry.clock.Now()
 			k.cacheHitHook()
 			served.d = watchDeparture(subCtx, callerCtx, func() {
 				entry.leave()
 				recordCacheHit(k, rc.logFor(k), start, nil)
+				served.left(subCtx, callerCtx)
 			})
 			served.hit = func() { recordCacheHit(k, rc.logFor(k), start, &entry.events) }
 		}
@@ -253,26 +257,52 @@ func cachedObservable[In, Out any](ex executor[In, Out], rc *requestContext, cal
 	})
 }
 
-// servedObserver is one subscriber of a cache entry: its terminal event
-// comes only if it has not left first (d), and a subscriber the cache
-// served records its cache hit (hit) before it.
+// servedObserver is one subscriber of a cache entry. It tells the
+// subscriber the entry's values and its terminal event; or, when the
+// caller's context ends first, that context's error, as an execution of
+// the subscriber's own would end (CANCELLED). That error comes on
+// another goroutine than the values, so, like a subscription's terminal
+// event (subscription.telling), it waits for a value being told, and
+// the goroutine telling the value tells it next.
 type servedObserver[Out any] struct {
 	down observable.Observer[Out]
 	d    *departure
-	hit  func() // nil for the subscriber whose execution it is
+	hit  func() // records the cache hit; nil for the subscriber whose execution it is
+
+	mu      sync.Mutex
+	ended   bool     // the terminal event is told or due
+	telling bool     // a value is being told
+	due     *endNote // the terminal event left to the goroutine telling a value
 }
 
-func (s *servedObserver[Out]) OnNext(v Out) { s.down.OnNext(v) }
+func (s *servedObserver[Out]) OnNext(v Out) {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	s.telling = true
+	s.mu.Unlock()
+	s.down.OnNext(v)
+	s.mu.Lock()
+	s.telling = false
+	due := s.due
+	s.due = nil
+	s.mu.Unlock()
+	if due != nil {
+		s.tell(due.err)
+	}
+}
 
 func (s *servedObserver[Out]) OnError(err error) {
 	if s.stays() {
-		s.down.OnError(err)
+		s.end(err)
 	}
 }
 
 func (s *servedObserver[Out]) OnCompleted() {
 	if s.stays() {
-		s.down.OnCompleted()
+		s.end(nil)
 	}
 }
 
@@ -286,6 +316,41 @@ func (s *servedObserver[Out]) stays() bool {
 		s.hit()
 	}
 	return true
+}
+
+// left is the subscriber's departure from the entry: when it is the
+// caller's context that ended, the subscriber, still subscribed, is told
+// its error.
+func (s *servedObserver[Out]) left(sub, caller context.Context) {
+	if err := caller.Err(); err != nil && sub.Err() == nil {
+		s.end(err)
+	}
+}
+
+// end tells the terminal event, err or the completion if nil, once: now,
+// or after the value being told.
+func (s *servedObserver[Out]) end(err error) {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	s.ended = true
+	if s.telling {
+		s.due = &endNote{err: err}
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	s.tell(err)
+}
+
+func (s *servedObserver[Out]) tell(err error) {
+	if err != nil {
+		s.down.OnError(err)
+		return
+	}
+	s.down.OnCompleted()
 }
 
 // recordCacheHit records an execution of k that the request cache served,

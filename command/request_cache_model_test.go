@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,12 +17,14 @@ import (
 )
 
 // Subscribers of one cache key of an ObservableCommand, joining and
-// leaving in a random order while the shared stream emits and ends, get
-// what a model of Hystrix's cached Observable says: one execution while
-// anyone waits for it, each value as it comes, the values so far at once
-// for a subscriber that joins late, the terminal event to every
-// subscriber still there, and, when the last one leaves before the end,
-// the execution CANCELLED and the next subscriber's execution a new one.
+// leaving (unsubscribing, or their caller's context ending) in a random
+// order while the shared stream emits and ends, get what a model of
+// Hystrix's cached Observable says: one execution while anyone waits for
+// it, each value as it comes, the values so far at once for a subscriber
+// that joins late, the terminal event to every subscriber still there,
+// the caller's context's error to one whose caller left, and, when the
+// last one leaves before the end, the execution CANCELLED and the next
+// subscriber's execution a new one.
 func TestRequestCacheSharesAStreamAsTheModelSays(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		m := newCacheModel(rt)
@@ -61,6 +64,7 @@ type cacheSubscriber struct {
 	n      int
 	served bool // by the cache: it records RESPONSE_FROM_CACHE at its end
 	sub    observable.Subscription
+	leave  context.CancelFunc // ends the context its ToObservable was given
 	values chan int
 	end    chan error
 }
@@ -108,7 +112,7 @@ func newCacheModel(rt *rapid.T) *cacheModel {
 func (m *cacheModel) step(step int) {
 	actions := []string{"join"}
 	for _, s := range m.subs {
-		actions = append(actions, fmt.Sprintf("leave %d", s.n))
+		actions = append(actions, fmt.Sprintf("leave %d", s.n), fmt.Sprintf("caller leaves %d", s.n))
 	}
 	if m.entry != nil && !m.entry.ended {
 		actions = append(actions, "emit", "complete", "fail")
@@ -117,10 +121,15 @@ func (m *cacheModel) step(step int) {
 	switch {
 	case action == "join":
 		m.join(step)
-	case strings.HasPrefix(action, "leave"):
-		var n int
-		fmt.Sscanf(action, "leave %d", &n)
-		m.leave(m.subs[slices.IndexFunc(m.subs, func(s *cacheSubscriber) bool { return s.n == n })])
+	case strings.HasPrefix(action, "leave"), strings.HasPrefix(action, "caller leaves"):
+		i := strings.LastIndexByte(action, ' ')
+		n, _ := strconv.Atoi(action[i+1:])
+		s := m.subs[slices.IndexFunc(m.subs, func(s *cacheSubscriber) bool { return s.n == n })]
+		if strings.HasPrefix(action, "leave") {
+			m.leave(s)
+		} else {
+			m.callerLeaves(s)
+		}
 	case action == "emit":
 		m.entry.words <- "emit"
 		v := len(m.entry.values) + 1
@@ -154,7 +163,9 @@ func (m *cacheModel) step(step int) {
 // values so far at once, and the end if the stream has ended.
 func (m *cacheModel) join(n int) {
 	s := &cacheSubscriber{n: n, values: make(chan int, 16), end: make(chan error, 1)}
-	o := m.c.ToObservable(m.req, 0)
+	ctx, leave := context.WithCancel(m.req)
+	s.leave = leave
+	o := m.c.ToObservable(ctx, 0)
 	if m.entry == nil {
 		o = o.SubscribeOn(observable.NewGoroutine)
 	}
@@ -179,17 +190,10 @@ func (m *cacheModel) join(n int) {
 	m.subs = append(m.subs, s)
 }
 
-// leave unsubscribes s; the last subscriber to leave a stream that has
-// not ended ends its execution, CANCELLED, and its entry.
+// leave unsubscribes s, which gets nothing more.
 func (m *cacheModel) leave(s *cacheSubscriber) {
 	s.sub.Unsubscribe()
-	m.subs = slices.DeleteFunc(m.subs, func(o *cacheSubscriber) bool { return o == s })
-	want := [][]string{s.hit()}
-	if len(m.subs) == 0 {
-		want = append(want, m.emits("CANCELLED")) // the last: the execution ends
-		m.entry = nil
-	}
-	m.completions(want, fmt.Sprintf("subscriber %d left", s.n))
+	m.left(s, fmt.Sprintf("subscriber %d left", s.n))
 	select {
 	case v := <-s.values:
 		m.t.Fatalf("subscriber %d got %d after it left", s.n, v)
@@ -197,6 +201,28 @@ func (m *cacheModel) leave(s *cacheSubscriber) {
 		m.t.Fatalf("subscriber %d got its end (%v) after it left", s.n, err)
 	default:
 	}
+}
+
+// callerLeaves ends the context s's ToObservable was given: s gets its
+// error, and leaves as if it had unsubscribed.
+func (m *cacheModel) callerLeaves(s *cacheSubscriber) {
+	s.leave()
+	if err := recv(m.t, s.end, "the caller's error"); !errors.Is(err, context.Canceled) {
+		m.t.Fatalf("subscriber %d ended with %v, the model says %v", s.n, err, context.Canceled)
+	}
+	m.left(s, fmt.Sprintf("the caller of subscriber %d left", s.n))
+}
+
+// left takes s out of the entry's subscribers: the last ends the
+// execution, CANCELLED, and the entry.
+func (m *cacheModel) left(s *cacheSubscriber, after string) {
+	m.subs = slices.DeleteFunc(m.subs, func(o *cacheSubscriber) bool { return o == s })
+	want := [][]string{s.hit()}
+	if len(m.subs) == 0 {
+		want = append(want, m.emits("CANCELLED")) // the last: the execution ends
+		m.entry = nil
+	}
+	m.completions(want, after)
 }
 
 // ends checks that s got the stream's terminal event.

@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -594,6 +595,56 @@ func TestRequestCacheServesAStreamAsItComes(t *testing.T) {
 			v, err := c.ToObservable(ctx, 1).First(ctx)
 			require.NoError(t, err)
 			assert.Equal(t, 1, v)
+			waitFor(t, "the stream cancelled", func() bool { return c.Metrics().ConcurrentExecutions() == 0 })
+		})
+	}
+}
+
+// A subscriber whose caller's context (the one ToObservable was given)
+// ends before the shared stream does gets that context's error, as the
+// subscriber of an execution of its own would, while the others go on;
+// before, it got nothing and waited for ever.
+func TestRequestCacheSubscriberWhoseCallerLeftGetsItsError(t *testing.T) {
+	for _, owner := range []bool{true, false} {
+		t.Run(fmt.Sprintf("owner=%v", owner), func(t *testing.T) {
+			r, _ := newManualRegistry(t)
+			c := NewObservable("Feed", func(ctx context.Context, _ int) observable.Observable[int] {
+				return observable.Create(func(ctx context.Context, o observable.Observer[int]) {
+					go func() {
+						o.OnNext(1)
+						<-ctx.Done()
+						o.OnError(ctx.Err())
+					}()
+				})
+			}, WithRegistry(r), WithConfig(Config{Timeout: -1})).WithCacheKey(itoa)
+			req := WithRequestContext(context.Background())
+			callers := [2]context.Context{}
+			cancels := [2]context.CancelFunc{}
+			results := [2]<-chan callResult[[]int]{}
+			for i := range callers {
+				callers[i], cancels[i] = context.WithCancel(req)
+				values := make(chan int, 1)
+				results[i] = goCall(func() ([]int, error) {
+					return c.ToObservable(callers[i], 0).DoOnNext(func(v int) { values <- v }).ToSlice(context.Background())
+				})
+				assert.Equal(t, 1, recv(t, values, "the first value"))
+			}
+			leaving, staying := 1, 0 // the subscriber the cache served leaves
+			if owner {
+				leaving, staying = 0, 1
+			}
+			cancels[leaving]()
+			res := awaitCall(t, results[leaving])
+			assert.ErrorIs(t, res.err, context.Canceled)
+			assert.Equal(t, []int{1}, res.v)
+			select {
+			case res := <-results[staying]:
+				t.Fatalf("the other subscriber ended too: %v", res)
+			default:
+			}
+			cancels[staying]()
+			res = awaitCall(t, results[staying])
+			assert.ErrorIs(t, res.err, context.Canceled)
 			waitFor(t, "the stream cancelled", func() bool { return c.Metrics().ConcurrentExecutions() == 0 })
 		})
 	}
