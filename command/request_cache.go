@@ -262,17 +262,15 @@ func cachedObservable[In, Out any](ex executor[In, Out], rc *requestContext, cal
 // caller's context ends first, that context's error, as an execution of
 // the subscriber's own would end (CANCELLED). That error comes on
 // another goroutine than the values, so, like a subscription's terminal
-// event (subscription.telling), it waits for a value being told, and
-// the goroutine telling the value tells it next.
+// event, it waits for a value being told (valueTeller).
 type servedObserver[Out any] struct {
 	down observable.Observer[Out]
 	d    *departure
 	hit  func() // records the cache hit; nil for the subscriber whose execution it is
 
-	mu      sync.Mutex
-	ended   bool     // the terminal event is told or due
-	telling bool     // a value is being told
-	due     *endNote // the terminal event left to the goroutine telling a value
+	mu     sync.Mutex
+	ended  bool // the terminal event is told or due
+	teller valueTeller
 }
 
 func (s *servedObserver[Out]) OnNext(v Out) {
@@ -281,13 +279,11 @@ func (s *servedObserver[Out]) OnNext(v Out) {
 		s.mu.Unlock()
 		return
 	}
-	s.telling = true
+	s.teller.begin()
 	s.mu.Unlock()
 	s.down.OnNext(v)
 	s.mu.Lock()
-	s.telling = false
-	due := s.due
-	s.due = nil
+	due := s.teller.done()
 	s.mu.Unlock()
 	if due != nil {
 		s.tell(due.err)
@@ -336,13 +332,11 @@ func (s *servedObserver[Out]) end(err error) {
 		return
 	}
 	s.ended = true
-	if s.telling {
-		s.due = &endNote{err: err}
-		s.mu.Unlock()
-		return
-	}
+	telling := s.teller.leave(err)
 	s.mu.Unlock()
-	s.tell(err)
+	if !telling {
+		s.tell(err)
+	}
 }
 
 func (s *servedObserver[Out]) tell(err error) {

@@ -55,13 +55,9 @@ type subscription[In, Out any] struct {
 	pl       *pool
 	emitted  bool // the user's Observable emitted: the timeout no longer applies
 
-	telling bool     // a value is being told to stream
-	due     *endNote // the terminal event left to the goroutine telling a value
-	slot    slotHold // the pool slot an ObservableCommand's worker holds
+	teller valueTeller // a value being told to stream, and the terminal event left to its teller
+	slot   slotHold    // the pool slot an ObservableCommand's worker holds
 }
-
-// endNote is a terminal event to tell.
-type endNote struct{ err error }
 
 // subscribe runs one execution for a subscriber whose context is subCtx,
 // and tells single (or stream) its result.
@@ -360,10 +356,7 @@ func (s *subscription[In, Out]) end(now int64, v Out, err error) {
 	unwatch := s.unwatch
 	s.unwatch = [2]func() bool{}
 	timing := !s.emitted // else the first value stopped the timeout
-	telling := s.telling
-	if telling {
-		s.due = &endNote{err: err}
-	}
+	telling := s.teller.leave(err)
 	s.mu.Unlock()
 	if timing {
 		s.timeout.Stop()

@@ -80,16 +80,14 @@ func (s *subscription[In, Out]) value(v Out, event metricsstream.EventType, phas
 	s.e.mark(event)
 	first := !s.emitted
 	s.emitted = true
-	s.telling = true
+	s.teller.begin()
 	s.mu.Unlock()
 	if first {
 		s.timeout.Stop()
 	}
 	s.stream.OnNext(v)
 	s.mu.Lock()
-	s.telling = false
-	due := s.due
-	s.due = nil
+	due := s.teller.done()
 	s.mu.Unlock()
 	if due != nil {
 		var zero Out
