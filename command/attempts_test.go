@@ -169,7 +169,7 @@ func TestRetryRunsTheFallbackOnceAfterTheLastAttempt(t *testing.T) {
 }
 
 func TestRetryNeverRetriesBadRequestsShortCircuitsOrRejections(t *testing.T) {
-	h := newHarness(t)
+	h, spy := newSpiedHarness(t)
 	var calls atomic.Int32
 	bad := New("Bad", func(context.Context, int) (string, error) {
 		calls.Add(1)
@@ -197,7 +197,8 @@ func TestRetryNeverRetriesBadRequestsShortCircuitsOrRejections(t *testing.T) {
 	}))
 	call := goCall(func() (string, error) { return open.Execute(context.Background(), 1) })
 	assert.Equal(t, evs("SHORT_CIRCUITED"), h.events())
-	h.clock.Advance(100 * time.Millisecond)
+	// The Completion comes before the backoff is armed: wait for it.
+	h.clock.Advance(recv(t, spy.armed, "the backoff"))
 	awaitCall(t, call)
 	assert.Equal(t, evs("SHORT_CIRCUITED", "FALLBACK_SUCCESS", "RETRIED"), h.events())
 	assert.Equal(t, int32(1), calls.Load())
