@@ -235,21 +235,19 @@ func cachedObservable[In, Out any](ex executor[In, Out], rc *requestContext, cal
 			return
 		}
 		served := &servedObserver[Out]{down: o}
-		if owner {
-			served.d = watchDeparture(subCtx, callerCtx, func() {
-				entry.leave()
-				served.left(subCtx, callerCtx)
-			})
-		} else {
-			start := k.registry.clock.Now()
+		var start time.Time
+		if !owner {
+			start = k.registry.clock.Now()
 			k.cacheHitHook()
-			served.d = watchDeparture(subCtx, callerCtx, func() {
-				entry.leave()
-				recordCacheHit(k, rc.logFor(k), start, nil)
-				served.left(subCtx, callerCtx)
-			})
 			served.hit = func() { recordCacheHit(k, rc.logFor(k), start, &entry.events) }
 		}
+		served.d = watchDeparture(subCtx, callerCtx, func() {
+			entry.leave()
+			if !owner {
+				recordCacheHit(k, rc.logFor(k), start, nil)
+			}
+			served.left(subCtx, callerCtx)
+		})
 		entry.live.Observable().Subscribe(subCtx, served)
 		if owner {
 			startShared(ex, entry, in)

@@ -130,13 +130,11 @@ func run(w io.Writer, o options) error {
 		reg := command.NewRegistry()
 		d := &downstream{median: o.Median, rnd: rand.New(rand.NewPCG(uint64(i), 1))}
 		key, opts := fmt.Sprintf("Flaky%d", i), []command.Option{command.WithRegistry(reg), command.WithConfig(wy.cfg)}
-		var call func(ctx context.Context, in int) error
+		var call func(context.Context, int) error
 		if wy.stream {
-			cmd := command.NewObservable(key, d.stream, opts...)
-			call = func(ctx context.Context, in int) error { _, err := cmd.Execute(ctx, in); return err }
+			call = errOf(command.NewObservable(key, d.stream, opts...).Execute)
 		} else {
-			cmd := command.New(key, d.call, opts...)
-			call = func(ctx context.Context, in int) error { _, err := cmd.Execute(ctx, in); return err }
+			call = errOf(command.New(key, d.call, opts...).Execute)
 		}
 		ok, latencies := drive(call, o.Calls)
 		reg.Close()
@@ -177,6 +175,14 @@ func drive(call func(context.Context, int) error, calls int) (int, []time.Durati
 	}
 	wg.Wait()
 	return ok, latencies
+}
+
+// errOf is execute with its value dropped: the error of each call.
+func errOf[T any](execute func(context.Context, int) (T, error)) func(context.Context, int) error {
+	return func(ctx context.Context, in int) error {
+		_, err := execute(ctx, in)
+		return err
+	}
 }
 
 func with(c command.Config, f func(*command.Config)) command.Config {
