@@ -218,6 +218,9 @@ func (m *CommandMetrics) MarkCompletionAt(c *Completion, end int64) {
 		}
 	}
 	stripe.unpin()
+	if latency {
+		m.latencyRecorded(since)
+	}
 	if total > 0 && m.healthRests.Load() {
 		m.wakeHealth()
 	}

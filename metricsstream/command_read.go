@@ -1,6 +1,9 @@
 package metricsstream
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // HealthCounts returns the health counts of the closed buckets of the
 // health window, what the circuit breaker judges by (see [HealthCounts]).
@@ -15,8 +18,11 @@ func (m *CommandMetrics) healthAt(now time.Time) HealthCounts {
 }
 
 // ResetStream starts the health counts over from empty buckets beginning
-// now, as Hystrix's HystrixCommandMetrics.resetStream: executions that
-// ended before the reset never count in health again. The circuit
+// now, as Hystrix's HystrixCommandMetrics.resetStream: executions
+// recorded before the reset never count in health again. One recorded
+// after it counts, in the first new bucket if it ended before the reset
+// (its recorder read the clock, then the breaker closed), as Hystrix
+// counts an event in the bucket it reaches the stream in. The circuit
 // breaker calls it when it closes. Rolling and cumulative counts,
 // latencies and the other streams are not affected; subscribers of
 // [CommandMetrics.HealthStream] stay subscribed and tick from then on at
@@ -111,27 +117,52 @@ type Latencies struct {
 	Execution, Total Distribution
 }
 
-// latencySnapshot caches the distributions of the closed latency buckets;
-// they change only when a bucket closes.
+// latencySnapshot caches the distributions of the closed latency buckets,
+// which Latencies computes once per bucket rather than on every read: a
+// hedge that starts at a percentile of its command's latency reads them
+// on every call (bench/peers rxhystrix-semaphore-hedge).
+//
+// A recorder can be late: it read the clock before a bucket closed and
+// records after a reader has cached that bucket. It then marks the
+// snapshot stale (see latencyRecorded), and the next reader computes it
+// again. The reader publishes its snapshot before it reads the
+// histograms, so that a latency it misses was recorded after the
+// publication, by a recorder that then sees the snapshot.
 type latencySnapshot struct {
 	bucket int64
+	// from is where the bucket in progress at the snapshot begins, as a
+	// duration since the metrics were created: a latency recorded at an
+	// earlier time lies in a bucket the snapshot holds.
+	from  time.Duration
+	ready atomic.Bool // Latencies is written
+	stale atomic.Bool // a latency came late into a bucket the snapshot holds
 	Latencies
 }
 
 // Latencies returns the execution and total latency distributions of the
 // closed buckets of the percentile window. They are computed once per
-// bucket and shared.
+// bucket and shared, and again when a latency arrives late into one of
+// those buckets.
 func (m *CommandMetrics) Latencies() Latencies { return m.latenciesAt(m.clock.Now()) }
 
 func (m *CommandMetrics) latenciesAt(now time.Time) Latencies {
 	n := m.latency.bucketAt(now)
-	if c := m.latencyCache.Load(); c != nil && c.bucket == n {
+	if c := m.latencyCache.Load(); c != nil && c.bucket == n && c.ready.Load() && !c.stale.Load() {
 		return c.Latencies
 	}
-	s := &latencySnapshot{bucket: n}
-	s.Execution, s.Total = m.latency.distributions(n)
+	s := &latencySnapshot{bucket: n, from: m.latency.offset + time.Duration(n)*m.latency.width}
 	m.latencyCache.Store(s)
+	s.Execution, s.Total = m.latency.distributions(n)
+	s.ready.Store(true)
 	return s.Latencies
+}
+
+// latencyRecorded tells the cached distributions, if any, that latencies
+// were recorded at since (a duration since the metrics were created).
+func (m *CommandMetrics) latencyRecorded(since time.Duration) {
+	if c := m.latencyCache.Load(); c != nil && since < c.from {
+		c.stale.Store(true)
+	}
 }
 
 // ExecutionLatencyPercentile returns the execution latency at percentile p
