@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/limit"
@@ -87,7 +88,11 @@ func (e *execution) deferFallback(ctx context.Context, failure FailureType, caus
 
 // mark records event in the result and tells the notifiers.
 func (e *execution) mark(event metricsstream.EventType) {
-	e.completion.Events[event]++
+	// An emission count stops at its largest value, as EventCounts.Add's,
+	// rather than wrap around after 2³¹ values of a long-lived stream.
+	if n := &e.completion.Events[event]; *n < math.MaxInt32 {
+		*n++
+	}
 	if event.IsTerminal() {
 		e.terminal = true
 	}

@@ -1,6 +1,7 @@
 package metricsstream
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -17,7 +18,9 @@ type EventCounts [NumEventTypes]int32
 
 // Add records that e happened n times: it adds n for [Emit], [FallbackEmit]
 // and [Collapsed] and marks every other event as present, as Hystrix's
-// EventCounts.plus does. It panics if e is out of range or n < 1.
+// EventCounts.plus does. An emission count stops at [math.MaxInt32]
+// rather than wrap around to a negative count, which would record none.
+// It panics if e is out of range or n < 1.
 func (c *EventCounts) Add(e EventType, n int) {
 	if !e.valid() {
 		panic("metricsstream: EventCounts.Add with invalid event type " + e.String())
@@ -26,7 +29,11 @@ func (c *EventCounts) Add(e EventType, n int) {
 		panic("metricsstream: EventCounts.Add with count " + strconv.Itoa(n) + " < 1")
 	}
 	if e.isMultiple() {
-		c[e] += int32(n)
+		if room := math.MaxInt32 - int64(c[e]); int64(n) >= room {
+			c[e] = math.MaxInt32
+		} else {
+			c[e] += int32(n)
+		}
 	} else {
 		c[e] = 1
 	}
