@@ -135,11 +135,18 @@ func (b *batcher[In, Out]) startLocked(bt *batch[In, Out]) {
 }
 
 // windowClosed starts bt when its window closes, on the timer's
-// goroutine.
+// goroutine. A batch whose request scope has ended fails as scopeEnded
+// fails it, whichever of the two gets here first: it does not run, and
+// is not counted as a batch.
 func (b *batcher[In, Out]) windowClosed(bt *batch[In, Out]) {
 	b.mu.Lock()
 	if bt.started {
 		b.mu.Unlock()
+		return
+	}
+	if b.rc != nil && b.rc.ended() {
+		b.mu.Unlock()
+		b.scopeEnded()
 		return
 	}
 	b.startLocked(bt)

@@ -356,6 +356,31 @@ func TestCollapserRequestScopeEnds(t *testing.T) {
 	assert.Empty(t, b.all())
 }
 
+// A window that closes after the request context has ended, before the
+// watcher of the scope has failed its batch (both are told on goroutines
+// of their own), fails the batch as the watcher would: the batch does not
+// run and is not counted.
+func TestCollapserWindowClosingAfterTheScopeEndedRunsNoBatch(t *testing.T) {
+	r, mc := newManualRegistry(t)
+	b := &batches{}
+	c := NewCollapser("GetUser", b.getUsers, WithRegistry(r))
+	parent, end := context.WithCancel(context.Background())
+	ctx := WithRequestContext(parent)
+	f := c.Queue(context.WithoutCancel(ctx), 1) // a caller that stays
+	bt := c.batcherOf(requestContextOf(ctx)).pending
+	require.NotNil(t, bt)
+	require.True(t, bt.unwatch(), "the watcher of the scope is not told: it has not run yet")
+	end()
+	mc.Advance(DefaultCollapserDelay)
+
+	_, err := f.Get(context.Background())
+	assert.ErrorIs(t, err, ErrRequestContextDone)
+	assert.Empty(t, b.all())
+	mc.Advance(time.Second)
+	assert.Zero(t, c.Metrics().CumulativeCount(metricsstream.CollapserBatchExecuted))
+	assert.Equal(t, metricsstream.EventTotals{}, c.BatchCommand().Metrics().CumulativeCounts())
+}
+
 // A caller that leaves a started batch does not stop it while others
 // wait; when every caller has left, the batch command's context is
 // cancelled.
