@@ -21,13 +21,16 @@ import (
 // other requests come, and the request scope ending, in a random order,
 // give what a model of Hystrix's RequestCollapser says: which batches run
 // with which arguments in which order (equal arguments sharing a place,
-// or refused when the request cache is off; a place whose callers all
-// left taken out of a batch still collecting; an empty batch never run),
+// or refused when the request cache is off; with WithCacheKey in a
+// request scope, a request served by the place of an earlier one in
+// another batch unless every caller of that place left before its
+// result; a place whose callers all left taken out of a batch still
+// collecting; an empty batch never run),
 // what every caller gets (its result, the batch's failure in a
 // BatchError, ErrDuplicateArgument, or the error of its leaving), the
 // cancellation of a started batch once every caller of its places has
 // left and never before, and the collapser's counts of batches and
-// requests batched.
+// requests batched and served from the cache.
 func TestCollapserBatchesAsTheModelSays(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		m := newCollapserModel(rt)
@@ -61,13 +64,17 @@ type batchCall struct {
 }
 
 type collapserModel struct {
-	rt    *rapid.T
-	reg   *Registry
-	mc    *clock.Manual
-	c     *Collapser[int, string]
-	cfg   CollapserConfig
-	scope context.Context // the request context, or Background for GlobalScope
-	end   context.CancelFunc
+	rt  *rapid.T
+	reg *Registry
+	mc  *clock.Manual
+	c   *Collapser[int, string]
+	cfg CollapserConfig
+	// cached says whether a request may be served by the place of an
+	// earlier one of the same key in the request context's cache, in
+	// another batch (WithCacheKey, a request scope, the cache on).
+	cached bool
+	scope  context.Context // the request context, or Background for GlobalScope
+	end    context.CancelFunc
 
 	calls chan *batchCall
 	plan  struct {
@@ -81,8 +88,10 @@ type collapserModel struct {
 	pending   *modelBatch   // collecting requests
 	held      []*modelBatch // started, waiting for release
 	callers   []*modelCaller
-	batches   int // batches run
-	batched   int // places in the batches run
+	cache     map[int]*modelPlace // by argument, when cached
+	batches   int                 // batches run
+	batched   int                 // places in the batches run
+	fromCache int                 // requests the cache served
 }
 
 type modelBatch struct {
@@ -93,10 +102,12 @@ type modelBatch struct {
 }
 
 type modelPlace struct {
-	arg      int
-	batch    *modelBatch
-	waiters  []*modelCaller
-	resolved bool
+	arg       int
+	batch     *modelBatch
+	waiters   []*modelCaller
+	resolved  bool
+	outcome   int  // once resolved
+	abandoned bool // every caller left before the result
 }
 
 type modelCaller struct {
@@ -128,6 +139,11 @@ func newCollapserModel(rt *rapid.T) *collapserModel {
 	}
 	cfg := Config{Timeout: -1, MaxConcurrentRequests: 100, Breaker: breaker.Config{ForceClosed: true}}
 	m.c = NewCollapser("GetUser", m.batch, WithRegistry(m.reg), WithConfig(cfg), WithCollapserConfig(m.cfg))
+	if rapid.Bool().Draw(rt, "withCacheKey") {
+		m.c = m.c.WithCacheKey(func(id int) string { return "id" + itoa(id) })
+		m.cached = m.cfg.Scope == RequestScope && !m.cfg.RequestCacheDisabled
+		m.cache = make(map[int]*modelPlace)
+	}
 	return m
 }
 
@@ -188,6 +204,16 @@ func (m *collapserModel) queue(rt *rapid.T) {
 		})
 		m.wait(k)
 		return
+	case m.cached && m.cache[arg] != nil && !m.cache[arg].abandoned:
+		k.place = m.cache[arg]
+		m.fromCache++
+		if k.place.resolved {
+			k.place.tell(k)
+			m.wait(k)
+			return
+		}
+		k.place.waiters = append(k.place.waiters, k)
+		return
 	case m.pending == nil:
 		m.pending = &modelBatch{closesAt: m.now + m.cfg.Delay}
 	}
@@ -204,6 +230,9 @@ func (m *collapserModel) queue(rt *rapid.T) {
 	}
 	k.place = &modelPlace{arg: arg, batch: b, waiters: []*modelCaller{k}}
 	b.places = append(b.places, k.place)
+	if m.cached {
+		m.cache[arg] = k.place
+	}
 	if m.cfg.MaxRequestsInBatch > 0 && len(b.places) >= m.cfg.MaxRequestsInBatch {
 		m.pending = nil
 		m.started(rt, b)
@@ -238,19 +267,24 @@ func (m *collapserModel) started(rt *rapid.T, b *modelBatch) {
 // and every caller still there gets its result.
 func (m *collapserModel) answered(b *modelBatch, outcome int) {
 	for _, p := range b.places {
-		p.resolved = true
+		p.resolved, p.outcome = true, outcome
 		for _, k := range p.waiters {
-			switch outcome {
-			case batchSucceeds:
-				want := "user" + itoa(p.arg)
-				k.want, k.wantText = func(v string, err error) bool { return err == nil && v == want }, want
-			case batchFails:
-				k.wantBatchError(errBatchFailed)
-			case batchMiscounts:
-				k.wantBatchError(ErrBatchResultCount)
-			}
+			p.tell(k)
 			m.wait(k)
 		}
+	}
+}
+
+// tell sets what k, a caller of p, gets once p is resolved.
+func (p *modelPlace) tell(k *modelCaller) {
+	switch p.outcome {
+	case batchSucceeds:
+		want := "user" + itoa(p.arg)
+		k.want, k.wantText = func(v string, err error) bool { return err == nil && v == want }, want
+	case batchFails:
+		k.wantBatchError(errBatchFailed)
+	case batchMiscounts:
+		k.wantBatchError(ErrBatchResultCount)
 	}
 }
 
@@ -318,6 +352,7 @@ func (m *collapserModel) leave(rt *rapid.T) {
 	if len(p.waiters) > 0 {
 		return
 	}
+	p.abandoned = true
 	b := p.batch
 	if b.call == nil { // still collecting
 		b.places = slices.DeleteFunc(b.places, func(x *modelPlace) bool { return x == p })
@@ -424,6 +459,9 @@ func (m *collapserModel) finish() {
 	}
 	if got := metrics.CumulativeCount(metricsstream.CollapserAddedToBatch); got != int64(m.batched) {
 		m.rt.Fatalf("%d requests batched counted, want %d", got, m.batched)
+	}
+	if got := metrics.CumulativeCount(metricsstream.CollapserResponseFromCache); got != int64(m.fromCache) {
+		m.rt.Fatalf("%d responses from the cache counted, want %d", got, m.fromCache)
 	}
 	m.end()
 }
