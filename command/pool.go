@@ -253,15 +253,17 @@ func (p *pool) active() int64 { return max(p.busy.Load(), 0) }
 // release frees the slot of a task whose user code did not run.
 func (p *pool) release() { p.busy.Add(-1) }
 
-// ran frees the slot of a task whose user code returned at end (unread:
-// the clock is read) and counts the run as executed. Its caller is told
+// ran counts the run of a task whose user code returned at end (unread:
+// the clock is read) as executed, then frees its slot: whoever sees the
+// active count fall finds the run counted, as CommandMetrics'
+// MarkCompletion orders its count of executions. Its caller is told
 // after this, so that what it reads of the pool's metrics holds the run.
 func (p *pool) ran(end int64) {
-	p.busy.Add(-1)
 	if end == unread {
 		end = clock.UnixNano(p.clock)
 	}
 	p.recorder.MarkExecutedAt(end)
+	p.busy.Add(-1)
 }
 
 // next takes the next queued task if a slot is free, or retires the
