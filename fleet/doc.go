@@ -65,12 +65,11 @@
 // Hystrix resets a breaker's health counts when the breaker closes, so
 // that the failures that opened it cannot open it again. The other
 // instances' buckets are theirs and cannot be erased, so a Source's
-// ResetStream makes it count only buckets newer than the reset: its own
-// local buckets that began at the reset or later, and the fleet's whose
-// index is after the reset's. The key's metrics keep their health window
-// (this instance's buckets must stay in Redis for the others), so the
-// dashboard's error percentage of the key is not reset as it would be
-// with a local breaker.
+// ResetStream makes it count only buckets that began at the reset or
+// later, its own and the fleet's alike. The key's metrics keep their
+// health window (this instance's buckets must stay in Redis for the
+// others), so the dashboard's error percentage of the key is not reset
+// as it would be with a local breaker.
 //
 // # When Redis fails
 //

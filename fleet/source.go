@@ -33,9 +33,8 @@ type Source struct {
 
 	mu        sync.Mutex // serializes views and what is sent to the breaker
 	published int64      // the newest bucket Redis holds from this instance
-	reset     int64      // the fleet index of the latest reset (see view)
-	resetAt   time.Time
-	others    []counts // from the latest exchange; nil after a failed one
+	resetAt   time.Time  // the latest ResetStream (see view)
+	others    []counts   // from the latest exchange; nil after a failed one
 	from      int64
 
 	exchanges atomic.Uint64
@@ -62,7 +61,6 @@ func newSource(f *Fleet, key string, local *metricsstream.CommandMetrics, cfg fu
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
 		published: nonePublished,
-		reset:     noReset,
 	}
 	s.fallback.Store(true) // until the first exchange succeeds
 	ticker := c.NewTicker(s.interval)
@@ -83,15 +81,13 @@ func (s *Source) HealthStream() observable.Observable[metricsstream.HealthCounts
 
 // ResetStream starts health over for this instance's breaker: from now
 // on, its snapshots count only buckets, its own and the fleet's, that
-// began after the reset. The other instances' buckets in Redis are not
+// began at the reset or later. The other instances' buckets in Redis are not
 // touched (they are theirs), nor is this instance's metrics' own health
 // window, which this instance keeps publishing from; see the package doc.
 func (s *Source) ResetStream() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.clock.Now()
-	s.resetAt = now
-	s.reset = bucketIndex(now, s.interval)
+	s.resetAt = s.clock.Now()
 	s.sendLocked()
 }
 
@@ -167,11 +163,11 @@ func (s *Source) exchange() {
 // sendLocked sends the breaker the snapshot of the current view.
 func (s *Source) sendLocked() {
 	v := view{
-		local:   s.local.HealthBuckets(nil),
-		others:  s.others,
-		from:    s.from,
-		reset:   s.reset,
-		resetAt: s.resetAt,
+		local:    s.local.HealthBuckets(nil),
+		others:   s.others,
+		from:     s.from,
+		interval: s.interval,
+		resetAt:  s.resetAt,
 	}
 	cfg := s.breaker()
 	hc := v.health(cfg.Trips)

@@ -24,10 +24,6 @@ func bucketIndex(t time.Time, interval time.Duration) int64 {
 	return i
 }
 
-// noReset is the reset index of a source whose stream was never reset:
-// every bucket counts.
-const noReset = math.MinInt64
-
 // nonePublished is the newest published bucket of a source that has not
 // written to Redis yet, or must write every bucket again.
 const nonePublished = math.MinInt64
@@ -35,34 +31,39 @@ const nonePublished = math.MinInt64
 // view is what a source knows of health at one moment, and what it makes
 // of it.
 type view struct {
-	local  []metricsstream.HealthBucket // this instance's closed buckets
-	others []counts                     // the other instances', per bucket from 'from'; nil without Redis
-	from   int64                        // the fleet index of others[0]
-	reset  int64                        // buckets at or before this index do not count
-	// resetAt is the time of the latest ResetStream: local buckets that
-	// began earlier do not count.
+	local    []metricsstream.HealthBucket // this instance's closed buckets
+	others   []counts                     // the other instances', per bucket from 'from'; nil without Redis
+	from     int64                        // the fleet index of others[0]
+	interval time.Duration                // the width of a bucket
+	// resetAt is the time of the latest ResetStream: buckets, local or
+	// others', that began before it do not count. The zero time counts
+	// every bucket.
 	resetAt time.Time
 }
 
-// localCounts returns the sum of this instance's buckets that began at
-// or after the latest reset.
+// counts reports whether a bucket that began at start counts: it began
+// at the latest reset or later. One rule for this instance's buckets and
+// the others', so that a reset on a bucket's boundary keeps or drops the
+// bucket that begins there on every instance alike.
+func (v *view) counts(start time.Time) bool { return !start.Before(v.resetAt) }
+
+// localCounts returns the sum of this instance's buckets that count.
 func (v *view) localCounts() counts {
 	var c counts
 	for _, b := range v.local {
-		if b.Start.Before(v.resetAt) {
-			continue
+		if v.counts(b.Start) {
+			c = c.add(counts{b.Total, b.Errors, b.Slow})
 		}
-		c = c.add(counts{b.Total, b.Errors, b.Slow})
 	}
 	return c
 }
 
-// othersCounts returns the sum of the other instances' buckets newer
-// than the latest reset.
+// othersCounts returns the sum of the other instances' buckets that
+// count.
 func (v *view) othersCounts() counts {
 	var c counts
 	for i, o := range v.others {
-		if v.from+int64(i) > v.reset {
+		if v.counts(time.Unix(0, (v.from+int64(i))*int64(v.interval))) {
 			c = c.add(o)
 		}
 	}
