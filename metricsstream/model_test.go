@@ -1,12 +1,16 @@
 package metricsstream
 
 import (
+	"context"
 	"math"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // Completions recorded at random times (now, or late: ended a while ago,
@@ -25,6 +29,7 @@ func TestCommandMetricsFollowTheModel(t *testing.T) {
 		cfg := drawMetricsConfig(rt)
 		m, mc := newTestMetrics(t, cfg)
 		model := &metricsModel{cfg: m.Config()}
+		defer model.unsubscribeAll()
 		elsewhere := func(f func()) {
 			if !rapid.Bool().Draw(rt, "elsewhere") {
 				f()
@@ -38,7 +43,8 @@ func TestCommandMetricsFollowTheModel(t *testing.T) {
 			"advance": func(rt *rapid.T) {
 				d := model.drawAdvance(rt)
 				mc.Advance(d)
-				model.now += d
+				model.advance(d)
+				model.checkStreams(rt)
 			},
 			"complete": func(rt *rapid.T) {
 				r := model.drawRecord(rt)
@@ -72,6 +78,16 @@ func TestCommandMetricsFollowTheModel(t *testing.T) {
 			"resetStream": func(rt *rapid.T) {
 				m.ResetStream()
 				model.resetStream()
+			},
+			"subscribe": func(rt *rapid.T) {
+				model.subscribe(m)
+				model.checkStreams(rt)
+			},
+			"unsubscribe": func(rt *rapid.T) {
+				if len(model.subs) == 0 {
+					rt.Skip("nobody subscribes")
+				}
+				model.unsubscribe(rapid.IntRange(0, len(model.subs)-1).Draw(rt, "unsubscriber"))
 			},
 			"": func(rt *rapid.T) { model.check(rt, m.Snapshot()) },
 		})
@@ -113,6 +129,21 @@ type metricsModel struct {
 	records  []modelRecord
 	starts   []modelStart
 	inFlight []int64 // the ConcurrencyAtStart of each execution started and not ended
+
+	// The subscribers of HealthStream, and whether its timer runs: it
+	// rests from a tick at which the health window and the bucket in
+	// progress are empty until a completion that counts for health.
+	subs  []*healthSubscriber
+	awake bool
+}
+
+// healthSubscriber is a subscriber of HealthStream: what it got, and
+// what the model says it should have.
+type healthSubscriber struct {
+	sub  observable.Subscription
+	mu   sync.Mutex
+	got  []HealthCounts
+	want []HealthCounts
 }
 
 type modelRecord struct {
@@ -261,6 +292,89 @@ func (m *metricsModel) drawRecord(rt *rapid.T) modelRecord {
 func (m *metricsModel) complete(r modelRecord) {
 	r.inHealth = true
 	m.records = append(m.records, r)
+	if r.healthTotal() > 0 && len(m.subs) > 0 {
+		m.awake = true // for the next boundary of the health buckets
+	}
+}
+
+// advance moves the model's clock by d: the health stream, while awake,
+// delivers the health counts at each boundary of the health buckets it
+// passes, and rests after one at which nothing is left to count.
+func (m *metricsModel) advance(d time.Duration) {
+	to := m.now + d
+	w := m.health()
+	for m.awake {
+		next := w.epoch + time.Duration(w.bucket(m.now)+1)*w.width
+		if m.now < w.epoch {
+			next = w.epoch
+		}
+		if next > to {
+			break
+		}
+		m.now = next
+		v := m.healthAt(m.now)
+		for _, s := range m.subs {
+			s.want = append(s.want, v)
+		}
+		m.awake = !m.healthQuiet(m.now)
+	}
+	m.now = to
+}
+
+// healthQuiet reports whether the health counts at now hold until
+// something is recorded: no record since the latest reset counts for
+// health in the window or in the bucket in progress.
+func (m *metricsModel) healthQuiet(now time.Duration) bool {
+	w := m.health()
+	current := w.bucket(now)
+	for _, r := range m.records {
+		if b := w.bucket(r.end); r.inHealth && r.healthTotal() > 0 && b >= current-w.size && b <= current {
+			return false
+		}
+	}
+	return true
+}
+
+// subscribe subscribes to m's health stream: the subscriber gets the
+// health counts at once, and the stream wakes unless it has nothing to
+// count.
+func (m *metricsModel) subscribe(metrics *CommandMetrics) {
+	s := &healthSubscriber{want: []HealthCounts{m.healthAt(m.now)}}
+	s.sub = metrics.HealthStream().SubscribeFunc(context.Background(), func(h HealthCounts) {
+		s.mu.Lock()
+		s.got = append(s.got, h)
+		s.mu.Unlock()
+	}, nil, nil)
+	m.subs = append(m.subs, s)
+	if !m.awake {
+		m.awake = !m.healthQuiet(m.now)
+	}
+}
+
+func (m *metricsModel) unsubscribe(i int) {
+	m.subs[i].sub.Unsubscribe()
+	m.subs = slices.Delete(m.subs, i, i+1)
+	if len(m.subs) == 0 {
+		m.awake = false
+	}
+}
+
+func (m *metricsModel) unsubscribeAll() {
+	for len(m.subs) > 0 {
+		m.unsubscribe(0)
+	}
+}
+
+// checkStreams compares what each subscriber got with the model.
+func (m *metricsModel) checkStreams(rt *rapid.T) {
+	for i, s := range m.subs {
+		s.mu.Lock()
+		got := slices.Clone(s.got)
+		s.mu.Unlock()
+		if !slices.Equal(got, s.want) {
+			rt.Fatalf("at %v (health reset at %v), health subscriber %d got\n%v\nwant\n%v", m.now, m.resetAt, i, got, s.want)
+		}
+	}
 }
 
 // start is an execution starting at at: it returns the executions now
@@ -289,9 +403,8 @@ var (
 
 // check compares a snapshot of the metrics with the model at now.
 func (m *metricsModel) check(rt *rapid.T, got CommandSnapshot) {
-	rolling, health, latency := m.rolling(), m.health(), m.latency()
+	rolling, latency := m.rolling(), m.latency()
 	var wantRolling, wantCumulative EventTotals
-	var total, errs, slow int64
 	var execs, totals []time.Duration
 	for _, r := range m.records {
 		if rolling.bucket(r.end) < rolling.bucket(m.now) {
@@ -299,17 +412,6 @@ func (m *metricsModel) check(rt *rapid.T, got CommandSnapshot) {
 		}
 		if rolling.holds(m.now, r.end) {
 			addCounts(&wantRolling, &r.counts)
-		}
-		if r.inHealth && health.holds(m.now, r.end) {
-			t := r.counts[Success]
-			for _, e := range healthErrorEvents {
-				t += r.counts[e]
-				errs += r.counts[e]
-			}
-			total += t
-			if t > 0 && m.cfg.SlowCallDuration > 0 && r.exec >= m.cfg.SlowCallDuration {
-				slow++
-			}
 		}
 		if r.executed && !m.cfg.PercentileDisabled && latency.holds(m.now, r.end) {
 			if r.exec >= 0 {
@@ -332,7 +434,7 @@ func (m *metricsModel) check(rt *rapid.T, got CommandSnapshot) {
 	if got.Cumulative != wantCumulative {
 		rt.Fatalf("at %v: cumulative counts %v, want %v", m.now, got.Cumulative, wantCumulative)
 	}
-	if want := HealthCountsOf(total, errs, slow); got.Health != want {
+	if want := m.healthAt(m.now); got.Health != want {
 		rt.Fatalf("at %v (health reset at %v): health %+v, want %+v", m.now, m.resetAt, got.Health, want)
 	}
 	if got.RollingMaxConcurrentExecutions != wantMax {
@@ -343,6 +445,35 @@ func (m *metricsModel) check(rt *rapid.T, got CommandSnapshot) {
 	}
 	checkDistribution(rt, "execution", got.Latency.Execution, execs)
 	checkDistribution(rt, "total", got.Latency.Total, totals)
+}
+
+// healthAt is the health counts at now: the records since the latest
+// reset in the closed buckets of the health window.
+func (m *metricsModel) healthAt(now time.Duration) HealthCounts {
+	health := m.health()
+	var total, errs, slow int64
+	for _, r := range m.records {
+		if r.inHealth && health.holds(now, r.end) {
+			t := r.healthTotal()
+			for _, e := range healthErrorEvents {
+				errs += r.counts[e]
+			}
+			total += t
+			if t > 0 && m.cfg.SlowCallDuration > 0 && r.exec >= m.cfg.SlowCallDuration {
+				slow++
+			}
+		}
+	}
+	return HealthCountsOf(total, errs, slow)
+}
+
+// healthTotal is what r counts in HealthCounts.Total.
+func (r *modelRecord) healthTotal() int64 {
+	t := r.counts[Success]
+	for _, e := range healthErrorEvents {
+		t += r.counts[e]
+	}
+	return t
 }
 
 // addCounts adds counts to t, and their exception-producing events to its
