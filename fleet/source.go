@@ -81,9 +81,10 @@ func (s *Source) HealthStream() observable.Observable[metricsstream.HealthCounts
 
 // ResetStream starts health over for this instance's breaker: from now
 // on, its snapshots count only buckets, its own and the fleet's, that
-// began at the reset or later. The other instances' buckets in Redis are not
-// touched (they are theirs), nor is this instance's metrics' own health
-// window, which this instance keeps publishing from; see the package doc.
+// began at the reset or later. The other instances' buckets in Redis are
+// not touched (they are theirs), nor is this instance's metrics' own
+// health window, which this instance keeps publishing from; see the
+// package doc.
 func (s *Source) ResetStream() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
