@@ -526,6 +526,41 @@ func TestRateLimitCallerLeavingWhileItWaitsIsCancelled(t *testing.T) {
 	})
 }
 
+// A place given back by a caller that left is the next call's only while
+// no call took a place after it: the later places are not moved, so the
+// next call queues behind them, as with golang.org/x/time/rate's
+// Reservation.Cancel, and no two executions start at one place.
+func TestRateLimitPlaceGivenBackOnlyWhenNoneWasTakenAfterIt(t *testing.T) {
+	h, spy := newSpiedHarness(t)
+	c := New("Waiting", succeedRun, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Timeout:   -1,
+		RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 500 * time.Millisecond},
+	}))
+	_, err := c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	h.completion()
+	ctx, cancel := context.WithCancel(context.Background())
+	a := goCall(func() (string, error) { return c.Execute(ctx, 1) })
+	assert.Equal(t, 100*time.Millisecond, recv(t, spy.armed, "a's wait"))
+	b := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+	assert.Equal(t, 200*time.Millisecond, recv(t, spy.armed, "b's wait"))
+	cancel()
+	assert.ErrorIs(t, awaitCall(t, a).err, context.Canceled)
+	assert.Equal(t, evs("CANCELLED"), h.events())
+
+	next := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+	assert.Equal(t, 300*time.Millisecond, recv(t, spy.armed, "the next wait"), "behind b, not at b's place")
+	h.clock.Advance(200 * time.Millisecond)
+	require.NoError(t, awaitCall(t, b).err)
+	assert.Equal(t, evs("SUCCESS"), h.events())
+	notReturned(t, next)
+	h.clock.Advance(100 * time.Millisecond)
+	require.NoError(t, awaitCall(t, next).err)
+	assert.Equal(t, evs("SUCCESS"), h.events())
+	h.noMoreCompletions()
+}
+
 func TestResilienceConfigErrorsNameTheField(t *testing.T) {
 	for _, tc := range []struct {
 		cfg  Config

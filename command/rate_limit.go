@@ -61,37 +61,46 @@ func (k *keyState) setRateLimit(cfg RateLimitConfig) {
 	k.tokens.Store(rl)
 }
 
+// ratePlace is a place reserve took: the tat it found and the tat it
+// left, so that cancel can tell whether a later place was taken since.
+type ratePlace struct{ found, left int64 }
+
 // reserve takes the next execution's place at now (Unix nanoseconds), if
-// it is due within maxWait, and returns when it was taken and how long it
-// must wait for it. now is the execution's start, read before it got
-// here: a caller the scheduler kept waiting since may find its reading
-// further behind the places others took than the burst allows, so
-// before refusing, reserve asks clock for the time again. (A reading a
-// little behind admits nothing early: the place it takes is at or after
-// the latest one taken.)
-func (l *rateLimiter) reserve(now int64, clock func() int64, maxWait time.Duration) (at int64, wait time.Duration, ok bool) {
+// it is due within maxWait, and returns when it was taken, how long it
+// must wait for it, and the place. now is the execution's start, read
+// before it got here: a caller the scheduler kept waiting since may find
+// its reading further behind the places others took than the burst
+// allows, so before refusing, reserve asks clock for the time again. (A
+// reading a little behind admits nothing early: the place it takes is at
+// or after the latest one taken.)
+func (l *rateLimiter) reserve(now int64, clock func() int64, maxWait time.Duration) (taken int64, wait time.Duration, place ratePlace, ok bool) {
 	p := l.params.Load()
 	fresh := false
 	for {
 		tat := l.tat.Load()
-		at = max(tat, now)
+		at := max(tat, now)
 		wait = time.Duration(max(at-p.tolerance-now, 0))
 		if wait > maxWait {
 			if !fresh {
 				now, fresh = clock(), true
 				continue
 			}
-			return now, wait, false
+			return now, wait, ratePlace{}, false
 		}
-		if l.tat.CompareAndSwap(tat, at+p.interval) {
-			return now, wait, true
+		if next := at + p.interval; l.tat.CompareAndSwap(tat, next) {
+			return now, wait, ratePlace{found: tat, left: next}, true
 		}
 	}
 }
 
 // cancel gives back a place reserve took, for an execution that no
-// longer waits for it.
-func (l *rateLimiter) cancel() { l.tat.Add(-l.params.Load().interval) }
+// longer waits for it, when no later place was taken since: the bucket
+// is then as if the place had never been taken. A later place stays
+// where it is, and so the next call queues behind it, as with
+// golang.org/x/time/rate's Reservation.Cancel, which restores no token a
+// later reservation was made against; moving the bucket back under it
+// instead would start two executions at that later place.
+func (l *rateLimiter) cancel(p ratePlace) { l.tat.CompareAndSwap(p.left, p.found) }
 
 // admitRate takes the execution's place in the key's rate limit, waiting
 // up to Config.RateLimit.MaxWait for it under ctx and callerCtx. It
@@ -108,9 +117,9 @@ func (e *execution) admitRate(ctx, callerCtx context.Context) FailureType {
 	if rl == nil {
 		return noFailure
 	}
-	now, wait, ok := rl.reserve(e.start, e.k.registry.now, e.cfg.RateLimit.MaxWait)
+	now, wait, place, ok := rl.reserve(e.start, e.k.registry.now, e.cfg.RateLimit.MaxWait)
 	if ok && wait > 0 && (!fitsDeadline(ctx, now, wait) || !fitsDeadline(callerCtx, now, wait)) {
-		rl.cancel()
+		rl.cancel(place)
 		ok = false
 	}
 	if !ok {
@@ -128,7 +137,7 @@ func (e *execution) admitRate(ctx, callerCtx context.Context) FailureType {
 	case <-ctx.Done():
 	case <-callerCtx.Done():
 	}
-	rl.cancel()
+	rl.cancel(place)
 	return runCancelled
 }
 
