@@ -28,6 +28,9 @@ type attemptInfo struct {
 	a     fallbackDeferral
 	hedge bool // the execution is a hedge: HEDGED
 	retry bool // the execution retries a failed one: RETRIED
+	// budgeted says the execution holds a place in the key's retry
+	// budget, which it gives back when it ends.
+	budgeted bool
 	// collapsed is the requests of the collapser's batch the execution
 	// runs, or 0: COLLAPSED.
 	collapsed int
@@ -77,6 +80,12 @@ type attemptRounds struct {
 	// started counts the current round's executions begun: the first is
 	// the round's own, the others its hedges.
 	started atomic.Int32
+	// granted says a retry was granted, and so holds a place in the key's
+	// retry budget, and has not begun: its execution takes the place over
+	// when it begins (next), and the call gives it back if it never does
+	// (giveBackGrant: its caller left during the backoff, say), whichever
+	// comes first.
+	granted atomic.Bool
 }
 
 // newRound begins a round: the first execution, or a retry.
@@ -86,10 +95,24 @@ func (r *attemptRounds) newRound() {
 }
 
 // next counts an execution of the current round, and says whether it is a
-// hedge or a retry.
-func (r *attemptRounds) next() (hedge, retry bool) {
+// hedge or a retry, and whether it holds a place in the retry budget: a
+// hedge was granted one as it started, and a retry takes over the one it
+// was granted, unless the call gave it back already.
+func (r *attemptRounds) next() (hedge, retry, budgeted bool) {
 	n := r.started.Add(1)
-	return n > 1, n == 1 && r.rounds > 1
+	hedge, retry = n > 1, n == 1 && r.rounds > 1
+	return hedge, retry, hedge || (retry && r.granted.Swap(false))
+}
+
+// grant notes that a retry was granted a place in the retry budget.
+func (r *attemptRounds) grant() { r.granted.Store(true) }
+
+// giveBackGrant gives back the place in the retry budget of a retry that
+// was granted and never began, once the call or subscription has ended.
+func (r *attemptRounds) giveBackGrant() {
+	if r.granted.Swap(false) {
+		r.k.retrying.Add(-1)
+	}
 }
 
 // deferFallback is asked by an attempt that failed with a failure its
@@ -103,8 +126,11 @@ func (r *attemptRounds) deferFallback(ctx context.Context, ai *attemptInfo, fail
 	if r.cfg.Hedge.MaxHedges > 0 && observable.FailingAttempt(ai.ctx) {
 		return true
 	}
-	return r.cfg.Retry.MaxAttempts > 1 && retryOn(r.cfg).Has(failure) &&
-		r.decide(ctx, r.k, r.retry, r.rounds, cause)
+	if r.cfg.Retry.MaxAttempts > 1 && retryOn(r.cfg).Has(failure) && r.decide(ctx, r.k, r.retry, r.rounds, cause) {
+		r.grant()
+		return true
+	}
+	return false
 }
 
 // resilient returns the Single of x with the retries and hedges of cfg.
@@ -133,10 +159,10 @@ func (a *attempts[In, Out]) compose(x *single[In, Out], cfg *Config) observable.
 	a.rnd = round[In, Out]{a, s}
 	s = &a.rnd
 	if cfg.Retry.MaxAttempts > 1 {
-		r := &retries[Out]{policy: retryPolicy(k, cfg)}
+		r := &retries[Out]{policy: retryPolicy(k, cfg), rounds: &a.attemptRounds}
 		r.single = observable.RetrySingle[Out]{Attempt: s, Retrier: a, Clock: k.registry.clock}
 		a.retry = &r.policy
-		s = &r.single
+		s = r
 	}
 	return s
 }
@@ -182,10 +208,37 @@ func (a *attempts[In, Out]) again(x *single[In, Out], cfg *Config) observable.Si
 	return &a.rnd
 }
 
-// retries is what a call that retries adds to its attempts.
+// retries is what a call that retries adds to its attempts: the retry
+// operator, which gives back, once the call has its result, the budget's
+// place taken for a retry that never began (see attemptRounds.granted).
 type retries[Out any] struct {
 	policy observable.RetryPolicy
 	single observable.RetrySingle[Out]
+	rounds *attemptRounds
+}
+
+func (r *retries[Out]) Call(ctx context.Context) (Out, error) {
+	v, err := r.single.Call(ctx)
+	r.rounds.giveBackGrant()
+	return v, err
+}
+
+func (r *retries[Out]) SubscribeSingle(ctx context.Context, obs observable.SingleObserver[Out]) {
+	r.single.SubscribeSingle(ctx, grantObserver[Out]{r.rounds, obs})
+}
+
+func (r *retries[Out]) Async() bool { return r.single.Async() }
+
+// grantObserver gives back the budget's place of a retry that never
+// began before it passes the call's result on.
+type grantObserver[Out any] struct {
+	rounds *attemptRounds
+	down   observable.SingleObserver[Out]
+}
+
+func (o grantObserver[Out]) OnResult(v Out, err error) {
+	o.rounds.giveBackGrant()
+	o.down.OnResult(v, err)
 }
 
 // hedgePolicyOf is the hedge policy of one Config of a key.
@@ -222,7 +275,8 @@ type retryDecision struct {
 }
 
 // decide records p's word on the retry after attempt n, which failed with
-// cause under ctx, and reports whether a retry follows.
+// cause under ctx, and reports whether a retry follows. p's Permit is the
+// key's budgetPermits: a retry it grants holds a place in the budget.
 func (d *retryDecision) decide(ctx context.Context, k *keyState, p *observable.RetryPolicy, n int, cause error) bool {
 	d.wait, d.will = p.Next(ctx, k.registry.clock.Now(), n, cause)
 	return d.will
@@ -277,16 +331,17 @@ func (x *single[In, Out]) callRetrying(subCtx context.Context, cfg *Config) (Out
 	if !first.will {
 		return v, err
 	}
-	r := x.resilient(cfg).(*observable.RetrySingle[Out])
-	a := r.Attempt.(*round[In, Out]).a
+	r := x.resilient(cfg).(*retries[Out])
+	a := r.single.Attempt.(*round[In, Out]).a
 	a.rounds, a.replay, a.retryDecision = 1, err, first
+	a.grant()
 	return r.Call(subCtx)
 }
 
 // begin counts an execution of the current round, whose context is ctx,
 // and says what it is.
 func (a *attempts[In, Out]) begin(ctx context.Context) *attemptInfo {
-	hedge, retry := a.next()
+	hedge, retry, budgeted := a.next()
 	ai := &a.firstOne
 	if hedge || retry {
 		ai = &attemptInfo{a: a}
@@ -296,24 +351,17 @@ func (a *attempts[In, Out]) begin(ctx context.Context) *attemptInfo {
 	ai.start, _ = observable.AttemptStart(ctx)
 	ai.ctx = ctx
 	ai.collapsed = a.collapsed
-	ai.hedge, ai.retry = hedge, retry
-	ai.began(a.k)
+	ai.hedge, ai.retry, ai.budgeted = hedge, retry, budgeted
 	return ai
 }
 
 // ended is the end of an execution begun by begin.
 func (a *attempts[In, Out]) ended(ai *attemptInfo) { ai.ended(a.k) }
 
-// began counts a retry or a hedge among k's in flight, for the retry
-// budget (RetryBudget); ended counts it out.
-func (ai *attemptInfo) began(k *keyState) {
-	if ai.hedge || ai.retry {
-		k.retrying.Add(1)
-	}
-}
-
+// ended gives back the place in the retry budget (RetryBudget) of a retry
+// or a hedge, which the budget took when it granted it.
 func (ai *attemptInfo) ended(k *keyState) {
-	if ai.hedge || ai.retry {
+	if ai.budgeted {
 		k.retrying.Add(-1)
 	}
 }

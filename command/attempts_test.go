@@ -259,6 +259,42 @@ func TestRetryBudgetRefusesTheRetryThatWouldExceedIt(t *testing.T) {
 	h.noMoreCompletions()
 }
 
+// A retry counts in the budget from the moment it is granted, while it
+// waits out its backoff, as Envoy's does: otherwise every call that fails
+// at once, as they do when a downstream goes down, would be granted its
+// retry before any of them began, and they would all retry together.
+func TestRetryBudgetCountsARetryWaitingOutItsBackoff(t *testing.T) {
+	h, spy := newSpiedHarness(t)
+	c := New("Budget", failRun, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Timeout:   -1,
+		Retry:     RetryConfig{MaxAttempts: 2, Backoff: exactBackoff, Budget: RetryBudget{MinConcurrency: 1}},
+	})).WithFallback(fallbackName)
+	first := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+	assert.Equal(t, evs("FAILURE"), h.events())
+	assert.Equal(t, exactBackoff.Initial, recv(t, spy.armed, "the first call's backoff"))
+
+	second := goCall(func() (string, error) { return c.Execute(context.Background(), 2) })
+	res := awaitCall(t, second)
+	require.NoError(t, res.err)
+	assert.Equal(t, "anonymous", res.v, "the budget is spent on the retry waiting: the fallback answers")
+	assert.Equal(t, evs("RETRY_BUDGET_EXHAUSTED"), h.events())
+	assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS"), h.events())
+
+	h.clock.Advance(exactBackoff.Initial)
+	res = awaitCall(t, first)
+	require.NoError(t, res.err)
+	assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS", "RETRIED"), h.events())
+
+	// Given back: the next call's retry is granted.
+	third := goCall(func() (string, error) { return c.Execute(context.Background(), 3) })
+	assert.Equal(t, evs("FAILURE"), h.events())
+	h.clock.Advance(recv(t, spy.armed, "the third call's backoff"))
+	awaitCall(t, third)
+	assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS", "RETRIED"), h.events())
+	h.noMoreCompletions()
+}
+
 func TestHedgeStartsAtTheDelayAndCancelsTheLoser(t *testing.T) {
 	forEachModeAndIsolation(t, func(t *testing.T, _ *harness, m execMode, iso Isolation) {
 		h, spy := newSpiedHarness(t)

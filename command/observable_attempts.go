@@ -48,7 +48,9 @@ func (x *observableExecution[In, Out]) produceAttempts(subCtx context.Context, o
 	if cfg.Retry.MaxAttempts > 1 {
 		a.policy = retryPolicy(k, cfg)
 		a.retry = &a.policy
-		attempts = attempts.RetryWith(a, k.registry.clock)
+		// The place in the budget of a retry granted and never begun goes
+		// back when the subscription ends, however it ends.
+		attempts = attempts.RetryWith(a, k.registry.clock).Finally(a.giveBackGrant)
 	}
 	attempts.Subscribe(subCtx, o)
 }
@@ -57,8 +59,7 @@ func (x *observableExecution[In, Out]) produceAttempts(subCtx context.Context, o
 // of the retry or hedge operator.
 func (a *streamAttempts[In, Out]) attempt(subCtx context.Context, o observable.Observer[Out]) {
 	ai := &attemptInfo{a: a, ctx: subCtx}
-	ai.hedge, ai.retry = a.next()
-	ai.began(a.k)
+	ai.hedge, ai.retry, ai.budgeted = a.next()
 	a.x.c.subscribe(a.x.ctx, subCtx, a.x.in, a.x.rec, nil, streamAttemptObserver[Out]{a.k, ai, o}, ai)
 }
 

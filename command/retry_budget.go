@@ -6,11 +6,20 @@ import (
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
-// budgetPermits reports whether the key's retry budget allows one more
-// retry or hedge in flight, as Envoy's retry budget: at most
-// Config.Retry.Budget.Percent of the key's executions in flight, and
-// always Budget.MinConcurrency. A refusal is recorded
+// budgetPermits takes a place in the key's retry budget for one more
+// retry or hedge, if the budget allows it, as Envoy's retry budget: at
+// most Config.Retry.Budget.Percent of the key's executions in flight,
+// and always Budget.MinConcurrency. A refusal is recorded
 // RETRY_BUDGET_EXHAUSTED.
+//
+// The place is taken when the retry is granted, not when it begins, as
+// Envoy counts a retry from its decision: a retry waiting out its backoff
+// holds one, so that calls failing together, as they do when a
+// downstream goes down, are not all granted a retry before any of them
+// began. The retry's or hedge's execution gives it back when it ends
+// (attemptInfo.ended), and the call when the retry never begins
+// (attemptRounds.giveBackGrant). A compare-and-swap takes it, so that
+// callers deciding at once cannot pass the budget together.
 func (k *keyState) budgetPermits() bool {
 	b := k.config.Load().Retry.Budget
 	pct, floor := b.Percent, int64(b.MinConcurrency)
@@ -21,11 +30,16 @@ func (k *keyState) budgetPermits() bool {
 		floor = DefaultRetryBudgetMinConcurrency
 	}
 	allowed := max(floor, int64(pct/100*float64(k.metrics.ConcurrentExecutions())))
-	if k.retrying.Load() < allowed {
-		return true
+	for {
+		n := k.retrying.Load()
+		if n >= allowed {
+			k.recordBudgetExhausted()
+			return false
+		}
+		if k.retrying.CompareAndSwap(n, n+1) {
+			return true
+		}
 	}
-	k.recordBudgetExhausted()
-	return false
 }
 
 // recordBudgetExhausted records RETRY_BUDGET_EXHAUSTED in a Completion of
