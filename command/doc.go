@@ -103,7 +103,9 @@
 //     recorded HEDGED.
 //   - The retry budget (RetryConfig.Budget, Envoy's) bounds a key's
 //     retries and hedges in flight to a share of its executions in
-//     flight; what it refuses is recorded RETRY_BUDGET_EXHAUSTED.
+//     flight; a retry counts from the moment it is granted, its backoff
+//     included, as Envoy's does. What it refuses is recorded
+//     RETRY_BUDGET_EXHAUSTED.
 //   - The fallback runs once per call: for the attempt after which no
 //     retry follows and no other attempt is left to answer. The attempts
 //     before it record their failure and no fallback event.

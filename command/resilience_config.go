@@ -36,7 +36,9 @@ type RetryConfig struct {
 // runs).
 type RetryBudget struct {
 	// Percent is the share, 0 to 100, of the executions in flight that
-	// may be retries or hedges; 0 means 20.
+	// may be retries or hedges; 0 means 20. A retry counts from the
+	// moment it is granted, while it waits out its backoff too, as
+	// Envoy's does.
 	Percent float64
 	// MinConcurrency is the number of retries and hedges always allowed
 	// in flight; 0 means 3.
