@@ -498,16 +498,24 @@ func TestRateLimitSwitchedOffAndOnKeepsItsBucket(t *testing.T) {
 	h.noMoreCompletions()
 }
 
-func TestRateLimitWaitsForATokenUnderItsBound(t *testing.T) {
+// waitingLimit returns a command whose key admits ten executions a
+// second, one at a time, each waiting up to maxWait for its token, once
+// a first execution has taken the token there is.
+func waitingLimit(t *testing.T, maxWait time.Duration) (*harness, timerSpy, *Command[int, string]) {
 	h, spy := newSpiedHarness(t)
 	c := New("Waiting", succeedRun, WithRegistry(h.reg), WithConfig(Config{
 		Isolation: SemaphoreIsolation,
 		Timeout:   -1,
-		RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 150 * time.Millisecond},
+		RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: maxWait},
 	}))
 	_, err := c.Execute(context.Background(), 1)
 	require.NoError(t, err)
 	h.completion()
+	return h, spy, c
+}
+
+func TestRateLimitWaitsForATokenUnderItsBound(t *testing.T) {
+	h, spy, c := waitingLimit(t, 150*time.Millisecond)
 	call := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
 	wait := recv(t, spy.armed, "the wait for a token")
 	assert.Equal(t, 100*time.Millisecond, wait, "the next token's time")
@@ -567,15 +575,7 @@ func TestRateLimitCallerLeavingWhileItWaitsIsCancelled(t *testing.T) {
 // next call queues behind them, as with golang.org/x/time/rate's
 // Reservation.Cancel, and no two executions start at one place.
 func TestRateLimitPlaceGivenBackOnlyWhenNoneWasTakenAfterIt(t *testing.T) {
-	h, spy := newSpiedHarness(t)
-	c := New("Waiting", succeedRun, WithRegistry(h.reg), WithConfig(Config{
-		Isolation: SemaphoreIsolation,
-		Timeout:   -1,
-		RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 500 * time.Millisecond},
-	}))
-	_, err := c.Execute(context.Background(), 1)
-	require.NoError(t, err)
-	h.completion()
+	h, spy, c := waitingLimit(t, 500*time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	a := goCall(func() (string, error) { return c.Execute(ctx, 1) })
 	assert.Equal(t, 100*time.Millisecond, recv(t, spy.armed, "a's wait"))
