@@ -597,6 +597,39 @@ func TestRateLimitPlaceGivenBackOnlyWhenNoneWasTakenAfterIt(t *testing.T) {
 	h.noMoreCompletions()
 }
 
+// A wait for a token that would not end before the execution's timeout
+// is not begun: the execution is rate limited at once, which its breaker
+// does not count, rather than timed out after the wait, which it would.
+// A wait that ends in time leaves run what is left of the timeout.
+func TestRateLimitWaitsOnlyWithinTheTimeout(t *testing.T) {
+	h, spy := newSpiedHarness(t)
+	c := New("Waiting", func(ctx context.Context, id int) (string, error) {
+		deadline, _ := ctx.Deadline()
+		return deadline.Sub(h.clock.Now()).String(), nil
+	}, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Timeout:   100 * time.Millisecond,
+		RateLimit: RateLimitConfig{Enabled: true, Rate: 5, Burst: 1, MaxWait: 500 * time.Millisecond},
+	})).WithFallback(fallbackName)
+	_, err := c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	h.completion()
+
+	refused := awaitCall(t, goCall(func() (string, error) { return c.Execute(context.Background(), 2) })) // its token comes in 200 ms
+	require.NoError(t, refused.err)
+	assert.Equal(t, "anonymous", refused.v, "refused at once")
+	assert.Equal(t, evs("FALLBACK_SUCCESS", "RATE_LIMITED"), h.events())
+
+	h.clock.Advance(150 * time.Millisecond) // the next token in 50 ms
+	call := goCall(func() (string, error) { return c.Execute(context.Background(), 3) })
+	h.clock.Advance(recv(t, spy.armed, "the wait for a token"))
+	res := awaitCall(t, call)
+	require.NoError(t, res.err)
+	assert.Equal(t, "50ms", res.v, "run has what the wait left of the timeout")
+	assert.Equal(t, evs("SUCCESS"), h.events())
+	h.noMoreCompletions()
+}
+
 func TestResilienceConfigErrorsNameTheField(t *testing.T) {
 	for _, tc := range []struct {
 		cfg  Config

@@ -118,7 +118,7 @@ func (e *execution) admitRate(ctx, callerCtx context.Context) FailureType {
 		return noFailure
 	}
 	now, wait, place, ok := rl.reserve(e.start, e.k.registry.now, e.cfg.RateLimit.MaxWait)
-	if ok && wait > 0 && (!fitsDeadline(ctx, now, wait) || !fitsDeadline(callerCtx, now, wait)) {
+	if ok && wait > 0 && (!fitsDeadline(ctx, now, wait) || !fitsDeadline(callerCtx, now, wait) || !e.fitsTimeout(now, wait)) {
 		rl.cancel(place)
 		ok = false
 	}
@@ -139,6 +139,14 @@ func (e *execution) admitRate(ctx, callerCtx context.Context) FailureType {
 	}
 	rl.cancel(place)
 	return runCancelled
+}
+
+// fitsTimeout reports whether a wait of d from now (Unix nanoseconds)
+// ends before the execution's timeout, which runs from its start: a wait
+// past it would only end in a TIMEOUT, which the breaker counts, where a
+// refusal is a RATE_LIMITED, which it does not.
+func (e *execution) fitsTimeout(now int64, d time.Duration) bool {
+	return e.cfg.Timeout <= 0 || now-e.start+int64(d) < int64(e.cfg.Timeout)
 }
 
 // fitsDeadline reports whether a wait of d from now (Unix nanoseconds)

@@ -90,7 +90,10 @@ type RateLimitConfig struct {
 	// Rate rounded up, and at least 1.
 	Burst int
 	// MaxWait is how long an execution may wait for a token, under its
-	// caller's context and within its timeout; 0 rejects at once. The
+	// caller's context and within its timeout: a wait that would not end
+	// before either is not begun, and the execution is rate limited at
+	// once (a timeout after the wait would count against the breaker,
+	// where RATE_LIMITED does not); 0 rejects at once. The
 	// wait is on the goroutine that admits the execution: the caller's
 	// for Execute, First and Queue under semaphore isolation, the
 	// caller's for a pool-isolated Queue (which then does not return
