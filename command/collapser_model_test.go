@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -301,13 +302,7 @@ func (k *modelCaller) wantBatchError(cause error) {
 
 // nextCall returns the batch function's next call, which must come.
 func (m *collapserModel) nextCall(rt *rapid.T) *batchCall {
-	select {
-	case call := <-m.calls:
-		return call
-	case <-time.After(10 * time.Second):
-		rt.Fatalf("no batch ran")
-		return nil
-	}
+	return recv(rt, m.calls, "a batch to run")
 }
 
 // noCall checks that no batch ran.
@@ -321,11 +316,7 @@ func (m *collapserModel) noCall(rt *rapid.T) {
 
 // wait waits for k's result and checks it.
 func (m *collapserModel) wait(k *modelCaller) {
-	select {
-	case <-k.f.Done():
-	case <-time.After(10 * time.Second):
-		m.rt.Fatalf("caller %d (%d) waits for ever; want %s", k.id, k.arg, k.wantText)
-	}
+	recv(m.rt, k.f.Done(), fmt.Sprintf("caller %d (%d), who should get %s", k.id, k.arg, k.wantText))
 	v, err := k.f.Get(context.Background())
 	if !k.want(v, err) {
 		m.rt.Fatalf("caller %d (%d) got %q, %v; want %s", k.id, k.arg, v, err, k.wantText)
@@ -359,11 +350,7 @@ func (m *collapserModel) leave(rt *rapid.T) {
 		return
 	}
 	if b.live--; b.live == 0 {
-		select {
-		case <-b.call.ctx.Done():
-		case <-time.After(10 * time.Second):
-			rt.Fatalf("every caller of the batch of %v left, and it goes on", b.call.ids)
-		}
+		recv(rt, b.call.ctx.Done(), fmt.Sprintf("the cancellation of the batch of %v, every caller of which left", b.call.ids))
 		m.held = slices.DeleteFunc(m.held, func(x *modelBatch) bool { return x == b })
 		for _, p := range b.places {
 			p.resolved = true

@@ -3,7 +3,7 @@ package command
 import (
 	"context"
 	"errors"
-	"runtime"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -168,16 +168,11 @@ func (m *poolModel) call(rt *rapid.T) {
 
 // start is k's run starting: it must come next.
 func (m *poolModel) start(rt *rapid.T, k *poolCaller) {
-	select {
-	case r := <-m.runs:
-		if r.id != k.id {
-			rt.Fatalf("the run of call %d started, want call %d's", r.id, k.id)
-		}
-		k.run = r
-	case <-time.After(10 * time.Second):
-		rt.Fatalf("the run of call %d never started", k.id)
+	r := recv(rt, m.runs, fmt.Sprintf("the run of call %d to start", k.id))
+	if r.id != k.id {
+		rt.Fatalf("the run of call %d started, want call %d's", r.id, k.id)
 	}
-	k.state = callerRunning
+	k.run, k.state = r, callerRunning
 	m.holding = append(m.holding, k)
 }
 
@@ -185,19 +180,12 @@ func (m *poolModel) start(rt *rapid.T, k *poolCaller) {
 func (m *poolModel) tell(rt *rapid.T, k *poolCaller, want error) {
 	k.state, k.want = callerTold, want
 	var got poolResult
+	what := fmt.Sprintf("the answer of call %d, %v", k.id, want)
 	if k.f != nil {
-		select {
-		case <-k.f.Done():
-		case <-time.After(10 * time.Second):
-			rt.Fatalf("call %d waits for ever; want %v", k.id, want)
-		}
+		recv(rt, k.f.Done(), what)
 		got.v, got.err = k.f.Get(context.Background())
 	} else {
-		select {
-		case got = <-k.result:
-		case <-time.After(10 * time.Second):
-			rt.Fatalf("call %d waits for ever; want %v", k.id, want)
-		}
+		got = recv(rt, k.result, what)
 	}
 	switch {
 	case want == nil && (got.err != nil || got.v != k.id):
@@ -219,7 +207,7 @@ func (m *poolModel) freed(rt *rapid.T, k *poolCaller) {
 	}
 	// The run returns on its worker, which frees the slot after the
 	// caller (if any) was told: a call made now must find it free.
-	await(rt, "the runs holding a slot", func() (int64, int64) { return m.metrics.ActiveCount(), int64(len(m.holding)) })
+	awaitCount(rt, "the runs holding a slot", m.metrics.ActiveCount, len(m.holding))
 }
 
 func (m *poolModel) answer(rt *rapid.T) {
@@ -307,12 +295,7 @@ func (m *poolModel) configure(rt *rapid.T) {
 		m.queue = m.queue[1:]
 	}
 	for range starting {
-		var r *poolRun
-		select {
-		case r = <-m.runs:
-		case <-time.After(10 * time.Second):
-			rt.Fatalf("of the runs of calls waiting, %d never started", len(starting))
-		}
+		r := recv(rt, m.runs, "the runs of the calls waiting to start")
 		i := slices.IndexFunc(starting, func(k *poolCaller) bool { return k.id == r.id && k.run == nil })
 		if i < 0 {
 			rt.Fatalf("the run of call %d started, which was not waiting", r.id)
@@ -326,13 +309,13 @@ func (m *poolModel) configure(rt *rapid.T) {
 // awaitQueue waits for the pool's queue to hold what the model's does: a
 // call by Execute is made on a goroutine of its own.
 func (m *poolModel) awaitQueue(rt *rapid.T) {
-	await(rt, "the queue", func() (int64, int64) { return m.metrics.QueueSize(), int64(len(m.queue)) })
+	awaitCount(rt, "the calls queued", m.metrics.QueueSize, len(m.queue))
 }
 
 // check waits for the runs that returned to have freed their slots, then
 // compares the pool's counts with the model's.
 func (m *poolModel) check(rt *rapid.T) {
-	await(rt, "the runs holding a slot", func() (int64, int64) { return m.metrics.ActiveCount(), int64(len(m.holding)) })
+	awaitCount(rt, "the runs holding a slot", m.metrics.ActiveCount, len(m.holding))
 	m.awaitQueue(rt)
 	select {
 	case r := <-m.runs:
@@ -341,20 +324,10 @@ func (m *poolModel) check(rt *rapid.T) {
 	}
 }
 
-// await waits until got() reports want: what goroutines of the pool do
+// awaitCount waits until count() is want: what goroutines of the pool do
 // after they told the test.
-func await(rt *rapid.T, what string, values func() (got, want int64)) {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got, want := values()
-		if got == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			rt.Fatalf("%s: %d, want %d", what, got, want)
-		}
-		runtime.Gosched()
-	}
+func awaitCount(rt *rapid.T, what string, count func() int64, want int) {
+	waitFor(rt, fmt.Sprintf("%s to be %d", what, want), func() bool { return count() == int64(want) })
 }
 
 // finish answers every run, then checks the pool's cumulative counts.
