@@ -154,6 +154,7 @@ func (a *attempts[In, Out]) compose(x *single[In, Out], cfg *Config) observable.
 		// rxhystrix-semaphore-hedge, in the profile of that row).
 		h := &a.hedged
 		h.Attempt, h.Policy, h.Clock = s, k.hedgePolicy(cfg), k.registry.clock
+		h.Discard = x.c.discard // a loser's value; spares are the core's, and keep it
 		s = h
 	}
 	a.rnd = round[In, Out]{a, s}

@@ -100,7 +100,9 @@ func (c *core[In, Out]) firstOfBody(ctx context.Context, in In) (Out, error) {
 }
 
 // conclude records how run ended, at now, and produces the caller's
-// result: run's value, ctx's error, or the fallback stage's.
+// result: run's value, ctx's error, or the fallback stage's. A value run
+// returned that the caller does not get is dropped (core.drop); err is
+// not nil when run did not return.
 func (c *core[In, Out]) conclude(ctx context.Context, e *execution, in In, o outcome, v Out, err error, now int64) (Out, error) {
 	if c.construct != nil && o == outcomeSuccess && err == nil {
 		return tookFirst(e, v, metricsstream.Emit, now)
@@ -112,9 +114,11 @@ func (c *core[In, Out]) conclude(ctx context.Context, e *execution, in In, o out
 		}
 		return v, nil
 	case runCancelled:
+		c.drop(v, err)
 		var zero Out
 		return zero, ctx.Err()
 	default:
+		c.drop(v, err)
 		return c.fallBack(ctx, e, in, failure, cause)
 	}
 }

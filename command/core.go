@@ -19,13 +19,25 @@ type core[In, Out any] struct {
 	fallback    fallbackFunc[In, Out]
 	fallbackObs func(context.Context, In, error) observable.Observable[Out]
 	poolKey     func(In) string
-	calls       sync.Pool // *poolCall[In, Out]
+	// discard is a Command's WithDiscard function, or nil.
+	discard func(Out)
+	calls   sync.Pool // *poolCall[In, Out]
 	// spareAttempts holds the attempts of hedged calls that left nothing
 	// behind, for the next (callHedged).
 	spareAttempts sync.Pool // *attempts[In, Out]
 }
 
 func (c *core[In, Out]) state() *keyState { return c.k }
+
+// drop is where a value of run's or the fallback's that no caller
+// receives ends: it is handed to discard, when the command has one and
+// the value came with a nil error. It is called outside every lock, on
+// the goroutine that finds the value has nowhere to go.
+func (c *core[In, Out]) drop(v Out, err error) {
+	if err == nil && c.discard != nil {
+		c.discard(v)
+	}
+}
 
 // hasFallback reports whether the command has a fallback.
 func (c *core[In, Out]) hasFallback() bool { return c.fallback != nil || c.fallbackObs != nil }

@@ -54,6 +54,11 @@
 //     Hystrix (a pool for a Command, a semaphore for an
 //     [ObservableCommand]). [Command.WithPoolKey] runs each call in a pool
 //     of its own key, such as one per downstream URL.
+//   - Where Go differs: a value nobody receives (a run's that answered
+//     past its timeout or after its caller left, a hedge's that lost) is
+//     not only garbage; it may hold rows or a connection open.
+//     [Command.WithDiscard] hands each such value to a function that
+//     releases it, once.
 //   - A pool's size and a semaphore's permits are fixed numbers by
 //     default, as in Hystrix; [PoolConfig.AdaptiveLimit] and
 //     [Config.AdaptiveLimit] make them an adaptive limit (package limit:

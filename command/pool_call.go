@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"errors"
 	"math"
 	"runtime"
 	"sync/atomic"
@@ -122,12 +123,13 @@ func (call *poolCall[In, Out]) runAlone() {
 }
 
 // returned tells the caller that run returned, unless it has left: then
-// the call is recycled.
+// run's value is dropped (core.drop) and the call recycled.
 func (call *poolCall[In, Out]) returned() {
 	if call.state.CompareAndSwap(callRunning, callDone) {
 		call.wait.wake <- wakeDone
 		return
 	}
+	call.cmd.drop(call.out, call.err)
 	call.recycle()
 }
 
@@ -295,6 +297,7 @@ func (c *core[In, Out]) awaitRun(ctx context.Context, e *execution, in In, call 
 			o = classify(ctx, runCtx, err)
 		case callDone:
 			<-call.wait.wake
+			answered = true
 			v, err, now = call.out, call.err, call.end
 			e.ranOnWorker(call.concurrency.Load(), call.started)
 			o = classifyInTime(ctx, runCtx, err)
@@ -304,9 +307,17 @@ func (c *core[In, Out]) awaitRun(ctx context.Context, e *execution, in In, call 
 			now = c.k.registry.now()
 		}
 	}
+	if !answered {
+		err = errNoAnswer
+	}
 	endRunContext(deadline)
 	return c.conclude(ctx, e, in, o, v, err, now)
 }
+
+// errNoAnswer is the error awaitRun concludes with when the caller left
+// before run returned: there is no value of run's, to give or to drop.
+// The outcome is then TIMEOUT or CANCELLED, whose causes do not read it.
+var errNoAnswer = errors.New("command: run did not return before its caller left")
 
 // executeHere runs run on the caller's goroutine in a slot of p that it
 // has entered.

@@ -55,10 +55,8 @@ type RetryBudget struct {
 // calls, and the others are cancelled.
 //
 // A value an attempt returns once another has won is dropped, as a
-// timed-out run's is: run should release what such a value holds (a
-// response body, say) when its context has ended by the time it
-// returns, and may find the race lost only just after (httpcommand keeps
-// each attempt's response and closes those its caller does not get).
+// timed-out run's is, and handed to the command's WithDiscard function,
+// which can release what it holds (rows, a response body).
 type HedgeConfig struct {
 	// MaxHedges is the number of executions that may start beside the
 	// first; 0 means no hedging (the default).

@@ -206,7 +206,8 @@ func (s *subscription[In, Out]) runReturned(v Out, err error, now int64, inTime 
 	s.mu.Lock()
 	if s.phase != phaseRunning {
 		s.mu.Unlock()
-		return // cancelled or timed out: the result is dropped
+		s.c.drop(v, err) // cancelled or timed out: nobody waits for it
+		return
 	}
 	var o outcome
 	switch {
@@ -226,8 +227,10 @@ func (s *subscription[In, Out]) runReturned(v Out, err error, now int64, inTime 
 	case runCancelled:
 		var zero Out
 		s.end(now, zero, s.leftErr())
+		s.c.drop(v, err)
 	default:
 		s.fallBack(failure, cause)
+		s.c.drop(v, err)
 	}
 }
 
@@ -329,11 +332,21 @@ func (s *subscription[In, Out]) fallBack(failure FailureType, cause error) {
 }
 
 // fallbackEnded concludes the execution with the fallback's result (its
-// value is told with it, for a Command), unless it ended meanwhile.
+// value is told with it, for a Command), unless it ended meanwhile. A
+// fallback that returns once the subscriber or the caller has left ends
+// the execution CANCELLED, as a run does (runReturned), whether or not
+// the watch of their contexts has told the subscription yet: what it
+// returned is dropped.
 func (s *subscription[In, Out]) fallbackEnded(cmdErr *Error, v Out, err error) {
 	s.mu.Lock()
-	if s.phase != phaseFallingBack {
+	switch {
+	case s.phase != phaseFallingBack:
 		s.mu.Unlock()
+		s.c.drop(v, err) // the subscriber left while the fallback ran
+		return
+	case s.leftErr() != nil:
+		s.cancelLocked()
+		s.c.drop(v, err)
 		return
 	}
 	if err = s.e.fallbackDone(cmdErr, err); err != nil {

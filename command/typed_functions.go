@@ -15,7 +15,7 @@ import (
 
 // derive returns a copy of c's functions, with a pool of calls of its own.
 func (c *core[In, Out]) derive() core[In, Out] {
-	return core[In, Out]{k: c.k, run: c.run, construct: c.construct, fallback: c.fallback, fallbackObs: c.fallbackObs, poolKey: c.poolKey}
+	return core[In, Out]{k: c.k, run: c.run, construct: c.construct, fallback: c.fallback, fallbackObs: c.fallbackObs, poolKey: c.poolKey, discard: c.discard}
 }
 
 func (c *Command[In, Out]) derive() *Command[In, Out] {
@@ -62,6 +62,38 @@ func (c *Command[In, Out]) WithPoolKey(f func(in In) string) *Command[In, Out] {
 	mustFunc(c.k.key, "WithPoolKey", f == nil)
 	d := c.derive()
 	d.poolKey = f
+	return d
+}
+
+// WithDiscard returns a copy of c that hands discard every value its run
+// or its fallback returned with a nil error that no caller receives, so
+// that what such a value holds open (rows, a response body, a
+// connection) is released: the collector frees the value, not what it
+// holds. Such a value is one that
+//   - run returned after its execution had ended: at the timeout, when
+//     the caller left or every subscriber unsubscribed, or when another
+//     attempt had won a hedge's race;
+//   - run returned as its execution ended otherwise: past the timeout
+//     (TIMEOUT, and the fallback answers), or once the caller had left
+//     (CANCELLED);
+//   - the fallback returned after the subscriber had left.
+//
+// A value a caller receives is the caller's to release: what Execute
+// returns, what a Future holds (whether or not Get is called), what an
+// Observable of the command tells its subscriber, and what the request
+// cache keeps for the later callers of its key. Operators composed
+// downstream drop values of their own (Zip2's pair when the other side
+// fails, say); those are the composition's, as with any Observable.
+//
+// discard is called once per such value, on the goroutine that finds the
+// value has nowhere to go (a pool worker, a timer's, the caller's), maybe
+// at the same time as other calls of it. It should return quickly, and
+// must not panic: on a worker, a panic ends the program. WithDiscard
+// panics if discard is nil.
+func (c *Command[In, Out]) WithDiscard(discard func(Out)) *Command[In, Out] {
+	mustFunc(c.k.key, "WithDiscard", discard == nil)
+	d := c.derive()
+	d.discard = discard
 	return d
 }
 

@@ -108,6 +108,12 @@ type HedgeSingle[T any] struct {
 	Attempt Single[T]
 	Policy  *HedgePolicy
 	Clock   clock.Clock
+	// Discard, when not nil, is handed each value an attempt answers
+	// with a nil error once the race is over (another attempt won, or
+	// all failed and the race ended), which nobody receives: what such a
+	// value holds open can be released. It is called on the attempt's
+	// goroutine, outside every lock, and must not panic.
+	Discard func(T)
 
 	// The first race's state, so that a HedgeSingle made for one call, as
 	// a package that hedges its own Singles may make it, costs no
@@ -501,11 +507,13 @@ func (r *hedgeRace[T]) ended(i int, v T, err error) (finished bool) {
 	r.mu.Lock()
 	if r.failedLocked(i) {
 		r.mu.Unlock()
-		return false // counted out when it told the race it fails
+		r.drop(v, err) // counted out when it told the race it fails
+		return false
 	}
 	r.running--
 	if r.done {
 		r.mu.Unlock()
+		r.drop(v, err) // a loser's
 		return false
 	}
 	if err == nil {
@@ -531,6 +539,14 @@ func (r *hedgeRace[T]) ended(i int, v T, err error) (finished bool) {
 	r.v = zero
 	r.finishLocked(noAttempt)
 	return true
+}
+
+// drop hands an attempt's value that nobody receives to the
+// HedgeSingle's Discard.
+func (r *hedgeRace[T]) drop(v T, err error) {
+	if err == nil && r.h.Discard != nil {
+		r.h.Discard(v)
+	}
 }
 
 // finishLocked ends the race with r.v and r.err: every attempt but the

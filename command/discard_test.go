@@ -1,0 +1,221 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+)
+
+// How a step of TestEveryValueIsReceivedOrDiscarded goes.
+type discardStep int
+
+const (
+	answersAtOnce            discardStep = iota // run returns a value at once
+	answersAfterTimeout                         // run returns a value once the timeout has ended its context
+	answersAfterCallerLeft                      // run returns a value once the caller has left
+	answersAsTimeoutPasses                      // run moves the clock past the timeout, then returns a value
+	fallsBack                                   // run fails; the fallback returns a value at once
+	fallsBackAfterCallerLeft                    // run fails; the fallback returns a value once the caller has left
+	hedgesAnswerTogether                        // the first attempt and a hedge return values at about the same time
+)
+
+var discardStepNames = [...]string{"answers at once", "answers after the timeout",
+	"answers after the caller left", "answers as the timeout passes", "falls back",
+	"falls back after the caller left", "hedges answer together"}
+
+func (s discardStep) String() string { return discardStepNames[s] }
+
+// discardInput is what a step's run and fallback are called with.
+type discardInput struct {
+	step    discardStep
+	entered chan struct{} // told once by the user code the test waits for
+	mu      sync.Mutex
+	calls   int           // runs so far: a hedge is the second
+	both    chan struct{} // closed by the hedge, which the first attempt waits for
+}
+
+// enter tells the test the user code it waits for has begun, once.
+func (in *discardInput) enter() {
+	select {
+	case in.entered <- struct{}{}:
+	default:
+	}
+}
+
+// discardKey is a key whose every run and fallback returns a value of its
+// own, and whose command keeps account of each: produced, received by a
+// caller, discarded.
+type discardKey struct {
+	t     *rapid.T
+	clock interface{ Advance(time.Duration) }
+	reg   *Registry
+	cmd   *Command[*discardInput, string]
+
+	mu        sync.Mutex
+	next      int
+	produced  []string
+	received  []string
+	discarded []string
+}
+
+const (
+	discardTimeout = 100 * time.Millisecond
+	discardHedge   = 10 * time.Millisecond
+)
+
+// Whatever happens to an execution, in every mode and both isolations,
+// hedged or not, each value its run or fallback returns with a nil error
+// reaches exactly one place: the caller, or WithDiscard's function.
+func TestEveryValueIsReceivedOrDiscarded(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		iso := rapid.SampledFrom(bothIsolations).Draw(rt, "isolation")
+		hedged := rapid.Bool().Draw(rt, "hedged")
+		d := newDiscardKey(rt, iso, hedged)
+		defer d.reg.Close()
+		steps := []discardStep{answersAtOnce, answersAfterCallerLeft, fallsBack, fallsBackAfterCallerLeft}
+		if hedged {
+			steps = append(steps, hedgesAnswerTogether)
+		} else {
+			steps = append(steps, answersAfterTimeout, answersAsTimeoutPasses)
+		}
+		// Zip2 is left out: what it drops (its pair, once its First's
+		// context has ended) is the composition's, not the command's.
+		modes := slices.DeleteFunc(execModesOf[*discardInput](), func(m execModeOf[*discardInput]) bool {
+			return strings.HasPrefix(m.name, "Zip2")
+		})
+		for i := range rapid.IntRange(1, 6).Draw(rt, "steps") {
+			step := rapid.SampledFrom(steps).Draw(rt, fmt.Sprintf("step %d", i))
+			mode := rapid.SampledFrom(modes).Draw(rt, fmt.Sprintf("mode %d", i))
+			d.step(step, mode)
+		}
+	})
+}
+
+// newDiscardKey makes the key: a timeout of discardTimeout unless hedged,
+// a hedge after discardHedge if hedged (and then no timeout, so that only
+// a step that hedges moves the clock past the delay).
+func newDiscardKey(t *rapid.T, iso Isolation, hedged bool) *discardKey {
+	mc := clock.NewManual(harnessStart)
+	d := &discardKey{t: t, clock: mc, reg: NewRegistry(WithClock(mc))}
+	cfg := Config{Isolation: iso, Timeout: discardTimeout}
+	if hedged {
+		cfg.Timeout = -1
+		cfg.Hedge = HedgeConfig{MaxHedges: 1, Delay: discardHedge}
+	}
+	d.cmd = New("discard", d.run, WithRegistry(d.reg), WithConfig(cfg)).
+		WithFallback(d.fallback).
+		WithDiscard(d.discard)
+	return d
+}
+
+// produce returns a value never returned before, and counts it.
+func (d *discardKey) produce() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.next++
+	v := fmt.Sprintf("v%d", d.next)
+	d.produced = append(d.produced, v)
+	return v
+}
+
+func (d *discardKey) discard(v string) {
+	d.mu.Lock()
+	d.discarded = append(d.discarded, v)
+	d.mu.Unlock()
+}
+
+func (d *discardKey) run(ctx context.Context, in *discardInput) (string, error) {
+	switch in.step {
+	case fallsBack, fallsBackAfterCallerLeft:
+		return "", errBoom
+	case answersAfterTimeout, answersAfterCallerLeft:
+		in.enter()
+		<-ctx.Done()
+	case answersAsTimeoutPasses:
+		d.clock.Advance(discardTimeout)
+	case hedgesAnswerTogether:
+		in.mu.Lock()
+		in.calls++
+		first := in.calls == 1
+		in.mu.Unlock()
+		if first {
+			in.enter()
+			<-in.both
+		} else {
+			close(in.both)
+		}
+	}
+	return d.produce(), nil
+}
+
+func (d *discardKey) fallback(ctx context.Context, in *discardInput, _ error) (string, error) {
+	if in.step == fallsBackAfterCallerLeft {
+		in.enter()
+		<-ctx.Done()
+	}
+	return d.produce(), nil
+}
+
+// step runs one execution of step through mode and checks the account
+// once every value is in.
+func (d *discardKey) step(step discardStep, mode execModeOf[*discardInput]) {
+	d.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in := &discardInput{step: step, entered: make(chan struct{}, 1), both: make(chan struct{})}
+	call := goCall(func() (string, error) { return mode.exec(ctx, d.cmd, in) })
+	switch step {
+	case answersAfterTimeout:
+		recv(d.t, in.entered, "run to start")
+		d.clock.Advance(discardTimeout)
+	case answersAfterCallerLeft, fallsBackAfterCallerLeft:
+		recv(d.t, in.entered, "the user code to start")
+		cancel()
+	case hedgesAnswerTogether:
+		recv(d.t, in.entered, "the first attempt to start")
+		d.clock.Advance(discardHedge)
+	}
+	res := awaitCall(d.t, call)
+	if res.err == nil {
+		d.mu.Lock()
+		d.received = append(d.received, res.v)
+		d.mu.Unlock()
+	}
+	what := fmt.Sprintf("%s, %s: every value received or discarded", step, mode.name)
+	waitFor(d.t, what, func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return len(d.received)+len(d.discarded) >= len(d.produced)
+	})
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	got := slices.Concat(d.received, d.discarded)
+	slices.Sort(got)
+	want := slices.Clone(d.produced)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		d.t.Fatalf("%s, %s: produced %v, received %v, discarded %v", step, mode.name,
+			d.produced, d.received, d.discarded)
+	}
+}
+
+func TestWithDiscardNilPanicsNamingTheKey(t *testing.T) {
+	reg := NewRegistry()
+	defer reg.Close()
+	c := New("discard-nil", succeedRun, WithRegistry(reg))
+	defer func() {
+		msg := fmt.Sprint(recover())
+		if !strings.Contains(msg, "discard-nil") || !strings.Contains(msg, "WithDiscard") {
+			t.Fatalf("panic %q, want one naming the key and WithDiscard", msg)
+		}
+	}()
+	c.WithDiscard(nil)
+}
