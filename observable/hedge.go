@@ -109,10 +109,11 @@ type HedgeSingle[T any] struct {
 	Policy  *HedgePolicy
 	Clock   clock.Clock
 	// Discard, when not nil, is handed each value an attempt answers
-	// with a nil error once the race is over (another attempt won, or
-	// all failed and the race ended), which nobody receives: what such a
-	// value holds open can be released. It is called on the attempt's
-	// goroutine, outside every lock, and must not panic.
+	// with a nil error that nobody receives: a loser's, once another
+	// attempt has won, or one from an attempt that had told the race it
+	// fails (FailingAttempt). What such a value holds open can so be
+	// released. It is called on the attempt's goroutine, outside every
+	// lock, and must not panic.
 	Discard func(T)
 
 	// The first race's state, so that a HedgeSingle made for one call, as
