@@ -3,6 +3,7 @@ package hystrix
 import (
 	"context"
 	"errors"
+	"runtime/debug"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/command"
@@ -104,12 +105,24 @@ func (e *engine) do(ctx context.Context, name string, c call) error {
 		if c.rec != nil {
 			c.rec.kind.Store(int32(kindOf(err)))
 		}
-		out = callFallback(ctx, c, err)
+		out = callFallbackRecovering(ctx, c, err)
 	}
 	if c.rec != nil {
 		cb.update(c.rec, err, e.reg.Clock().Since(start))
 	}
 	return out
+}
+
+// callFallbackRecovering is callFallback for a fallback that no command
+// runs, and so none recovers: a panic in it is the fallback's failure, a
+// *command.PanicError, as it is when the command runs the fallback.
+func callFallbackRecovering(ctx context.Context, c call, runErr error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fallbackFailure(&command.PanicError{Value: v, Stack: debug.Stack()}, runErr)
+		}
+	}()
+	return callFallback(ctx, c, runErr)
 }
 
 func isFallbackSentinel(err error) bool {
