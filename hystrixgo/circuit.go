@@ -66,7 +66,7 @@ func (e *engine) flush() {
 // IsOpen reports whether the circuit is open (half-open included): it
 // opens once the rolling window holds RequestVolumeThreshold requests and
 // ErrorPercentThreshold percent of them failed. The health counts are
-// taken every 100ms, so a circuit opens up to that long after the request
+// taken every 250ms, so a circuit opens up to that long after the request
 // that tips it.
 func (circuit *CircuitBreaker) IsOpen() bool { return circuit.core.breaker.IsOpen() }
 

@@ -319,7 +319,7 @@ func TestCircuit(t *testing.T) {
 		t.Fatalf("short-circuit with a slow fallback recorded %+v; want ShortCircuits 1, no timeout", last)
 	}
 	// The trial closes it and starts the health over.
-	mc.Advance(3 * time.Second) // past the sleep window, since the circuit opened 100ms after the failures
+	mc.Advance(3 * time.Second) // past the sleep window, since the circuit opened at most 250ms after the failures
 	if !cb.AllowRequest() {
 		t.Fatal("no trial after SleepWindow")
 	}
