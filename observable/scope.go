@@ -198,6 +198,17 @@ func (s *scope) scopeEnded(err error) { s.cancel(err) }
 // ended reports whether the scope itself has ended.
 func (s *scope) ended() bool { return s.state.Load() >= scopeDone }
 
+// leftErr returns the error of a scope whose subscriber has left, or
+// nil: the scope's own, or its parent context's, whose end reaches a
+// scope under a context of another kind only through the goroutine of
+// context.AfterFunc, later.
+func (s *scope) leftErr() error {
+	if err := s.Err(); err != nil {
+		return err
+	}
+	return s.parent.Err()
+}
+
 // live reports whether neither the scope nor any up scope has begun to
 // end.
 func (s *scope) live() bool {

@@ -18,7 +18,8 @@ import "context"
 //     Single is an asynchronous Single.
 //
 // Every other operator subscribes as it would to any source: the Single's
-// SubscribeSingle delivers to the subscriber's observer.
+// SubscribeSingle delivers to the subscriber's observer. A Single whose
+// values must be released when nobody receives them is a [Discarder].
 type Single[T any] interface {
 	// Call computes the result on the calling goroutine and returns it.
 	// ctx is done once the caller no longer wants the result; Call then

@@ -26,8 +26,9 @@ func (o Observable[T]) Timeout(d time.Duration) Observable[T] {
 // disarmed by the first notification, after which o runs unbounded. When
 // the timer fires first, the subscription to o ends (o sees its context
 // done, with context.DeadlineExceeded), ErrTimeout is delivered on the
-// timer's goroutine, and anything o emits afterwards is dropped. The
-// context o sees reports the deadline.
+// timer's goroutine, and anything o emits afterwards is dropped (a
+// value of a [Discarder] Single is discarded). The context o sees
+// reports the deadline.
 //
 // A source that blocks the subscribing goroutine keeps blocking it: the
 // error is delivered on time, but a caller waiting in First (say) on that
@@ -43,7 +44,7 @@ func (o Observable[T]) TimeoutOn(d time.Duration, c clock.Clock) Observable[T] {
 		panic("observable: TimeoutOn with nil c")
 	}
 	return Observable[T]{src: sourceFunc[T](func(s *scope, down Observer[T]) {
-		t := &timeoutObserver[T]{down: down}
+		t := &timeoutObserver[T]{down: down, src: o.one}
 		t.upWatch.deadline = c.Now().Add(d)
 		t.up.w.Store(&t.upWatch)
 		t.up.init(s)
@@ -73,6 +74,7 @@ type timeoutObserver[T any] struct {
 	timer     clock.Timer
 	stopTimer hook // on up: stops the timer when up ends
 	down      Observer[T]
+	src       Single[T] // o's, if it is one: a late value is discarded by it
 }
 
 // pass reports whether a notification from o may go downstream.
@@ -103,6 +105,8 @@ func (t *timeoutObserver[T]) scopeEnded(error) { t.timer.Stop() }
 func (t *timeoutObserver[T]) OnNext(v T) {
 	if t.pass() {
 		t.down.OnNext(v)
+	} else {
+		discardFrom(t.src, v)
 	}
 }
 

@@ -12,7 +12,9 @@ import (
 // subscription to the other, and fails with the first error of either.
 // Values waiting for their partner are buffered without bound. a is
 // subscribed before b, on the subscribing goroutine; f is called on the
-// goroutine of whichever source completed the pair.
+// goroutine of whichever source completed the pair. A value left without
+// a partner when the zip ends, or that comes after it ended, is handed to
+// its source's Discard if that source is a [Discarder] Single.
 //
 // It panics if f is nil.
 func Zip2[A, B, R any](a Observable[A], b Observable[B], f func(A, B) R) Observable[R] {
@@ -34,7 +36,7 @@ type zipSource[A, B, R any] struct {
 }
 
 func (zs *zipSource[A, B, R]) subscribe(s *scope, down Observer[R]) {
-	z := &zipper[A, B, R]{f: zs.f, down: down}
+	z := &zipper[A, B, R]{zs: zs, down: down}
 	z.qa.init()
 	z.qb.init()
 	z.up.init(s)
@@ -50,7 +52,7 @@ func (zs *zipSource[A, B, R]) subscribe(s *scope, down Observer[R]) {
 // operations (a mutex cost two per lock, and a pair took two locks).
 type zipper[A, B, R any] struct {
 	up   scope
-	f    func(A, B) R
+	zs   *zipSource[A, B, R]
 	down Observer[R]
 
 	wip   atomic.Int64
@@ -86,6 +88,7 @@ type zipEvent[A, B any] struct {
 // others.
 func (z *zipper[A, B, R]) on(ev zipEvent[A, B]) {
 	if z.terminated.Load() {
+		z.drop(ev)
 		return
 	}
 	if z.wip.CompareAndSwap(0, 1) {
@@ -125,6 +128,8 @@ func (z *zipper[A, B, R]) loop(missed int64) {
 // terminal event once there can be no more pairs.
 func (z *zipper[A, B, R]) apply(ev zipEvent[A, B]) {
 	if z.terminated.Load() {
+		z.drop(ev)
+		z.dropQueued()
 		return
 	}
 	switch ev.kind {
@@ -140,11 +145,13 @@ func (z *zipper[A, B, R]) apply(ev zipEvent[A, B]) {
 		z.terminated.Store(true)
 		z.down.OnError(ev.err)
 		z.up.cancel(context.Canceled)
+		z.dropQueued()
 		return
 	}
 	for z.qa.len() > 0 && z.qb.len() > 0 {
-		z.down.OnNext(z.f(z.qa.pop(), z.qb.pop()))
+		z.down.OnNext(z.zs.f(z.qa.pop(), z.qb.pop()))
 		if z.terminated.Load() {
+			z.dropQueued()
 			return
 		}
 	}
@@ -152,6 +159,29 @@ func (z *zipper[A, B, R]) apply(ev zipEvent[A, B]) {
 		z.terminated.Store(true)
 		z.down.OnCompleted()
 		z.up.cancel(context.Canceled)
+		z.dropQueued()
+	}
+}
+
+// drop discards the value of an event that comes once the zip has
+// terminated, if its source is a [Discarder] Single.
+func (z *zipper[A, B, R]) drop(ev zipEvent[A, B]) {
+	switch ev.kind {
+	case zipNextA:
+		discardFrom(z.zs.a.one, ev.a)
+	case zipNextB:
+		discardFrom(z.zs.b.one, ev.b)
+	}
+}
+
+// dropQueued discards, as drop does, the values left unpaired once the
+// zip has terminated. Only the goroutine holding wip calls it.
+func (z *zipper[A, B, R]) dropQueued() {
+	for z.qa.len() > 0 {
+		discardFrom(z.zs.a.one, z.qa.pop())
+	}
+	for z.qb.len() > 0 {
+		discardFrom(z.zs.b.one, z.qb.pop())
 	}
 }
 

@@ -49,6 +49,7 @@ func (z *zipSingle[A, B, R]) call(ctx context.Context, waiter bool) (R, error) {
 	}
 	vb, err := callFor(z.b, ctx, waiter)
 	if err != nil {
+		discardFrom(z.a, va)
 		return zero, err
 	}
 	return z.f(va, vb), nil
@@ -95,7 +96,7 @@ func (z *zipSingle[A, B, R]) callHandingOverA(ctx context.Context, waiter bool) 
 	if !c.live() {
 		return c.result()
 	}
-	j.f, j.r = z.f, c
+	j.z, j.r = z, c
 	j.init(ctx)
 	zc.a.start(z.a, &j.scope, (*zipJoinA[A, B, R])(j))
 	vb, err := callFor(z.b, &j.scope, waiter)
@@ -119,15 +120,24 @@ func (z *zipSingle[A, B, R]) SubscribeSingle(ctx context.Context, r SingleObserv
 	z.join(ctx, r, false, false)
 }
 
-// join subscribes a, then, unless a has ended the join already, b, and
+// join subscribes a, then, unless the join has ended already, b, and
 // tells r the pair: b is called on this goroutine with callB (for a
 // waiter if waiter is set), subscribed otherwise.
 func (z *zipSingle[A, B, R]) join(ctx context.Context, r SingleObserver[R], callB, waiter bool) {
-	j := &zipJoin[A, B, R]{f: z.f, r: r}
+	j := &zipJoin[A, B, R]{z: z, r: r}
 	j.init(ctx)
 	z.a.SubscribeSingle(&j.scope, (*zipJoinA[A, B, R])(j))
 	switch {
 	case !j.live():
+		// a failed, or the subscriber left: then b, not asked, ends
+		// the join with the scope's error, so that r is told even if a
+		// answers with a value as the scope ends.
+		err := j.leftErr()
+		if err == nil {
+			err = context.Canceled
+		}
+		var zero B
+		(*zipJoinB[A, B, R])(j).OnResult(zero, err)
 	case callB:
 		vb, err := callFor(z.b, &j.scope, waiter)
 		(*zipJoinB[A, B, R])(j).OnResult(vb, err)
@@ -141,7 +151,7 @@ func (z *zipSingle[A, B, R]) join(ctx context.Context, r SingleObserver[R], call
 // either failed.
 type zipJoin[A, B, R any] struct {
 	scope
-	f func(A, B) R
+	z *zipSingle[A, B, R]
 	r SingleObserver[R]
 
 	mu         sync.Mutex
@@ -152,12 +162,16 @@ type zipJoin[A, B, R any] struct {
 }
 
 // result records one side's result and, once the pair is complete or on
-// the first error, tells r, once, and ends the join's scope.
-func (j *zipJoin[A, B, R]) result(set func(), err error) {
+// the first error, tells r, once, and ends the join's scope. It reports
+// whether the join took the result: not once r has been told. A pair
+// completed once the subscriber has left is not made: r is told the
+// scope's error. On an error the values that came are discarded (see
+// [Discarder]); after told, nobody writes va or vb.
+func (j *zipJoin[A, B, R]) result(set func(), err error) (taken bool) {
 	j.mu.Lock()
 	if j.told {
 		j.mu.Unlock()
-		return
+		return false
 	}
 	if err == nil {
 		set()
@@ -166,14 +180,25 @@ func (j *zipJoin[A, B, R]) result(set func(), err error) {
 	j.told = done
 	j.mu.Unlock()
 	if !done {
-		return
+		return true
 	}
 	var v R
 	if err == nil {
-		v = j.f(j.va, j.vb)
+		if err = j.leftErr(); err == nil {
+			v = j.z.f(j.va, j.vb)
+		}
 	}
 	j.r.OnResult(v, err)
 	j.cancel(context.Canceled)
+	if err != nil {
+		if j.hasA {
+			discardFrom(j.z.a, j.va)
+		}
+		if j.hasB {
+			discardFrom(j.z.b, j.vb)
+		}
+	}
+	return true
 }
 
 type (
@@ -183,10 +208,14 @@ type (
 
 func (a *zipJoinA[A, B, R]) OnResult(v A, err error) {
 	j := (*zipJoin[A, B, R])(a)
-	j.result(func() { j.va, j.hasA = v, true }, err)
+	if !j.result(func() { j.va, j.hasA = v, true }, err) && err == nil {
+		discardFrom(j.z.a, v)
+	}
 }
 
 func (b *zipJoinB[A, B, R]) OnResult(v B, err error) {
 	j := (*zipJoin[A, B, R])(b)
-	j.result(func() { j.vb, j.hasB = v, true }, err)
+	if !j.result(func() { j.vb, j.hasB = v, true }, err) && err == nil {
+		discardFrom(j.z.b, v)
+	}
 }

@@ -1,0 +1,31 @@
+package observable
+
+// Discarder is implemented by a [Single] whose values hold something to
+// release (rows, a response body, a connection) when nobody receives
+// them, as the Observable of a command made with WithDiscard does. An
+// operator that has taken a value from such a Single and drops it hands
+// it to Discard, once:
+//
+//   - [Zip2], when the other side fails, or when its value comes after
+//     the other side has failed;
+//   - [Observable.Timeout], for a value that comes after the timeout.
+//
+// What an operator passes on is its receiver's: a value emitted
+// downstream, a Future's or First's result, and what an operator makes
+// of a value (Map's value, Zip2's pair), which only the operator's
+// function knows how to release. So a pair that Zip2 made and that its
+// subscriber no longer wants is not discarded.
+type Discarder[T any] interface {
+	// Discard releases v, a value the Single gave that nobody received.
+	// It is called outside the operator's locks, on the goroutine that
+	// drops v.
+	Discard(v T)
+}
+
+// discardFrom hands v to s's Discard if s is a Discarder. s may be nil:
+// the Single of an Observable that is not one.
+func discardFrom[T any](s Single[T], v T) {
+	if d, ok := s.(Discarder[T]); ok {
+		d.Discard(v)
+	}
+}

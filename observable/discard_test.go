@@ -1,0 +1,231 @@
+package observable
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
+)
+
+// ownedSingle is a Discarder Single of v: a Call answers at once; a
+// subscription answers on a goroutine of its own once answer is closed
+// (at once if answer is nil). It keeps the values it was asked to
+// discard.
+type ownedSingle struct {
+	v           int
+	err         error
+	async       bool
+	answer      chan struct{}
+	onSubscribe func(ctx context.Context) // if not nil, called as a subscription begins
+	onCall      func()                    // if not nil, called as Call begins
+
+	calls     atomic.Int32
+	mu        sync.Mutex
+	discarded []int
+}
+
+func (s *ownedSingle) Call(ctx context.Context) (int, error) {
+	s.calls.Add(1)
+	if s.onCall != nil {
+		s.onCall()
+	}
+	if s.err != nil {
+		return 0, s.err
+	}
+	return s.v, nil
+}
+
+func (s *ownedSingle) SubscribeSingle(ctx context.Context, r SingleObserver[int]) {
+	if s.onSubscribe != nil {
+		s.onSubscribe(ctx)
+	}
+	if !s.async {
+		r.OnResult(s.Call(ctx))
+		return
+	}
+	go func() {
+		if s.answer != nil {
+			<-s.answer
+		}
+		r.OnResult(s.Call(ctx)) // whatever ctx says: a value that comes late
+	}()
+}
+
+func (s *ownedSingle) Async() bool { return s.async }
+
+func (s *ownedSingle) Discard(v int) {
+	s.mu.Lock()
+	s.discarded = append(s.discarded, v)
+	s.mu.Unlock()
+}
+
+func (s *ownedSingle) discards() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.discarded...)
+}
+
+// awaitDiscards waits until s has discarded n values.
+func (s *ownedSingle) awaitDiscards(t *testing.T, n int) []int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(s.discards()) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("discarded %v; want %d values", s.discards(), n)
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	return s.discards()
+}
+
+func mul(x, y int) int { return x * y }
+
+// A Zip2 of Singles whose b fails discards a's value, however it is
+// taken: First's calls, or a subscription.
+func TestZip2DiscardsTheValueOfASideWhoseOtherFailed(t *testing.T) {
+	for _, async := range []bool{false, true} {
+		a := &ownedSingle{v: 6, async: async}
+		b := &ownedSingle{err: errBoom, async: async}
+		zip := Zip2(FromSingle[int](a), FromSingle[int](b), mul)
+
+		_, err := zip.First(context.Background())
+		require.ErrorIs(t, err, errBoom)
+		assert.Equal(t, []int{6}, a.awaitDiscards(t, 1), "async %v: First", async)
+
+		r := newRecorder[int]()
+		zip.Subscribe(context.Background(), r)
+		r.wait(t)
+		r.check(t, nil, errBoom, false)
+		assert.Equal(t, []int{6, 6}, a.awaitDiscards(t, 2), "async %v: a subscription", async)
+		assert.Empty(t, b.discards())
+	}
+}
+
+// A value that comes after the other side failed is discarded, and one
+// that was paired is not.
+func TestZip2DiscardsAValueThatComesAfterTheOtherFailed(t *testing.T) {
+	a := &ownedSingle{v: 6, async: true, answer: make(chan struct{})}
+	b := &ownedSingle{err: errBoom}
+	r := newRecorder[int]()
+	Zip2(FromSingle[int](a), FromSingle[int](b), mul).Subscribe(context.Background(), r)
+	r.wait(t)
+	r.check(t, nil, errBoom, false)
+	assert.Empty(t, a.discards(), "a has not answered yet")
+	close(a.answer)
+	assert.Equal(t, []int{6}, a.awaitDiscards(t, 1))
+
+	// b's value late, after a failed: both subscribed, a fails first.
+	a = &ownedSingle{err: errBoom, async: true, answer: make(chan struct{})}
+	b = &ownedSingle{v: 7, async: true, answer: make(chan struct{})}
+	r = newRecorder[int]()
+	Zip2(FromSingle[int](a), FromSingle[int](b), mul).Subscribe(context.Background(), r)
+	close(a.answer) // b is subscribed: Subscribe has returned
+	r.wait(t)
+	r.check(t, nil, errBoom, false)
+	close(b.answer)
+	assert.Equal(t, []int{7}, b.awaitDiscards(t, 1))
+
+	a, b = &ownedSingle{v: 6}, &ownedSingle{v: 7}
+	v, err := Zip2(FromSingle[int](a), FromSingle[int](b), mul).First(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 42, v)
+	assert.Empty(t, a.discards(), "a paired value is the receiver's")
+	assert.Empty(t, b.discards())
+}
+
+// Zip2 of a Single and a stream discards the Single's value when the
+// stream ends without a partner for it.
+func TestZip2OfAStreamDiscardsTheSinglesUnpairedValue(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		stream Observable[int]
+		err    error
+	}{
+		{"stream completes empty", Create(func(_ context.Context, o Observer[int]) { o.OnCompleted() }), nil},
+		{"stream fails", Create(func(_ context.Context, o Observer[int]) { o.OnError(errBoom) }), errBoom},
+	} {
+		a := &ownedSingle{v: 6}
+		r := newRecorder[int]()
+		Zip2(FromSingle[int](a), c.stream, mul).Subscribe(context.Background(), r)
+		r.wait(t)
+		r.check(t, nil, c.err, c.err == nil)
+		assert.Equal(t, []int{6}, a.discards(), c.name)
+	}
+	late := &ownedSingle{v: 6, async: true, answer: make(chan struct{})}
+	r := newRecorder[int]()
+	Zip2(FromSingle[int](late), Create(func(_ context.Context, o Observer[int]) { o.OnError(errBoom) }), mul).
+		Subscribe(context.Background(), r)
+	r.wait(t)
+	r.check(t, nil, errBoom, false)
+	close(late.answer) // after the zip failed
+	assert.Equal(t, []int{6}, late.awaitDiscards(t, 1), "a value that comes after the zip ended")
+
+	a := &ownedSingle{v: 6}
+	r = newRecorder[int]()
+	Zip2(FromSingle[int](a), Just(7, 8), mul).Subscribe(context.Background(), r)
+	r.wait(t)
+	r.check(t, []int{42}, nil, true)
+	assert.Empty(t, a.discards(), "paired")
+}
+
+// Timeout discards a value its Single gives after the timeout, and
+// passes on one given in time.
+func TestTimeoutDiscardsALateValue(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	late := &ownedSingle{v: 6, async: true, answer: make(chan struct{})}
+	r := newRecorder[int]()
+	FromSingle[int](late).TimeoutOn(time.Second, mc).Subscribe(context.Background(), r)
+	mc.Advance(time.Second)
+	r.check(t, nil, ErrTimeout, false)
+	close(late.answer)
+	assert.Equal(t, []int{6}, late.awaitDiscards(t, 1))
+
+	inTime := &ownedSingle{v: 7}
+	r = newRecorder[int]()
+	FromSingle[int](inTime).TimeoutOn(time.Second, mc).Subscribe(context.Background(), r)
+	r.check(t, []int{7}, nil, true)
+	assert.Empty(t, inTime.discards())
+}
+
+// A pair completed after its subscriber left is not made: both values
+// are discarded.
+func TestZip2DiscardsBothValuesOfAPairNobodyWaitsFor(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &ownedSingle{v: 6, async: true, answer: make(chan struct{})}
+	b := &ownedSingle{v: 7, onCall: cancel} // the subscriber leaves as b answers
+	made := false
+	first := make(chan error, 1)
+	go func() {
+		_, err := Zip2(FromSingle[int](a), FromSingle[int](b), func(x, y int) int { made = true; return x * y }).First(ctx)
+		first <- err
+	}()
+	require.ErrorIs(t, <-first, context.Canceled)
+	close(a.answer) // a answers once First has given up
+	assert.Equal(t, []int{6}, a.awaitDiscards(t, 1))
+	assert.Equal(t, []int{7}, b.awaitDiscards(t, 1))
+	assert.False(t, made, "the pair was made for nobody")
+}
+
+// A subscriber that leaves while a is being subscribed ends the join: b
+// is not asked, and a value a gives later is discarded.
+func TestZip2DiscardsWhatASideGivesAfterTheSubscriberLeft(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &ownedSingle{v: 6, async: true, answer: make(chan struct{}), onSubscribe: func(ctx context.Context) {
+		cancel()
+		<-ctx.Done() // the join's scope has ended
+	}}
+	b := &ownedSingle{v: 7}
+	r := newRecorder[int]()
+	Zip2(FromSingle[int](a), FromSingle[int](b), mul).Subscribe(ctx, r)
+	close(a.answer)
+	assert.Equal(t, []int{6}, a.awaitDiscards(t, 1))
+	assert.Zero(t, b.calls.Load(), "b asked after the subscriber left")
+	values, _, _ := r.snapshot()
+	assert.Empty(t, values)
+}
