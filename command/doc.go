@@ -58,7 +58,8 @@
 //     past its timeout or after its caller left, a hedge's that lost) is
 //     not only garbage; it may hold rows or a connection open.
 //     [Command.WithDiscard] hands each such value to a function that
-//     releases it, once.
+//     releases it, once, and so do the operators that drop a value of
+//     the command's Observable (Zip2's other side failing).
 //   - A pool's size and a semaphore's permits are fixed numbers by
 //     default, as in Hystrix; [PoolConfig.AdaptiveLimit] and
 //     [Config.AdaptiveLimit] make them an adaptive limit (package limit:

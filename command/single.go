@@ -60,6 +60,11 @@ func (x *single[In, Out]) SubscribeSingle(subCtx context.Context, r observable.S
 	x.c.subscribe(x.ctx, subCtx, x.in, x.rec, r, nil, nil)
 }
 
+// Discard hands v, a value of this execution that an operator took and
+// then dropped (Zip2's, when the other side failed), to the command's
+// WithDiscard function, if it has one (observable.Discarder).
+func (x *single[In, Out]) Discard(v Out) { x.c.drop(v, nil) }
+
 // Async reports whether SubscribeSingle returns before the result: under
 // pool isolation a worker runs run.
 func (x *single[In, Out]) Async() bool {

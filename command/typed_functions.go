@@ -81,9 +81,12 @@ func (c *Command[In, Out]) WithPoolKey(f func(in In) string) *Command[In, Out] {
 // A value a caller receives is the caller's to release: what Execute
 // returns, what a Future holds (whether or not Get is called), what an
 // Observable of the command tells its subscriber, and what the request
-// cache keeps for the later callers of its key. Operators composed
-// downstream drop values of their own (Zip2's pair when the other side
-// fails, say); those are the composition's, as with any Observable.
+// cache keeps for the later callers of its key. An operator of package
+// observable that takes the value from ToObservable's Observable and
+// drops it hands it to discard too (observable.Discarder): Zip2 when
+// the other side fails or the subscriber has left before the pair,
+// Timeout past its deadline. What an operator makes of the value (Map's
+// value, Zip2's pair) is the composition's to release.
 //
 // discard is called once per such value, on the goroutine that finds the
 // value has nowhere to go (a pool worker, a timer's, the caller's), maybe
