@@ -6,8 +6,9 @@ package observable
 // operator that has taken a value from such a Single and drops it hands
 // it to Discard, once:
 //
-//   - [Zip2], when the other side fails, or when its value comes after
-//     the other side has failed;
+//   - [Zip2], for a value left without a partner: the other side
+//     failed or completed first, or the subscriber left before the pair
+//     was made (the pair is then not made);
 //   - [Observable.Timeout], for a value that comes after the timeout.
 //
 // What an operator passes on is its receiver's: a value emitted
