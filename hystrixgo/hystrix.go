@@ -114,8 +114,9 @@ func (e *engine) do(ctx context.Context, name string, c call) error {
 }
 
 // callFallbackRecovering is callFallback for a fallback that no command
-// runs, and so none recovers: a panic in it is the fallback's failure, a
-// *command.PanicError, as it is when the command runs the fallback.
+// runs, and so none recovers: a panic in it fails the fallback with a
+// *command.PanicError, reported in hystrix-go's message as when the
+// command runs the fallback.
 func callFallbackRecovering(ctx context.Context, c call, runErr error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
