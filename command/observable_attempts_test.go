@@ -280,7 +280,9 @@ func TestObservableCommandRetriesAHedgedRound(t *testing.T) {
 			Isolation: iso,
 			Timeout:   -1,
 			Retry:     RetryConfig{MaxAttempts: 2, Backoff: exactBackoff},
-			Hedge:     HedgeConfig{MaxHedges: 1, Delay: time.Second},
+			// Beyond where the clock's steps can reach before a slow
+			// worker begins the retry: the rounds fail or answer first.
+			Hedge: HedgeConfig{MaxHedges: 1, Delay: 24 * time.Hour},
 		}))
 		call := goCall(func() ([]bool, error) { return m.exec(context.Background(), c, 1) })
 		assert.Equal(t, evs("FAILURE"), h.events(), "the first round's only execution failed before its hedge")
