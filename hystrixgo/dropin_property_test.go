@@ -57,6 +57,7 @@ func TestDropInAnswersAsHystrixGo(t *testing.T) {
 		// A volume no check reaches: the circuit opens only when forced.
 		ConfigureCommand(d.name, CommandConfig{Timeout: int(d.timeout / time.Millisecond),
 			MaxConcurrentRequests: d.maxConc, RequestVolumeThreshold: 1 << 30})
+		e.circuit(d.name) // its collector, before any call makes it
 		for i := range rapid.IntRange(1, 6).Draw(rt, "steps") {
 			end := rapid.SampledFrom(runEnds).Draw(rt, fmt.Sprintf("run %d", i))
 			forms := []callForm{formDo, formDoC, formGo, formGoC}
@@ -171,10 +172,9 @@ func (d *dropInDriver) step(form callForm, want hystrixGoAnswer) {
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if want.end == runEndCallerLeftBefore {
-		cancel()
-	}
 	switch want.end {
+	case runEndCallerLeftBefore:
+		cancel()
 	case runEndShortCircuited:
 		d.forceOpen(true)
 		defer d.forceOpen(false)
@@ -186,18 +186,18 @@ func (d *dropInDriver) step(form callForm, want hystrixGoAnswer) {
 	answer, sent = d.start(ctx, form, c)
 	switch want.end {
 	case runEndTimesOut:
-		recvWithin(t, c.started, "run to start")
+		await(t, c.started)
 		d.mc.Advance(d.timeout)
 	case runEndCallerLeavesMidRun:
-		recvWithin(t, c.started, "run to start")
+		await(t, c.started)
 		cancel()
 	}
 	var err error
 	switch {
 	case answer != nil:
-		err = recvWithin(t, answer, "the call's answer")
+		err = await(t, answer)
 	case want.sendsError:
-		err = recvWithin(t, sent, "the error Go sends")
+		err = await(t, sent)
 	}
 	// The call has ended once its collectors are told, a Go that sends
 	// nothing included.
@@ -231,20 +231,14 @@ func (d *dropInDriver) step(form callForm, want hystrixGoAnswer) {
 // and returns the function that lets them succeed and waits for their
 // updates.
 func (d *dropInDriver) holdEverySlot() (letGo func()) {
-	held, release := make(chan struct{}, d.maxConc), make(chan struct{})
+	h := newHang()
 	var chs []chan error
 	for range d.maxConc {
-		chs = append(chs, GoC(context.Background(), d.name, func(context.Context) error {
-			held <- struct{}{}
-			<-release
-			return nil
-		}, nil))
+		chs = append(chs, GoC(context.Background(), d.name, h.run, nil))
 	}
-	for range d.maxConc {
-		recvWithin(d.t, held, "a holder's run to start")
-	}
+	h.wait(d.t, d.maxConc)
 	return func() {
-		close(release)
+		close(h.release)
 		d.awaitUpdates(d.maxConc)
 		for _, ch := range chs {
 			if len(ch) != 0 {
@@ -260,10 +254,10 @@ func (d *dropInDriver) awaitUpdates(n int) metricCollector.MetricResult {
 	d.t.Helper()
 	first := d.updates
 	d.updates += n
-	cb, _ := d.e.circuit(d.name)
+	collector := collectorOf(d.t, d.name)
 	var rs []metricCollector.MetricResult
 	waitUntil(d.t, fmt.Sprintf("%d collector updates", d.updates), func() bool {
-		rs = cb.recorded()
+		rs = collector.results()
 		return len(rs) >= d.updates
 	})
 	if len(rs) != d.updates {
@@ -280,16 +274,6 @@ func (d *dropInDriver) awaitSlotsBack() {
 	})
 }
 
-// recorded is what the circuit's recorder has been told.
-func (cb *CircuitBreaker) recorded() []metricCollector.MetricResult {
-	for _, c := range cb.collectors {
-		if r, ok := c.(*recorder); ok {
-			return r.results()
-		}
-	}
-	return nil
-}
-
 // forceOpen forces the name's circuit open, or lets it go.
 func (d *dropInDriver) forceOpen(open bool) {
 	key := keyOf(d.name)
@@ -300,22 +284,9 @@ func (d *dropInDriver) forceOpen(open bool) {
 	}
 }
 
-// recvWithin waits for a value from ch, failing after 10s of real time.
-func recvWithin[T any](t *rapid.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(10 * time.Second):
-		t.Fatalf("timed out waiting for %s", what)
-		var zero T
-		return zero
-	}
-}
-
 // waitUntil spins until cond holds, failing after 10s of real time: for
 // goroutines to reach a state that nothing announces.
-func waitUntil(t *rapid.T, what string, cond func() bool) {
+func waitUntil(t fatalT, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {

@@ -61,7 +61,7 @@ var (
 )
 
 // collectorOf returns the collector the newest circuit of name was given.
-func collectorOf(t *testing.T, name string) *recorder {
+func collectorOf(t fatalT, name string) *recorder {
 	t.Helper()
 	recordersMu.Lock()
 	defer recordersMu.Unlock()
@@ -101,28 +101,36 @@ func (h *hang) run(ctx context.Context) error {
 	return nil
 }
 
-// runIgnoringCtx blocks until released even if its context ends.
-func (h *hang) wait(t *testing.T, n int) {
+// wait waits until n runs have started.
+func (h *hang) wait(t fatalT, n int) {
 	t.Helper()
 	for range n {
 		select {
 		case <-h.started:
 		case <-time.After(10 * time.Second):
-			t.Fatal("run did not start")
+			t.Fatalf("run did not start")
 		}
 	}
 }
 
-// await returns the error on ch, failing after 10s of real time.
-func await(t *testing.T, ch <-chan error) error {
+// await returns the value on ch, failing after 10s of real time.
+func await[T any](t fatalT, ch <-chan T) T {
 	t.Helper()
 	select {
-	case err := <-ch:
-		return err
+	case v := <-ch:
+		return v
 	case <-time.After(10 * time.Second):
-		t.Fatal("no result")
-		return nil
+		t.Fatalf("no result")
+		var zero T
+		return zero
 	}
+}
+
+// fatalT is what the helpers need of a test: a *testing.T, or a
+// *rapid.T in a property test.
+type fatalT interface {
+	Helper()
+	Fatalf(format string, args ...any)
 }
 
 // doAsync runs DoC on a goroutine of its own and sends its result, nil
