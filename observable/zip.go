@@ -128,8 +128,7 @@ func (z *zipper[A, B, R]) loop(missed int64) {
 // terminal event once there can be no more pairs.
 func (z *zipper[A, B, R]) apply(ev zipEvent[A, B]) {
 	if z.terminated.Load() {
-		z.drop(ev)
-		z.dropQueued()
+		z.drop(ev) // the queues were emptied when it terminated
 		return
 	}
 	switch ev.kind {
@@ -150,10 +149,6 @@ func (z *zipper[A, B, R]) apply(ev zipEvent[A, B]) {
 	}
 	for z.qa.len() > 0 && z.qb.len() > 0 {
 		z.down.OnNext(z.zs.f(z.qa.pop(), z.qb.pop()))
-		if z.terminated.Load() {
-			z.dropQueued()
-			return
-		}
 	}
 	if (z.doneA && z.qa.len() == 0) || (z.doneB && z.qb.len() == 0) {
 		z.terminated.Store(true)
@@ -174,8 +169,9 @@ func (z *zipper[A, B, R]) drop(ev zipEvent[A, B]) {
 	}
 }
 
-// dropQueued discards, as drop does, the values left unpaired once the
-// zip has terminated. Only the goroutine holding wip calls it.
+// dropQueued discards, as drop does, the values left unpaired when the
+// zip terminates. Only apply calls it, so only the goroutine holding wip,
+// which is also the only one that sets terminated.
 func (z *zipper[A, B, R]) dropQueued() {
 	for z.qa.len() > 0 {
 		discardFrom(z.zs.a.one, z.qa.pop())
