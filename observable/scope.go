@@ -199,14 +199,18 @@ func (s *scope) scopeEnded(err error) { s.cancel(err) }
 func (s *scope) ended() bool { return s.state.Load() >= scopeDone }
 
 // leftErr returns the error of a scope whose subscriber has left, or
-// nil: the scope's own, or its parent context's, whose end reaches a
-// scope under a context of another kind only through the goroutine of
-// context.AfterFunc, later.
+// nil: the error of the scope or an up scope, or else that of the
+// context the outermost scope was made under, whose end reaches the
+// scopes only through the goroutine of context.AfterFunc, later.
 func (s *scope) leftErr() error {
 	if err := s.Err(); err != nil {
 		return err
 	}
-	return s.parent.Err()
+	x := s
+	for x.up != nil {
+		x = x.up
+	}
+	return x.parent.Err()
 }
 
 // live reports whether neither the scope nor any up scope has begun to

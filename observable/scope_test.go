@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -181,6 +182,35 @@ func TestSubscriptionEndsWithTheParentsOwnError(t *testing.T) {
 
 	child := newScope(ctx)
 	assert.ErrorIs(t, child.Err(), errShutdown, "the reason reaches scopes below")
+}
+
+// endingContext is a context that has ended whose Done has not yet
+// closed: what a scope sees of a parent between its end and the
+// goroutine context.AfterFunc starts for it.
+type endingContext struct {
+	context.Context
+	done chan struct{}
+	err  atomic.Pointer[error]
+}
+
+func (c *endingContext) Done() <-chan struct{} { return c.done }
+func (c *endingContext) Err() error {
+	if err := c.err.Load(); err != nil {
+		return *err
+	}
+	return nil
+}
+
+func TestLeftErrSeesTheOutermostParentBeforeItsEndArrives(t *testing.T) {
+	parent := &endingContext{Context: context.Background(), done: make(chan struct{})}
+	defer close(parent.done)
+	root := newScope(parent)
+	child := newScope(root)
+	assert.NoError(t, child.leftErr(), "nothing has ended")
+	parent.err.Store(&errShutdown)
+	assert.NoError(t, root.Err(), "the end has not reached the scopes")
+	assert.ErrorIs(t, child.leftErr(), errShutdown, "from a scope under a scope")
+	assert.ErrorIs(t, root.leftErr(), errShutdown)
 }
 
 func TestScopeAfterFunc(t *testing.T) {
