@@ -1,16 +1,13 @@
 package metricsstream
 
 import (
-	"context"
+	"fmt"
 	"math"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
-
-	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // Completions recorded at random times (now, or late: ended a while ago,
@@ -21,9 +18,13 @@ import (
 // counts, the rolling maximum concurrency and health counts of the closed
 // buckets of their windows, cumulative counts of every closed bucket,
 // latency distributions of the closed buckets of the percentile window,
-// and the executions in flight. The model keeps every record and sums
-// them when asked; the metrics keep striped rings of packed counters,
-// per-processor caches of the current buckets and running totals.
+// and the executions in flight; and every subscriber of the five
+// timer-driven streams (health, rolling, cumulative, latency, maximum
+// concurrency) gets its value at subscription and then one at each
+// boundary of its window, in order, the health stream resting while it
+// has nothing to count. The model keeps every record and sums them when
+// asked; the metrics keep striped rings of packed counters, per-processor
+// caches of the current buckets and running totals.
 func TestCommandMetricsFollowTheModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		cfg := drawMetricsConfig(rt)
@@ -80,7 +81,7 @@ func TestCommandMetricsFollowTheModel(t *testing.T) {
 				model.resetStream()
 			},
 			"subscribe": func(rt *rapid.T) {
-				model.subscribe(m)
+				model.subscribe(m, rapid.SampledFrom(streamKinds).Draw(rt, "stream"))
 				model.checkStreams(rt)
 			},
 			"unsubscribe": func(rt *rapid.T) {
@@ -130,20 +131,12 @@ type metricsModel struct {
 	starts   []modelStart
 	inFlight []int64 // the ConcurrencyAtStart of each execution started and not ended
 
-	// The subscribers of HealthStream, and whether its timer runs: it
-	// rests from a tick at which the health window and the bucket in
-	// progress are empty until a completion that counts for health.
-	subs  []*healthSubscriber
+	// The subscribers of the timer-driven streams, and whether the
+	// health stream's timer runs: it rests from a tick at which the
+	// health window and the bucket in progress are empty until a
+	// completion that counts for health (see model_streams_test.go).
+	subs  []*streamSubscriber
 	awake bool
-}
-
-// healthSubscriber is a subscriber of HealthStream: what it got, and
-// what the model says it should have.
-type healthSubscriber struct {
-	sub  observable.Subscription
-	mu   sync.Mutex
-	got  []HealthCounts
-	want []HealthCounts
 }
 
 type modelRecord struct {
@@ -292,33 +285,9 @@ func (m *metricsModel) drawRecord(rt *rapid.T) modelRecord {
 func (m *metricsModel) complete(r modelRecord) {
 	r.inHealth = true
 	m.records = append(m.records, r)
-	if r.healthTotal() > 0 && len(m.subs) > 0 {
+	if r.healthTotal() > 0 && m.subscribed(healthStream) {
 		m.awake = true // for the next boundary of the health buckets
 	}
-}
-
-// advance moves the model's clock by d: the health stream, while awake,
-// delivers the health counts at each boundary of the health buckets it
-// passes, and rests after one at which nothing is left to count.
-func (m *metricsModel) advance(d time.Duration) {
-	to := m.now + d
-	w := m.health()
-	for m.awake {
-		next := w.epoch + time.Duration(w.bucket(m.now)+1)*w.width
-		if m.now < w.epoch {
-			next = w.epoch
-		}
-		if next > to {
-			break
-		}
-		m.now = next
-		v := m.healthAt(m.now)
-		for _, s := range m.subs {
-			s.want = append(s.want, v)
-		}
-		m.awake = !m.healthQuiet(m.now)
-	}
-	m.now = to
 }
 
 // healthQuiet reports whether the health counts at now hold until
@@ -333,48 +302,6 @@ func (m *metricsModel) healthQuiet(now time.Duration) bool {
 		}
 	}
 	return true
-}
-
-// subscribe subscribes to m's health stream: the subscriber gets the
-// health counts at once, and the stream wakes unless it has nothing to
-// count.
-func (m *metricsModel) subscribe(metrics *CommandMetrics) {
-	s := &healthSubscriber{want: []HealthCounts{m.healthAt(m.now)}}
-	s.sub = metrics.HealthStream().SubscribeFunc(context.Background(), func(h HealthCounts) {
-		s.mu.Lock()
-		s.got = append(s.got, h)
-		s.mu.Unlock()
-	}, nil, nil)
-	m.subs = append(m.subs, s)
-	if !m.awake {
-		m.awake = !m.healthQuiet(m.now)
-	}
-}
-
-func (m *metricsModel) unsubscribe(i int) {
-	m.subs[i].sub.Unsubscribe()
-	m.subs = slices.Delete(m.subs, i, i+1)
-	if len(m.subs) == 0 {
-		m.awake = false
-	}
-}
-
-func (m *metricsModel) unsubscribeAll() {
-	for len(m.subs) > 0 {
-		m.unsubscribe(0)
-	}
-}
-
-// checkStreams compares what each subscriber got with the model.
-func (m *metricsModel) checkStreams(rt *rapid.T) {
-	for i, s := range m.subs {
-		s.mu.Lock()
-		got := slices.Clone(s.got)
-		s.mu.Unlock()
-		if !slices.Equal(got, s.want) {
-			rt.Fatalf("at %v (health reset at %v), health subscriber %d got\n%v\nwant\n%v", m.now, m.resetAt, i, got, s.want)
-		}
-	}
 }
 
 // start is an execution starting at at: it returns the executions now
@@ -401,50 +328,67 @@ var (
 	healthErrorEvents = []EventType{Failure, Timeout, PoolRejected, SemaphoreRejected}
 )
 
-// check compares a snapshot of the metrics with the model at now.
-func (m *metricsModel) check(rt *rapid.T, got CommandSnapshot) {
+// modelView is what the model says each rolling value is at an instant.
+type modelView struct {
+	health              HealthCounts
+	rolling, cumulative EventTotals
+	maxConcurrency      int64
+	execs, totals       []time.Duration // the latencies of the percentile window
+}
+
+// viewAt is the model's rolling values at now.
+func (m *metricsModel) viewAt(now time.Duration) modelView {
 	rolling, latency := m.rolling(), m.latency()
-	var wantRolling, wantCumulative EventTotals
-	var execs, totals []time.Duration
+	v := modelView{health: m.healthAt(now)}
 	for _, r := range m.records {
-		if rolling.bucket(r.end) < rolling.bucket(m.now) {
-			addCounts(&wantCumulative, &r.counts)
+		if rolling.bucket(r.end) < rolling.bucket(now) {
+			addCounts(&v.cumulative, &r.counts)
 		}
-		if rolling.holds(m.now, r.end) {
-			addCounts(&wantRolling, &r.counts)
+		if rolling.holds(now, r.end) {
+			addCounts(&v.rolling, &r.counts)
 		}
-		if r.executed && !m.cfg.PercentileDisabled && latency.holds(m.now, r.end) {
+		if r.executed && !m.cfg.PercentileDisabled && latency.holds(now, r.end) {
 			if r.exec >= 0 {
-				execs = append(execs, r.exec)
+				v.execs = append(v.execs, r.exec)
 			}
 			if r.total >= 0 {
-				totals = append(totals, r.total)
+				v.totals = append(v.totals, r.total)
 			}
 		}
 	}
-	var wantMax int64
 	for _, s := range m.starts {
-		if rolling.holds(m.now, s.at) {
-			wantMax = max(wantMax, s.n)
+		if rolling.holds(now, s.at) {
+			v.maxConcurrency = max(v.maxConcurrency, s.n)
 		}
 	}
-	if got.Rolling != wantRolling {
-		rt.Fatalf("at %v: rolling counts %v, want %v", m.now, got.Rolling, wantRolling)
+	return v
+}
+
+// check compares a snapshot of the metrics with the model at now.
+func (m *metricsModel) check(rt *rapid.T, got CommandSnapshot) {
+	want := m.viewAt(m.now)
+	if got.Rolling != want.rolling {
+		rt.Fatalf("at %v: rolling counts %v, want %v", m.now, got.Rolling, want.rolling)
 	}
-	if got.Cumulative != wantCumulative {
-		rt.Fatalf("at %v: cumulative counts %v, want %v", m.now, got.Cumulative, wantCumulative)
+	if got.Cumulative != want.cumulative {
+		rt.Fatalf("at %v: cumulative counts %v, want %v", m.now, got.Cumulative, want.cumulative)
 	}
-	if want := m.healthAt(m.now); got.Health != want {
-		rt.Fatalf("at %v (health reset at %v): health %+v, want %+v", m.now, m.resetAt, got.Health, want)
+	if got.Health != want.health {
+		rt.Fatalf("at %v (health reset at %v): health %+v, want %+v", m.now, m.resetAt, got.Health, want.health)
 	}
-	if got.RollingMaxConcurrentExecutions != wantMax {
-		rt.Fatalf("at %v: rolling max concurrency %d, want %d", m.now, got.RollingMaxConcurrentExecutions, wantMax)
+	if got.RollingMaxConcurrentExecutions != want.maxConcurrency {
+		rt.Fatalf("at %v: rolling max concurrency %d, want %d", m.now, got.RollingMaxConcurrentExecutions, want.maxConcurrency)
 	}
 	if want := int64(len(m.inFlight)); got.ConcurrentExecutions != want {
 		rt.Fatalf("at %v: %d executions in flight, want %d", m.now, got.ConcurrentExecutions, want)
 	}
-	checkDistribution(rt, "execution", got.Latency.Execution, execs)
-	checkDistribution(rt, "total", got.Latency.Total, totals)
+	checkLatencies(rt, fmt.Sprintf("at %v", m.now), got.Latency, want)
+}
+
+// checkLatencies compares both distributions of got with want's.
+func checkLatencies(rt *rapid.T, where string, got Latencies, want modelView) {
+	checkDistribution(rt, where+": execution", got.Execution, want.execs)
+	checkDistribution(rt, where+": total", got.Total, want.totals)
 }
 
 // healthAt is the health counts at now: the records since the latest
