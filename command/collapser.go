@@ -88,14 +88,16 @@ type Collapser[In, Out any] struct {
 	metrics    *metricsstream.CollapserMetrics
 	clock      clock.Clock
 	global     *batcher[In, Out] // for GlobalScope
+	discard    func(Out)         // WithDiscard's, or nil
 }
 
 // NewCollapser returns a collapser of key whose batches are calls of
 // batch, which must return one result per argument, in the order of the
 // arguments. Options: WithCollapserConfig (window, cap, scope, cache, batch
 // command key), and those of the batch command: WithConfig,
-// WithRegistry; the methods WithCacheKey and WithFallback give the key of
-// an argument and the batch command's fallback. It panics if batch
+// WithRegistry; the methods WithCacheKey, WithFallback and WithDiscard
+// give the key of an argument, the batch command's fallback and what
+// releases a result no caller receives. It panics if batch
 // is nil, naming the key, if key is empty or not valid UTF-8, or if an
 // option is invalid.
 func NewCollapser[In, Out any](key string, batch func(context.Context, []In) ([]Out, error), opts ...Option) *Collapser[In, Out] {
@@ -169,10 +171,10 @@ func (c *Collapser[In, Out]) Execute(ctx context.Context, in In) (Out, error) {
 	}
 	select {
 	case <-r.res.done:
-		return r.res.result()
+		return r.b.take(r)
 	case <-ctx.Done():
 		if r.res.isResolved() {
-			return r.res.result()
+			return r.b.take(r)
 		}
 		r.b.leave(r)
 		return zero, ctx.Err()
@@ -197,9 +199,9 @@ func (c *Collapser[In, Out]) ToObservable(ctx context.Context, in In) observable
 		d := watchDeparture(subCtx, ctx, func() { r.b.leave(r) })
 		r.res.whenResolved(func() {
 			if !d.stay() {
-				return // the subscriber left first
+				return // the subscriber left first, and left the batch
 			}
-			v, err := r.res.result()
+			v, err := r.b.take(r)
 			if err != nil {
 				o.OnError(err)
 				return

@@ -49,8 +49,10 @@ type collapsedRequest[In, Out any] struct {
 
 	// Guarded by b.mu.
 	batch     *batch[In, Out]
-	waiters   int
+	waiters   int  // callers that have neither received the result nor left
 	abandoned bool // every caller left before the result: it serves nobody any more
+	taken     bool // a caller received the result
+	discarded bool // the result was handed to the collapser's discard
 }
 
 // submit adds in, of cache key ck (see argumentKey), to the collecting
@@ -197,6 +199,11 @@ func (b *batcher[In, Out]) execute(bt *batch[In, Out]) {
 	outs, err := c.cmd.callBatch(bt.ctx, args, len(requests), b.logger(requests))
 	if err == nil && len(outs) != len(requests) {
 		err = fmt.Errorf("%w: %d results for %d requests", ErrBatchResultCount, len(outs), len(requests))
+		if c.discard != nil {
+			for _, v := range outs { // none can be a request's: released before they fail
+				c.discard(v)
+			}
+		}
 	}
 	if err != nil {
 		if b.rc != nil && b.rc.ended() && bt.ctx.Err() != nil {
@@ -218,6 +225,50 @@ func (b *batcher[In, Out]) execute(bt *batch[In, Out]) {
 		} else {
 			r.res.resolve(outs[i], nil)
 		}
+	}
+	if c.discard == nil || err != nil {
+		return
+	}
+	// The results whose every caller left before they came.
+	b.mu.Lock()
+	var orphans []*collapsedRequest[In, Out]
+	for _, r := range requests {
+		if b.orphanLocked(r) {
+			orphans = append(orphans, r)
+		}
+	}
+	b.mu.Unlock()
+	for _, r := range orphans {
+		b.discardResult(r)
+	}
+}
+
+// take is a caller of r receiving its result, which is set.
+func (b *batcher[In, Out]) take(r *collapsedRequest[In, Out]) (Out, error) {
+	b.mu.Lock()
+	r.waiters--
+	r.taken = true
+	b.mu.Unlock()
+	return r.res.result()
+}
+
+// orphanLocked reports whether r's result, which is set, has nowhere to
+// go, and if so takes it out of the request cache's reach and claims it
+// for the discard: no caller waits for it or received it, and it was
+// not claimed before.
+func (b *batcher[In, Out]) orphanLocked(r *collapsedRequest[In, Out]) bool {
+	if r.waiters > 0 || r.taken || r.discarded || b.c.discard == nil {
+		return false
+	}
+	r.abandoned, r.discarded = true, true
+	return true
+}
+
+// discardResult hands r's result, claimed by orphanLocked, to the
+// collapser's discard, unless it is an error.
+func (b *batcher[In, Out]) discardResult(r *collapsedRequest[In, Out]) {
+	if v, err := r.res.result(); err == nil {
+		b.c.discard(v)
 	}
 }
 
@@ -254,14 +305,25 @@ func (b *batcher[In, Out]) join(r *collapsedRequest[In, Out]) bool {
 	return true
 }
 
-// leave is a caller of r going away before its result. The last caller of
-// a request takes it out of a batch that has not started; the last caller
-// of a started batch cancels it.
+// leave is a caller of r going away without its result. The last caller
+// of a request takes it out of a batch that has not started; the last
+// caller of a started batch cancels it; the last caller of a result that
+// has come leaves it to the collapser's discard.
 func (b *batcher[In, Out]) leave(r *collapsedRequest[In, Out]) {
 	b.mu.Lock()
 	r.waiters--
-	if r.waiters > 0 || r.res.isResolved() {
+	if r.waiters > 0 {
 		b.mu.Unlock()
+		return
+	}
+	if r.res.isResolved() {
+		// The last caller left as the result came: discarded here, or
+		// by execute if it has not looked yet (it looks after resolving).
+		orphan := b.orphanLocked(r)
+		b.mu.Unlock()
+		if orphan {
+			b.discardResult(r)
+		}
 		return
 	}
 	r.abandoned = true

@@ -35,3 +35,27 @@ func ExampleCommand_WithDiscard() {
 	// closed conn 7
 	// GetQuota failed and no fallback available (cause: quota service down)
 }
+
+// A collapser's WithDiscard closes the results of its batches that no
+// caller receives: here a batch that answered three connections for two
+// requests, so that neither request can have its own.
+func ExampleCollapser_WithDiscard() {
+	r := command.NewRegistry()
+	defer r.Close()
+	open := command.NewCollapser("OpenConns", func(ctx context.Context, ids []int) ([]*conn, error) {
+		return []*conn{{id: 1}, {id: 2}, {id: 3}}, nil
+	}, command.WithRegistry(r), command.WithCollapserConfig(command.CollapserConfig{
+		Scope: command.GlobalScope, MaxRequestsInBatch: 2,
+	})).WithDiscard((*conn).Close)
+
+	ctx := context.Background()
+	first, second := open.Queue(ctx, 1), open.Queue(ctx, 2)
+	_, err1 := first.Get(ctx)
+	_, err2 := second.Get(ctx)
+	fmt.Println(errors.Is(err1, command.ErrBatchResultCount), errors.Is(err2, command.ErrBatchResultCount))
+	// Output:
+	// closed conn 1
+	// closed conn 2
+	// closed conn 3
+	// true true
+}

@@ -60,6 +60,9 @@
 //     [Command.WithDiscard] hands each such value to a function that
 //     releases it, once, and so do the operators that drop a value of
 //     the command's Observable (Zip2's other side failing).
+//     [Collapser.WithDiscard] does the same for a batch's results: one
+//     whose every caller left once the batch had started, or a batch
+//     that answered a wrong number of them.
 //   - A pool's size and a semaphore's permits are fixed numbers by
 //     default, as in Hystrix; [PoolConfig.AdaptiveLimit] and
 //     [Config.AdaptiveLimit] make them an adaptive limit (package limit:

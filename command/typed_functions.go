@@ -151,7 +151,7 @@ func mustFunc(key, method string, isNil bool) {
 // derive returns a copy of c, batching on its own.
 func (c *Collapser[In, Out]) derive() *Collapser[In, Out] {
 	d := &Collapser[In, Out]{key: c.key, cfg: c.cfg, cmd: c.cmd, cacheKey: c.cacheKey, comparable: c.comparable,
-		dynamicKey: c.dynamicKey, metrics: c.metrics, clock: c.clock}
+		dynamicKey: c.dynamicKey, metrics: c.metrics, clock: c.clock, discard: c.discard}
 	if c.global != nil {
 		d.global = &batcher[In, Out]{c: d}
 	}
@@ -177,5 +177,38 @@ func (c *Collapser[In, Out]) WithFallback(f func(ctx context.Context, args []In,
 	mustFunc(c.key, "WithFallback", f == nil)
 	d := c.derive()
 	d.cmd = c.cmd.WithFallback(f)
+	return d
+}
+
+// WithDiscard returns a copy of c that calls discard with each result of
+// its batches that no caller receives, as [Command.WithDiscard] does for a
+// command's values, so that what such a result holds open can be
+// released. Such a result is
+//   - the result of a request whose every caller left once its batch had
+//     started: the batch cannot give the argument back, and the request
+//     cache no longer serves it;
+//   - every result of a batch that returned a wrong number of them,
+//     discarded before its requests fail with ErrBatchResultCount;
+//   - every result of a batch the batch command no longer takes: returned
+//     past its timeout, after every caller left, or by the loser of a
+//     hedge (the batch command's own WithDiscard, called with each of its
+//     results).
+//
+// A result a caller receives is the caller's to release, and so is one
+// the request cache keeps for the later callers of its key; requests
+// with equal arguments share one result, which is discarded only when
+// none of them receives it. discard is called once per such result, on
+// the goroutine that finds it has nowhere to go, outside every lock; it
+// should return quickly and must not panic. The copy batches on its own:
+// use it instead of c. It panics if discard is nil.
+func (c *Collapser[In, Out]) WithDiscard(discard func(Out)) *Collapser[In, Out] {
+	mustFunc(c.key, "WithDiscard", discard == nil)
+	d := c.derive()
+	d.discard = discard
+	d.cmd = c.cmd.WithDiscard(func(outs []Out) {
+		for _, v := range outs {
+			discard(v)
+		}
+	})
 	return d
 }

@@ -1,0 +1,329 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// discarded records what a collapser's discard was handed.
+type discarded struct {
+	mu sync.Mutex
+	vs []string
+}
+
+func (d *discarded) discard(v string) {
+	d.mu.Lock()
+	d.vs = append(d.vs, v)
+	d.mu.Unlock()
+}
+
+func (d *discarded) values() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.vs)
+}
+
+// gatedBatch is a batch function that answers "user<id>" for each id once
+// released, whatever its context says, and len(ids)+extra results.
+type gatedBatch struct {
+	started chan struct{}
+	release chan struct{}
+	extra   int
+}
+
+func newGatedBatch(extra int) *gatedBatch {
+	return &gatedBatch{started: make(chan struct{}, 1), release: make(chan struct{}), extra: extra}
+}
+
+func (g *gatedBatch) run(ctx context.Context, ids []int) ([]string, error) {
+	g.started <- struct{}{}
+	<-g.release
+	out := make([]string, 0, len(ids)+g.extra)
+	for _, id := range ids {
+		out = append(out, "user"+itoa(id))
+	}
+	for i := range g.extra {
+		out = append(out, "extra"+itoa(i))
+	}
+	return out, nil
+}
+
+// startBatch closes the collecting window on another goroutine, since
+// the batch runs on the goroutine that advances the clock, and waits for
+// the batch function to begin; the returned channel is closed once the
+// batch has ended.
+func startBatch(t *testing.T, mc interface{ Advance(time.Duration) }, g *gatedBatch) <-chan struct{} {
+	t.Helper()
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		mc.Advance(DefaultCollapserDelay)
+	}()
+	recv(t, g.started, "the batch to begin")
+	return ended
+}
+
+func TestCollapserDiscardsResultsNoCallerReceives(t *testing.T) {
+	global := WithCollapserConfig(CollapserConfig{Scope: GlobalScope})
+
+	t.Run("a caller left its started batch", func(t *testing.T) {
+		r, mc := newManualRegistry(t)
+		g, d := newGatedBatch(0), &discarded{}
+		c := NewCollapser("Left", g.run, WithRegistry(r), WithConfig(Config{Timeout: -1}), global).WithDiscard(d.discard)
+		ctx1, cancel1 := context.WithCancel(context.Background())
+		f1, f2 := c.Queue(ctx1, 1), c.Queue(context.Background(), 2)
+		ended := startBatch(t, mc, g)
+		cancel1()
+		_, err := f1.Get(context.Background())
+		require.ErrorIs(t, err, context.Canceled)
+		close(g.release)
+		assert.Equal(t, "user2", get(t, f2))
+		recv(t, ended, "the batch to end")
+		// The caller's leaving reaches the batch on context.AfterFunc's
+		// goroutine, maybe after the result came.
+		waitFor(t, "a discard", func() bool { return len(d.values()) > 0 })
+		assert.Equal(t, []string{"user1"}, d.values(), "only the result whose caller left")
+	})
+
+	t.Run("every caller of a shared argument left", func(t *testing.T) {
+		r, mc := newManualRegistry(t)
+		g, d := newGatedBatch(0), &discarded{}
+		c := NewCollapser("SharedLeft", g.run, WithRegistry(r), WithConfig(Config{Timeout: -1}), global).WithDiscard(d.discard)
+		ctxA, cancelA := context.WithCancel(context.Background())
+		ctxB, cancelB := context.WithCancel(context.Background())
+		fa, fb, f2 := c.Queue(ctxA, 1), c.Queue(ctxB, 1), c.Queue(context.Background(), 2)
+		ended := startBatch(t, mc, g)
+		cancelA()
+		_, err := fa.Get(context.Background())
+		require.ErrorIs(t, err, context.Canceled)
+		cancelB()
+		_, err = fb.Get(context.Background())
+		require.ErrorIs(t, err, context.Canceled)
+		close(g.release)
+		assert.Equal(t, "user2", get(t, f2))
+		recv(t, ended, "the batch to end")
+		waitFor(t, "a discard", func() bool { return len(d.values()) > 0 })
+		assert.Equal(t, []string{"user1"}, d.values(), "once, though two callers left it")
+	})
+
+	t.Run("one caller of a shared argument stayed", func(t *testing.T) {
+		r, mc := newManualRegistry(t)
+		g, d := newGatedBatch(0), &discarded{}
+		c := NewCollapser("SharedStayed", g.run, WithRegistry(r), WithConfig(Config{Timeout: -1}), global).WithDiscard(d.discard)
+		ctxA, cancelA := context.WithCancel(context.Background())
+		fa, fb := c.Queue(ctxA, 1), c.Queue(context.Background(), 1)
+		ended := startBatch(t, mc, g)
+		cancelA()
+		_, err := fa.Get(context.Background())
+		require.ErrorIs(t, err, context.Canceled)
+		close(g.release)
+		assert.Equal(t, "user1", get(t, fb))
+		recv(t, ended, "the batch to end")
+		assert.Empty(t, d.values(), "a result one caller received is the caller's")
+	})
+
+	t.Run("a wrong number of results", func(t *testing.T) {
+		r, mc := newManualRegistry(t)
+		g, d := newGatedBatch(1), &discarded{}
+		c := NewCollapser("WrongCount", g.run, WithRegistry(r), global).WithDiscard(d.discard)
+		f1, f2 := c.Queue(context.Background(), 1), c.Queue(context.Background(), 2)
+		close(g.release)
+		mc.Advance(DefaultCollapserDelay)
+		for _, f := range []interface {
+			Get(context.Context) (string, error)
+		}{f1, f2} {
+			_, err := f.Get(context.Background())
+			require.ErrorIs(t, err, ErrBatchResultCount)
+		}
+		assert.Equal(t, []string{"user1", "user2", "extra0"}, d.values())
+	})
+
+	t.Run("a batch past its timeout", func(t *testing.T) {
+		r, mc := newManualRegistry(t)
+		g, d := newGatedBatch(0), &discarded{}
+		c := NewCollapser("Late", g.run, WithRegistry(r), WithConfig(Config{Timeout: 100 * time.Millisecond}), global).
+			WithDiscard(d.discard)
+		f1, f2 := c.Queue(context.Background(), 1), c.Queue(context.Background(), 2)
+		ended := startBatch(t, mc, g) // the window's goroutine waits for the batch command
+		mc.Advance(100 * time.Millisecond)
+		for _, f := range []interface {
+			Get(context.Context) (string, error)
+		}{f1, f2} {
+			_, err := f.Get(context.Background())
+			require.ErrorIs(t, err, ErrTimeout)
+		}
+		recv(t, ended, "the batch command to time out")
+		close(g.release)
+		waitFor(t, "both late results to be discarded", func() bool { return len(d.values()) == 2 })
+		assert.ElementsMatch(t, []string{"user1", "user2"}, d.values())
+	})
+
+	t.Run("a subscriber left as its result came", func(t *testing.T) {
+		r, mc := newManualRegistry(t)
+		g, d := newGatedBatch(0), &discarded{}
+		c := NewCollapser("Unsubscribed", g.run, WithRegistry(r), WithConfig(Config{Timeout: -1}), global).WithDiscard(d.discard)
+		got := make(chan string, 1)
+		sub := c.ToObservable(context.Background(), 1).SubscribeFunc(context.Background(), func(v string) { got <- v }, nil, nil)
+		f2 := c.Queue(context.Background(), 2)
+		ended := startBatch(t, mc, g)
+		sub.Unsubscribe()
+		close(g.release)
+		assert.Equal(t, "user2", get(t, f2))
+		recv(t, ended, "the batch to end")
+		assert.Empty(t, got)
+		assert.Equal(t, []string{"user1"}, d.values())
+	})
+
+	t.Run("nil", func(t *testing.T) {
+		r, _ := newManualRegistry(t)
+		c := NewCollapser("NilDiscard", new(batches).getUsers, WithRegistry(r))
+		assert.PanicsWithValue(t, `command: WithDiscard of "NilDiscard" with nil f`, func() { c.WithDiscard(nil) })
+	})
+}
+
+// Callers that leave at random moments, some sharing an argument, in
+// batches that start as they fill up on goroutines of their own: each
+// result a batch returns is received by some caller or discarded, once,
+// never both.
+func TestCollapserEveryResultIsReceivedOrDiscarded(t *testing.T) {
+	for round := range 20 {
+		t.Run(fmt.Sprint(round), func(t *testing.T) {
+			r, mc := newManualRegistry(t)
+			var mu sync.Mutex
+			var produced []string
+			batch := func(ctx context.Context, ids []int) ([]string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				out := make([]string, len(ids))
+				for i, id := range ids {
+					out[i] = fmt.Sprintf("%d#%d", id, len(produced))
+					produced = append(produced, out[i])
+				}
+				return out, nil
+			}
+			d := &discarded{}
+			c := NewCollapser("Account", batch, WithRegistry(r), WithConfig(Config{Timeout: -1}),
+				WithCollapserConfig(CollapserConfig{Scope: GlobalScope, MaxRequestsInBatch: 4})).WithDiscard(d.discard)
+			var received sync.Map
+			var wg sync.WaitGroup
+			for i := range 64 {
+				ctx, cancel := context.WithCancel(context.Background())
+				wg.Add(2)
+				go func() {
+					defer wg.Done()
+					if v, err := c.Execute(ctx, rand.IntN(8)); err == nil {
+						received.Store(v, true)
+					}
+				}()
+				go func() {
+					defer wg.Done()
+					if i%2 == 0 {
+						for range rand.IntN(200) {
+							runtime.Gosched()
+						}
+						cancel()
+					}
+				}()
+				defer cancel()
+			}
+			done := make(chan struct{})
+			go func() { wg.Wait(); close(done) }()
+			for waiting := true; waiting; {
+				select {
+				case <-done:
+					waiting = false
+				default:
+					mc.Advance(DefaultCollapserDelay) // the last batch's window
+					runtime.Gosched()
+				}
+			}
+			account := func() (missing, both []string) {
+				mu.Lock()
+				defer mu.Unlock()
+				gone := d.values()
+				for _, v := range produced {
+					_, got := received.Load(v)
+					n := 0
+					for _, g := range gone {
+						if g == v {
+							n++
+						}
+					}
+					switch {
+					case got && n > 0, n > 1:
+						both = append(both, v)
+					case !got && n == 0:
+						missing = append(missing, v)
+					}
+				}
+				return missing, both
+			}
+			waitFor(t, "every result to be received or discarded", func() bool { missing, _ := account(); return len(missing) == 0 })
+			_, both := account()
+			assert.Empty(t, both, "received and discarded, or discarded twice")
+		})
+	}
+}
+
+// The last caller of a request can leave in the moment after its result
+// is set and before anything it waits on tells it (between Execute's
+// look at the result and its leaving, or while the result's callbacks
+// run): whichever of that caller and the batch looks last discards the
+// result, once. No interleaving of the public calls reliably reaches that
+// moment, so the two orders are played on a request directly.
+func TestCollapserResultLeftAsItCameIsDiscardedOnce(t *testing.T) {
+	r, _ := newManualRegistry(t)
+	newRequest := func() (*batcher[int, string], *collapsedRequest[int, string], *discarded) {
+		d := &discarded{}
+		c := NewCollapser("LeftAsItCame", new(batches).getUsers, WithRegistry(r),
+			WithCollapserConfig(CollapserConfig{Scope: GlobalScope})).WithDiscard(d.discard)
+		b := c.global
+		req := &collapsedRequest[int, string]{b: b, arg: 1, waiters: 1, res: newPendingResult[string](),
+			batch: &batch[int, string]{started: true, live: 1}}
+		req.res.resolve("user1", nil)
+		return b, req, d
+	}
+	batchLooks := func(b *batcher[int, string], req *collapsedRequest[int, string]) {
+		b.mu.Lock()
+		orphan := b.orphanLocked(req)
+		b.mu.Unlock()
+		if orphan {
+			b.discardResult(req)
+		}
+	}
+
+	t.Run("the batch looks first", func(t *testing.T) {
+		b, req, d := newRequest()
+		batchLooks(b, req)
+		assert.Empty(t, d.values(), "a caller still waits")
+		b.leave(req)
+		assert.Equal(t, []string{"user1"}, d.values())
+		assert.True(t, req.abandoned, "the request cache no longer serves it")
+	})
+	t.Run("the caller leaves first", func(t *testing.T) {
+		b, req, d := newRequest()
+		b.leave(req)
+		assert.Equal(t, []string{"user1"}, d.values())
+		batchLooks(b, req)
+		assert.Equal(t, []string{"user1"}, d.values(), "once")
+	})
+	t.Run("a caller received it", func(t *testing.T) {
+		b, req, d := newRequest()
+		req.waiters++
+		v, err := b.take(req)
+		require.NoError(t, err)
+		assert.Equal(t, "user1", v)
+		b.leave(req)
+		batchLooks(b, req)
+		assert.Empty(t, d.values())
+	})
+}
