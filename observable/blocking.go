@@ -101,13 +101,19 @@ func (c *collector[T]) OnCompleted() {
 	}
 }
 
-// OnResult is a Single's result: collector is the SingleObserver of
-// the fused Future.
-func (c *collector[T]) OnResult(v T, err error) {
-	if c.state.Load() == scopeLive {
-		c.value, c.failure, c.has = v, err, err == nil
-		c.endAs(scopeDone)
+// OnResult is a Single's result, for a collector that is a Single's
+// observer.
+func (c *collector[T]) OnResult(v T, err error) { c.take(v, err) }
+
+// take ends the collector with a Single's result, and reports whether it
+// did: false if the collector had ended (its context done), and the
+// result is nobody's.
+func (c *collector[T]) take(v T, err error) bool {
+	if c.state.Load() != scopeLive {
+		return false
 	}
+	c.value, c.failure, c.has = v, err, err == nil
+	return c.endAs(scopeDone)
 }
 
 // wait blocks until the subscription has ended and returns its result.

@@ -9,7 +9,12 @@ package observable
 //   - [Zip2], for a value left without a partner: the other side
 //     failed or completed first, or the subscriber left before the pair
 //     was made (the pair is then not made);
-//   - [Observable.Timeout], for a value that comes after the timeout.
+//   - [Observable.Timeout], for a value that comes after the timeout;
+//   - [Observable.ReplayNow] and [Observable.ReplayNowOn], for a value
+//     that comes once every subscriber has left, which is not replayed
+//     (the subscribers that come later get context.Canceled);
+//   - [Observable.ToFuture] and [Observable.ToFutureOn], for a value that
+//     comes once the Future was cancelled or its context ended.
 //
 // What an operator passes on is its receiver's: a value emitted
 // downstream, a Future's or First's result, and what an operator makes

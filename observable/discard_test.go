@@ -184,6 +184,62 @@ func TestTimeoutDiscardsALateValue(t *testing.T) {
 	assert.Empty(t, inTime.discards())
 }
 
+// A hot replay of a Single whose every subscriber left before the
+// result does not keep a value the Single gives as its cancellation
+// reaches it: it is discarded, and later subscribers get Canceled.
+func TestReplayNowDiscardsAValueThatComesOnceEverySubscriberLeft(t *testing.T) {
+	late := &ownedSingle{v: 6, async: true, answer: make(chan struct{})}
+	hot := FromSingle[int](late).ReplayNow(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := hot.First(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	close(late.answer)
+	assert.Equal(t, []string{"6"}, late.awaitDiscards(t, 1))
+	_, err = hot.First(context.Background())
+	assert.ErrorIs(t, err, context.Canceled, "a later subscriber")
+
+	kept := &ownedSingle{v: 7, async: true, answer: make(chan struct{})}
+	hot = FromSingle[int](kept).ReplayNow(context.Background())
+	got := make(chan int, 1)
+	hot.SubscribeFunc(context.Background(), func(v int) { got <- v }, nil, nil)
+	close(kept.answer)
+	assert.Equal(t, 7, <-got, "a subscriber waits")
+	v, err := hot.First(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 7, v, "replayed")
+	assert.Empty(t, kept.discards())
+}
+
+// A Future that has ended, cancelled or with its context done, refuses
+// the value its Single gives after that: it is discarded.
+func TestFutureDiscardsAValueThatComesOnceItEnded(t *testing.T) {
+	cancelled := &ownedSingle{v: 6, async: true, answer: make(chan struct{})}
+	f := FromSingle[int](cancelled).ToFuture(context.Background())
+	f.Cancel()
+	close(cancelled.answer)
+	assert.Equal(t, []string{"6"}, cancelled.awaitDiscards(t, 1))
+	_, err := f.Get(context.Background())
+	assert.ErrorIs(t, err, context.Canceled)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	left := &ownedSingle{v: 7, async: true, answer: make(chan struct{})}
+	f = FromSingle[int](left).ToFutureOn(ctx, Immediate)
+	cancel()
+	_, err = f.Get(context.Background())
+	require.ErrorIs(t, err, context.Canceled)
+	close(left.answer)
+	assert.Equal(t, []string{"7"}, left.awaitDiscards(t, 1))
+
+	kept := &ownedSingle{v: 8, async: true, answer: make(chan struct{})}
+	f = FromSingle[int](kept).ToFuture(context.Background())
+	close(kept.answer)
+	v, err := f.Get(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 8, v)
+	assert.Empty(t, kept.discards())
+}
+
 // A pair completed after its subscriber left is not made: both values
 // are discarded.
 func TestZip2DiscardsBothValuesOfAPairNobodyWaitsFor(t *testing.T) {

@@ -9,8 +9,21 @@ import (
 // [Observable.ToFutureOn]; the zero Future is not usable. Its methods are
 // safe for concurrent use.
 type Future[T any] struct {
-	c collector[T]
-	u unstarted[T] // the work a Get may take over
+	c   collector[T]
+	u   unstarted[T] // the work a Get may take over
+	src Single[T]    // the Single whose result it is, if any: its Discard takes a result the Future refused
+}
+
+// futureSink is a Future as its Single's observer: a value that comes once
+// the Future has ended (cancelled, or its context done) goes to the
+// Single's Discard, if it is a [Discarder].
+type futureSink[T any] Future[T]
+
+func (s *futureSink[T]) OnResult(v T, err error) {
+	f := (*Future[T])(s)
+	if !f.c.take(v, err) && err == nil {
+		discardFrom(f.src, v)
+	}
 }
 
 // ToFuture subscribes on a new goroutine and returns at once a Future of
@@ -47,7 +60,8 @@ func (o Observable[T]) ToFutureOn(ctx context.Context, sch Scheduler) *Future[T]
 		return f
 	}
 	if s, ok := singleOf(o); ok {
-		subscribeOn(s, sch, &f.c.scope, &f.c, &f.u) // the Future is the Single's observer
+		f.src = s
+		subscribeOn(s, sch, &f.c.scope, (*futureSink[T])(f), &f.u)
 		return f
 	}
 	if err := sch.Schedule(&f.c.scope, f.run(o)); err != nil {

@@ -12,7 +12,9 @@ import (
 // subscription to o is cancelled when ctx ends, and when every subscriber
 // that came has left before o terminated: a result nobody waits for any
 // more is not worth finishing. A subscriber that comes after that
-// receives context.Canceled, or ctx's error. Until the first subscriber comes, o runs on
+// receives context.Canceled, or ctx's error: a value o gives as the
+// cancellation reaches it is not replayed, and goes to its Discard if o is
+// a [Discarder] Single. Until the first subscriber comes, o runs on
 // regardless, as a fire-and-forget.
 //
 // The subscription to o is made on the caller's goroutine: a synchronous

@@ -11,7 +11,7 @@ import (
 // the subscription to s, cancelled when every subscriber has left before
 // the result.
 func replayOne[T any](ctx context.Context, s Single[T], sch Scheduler) Observable[T] {
-	r := new(replaySingle[T])
+	r := &replaySingle[T]{src: s}
 	r.init(ctx)
 	switch {
 	case !r.live():
@@ -27,6 +27,7 @@ func replayOne[T any](ctx context.Context, s Single[T], sch Scheduler) Observabl
 type replaySingle[T any] struct {
 	scope               // of the subscription to the source
 	done  chan struct{} // closed at the result; made when a Call first waits for it
+	src   Single[T]     // the source, whose Discard takes a value nobody waits for
 
 	mu        sync.Mutex
 	v         T
@@ -51,11 +52,20 @@ type replayWaiter[T any] struct {
 }
 
 // OnResult is the source's result: every waiting subscriber is told it.
+// A value that comes once every subscriber has left is handed to the
+// source's Discard, if it is a [Discarder], and the subscribers that come
+// later get context.Canceled, as ReplayNow says: the source was
+// cancelled, and answered as the cancellation reached it.
 func (r *replaySingle[T]) OnResult(v T, err error) {
 	r.mu.Lock()
 	if r.has {
 		r.mu.Unlock()
 		return
+	}
+	var late T
+	dropped := r.cancelled && err == nil
+	if dropped {
+		late, v, err = v, late, context.Canceled
 	}
 	r.v, r.err, r.has = v, err, true
 	if r.done != nil {
@@ -69,6 +79,9 @@ func (r *replaySingle[T]) OnResult(v T, err error) {
 		w.to.OnResult(v, err)
 	}
 	r.endAs(scopeDone)
+	if dropped {
+		discardFrom(r.src, late)
+	}
 }
 
 func (r *replaySingle[T]) Async() bool { return true }
