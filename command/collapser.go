@@ -160,56 +160,14 @@ func (c *Collapser[In, Out]) CollapserStatus() metricsstream.CollapserStatus {
 // at in's position, or the batch's error in a *BatchError, or ctx's error
 // when ctx ends first (the request then leaves its batch).
 func (c *Collapser[In, Out]) Execute(ctx context.Context, in In) (Out, error) {
-	var zero Out
-	ctx = orBackground(ctx)
-	if err := ctx.Err(); err != nil {
-		return zero, err
-	}
-	r, err := c.submit(ctx, in)
-	if err != nil {
-		return zero, err
-	}
-	select {
-	case <-r.res.done:
-		return r.b.take(r)
-	case <-ctx.Done():
-		if r.res.isResolved() {
-			return r.b.take(r)
-		}
-		r.b.leave(r)
-		return zero, ctx.Err()
-	}
+	return c.await(orBackground(ctx), nil, in)
 }
 
 // ToObservable returns a cold Observable that adds in to a batch at each
 // subscription and emits its result. Unsubscribing before the result
-// leaves the batch.
+// leaves the batch, and so does ctx ending.
 func (c *Collapser[In, Out]) ToObservable(ctx context.Context, in In) observable.Observable[Out] {
-	ctx = orBackground(ctx)
-	return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
-		if err := ctx.Err(); err != nil {
-			o.OnError(err)
-			return
-		}
-		r, err := c.submit(ctx, in)
-		if err != nil {
-			o.OnError(err)
-			return
-		}
-		d := watchDeparture(subCtx, ctx, func() { r.b.leave(r) })
-		r.res.whenResolved(func() {
-			if !d.stay() {
-				return // the subscriber left first, and left the batch
-			}
-			v, err := r.b.take(r)
-			if err != nil {
-				o.OnError(err)
-				return
-			}
-			o.OnNext(v)
-			o.OnCompleted()
-		})
-	})
+	return observable.FromSingle[Out](&collapsedSingle[In, Out]{c: c, ctx: orBackground(ctx), in: in})
 }
 
 // Observe adds in to a batch at once and returns a hot Observable that

@@ -51,7 +51,7 @@ type collapsedRequest[In, Out any] struct {
 	batch     *batch[In, Out]
 	waiters   int  // callers that have neither received the result nor left
 	abandoned bool // every caller left before the result: it serves nobody any more
-	taken     bool // a caller received the result
+	holders   int  // callers that received the result and did not give it back (release)
 	discarded bool // the result was handed to the collapser's discard
 }
 
@@ -247,17 +247,30 @@ func (b *batcher[In, Out]) execute(bt *batch[In, Out]) {
 func (b *batcher[In, Out]) take(r *collapsedRequest[In, Out]) (Out, error) {
 	b.mu.Lock()
 	r.waiters--
-	r.taken = true
+	r.holders++
 	b.mu.Unlock()
 	return r.res.result()
 }
 
+// release is a caller that received r's result giving it back unused:
+// an operator between it and its subscriber dropped it. The result is
+// discarded once nobody else holds it or waits for it.
+func (b *batcher[In, Out]) release(r *collapsedRequest[In, Out]) {
+	b.mu.Lock()
+	r.holders--
+	orphan := b.orphanLocked(r)
+	b.mu.Unlock()
+	if orphan {
+		b.discardResult(r)
+	}
+}
+
 // orphanLocked reports whether r's result, which is set, has nowhere to
 // go, and if so takes it out of the request cache's reach and claims it
-// for the discard: no caller waits for it or received it, and it was
-// not claimed before.
+// for the discard: no caller waits for it or holds it, and it was not
+// claimed before.
 func (b *batcher[In, Out]) orphanLocked(r *collapsedRequest[In, Out]) bool {
-	if r.waiters > 0 || r.taken || r.discarded || b.c.discard == nil {
+	if r.waiters > 0 || r.holders > 0 || r.discarded || b.c.discard == nil {
 		return false
 	}
 	r.abandoned, r.discarded = true, true

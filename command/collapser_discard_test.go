@@ -190,10 +190,10 @@ func TestCollapserDiscardsResultsNoCallerReceives(t *testing.T) {
 	})
 }
 
-// Callers that leave at random moments, some sharing an argument, in
-// batches that start as they fill up on goroutines of their own: each
-// result a batch returns is received by some caller or discarded, once,
-// never both.
+// Callers of every kind (Execute, Queue, ToObservable, Observe) that
+// leave at random moments, some sharing an argument, in batches that
+// start as they fill up on goroutines of their own: each result a batch
+// returns is received by some caller or discarded, once, never both.
 func TestCollapserEveryResultIsReceivedOrDiscarded(t *testing.T) {
 	for round := range 20 {
 		t.Run(fmt.Sprint(round), func(t *testing.T) {
@@ -220,7 +220,20 @@ func TestCollapserEveryResultIsReceivedOrDiscarded(t *testing.T) {
 				wg.Add(2)
 				go func() {
 					defer wg.Done()
-					if v, err := c.Execute(ctx, rand.IntN(8)); err == nil {
+					id := rand.IntN(8)
+					var v string
+					var err error
+					switch i / 2 % 4 { // every way of calling, leaving or not
+					case 0:
+						v, err = c.Execute(ctx, id)
+					case 1:
+						v, err = c.Queue(ctx, id).Get(context.Background())
+					case 2:
+						v, err = c.ToObservable(ctx, id).First(ctx)
+					default:
+						v, err = c.Observe(ctx, id).First(ctx)
+					}
+					if err == nil {
 						received.Store(v, true)
 					}
 				}()

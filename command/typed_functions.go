@@ -85,8 +85,10 @@ func (c *Command[In, Out]) WithPoolKey(f func(in In) string) *Command[In, Out] {
 // observable that takes the value from ToObservable's Observable and
 // drops it hands it to discard too (observable.Discarder): Zip2 when
 // the other side fails or the subscriber has left before the pair,
-// Timeout past its deadline. What an operator makes of the value (Map's
-// value, Zip2's pair) is the composition's to release.
+// Timeout past its deadline, a Future (Queue's) cancelled as the value
+// comes, Observe's replay once every subscriber has left. What an
+// operator makes of the value (Map's value, Zip2's pair) is the
+// composition's to release.
 //
 // discard is called once per such value, on the goroutine that finds the
 // value has nowhere to go (a pool worker, a timer's, the caller's), maybe
@@ -197,7 +199,13 @@ func (c *Collapser[In, Out]) WithFallback(f func(ctx context.Context, args []In,
 // A result a caller receives is the caller's to release, and so is one
 // the request cache keeps for the later callers of its key; requests
 // with equal arguments share one result, which is discarded only when
-// none of them receives it. discard is called once per such result, on
+// none of them receives it. An operator of package observable that drops
+// a result of ToObservable's Observable (observable.Discarder: a Future
+// of Queue that was cancelled as it came, Observe's replay once every
+// subscriber left, Zip2, Timeout) gives it back, and it is discarded
+// once no other caller of its argument holds it; this holds for an
+// Observable of ToObservable subscribed once, as Queue's and Observe's
+// are. discard is called once per such result, on
 // the goroutine that finds it has nowhere to go, outside every lock; it
 // should return quickly and must not panic. The copy batches on its own:
 // use it instead of c. It panics if discard is nil.

@@ -1,0 +1,116 @@
+package command
+
+import (
+	"cmp"
+	"context"
+	"sync"
+
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// collapsedSingle is what a Collapser's ToObservable emits from: each
+// call or subscription adds in to a batch, under the context ToObservable
+// was given. As a Single, First calls it as Execute waits, and Observe's
+// replay holds it; as a Discarder, the operators that drop its result
+// hand it to the collapser's discard.
+type collapsedSingle[In, Out any] struct {
+	c   *Collapser[In, Out]
+	ctx context.Context // ToObservable's
+	in  In
+
+	mu    sync.Mutex
+	given []*collapsedRequest[In, Out] // the requests whose results subscriptions were told
+}
+
+// Call adds in to a batch and waits for its result, leaving the batch if
+// ctx or ToObservable's context ends first.
+func (s *collapsedSingle[In, Out]) Call(ctx context.Context) (Out, error) {
+	return s.c.await(s.ctx, ctx, s.in)
+}
+
+// SubscribeSingle adds in to a batch and tells r its result, or, if the
+// subscription or ToObservable's context ends first, leaves the batch and
+// tells r that context's error.
+func (s *collapsedSingle[In, Out]) SubscribeSingle(ctx context.Context, r observable.SingleObserver[Out]) {
+	var zero Out
+	if err := cmp.Or(s.ctx.Err(), ctx.Err()); err != nil {
+		r.OnResult(zero, err)
+		return
+	}
+	req, err := s.c.submit(s.ctx, s.in)
+	if err != nil {
+		r.OnResult(zero, err)
+		return
+	}
+	d := watchDeparture(ctx, s.ctx, func() {
+		req.b.leave(req)
+		r.OnResult(zero, cmp.Or(ctx.Err(), s.ctx.Err(), context.Canceled))
+	})
+	req.res.whenResolved(func() {
+		if !d.stay() {
+			return
+		}
+		v, err := req.b.take(req)
+		if err == nil {
+			s.mu.Lock()
+			s.given = append(s.given, req)
+			s.mu.Unlock()
+		}
+		r.OnResult(v, err)
+	})
+}
+
+// Async reports true: the result comes from the batch's goroutine.
+func (s *collapsedSingle[In, Out]) Async() bool { return true }
+
+// Discard is an operator dropping v, a result a subscription was told:
+// the request it came from is given back, and its result discarded once
+// no other caller holds it or waits for it. Which request that is is
+// known when s told one result, as the Observables of Queue and Observe
+// do; a value from an Observable subscribed more than once is left as it
+// is.
+func (s *collapsedSingle[In, Out]) Discard(v Out) {
+	s.mu.Lock()
+	var req *collapsedRequest[In, Out]
+	if len(s.given) == 1 {
+		req = s.given[0]
+	}
+	s.mu.Unlock()
+	if req != nil {
+		req.b.release(req)
+	}
+}
+
+// await adds in to a batch and waits for its result, leaving the batch
+// when ctx, or sub if not nil, ends first; a result that has come by
+// then is the caller's.
+func (c *Collapser[In, Out]) await(ctx, sub context.Context, in In) (Out, error) {
+	var zero Out
+	var subDone <-chan struct{}
+	if sub != nil {
+		subDone = sub.Done()
+		if err := sub.Err(); err != nil {
+			return zero, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	r, err := c.submit(ctx, in)
+	if err != nil {
+		return zero, err
+	}
+	select {
+	case <-r.res.done:
+		return r.b.take(r)
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-subDone:
+		err = sub.Err()
+	}
+	if r.res.isResolved() {
+		return r.b.take(r)
+	}
+	r.b.leave(r)
+	return zero, err
+}
