@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/internal/clock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -57,11 +58,22 @@ func (g *gatedBatch) run(ctx context.Context, ids []int) ([]string, error) {
 	return out, nil
 }
 
+// gatedCollapser is a global collapser of key, of g's batches with no
+// timeout, whose discards d records.
+func gatedCollapser(t *testing.T, key string, extra int) (c *Collapser[int, string], mc *clock.Manual, g *gatedBatch, d *discarded) {
+	t.Helper()
+	r, mc := newManualRegistry(t)
+	g, d = newGatedBatch(extra), &discarded{}
+	c = NewCollapser(key, g.run, WithRegistry(r), WithConfig(Config{Timeout: -1}),
+		WithCollapserConfig(CollapserConfig{Scope: GlobalScope})).WithDiscard(d.discard)
+	return c, mc, g, d
+}
+
 // startBatch closes the collecting window on another goroutine, since
 // the batch runs on the goroutine that advances the clock, and waits for
 // the batch function to begin; the returned channel is closed once the
 // batch has ended.
-func startBatch(t *testing.T, mc interface{ Advance(time.Duration) }, g *gatedBatch) <-chan struct{} {
+func startBatch(t *testing.T, mc *clock.Manual, g *gatedBatch) <-chan struct{} {
 	t.Helper()
 	ended := make(chan struct{})
 	go func() {
@@ -72,59 +84,60 @@ func startBatch(t *testing.T, mc interface{ Advance(time.Duration) }, g *gatedBa
 	return ended
 }
 
+// leaveQueued cancels the context a Queue was given and checks that its
+// Future fails with it.
+func leaveQueued(t *testing.T, cancel context.CancelFunc, f interface {
+	Get(context.Context) (string, error)
+}) {
+	t.Helper()
+	cancel()
+	_, err := f.Get(context.Background())
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+// awaitDiscarded waits for the batch to end and for d to have discarded
+// something, since a caller's leaving reaches the batch on
+// context.AfterFunc's goroutine, maybe after the result came; then it
+// checks that d discarded want.
+func awaitDiscarded(t *testing.T, ended <-chan struct{}, d *discarded, want []string, msg string) {
+	t.Helper()
+	recv(t, ended, "the batch to end")
+	waitFor(t, "a discard", func() bool { return len(d.values()) > 0 })
+	assert.Equal(t, want, d.values(), msg)
+}
+
 func TestCollapserDiscardsResultsNoCallerReceives(t *testing.T) {
-	global := WithCollapserConfig(CollapserConfig{Scope: GlobalScope})
 
 	t.Run("a caller left its started batch", func(t *testing.T) {
-		r, mc := newManualRegistry(t)
-		g, d := newGatedBatch(0), &discarded{}
-		c := NewCollapser("Left", g.run, WithRegistry(r), WithConfig(Config{Timeout: -1}), global).WithDiscard(d.discard)
+		c, mc, g, d := gatedCollapser(t, "Left", 0)
 		ctx1, cancel1 := context.WithCancel(context.Background())
 		f1, f2 := c.Queue(ctx1, 1), c.Queue(context.Background(), 2)
 		ended := startBatch(t, mc, g)
-		cancel1()
-		_, err := f1.Get(context.Background())
-		require.ErrorIs(t, err, context.Canceled)
+		leaveQueued(t, cancel1, f1)
 		close(g.release)
 		assert.Equal(t, "user2", get(t, f2))
-		recv(t, ended, "the batch to end")
-		// The caller's leaving reaches the batch on context.AfterFunc's
-		// goroutine, maybe after the result came.
-		waitFor(t, "a discard", func() bool { return len(d.values()) > 0 })
-		assert.Equal(t, []string{"user1"}, d.values(), "only the result whose caller left")
+		awaitDiscarded(t, ended, d, []string{"user1"}, "only the result whose caller left")
 	})
 
 	t.Run("every caller of a shared argument left", func(t *testing.T) {
-		r, mc := newManualRegistry(t)
-		g, d := newGatedBatch(0), &discarded{}
-		c := NewCollapser("SharedLeft", g.run, WithRegistry(r), WithConfig(Config{Timeout: -1}), global).WithDiscard(d.discard)
+		c, mc, g, d := gatedCollapser(t, "SharedLeft", 0)
 		ctxA, cancelA := context.WithCancel(context.Background())
 		ctxB, cancelB := context.WithCancel(context.Background())
 		fa, fb, f2 := c.Queue(ctxA, 1), c.Queue(ctxB, 1), c.Queue(context.Background(), 2)
 		ended := startBatch(t, mc, g)
-		cancelA()
-		_, err := fa.Get(context.Background())
-		require.ErrorIs(t, err, context.Canceled)
-		cancelB()
-		_, err = fb.Get(context.Background())
-		require.ErrorIs(t, err, context.Canceled)
+		leaveQueued(t, cancelA, fa)
+		leaveQueued(t, cancelB, fb)
 		close(g.release)
 		assert.Equal(t, "user2", get(t, f2))
-		recv(t, ended, "the batch to end")
-		waitFor(t, "a discard", func() bool { return len(d.values()) > 0 })
-		assert.Equal(t, []string{"user1"}, d.values(), "once, though two callers left it")
+		awaitDiscarded(t, ended, d, []string{"user1"}, "once, though two callers left it")
 	})
 
 	t.Run("one caller of a shared argument stayed", func(t *testing.T) {
-		r, mc := newManualRegistry(t)
-		g, d := newGatedBatch(0), &discarded{}
-		c := NewCollapser("SharedStayed", g.run, WithRegistry(r), WithConfig(Config{Timeout: -1}), global).WithDiscard(d.discard)
+		c, mc, g, d := gatedCollapser(t, "SharedStayed", 0)
 		ctxA, cancelA := context.WithCancel(context.Background())
 		fa, fb := c.Queue(ctxA, 1), c.Queue(context.Background(), 1)
 		ended := startBatch(t, mc, g)
-		cancelA()
-		_, err := fa.Get(context.Background())
-		require.ErrorIs(t, err, context.Canceled)
+		leaveQueued(t, cancelA, fa)
 		close(g.release)
 		assert.Equal(t, "user1", get(t, fb))
 		recv(t, ended, "the batch to end")
@@ -132,9 +145,7 @@ func TestCollapserDiscardsResultsNoCallerReceives(t *testing.T) {
 	})
 
 	t.Run("a wrong number of results", func(t *testing.T) {
-		r, mc := newManualRegistry(t)
-		g, d := newGatedBatch(1), &discarded{}
-		c := NewCollapser("WrongCount", g.run, WithRegistry(r), global).WithDiscard(d.discard)
+		c, mc, g, d := gatedCollapser(t, "WrongCount", 1)
 		f1, f2 := c.Queue(context.Background(), 1), c.Queue(context.Background(), 2)
 		close(g.release)
 		mc.Advance(DefaultCollapserDelay)
@@ -150,8 +161,8 @@ func TestCollapserDiscardsResultsNoCallerReceives(t *testing.T) {
 	t.Run("a batch past its timeout", func(t *testing.T) {
 		r, mc := newManualRegistry(t)
 		g, d := newGatedBatch(0), &discarded{}
-		c := NewCollapser("Late", g.run, WithRegistry(r), WithConfig(Config{Timeout: 100 * time.Millisecond}), global).
-			WithDiscard(d.discard)
+		c := NewCollapser("Late", g.run, WithRegistry(r), WithConfig(Config{Timeout: 100 * time.Millisecond}),
+			WithCollapserConfig(CollapserConfig{Scope: GlobalScope})).WithDiscard(d.discard)
 		f1, f2 := c.Queue(context.Background(), 1), c.Queue(context.Background(), 2)
 		ended := startBatch(t, mc, g) // the window's goroutine waits for the batch command
 		mc.Advance(100 * time.Millisecond)
@@ -168,9 +179,7 @@ func TestCollapserDiscardsResultsNoCallerReceives(t *testing.T) {
 	})
 
 	t.Run("a subscriber left as its result came", func(t *testing.T) {
-		r, mc := newManualRegistry(t)
-		g, d := newGatedBatch(0), &discarded{}
-		c := NewCollapser("Unsubscribed", g.run, WithRegistry(r), WithConfig(Config{Timeout: -1}), global).WithDiscard(d.discard)
+		c, mc, g, d := gatedCollapser(t, "Unsubscribed", 0)
 		got := make(chan string, 1)
 		sub := c.ToObservable(context.Background(), 1).SubscribeFunc(context.Background(), func(v string) { got <- v }, nil, nil)
 		f2 := c.Queue(context.Background(), 2)
