@@ -19,7 +19,8 @@ type collapsedSingle[In, Out any] struct {
 	in  In
 
 	mu    sync.Mutex
-	given []*collapsedRequest[In, Out] // the requests whose results subscriptions were told
+	given *collapsedRequest[In, Out] // the request whose result a subscription was told, if only one was
+	many  bool                       // subscriptions were told more than one result: Discard cannot tell whose
 }
 
 // Call adds in to a batch and waits for its result, leaving the batch if
@@ -51,10 +52,8 @@ func (s *collapsedSingle[In, Out]) SubscribeSingle(ctx context.Context, r observ
 			return
 		}
 		v, err := req.b.take(req)
-		if err == nil {
-			s.mu.Lock()
-			s.given = append(s.given, req)
-			s.mu.Unlock()
+		if err == nil && s.c.discard != nil {
+			s.gave(req)
 		}
 		r.OnResult(v, err)
 	})
@@ -71,14 +70,22 @@ func (s *collapsedSingle[In, Out]) Async() bool { return true }
 // is.
 func (s *collapsedSingle[In, Out]) Discard(v Out) {
 	s.mu.Lock()
-	var req *collapsedRequest[In, Out]
-	if len(s.given) == 1 {
-		req = s.given[0]
-	}
+	req := s.given
 	s.mu.Unlock()
 	if req != nil {
 		req.b.release(req)
 	}
+}
+
+// gave notes that a subscription was told req's result.
+func (s *collapsedSingle[In, Out]) gave(req *collapsedRequest[In, Out]) {
+	s.mu.Lock()
+	if s.given == nil && !s.many {
+		s.given = req
+	} else {
+		s.given, s.many = nil, true // nor is the first kept, with its result, for as long as s lives
+	}
+	s.mu.Unlock()
 }
 
 // await adds in to a batch and waits for its result, leaving the batch
