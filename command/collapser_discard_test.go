@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/observable"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -348,4 +349,30 @@ func TestCollapserResultLeftAsItCameIsDiscardedOnce(t *testing.T) {
 		batchLooks(b, req)
 		assert.Empty(t, d.values())
 	})
+}
+
+// An Observable of ToObservable subscribed twice cannot tell which of
+// its results an operator drops: Discard leaves it alone, while one
+// subscribed once gives its result back.
+func TestCollapserObservableSubscribedTwiceLeavesADroppedResultAlone(t *testing.T) {
+	c, mc, g, d := gatedCollapser(t, "Twice", 0)
+	close(g.release)
+	// Each subscription in a batch of its own: a request of its own.
+	subscribe := func(o observable.Observable[string], n int) *collapsedSingle[int, string] {
+		got := make(chan string, 1)
+		for range n {
+			o.SubscribeFunc(context.Background(), func(v string) { got <- v }, nil, nil)
+			mc.Advance(DefaultCollapserDelay)
+			recv(t, g.started, "the batch") // so that the next batch can tell it began
+			assert.Equal(t, "user1", recv(t, got, "a subscriber's result"))
+		}
+		s, _ := o.AsSingle()
+		return s.(*collapsedSingle[int, string])
+	}
+
+	subscribe(c.ToObservable(context.Background(), 1), 2).Discard("user1")
+	assert.Empty(t, d.values(), "told twice: whose is it?")
+
+	subscribe(c.ToObservable(context.Background(), 1), 1).Discard("user1")
+	assert.Equal(t, []string{"user1"}, d.values(), "told once")
 }
