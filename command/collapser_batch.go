@@ -230,16 +230,9 @@ func (b *batcher[In, Out]) execute(bt *batch[In, Out]) {
 		return
 	}
 	// The results whose every caller left before they came.
-	b.mu.Lock()
-	var orphans []*collapsedRequest[In, Out]
 	for _, r := range requests {
-		if b.orphanLocked(r) {
-			orphans = append(orphans, r)
-		}
-	}
-	b.mu.Unlock()
-	for _, r := range orphans {
-		b.discardResult(r)
+		b.mu.Lock()
+		b.discardOrphanUnlock(r)
 	}
 }
 
@@ -258,28 +251,22 @@ func (b *batcher[In, Out]) take(r *collapsedRequest[In, Out]) (Out, error) {
 func (b *batcher[In, Out]) release(r *collapsedRequest[In, Out]) {
 	b.mu.Lock()
 	r.holders--
-	orphan := b.orphanLocked(r)
-	b.mu.Unlock()
+	b.discardOrphanUnlock(r)
+}
+
+// discardOrphanUnlock releases b.mu, and hands r's result, which is set,
+// to the collapser's discard if it has nowhere to go: no caller waits for
+// it or holds it, it is not an error, and it was not discarded before.
+// The result is then out of the request cache's reach.
+func (b *batcher[In, Out]) discardOrphanUnlock(r *collapsedRequest[In, Out]) {
+	orphan := r.waiters == 0 && r.holders == 0 && !r.discarded && b.c.discard != nil
 	if orphan {
-		b.discardResult(r)
+		r.abandoned, r.discarded = true, true
 	}
-}
-
-// orphanLocked reports whether r's result, which is set, has nowhere to
-// go, and if so takes it out of the request cache's reach and claims it
-// for the discard: no caller waits for it or holds it, and it was not
-// claimed before.
-func (b *batcher[In, Out]) orphanLocked(r *collapsedRequest[In, Out]) bool {
-	if r.waiters > 0 || r.holders > 0 || r.discarded || b.c.discard == nil {
-		return false
+	b.mu.Unlock()
+	if !orphan {
+		return
 	}
-	r.abandoned, r.discarded = true, true
-	return true
-}
-
-// discardResult hands r's result, claimed by orphanLocked, to the
-// collapser's discard, unless it is an error.
-func (b *batcher[In, Out]) discardResult(r *collapsedRequest[In, Out]) {
 	if v, err := r.res.result(); err == nil {
 		b.c.discard(v)
 	}
@@ -332,11 +319,7 @@ func (b *batcher[In, Out]) leave(r *collapsedRequest[In, Out]) {
 	if r.res.isResolved() {
 		// The last caller left as the result came: discarded here, or
 		// by execute if it has not looked yet (it looks after resolving).
-		orphan := b.orphanLocked(r)
-		b.mu.Unlock()
-		if orphan {
-			b.discardResult(r)
-		}
+		b.discardOrphanUnlock(r)
 		return
 	}
 	r.abandoned = true

@@ -317,11 +317,7 @@ func TestCollapserResultLeftAsItCameIsDiscardedOnce(t *testing.T) {
 	}
 	batchLooks := func(b *batcher[int, string], req *collapsedRequest[int, string]) {
 		b.mu.Lock()
-		orphan := b.orphanLocked(req)
-		b.mu.Unlock()
-		if orphan {
-			b.discardResult(req)
-		}
+		b.discardOrphanUnlock(req) // as execute looks after resolving
 	}
 
 	t.Run("the batch looks first", func(t *testing.T) {
