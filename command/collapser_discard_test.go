@@ -109,29 +109,26 @@ func awaitDiscarded(t *testing.T, ended <-chan struct{}, d *discarded, want []st
 
 func TestCollapserDiscardsResultsNoCallerReceives(t *testing.T) {
 
-	t.Run("a caller left its started batch", func(t *testing.T) {
-		c, mc, g, d := gatedCollapser(t, "Left", 0)
-		ctx1, cancel1 := context.WithCancel(context.Background())
-		f1, f2 := c.Queue(ctx1, 1), c.Queue(context.Background(), 2)
-		ended := startBatch(t, mc, g)
-		leaveQueued(t, cancel1, f1)
-		close(g.release)
-		assert.Equal(t, "user2", get(t, f2))
-		awaitDiscarded(t, ended, d, []string{"user1"}, "only the result whose caller left")
-	})
-
-	t.Run("every caller of a shared argument left", func(t *testing.T) {
-		c, mc, g, d := gatedCollapser(t, "SharedLeft", 0)
-		ctxA, cancelA := context.WithCancel(context.Background())
-		ctxB, cancelB := context.WithCancel(context.Background())
-		fa, fb, f2 := c.Queue(ctxA, 1), c.Queue(ctxB, 1), c.Queue(context.Background(), 2)
-		ended := startBatch(t, mc, g)
-		leaveQueued(t, cancelA, fa)
-		leaveQueued(t, cancelB, fb)
-		close(g.release)
-		assert.Equal(t, "user2", get(t, f2))
-		awaitDiscarded(t, ended, d, []string{"user1"}, "once, though two callers left it")
-	})
+	// One caller, or two sharing the argument, leave the started batch.
+	for _, leavers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%d callers of an argument left its started batch", leavers), func(t *testing.T) {
+			c, mc, g, d := gatedCollapser(t, fmt.Sprint("Left", leavers), 0)
+			var cancels []context.CancelFunc
+			var left []*observable.Future[string]
+			for range leavers {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancels, left = append(cancels, cancel), append(left, c.Queue(ctx, 1))
+			}
+			stays := c.Queue(context.Background(), 2)
+			ended := startBatch(t, mc, g)
+			for i, f := range left {
+				leaveQueued(t, cancels[i], f)
+			}
+			close(g.release)
+			assert.Equal(t, "user2", get(t, stays))
+			awaitDiscarded(t, ended, d, []string{"user1"}, "only the result whose callers left, once")
+		})
+	}
 
 	t.Run("one caller of a shared argument stayed", func(t *testing.T) {
 		c, mc, g, d := gatedCollapser(t, "SharedStayed", 0)
