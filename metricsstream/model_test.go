@@ -31,15 +31,6 @@ func TestCommandMetricsFollowTheModel(t *testing.T) {
 		m, mc := newTestMetrics(t, cfg)
 		model := &metricsModel{cfg: m.Config()}
 		defer model.unsubscribeAll()
-		elsewhere := func(f func()) {
-			if !rapid.Bool().Draw(rt, "elsewhere") {
-				f()
-				return
-			}
-			done := make(chan struct{})
-			go func() { defer close(done); f() }() // maybe on another processor, so another stripe
-			<-done
-		}
 		rt.Repeat(map[string]func(*rapid.T){
 			"advance": func(rt *rapid.T) {
 				d := model.drawAdvance(rt)
@@ -50,13 +41,13 @@ func TestCommandMetricsFollowTheModel(t *testing.T) {
 			"complete": func(rt *rapid.T) {
 				r := model.drawRecord(rt)
 				c := r.completion()
-				elsewhere(func() { m.MarkCompletionAt(&c, t0.Add(r.end).UnixNano()) })
+				recordSomewhere(rt, func() { m.MarkCompletionAt(&c, t0.Add(r.end).UnixNano()) })
 				model.complete(r)
 			},
 			"start": func(rt *rapid.T) {
 				at := model.drawPast(rt, "startedAgo")
 				var n int64
-				elsewhere(func() { n = m.MarkStartAt(t0.Add(at).UnixNano()) })
+				recordSomewhere(rt, func() { n = m.MarkStartAt(t0.Add(at).UnixNano()) })
 				if want := model.start(at); n != want {
 					rt.Fatalf("MarkStartAt returned %d, want %d", n, want)
 				}
@@ -66,7 +57,7 @@ func TestCommandMetricsFollowTheModel(t *testing.T) {
 				limit := rapid.Int64Range(0, int64(len(model.inFlight))+2).Draw(rt, "limit")
 				var n int64
 				var ok bool
-				elsewhere(func() { n, ok = m.TryMarkStartAt(t0.Add(at).UnixNano(), limit) })
+				recordSomewhere(rt, func() { n, ok = m.TryMarkStartAt(t0.Add(at).UnixNano(), limit) })
 				if wantOK := int64(len(model.inFlight)) < limit; ok != wantOK {
 					rt.Fatalf("TryMarkStartAt with %d running and limit %d: ok %v", len(model.inFlight), limit, ok)
 				}
@@ -212,30 +203,57 @@ func (w modelWindow) earliestKept(now time.Duration) time.Duration {
 	return w.epoch + time.Duration(b)*w.width
 }
 
+// recordSomewhere calls f on this goroutine or, as rt draws, on another,
+// maybe on another processor and so into another stripe, and returns
+// once f has.
+func recordSomewhere(rt *rapid.T, f func()) {
+	if !rapid.Bool().Draw(rt, "elsewhere") {
+		f()
+		return
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	<-done
+}
+
 // drawPast draws a time from the earliest every window still places
 // exactly to now, most often now.
 func (m *metricsModel) drawPast(rt *rapid.T, label string) time.Duration {
-	earliest := max(m.rolling().earliestKept(m.now), m.health().earliestKept(m.now), m.latency().earliestKept(m.now))
-	if rapid.Bool().Draw(rt, label+"IsNow") {
-		return m.now
+	return drawPast(rt, label, m.now, m.rolling(), m.health(), m.latency())
+}
+
+// drawPast draws a time from the earliest each of windows still places
+// exactly to now, most often now.
+func drawPast(rt *rapid.T, label string, now time.Duration, windows ...modelWindow) time.Duration {
+	var earliest time.Duration
+	for _, w := range windows {
+		earliest = max(earliest, w.earliestKept(now))
 	}
-	return m.now - time.Duration(rapid.Int64Range(0, int64(m.now-earliest)).Draw(rt, label))
+	if rapid.Bool().Draw(rt, label+"IsNow") {
+		return now
+	}
+	return now - time.Duration(rapid.Int64Range(0, int64(now-earliest)).Draw(rt, label))
 }
 
 // drawAdvance draws a move of the clock: within a bucket, to a bucket
 // boundary of some window, or by several windows.
 func (m *metricsModel) drawAdvance(rt *rapid.T) time.Duration {
-	windows := []modelWindow{m.rolling(), m.health(), m.latency()}
+	return drawAdvance(rt, m.now, m.rolling(), m.health(), m.latency())
+}
+
+// drawAdvance draws a move of a clock reading now: within a bucket, to a
+// bucket boundary of one of windows, or by several of its windows.
+func drawAdvance(rt *rapid.T, now time.Duration, windows ...modelWindow) time.Duration {
 	switch rapid.IntRange(0, 2).Draw(rt, "advanceKind") {
 	case 0:
 		return time.Duration(rapid.Int64Range(1, int64(time.Second)).Draw(rt, "advanceBy"))
 	case 1:
 		w := rapid.SampledFrom(windows).Draw(rt, "toBoundaryOf")
-		next := w.epoch + time.Duration(w.bucket(m.now)+1)*w.width
-		if m.now < w.epoch {
+		next := w.epoch + time.Duration(w.bucket(now)+1)*w.width
+		if now < w.epoch {
 			next = w.epoch
 		}
-		return next - m.now + time.Duration(rapid.SampledFrom([]int64{-1, 0, 1}).Draw(rt, "nearBoundary"))
+		return next - now + time.Duration(rapid.SampledFrom([]int64{-1, 0, 1}).Draw(rt, "nearBoundary"))
 	default:
 		w := rapid.SampledFrom(windows).Draw(rt, "byWindowsOf")
 		return time.Duration(rapid.Int64Range(1, 3*w.size+2).Draw(rt, "buckets")) * w.width
@@ -387,8 +405,8 @@ func (m *metricsModel) check(rt *rapid.T, got CommandSnapshot) {
 
 // checkLatencies compares both distributions of got with want's.
 func checkLatencies(rt *rapid.T, where string, got Latencies, want modelView) {
-	checkDistribution(rt, where+": execution", got.Execution, want.execs)
-	checkDistribution(rt, where+": total", got.Total, want.totals)
+	checkDistribution(rt, where+": execution latencies", got.Execution, want.execs)
+	checkDistribution(rt, where+": total latencies", got.Total, want.totals)
 }
 
 // healthAt is the health counts at now: the records since the latest
@@ -431,16 +449,16 @@ func addCounts(t *EventTotals, counts *[NumEventTypes]int64) {
 	}
 }
 
-// checkDistribution compares d with the latencies it should hold, all
-// whole microseconds below 2048µs: count, mean, and the percentiles at
-// HdrHistogram's ranks.
+// checkDistribution compares d, named name in a failure, with the values
+// it should hold, all whole microseconds below 2048µs: count, mean, and
+// the percentiles at HdrHistogram's ranks.
 func checkDistribution(rt *rapid.T, name string, d Distribution, want []time.Duration) {
 	if d.Count() != int64(len(want)) {
-		rt.Fatalf("%s latencies: %d, want %d", name, d.Count(), len(want))
+		rt.Fatalf("%s: %d, want %d", name, d.Count(), len(want))
 	}
 	if len(want) == 0 {
 		if d.Mean() != 0 || d.Max() != 0 {
-			rt.Fatalf("empty %s latencies: mean %v, max %v", name, d.Mean(), d.Max())
+			rt.Fatalf("%s, empty: mean %v, max %v", name, d.Mean(), d.Max())
 		}
 		return
 	}
@@ -451,12 +469,19 @@ func checkDistribution(rt *rapid.T, name string, d Distribution, want []time.Dur
 	}
 	mean := time.Duration(math.Round(float64(sum) / float64(len(want))))
 	if diff := d.Mean() - mean; diff < -1 || diff > 1 {
-		rt.Fatalf("%s latencies: mean %v, want %v", name, d.Mean(), mean)
+		rt.Fatalf("%s: mean %v, want %v", name, d.Mean(), mean)
 	}
 	for _, p := range []float64{0, 25, 50, 90, 99, 100} {
-		rank := min(max(int64(p/100*float64(len(want))+0.5), 1), int64(len(want)))
-		if got := d.Percentile(p); got != want[rank-1] {
-			rt.Fatalf("%s latencies %v: p%v %v, want %v", name, want, p, got, want[rank-1])
+		if got, want := d.Percentile(p), percentileOf(want, p); got != want {
+			rt.Fatalf("%s %v: p%v %v, want %v", name, want, p, got, want)
 		}
 	}
+}
+
+// percentileOf is the value at percentile p of sorted, which is not
+// empty, at HdrHistogram's rank: p of the count, rounded, and at least
+// the first.
+func percentileOf(sorted []time.Duration, p float64) time.Duration {
+	rank := min(max(int64(p/100*float64(len(sorted))+0.5), 1), int64(len(sorted)))
+	return sorted[rank-1]
 }
