@@ -10,7 +10,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/rxhystrix/rxhystrix/clock"
-	"github.com/rxhystrix/rxhystrix/command"
 	metricCollector "github.com/rxhystrix/rxhystrix/hystrixgo/metric_collector"
 )
 
@@ -39,15 +38,8 @@ func (f callForm) String() string { return callFormNames[f] }
 func TestDropInAnswersAsHystrixGo(t *testing.T) {
 	withCollectors()
 	rapid.Check(t, func(rt *rapid.T) {
-		mc := clock.NewManual(t0)
-		reg := command.NewRegistry(command.WithClock(mc))
-		e := newEngine(reg)
-		old := std.Swap(e)
-		defer func() {
-			e.flush()
-			std.Store(old)
-			reg.Close()
-		}()
+		e, mc, restore := swapEngine()
+		defer restore()
 		d := &dropInDriver{
 			t: rt, e: e, mc: mc,
 			name:    fmt.Sprintf("dropin-%d", dropInChecks.Add(1)), // a collector of its own

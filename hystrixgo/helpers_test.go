@@ -17,16 +17,23 @@ var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // on a manual clock, until the test ends.
 func testEngine(t *testing.T) (*engine, *clock.Manual) {
 	t.Helper()
-	mc := clock.NewManual(t0)
+	e, mc, restore := swapEngine()
+	t.Cleanup(restore)
+	return e, mc
+}
+
+// swapEngine swaps the package's engine for one on a registry of its own
+// on a manual clock reading t0, until restore is called.
+func swapEngine() (e *engine, mc *clock.Manual, restore func()) {
+	mc = clock.NewManual(t0)
 	reg := command.NewRegistry(command.WithClock(mc))
-	e := newEngine(reg)
+	e = newEngine(reg)
 	old := std.Swap(e)
-	t.Cleanup(func() {
+	return e, mc, func() {
 		e.flush()
 		std.Store(old)
 		reg.Close()
-	})
-	return e, mc
+	}
 }
 
 // recorder is a collector that keeps what it is told.
