@@ -35,10 +35,28 @@
 //   - A success while the circuit is closed but unhealthy does not open
 //     and at once close it again.
 //
-// The circuit trips on health counts taken every 250ms (Hystrix 1.5's
-// way, at a shorter interval than its 500ms), so it opens up to that long
-// after the request that tips it; hystrix-go checks on every request.
-// metricCollector.Registry starts empty (the metrics above need no
-// collector); register metricCollector.NewDefaultMetricCollector for
+// # The circuit
+//
+// A name's circuit is rxhystrix's breaker (package breaker), which keeps
+// Hystrix 1.5's rules. Where they differ from hystrix-go's:
+//
+//   - It trips on health counts taken every 250ms (Hystrix 1.5's way, at
+//     a shorter interval than its 500ms), so it opens up to that long
+//     after the request that tips it; hystrix-go checks on every request.
+//   - The error percentage is truncated, as Hystrix's is; hystrix-go
+//     rounds it. With ErrorPercentThreshold 67, two failures in three
+//     requests (66.7%) open hystrix-go's circuit and not this one.
+//   - A call whose caller's context ended before it did counts neither
+//     as a request nor as an error; hystrix-go counts it as a request.
+//   - Only a trial closes an open circuit. A call let through before the
+//     circuit opened that succeeds while it waits out SleepWindow leaves
+//     it open, where hystrix-go closes it.
+//   - A trial that does not succeed opens the circuit again for a new
+//     SleepWindow from its end; hystrix-go lets the next trial through
+//     SleepWindow after the last one started. After a trial that timed
+//     out, the next comes Timeout later here.
+//
+// metricCollector.Registry starts empty: neither the circuit nor
+// rxhystrix's metrics need a collector. Register metricCollector.NewDefaultMetricCollector for
 // hystrix-go's rolling counters.
 package hystrix
