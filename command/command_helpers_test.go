@@ -236,6 +236,12 @@ func (g *gate) wait(ctx context.Context, honourCtx bool) error {
 	}
 }
 
+// runLate is a run that answers "late" once the gate opens, or ends with
+// its context's error first.
+func (g *gate) runLate(ctx context.Context, _ int) (string, error) {
+	return "late", g.wait(ctx, true)
+}
+
 // arrived waits for the next call to enter the gate and returns its
 // context.
 func (g *gate) arrived(t testing.TB) context.Context {

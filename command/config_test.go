@@ -77,9 +77,7 @@ func TestConfigureChangesTimeoutLive(t *testing.T) {
 	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
 		g := newGate()
 		defer g.release()
-		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
-			return "late", g.wait(ctx, true)
-		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: time.Minute})).WithFallback(fallbackName)
+		c := New("GetUser", g.runLate, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: time.Minute})).WithFallback(fallbackName)
 		require.NoError(t, h.reg.Configure("GetUser", Config{Isolation: iso, Timeout: 100 * time.Millisecond}))
 		call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
 		g.arrived(t)

@@ -30,9 +30,7 @@ func TestRunContextUnderACancellableCaller(t *testing.T) {
 			forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
 				g := newGate()
 				defer g.release()
-				c := New("GetUser", func(ctx context.Context, id int) (string, error) {
-					return "late", g.wait(ctx, true)
-				}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: 50 * time.Millisecond}))
+				c := New("GetUser", g.runLate, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: 50 * time.Millisecond}))
 				callerCtx, cancel := context.WithCancelCause(context.Background())
 				defer cancel(nil)
 				call := goCall(func() (string, error) { return m.exec(callerCtx, c, 1) })

@@ -18,9 +18,7 @@ func TestExecutionTimeoutWithNoFallback(t *testing.T) {
 	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
 		g := newGate()
 		defer g.release()
-		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
-			return "late", g.wait(ctx, true)
-		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: 50 * time.Millisecond}))
+		c := New("GetUser", g.runLate, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: 50 * time.Millisecond}))
 		call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
 		runCtx := g.arrived(t)
 		h.clock.Advance(49 * time.Millisecond)
@@ -49,9 +47,7 @@ func TestExecutionTimeoutWithFallback(t *testing.T) {
 		g := newGate()
 		defer g.release()
 		var seen error
-		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
-			return "late", g.wait(ctx, true)
-		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+		c := New("GetUser", g.runLate, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(func(ctx context.Context, id int, err error) (string, error) {
 			seen = err
 			return "anonymous", nil
 		})

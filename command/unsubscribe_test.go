@@ -19,9 +19,7 @@ func TestEarlyUnsubscribeDuringExecutionViaToObservable(t *testing.T) {
 			h := newHarness(t)
 			g := newGate()
 			defer g.release()
-			c := New("GetUser", func(ctx context.Context, id int) (string, error) {
-				return "late", g.wait(ctx, true)
-			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
+			c := New("GetUser", g.runLate, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
 			subCtx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			subs := make(chan *collected[string], 1)
@@ -42,35 +40,10 @@ func TestEarlyUnsubscribeDuringExecutionViaToObservable(t *testing.T) {
 	}
 }
 
-// 47: the same through Observe: the context given to Observe is the
-// caller's, and its end cancels the execution even though Observe's
-// subscribers use contexts of their own, which get the caller's error.
-func TestEarlyUnsubscribeDuringExecutionViaObserve(t *testing.T) {
-	for _, iso := range bothIsolations {
-		t.Run(iso.String(), func(t *testing.T) {
-			h := newHarness(t)
-			g := newGate()
-			defer g.release()
-			c := New("GetUser", func(ctx context.Context, id int) (string, error) {
-				return "late", g.wait(ctx, true)
-			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			call := goCall(func() (string, error) { return c.Observe(ctx, 1).Last(context.Background()) })
-			runCtx := g.arrived(t)
-			cancel()
-			recv(t, runCtx.Done(), "run's context to be cancelled")
-			res := awaitCall(t, call)
-			assert.ErrorIs(t, res.err, context.Canceled)
-			assert.Equal(t, evs("CANCELLED"), h.events())
-			h.assertReleased("GetUser")
-		})
-	}
-}
-
 // The caller's context ending while run runs ends every way of executing
-// with the context's error and records CANCELLED, even when the
-// subscriber's own context lives on.
+// with the context's error, cancels run's context and records CANCELLED,
+// even when the subscriber's own context lives on (47 through Observe:
+// the context given to Observe is the caller's).
 func TestCallerContextCancelledDuringExecution(t *testing.T) {
 	crossModes := []execMode{
 		{"ToObservable(ctx).First(other)", func(ctx context.Context, c *Command[int, string], in int) (string, error) {
@@ -79,6 +52,9 @@ func TestCallerContextCancelledDuringExecution(t *testing.T) {
 		{"Queue(ctx).Get(other)", func(ctx context.Context, c *Command[int, string], in int) (string, error) {
 			return c.Queue(ctx, in).Get(context.Background())
 		}},
+		{"Observe(ctx).Last(other)", func(ctx context.Context, c *Command[int, string], in int) (string, error) {
+			return c.Observe(ctx, in).Last(context.Background())
+		}},
 	}
 	for _, iso := range bothIsolations {
 		for _, m := range append(append([]execMode(nil), execModes...), crossModes...) {
@@ -86,13 +62,12 @@ func TestCallerContextCancelledDuringExecution(t *testing.T) {
 				h := newHarness(t)
 				g := newGate()
 				defer g.release()
-				c := New("GetUser", func(ctx context.Context, id int) (string, error) {
-					return "late", g.wait(ctx, true)
-				}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
+				c := New("GetUser", g.runLate, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
 				ctx, cancel := context.WithCancel(context.Background())
 				call := goCall(func() (string, error) { return m.exec(ctx, c, 1) })
-				g.arrived(t)
+				runCtx := g.arrived(t)
 				cancel()
+				recv(t, runCtx.Done(), "run's context to be cancelled")
 				res := awaitCall(t, call)
 				assert.ErrorIs(t, res.err, context.Canceled)
 				assert.Empty(t, res.v, "no fallback for a caller who left")
@@ -163,9 +138,7 @@ func TestCancelFutureWithInterruption(t *testing.T) {
 			h := newHarness(t)
 			g := newGate()
 			defer g.release()
-			c := New("GetUser", func(ctx context.Context, id int) (string, error) {
-				return "late", g.wait(ctx, true)
-			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
+			c := New("GetUser", g.runLate, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
 			f := c.Queue(context.Background(), 1)
 			runCtx := g.arrived(t)
 			f.Cancel()
