@@ -69,6 +69,26 @@ func TestHedgedExecuteAllocatesOnlyTheFirstAttemptsContext(t *testing.T) {
 		"the attempts (448 bytes more) are not allocated again")
 }
 
+// A subscription of an ObservableCommand that retries, whose first
+// attempt answers, makes no retry operator: it allocates what a
+// subscription that does not retry does, and the attempts (the
+// attempts, the first's info and the two observers around the
+// subscriber), where the operators made eight more.
+func TestRetriedStreamWhoseFirstAttemptAnswersMakesNoRetries(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	line := observable.Just("line")
+	one := func(context.Context, int) observable.Observable[string] { return line }
+	h.reg.onCompletion = nil
+	allocs := func(key string, cfg Config) float64 {
+		cfg.Isolation, cfg.Timeout = SemaphoreIsolation, -1
+		cmd := NewObservable(key, one, WithRegistry(h.reg), WithConfig(cfg))
+		return testing.AllocsPerRun(100, func() { _, _ = cmd.ToObservable(ctx, 1).ToSlice(ctx) })
+	}
+	plain := allocs("Plain", Config{})
+	assert.LessOrEqual(t, allocs("Retried", Config{Retry: RetryConfig{MaxAttempts: 3}}), plain+4)
+}
+
 // bytesPerRun is testing.AllocsPerRun for the bytes allocated.
 func bytesPerRun(runs int, f func()) float64 {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))

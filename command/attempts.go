@@ -160,9 +160,9 @@ func (a *attempts[In, Out]) compose(x *single[In, Out], cfg *Config) observable.
 	a.rnd = round[In, Out]{a, s}
 	s = &a.rnd
 	if cfg.Retry.MaxAttempts > 1 {
-		r := &retries[Out]{policy: retryPolicy(k, cfg), rounds: &a.attemptRounds}
+		r := &retries[Out]{rounds: &a.attemptRounds}
 		r.single = observable.RetrySingle[Out]{Attempt: s, Retrier: a, Clock: k.registry.clock}
-		a.retry = &r.policy
+		a.retry = k.retryPolicy(cfg)
 		s = r
 	}
 	return s
@@ -213,7 +213,6 @@ func (a *attempts[In, Out]) again(x *single[In, Out], cfg *Config) observable.Si
 // operator, which gives back, once the call has its result, the budget's
 // place taken for a retry that never began (see attemptRounds.granted).
 type retries[Out any] struct {
-	policy observable.RetryPolicy
 	single observable.RetrySingle[Out]
 	rounds *attemptRounds
 }
@@ -298,8 +297,7 @@ func (e *execution) decideFirstRetry(ctx context.Context, failure FailureType, c
 	if !retryOn(e.cfg).Has(failure) {
 		return false
 	}
-	p := retryPolicy(e.k, e.cfg)
-	return e.retry.decide(ctx, e.k, &p, 1, cause)
+	return e.retry.decide(ctx, e.k, e.k.retryPolicy(e.cfg), 1, cause)
 }
 
 // retryOn is the set of failures cfg retries.
@@ -310,15 +308,29 @@ func retryOn(cfg *Config) FailureTypes {
 	return cfg.Retry.On
 }
 
-// retryPolicy is the retry policy of k's cfg: its backoff, its deadline
-// rule on the key's median latency, its budget.
-func retryPolicy(k *keyState, cfg *Config) observable.RetryPolicy {
-	return observable.RetryPolicy{
+// retryPolicyOf is the retry policy of one Config of a key.
+type retryPolicyOf struct {
+	cfg    *Config
+	policy observable.RetryPolicy
+}
+
+// retryPolicy returns the retry policy of cfg, the key's Config, made once
+// per Config, as hedgePolicy is: its backoff, its deadline rule on the
+// key's median latency, its budget. Its two functions were two
+// allocations of every subscription of an ObservableCommand that retries
+// (command BenchmarkObservableCommand/retry).
+func (k *keyState) retryPolicy(cfg *Config) *observable.RetryPolicy {
+	if r := k.retryOf.Load(); r != nil && r.cfg == cfg {
+		return &r.policy
+	}
+	r := &retryPolicyOf{cfg: cfg, policy: observable.RetryPolicy{
 		MaxAttempts: cfg.Retry.MaxAttempts,
 		Backoff:     cfg.Retry.Backoff,
 		AttemptTime: func() time.Duration { return k.metrics.ExecutionLatencyPercentile(50) },
 		Permit:      k.budgetPermits,
-	}
+	}}
+	k.retryOf.Store(r)
+	return &r.policy
 }
 
 // callRetrying is Call of x when cfg retries and does not hedge: the first

@@ -120,6 +120,9 @@ type keyState struct {
 	// hedging is the hedge policy of the key's Config when last asked for
 	// (see keyState.hedgePolicy).
 	hedging atomic.Pointer[hedgePolicyOf]
+	// retryOf is the retry policy of the key's Config when last asked
+	// for (see keyState.retryPolicy).
+	retryOf atomic.Pointer[retryPolicyOf]
 }
 
 // namedPool returns the pool name, the key's Config.Pool, from the key's

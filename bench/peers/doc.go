@@ -63,6 +63,9 @@
 //	gobreaker                Execute with the zero Settings
 //	failsafe-cb              a default circuit breaker (opens on 1 failure)
 //	failsafe-cb-timeout      the same breaker around a 1 s timeout policy
+//	failsafe-retry           the default breaker around the default retry policy (three attempts; passing only, so nothing is retried)
+//	failsafe-hedge           the default breaker around a hedge policy whose 1 s delay is never reached
+//	failsafe-ratelimit       the default breaker around a bursty rate limiter that always admits
 //	rxhystrix-semaphore      Execute, semaphore isolation, no timeout
 //	rxhystrix-semaphore-timeout  the same with a 1 s timeout
 //	rxhystrix-pool           Execute, pool isolation (a slot per caller, no queue), 1 s timeout
@@ -75,6 +78,12 @@
 //	rxhystrix-semaphore-aimd     the same with AIMD
 //	rxhystrix-pool-vegas     rxhystrix-pool with an adaptive Vegas limit on the workers, between the callers and twice as many
 //	rxhystrix-pool-no-timeout-vegas  the same without a timeout
+//	rxhystrix-semaphore-retry    rxhystrix-semaphore with Config.Retry of three attempts (passing only)
+//	rxhystrix-semaphore-hedge    rxhystrix-semaphore with one hedge whose 1 s delay is never reached
+//	rxhystrix-semaphore-ratelimit  rxhystrix-semaphore with a rate limit that always admits
+//	rxhystrix-pool-retry, rxhystrix-pool-hedge, rxhystrix-pool-ratelimit  the same on rxhystrix-pool
+//	rxhystrix-semaphore-observable-command-retry, -hedge  the observable-command mode below, retried and hedged as rxhystrix-semaphore-retry and -hedge
+//	rxhystrix-pool-observable-command-retry, -hedge  the same on rxhystrix-pool
 //
 // and every other way of executing a command, each in semaphore isolation
 // without a timeout (rxhystrix-semaphore-MODE) and in pool isolation with

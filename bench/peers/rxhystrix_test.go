@@ -200,6 +200,19 @@ func init() {
 		rxhystrixRow("rxhystrix-pool-hedge", with(pool(time.Second), hedgeRow), byExecute, false),
 		rxhystrixRow("rxhystrix-pool-ratelimit", with(pool(time.Second), limitRow), byExecute, false),
 	)
+	// An ObservableCommand retried and hedged: the stream forms of the
+	// operators, whose hedges race for the first value.
+	streamRetried := func(name string, config func(string, int) command.Config) row {
+		r := rxhystrixRow(name, with(config, retryRow), byObservableCommand, false)
+		r.passingOnly = true
+		return r
+	}
+	ourRows = append(ourRows,
+		streamRetried("rxhystrix-semaphore-observable-command-retry", semaphore(-1)),
+		rxhystrixRow("rxhystrix-semaphore-observable-command-hedge", with(semaphore(-1), hedgeRow), byObservableCommand, false),
+		streamRetried("rxhystrix-pool-observable-command-retry", pool(time.Second)),
+		rxhystrixRow("rxhystrix-pool-observable-command-hedge", with(pool(time.Second), hedgeRow), byObservableCommand, false),
+	)
 }
 
 func init() {
