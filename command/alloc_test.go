@@ -4,6 +4,7 @@ package command
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -32,7 +33,8 @@ func TestExecuteAllocatesNothing(t *testing.T) {
 // First of an ObservableCommand whose Observable is a Single runs on the
 // caller's stack, as Execute does: it allocates only what ToObservable
 // returns (the execution, and the Observable's source holding it), and
-// under pool isolation the run handed to the worker.
+// under pool isolation the run handed to the worker; with retries on, a
+// first attempt that answers adds nothing.
 func TestFirstOfAnObservableCommandAllocatesItsObservable(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
@@ -48,8 +50,9 @@ func TestFirstOfAnObservableCommandAllocatesItsObservable(t *testing.T) {
 	}{
 		{Config{Isolation: SemaphoreIsolation, Timeout: -1}, 2},
 		{Config{Isolation: PoolIsolation, Pool: "Lines", Timeout: time.Second}, 3},
+		{Config{Isolation: SemaphoreIsolation, Timeout: -1, Retry: RetryConfig{MaxAttempts: 3}}, 2},
 	} {
-		cmd := NewObservable("Lines"+c.cfg.Isolation.String(), one, WithRegistry(h.reg), WithConfig(c.cfg))
+		cmd := NewObservable(fmt.Sprintf("Lines%v%d", c.cfg.Isolation, c.cfg.Retry.MaxAttempts), one, WithRegistry(h.reg), WithConfig(c.cfg))
 		got := testing.AllocsPerRun(100, func() { _, _ = cmd.ToObservable(ctx, 1).First(ctx) })
 		assert.LessOrEqual(t, got, c.want, c.cfg.Isolation.String())
 	}

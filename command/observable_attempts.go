@@ -33,7 +33,7 @@ import (
 type streamAttempts[In, Out any] struct {
 	x *observableExecution[In, Out]
 	attemptRounds
-	replay error // the first round's failure, made by produceAttempts already
+	replay error // the first round's failure, made before the rounds were composed
 }
 
 // produceAttempts runs the attempts of one subscription under cfg. A
@@ -45,17 +45,24 @@ type streamAttempts[In, Out any] struct {
 // command BenchmarkObservableCommand/retry: 2.5 → 1.5 µs, 23 → 13
 // allocations).
 func (x *observableExecution[In, Out]) produceAttempts(subCtx context.Context, o observable.Observer[Out], cfg *Config) {
-	k := x.c.k
-	a := &streamAttempts[In, Out]{x: x, attemptRounds: attemptRounds{k: k, cfg: cfg}}
-	if cfg.Retry.MaxAttempts > 1 {
-		a.retry = k.retryPolicy(cfg)
-	}
+	a := x.newAttempts(cfg)
 	if cfg.Hedge.MaxHedges > 0 {
 		a.subscribeRounds(subCtx, o)
 		return
 	}
 	a.newRound()
 	a.attempt(subCtx, firstAttempt[In, Out]{a, subCtx, o})
+}
+
+// newAttempts returns the attempts of one subscription under cfg, before
+// their first round.
+func (x *observableExecution[In, Out]) newAttempts(cfg *Config) *streamAttempts[In, Out] {
+	k := x.c.k
+	a := &streamAttempts[In, Out]{x: x, attemptRounds: attemptRounds{k: k, cfg: cfg}}
+	if cfg.Retry.MaxAttempts > 1 {
+		a.retry = k.retryPolicy(cfg)
+	}
+	return a
 }
 
 // subscribeRounds subscribes o, under subCtx, to the rounds of the

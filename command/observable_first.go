@@ -22,8 +22,10 @@ import (
 // with a timeout keeps the subscription: there a timer answers the
 // subscriber at the timeout while the Observable has not emitted, which
 // the caller, waiting for the first value, could not do; and so does an
-// execution whose key retries or hedges, whose attempts the operators
-// make (observable_attempts.go).
+// execution whose key hedges, whose attempts the operators make
+// (observable_attempts.go). An execution whose key retries makes its
+// first attempt through call, as Command.Call does, and the retries only
+// for a failure its fallback stage retries (firstRetrying).
 
 // observableExecution is the Producer of an ObservableCommand's
 // ToObservable: one execution per subscription, whose end rec, when not
@@ -47,13 +49,37 @@ func (x *observableExecution[In, Out]) Produce(subCtx context.Context, o observa
 // ProduceFirst runs one execution for First, which leaves at the first
 // value.
 func (x *observableExecution[In, Out]) ProduceFirst(subCtx context.Context) (Out, error) {
-	if cfg := x.c.k.config.Load(); cfg.Isolation == SemaphoreIsolation && cfg.Timeout > 0 || makesAttempts(cfg, x.ctx) {
+	cfg := x.c.k.config.Load()
+	attempts := makesAttempts(cfg, x.ctx)
+	switch {
+	case cfg.Isolation == SemaphoreIsolation && cfg.Timeout > 0 || attempts && cfg.Hedge.MaxHedges > 0:
 		return observable.Create(x.Produce).First(subCtx)
+	case attempts:
+		return x.firstRetrying(subCtx, cfg)
 	}
 	ctx, stop := joinContexts(subCtx, x.ctx)
 	v, err := x.c.call(ctx, x.in, 0, x.rec, nil)
 	stop()
 	return v, err
+}
+
+// firstRetrying is ProduceFirst when cfg retries and does not hedge: the
+// first attempt is made through call, as single.callRetrying makes a
+// Command's, and a failure its fallback stage retries makes the retries,
+// whose first round tells that failure again (bench/peers
+// rxhystrix-semaphore-observable-command-retry).
+func (x *observableExecution[In, Out]) firstRetrying(subCtx context.Context, cfg *Config) (Out, error) {
+	var first retryDecision
+	ctx, stop := joinContexts(subCtx, x.ctx)
+	v, err := x.c.callFirst(ctx, x.in, x.rec, &first)
+	stop()
+	if !first.will {
+		return v, err
+	}
+	a := x.newAttempts(cfg)
+	a.rounds, a.replay, a.retryDecision = 1, err, first
+	a.grant()
+	return observable.Create(a.subscribeRounds).First(subCtx)
 }
 
 // errCompleted is what firstOf returns for an Observable that completed
