@@ -241,26 +241,35 @@ func (o grantObserver[Out]) OnResult(v Out, err error) {
 	o.down.OnResult(v, err)
 }
 
-// hedgePolicyOf is the hedge policy of one Config of a key.
-type hedgePolicyOf struct {
-	cfg    *Config
-	policy observable.HedgePolicy
+// ofConfig is a value made from one Config of a key, such as its retry or
+// hedge policy: kept while that Config is the key's.
+type ofConfig[T any] struct {
+	cfg *Config
+	v   T
+}
+
+// madeFor returns the value p keeps for cfg, made by build and kept in p
+// if p keeps none, or one of an earlier Config.
+func madeFor[T any](p *atomic.Pointer[ofConfig[T]], cfg *Config, build func() T) *T {
+	if c := p.Load(); c != nil && c.cfg == cfg {
+		return &c.v
+	}
+	c := &ofConfig[T]{cfg, build()}
+	p.Store(c)
+	return &c.v
 }
 
 // hedgePolicy returns the hedge policy of cfg, the key's Config, made once
 // per Config: its Delay and Permit are the key's.
 func (k *keyState) hedgePolicy(cfg *Config) *observable.HedgePolicy {
-	if h := k.hedging.Load(); h != nil && h.cfg == cfg {
-		return &h.policy
-	}
-	h := &hedgePolicyOf{cfg: cfg, policy: observable.HedgePolicy{
-		MaxHedges: cfg.Hedge.MaxHedges,
-		Delay:     k.hedgeDelay,
-		OnError:   cfg.Hedge.OnError,
-		Permit:    k.budgetPermits,
-	}}
-	k.hedging.Store(h)
-	return &h.policy
+	return madeFor(&k.lastHedgePolicy, cfg, func() observable.HedgePolicy {
+		return observable.HedgePolicy{
+			MaxHedges: cfg.Hedge.MaxHedges,
+			Delay:     k.hedgeDelay,
+			OnError:   cfg.Hedge.OnError,
+			Permit:    k.budgetPermits,
+		}
+	})
 }
 
 // retryDecision is what the fallback stage of an attempt decided about
@@ -308,29 +317,20 @@ func retryOn(cfg *Config) FailureTypes {
 	return cfg.Retry.On
 }
 
-// retryPolicyOf is the retry policy of one Config of a key.
-type retryPolicyOf struct {
-	cfg    *Config
-	policy observable.RetryPolicy
-}
-
 // retryPolicy returns the retry policy of cfg, the key's Config, made once
 // per Config, as hedgePolicy is: its backoff, its deadline rule on the
 // key's median latency, its budget. Its two functions were two
 // allocations of every subscription of an ObservableCommand that retries
 // (command BenchmarkObservableCommand/retry).
 func (k *keyState) retryPolicy(cfg *Config) *observable.RetryPolicy {
-	if r := k.retryOf.Load(); r != nil && r.cfg == cfg {
-		return &r.policy
-	}
-	r := &retryPolicyOf{cfg: cfg, policy: observable.RetryPolicy{
-		MaxAttempts: cfg.Retry.MaxAttempts,
-		Backoff:     cfg.Retry.Backoff,
-		AttemptTime: func() time.Duration { return k.metrics.ExecutionLatencyPercentile(50) },
-		Permit:      k.budgetPermits,
-	}}
-	k.retryOf.Store(r)
-	return &r.policy
+	return madeFor(&k.lastRetryPolicy, cfg, func() observable.RetryPolicy {
+		return observable.RetryPolicy{
+			MaxAttempts: cfg.Retry.MaxAttempts,
+			Backoff:     cfg.Retry.Backoff,
+			AttemptTime: func() time.Duration { return k.metrics.ExecutionLatencyPercentile(50) },
+			Permit:      k.budgetPermits,
+		}
+	})
 }
 
 // callRetrying is Call of x when cfg retries and does not hedge: the first

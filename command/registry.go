@@ -12,6 +12,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/internal/timerlist"
 	"github.com/rxhystrix/rxhystrix/limit"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // Registry holds what commands of the same key share — one breaker, one
@@ -117,12 +118,11 @@ type keyState struct {
 	// retrying counts the key's retries and hedges in flight, for the
 	// retry budget.
 	retrying atomic.Int64
-	// hedging is the hedge policy of the key's Config when last asked for
-	// (see keyState.hedgePolicy).
-	hedging atomic.Pointer[hedgePolicyOf]
-	// retryOf is the retry policy of the key's Config when last asked
-	// for (see keyState.retryPolicy).
-	retryOf atomic.Pointer[retryPolicyOf]
+	// lastHedgePolicy and lastRetryPolicy are the hedge and retry
+	// policies of the key's Config when last asked for (see
+	// keyState.hedgePolicy and keyState.retryPolicy).
+	lastHedgePolicy atomic.Pointer[ofConfig[observable.HedgePolicy]]
+	lastRetryPolicy atomic.Pointer[ofConfig[observable.RetryPolicy]]
 }
 
 // namedPool returns the pool name, the key's Config.Pool, from the key's

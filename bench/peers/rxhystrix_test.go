@@ -187,30 +187,25 @@ var (
 )
 
 func init() {
-	retried := func(name string, config func(string, int) command.Config) row {
-		r := rxhystrixRow(name, with(config, retryRow), byExecute, false)
+	retried := func(name string, config func(string, int) command.Config, exec executeBy) row {
+		r := rxhystrixRow(name, with(config, retryRow), exec, false)
 		r.passingOnly = true
 		return r
 	}
 	ourRows = append(ourRows,
-		retried("rxhystrix-semaphore-retry", semaphore(-1)),
+		retried("rxhystrix-semaphore-retry", semaphore(-1), byExecute),
 		rxhystrixRow("rxhystrix-semaphore-hedge", with(semaphore(-1), hedgeRow), byExecute, false),
 		rxhystrixRow("rxhystrix-semaphore-ratelimit", with(semaphore(-1), limitRow), byExecute, false),
-		retried("rxhystrix-pool-retry", pool(time.Second)),
+		retried("rxhystrix-pool-retry", pool(time.Second), byExecute),
 		rxhystrixRow("rxhystrix-pool-hedge", with(pool(time.Second), hedgeRow), byExecute, false),
 		rxhystrixRow("rxhystrix-pool-ratelimit", with(pool(time.Second), limitRow), byExecute, false),
 	)
 	// An ObservableCommand retried and hedged: the stream forms of the
 	// operators, whose hedges race for the first value.
-	streamRetried := func(name string, config func(string, int) command.Config) row {
-		r := rxhystrixRow(name, with(config, retryRow), byObservableCommand, false)
-		r.passingOnly = true
-		return r
-	}
 	ourRows = append(ourRows,
-		streamRetried("rxhystrix-semaphore-observable-command-retry", semaphore(-1)),
+		retried("rxhystrix-semaphore-observable-command-retry", semaphore(-1), byObservableCommand),
 		rxhystrixRow("rxhystrix-semaphore-observable-command-hedge", with(semaphore(-1), hedgeRow), byObservableCommand, false),
-		streamRetried("rxhystrix-pool-observable-command-retry", pool(time.Second)),
+		retried("rxhystrix-pool-observable-command-retry", pool(time.Second), byObservableCommand),
 		rxhystrixRow("rxhystrix-pool-observable-command-hedge", with(pool(time.Second), hedgeRow), byObservableCommand, false),
 	)
 }
