@@ -321,7 +321,7 @@ func retryOn(cfg *Config) FailureTypes {
 // per Config, as hedgePolicy is: its backoff, its deadline rule on the
 // key's median latency, its budget. Its two functions were two
 // allocations of every subscription of an ObservableCommand that retries
-// (command BenchmarkObservableCommand/retry).
+// (command BenchmarkObservableCommand/retry/ToSlice).
 func (k *keyState) retryPolicy(cfg *Config) *observable.RetryPolicy {
 	return madeFor(&k.lastRetryPolicy, cfg, func() observable.RetryPolicy {
 		return observable.RetryPolicy{
