@@ -338,9 +338,7 @@ func (k *keyState) retryPolicy(cfg *Config) *observable.RetryPolicy {
 // RetrySingle.
 func (x *single[In, Out]) callRetrying(subCtx context.Context, cfg *Config) (Out, error) {
 	var first retryDecision
-	ctx, stop := joinContexts(subCtx, x.ctx)
-	v, err := x.c.callFirst(ctx, x.in, x.rec, &first)
-	stop()
+	v, err := x.c.callFirst(subCtx, x.ctx, x.in, x.rec, &first)
 	if !first.will {
 		return v, err
 	}

@@ -19,12 +19,17 @@ func (c *core[In, Out]) call(ctx context.Context, in In, collapsed int, rec exec
 	return c.callAs(ctx, in, collapsed, rec, of, nil, false)
 }
 
-// callFirst is call for the first attempt of a call that retries, whose
-// fallback stage asks first whether a retry follows.
-// The decision is written to first, which the execution does not keep:
-// it stays on the caller's stack.
-func (c *core[In, Out]) callFirst(ctx context.Context, in In, rec executionRecorder, first *retryDecision) (Out, error) {
-	return c.callAs(ctx, in, 0, rec, nil, first, false)
+// callFirst is call for the first attempt of a call that retries, under
+// subCtx and callerCtx together (as a Single's Call runs under its
+// subscriber's context and the one it was made with), whose fallback
+// stage asks first whether a retry follows. The decision is written to
+// first, which the execution does not keep: it stays on the caller's
+// stack.
+func (c *core[In, Out]) callFirst(subCtx, callerCtx context.Context, in In, rec executionRecorder, first *retryDecision) (Out, error) {
+	ctx, stop := joinContexts(subCtx, callerCtx)
+	v, err := c.callAs(ctx, in, 0, rec, nil, first, false)
+	stop()
+	return v, err
 }
 
 // callAs is call, callFirst, and, with waiter set, call for a caller that

@@ -70,9 +70,7 @@ func (x *observableExecution[In, Out]) ProduceFirst(subCtx context.Context) (Out
 // rxhystrix-semaphore-observable-command-retry).
 func (x *observableExecution[In, Out]) firstRetrying(subCtx context.Context, cfg *Config) (Out, error) {
 	var first retryDecision
-	ctx, stop := joinContexts(subCtx, x.ctx)
-	v, err := x.c.callFirst(ctx, x.in, x.rec, &first)
-	stop()
+	v, err := x.c.callFirst(subCtx, x.ctx, x.in, x.rec, &first)
 	if !first.will {
 		return v, err
 	}
