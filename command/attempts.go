@@ -64,8 +64,7 @@ type attempts[In, Out any] struct {
 	rnd      round[In, Out]
 	firstOne attemptInfo // the first execution's; later ones make their own
 
-	collapsed int   // the requests of a collapser's batch, which each execution carries
-	replay    error // the first round's failure, made by callRetrying already
+	collapsed int // the requests of a collapser's batch, which each execution carries
 }
 
 // attemptRounds is the rounds of one call's attempts, for either kind of
@@ -86,6 +85,31 @@ type attemptRounds struct {
 	// (giveBackGrant: its caller left during the backoff, say), whichever
 	// comes first.
 	granted atomic.Bool
+	// replay is the first round's failure when that round was made
+	// before the rounds were composed (madeFirst; for a subscription,
+	// firstAttempt), told again in its place.
+	replay error
+}
+
+// madeFirst notes that the first round was made before the rounds were
+// composed, as a call that retries makes it, and failed with err, which
+// its fallback stage decided to retry (first): the rounds begin with err
+// told again (replayed), and take over the retry it was granted.
+func (r *attemptRounds) madeFirst(err error, first retryDecision) {
+	r.rounds, r.replay, r.retryDecision = 1, err, first
+	r.grant()
+}
+
+// replayed returns, once, the failure madeFirst noted, and nil otherwise.
+// It writes only when there is one: a hedged round's executions, which
+// begin on goroutines of their own, all ask, and a hedged call never
+// makes its first round before the rounds.
+func (r *attemptRounds) replayed() error {
+	err := r.replay
+	if err != nil {
+		r.replay = nil
+	}
+	return err
 }
 
 // newRound begins a round: the first execution, or a retry.
@@ -344,8 +368,7 @@ func (x *single[In, Out]) callRetrying(subCtx context.Context, cfg *Config) (Out
 	}
 	r := x.resilient(cfg).(*retries[Out])
 	a := r.single.Attempt.(*round[In, Out]).a
-	a.rounds, a.replay, a.retryDecision = 1, err, first
-	a.grant()
+	a.madeFirst(err, first)
 	return r.Call(subCtx)
 }
 
@@ -386,8 +409,7 @@ type round[In, Out any] struct {
 }
 
 func (r *round[In, Out]) Call(ctx context.Context) (Out, error) {
-	if err := r.a.replay; err != nil {
-		r.a.replay = nil
+	if err := r.a.replayed(); err != nil {
 		var zero Out
 		return zero, err // the first round, made by callRetrying
 	}

@@ -33,7 +33,6 @@ import (
 type streamAttempts[In, Out any] struct {
 	x *observableExecution[In, Out]
 	attemptRounds
-	replay error // the first round's failure, made before the rounds were composed
 }
 
 // produceAttempts runs the attempts of one subscription under cfg. A
@@ -92,8 +91,7 @@ func (a *streamAttempts[In, Out]) subscribeRounds(subCtx context.Context, o obse
 // of the retry or hedge operator; the first round's failure, if
 // produceAttempts made that round, is told again instead.
 func (a *streamAttempts[In, Out]) attempt(subCtx context.Context, o observable.Observer[Out]) {
-	if err := a.replay; err != nil {
-		a.replay = nil
+	if err := a.replayed(); err != nil {
 		o.OnError(err)
 		return
 	}

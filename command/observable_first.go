@@ -75,8 +75,7 @@ func (x *observableExecution[In, Out]) firstRetrying(subCtx context.Context, cfg
 		return v, err
 	}
 	a := x.newAttempts(cfg)
-	a.rounds, a.replay, a.retryDecision = 1, err, first
-	a.grant()
+	a.madeFirst(err, first)
 	return observable.Create(a.subscribeRounds).First(subCtx)
 }
 
