@@ -58,6 +58,23 @@ func TestFirstOfAnObservableCommandAllocatesItsObservable(t *testing.T) {
 	}
 }
 
+// A subscription to an ObservableCommand that sees the stream to its
+// end hears of its subscriber leaving through a word of the subscriber's
+// context (watchEnd): it allocates what ToObservable returns (2), the
+// subscriber and the slice of ToSlice (2), the subscription and its
+// cancel function (2), where a registration of the context's AfterFunc
+// added its hook, the function that stops it and the context's watch
+// state.
+func TestSubscriptionToAnObservableCommandWatchesItsSubscriberInPlace(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	line := observable.Just("line")
+	cmd := NewObservable("Watched", func(context.Context, int) observable.Observable[string] { return line },
+		WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: -1}))
+	h.reg.onCompletion = nil
+	assert.LessOrEqual(t, testing.AllocsPerRun(100, func() { _, _ = cmd.ToObservable(ctx, 1).ToSlice(ctx) }), 6.0)
+}
+
 // A passing hedged Execute allocates only its first attempt's context:
 // the attempts of a call that left nothing behind serve the next call
 // (callHedged).

@@ -46,11 +46,12 @@ type subscription[In, Out any] struct {
 	mu       sync.Mutex
 	e        execution
 	phase    int
-	runCtx   context.Context  // the user's code's: subCtx, or deadline
-	deadline *deadlineContext // made by newCommandContext, ended by the subscription
-	fbCtx    *deadlineContext // an Observable fallback's, likewise
-	timeout  timerlist.Entry  // in a list of the registry's while the timeout may still pass
-	unwatch  [2]func() bool
+	runCtx   context.Context    // the user's code's: subCtx, or deadline
+	deadline *deadlineContext   // made by newCommandContext, ended by the subscription
+	fbCtx    *deadlineContext   // an Observable fallback's, likewise
+	timeout  timerlist.Entry    // in a list of the registry's while the timeout may still pass
+	watches  [2]endWatch        // of the subscriber's and the caller's contexts, which call leave
+	leave    func()             // cancel, kept where the contexts may hold its address
 	queued   *poolCall[In, Out] // submitted to pl; taken out of its queue by an interrupt
 	pl       *pool
 	emitted  bool // the user's Observable emitted: the timeout no longer applies
@@ -64,21 +65,21 @@ type subscription[In, Out any] struct {
 func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, rec executionRecorder, single observable.SingleObserver[Out], stream observable.Observer[Out], of *attemptInfo) {
 	s := &subscription[In, Out]{c: c, in: in, single: single, stream: stream, rec: rec, callerCtx: callerCtx, subCtx: subCtx}
 	s.e.begin(c.k, of)
-	var unwatch [2]func() bool
+	var watches [2]endWatch
 	if s.leftErr() == nil {
 		// Installed before anything is taken: a subscriber that leaves
 		// from here on ends the execution, once, with every permit back.
 		// A context that has ended already would only be told so on a
 		// goroutine of its own.
-		unwatch = s.watch(subCtx, callerCtx)
+		watches = s.watch(subCtx, callerCtx)
 	}
 	s.mu.Lock()
 	if s.phase == phaseDone {
 		s.mu.Unlock()
-		stopAll(unwatch)
+		unwatch(watches, &s.leave)
 		return
 	}
-	s.unwatch = unwatch
+	s.watches = watches
 	if s.leftErr() != nil {
 		// The subscriber left before it subscribed (a Future cancelled
 		// before its work started), or before the watch was in place: the
@@ -366,15 +367,15 @@ func (s *subscription[In, Out]) end(now int64, v Out, err error) {
 		s.rec.recordExecution(s.e.logRecord())
 	}
 	s.e.finish(now)
-	unwatch := s.unwatch
-	s.unwatch = [2]func() bool{}
+	watches := s.watches
+	s.watches = [2]endWatch{}
 	timing := !s.emitted // else the first value stopped the timeout
 	telling := s.teller.leave(err)
 	s.mu.Unlock()
 	if timing {
 		s.timeout.Stop()
 	}
-	stopAll(unwatch)
+	unwatch(watches, &s.leave)
 	if s.deadline != nil {
 		s.deadline.end()
 	}

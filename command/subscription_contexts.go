@@ -2,6 +2,8 @@ package command
 
 import (
 	"context"
+
+	"github.com/rxhystrix/rxhystrix/internal/ctxend"
 )
 
 // What a subscription watches: the subscriber's and the caller's contexts.
@@ -11,37 +13,57 @@ import (
 // context that can tell its end synchronously (the subscription's does)
 // does: the execution has ended, and its permits are back, when
 // Unsubscribe returns.
-func (s *subscription[In, Out]) watch(subCtx, callerCtx context.Context) (unwatch [2]func() bool) {
-	cancel := s.cancel // one function value for both (bench/peers rxhystrix-pool-queue)
-	unwatch[0] = afterEnd(subCtx, cancel)
+func (s *subscription[In, Out]) watch(subCtx, callerCtx context.Context) (w [2]endWatch) {
+	s.leave = s.cancel // one function value for both (bench/peers rxhystrix-pool-queue)
+	w[0] = watchEnd(subCtx, &s.leave)
 	if callerCtx != subCtx {
-		unwatch[1] = afterEnd(callerCtx, cancel)
+		w[1] = watchEnd(callerCtx, &s.leave)
 	}
-	return unwatch
+	return w
 }
 
-// afterEnd calls f once ctx ends, on the goroutine that ends it where ctx
-// can say so (as the contexts of package observable and of package
-// context's own derivations do), and returns what stops it; for a context
+// endWatch is how one context tells a subscription it has ended: it holds
+// the subscription's leave by address (a ctxend.Notifier, as the
+// subscription's own context of package observable is), or a registration
+// of context.AfterFunc, or nothing for a context that never ends.
+type endWatch struct {
+	told ctxend.Notifier
+	stop func() bool
+}
+
+// watchEnd arranges for *leave to be called once ctx ends, on the
+// goroutine that ends it where ctx can say so (as the contexts of package
+// observable and of package context's own derivations do); for a context
 // that never ends it does nothing.
 //
-// A context of package observable is asked first: its Done makes a
-// channel that nobody would read (bench/peers rxhystrix-*-queue).
-func afterEnd(ctx context.Context, f func()) func() bool {
+// A context of package observable is asked first: it keeps leave in a
+// word of its own, where its AfterFunc allocates the registration, the
+// function that stops it and the context's watch state (command
+// BenchmarkObservableCommand/plain/ToSlice: 1.27 → 1.02 µs, 9 → 6
+// allocations), and its Done makes a channel that nobody would read
+// (bench/peers rxhystrix-*-queue).
+func watchEnd(ctx context.Context, leave *func()) endWatch {
+	if n, ok := ctx.(ctxend.Notifier); ok && n.NotifyEnd(leave) {
+		return endWatch{told: n}
+	}
 	if af, ok := ctx.(interface{ AfterFunc(func()) func() bool }); ok {
-		return af.AfterFunc(f)
+		return endWatch{stop: af.AfterFunc(*leave)}
 	}
 	if ctx.Done() == nil {
-		return nil
+		return endWatch{}
 	}
-	return context.AfterFunc(ctx, f)
+	return endWatch{stop: context.AfterFunc(ctx, *leave)}
 }
 
-// stopAll calls the functions of fs that are not nil.
-func stopAll(fs [2]func() bool) {
-	for _, stop := range fs {
-		if stop != nil {
-			stop()
+// unwatch stops the watches of w that leave, the function they call, has
+// not been called by.
+func unwatch(w [2]endWatch, leave *func()) {
+	for _, e := range w {
+		switch {
+		case e.told != nil:
+			e.told.StopNotify(leave)
+		case e.stop != nil:
+			e.stop()
 		}
 	}
 }
