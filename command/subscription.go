@@ -46,11 +46,10 @@ type subscription[In, Out any] struct {
 	mu       sync.Mutex
 	e        execution
 	phase    int
-	runCtx   context.Context    // the user's code's: subCtx, or deadline
-	deadline *deadlineContext   // made by newCommandContext, ended by the subscription
+	deadline *deadlineContext   // run's context, when not subCtx (runContext); ended by the subscription
 	fbCtx    *deadlineContext   // an Observable fallback's, likewise
 	timeout  timerlist.Entry    // in a list of the registry's while the timeout may still pass
-	watches  [2]endWatch        // of the subscriber's and the caller's contexts, which call leave
+	watches  contextWatches     // of the subscriber's and the caller's contexts, which call leave
 	leave    func()             // cancel, kept where the contexts may hold its address
 	queued   *poolCall[In, Out] // submitted to pl; taken out of its queue by an interrupt
 	pl       *pool
@@ -65,7 +64,7 @@ type subscription[In, Out any] struct {
 func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, rec executionRecorder, single observable.SingleObserver[Out], stream observable.Observer[Out], of *attemptInfo) {
 	s := &subscription[In, Out]{c: c, in: in, single: single, stream: stream, rec: rec, callerCtx: callerCtx, subCtx: subCtx}
 	s.e.begin(c.k, of)
-	var watches [2]endWatch
+	var watches contextWatches
 	if s.leftErr() == nil {
 		// Installed before anything is taken: a subscriber that leaves
 		// from here on ends the execution, once, with every permit back.
@@ -76,7 +75,7 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, rec 
 	s.mu.Lock()
 	if s.phase == phaseDone {
 		s.mu.Unlock()
-		unwatch(watches, &s.leave)
+		watches.stop(subCtx, callerCtx, &s.leave)
 		return
 	}
 	s.watches = watches
@@ -98,13 +97,11 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, rec 
 		return
 	}
 	s.phase = phaseRunning
-	s.runCtx = subCtx
 	if s.e.cfg.Timeout > 0 || !neverEnds(callerCtx, subCtx) {
 		// Run's context ends when the subscription ends it: at the
 		// timeout, when the subscriber or the caller leaves (the watch
 		// above), once the execution has ended.
 		s.deadline = newCommandContext(valuesOf(subCtx, callerCtx), c.k.registry.clock, s.e.start, s.e.cfg.Timeout)
-		s.runCtx = s.deadline
 	}
 	if s.e.cfg.Isolation != SemaphoreIsolation {
 		s.submit()
@@ -115,11 +112,23 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, rec 
 	s.mu.Unlock()
 	growStack()
 	if c.run != nil {
-		v, err := callRun(c.run, s.runCtx, in)
+		v, err := callRun(c.run, s.runContext(), in)
 		s.runReturned(v, err, c.k.registry.now(), false)
 		return
 	}
-	s.subscribeBody(s.runCtx, false)
+	s.subscribeBody(s.runContext(), false)
+}
+
+// runContext is the context of the user's code: the subscriber's, or the
+// one the subscription ends at the timeout and when the caller leaves.
+// It is not kept in a field of its own, so that a subscription fits the
+// allocator's size class of 640 bytes, not 704 (command
+// BenchmarkObservableCommand/plain/ToSlice: 952 → 888 B/op).
+func (s *subscription[In, Out]) runContext() context.Context {
+	if s.deadline != nil {
+		return s.deadline
+	}
+	return s.subCtx
 }
 
 // armTimeout starts the timer that answers the subscriber at the timeout,
@@ -160,7 +169,7 @@ func (s *subscription[In, Out]) submit() {
 	// Armed before the run is queued, so that whoever sees it queued may
 	// count on its timeout.
 	s.armTimeout()
-	call := c.getCall(s.runCtx, s.in)
+	call := c.getCall(s.runContext(), s.in)
 	call.owner = s
 	p, submitted := c.k.registry.submit(p, call, s.e.start)
 	if !submitted {
@@ -368,14 +377,14 @@ func (s *subscription[In, Out]) end(now int64, v Out, err error) {
 	}
 	s.e.finish(now)
 	watches := s.watches
-	s.watches = [2]endWatch{}
+	s.watches = contextWatches{}
 	timing := !s.emitted // else the first value stopped the timeout
 	telling := s.teller.leave(err)
 	s.mu.Unlock()
 	if timing {
 		s.timeout.Stop()
 	}
-	unwatch(watches, &s.leave)
+	watches.stop(s.subCtx, s.callerCtx, &s.leave)
 	if s.deadline != nil {
 		s.deadline.end()
 	}
