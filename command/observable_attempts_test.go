@@ -324,3 +324,41 @@ func TestObservableCommandLeavingEndsEveryHedge(t *testing.T) {
 		})
 	}
 }
+
+// A subscription that leaves before its hedge's delay starts no hedge when
+// the delay passes, and takes no place in the retry budget: leaving more
+// often than the budget's floor leaves the next subscription its hedge.
+func TestObservableCommandLeavingBeforeTheHedgesDelayStartsNoHedge(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			var made atomic.Int32
+			waiting := func(context.Context, int) observable.Observable[bool] {
+				made.Add(1)
+				return observable.Create(func(ctx context.Context, o observable.Observer[bool]) {
+					<-ctx.Done()
+					o.OnError(ctx.Err())
+				})
+			}
+			c := NewObservable("LeftEarly", waiting, WithRegistry(h.reg), WithConfig(Config{
+				Isolation: iso,
+				Timeout:   -1,
+				Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+			}))
+			for i := range DefaultRetryBudgetMinConcurrency + 1 {
+				ctx, cancel := context.WithCancel(context.Background())
+				call := goCall(func() ([]bool, error) { return c.Execute(ctx, 1) })
+				waitFor(t, "the execution", func() bool { return made.Load() == int32(i+1) })
+				cancel()
+				res := awaitCall(t, call)
+				require.ErrorIs(t, res.err, context.Canceled)
+				assert.Equal(t, evs("CANCELLED"), h.events())
+			}
+			h.clock.Advance(50 * time.Millisecond)
+			assert.Equal(t, int64(0), h.state("LeftEarly").retrying.Load(), "no place taken in the budget")
+			assert.Equal(t, int32(DefaultRetryBudgetMinConcurrency+1), made.Load(), "no hedge started")
+			h.noMoreCompletions()
+			h.assertReleased("LeftEarly")
+		})
+	}
+}

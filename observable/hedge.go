@@ -462,11 +462,14 @@ func (r *hedgeRace[T]) disarmLocked() {
 }
 
 // Expire is the next hedge's delay passing: the hedge due then starts,
-// unless the race has moved on since.
+// unless the race has moved on since, or its subscriber has left. A race
+// whose subscriber left may not have been told: a stream's attempt that
+// ends as its subscription does is not heard (HedgeStreamOn), and a
+// hedge started then would take Permit's place and never run.
 func (r *hedgeRace[T]) Expire(due int64) {
 	r.mu.Lock()
 	r.fired.Store(true)
-	if r.done || r.closed || due != r.nextDue || r.started >= r.h.Policy.attempts() {
+	if r.done || r.closed || due != r.nextDue || r.started >= r.h.Policy.attempts() || r.parent.Err() != nil {
 		r.mu.Unlock()
 		return
 	}

@@ -243,3 +243,23 @@ func TestHedgeStreamRefusesABadPolicy(t *testing.T) {
 		HedgeStream(Just(1), HedgePolicy{})
 	})
 }
+
+// A hedged stream whose subscriber leaves before the delay starts no hedge
+// when the delay passes, and asks Permit for none: the attempt that ended
+// with the subscription may not have told the race.
+func TestHedgeStreamStartsNoHedgeOnceItsSubscriberLeft(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	s := newStreamAttempts()
+	var asked atomic.Int32
+	o := HedgeStreamOn(s.observable(), HedgePolicy{
+		Delay:  delayOf(time.Second),
+		Permit: func() bool { asked.Add(1); return true },
+	}, mc)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.subscribeAside(t, ctx, o, mc)
+	cancel()
+	assert.ErrorIs(t, <-s.ended[0], context.Canceled)
+	mc.Advance(time.Second)
+	assert.Zero(t, asked.Load(), "Permit asked for a hedge")
+	assert.Equal(t, int32(1), s.calls.Load(), "a hedge started")
+}
