@@ -1,6 +1,10 @@
 package observable
 
-import "context"
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+)
 
 // First subscribes, waits for the first value and then stops the
 // subscription, so the source sees its context done. It returns ErrEmpty
@@ -13,7 +17,7 @@ func (o Observable[T]) First(ctx context.Context) (T, error) {
 	if p, ok := firstProducerOf(o); ok {
 		return produceFirst(p, orBackground(ctx))
 	}
-	c := &collector[T]{first: true}
+	c := &collector[T]{first: true, discard: discarderOf(o)}
 	c.init(ctx)
 	o.run(&c.scope, c)
 	return c.wait()
@@ -27,7 +31,7 @@ func (o Observable[T]) Last(ctx context.Context) (T, error) {
 	if s, ok := singleOf(o); ok {
 		return s.Call(orBackground(ctx))
 	}
-	c := &collector[T]{}
+	c := &collector[T]{discard: discarderOf(o)}
 	c.init(ctx)
 	o.run(&c.scope, c)
 	return c.wait()
@@ -36,7 +40,8 @@ func (o Observable[T]) Last(ctx context.Context) (T, error) {
 // ToSlice subscribes and waits for the Observable to terminate. It returns
 // every value in order (nil if there were none), or the values received
 // before the Observable failed and its error, or nil and ctx's error if
-// ctx is done first.
+// ctx is done first: the values received until then go to the Discard of
+// o's [Discarder] Single or Producer, if it has one.
 func (o Observable[T]) ToSlice(ctx context.Context) ([]T, error) {
 	if s, ok := singleOf(o); ok {
 		v, err := s.Call(orBackground(ctx))
@@ -45,13 +50,14 @@ func (o Observable[T]) ToSlice(ctx context.Context) ([]T, error) {
 		}
 		return []T{v}, nil
 	}
-	c := &sliceCollector[T]{}
+	c := &sliceCollector[T]{discard: discarderOf(o)}
 	c.init(ctx)
 	o.run(&c.scope, c)
 	if !c.ended() {
 		c.waitEnd()
 	}
 	if c.state.Load() != scopeDone {
+		c.dropValues()
 		return nil, c.Err()
 	}
 	return c.values, c.failure
@@ -69,18 +75,42 @@ type collector[T any] struct {
 	failure error
 	first   bool // end at the first value
 	has     bool // value holds a value
+	// discard is the source's Discarder, or nil: it takes a value that
+	// comes once the subscription has ended, and one that a later value
+	// replaces (Last).
+	discard Discarder[T]
 }
 
 func (c *collector[T]) OnNext(v T) {
 	if c.first {
-		if c.state.Load() == scopeLive {
-			c.value, c.has = v, true
-			c.endAs(scopeDone)
+		// The value is published only by the end it makes: one that
+		// comes as the context ends is nobody's.
+		if c.state.Load() != scopeLive || !c.keep(v) {
+			c.drop(v)
 		}
 		return
 	}
-	if c.live() {
-		c.value, c.has = v, true
+	if !c.live() {
+		c.drop(v)
+		return
+	}
+	if c.has {
+		c.drop(c.value) // Last keeps only the last
+	}
+	c.value, c.has = v, true
+}
+
+// keep makes v First's result, and reports whether it is: false if the
+// subscription ended meanwhile.
+func (c *collector[T]) keep(v T) bool {
+	c.value, c.has = v, true
+	return c.endAs(scopeDone)
+}
+
+// drop hands v, which nobody receives, to the source's Discarder, if any.
+func (c *collector[T]) drop(v T) {
+	if c.discard != nil {
+		c.discard.Discard(v)
 	}
 }
 
@@ -135,19 +165,59 @@ func (c *collector[T]) result() (T, error) {
 
 // sliceCollector collects every value. Its first few values go to buf, in
 // the same allocation.
+//
+// With a source that is a Discarder, the values of a subscription that
+// ends before its source terminates go to its Discard, handed over by the
+// source's goroutine: appending marks the collector busy before it asks
+// whether the subscription is live, and the waiter, which has seen it
+// end, takes the values once the collector is not busy. One of the two
+// sees the other's write: the append that asked in time finishes before
+// the waiter reads, and a later one finds the subscription ended.
 type sliceCollector[T any] struct {
 	scope
 	buf     [4]T
 	values  []T
 	failure error
+	discard Discarder[T] // the source's, or nil
+	busy    atomic.Bool  // a value is being appended
 }
 
 func (c *sliceCollector[T]) OnNext(v T) {
-	if c.live() {
-		if c.values == nil {
-			c.values = c.buf[:0]
+	if c.discard == nil {
+		if c.live() {
+			c.add(v)
 		}
-		c.values = append(c.values, v)
+		return
+	}
+	c.busy.Store(true)
+	live := c.live()
+	if live {
+		c.add(v)
+	}
+	c.busy.Store(false)
+	if !live {
+		c.discard.Discard(v)
+	}
+}
+
+func (c *sliceCollector[T]) add(v T) {
+	if c.values == nil {
+		c.values = c.buf[:0]
+	}
+	c.values = append(c.values, v)
+}
+
+// dropValues hands the values of a subscription that ended before its
+// source terminated to the source's Discarder, if it has one.
+func (c *sliceCollector[T]) dropValues() {
+	if c.discard == nil {
+		return
+	}
+	for c.busy.Load() {
+		runtime.Gosched()
+	}
+	for _, v := range c.values {
+		c.discard.Discard(v)
 	}
 }
 

@@ -37,11 +37,17 @@ type createObserver[T any] struct {
 	s       *scope
 	stopped atomic.Bool
 	ob      Observer[T]
+	// discard is a Producer's that is a Discarder, handed the values that
+	// come after the subscription has ended; nil for Create's function.
+	discard Discarder[T]
 }
 
 func (c *createObserver[T]) OnNext(v T) {
-	if !c.stopped.Load() && c.s.live() {
+	switch {
+	case !c.stopped.Load() && c.s.live():
 		c.ob.OnNext(v)
+	case c.discard != nil:
+		c.discard.Discard(v)
 	}
 }
 

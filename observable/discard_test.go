@@ -276,3 +276,140 @@ func TestZip2DiscardsWhatASideGivesAfterTheSubscriberLeft(t *testing.T) {
 	values, _, _ := r.snapshot()
 	assert.Empty(t, values)
 }
+
+// ownedProducer is a Discarder Producer whose subscription number n runs
+// produce(n), whatever its context says. It keeps the values it was
+// asked to discard.
+type ownedProducer struct {
+	produce   func(n int, ctx context.Context, o Observer[int])
+	calls     atomic.Int32
+	discarded callLog
+}
+
+func (p *ownedProducer) Produce(ctx context.Context, o Observer[int]) {
+	p.produce(int(p.calls.Add(1))-1, ctx, o)
+}
+
+func (p *ownedProducer) Discard(v int) { p.discarded.add(fmt.Sprint(v)) }
+
+// emitting returns a produce that emits vs and completes.
+func emitting(vs ...int) func(int, context.Context, Observer[int]) {
+	return func(_ int, _ context.Context, o Observer[int]) {
+		for _, v := range vs {
+			o.OnNext(v)
+		}
+		o.OnCompleted()
+	}
+}
+
+// What a Discarder Producer emits once its subscription has ended goes
+// back to its Discard: the values after the one First took, those past
+// Take's count, and those that come after Unsubscribe.
+func TestFromProducerDiscardsWhatComesAfterItsSubscriptionEnded(t *testing.T) {
+	t.Run("First", func(t *testing.T) {
+		p := &ownedProducer{produce: emitting(1, 2, 3)}
+		v, err := FromProducer[int](p).First(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 1, v)
+		assert.Equal(t, []string{"2", "3"}, p.discarded.get())
+	})
+	t.Run("Take", func(t *testing.T) {
+		p := &ownedProducer{produce: emitting(1, 2, 3)}
+		vs, err := FromProducer[int](p).Take(2).ToSlice(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, []int{1, 2}, vs)
+		assert.Equal(t, []string{"3"}, p.discarded.get())
+	})
+	t.Run("Unsubscribe", func(t *testing.T) {
+		emit := make(chan int)
+		done := make(chan struct{})
+		p := &ownedProducer{produce: func(_ int, _ context.Context, o Observer[int]) {
+			go func() {
+				defer close(done)
+				for v := range emit {
+					o.OnNext(v)
+				}
+			}()
+		}}
+		var got callLog
+		sub := FromProducer[int](p).SubscribeFunc(context.Background(), func(v int) { got.add(fmt.Sprint(v)) }, nil, nil)
+		emit <- 1
+		sub.Unsubscribe()
+		emit <- 2
+		close(emit)
+		<-done
+		assert.Equal(t, []string{"1"}, got.get())
+		assert.Equal(t, []string{"2"}, p.discarded.get())
+	})
+	t.Run("nothing while the subscription lives", func(t *testing.T) {
+		p := &ownedProducer{produce: emitting(1, 2)}
+		vs, err := FromProducer[int](p).ToSlice(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, []int{1, 2}, vs)
+		assert.Empty(t, p.discarded.get())
+	})
+}
+
+// A hedged stream of a Discarder Producer hands it the values of the
+// attempt that lost: here the first attempt, which emits once the hedge
+// has won and its own context has ended.
+func TestHedgeStreamDiscardsTheValuesOfAnAttemptThatLost(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	release := make(chan struct{})
+	loserDone := make(chan struct{})
+	p := &ownedProducer{produce: func(n int, ctx context.Context, o Observer[int]) {
+		if n == 1 {
+			o.OnNext(10)
+			o.OnCompleted()
+			return
+		}
+		go func() {
+			defer close(loserDone)
+			<-release
+			o.OnNext(5)
+			o.OnNext(6)
+			o.OnCompleted()
+		}()
+	}}
+	o := HedgeStreamOn(FromProducer[int](p), HedgePolicy{Delay: delayOf(time.Second)}, mc)
+	got := make(chan []int, 1)
+	go func() {
+		vs, _ := o.ToSlice(context.Background())
+		got <- vs
+	}()
+	require.NoError(t, mc.BlockUntil(context.Background(), 1))
+	mc.Advance(time.Second)
+	assert.Equal(t, []int{10}, <-got, "the hedge won")
+	close(release)
+	<-loserDone
+	assert.Equal(t, []string{"5", "6"}, p.discarded.get())
+}
+
+// ToSlice whose context ends first hands the values it had collected to
+// the source's Discard; Last hands it each value a later one replaced.
+func TestCollectorsDiscardWhatTheyDoNotReturn(t *testing.T) {
+	t.Run("ToSlice", func(t *testing.T) {
+		collected := make(chan struct{})
+		p := &ownedProducer{produce: func(_ int, _ context.Context, o Observer[int]) {
+			o.OnNext(1)
+			o.OnNext(2)
+			close(collected)
+		}}
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			<-collected
+			cancel()
+		}()
+		vs, err := FromProducer[int](p).ToSlice(ctx)
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Nil(t, vs)
+		assert.Equal(t, []string{"1", "2"}, p.discarded.get())
+	})
+	t.Run("Last", func(t *testing.T) {
+		p := &ownedProducer{produce: emitting(1, 2, 3)}
+		v, err := FromProducer[int](p).Last(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 3, v)
+		assert.Equal(t, []string{"1", "2"}, p.discarded.get())
+	})
+}

@@ -51,19 +51,39 @@ func HedgeStreamOn[T any](o Observable[T], p HedgePolicy, c clock.Clock) Observa
 	// it has emitted or completed: the first such attempt is the first to
 	// succeed, and wins; one that fails first has failed. The winner's
 	// context is kept (keepsWinner) for the rest of its stream.
-	h := &HedgeSingle[*streamAttempt[T]]{Attempt: streamAttempts[T]{o}, Policy: &p, Clock: c, keepsWinner: true}
-	return Create(func(ctx context.Context, down Observer[T]) {
-		h.SubscribeSingle(ctx, streamWinner[T]{down})
-	})
+	d := discarderOf(o)
+	h := &HedgeSingle[*streamAttempt[T]]{Attempt: streamAttempts[T]{o, d}, Policy: &p, Clock: c, keepsWinner: true}
+	return FromProducer[T](&hedgedStream[T]{h, d})
+}
+
+// hedgedStream is what HedgeStreamOn returns: each subscription a race,
+// and, when o is a Discarder, a Discarder of o's values, so that a value
+// the winner emits once its subscription has ended goes to o's Discard.
+type hedgedStream[T any] struct {
+	h *HedgeSingle[*streamAttempt[T]]
+	d Discarder[T] // o's, or nil
+}
+
+func (s *hedgedStream[T]) Produce(ctx context.Context, down Observer[T]) {
+	s.h.SubscribeSingle(ctx, streamWinner[T]{down})
+}
+
+func (s *hedgedStream[T]) Discard(v T) {
+	if s.d != nil {
+		s.d.Discard(v)
+	}
 }
 
 // streamAttempts is the Single whose every subscription is one attempt of
 // a hedged stream: a subscription to o whose result, for the race, is
 // the attempt itself once it has emitted or completed.
-type streamAttempts[T any] struct{ o Observable[T] }
+type streamAttempts[T any] struct {
+	o       Observable[T]
+	discard Discarder[T] // o's, or nil
+}
 
 func (s streamAttempts[T]) SubscribeSingle(ctx context.Context, race SingleObserver[*streamAttempt[T]]) {
-	s.o.Subscribe(ctx, &streamAttempt[T]{race: race, ctx: ctx.(*attemptScope)})
+	s.o.Subscribe(ctx, &streamAttempt[T]{race: race, ctx: ctx.(*attemptScope), discard: s.discard})
 }
 
 // Call is never made: the race of a hedged stream only subscribes.
@@ -80,10 +100,11 @@ func (streamAttempts[T]) Async() bool { return false }
 // need no lock: down is written by the race's end, which the attempt's
 // own first notification makes when it wins.
 type streamAttempt[T any] struct {
-	race SingleObserver[*streamAttempt[T]]
-	ctx  *attemptScope
-	told bool        // the race knows the attempt emitted, completed or failed
-	down Observer[T] // the subscriber's, once the attempt has won
+	race    SingleObserver[*streamAttempt[T]]
+	ctx     *attemptScope
+	told    bool         // the race knows the attempt emitted, completed or failed
+	down    Observer[T]  // the subscriber's, once the attempt has won
+	discard Discarder[T] // takes a loser's values, if not nil
 }
 
 // emitting tells the race, the first time, that the attempt has emitted
@@ -97,8 +118,11 @@ func (a *streamAttempt[T]) emitting() bool {
 }
 
 func (a *streamAttempt[T]) OnNext(v T) {
-	if a.emitting() {
+	switch {
+	case a.emitting():
 		a.down.OnNext(v)
+	case a.discard != nil:
+		a.discard.Discard(v) // a loser's
 	}
 }
 

@@ -119,6 +119,13 @@ type subscriber[T any] struct {
 func (s *subscriber[T]) OnNext(v T) {
 	if s.live() {
 		s.ob.OnNext(v)
+		return
+	}
+	// A Producer that subscribes with its own observer emits what that
+	// subscription gives: a Discarder Producer takes it back (see
+	// FromProducer).
+	if c, ok := s.ob.(*createObserver[T]); ok && c.discard != nil {
+		c.discard.Discard(v)
 	}
 }
 

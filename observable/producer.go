@@ -31,7 +31,11 @@ type FirstProducer[T any] interface {
 
 // FromProducer returns a cold Observable that calls p.Produce for each
 // subscription, as Create does with its function; First of it calls
-// p.ProduceFirst if p is a FirstProducer.
+// p.ProduceFirst if p is a FirstProducer. If p is a [Discarder], a value
+// it emits once the subscription has ended (the subscriber left, a Take
+// or First downstream had what it needed) is handed to its Discard, on
+// the emitting goroutine, rather than dropped; and so is one that an
+// Observable p subscribed with its observer emits then, which p emits.
 //
 // It panics if p is nil.
 func FromProducer[T any](p Producer[T]) Observable[T] {
@@ -45,7 +49,8 @@ func FromProducer[T any](p Producer[T]) Observable[T] {
 type producerSource[T any] struct{ p Producer[T] }
 
 func (ps producerSource[T]) subscribe(s *scope, o Observer[T]) {
-	ps.p.Produce(s, &createObserver[T]{s: s, ob: o})
+	d, _ := ps.p.(Discarder[T])
+	ps.p.Produce(s, &createObserver[T]{s: s, ob: o, discard: d})
 }
 
 // firstProducerOf returns o's FirstProducer, if it has one.
