@@ -19,7 +19,7 @@ type core[In, Out any] struct {
 	fallback    fallbackFunc[In, Out]
 	fallbackObs func(context.Context, In, error) observable.Observable[Out]
 	poolKey     func(In) string
-	// discard is a Command's WithDiscard function, or nil.
+	// discard is the WithDiscard function, or nil.
 	discard func(Out)
 	calls   sync.Pool // *poolCall[In, Out]
 	// spareAttempts holds the attempts of hedged calls that left nothing

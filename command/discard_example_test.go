@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/observable"
@@ -58,4 +59,29 @@ func ExampleCollapser_WithDiscard() {
 	// closed conn 2
 	// closed conn 3
 	// true true
+}
+
+// An ObservableCommand's WithDiscard closes a value nobody receives: here
+// the connection its Observable opened only after the timeout, when the
+// fallback had answered.
+func ExampleObservableCommand_WithDiscard() {
+	r := command.NewRegistry()
+	defer r.Close()
+	open := command.NewObservable("OpenConnStream", func(ctx context.Context, id int) observable.Observable[*conn] {
+		return observable.FromFunc(func(ctx context.Context) (*conn, error) {
+			<-ctx.Done() // slow: the timeout ends the wait
+			return &conn{id: id}, nil
+		})
+	}, command.WithRegistry(r), command.WithConfig(command.Config{
+		Isolation: command.SemaphoreIsolation,
+		Timeout:   10 * time.Millisecond,
+	})).WithFallback(func(ctx context.Context, id int, err error) (*conn, error) {
+		return &conn{id: 0}, nil // a shared, idle connection
+	}).WithDiscard((*conn).Close)
+
+	conns, err := open.Execute(context.Background(), 7)
+	fmt.Println(len(conns), conns[0].id, err)
+	// Output:
+	// closed conn 7
+	// 1 0 <nil>
 }

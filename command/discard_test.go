@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // How a step of TestEveryValueIsReceivedOrDiscarded goes.
@@ -58,6 +59,7 @@ type discardKey struct {
 	clock interface{ Advance(time.Duration) }
 	reg   *Registry
 	cmd   *Command[*discardInput, string]
+	obs   *ObservableCommand[*discardInput, string] // of the same run and fallback, as Singles
 
 	mu        sync.Mutex
 	next      int
@@ -91,7 +93,59 @@ func TestEveryValueIsReceivedOrDiscarded(t *testing.T) {
 		for i := range rapid.IntRange(1, 6).Draw(rt, "steps") {
 			step := rapid.SampledFrom(steps).Draw(rt, fmt.Sprintf("step %d", i))
 			mode := rapid.SampledFrom(modes).Draw(rt, fmt.Sprintf("mode %d", i))
-			d.step(step, mode)
+			d.step(step, mode.name, func(ctx context.Context, in *discardInput) ([]string, error) {
+				v, err := mode.exec(ctx, d.cmd, in)
+				if err != nil {
+					return nil, err
+				}
+				return []string{v}, nil
+			})
+		}
+	})
+}
+
+// streamDiscardModes are the ways of executing an ObservableCommand of
+// discardKey. Observe is not among them: its replay keeps the values it
+// was given for the subscribers to come (see ObservableCommand.WithDiscard).
+var streamDiscardModes = []struct {
+	name string
+	exec func(ctx context.Context, c *ObservableCommand[*discardInput, string], in *discardInput) ([]string, error)
+}{
+	{"Execute", func(ctx context.Context, c *ObservableCommand[*discardInput, string], in *discardInput) ([]string, error) {
+		return c.Execute(ctx, in)
+	}},
+	{"ToObservable.First", func(ctx context.Context, c *ObservableCommand[*discardInput, string], in *discardInput) ([]string, error) {
+		v, err := c.ToObservable(ctx, in).First(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return []string{v}, nil
+	}},
+	{"Queue.Get", func(ctx context.Context, c *ObservableCommand[*discardInput, string], in *discardInput) ([]string, error) {
+		return c.Queue(ctx, in).Get(ctx)
+	}},
+}
+
+// The same of an ObservableCommand whose Observable and fallback are
+// synchronous Singles (observable.FromFunc) of the same run and fallback:
+// each value they give reaches exactly one place, the caller or
+// WithDiscard's function. Not hedged: a hedged stream passes its values
+// through operators that may drop one unseen as the caller leaves (see
+// ObservableCommand.WithDiscard); a hedge's loser is discarded
+// (observable TestHedgeStreamDiscardsTheValuesOfAnAttemptThatLost).
+func TestEveryValueOfAnObservableCommandIsReceivedOrDiscarded(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		iso := rapid.SampledFrom(bothIsolations).Draw(rt, "isolation")
+		d := newDiscardKey(rt, iso, false)
+		defer d.reg.Close()
+		steps := []discardStep{answersAtOnce, answersAfterCallerLeft, fallsBack, fallsBackAfterCallerLeft,
+			answersAfterTimeout, answersAsTimeoutPasses}
+		for i := range rapid.IntRange(1, 6).Draw(rt, "steps") {
+			step := rapid.SampledFrom(steps).Draw(rt, fmt.Sprintf("step %d", i))
+			mode := rapid.SampledFrom(streamDiscardModes).Draw(rt, fmt.Sprintf("mode %d", i))
+			d.step(step, mode.name, func(ctx context.Context, in *discardInput) ([]string, error) {
+				return mode.exec(ctx, d.obs, in)
+			})
 		}
 	})
 }
@@ -108,6 +162,11 @@ func newDiscardKey(t *rapid.T, iso Isolation, hedged bool) *discardKey {
 		cfg.Hedge = HedgeConfig{MaxHedges: 1, Delay: discardHedge}
 	}
 	d.cmd = New("discard", d.run, WithRegistry(d.reg), WithConfig(cfg)).
+		WithFallback(d.fallback).
+		WithDiscard(d.discard)
+	d.obs = NewObservable("discard-stream", func(_ context.Context, in *discardInput) observable.Observable[string] {
+		return observable.FromFunc(func(ctx context.Context) (string, error) { return d.run(ctx, in) })
+	}, WithRegistry(d.reg), WithConfig(cfg)).
 		WithFallback(d.fallback).
 		WithDiscard(d.discard)
 	return d
@@ -178,12 +237,15 @@ func (d *discardKey) fallback(ctx context.Context, in *discardInput, _ error) (s
 
 // step runs one execution of step through mode and checks the account
 // once every value is in.
-func (d *discardKey) step(step discardStep, mode execModeOf[*discardInput]) {
+//
+// exec returns the values the caller received, which come with an error
+// when a stream fails part way.
+func (d *discardKey) step(step discardStep, mode string, exec func(context.Context, *discardInput) ([]string, error)) {
 	d.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	in := &discardInput{step: step, entered: make(chan struct{}, 1), both: make(chan struct{})}
-	call := goCall(func() (string, error) { return mode.exec(ctx, d.cmd, in) })
+	call := goCall(func() ([]string, error) { return exec(ctx, in) })
 	switch step {
 	case answersAfterTimeout:
 		recv(d.t, in.entered, "run to start")
@@ -196,12 +258,10 @@ func (d *discardKey) step(step discardStep, mode execModeOf[*discardInput]) {
 		d.clock.Advance(discardHedge)
 	}
 	res := awaitCall(d.t, call)
-	if res.err == nil {
-		d.mu.Lock()
-		d.received = append(d.received, res.v)
-		d.mu.Unlock()
-	}
-	what := fmt.Sprintf("%s, %s: every value received or discarded", step, mode.name)
+	d.mu.Lock()
+	d.received = append(d.received, res.v...) // a stream's values come with its error too
+	d.mu.Unlock()
+	what := fmt.Sprintf("%s, %s: every value received or discarded", step, mode)
 	// A call may return before its user code does (the caller left, a
 	// hedge won): the account is checked once all of it has returned.
 	waitFor(d.t, what, func() bool {
@@ -216,7 +276,7 @@ func (d *discardKey) step(step discardStep, mode execModeOf[*discardInput]) {
 	want := slices.Clone(d.produced)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
-		d.t.Fatalf("%s, %s: produced %v, received %v, discarded %v", step, mode.name,
+		d.t.Fatalf("%s, %s: produced %v, received %v, discarded %v", step, mode,
 			d.produced, d.received, d.discarded)
 	}
 }

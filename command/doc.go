@@ -59,7 +59,9 @@
 //     not only garbage; it may hold rows or a connection open.
 //     [Command.WithDiscard] hands each such value to a function that
 //     releases it, once, and so do the operators that drop a value of
-//     the command's Observable (Zip2's other side failing).
+//     the command's Observable (Zip2's other side failing);
+//     [ObservableCommand.WithDiscard] does the same for the values of a
+//     stream.
 //     [Collapser.WithDiscard] does the same for a batch's results: one
 //     whose every caller left once the batch had started, or a batch
 //     that answered a wrong number of them.

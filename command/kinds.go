@@ -158,17 +158,40 @@ func (c *ObservableCommand[In, Out]) Observe(ctx context.Context, in In) observa
 // values.
 func (c *ObservableCommand[In, Out]) Queue(ctx context.Context, in In) *observable.Future[[]Out] {
 	ctx = orBackground(ctx)
-	return observable.Defer(func() observable.Observable[[]Out] {
-		return observable.Create(func(sctx context.Context, o observable.Observer[[]Out]) {
-			vs, err := c.ToObservable(ctx, in).ToSlice(sctx)
-			if err != nil {
-				o.OnError(err)
-				return
-			}
-			o.OnNext(vs)
-			o.OnCompleted()
-		})
-	}).ToFuture(ctx)
+	return observable.FromSingle[[]Out](&allValues[In, Out]{c.ToObservable(ctx, in), &c.core}).ToFuture(ctx)
+}
+
+// allValues is the Single of every value of an ObservableCommand's
+// execution, for Queue: values its Future does not take go to the
+// command's WithDiscard function.
+type allValues[In, Out any] struct {
+	o observable.Observable[Out]
+	c *core[In, Out]
+}
+
+// Call collects the values. A Future gives an error alone: the values a
+// stream emitted before it failed are dropped.
+func (a *allValues[In, Out]) Call(ctx context.Context) ([]Out, error) {
+	vs, err := a.o.ToSlice(ctx)
+	if err != nil {
+		a.Discard(vs)
+		return nil, err
+	}
+	return vs, nil
+}
+
+func (a *allValues[In, Out]) SubscribeSingle(ctx context.Context, obs observable.SingleObserver[[]Out]) {
+	obs.OnResult(a.Call(ctx))
+}
+
+// Async is false: the values are collected on the subscribing goroutine.
+func (a *allValues[In, Out]) Async() bool { return false }
+
+// Discard hands each of vs to the command's WithDiscard function.
+func (a *allValues[In, Out]) Discard(vs []Out) {
+	for _, v := range vs {
+		a.c.drop(v, nil)
+	}
 }
 
 // Execute runs the command and returns all its values.

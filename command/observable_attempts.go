@@ -50,7 +50,7 @@ func (x *observableExecution[In, Out]) produceAttempts(subCtx context.Context, o
 		return
 	}
 	a.newRound()
-	a.attempt(subCtx, firstAttempt[In, Out]{a, subCtx, o})
+	a.Produce(subCtx, firstAttempt[In, Out]{a, subCtx, o})
 }
 
 // newAttempts returns the attempts of one subscription under cfg, before
@@ -69,7 +69,7 @@ func (x *observableExecution[In, Out]) newAttempts(cfg *Config) *streamAttempts[
 // after each failure the fallback stage retries.
 func (a *streamAttempts[In, Out]) subscribeRounds(subCtx context.Context, o observable.Observer[Out]) {
 	k, cfg := a.k, a.cfg
-	round := observable.Create(a.attempt)
+	round := observable.FromProducer[Out](a)
 	if cfg.Hedge.MaxHedges > 0 {
 		round = observable.HedgeStreamOn(round, *k.hedgePolicy(cfg), k.registry.clock)
 	}
@@ -87,10 +87,15 @@ func (a *streamAttempts[In, Out]) subscribeRounds(subCtx context.Context, o obse
 	attempts.Subscribe(subCtx, o)
 }
 
-// attempt is one execution of the attempts, for the subscription subCtx
-// of the retry or hedge operator; the first round's failure, if
+// Discard hands v, a value of an attempt that nobody receives (the
+// attempt lost a hedge's race, or emitted once its subscription had
+// ended), to the command's WithDiscard function, if it has one.
+func (a *streamAttempts[In, Out]) Discard(v Out) { a.x.c.drop(v, nil) }
+
+// Produce makes one execution of the attempts, for the subscription
+// subCtx of the retry or hedge operator; the first round's failure, if
 // produceAttempts made that round, is told again instead.
-func (a *streamAttempts[In, Out]) attempt(subCtx context.Context, o observable.Observer[Out]) {
+func (a *streamAttempts[In, Out]) Produce(subCtx context.Context, o observable.Observer[Out]) {
 	if err := a.replayed(); err != nil {
 		o.OnError(err)
 		return

@@ -46,6 +46,11 @@ func (x *observableExecution[In, Out]) Produce(subCtx context.Context, o observa
 	x.c.subscribe(x.ctx, subCtx, x.in, x.rec, nil, o, nil)
 }
 
+// Discard hands v, a value of this execution's that the subscription had
+// ended for (observable.FromProducer) or that an operator dropped, to the
+// command's WithDiscard function, if it has one (observable.Discarder).
+func (x *observableExecution[In, Out]) Discard(v Out) { x.c.drop(v, nil) }
+
 // ProduceFirst runs one execution for First, which leaves at the first
 // value.
 func (x *observableExecution[In, Out]) ProduceFirst(subCtx context.Context) (Out, error) {
@@ -53,7 +58,7 @@ func (x *observableExecution[In, Out]) ProduceFirst(subCtx context.Context) (Out
 	attempts := makesAttempts(cfg, x.ctx)
 	switch {
 	case cfg.Isolation == SemaphoreIsolation && cfg.Timeout > 0 || attempts && cfg.Hedge.MaxHedges > 0:
-		return observable.Create(x.Produce).First(subCtx)
+		return observable.FromProducer[Out](subscribedExecution[In, Out]{x}).First(subCtx)
 	case attempts:
 		return x.firstRetrying(subCtx, cfg)
 	}
@@ -76,7 +81,7 @@ func (x *observableExecution[In, Out]) firstRetrying(subCtx context.Context, cfg
 	}
 	a := x.newAttempts(cfg)
 	a.madeFirst(err, first)
-	return observable.Create(a.subscribeRounds).First(subCtx)
+	return observable.FromProducer[Out](subscribedRounds[In, Out]{a}).First(subCtx)
 }
 
 // errCompleted is what firstOf returns for an Observable that completed
@@ -116,3 +121,26 @@ func tookFirst[Out any](e *execution, v Out, event metricsstream.EventType, now 
 	e.cancelled(now)
 	return v, nil
 }
+
+// subscribedExecution is x as a Producer that First subscribes: a
+// Discarder, so that a value First does not take goes to the command's
+// WithDiscard function, and not a FirstProducer, which would bring First
+// back to ProduceFirst. One pointer, it is an interface value without an
+// allocation of its own.
+type subscribedExecution[In, Out any] struct{ x *observableExecution[In, Out] }
+
+func (s subscribedExecution[In, Out]) Produce(ctx context.Context, o observable.Observer[Out]) {
+	s.x.Produce(ctx, o)
+}
+
+func (s subscribedExecution[In, Out]) Discard(v Out) { s.x.Discard(v) }
+
+// subscribedRounds is the rounds of a's attempts as a Producer that First
+// subscribes, as subscribedExecution.
+type subscribedRounds[In, Out any] struct{ a *streamAttempts[In, Out] }
+
+func (s subscribedRounds[In, Out]) Produce(ctx context.Context, o observable.Observer[Out]) {
+	s.a.subscribeRounds(ctx, o)
+}
+
+func (s subscribedRounds[In, Out]) Discard(v Out) { s.a.Discard(v) }

@@ -216,7 +216,7 @@ func (s *subscription[In, Out]) runReturned(v Out, err error, now int64, inTime 
 	s.mu.Lock()
 	if s.phase != phaseRunning {
 		s.mu.Unlock()
-		s.c.drop(v, err) // cancelled or timed out: nobody waits for it
+		s.dropResult(v, err) // cancelled or timed out: nobody waits for it
 		return
 	}
 	var o outcome
@@ -237,9 +237,19 @@ func (s *subscription[In, Out]) runReturned(v Out, err error, now int64, inTime 
 	case runCancelled:
 		var zero Out
 		s.end(now, zero, s.leftErr())
-		s.c.drop(v, err)
+		s.dropResult(v, err)
 	default:
 		s.fallBack(failure, cause)
+		s.dropResult(v, err)
+	}
+}
+
+// dropResult drops v and err, what run or the fallback returned, which no
+// subscriber receives. Only a Command's has a value: an
+// ObservableCommand's values come through value, and what ends its
+// Observable carries none.
+func (s *subscription[In, Out]) dropResult(v Out, err error) {
+	if s.single != nil {
 		s.c.drop(v, err)
 	}
 }
@@ -337,8 +347,7 @@ func (s *subscription[In, Out]) fallBack(failure FailureType, cause error) {
 		s.fallbackEnded(cmdErr, v, err)
 		return
 	}
-	src := constructFallback(s.c.fallbackObs, s.callerCtx, s.in, cmdErr)
-	src.Subscribe(s.fallbackContext(), &fallbackObserver[In, Out]{s: s, cmdErr: cmdErr})
+	s.subscribeFallback(cmdErr)
 }
 
 // fallbackEnded concludes the execution with the fallback's result (its
@@ -352,11 +361,11 @@ func (s *subscription[In, Out]) fallbackEnded(cmdErr *Error, v Out, err error) {
 	switch {
 	case s.phase != phaseFallingBack:
 		s.mu.Unlock()
-		s.c.drop(v, err) // the subscriber left while the fallback ran
+		s.dropResult(v, err) // the subscriber left while the fallback ran
 		return
 	case s.leftErr() != nil:
 		s.cancelLocked()
-		s.c.drop(v, err)
+		s.dropResult(v, err)
 		return
 	}
 	if err = s.e.fallbackDone(cmdErr, err); err != nil {

@@ -70,11 +70,13 @@ func (h *slotHold) release(end int64) {
 }
 
 // value tells the subscriber a value of the user's Observable or its
-// fallback's, after marking it, unless the execution has ended.
+// fallback's, after marking it, unless the execution has ended: then the
+// value is dropped.
 func (s *subscription[In, Out]) value(v Out, event metricsstream.EventType, phase int) {
 	s.mu.Lock()
 	if s.phase != phase {
 		s.mu.Unlock()
+		s.c.drop(v, nil) // the execution has ended: nobody waits for it
 		return
 	}
 	s.e.mark(event)
@@ -140,10 +142,26 @@ func (f *fallbackObserver[In, Out]) OnCompleted() {
 	f.s.fallbackEnded(f.cmdErr, zero, nil)
 }
 
-// constructFallback returns the fallback's Observable, with a panic in
-// fallback or while its Observable is subscribed turned into an error.
-func constructFallback[In, Out any](fallback func(context.Context, In, error) observable.Observable[Out], ctx context.Context, in In, cmdErr error) observable.Observable[Out] {
-	return recoverSubscribe(fallbackBody(fallback, ctx, in, cmdErr))
+// subscribeFallback subscribes an ObservableCommand's Observable
+// fallback, with a panic in fallback or while its Observable is
+// subscribed turned into its error. A fallback that is a synchronous
+// observable.Single (WithFallback's) hands its result over directly, as
+// the user's Observable does (subscribeBody): a value it gives once the
+// execution has ended is dropped here, and handed to WithDiscard's
+// function, where a subscription would drop it unseen.
+func (s *subscription[In, Out]) subscribeFallback(cmdErr *Error) {
+	src := fallbackBody(s.c.fallbackObs, s.callerCtx, s.in, cmdErr)
+	ctx := s.fallbackContext()
+	if one, ok := src.AsSingle(); ok && !one.Async() {
+		v, err := callSingle(one, ctx)
+		if err == nil {
+			s.value(v, metricsstream.FallbackEmit, phaseFallingBack)
+		}
+		var zero Out
+		s.fallbackEnded(cmdErr, zero, err)
+		return
+	}
+	recoverSubscribe(src).Subscribe(ctx, &fallbackObserver[In, Out]{s: s, cmdErr: cmdErr})
 }
 
 // fallbackBody returns the fallback's Observable, or the Observable of

@@ -142,6 +142,42 @@ func (c *ObservableCommand[In, Out]) WithPoolKey(f func(in In) string) *Observab
 	return d
 }
 
+// WithDiscard returns a copy of c that hands discard each value of its
+// Observable, or of its Observable fallback, that no caller receives, as
+// [Command.WithDiscard] does for a run's. Such a value is one that comes
+//   - once its execution has ended: at the timeout, when the subscriber
+//     or the caller left, or when another attempt had won a hedge's race;
+//   - once the subscription it was meant for has ended, or as it ends:
+//     after the value First took, or the values Execute, ToSlice or a
+//     Future of Queue had collected when their context ended.
+//
+// A value a caller receives is the caller's to release: what Execute
+// returns (with an error too, when the stream failed part way), what a
+// Future holds, what an Observable of the command tells its subscriber.
+// Observe's replay keeps what it was given for the subscribers to come,
+// even once every subscriber has left: its values are not discarded. A
+// hedged command discards what an attempt that lost the race emits, but
+// may still drop a value unseen as the caller leaves, in a race of a few
+// instructions between the hedge's operators.
+//
+// The user's Observable is subscribed under a context that ends with its
+// execution, and an Observable made by package observable (Create, say)
+// drops what it is given to emit after that, as its documentation says:
+// such an Observable should stop, and release what it holds, once its
+// context ends. A synchronous Single (observable.FromFunc, and the
+// fallback of WithFallback) hands its value to the execution directly,
+// so a value it returns late is discarded here.
+//
+// discard is called once per such value, on the goroutine that drops it,
+// maybe at the same time as other calls of it. It should return quickly,
+// and must not panic. WithDiscard panics if discard is nil.
+func (c *ObservableCommand[In, Out]) WithDiscard(discard func(Out)) *ObservableCommand[In, Out] {
+	mustFunc(c.k.key, "WithDiscard", discard == nil)
+	d := c.derive()
+	d.discard = discard
+	return d
+}
+
 // mustFunc panics, naming the key and the method, if a function given to a
 // method is nil.
 func mustFunc(key, method string, isNil bool) {
