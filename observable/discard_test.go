@@ -304,15 +304,26 @@ func emitting(vs ...int) func(int, context.Context, Observer[int]) {
 
 // What a Discarder Producer emits once its subscription has ended goes
 // back to its Discard: the values after the one First took, those past
-// Take's count, and those that come after Unsubscribe.
+// Take's count, and those that come after Unsubscribe. Last hands it
+// each value a later one replaced.
 func TestFromProducerDiscardsWhatComesAfterItsSubscriptionEnded(t *testing.T) {
-	t.Run("First", func(t *testing.T) {
-		p := &ownedProducer{produce: emitting(1, 2, 3)}
-		v, err := FromProducer[int](p).First(context.Background())
-		require.NoError(t, err)
-		assert.Equal(t, 1, v)
-		assert.Equal(t, []string{"2", "3"}, p.discarded.get())
-	})
+	for _, c := range []struct {
+		name      string
+		take      func(Observable[int]) (int, error)
+		v         int
+		discarded []string
+	}{
+		{"First", func(o Observable[int]) (int, error) { return o.First(context.Background()) }, 1, []string{"2", "3"}},
+		{"Last", func(o Observable[int]) (int, error) { return o.Last(context.Background()) }, 3, []string{"1", "2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &ownedProducer{produce: emitting(1, 2, 3)}
+			v, err := c.take(FromProducer[int](p))
+			require.NoError(t, err)
+			assert.Equal(t, c.v, v)
+			assert.Equal(t, c.discarded, p.discarded.get())
+		})
+	}
 	t.Run("Take", func(t *testing.T) {
 		p := &ownedProducer{produce: emitting(1, 2, 3)}
 		vs, err := FromProducer[int](p).Take(2).ToSlice(context.Background())
@@ -386,9 +397,9 @@ func TestHedgeStreamDiscardsTheValuesOfAnAttemptThatLost(t *testing.T) {
 }
 
 // ToSlice whose context ends first hands the values it had collected to
-// the source's Discard; Last hands it each value a later one replaced.
-func TestCollectorsDiscardWhatTheyDoNotReturn(t *testing.T) {
-	t.Run("ToSlice", func(t *testing.T) {
+// the source's Discard.
+func TestToSliceDiscardsWhatItCollectedWhenItsContextEnded(t *testing.T) {
+	{
 		collected := make(chan struct{})
 		p := &ownedProducer{produce: func(_ int, _ context.Context, o Observer[int]) {
 			o.OnNext(1)
@@ -404,12 +415,5 @@ func TestCollectorsDiscardWhatTheyDoNotReturn(t *testing.T) {
 		assert.ErrorIs(t, err, context.Canceled)
 		assert.Nil(t, vs)
 		assert.Equal(t, []string{"1", "2"}, p.discarded.get())
-	})
-	t.Run("Last", func(t *testing.T) {
-		p := &ownedProducer{produce: emitting(1, 2, 3)}
-		v, err := FromProducer[int](p).Last(context.Background())
-		require.NoError(t, err)
-		assert.Equal(t, 3, v)
-		assert.Equal(t, []string{"1", "2"}, p.discarded.get())
-	})
+	}
 }
