@@ -2,6 +2,8 @@ package command
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -359,6 +361,50 @@ func TestObservableCommandLeavingBeforeTheHedgesDelayStartsNoHedge(t *testing.T)
 			assert.Equal(t, int32(DefaultRetryBudgetMinConcurrency+1), made.Load(), "no hedge started")
 			h.noMoreCompletions()
 			h.assertReleased("LeftEarly")
+		})
+	}
+}
+
+// What the losing execution of a hedged ObservableCommand gives once the
+// hedge has won, and cancelled it, goes to WithDiscard's function.
+func TestObservableCommandDiscardsTheHedgeLosersValue(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			var made atomic.Int32
+			var mu sync.Mutex
+			var discarded []string
+			discardedNow := func() []string {
+				mu.Lock()
+				defer mu.Unlock()
+				return slices.Clone(discarded)
+			}
+			c := NewObservable("Loser", func(context.Context, int) observable.Observable[string] {
+				first := made.Add(1) == 1
+				return observable.FromFunc(func(ctx context.Context) (string, error) {
+					if !first {
+						return "hedge", nil
+					}
+					<-ctx.Done() // cancelled when the hedge wins, it answers anyway
+					return "first", nil
+				})
+			}, WithRegistry(h.reg), WithConfig(Config{
+				Isolation: iso,
+				Timeout:   -1,
+				Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+			})).WithDiscard(func(v string) {
+				mu.Lock()
+				discarded = append(discarded, v)
+				mu.Unlock()
+			})
+			call := goCall(func() ([]string, error) { return c.Execute(context.Background(), 1) })
+			waitFor(t, "the first execution", func() bool { return made.Load() == 1 })
+			h.clock.Advance(50 * time.Millisecond)
+			res := awaitCall(t, call)
+			require.NoError(t, res.err)
+			assert.Equal(t, []string{"hedge"}, res.v)
+			waitFor(t, "the loser's value discarded", func() bool { return len(discardedNow()) == 1 })
+			assert.Equal(t, []string{"first"}, discardedNow())
 		})
 	}
 }
