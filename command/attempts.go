@@ -179,6 +179,9 @@ func (a *attempts[In, Out]) compose(x *single[In, Out], cfg *Config) observable.
 		h := &a.hedged
 		h.Attempt, h.Policy, h.Clock = s, k.hedgePolicy(cfg), k.registry.clock
 		h.Discard = x.c.discard // a loser's value; spares are the core's, and keep it
+		if x.c.construct != nil {
+			h.Wins = completedEmpty // the attempts are First's (observable_first.go)
+		}
 		s = h
 	}
 	a.rnd = round[In, Out]{a, s}
@@ -439,6 +442,18 @@ func (e attemptExecution[In, Out]) Call(subCtx context.Context) (Out, error) {
 
 func (e attemptExecution[In, Out]) SubscribeSingle(subCtx context.Context, obs observable.SingleObserver[Out]) {
 	x := e.a.x
+	if x.c.construct != nil {
+		// First's execution of an ObservableCommand (observable_first.go)
+		// is a call: on the race's goroutine, or, in a worker pool, where
+		// the race expects SubscribeSingle to return at once, on one of
+		// its own, which waits for the worker.
+		if e.Async() {
+			go func() { obs.OnResult(e.Call(subCtx)) }()
+			return
+		}
+		obs.OnResult(e.Call(subCtx))
+		return
+	}
 	ai := e.a.begin(subCtx)
 	x.c.subscribe(x.ctx, subCtx, x.in, x.rec, attemptObserver[In, Out]{e.a, ai, obs}, nil, ai)
 }

@@ -349,7 +349,7 @@ func (c *Command[In, Out]) callBatch(ctx context.Context, in In, n int, rec exec
 		return c.call(ctx, in, n, rec, nil)
 	}
 	a := new(attempts[In, Out])
-	s := a.compose(&single[In, Out]{c: c, ctx: ctx, in: in, rec: rec}, cfg)
+	s := a.compose(&single[In, Out]{c: &c.core, ctx: ctx, in: in, rec: rec}, cfg)
 	a.collapsed = n
 	return s.Call(ctx)
 }

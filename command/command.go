@@ -58,9 +58,9 @@ func (c *Command[In, Out]) Breaker() *breaker.Breaker { return c.k.breaker }
 // observable.Single), and Execute makes that call without building the
 // Observable.
 func (c *Command[In, Out]) Execute(ctx context.Context, in In) (Out, error) {
-	x := single[In, Out]{c: c, ctx: orBackground(ctx), in: in}
+	x := single[In, Out]{c: &c.core, ctx: orBackground(ctx), in: in}
 	if requestScoped.Load() {
-		return x.callInRequest()
+		return c.callInRequest(&x)
 	}
 	return x.Call(x.ctx)
 }

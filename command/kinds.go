@@ -19,7 +19,7 @@ func (c *Command[In, Out]) ToObservable(ctx context.Context, in In) observable.O
 	if requestScoped.Load() {
 		return requestObservable[In, Out](c, ctx, in, c.cacheKey)
 	}
-	return observable.FromSingle[Out](&single[In, Out]{c: c, ctx: ctx, in: in})
+	return observable.FromSingle[Out](&single[In, Out]{c: &c.core, ctx: ctx, in: in})
 }
 
 // Observe starts the command at once and returns a hot Observable that

@@ -13,7 +13,8 @@ import (
 //	RetryWith{round{HedgeStreamOn{one execution}}}
 //
 // A subscription that retries and does not hedge makes its first attempt
-// before it composes them (produceAttempts).
+// before it composes them (produceAttempts). First of one that hedges
+// makes a Command's attempts instead (observable_first.go).
 //
 // Every attempt is a full execution of the user's Observable with its own
 // Completion. The fallback stage of an attempt that failed asks the

@@ -17,14 +17,14 @@ type executor[In, Out any] interface {
 func (c *Command[In, Out]) state() *keyState { return c.k }
 
 func (c *Command[In, Out]) observeRecorded(ctx context.Context, in In, rec executionRecorder) observable.Observable[Out] {
-	return observable.FromSingle[Out](&single[In, Out]{c: c, ctx: ctx, in: in, rec: rec})
+	return observable.FromSingle[Out](&single[In, Out]{c: &c.core, ctx: ctx, in: in, rec: rec})
 }
 
-// callInRequest is Execute once request contexts or cache keys exist: the
-// request cache when the command has a cache key and its cache is on, the
-// request log when the context carries a request context.
-func (x *single[In, Out]) callInRequest() (Out, error) {
-	c, ctx := x.c, x.ctx
+// callInRequest is Execute of x once request contexts or cache keys
+// exist: the request cache when the command has a cache key and its cache
+// is on, the request log when the context carries a request context.
+func (c *Command[In, Out]) callInRequest(x *single[In, Out]) (Out, error) {
+	ctx := x.ctx
 	if err := ctx.Err(); err != nil {
 		var zero Out
 		return zero, err

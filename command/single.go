@@ -12,8 +12,10 @@ import (
 // SubscribeSingle. ctx is the context ToObservable was given; rec is
 // Command.call's. A collapser's batch is one only when its key makes
 // attempts, whose executions count its requests (Command.callBatch).
+// First of a hedged ObservableCommand makes one for its attempts, whose
+// executions are calls for the first value (observable_first.go).
 type single[In, Out any] struct {
-	c   *Command[In, Out]
+	c   *core[In, Out]
 	ctx context.Context
 	in  In
 	rec executionRecorder

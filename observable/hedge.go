@@ -115,6 +115,12 @@ type HedgeSingle[T any] struct {
 	// released. It is called on the attempt's goroutine, outside every
 	// lock, and must not panic.
 	Discard func(T)
+	// Wins, when not nil, reports whether an attempt that answered with
+	// err, not nil, ends the race with that answer, as a value would,
+	// rather than leave it to the other attempts: a race of the first
+	// values of streams ends on a stream that completed without one
+	// (ErrEmpty), as [HedgeStreamOn]'s race does.
+	Wins func(err error) bool
 
 	// The first race's state, so that a HedgeSingle made for one call, as
 	// a package that hedges its own Singles may make it, costs no
@@ -520,8 +526,8 @@ func (r *hedgeRace[T]) ended(i int, v T, err error) (finished bool) {
 		r.drop(v, err) // a loser's
 		return false
 	}
-	if err == nil {
-		r.v, r.err = v, nil
+	if err == nil || r.h.Wins != nil && r.h.Wins(err) {
+		r.v, r.err = v, err
 		r.finishLocked(i)
 		return true
 	}

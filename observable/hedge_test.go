@@ -214,3 +214,50 @@ func TestHedgesOfManyRacesStartEachAtItsDelay(t *testing.T) {
 	mc.Advance(time.Hour)
 	assert.Equal(t, int32(1), races[3].calls.Load(), "the race that ended took no hedge")
 }
+
+// A HedgeSingle's Wins names the errors that end the race as a value
+// does: the first attempt's failure then is the answer, and the hedge is
+// cancelled; without it, the hedge may still win.
+func TestHedgeSingleWinsEndsTheRaceOnTheErrorsItNames(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		wins  func(error) bool
+		wantV int
+		want  error
+	}{
+		{"named", func(err error) bool { return errors.Is(err, errFlaky) }, 0, errFlaky},
+		{"not named", nil, 1, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mc := clock.NewManual(epoch)
+			a := newAttempts()
+			one, _ := a.observable().AsSingle()
+			h := &HedgeSingle[int]{Attempt: one, Clock: mc, Wins: tc.wins,
+				Policy: &HedgePolicy{MaxHedges: 1, Delay: func() time.Duration { return 100 * time.Millisecond }}}
+			type result struct {
+				v   int
+				err error
+			}
+			done := make(chan result)
+			go func() {
+				v, err := h.Call(context.Background())
+				done <- result{v, err}
+			}()
+			assert.Equal(t, 0, <-a.started)
+			require.NoError(t, mc.BlockUntil(context.Background(), 1))
+			mc.Advance(100 * time.Millisecond)
+			assert.Equal(t, 1, <-a.started, "the hedge starts at the delay")
+
+			a.answers[0] <- errFlaky
+			if tc.wins == nil {
+				assert.NoError(t, <-a.ended[0])
+				a.answers[1] <- nil
+			} else {
+				assert.ErrorIs(t, <-a.ended[1], context.Canceled, "the hedge is cancelled")
+			}
+			r := <-done
+			assert.Equal(t, tc.wantV, r.v)
+			assert.Equal(t, tc.want, r.err)
+		})
+	}
+}
