@@ -234,6 +234,55 @@ func TestObservableCommandHedgeWinsByItsFirstValue(t *testing.T) {
 	}
 }
 
+// An execution that completes without a value while its hedge is in
+// flight wins the race, as one that emits does: the stream is empty
+// (First's error is ErrEmpty), and the hedge is cancelled.
+func TestObservableCommandHedgeRaceEndsOnAnEmptyCompletion(t *testing.T) {
+	for _, iso := range bothIsolations {
+		for _, m := range obsModesWithFirst {
+			t.Run(iso.String()+"/"+m.name, func(t *testing.T) {
+				h := newHarness(t)
+				var made atomic.Int32
+				complete := make(chan struct{})
+				c := NewObservable("Empty", func(context.Context, int) observable.Observable[bool] {
+					first := made.Add(1) == 1
+					return observable.Create(func(ctx context.Context, o observable.Observer[bool]) {
+						if first {
+							select {
+							case <-complete:
+								o.OnCompleted()
+								return
+							case <-ctx.Done():
+							}
+						}
+						<-ctx.Done() // the hedge, until the race ends it
+						o.OnError(ctx.Err())
+					})
+				}, WithRegistry(h.reg), WithConfig(Config{
+					Isolation: iso,
+					Timeout:   -1,
+					Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+				}))
+				call := goCall(func() ([]bool, error) { return m.exec(context.Background(), c, 1) })
+				waitFor(t, "the first execution", func() bool { return made.Load() == 1 })
+				h.stepUntil("the hedge", func() bool { return made.Load() == 2 })
+				close(complete)
+				res := awaitCall(t, call)
+				if m.name == "ToObservable.First" {
+					assert.ErrorIs(t, res.err, observable.ErrEmpty)
+				} else {
+					require.NoError(t, res.err)
+					assert.Empty(t, res.v)
+				}
+				assert.ElementsMatch(t, [][]string{evs("SUCCESS"), evs("CANCELLED", "HEDGED")}, [][]string{h.events(), h.events()},
+					"the empty execution, and the hedge cancelled")
+				h.noMoreCompletions()
+				h.assertReleased("Empty")
+			})
+		}
+	}
+}
+
 // An execution that fails before its first value while a hedge is in
 // flight runs no fallback: the hedge may still answer. The last one to
 // fail runs the fallback, whose values are the stream.
