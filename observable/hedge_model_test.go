@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
-
-	"github.com/rxhystrix/rxhystrix/internal/clock"
 )
 
 // TestHedgeSingleFollowsTheModel drives a HedgeSingle's race one step at
@@ -35,73 +32,22 @@ func TestHedgeSingleFollowsTheModel(t *testing.T) {
 
 var errWins = errors.New("an answer that wins")
 
-// singleAttempts is a Single whose calls each wait for a note sent on the
-// channel of their number, or for their context's end, and report both.
-type singleAttempts struct {
-	calls   atomic.Int32
-	started chan int
-	notes   [4]chan note
-	ended   [4]chan error
-}
-
-func newSingleAttempts() *singleAttempts {
-	a := &singleAttempts{started: make(chan int, 4)}
-	for i := range a.notes {
-		a.notes[i] = make(chan note, 1)
-		a.ended[i] = make(chan error, 1)
-	}
-	return a
-}
-
-func (a *singleAttempts) Call(ctx context.Context) (int, error) {
-	n := int(a.calls.Add(1)) - 1
-	a.started <- n
-	select {
-	case nt := <-a.notes[n]:
-		a.ended[n] <- nil
-		return nt.v, nt.err
-	case <-ctx.Done():
-		a.ended[n] <- ctx.Err()
-		return 0, ctx.Err()
-	}
-}
-
-func (a *singleAttempts) SubscribeSingle(ctx context.Context, r SingleObserver[int]) {
-	r.OnResult(a.Call(ctx))
-}
-
-func (a *singleAttempts) Async() bool { return false }
-
 type hedgeSingleModel struct {
-	rt      *rapid.T
-	mc      *clock.Manual
-	src     *singleAttempts
-	got     chan note
-	max     int // attempts the policy allows: the first and its hedges
-	delay   time.Duration
-	onError bool
-	permit  atomic.Bool
-
-	now      time.Duration
-	due      time.Duration // when the next hedge starts; -1 if none waits
-	attempts []modelAttempt
+	raceModel
+	src      *attempts // each answers with its number, or fails
+	got      chan note
 	failures []string // what the attempts failed with
 	over     bool
 }
 
 func newHedgeSingleModel(rt *rapid.T) *hedgeSingleModel {
-	m := &hedgeSingleModel{
-		rt:      rt,
-		mc:      clock.NewManual(epoch),
-		src:     newSingleAttempts(),
-		delay:   time.Duration(rapid.IntRange(1, 5).Draw(rt, "delay")) * 10 * time.Millisecond,
-		onError: rapid.Bool().Draw(rt, "onError"),
-		got:     make(chan note, 1),
-	}
+	src := newAttempts()
+	m := &hedgeSingleModel{raceModel: newRaceModel(rt, src.started, src.ended[:]), src: src, got: make(chan note, 1)}
 	hedges := rapid.IntRange(0, 3).Draw(rt, "MaxHedges")
 	m.max = max(hedges, 1) + 1 // 0 means 1
+	one, _ := src.observable().AsSingle()
 	h := &HedgeSingle[int]{
-		Attempt: m.src,
+		Attempt: one,
 		Policy:  &HedgePolicy{MaxHedges: hedges, Delay: delayOf(m.delay), OnError: m.onError, Permit: m.permit.Load},
 		Clock:   m.mc,
 		Wins:    func(err error) bool { return errors.Is(err, errWins) },
@@ -123,20 +69,8 @@ type singleNote chan note
 
 func (s singleNote) OnResult(v int, err error) { s <- note{v: v, err: err} }
 
-func (m *hedgeSingleModel) started() {
-	n := within(m.rt, m.src.started, "attempt starting")
-	if n != len(m.attempts) {
-		m.rt.Fatalf("attempt %d started, want %d", n, len(m.attempts))
-	}
-	m.attempts = append(m.attempts, attemptRunning)
-	m.due = -1
-	if len(m.attempts) < m.max {
-		m.due = m.now + m.delay
-	}
-}
-
 func (m *hedgeSingleModel) run() {
-	for step := 0; !m.over; step++ {
+	for !m.over {
 		var moves []string
 		if m.due >= 0 {
 			moves = append(moves, "delay")
@@ -155,9 +89,10 @@ func (m *hedgeSingleModel) run() {
 		case "delay":
 			m.passDelay()
 		case "answer":
-			m.ends(i, note{v: 100 + step})
+			m.ends(i, nil, note{v: i})
 		case "wins":
-			m.ends(i, note{err: fmt.Errorf("attempt %d: %w", i, errWins)})
+			err := fmt.Errorf("attempt %d: %w", i, errWins)
+			m.ends(i, err, note{v: i, err: err})
 		case "fail":
 			m.fail(i, fmt.Errorf("attempt %d fails", i))
 		}
@@ -173,37 +108,11 @@ func (m *hedgeSingleModel) run() {
 	}
 }
 
-func (m *hedgeSingleModel) passDelay() {
-	permitted := m.drawPermit()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := m.mc.BlockUntil(ctx, 1); err != nil {
-		m.rt.Fatalf("no timer for the hedge due at %v: %v", m.due, err)
-	}
-	m.mc.Advance(m.due - m.now)
-	m.now = m.due
-	if permitted {
-		m.started()
-		return
-	}
-	m.due = -1
-	select {
-	case n := <-m.src.started:
-		m.rt.Fatalf("attempt %d started, which the permit refused", n)
-	case <-time.After(time.Millisecond):
-	}
-}
-
-func (m *hedgeSingleModel) drawPermit() bool {
-	permitted := rapid.Float64Range(0, 1).Draw(m.rt, "permit") < 0.8
-	m.permit.Store(permitted)
-	return permitted
-}
-
-// ends is attempt i answering with what ends the race: every other
-// attempt still running is cancelled, and the race answers so.
-func (m *hedgeSingleModel) ends(i int, answer note) {
-	m.src.notes[i] <- answer
+// ends is attempt i answering with what ends the race (err nil: its
+// number): every other attempt still running is cancelled, and the race
+// answers so.
+func (m *hedgeSingleModel) ends(i int, err error, answer note) {
+	m.src.answers[i] <- err
 	m.end(i, nil)
 	for j, a := range m.attempts {
 		if a == attemptRunning {
@@ -218,7 +127,7 @@ func (m *hedgeSingleModel) ends(i int, answer note) {
 // is left running.
 func (m *hedgeSingleModel) fail(i int, err error) {
 	permitted := m.drawPermit()
-	m.src.notes[i] <- note{err: err}
+	m.src.answers[i] <- err
 	m.end(i, nil)
 	m.attempts[i] = attemptFailed
 	m.failures = append(m.failures, err.Error())
@@ -236,27 +145,10 @@ func (m *hedgeSingleModel) fail(i int, err error) {
 	}
 }
 
-func (m *hedgeSingleModel) running() int {
-	n := 0
-	for _, a := range m.attempts {
-		if a == attemptRunning {
-			n++
-		}
-	}
-	return n
-}
-
 func (m *hedgeSingleModel) expect(want note) {
 	got := within(m.rt, m.got, fmt.Sprintf("answer %+v", want))
 	if got.v != want.v || (got.err == nil) != (want.err == nil) || got.err != nil && got.err.Error() != want.err.Error() {
 		m.rt.Fatalf("the race answered %+v, want %+v", got, want)
 	}
 	m.over, m.due = true, -1
-}
-
-func (m *hedgeSingleModel) end(i int, want error) {
-	if got := within(m.rt, m.src.ended[i], fmt.Sprintf("end of attempt %d", i)); got != want {
-		m.rt.Fatalf("attempt %d ended with %v, want %v", i, got, want)
-	}
-	m.attempts[i] = attemptEnded
 }

@@ -3,13 +3,10 @@ package observable
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
-
-	"github.com/rxhystrix/rxhystrix/internal/clock"
 )
 
 // TestHedgeStreamFollowsTheModel drives a hedged stream one step at a
@@ -28,45 +25,23 @@ func TestHedgeStreamFollowsTheModel(t *testing.T) {
 	})
 }
 
-// The states of an attempt in the model.
-type modelAttempt int
-
-const (
-	attemptRunning modelAttempt = iota
-	attemptFailed               // failed before the race ended: out of it
-	attemptEnded                // cancelled, or the winner at its end
-)
-
 type hedgeStreamModel struct {
-	rt      *rapid.T
-	mc      *clock.Manual
-	src     *streamAttemptsOf
-	got     <-chan note
-	max     int // attempts the policy allows: the first and its hedges
-	delay   time.Duration
-	onError bool
-	// permit is what the policy's Permit answers next, drawn before each
-	// step that may ask it.
-	permit atomic.Bool
-
-	now      time.Duration // since epoch
-	due      time.Duration // when the next hedge starts; -1 if none waits
-	attempts []modelAttempt
-	winner   int // -1 until an attempt emits or completes
-	values   int // the winner's values so far
-	over     bool
+	raceModel
+	src    *streamAttemptsOf
+	got    <-chan note
+	winner int // -1 until an attempt emits or completes
+	values int // the winner's values so far
+	over   bool
 }
 
 func newHedgeStreamModel(rt *rapid.T) *hedgeStreamModel {
+	src := newStreamAttempts()
 	m := &hedgeStreamModel{
-		rt:      rt,
-		mc:      clock.NewManual(epoch),
-		src:     newStreamAttempts(),
-		max:     rapid.IntRange(2, 3).Draw(rt, "attempts"),
-		delay:   time.Duration(rapid.IntRange(1, 5).Draw(rt, "delay")) * 10 * time.Millisecond,
-		onError: rapid.Bool().Draw(rt, "onError"),
-		winner:  -1,
+		raceModel: newRaceModel(rt, src.started, src.ended[:]),
+		src:       src,
+		winner:    -1,
 	}
+	m.max = rapid.IntRange(2, 3).Draw(rt, "attempts")
 	p := HedgePolicy{MaxHedges: m.max - 1, Delay: delayOf(m.delay), OnError: m.onError, Permit: m.permit.Load}
 	got := make(chan note, 8)
 	go HedgeStreamOn(m.src.observable(), p, m.mc).SubscribeFunc(context.Background(),
@@ -76,31 +51,6 @@ func newHedgeStreamModel(rt *rapid.T) *hedgeStreamModel {
 	m.got = got
 	m.started()
 	return m
-}
-
-// within receives from ch, failing the check if nothing comes in time.
-func within[T any](rt *rapid.T, ch <-chan T, what string) T {
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(10 * time.Second):
-		rt.Fatalf("no %s", what)
-		panic("unreachable")
-	}
-}
-
-// started is the model's next attempt starting now: the race arms the
-// wait for the hedge after it, if another may start.
-func (m *hedgeStreamModel) started() {
-	n := within(m.rt, m.src.started, "attempt starting")
-	if n != len(m.attempts) {
-		m.rt.Fatalf("attempt %d started, want %d", n, len(m.attempts))
-	}
-	m.attempts = append(m.attempts, attemptRunning)
-	m.due = -1
-	if len(m.attempts) < m.max {
-		m.due = m.now + m.delay
-	}
 }
 
 func (m *hedgeStreamModel) run() {
@@ -152,39 +102,6 @@ func (m *hedgeStreamModel) run() {
 	}
 }
 
-// passDelay moves the clock to the next hedge's delay: it starts, unless
-// the permit refuses it, and then no hedge waits any more.
-func (m *hedgeStreamModel) passDelay() {
-	permitted := m.drawPermit()
-	if err := m.mc.BlockUntil(context.Background(), 1); err != nil {
-		m.rt.Fatal(err)
-	}
-	m.mc.Advance(m.due - m.now)
-	m.now = m.due
-	if permitted {
-		m.started()
-		return
-	}
-	m.due = -1
-	m.noneStarts()
-}
-
-// drawPermit draws what the permit answers the next hedge.
-func (m *hedgeStreamModel) drawPermit() bool {
-	permitted := rapid.Float64Range(0, 1).Draw(m.rt, "permit") < 0.8
-	m.permit.Store(permitted)
-	return permitted
-}
-
-// noneStarts checks that no attempt has started beyond the model's.
-func (m *hedgeStreamModel) noneStarts() {
-	select {
-	case n := <-m.src.started:
-		m.rt.Fatalf("attempt %d started, which the permit refused", n)
-	case <-time.After(time.Millisecond):
-	}
-}
-
 // commit is attempt i emitting or completing: the first to do so wins,
 // and every other attempt still running is cancelled.
 func (m *hedgeStreamModel) commit(i int) {
@@ -220,17 +137,6 @@ func (m *hedgeStreamModel) fail(i int, err error) {
 	}
 }
 
-// running counts the attempts still running.
-func (m *hedgeStreamModel) running() int {
-	n := 0
-	for _, a := range m.attempts {
-		if a == attemptRunning {
-			n++
-		}
-	}
-	return n
-}
-
 // expect checks the subscriber's next notification; a terminal one is
 // the end of the stream.
 func (m *hedgeStreamModel) expect(want note) {
@@ -242,13 +148,4 @@ func (m *hedgeStreamModel) expect(want note) {
 	if want.done || want.err != nil {
 		m.over = true
 	}
-}
-
-// end checks that attempt i's source has stopped: cancelled (err
-// context.Canceled), or having sent its last notification (nil).
-func (m *hedgeStreamModel) end(i int, want error) {
-	if got := within(m.rt, m.src.ended[i], fmt.Sprintf("end of attempt %d", i)); got != want {
-		m.rt.Fatalf("attempt %d ended with %v, want %v", i, got, want)
-	}
-	m.attempts[i] = attemptEnded
 }
