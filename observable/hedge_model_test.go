@@ -35,14 +35,14 @@ var errWins = errors.New("an answer that wins")
 type hedgeSingleModel struct {
 	raceModel
 	src      *attempts // each answers with its number, or fails
-	got      chan note
+	got      <-chan note
 	failures []string // what the attempts failed with
 	over     bool
 }
 
 func newHedgeSingleModel(rt *rapid.T) *hedgeSingleModel {
 	src := newAttempts()
-	m := &hedgeSingleModel{raceModel: newRaceModel(rt, src.started, src.ended[:]), src: src, got: make(chan note, 1)}
+	m := &hedgeSingleModel{raceModel: newRaceModel(rt, src.started, src.ended[:]), src: src}
 	hedges := rapid.IntRange(0, 3).Draw(rt, "MaxHedges")
 	m.max = max(hedges, 1) + 1 // 0 means 1
 	one, _ := src.observable().AsSingle()
@@ -53,12 +53,11 @@ func newHedgeSingleModel(rt *rapid.T) *hedgeSingleModel {
 		Wins:    func(err error) bool { return errors.Is(err, errWins) },
 	}
 	if rapid.Bool().Draw(rt, "called") {
-		go func() {
-			v, err := h.Call(context.Background())
-			m.got <- note{v: v, err: err}
-		}()
+		m.got = callAside(func() (int, error) { return h.Call(context.Background()) })
 	} else {
-		go h.SubscribeSingle(context.Background(), singleNote(m.got)) // its first attempt on this goroutine
+		got := make(chan note, 1)
+		go h.SubscribeSingle(context.Background(), singleNote(got)) // its first attempt on this goroutine
+		m.got = got
 	}
 	m.started()
 	return m

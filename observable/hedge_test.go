@@ -45,20 +45,23 @@ func (a *attempts) observable() Observable[int] {
 	})
 }
 
+// callAside calls f on a goroutine of its own; its result comes on the
+// channel.
+func callAside(f func() (int, error)) <-chan note {
+	done := make(chan note, 1)
+	go func() {
+		v, err := f()
+		done <- note{v: v, err: err}
+	}()
+	return done
+}
+
 func TestHedgeStartsAtTheDelayAndCancelsTheLoser(t *testing.T) {
 	mc := clock.NewManual(epoch)
 	a := newAttempts()
 	o := a.observable().HedgeOn(HedgePolicy{Delay: func() time.Duration { return 100 * time.Millisecond }}, mc)
 
-	type result struct {
-		v   int
-		err error
-	}
-	done := make(chan result)
-	go func() {
-		v, err := o.First(context.Background())
-		done <- result{v, err}
-	}()
+	done := callAside(func() (int, error) { return o.First(context.Background()) })
 	assert.Equal(t, 0, <-a.started)
 	require.NoError(t, mc.BlockUntil(context.Background(), 1))
 	mc.Advance(100*time.Millisecond - 1)
@@ -68,7 +71,7 @@ func TestHedgeStartsAtTheDelayAndCancelsTheLoser(t *testing.T) {
 	assert.Equal(t, 0, mc.Pending(), "one hedge at most: no timer for another")
 
 	a.answers[1] <- nil // the hedge wins
-	assert.Equal(t, result{1, nil}, <-done)
+	assert.Equal(t, note{v: 1}, <-done)
 	assert.ErrorIs(t, <-a.ended[0], context.Canceled, "the first attempt is cancelled")
 	assert.NoError(t, <-a.ended[1])
 }
@@ -234,15 +237,7 @@ func TestHedgeSingleWinsEndsTheRaceOnTheErrorsItNames(t *testing.T) {
 			one, _ := a.observable().AsSingle()
 			h := &HedgeSingle[int]{Attempt: one, Clock: mc, Wins: tc.wins,
 				Policy: &HedgePolicy{MaxHedges: 1, Delay: func() time.Duration { return 100 * time.Millisecond }}}
-			type result struct {
-				v   int
-				err error
-			}
-			done := make(chan result)
-			go func() {
-				v, err := h.Call(context.Background())
-				done <- result{v, err}
-			}()
+			done := callAside(func() (int, error) { return h.Call(context.Background()) })
 			assert.Equal(t, 0, <-a.started)
 			require.NoError(t, mc.BlockUntil(context.Background(), 1))
 			mc.Advance(100 * time.Millisecond)
