@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -15,24 +14,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// discarded records what a collapser's discard was handed.
-type discarded struct {
-	mu sync.Mutex
-	vs []string
-}
-
-func (d *discarded) discard(v string) {
-	d.mu.Lock()
-	d.vs = append(d.vs, v)
-	d.mu.Unlock()
-}
-
-func (d *discarded) values() []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return slices.Clone(d.vs)
-}
 
 // gatedBatch is a batch function that answers "user<id>" for each id once
 // released, whatever its context says, and len(ids)+extra results.

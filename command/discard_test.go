@@ -79,16 +79,8 @@ const (
 // reaches exactly one place: the caller, or WithDiscard's function.
 func TestEveryValueIsReceivedOrDiscarded(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		iso := rapid.SampledFrom(bothIsolations).Draw(rt, "isolation")
-		hedged := rapid.Bool().Draw(rt, "hedged")
-		d := newDiscardKey(rt, iso, hedged)
+		d, steps, _ := drawDiscardKey(rt)
 		defer d.reg.Close()
-		steps := []discardStep{answersAtOnce, answersAfterCallerLeft, fallsBack, fallsBackAfterCallerLeft}
-		if hedged {
-			steps = append(steps, hedgesAnswerTogether)
-		} else {
-			steps = append(steps, answersAfterTimeout, answersAsTimeoutPasses)
-		}
 		modes := execModesOf[*discardInput]()
 		for i := range rapid.IntRange(1, 6).Draw(rt, "steps") {
 			step := rapid.SampledFrom(steps).Draw(rt, fmt.Sprintf("step %d", i))
@@ -139,17 +131,11 @@ var streamDiscardModes = []streamDiscardMode{
 // TestHedgeStreamDiscardsTheValuesOfAnAttemptThatLost).
 func TestEveryValueOfAnObservableCommandIsReceivedOrDiscarded(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		iso := rapid.SampledFrom(bothIsolations).Draw(rt, "isolation")
-		hedged := rapid.Bool().Draw(rt, "hedged")
-		d := newDiscardKey(rt, iso, hedged)
+		d, steps, hedged := drawDiscardKey(rt)
 		defer d.reg.Close()
-		steps := []discardStep{answersAtOnce, answersAfterCallerLeft, fallsBack, fallsBackAfterCallerLeft}
 		modes := streamDiscardModes
 		if hedged {
-			steps = append(steps, hedgesAnswerTogether)
 			modes = slices.DeleteFunc(slices.Clone(modes), func(m streamDiscardMode) bool { return m.name != "ToObservable.First" })
-		} else {
-			steps = append(steps, answersAfterTimeout, answersAsTimeoutPasses)
 		}
 		for i := range rapid.IntRange(1, 6).Draw(rt, "steps") {
 			step := rapid.SampledFrom(steps).Draw(rt, fmt.Sprintf("step %d", i))
@@ -159,6 +145,39 @@ func TestEveryValueOfAnObservableCommandIsReceivedOrDiscarded(t *testing.T) {
 			})
 		}
 	})
+}
+
+// discarded records what a WithDiscard function was handed.
+type discarded struct {
+	mu sync.Mutex
+	vs []string
+}
+
+func (d *discarded) discard(v string) {
+	d.mu.Lock()
+	d.vs = append(d.vs, v)
+	d.mu.Unlock()
+}
+
+func (d *discarded) values() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.vs)
+}
+
+// drawDiscardKey draws an isolation and whether the key hedges, and
+// returns the key and the steps it may take: a hedged key's hedges
+// answer together; an unhedged key's timeout passes.
+func drawDiscardKey(rt *rapid.T) (d *discardKey, steps []discardStep, hedged bool) {
+	iso := rapid.SampledFrom(bothIsolations).Draw(rt, "isolation")
+	hedged = rapid.Bool().Draw(rt, "hedged")
+	steps = []discardStep{answersAtOnce, answersAfterCallerLeft, fallsBack, fallsBackAfterCallerLeft}
+	if hedged {
+		steps = append(steps, hedgesAnswerTogether)
+	} else {
+		steps = append(steps, answersAfterTimeout, answersAsTimeoutPasses)
+	}
+	return newDiscardKey(rt, iso, hedged), steps, hedged
 }
 
 // newDiscardKey makes the key: a timeout of discardTimeout unless hedged,

@@ -2,8 +2,6 @@ package command
 
 import (
 	"context"
-	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -421,13 +419,7 @@ func TestObservableCommandDiscardsTheHedgeLosersValue(t *testing.T) {
 		t.Run(iso.String(), func(t *testing.T) {
 			h := newHarness(t)
 			var made atomic.Int32
-			var mu sync.Mutex
-			var discarded []string
-			discardedNow := func() []string {
-				mu.Lock()
-				defer mu.Unlock()
-				return slices.Clone(discarded)
-			}
+			var d discarded
 			c := NewObservable("Loser", func(context.Context, int) observable.Observable[string] {
 				first := made.Add(1) == 1
 				return observable.FromFunc(func(ctx context.Context) (string, error) {
@@ -441,19 +433,15 @@ func TestObservableCommandDiscardsTheHedgeLosersValue(t *testing.T) {
 				Isolation: iso,
 				Timeout:   -1,
 				Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
-			})).WithDiscard(func(v string) {
-				mu.Lock()
-				discarded = append(discarded, v)
-				mu.Unlock()
-			})
+			})).WithDiscard(d.discard)
 			call := goCall(func() ([]string, error) { return c.Execute(context.Background(), 1) })
 			waitFor(t, "the first execution", func() bool { return made.Load() == 1 })
 			h.clock.Advance(50 * time.Millisecond)
 			res := awaitCall(t, call)
 			require.NoError(t, res.err)
 			assert.Equal(t, []string{"hedge"}, res.v)
-			waitFor(t, "the loser's value discarded", func() bool { return len(discardedNow()) == 1 })
-			assert.Equal(t, []string{"first"}, discardedNow())
+			waitFor(t, "the loser's value discarded", func() bool { return len(d.values()) == 1 })
+			assert.Equal(t, []string{"first"}, d.values())
 		})
 	}
 }
