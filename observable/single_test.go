@@ -18,6 +18,8 @@ type testSingle struct {
 	err     error
 	async   bool
 	release chan struct{}
+	// subscribed, if set, is closed by the first subscription.
+	subscribed chan struct{}
 
 	calls, subscriptions atomic.Int32
 	mu                   sync.Mutex
@@ -36,7 +38,9 @@ func (s *testSingle) Call(ctx context.Context) (int, error) {
 }
 
 func (s *testSingle) SubscribeSingle(ctx context.Context, r SingleObserver[int]) {
-	s.subscriptions.Add(1)
+	if s.subscriptions.Add(1) == 1 && s.subscribed != nil {
+		close(s.subscribed)
+	}
 	s.mu.Lock()
 	s.ctxs = append(s.ctxs, ctx)
 	s.mu.Unlock()
@@ -173,10 +177,14 @@ func TestSingleZip2(t *testing.T) {
 	assert.Equal(t, int32(1), here.calls.Load())
 	assert.Zero(t, here.subscriptions.Load(), "b was subscribed")
 
-	// a's failure ends the call of b, which waits meanwhile.
+	// a's failure ends the call of b, which waits meanwhile: a fails
+	// once b has been subscribed.
 	failsAsync := &testSingle{err: errBoom, async: true, release: make(chan struct{})}
-	close(failsAsync.release)
-	waits := &testSingle{v: 1, async: true, release: make(chan struct{})}
+	waits := &testSingle{v: 1, async: true, release: make(chan struct{}), subscribed: make(chan struct{})}
+	go func() {
+		<-waits.subscribed
+		close(failsAsync.release)
+	}()
 	_, err = Zip2(FromSingle[int](failsAsync), FromSingle[int](waits), func(x, y int) int { return x + y }).First(context.Background())
 	assert.ErrorIs(t, err, errBoom)
 	<-waits.lastContext().Done()
