@@ -51,6 +51,14 @@ func (c *createObserver[T]) OnNext(v T) {
 	}
 }
 
+// Discard hands v, a value emitted to c that its subscription dropped,
+// to the Producer's Discard, if it has one.
+func (c *createObserver[T]) Discard(v T) {
+	if c.discard != nil {
+		c.discard.Discard(v)
+	}
+}
+
 func (c *createObserver[T]) OnError(err error) {
 	if !c.stopped.Load() && c.stopped.CompareAndSwap(false, true) && c.s.live() {
 		c.ob.OnError(err)

@@ -22,7 +22,12 @@ package observable
 //     that comes once every subscriber has left, which is not replayed
 //     (the subscribers that come later get context.Canceled);
 //   - [Observable.ToFuture] and [Observable.ToFutureOn], for a value that
-//     comes once the Future was cancelled or its context ended.
+//     comes once the Future was cancelled or its context ended;
+//   - [Observable.Subscribe], for a value that comes once the
+//     subscription has ended: to the observer's Discard if the observer
+//     is a Discarder too (one that takes values for somebody else, as a
+//     Producer's own subscription does, so gives them back), and to the
+//     Observable's Single's or Producer's otherwise.
 //
 // What an operator passes on is its receiver's: a value emitted
 // downstream, a Future's or First's result, and what an operator makes

@@ -396,6 +396,48 @@ func TestHedgeStreamDiscardsTheValuesOfAnAttemptThatLost(t *testing.T) {
 	assert.Equal(t, []string{"5", "6"}, p.discarded.get())
 }
 
+// The same of a Discarder Single, whose loser answers once the hedge has
+// won: the attempt's subscription hands the late value to the Single.
+func TestHedgeStreamOfASingleDiscardsTheValueOfTheAttemptThatLost(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	s := &firstAnswersLate{release: make(chan struct{}), lateDone: make(chan struct{})}
+	o := HedgeStreamOn(FromSingle[int](s), HedgePolicy{Delay: delayOf(time.Second)}, mc)
+	got := make(chan []int, 1)
+	go func() {
+		vs, _ := o.ToSlice(context.Background())
+		got <- vs
+	}()
+	require.NoError(t, mc.BlockUntil(context.Background(), 1))
+	mc.Advance(time.Second)
+	assert.Equal(t, []int{10}, <-got, "the hedge won")
+	close(s.release)
+	<-s.lateDone
+	assert.Equal(t, []string{"5"}, s.discards())
+}
+
+// firstAnswersLate is a Discarder Single whose first subscription answers
+// 5 once release is closed, whatever its context says, and whose others
+// answer 10 at once.
+type firstAnswersLate struct {
+	ownedSingle
+	subscriptions     atomic.Int32
+	release, lateDone chan struct{}
+}
+
+func (s *firstAnswersLate) SubscribeSingle(ctx context.Context, r SingleObserver[int]) {
+	if s.subscriptions.Add(1) > 1 {
+		r.OnResult(10, nil)
+		return
+	}
+	go func() {
+		defer close(s.lateDone)
+		<-s.release
+		r.OnResult(5, nil)
+	}()
+}
+
+func (s *firstAnswersLate) Async() bool { return true }
+
 // ToSlice whose context ends first hands the values it had collected to
 // the source's Discard.
 func TestToSliceDiscardsWhatItCollectedWhenItsContextEnded(t *testing.T) {
@@ -416,4 +458,47 @@ func TestToSliceDiscardsWhatItCollectedWhenItsContextEnded(t *testing.T) {
 		assert.Nil(t, vs)
 		assert.Equal(t, []string{"1", "2"}, p.discarded.get())
 	}
+}
+
+// discardingObserver is an Observer that is a Discarder: it tells discard
+// each value handed to Discard.
+type discardingObserver struct {
+	funcObserver[int]
+	discard chan int
+}
+
+func (o discardingObserver) Discard(v int) { o.discard <- v }
+
+// A value that comes once a subscription has ended goes to its observer's
+// Discard, when the observer is a Discarder: an observer that takes
+// values for somebody else gives it back.
+func TestSubscribeHandsAValueThatComesAfterTheEndToADiscarderObserver(t *testing.T) {
+	late := &ownedSingle{v: 6, async: true, answer: make(chan struct{})}
+	obs := discardingObserver{
+		funcObserver: funcObserver[int]{next: func(v int) { t.Errorf("OnNext(%d) once the subscription had ended", v) }},
+		discard:      make(chan int, 1),
+	}
+	sub := FromSingle[int](late).Subscribe(context.Background(), obs)
+	sub.Unsubscribe()
+	close(late.answer)
+	select {
+	case v := <-obs.discard:
+		assert.Equal(t, 6, v)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the late value never reached the observer's Discard")
+	}
+	<-sub.Done()
+	assert.Empty(t, late.discards(), "the value is the observer's to give back, not the Single's")
+}
+
+// A value that comes once a subscription has ended goes to the Discard of
+// the Single it came from, when the observer is not a Discarder.
+func TestSubscribeHandsAValueThatComesAfterTheEndToTheSingle(t *testing.T) {
+	late := &ownedSingle{v: 6, async: true, answer: make(chan struct{})}
+	sub := FromSingle[int](late).Subscribe(context.Background(), funcObserver[int]{
+		next: func(v int) { t.Errorf("OnNext(%d) once the subscription had ended", v) },
+	})
+	sub.Unsubscribe()
+	close(late.answer)
+	assert.Equal(t, []string{"6"}, late.awaitDiscards(t, 1))
 }

@@ -70,14 +70,17 @@ func (f sourceFunc[T]) subscribe(s *scope, o Observer[T]) { f(s, o) }
 // (a nil ctx means context.Background); the source sees its context done
 // in each case. Subscribe runs the source on the calling goroutine: for a
 // synchronous source it returns after the source has finished, for an
-// asynchronous one it returns once the source has started.
+// asynchronous one it returns once the source has started. A value that
+// comes once the subscription has ended is not told to ob: it is handed
+// to ob's Discard if ob is a [Discarder], and otherwise to the Discard of
+// o's Single or Producer, if that is a Discarder.
 //
 // It panics if ob is nil.
 func (o Observable[T]) Subscribe(ctx context.Context, ob Observer[T]) Subscription {
 	if ob == nil {
 		panic("observable: Subscribe with nil ob")
 	}
-	s := &subscriber[T]{ob: ob}
+	s := &subscriber[T]{ob: ob, discard: discarderOf(o)}
 	s.init(ctx)
 	o.run(&s.scope, s)
 	return s
@@ -113,7 +116,8 @@ func (o Observable[T]) run(s *scope, ob Observer[T]) {
 // source sees, and the guard that keeps the observer to the Rx grammar.
 type subscriber[T any] struct {
 	scope
-	ob Observer[T]
+	ob      Observer[T]
+	discard Discarder[T] // the Observable's, or nil
 }
 
 func (s *subscriber[T]) OnNext(v T) {
@@ -121,11 +125,13 @@ func (s *subscriber[T]) OnNext(v T) {
 		s.ob.OnNext(v)
 		return
 	}
-	// A Producer that subscribes with its own observer emits what that
-	// subscription gives: a Discarder Producer takes it back (see
-	// FromProducer).
-	if c, ok := s.ob.(*createObserver[T]); ok && c.discard != nil {
-		c.discard.Discard(v)
+	// What the subscription drops goes back: to an observer that is a
+	// Discarder (a Producer's, say, which hands it to the Producer), or
+	// else to the Observable's Single or Producer, if it is one.
+	if d, ok := s.ob.(Discarder[T]); ok {
+		d.Discard(v)
+	} else if s.discard != nil {
+		s.discard.Discard(v)
 	}
 }
 
