@@ -156,11 +156,7 @@ func (c *ObservableCommand[In, Out]) WithPoolKey(f func(in In) string) *Observab
 // Future holds, what an Observable of the command tells its subscriber.
 // Observe's replay keeps what it was given for the subscribers to come,
 // even once every subscriber has left: its values are not discarded. A
-// hedged command discards what an attempt that lost the race emits. A
-// subscription to its stream (Execute, ToSlice, Queue, operators) may
-// still drop a value unseen as the caller leaves, in a race of a few
-// instructions between the hedge's operators; First, whose attempts are
-// calls for the first value, does not.
+// hedged command discards what an attempt that lost the race emits.
 //
 // The user's Observable is subscribed under a context that ends with its
 // execution, and an Observable made by package observable (Create, say)
