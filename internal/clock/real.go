@@ -16,11 +16,13 @@ var Real Clock = realClock{}
 
 type realClock struct{}
 
-// wallAtStart and monoAtStart anchor Real's readings; wallNanosAtStart is
-// wallAtStart in Unix nanoseconds.
+// monoAtStart and wallAtStart anchor Real's readings; wallNanosAtStart is
+// wallAtStart in Unix nanoseconds. monoAtStart is read first, so that Real
+// reads no earlier than time.Now: read the other way round, Real would lag
+// time.Now by whatever passed between the two readings (a preemption, say).
 var (
-	wallAtStart      = time.Now()
 	monoAtStart      = nanotime()
+	wallAtStart      = time.Now()
 	wallNanosAtStart = wallAtStart.UnixNano()
 )
 
