@@ -383,6 +383,17 @@ func TestHedgeStreamDiscardsTheValuesOfAnAttemptThatLost(t *testing.T) {
 		}()
 	}}
 	o := HedgeStreamOn(FromProducer[int](p), HedgePolicy{Delay: delayOf(time.Second)}, mc)
+	hedgeWins(t, mc, o)
+	close(release)
+	<-loserDone
+	assert.Equal(t, []string{"5", "6"}, p.discarded.get())
+}
+
+// hedgeWins collects o, whose hedge starts a second after its first
+// attempt, once mc has moved past that second, and checks that the
+// stream is the hedge's: 10.
+func hedgeWins(t *testing.T, mc *clock.Manual, o Observable[int]) {
+	t.Helper()
 	got := make(chan []int, 1)
 	go func() {
 		vs, _ := o.ToSlice(context.Background())
@@ -391,9 +402,6 @@ func TestHedgeStreamDiscardsTheValuesOfAnAttemptThatLost(t *testing.T) {
 	require.NoError(t, mc.BlockUntil(context.Background(), 1))
 	mc.Advance(time.Second)
 	assert.Equal(t, []int{10}, <-got, "the hedge won")
-	close(release)
-	<-loserDone
-	assert.Equal(t, []string{"5", "6"}, p.discarded.get())
 }
 
 // The same of a Discarder Single, whose loser answers once the hedge has
@@ -402,14 +410,7 @@ func TestHedgeStreamOfASingleDiscardsTheValueOfTheAttemptThatLost(t *testing.T) 
 	mc := clock.NewManual(epoch)
 	s := &firstAnswersLate{release: make(chan struct{}), lateDone: make(chan struct{})}
 	o := HedgeStreamOn(FromSingle[int](s), HedgePolicy{Delay: delayOf(time.Second)}, mc)
-	got := make(chan []int, 1)
-	go func() {
-		vs, _ := o.ToSlice(context.Background())
-		got <- vs
-	}()
-	require.NoError(t, mc.BlockUntil(context.Background(), 1))
-	mc.Advance(time.Second)
-	assert.Equal(t, []int{10}, <-got, "the hedge won")
+	hedgeWins(t, mc, o)
 	close(s.release)
 	<-s.lateDone
 	assert.Equal(t, []string{"5"}, s.discards())
