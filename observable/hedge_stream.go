@@ -51,17 +51,20 @@ func HedgeStreamOn[T any](o Observable[T], p HedgePolicy, c clock.Clock) Observa
 	// it has emitted or completed: the first such attempt is the first to
 	// succeed, and wins; one that fails first has failed. The winner's
 	// context is kept (keepsWinner) for the rest of its stream.
-	d := discarderOf(o)
-	h := &HedgeSingle[*streamAttempt[T]]{Attempt: streamAttempts[T]{o, d}, Policy: &p, Clock: c, keepsWinner: true}
-	return FromProducer[T](&hedgedStream[T]{h, d})
+	s := &hedgedStream[T]{policy: p, attempts: streamAttempts[T]{o, discarderOf(o)}}
+	s.h.Attempt, s.h.Policy, s.h.Clock, s.h.keepsWinner = &s.attempts, &s.policy, c, true
+	return FromProducer[T](s)
 }
 
 // hedgedStream is what HedgeStreamOn returns: each subscription a race,
 // and, when o is a Discarder, a Discarder of o's values, so that a value
 // the winner emits once its subscription has ended goes to o's Discard.
+// It holds the race's parts by value, in one allocation rather than
+// three (command BenchmarkObservableCommand/hedge/ToSlice: 30 → 27).
 type hedgedStream[T any] struct {
-	h *HedgeSingle[*streamAttempt[T]]
-	d Discarder[T] // o's, or nil
+	h        HedgeSingle[*streamAttempt[T]]
+	policy   HedgePolicy
+	attempts streamAttempts[T]
 }
 
 func (s *hedgedStream[T]) Produce(ctx context.Context, down Observer[T]) {
@@ -69,8 +72,8 @@ func (s *hedgedStream[T]) Produce(ctx context.Context, down Observer[T]) {
 }
 
 func (s *hedgedStream[T]) Discard(v T) {
-	if s.d != nil {
-		s.d.Discard(v)
+	if d := s.attempts.discard; d != nil {
+		d.Discard(v)
 	}
 }
 
