@@ -56,6 +56,30 @@ func TestVegasFollowsItsFormula(t *testing.T) {
 	})
 }
 
+// TestVegasAtItsBoundaries checks each comparison of the formula where
+// its two sides are equal: a limit of at most 10 makes log10 L, and so
+// the threshold, α and β, whole numbers (1, 3 and 6) that a queue, a
+// whole number, can meet.
+func TestVegasAtItsBoundaries(t *testing.T) {
+	first := Sample{RTT: 100 * ms, InFlight: 10}
+	runSteps(t, Vegas{InitialLimit: 10}, []step{
+		{"first sample sets rtt_noload", first, 10},
+		{"inflight·2 = L does not hold; queue 0 ≤ threshold: L + β", Sample{RTT: 100 * ms, InFlight: 5}, 16},
+	})
+	runSteps(t, Vegas{InitialLimit: 5}, []step{
+		{"first sample sets rtt_noload", first, 5},
+		{"queue ⌈5·(1 − 100/110)⌉ = 1 = threshold: L + β", Sample{RTT: 110 * ms, InFlight: 5}, 11},
+	})
+	runSteps(t, Vegas{InitialLimit: 5}, []step{
+		{"first sample sets rtt_noload", first, 5},
+		{"queue ⌈5·(1 − 100/200)⌉ = 3 = α holds", Sample{RTT: 200 * ms, InFlight: 5}, 5},
+	})
+	runSteps(t, Vegas{InitialLimit: 10}, []step{
+		{"first sample sets rtt_noload", first, 10},
+		{"queue ⌈10·(1 − 100/240)⌉ = 6 = β holds", Sample{RTT: 240 * ms, InFlight: 10}, 10},
+	})
+}
+
 func TestVegasReprobesNoLoadLatency(t *testing.T) {
 	// With ProbeMultiplier 1 and a limit of 2, every second sample
 	// re-measures rtt_noload: B got slower for good, and the slower rtt is
@@ -105,6 +129,25 @@ func TestGradient2FollowsItsFormula(t *testing.T) {
 	if long6 >= 1000 || long6 <= 200 {
 		t.Fatalf("long rtt %v ms: the test's arithmetic is off", long6)
 	}
+}
+
+// TestGradient2AtItsBoundaries checks the formula's two comparisons
+// where their sides are equal: inflight at half the limit, and a long
+// rtt at twice the short one, which does not decay.
+func TestGradient2AtItsBoundaries(t *testing.T) {
+	g := func(l, gradient float64) float64 { return 0.8*l + 0.2*(l*gradient+4) }
+	runSteps(t, Gradient2{InitialLimit: 20}, []step{
+		{"inflight at half the limit does not hold", Sample{RTT: 100 * ms, InFlight: 10}, g(20, 1)},
+	})
+	// LongWindow 3 weighs each sample 0.5 in the long rtt.
+	l1 := g(20, 1)
+	l2 := g(l1, 1)                     // long (300 + 100)/2 = 200 = 2·short: no decay; gradient 1.5·2 capped at 1
+	l3 := g(l2, 1.5*(200+1000)/2/1000) // long (200 + 1000)/2 = 600; decayed, it would be 595
+	runSteps(t, Gradient2{InitialLimit: 20, LongWindow: 3}, []step{
+		{"first sample sets the long rtt", Sample{RTT: 300 * ms, InFlight: 20}, l1},
+		{"long rtt at twice the short", Sample{RTT: 100 * ms, InFlight: 20}, l2},
+		{"the long rtt shows it did not decay", Sample{RTT: 1000 * ms, InFlight: 20}, l3},
+	})
 }
 
 func TestGradient2ClampsIntoItsBounds(t *testing.T) {

@@ -69,11 +69,14 @@ func TestValidateNamesTheField(t *testing.T) {
 		if !strings.Contains(err.Error(), tc.field) {
 			t.Errorf("%q does not name %s", err, tc.field)
 		}
+		if errs := err.(interface{ Unwrap() []error }).Unwrap(); len(errs) != 1 {
+			t.Errorf("%#v.Validate() = %q: %d errors for one bad field", tc.a, err, len(errs))
+		}
 		if _, err := New(tc.a, 10); !errors.Is(err, ErrInvalidConfig) {
 			t.Errorf("New(%#v) = %v, want ErrInvalidConfig", tc.a, err)
 		}
 	}
-	for _, a := range []Algorithm{Vegas{}, Gradient2{}, AIMD{}, Vegas{MinLimit: 5, MaxLimit: 5, InitialLimit: 5}, AIMD{Timeout: -1, BackoffRatio: 0.5}} {
+	for _, a := range []Algorithm{Vegas{}, Gradient2{}, AIMD{}, Vegas{MinLimit: 5, MaxLimit: 5, InitialLimit: 5}, Gradient2{Tolerance: 1, Smoothing: 1}, AIMD{Timeout: -1, BackoffRatio: 0.5}} {
 		if err := a.Validate(); err != nil {
 			t.Errorf("%#v.Validate() = %v", a, err)
 		}
