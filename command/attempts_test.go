@@ -650,7 +650,8 @@ func TestResilienceConfigErrorsNameTheField(t *testing.T) {
 		err := tc.cfg.Validate()
 		require.Error(t, err, tc.want)
 		assert.Contains(t, err.Error(), tc.want)
-		assert.Error(t, NewRegistry().Configure("K", tc.cfg))
+		assert.ErrorIs(t, err, ErrInvalidConfig, tc.want)
+		assert.ErrorIs(t, NewRegistry().Configure("K", tc.cfg), ErrInvalidConfig, tc.want)
 	}
 }
 

@@ -1,9 +1,6 @@
 package command
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // Scope says which requests a collapser batches together.
 type Scope int
@@ -51,15 +48,16 @@ func (c CollapserConfig) withDefaults(key string) CollapserConfig {
 	return c
 }
 
-// Validate reports the first field of c that is out of range.
+// Validate reports the first field of c that is out of range, in an
+// error that names it and matches ErrInvalidConfig.
 func (c CollapserConfig) Validate() error {
 	switch {
 	case c.MaxRequestsInBatch < 0:
-		return fmt.Errorf("command: CollapserConfig.MaxRequestsInBatch: %d is negative", c.MaxRequestsInBatch)
+		return invalidConfig("command: CollapserConfig.MaxRequestsInBatch: %d is negative", c.MaxRequestsInBatch)
 	case c.Delay < 0:
-		return fmt.Errorf("command: CollapserConfig.Delay: %v is negative", c.Delay)
+		return invalidConfig("command: CollapserConfig.Delay: %v is negative", c.Delay)
 	case c.Scope != RequestScope && c.Scope != GlobalScope:
-		return fmt.Errorf("command: CollapserConfig.Scope: unknown scope %d", int(c.Scope))
+		return invalidConfig("command: CollapserConfig.Scope: unknown scope %d", int(c.Scope))
 	}
 	return nil
 }

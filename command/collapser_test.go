@@ -576,6 +576,7 @@ func TestNewCollapserValidation(t *testing.T) {
 	assert.PanicsWithValue(t, "command: CollapserConfig.MaxRequestsInBatch: -1 is negative", func() {
 		WithCollapserConfig(CollapserConfig{MaxRequestsInBatch: -1})
 	})
+	assert.ErrorIs(t, CollapserConfig{Delay: -1}.Validate(), ErrInvalidConfig)
 	assert.Panics(t, func() { NewCollapser("GetUser", b.getUsers).WithCacheKey(nil) })
 	assert.Panics(t, func() { NewCollapser("GetUser", b.getUsers).WithFallback(nil) })
 }

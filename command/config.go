@@ -111,33 +111,34 @@ const (
 	DefaultFallbackMaxConcurrentRequests = 10
 )
 
-// Validate reports the first field of c that is out of range.
+// Validate reports the first field of c that is out of range, in an
+// error that names it and matches ErrInvalidConfig.
 func (c Config) Validate() error {
 	if !utf8.ValidString(c.Group) {
-		return fmt.Errorf("command: Config.Group: %q is not valid UTF-8", c.Group)
+		return invalidConfig("command: Config.Group: %q is not valid UTF-8", c.Group)
 	}
 	if !utf8.ValidString(c.Pool) {
-		return fmt.Errorf("command: Config.Pool: %q is not valid UTF-8", c.Pool)
+		return invalidConfig("command: Config.Pool: %q is not valid UTF-8", c.Pool)
 	}
 	if c.Isolation < DefaultIsolation || c.Isolation > SemaphoreIsolation {
-		return fmt.Errorf("command: Config.Isolation: unknown value %d", int(c.Isolation))
+		return invalidConfig("command: Config.Isolation: unknown value %d", int(c.Isolation))
 	}
 	if c.MaxConcurrentRequests < 0 {
-		return fmt.Errorf("command: Config.MaxConcurrentRequests: %d is negative", c.MaxConcurrentRequests)
+		return invalidConfig("command: Config.MaxConcurrentRequests: %d is negative", c.MaxConcurrentRequests)
 	}
 	if c.FallbackMaxConcurrentRequests < 0 {
-		return fmt.Errorf("command: Config.FallbackMaxConcurrentRequests: %d is negative", c.FallbackMaxConcurrentRequests)
+		return invalidConfig("command: Config.FallbackMaxConcurrentRequests: %d is negative", c.FallbackMaxConcurrentRequests)
 	}
 	if c.AdaptiveLimit != nil {
 		if err := c.AdaptiveLimit.Validate(); err != nil {
-			return fmt.Errorf("command: Config.AdaptiveLimit: %w", err)
+			return invalidConfig("command: Config.AdaptiveLimit: %w", err)
 		}
 	}
 	if err := c.Breaker.Validate(); err != nil {
-		return fmt.Errorf("command: Config.Breaker: %w", err)
+		return invalidConfig("command: Config.Breaker: %w", err)
 	}
 	if err := c.Metrics.Validate(); err != nil {
-		return fmt.Errorf("command: Config.Metrics: %w", err)
+		return invalidConfig("command: Config.Metrics: %w", err)
 	}
 	if err := c.Retry.validate(); err != nil {
 		return err
@@ -208,17 +209,18 @@ const (
 	DefaultPoolIdleTimeout             = time.Minute
 )
 
-// Validate reports the first field of c that is out of range.
+// Validate reports the first field of c that is out of range, in an
+// error that names it and matches ErrInvalidConfig.
 func (c PoolConfig) Validate() error {
 	if c.CoreSize < 0 {
-		return fmt.Errorf("command: PoolConfig.CoreSize: %d is negative", c.CoreSize)
+		return invalidConfig("command: PoolConfig.CoreSize: %d is negative", c.CoreSize)
 	}
 	if c.QueueSizeRejectionThreshold < 0 {
-		return fmt.Errorf("command: PoolConfig.QueueSizeRejectionThreshold: %d is negative", c.QueueSizeRejectionThreshold)
+		return invalidConfig("command: PoolConfig.QueueSizeRejectionThreshold: %d is negative", c.QueueSizeRejectionThreshold)
 	}
 	if c.AdaptiveLimit != nil {
 		if err := c.AdaptiveLimit.Validate(); err != nil {
-			return fmt.Errorf("command: PoolConfig.AdaptiveLimit: %w", err)
+			return invalidConfig("command: PoolConfig.AdaptiveLimit: %w", err)
 		}
 	}
 	return nil

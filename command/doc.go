@@ -76,8 +76,8 @@
 //     the constructors and options (New, NewObservable, NewCollapser,
 //     WithConfig, ...) panic, as regexp.MustCompile does, since what they
 //     are given is fixed in the program; whatever changes configuration at
-//     run time (Configure, ConfigurePool) returns an error. Keys must be
-//     non-empty UTF-8 ([ErrInvalidKey]).
+//     run time (Configure, ConfigurePool) returns an error
+//     ([ErrInvalidConfig]). Keys must be non-empty UTF-8 ([ErrInvalidKey]).
 //   - Tests of a program's own commands run on a manual clock:
 //     NewRegistry(WithClock(clock.NewManual(t0))) trips and recovers
 //     breakers and times runs out without sleeping.

@@ -108,6 +108,7 @@ func checkCommandConfigRefused(t *testing.T, r *command.Registry, key string, cf
 	t.Helper()
 	require.Error(t, err, "field %s is invalid", field)
 	assert.Contains(t, err.Error(), "command: Config."+field+":")
+	assert.ErrorIs(t, err, command.ErrInvalidConfig)
 	switch field {
 	case "Breaker":
 		assert.ErrorIs(t, err, breaker.ErrInvalidConfig)
@@ -254,6 +255,7 @@ func FuzzPoolConfig(f *testing.F) {
 		if field != "" {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "command: PoolConfig."+field+":")
+			assert.ErrorIs(t, err, command.ErrInvalidConfig)
 			assert.Equal(t, err, r.ConfigurePool(name, cfg))
 			assert.Equal(t, err, command.ConfigurePool(name, cfg), "the package-level ConfigurePool returns the same error")
 			return

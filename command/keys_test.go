@@ -161,6 +161,8 @@ func TestInvalidKeysAreRefusedWhereTheyEnter(t *testing.T) {
 	assert.EqualError(t, err, `command: Config.Group: "bad-\xff" is not valid UTF-8`)
 	err = Config{Pool: "bad-\xfe"}.Validate()
 	assert.EqualError(t, err, `command: Config.Pool: "bad-\xfe" is not valid UTF-8`)
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	assert.NotErrorIs(t, err, ErrInvalidKey, "a bad group or pool name is a bad Config, not a bad key")
 	assert.Equal(t, 0, r.PoolCount())
 	assert.True(t, errors.Is(checkKey("pool key", "\xff"), ErrInvalidKey))
 }

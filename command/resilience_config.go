@@ -1,7 +1,6 @@
 package command
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -131,23 +130,23 @@ var defaultRetryOn = FailureTypesOf(CommandFailure, TimeoutFailure)
 
 func (c RetryConfig) validate() error {
 	if c.MaxAttempts < 0 {
-		return fmt.Errorf("command: Config.Retry.MaxAttempts: %d is negative", c.MaxAttempts)
+		return invalidConfig("command: Config.Retry.MaxAttempts: %d is negative", c.MaxAttempts)
 	}
 	if err := c.Backoff.Validate(); err != nil {
-		return fmt.Errorf("command: Config.Retry.%w", err)
+		return invalidConfig("command: Config.Retry.%w", err)
 	}
 	if c.On>>numFailureTypes != 0 {
-		return fmt.Errorf("command: Config.Retry.On: %#x names no failure type", uint16(c.On))
+		return invalidConfig("command: Config.Retry.On: %#x names no failure type", uint16(c.On))
 	}
 	return c.Budget.validate()
 }
 
 func (b RetryBudget) validate() error {
 	if !(b.Percent >= 0 && b.Percent <= 100) {
-		return fmt.Errorf("command: Config.Retry.Budget.Percent: %v is not within [0, 100]", b.Percent)
+		return invalidConfig("command: Config.Retry.Budget.Percent: %v is not within [0, 100]", b.Percent)
 	}
 	if b.MinConcurrency < 0 {
-		return fmt.Errorf("command: Config.Retry.Budget.MinConcurrency: %d is negative", b.MinConcurrency)
+		return invalidConfig("command: Config.Retry.Budget.MinConcurrency: %d is negative", b.MinConcurrency)
 	}
 	return nil
 }
@@ -155,11 +154,11 @@ func (b RetryBudget) validate() error {
 func (c HedgeConfig) validate() error {
 	switch {
 	case c.MaxHedges < 0:
-		return fmt.Errorf("command: Config.Hedge.MaxHedges: %d is negative", c.MaxHedges)
+		return invalidConfig("command: Config.Hedge.MaxHedges: %d is negative", c.MaxHedges)
 	case c.Delay < 0:
-		return fmt.Errorf("command: Config.Hedge.Delay: %v is negative", c.Delay)
+		return invalidConfig("command: Config.Hedge.Delay: %v is negative", c.Delay)
 	case !(c.Percentile >= 0 && c.Percentile <= 100):
-		return fmt.Errorf("command: Config.Hedge.Percentile: %v is not within [0, 100]", c.Percentile)
+		return invalidConfig("command: Config.Hedge.Percentile: %v is not within [0, 100]", c.Percentile)
 	}
 	return nil
 }
@@ -170,11 +169,11 @@ func (c RateLimitConfig) validate() error {
 	}
 	switch {
 	case !(c.Rate > 0) || math.IsInf(c.Rate, 0):
-		return fmt.Errorf("command: Config.RateLimit.Rate: %v is not a positive number", c.Rate)
+		return invalidConfig("command: Config.RateLimit.Rate: %v is not a positive number", c.Rate)
 	case c.Burst < 0:
-		return fmt.Errorf("command: Config.RateLimit.Burst: %d is negative", c.Burst)
+		return invalidConfig("command: Config.RateLimit.Burst: %d is negative", c.Burst)
 	case c.MaxWait < 0:
-		return fmt.Errorf("command: Config.RateLimit.MaxWait: %v is negative", c.MaxWait)
+		return invalidConfig("command: Config.RateLimit.MaxWait: %v is negative", c.MaxWait)
 	}
 	return nil
 }
