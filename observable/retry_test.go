@@ -3,6 +3,7 @@ package observable
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -58,6 +59,9 @@ func TestBackoffValidateNamesTheField(t *testing.T) {
 		err := tc.b.Validate()
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), tc.want)
+	}
+	for _, b := range []Backoff{{Multiplier: 1}, {Jitter: NoJitter}, {Initial: time.Second, Max: time.Second}} {
+		assert.NoError(t, b.Validate(), "%+v", b)
 	}
 	err := RetryPolicy{MaxAttempts: -1}.Validate()
 	require.Error(t, err)
@@ -129,6 +133,46 @@ func TestRetryStartsNoRetryThatCannotFinishBeforeTheDeadline(t *testing.T) {
 	mc.Advance(100 * time.Millisecond)
 	assert.ErrorIs(t, <-done, errFlaky, "the last failure is the result")
 	assert.Equal(t, int32(2), calls.Load())
+}
+
+func TestRetryPolicyNextRefusesWhatMustNotBeRetried(t *testing.T) {
+	p := RetryPolicy{MaxAttempts: 3, Backoff: Backoff{Initial: time.Millisecond, Jitter: NoJitter}}
+	live := context.Background()
+	ended, cancel := context.WithCancel(live)
+	cancel()
+	for _, tc := range []struct {
+		name  string
+		ctx   context.Context
+		n     int
+		err   error
+		retry bool
+	}{
+		{"a failure with attempts left", live, 2, errFlaky, true},
+		{"the attempts used up", live, 3, errFlaky, false},
+		{"the subscriber's context ended", ended, 1, errFlaky, false},
+		{"an attempt that was cancelled, the subscriber still there", live, 1, fmt.Errorf("run: %w", context.Canceled), false},
+	} {
+		d, retry := p.Next(tc.ctx, epoch, tc.n, tc.err)
+		assert.Equal(t, tc.retry, retry, tc.name)
+		if retry {
+			assert.Equal(t, time.Duration(tc.n)*time.Millisecond, d, tc.name)
+		}
+	}
+}
+
+func TestRetryPolicyNextJittersWithRandAndFitsTheDeadline(t *testing.T) {
+	p := RetryPolicy{MaxAttempts: 3, Backoff: Backoff{Initial: 100 * time.Millisecond}, Rand: func() float64 { return 0.25 }}
+	d, retry := p.Next(context.Background(), epoch, 1, errFlaky)
+	assert.True(t, retry)
+	assert.Equal(t, 25*time.Millisecond, d, "full jitter: 0.25 of 100ms")
+
+	ctx, cancel := context.WithDeadline(context.Background(), epoch.Add(40*time.Millisecond))
+	defer cancel()
+	_, retry = p.Next(ctx, epoch, 1, errFlaky)
+	assert.True(t, retry, "a wait of 25ms ends before the deadline, 40ms away")
+	p.AttemptTime = func() time.Duration { return 15 * time.Millisecond }
+	_, retry = p.Next(ctx, epoch, 1, errFlaky)
+	assert.False(t, retry, "a wait of 25ms and an attempt of 15ms end at the deadline, not before it")
 }
 
 func TestRetryPermitRefusesRetries(t *testing.T) {
