@@ -470,6 +470,52 @@ func TestRateLimitRejectsAtOnceOrWaitsUpToItsBound(t *testing.T) {
 	})
 }
 
+// A bucket admits Burst executions at once, then one per 1/Rate, and
+// after a long pause Burst again, no more; a Burst of 0 is Rate rounded
+// up.
+func TestRateLimitAdmitsABurstThenOnePerInterval(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		limit    RateLimitConfig
+		burst    int
+		interval time.Duration
+	}{
+		{"Burst 3 at 10 a second", RateLimitConfig{Enabled: true, Rate: 10, Burst: 3}, 3, 100 * time.Millisecond},
+		{"Burst 0 at 2.5 a second", RateLimitConfig{Enabled: true, Rate: 2.5}, 3, 400 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			c := New("Burst", succeedRun, WithRegistry(h.reg), WithConfig(Config{
+				Isolation: SemaphoreIsolation,
+				RateLimit: tc.limit,
+			})).WithFallback(fallbackName)
+			// admitted executes until the limiter refuses, and counts
+			// the executions it admitted.
+			admitted := func() int {
+				for n := 0; n < 100; n++ {
+					v, err := c.Execute(context.Background(), 1)
+					require.NoError(t, err)
+					if v == "anonymous" {
+						assert.Equal(t, evs("FALLBACK_SUCCESS", "RATE_LIMITED"), h.events())
+						return n
+					}
+					assert.Equal(t, evs("SUCCESS"), h.events())
+				}
+				t.Fatal("the limiter refused none of 100 executions")
+				return 0
+			}
+			assert.Equal(t, tc.burst, admitted(), "a full bucket")
+			h.clock.Advance(tc.interval - 1)
+			assert.Equal(t, 0, admitted(), "just before an interval has passed")
+			h.clock.Advance(1)
+			assert.Equal(t, 1, admitted(), "an interval later")
+			h.clock.Advance(time.Hour)
+			assert.Equal(t, tc.burst, admitted(), "after a long pause, the burst and no more")
+			h.noMoreCompletions()
+		})
+	}
+}
+
 // The bucket is the key's: a limit switched off and on again finds it as
 // the last admission left it, and a change of rate applies to it.
 func TestRateLimitSwitchedOffAndOnKeepsItsBucket(t *testing.T) {
