@@ -583,6 +583,38 @@ func TestRateLimitWaitsForATokenUnderItsBound(t *testing.T) {
 	h.noMoreCompletions()
 }
 
+// A wait for a token that would not end before the caller's deadline is
+// not begun, whichever context carries the deadline, the command's or
+// its subscriber's: the execution is rate limited at once.
+func TestRateLimitWaitsOnlyWithinTheCallersDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		exec func(c *Command[int, string], deadline context.Context) (string, error)
+	}{
+		{"the command's context", func(c *Command[int, string], deadline context.Context) (string, error) {
+			return c.ToObservable(deadline, 1).First(context.Background())
+		}},
+		{"the subscriber's context", func(c *Command[int, string], deadline context.Context) (string, error) {
+			return c.ToObservable(context.Background(), 1).First(deadline)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, spy, c := waitingLimit(t, 150*time.Millisecond) // the next token in 100 ms
+			deadline, cancel := h.clock.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			_, err := tc.exec(c, deadline)
+			assert.ErrorIs(t, err, ErrRateLimited)
+			assert.Equal(t, evs("FALLBACK_MISSING", "RATE_LIMITED"), h.events())
+			select {
+			case d := <-spy.armed:
+				t.Fatalf("a wait of %v was begun", d)
+			default:
+			}
+			h.noMoreCompletions()
+		})
+	}
+}
+
 // A caller that leaves while its execution waits for a token ends it
 // CANCELLED, with no fallback, as Hystrix's does when its subscriber
 // leaves while it waits in a pool's queue; its place goes back to the

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // run's context carries the timeout as its deadline whichever way the
@@ -26,4 +28,65 @@ func TestRunSeesTheTimeoutAsItsDeadline(t *testing.T) {
 		require.True(t, ok, "run's context has no deadline")
 		assert.WithinDuration(t, harnessStart.Add(700*time.Millisecond), deadline, 0, "the same instant")
 	})
+}
+
+// A caller's deadline that comes before the timeout is run's deadline,
+// whichever way the command is executed.
+func TestRunSeesTheCallersEarlierDeadline(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		for _, timeout := range []time.Duration{700 * time.Millisecond, -1} {
+			c, deadline := deadlineRecorder(h, iso, timeout)
+			ctx, cancel := h.clock.WithTimeout(context.Background(), 300*time.Millisecond)
+			v, err := m.exec(ctx, c, 1)
+			cancel()
+			require.NoError(t, err)
+			assert.Equal(t, userName(1), v)
+			h.completion()
+			assert.WithinDuration(t, harnessStart.Add(300*time.Millisecond), <-deadline, 0, "timeout %v", timeout)
+		}
+	})
+}
+
+// The deadline of the context ToObservable was given reaches run as the
+// subscriber's does, though the subscriber's context has none.
+func TestRunSeesTheDeadlineOfToObservablesContext(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		exec func(c *Command[int, string], ctx context.Context) (string, error)
+	}{
+		{"First", func(c *Command[int, string], ctx context.Context) (string, error) {
+			return c.ToObservable(ctx, 1).First(context.Background())
+		}},
+		{"Map.First", func(c *Command[int, string], ctx context.Context) (string, error) {
+			return observable.Map(c.ToObservable(ctx, 1), func(v string) string { return v }).First(context.Background())
+		}},
+		{"Zip2.First", func(c *Command[int, string], ctx context.Context) (string, error) {
+			return observable.Zip2(c.ToObservable(ctx, 1), observable.Just(""), func(v, _ string) string { return v }).First(context.Background())
+		}},
+	} {
+		for _, iso := range bothIsolations {
+			t.Run(iso.String()+"/"+tc.name, func(t *testing.T) {
+				h := newHarness(t)
+				c, deadline := deadlineRecorder(h, iso, 700*time.Millisecond)
+				ctx, cancel := h.clock.WithTimeout(context.Background(), 300*time.Millisecond)
+				defer cancel()
+				_, err := tc.exec(c, ctx)
+				require.NoError(t, err)
+				h.completion()
+				assert.WithinDuration(t, harnessStart.Add(300*time.Millisecond), <-deadline, 0)
+			})
+		}
+	}
+}
+
+// deadlineRecorder returns a command of iso and timeout whose run sends
+// its context's deadline (the zero time if none) on the channel.
+func deadlineRecorder(h *harness, iso Isolation, timeout time.Duration) (*Command[int, string], <-chan time.Time) {
+	deadlines := make(chan time.Time, 1)
+	c := New("Deadline", func(ctx context.Context, id int) (string, error) {
+		d, _ := ctx.Deadline()
+		deadlines <- d
+		return userName(id), nil
+	}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: timeout}))
+	return c, deadlines
 }

@@ -39,8 +39,10 @@
 //     Future is cancelled or every subscriber has left before the result,
 //     the execution is CANCELLED and run's context is cancelled. A nil
 //     context means context.Background.
-//   - Under a timeout, run's context has the deadline, and it ends with
-//     the caller's context, with its error and cause, as a context of
+//   - Under a timeout, run's context has the deadline, or the caller's if
+//     that comes first (of the context given to ToObservable, Queue or
+//     Observe, or of the subscriber's, whichever is earlier), and it ends
+//     with the caller's context, with its error and cause, as a context of
 //     context.WithTimeout would; it is cheaper to make (one small
 //     allocation, its timer armed only when run waits on it). A pool-isolated
 //     caller returns at the timeout; run keeps its worker until it returns,

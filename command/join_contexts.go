@@ -1,6 +1,9 @@
 package command
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // joinContexts returns a context that is done when either is done and
 // whose values are looked up in sub, then in caller.
@@ -15,7 +18,8 @@ func joinContexts(sub, caller context.Context) (context.Context, func()) {
 }
 
 // valuesOf returns a context whose values are looked up in sub, then in
-// caller.
+// caller, and whose deadline is the earlier of theirs. It is done when
+// sub is: whoever uses it for a run watches caller too.
 func valuesOf(sub, caller context.Context) context.Context {
 	if caller == nil || caller == sub || caller == context.Background() {
 		return sub
@@ -23,10 +27,20 @@ func valuesOf(sub, caller context.Context) context.Context {
 	return valuesFrom{Context: sub, caller: caller}
 }
 
-// valuesFrom looks values up in its Context, then in caller.
+// valuesFrom looks values up in its Context, then in caller, and reports
+// the earlier of their deadlines, so that run sees the caller's deadline
+// when it comes first, whichever context carries it.
 type valuesFrom struct {
 	context.Context
 	caller context.Context
+}
+
+func (v valuesFrom) Deadline() (time.Time, bool) {
+	d, ok := v.Context.Deadline()
+	if c, cok := v.caller.Deadline(); cok && (!ok || c.Before(d)) {
+		return c, true
+	}
+	return d, ok
 }
 
 func (v valuesFrom) Value(key any) any {

@@ -117,10 +117,16 @@ func newCommandContext(parent context.Context, c clock.Clock, start int64, timeo
 }
 
 // Deadline returns the run's deadline, in the local time zone as
-// context.WithTimeout's.
+// context.WithTimeout's: the timeout's, or the parent's if that comes
+// first. (A run's due has the parent's folded in already; a
+// subscription's is the timeout's alone, since it tells TIMEOUT from the
+// caller leaving, which the subscription watches for itself.)
 func (c *deadlineContext) Deadline() (time.Time, bool) {
 	if c.unbounded {
 		return c.parent.Deadline()
+	}
+	if d, ok := c.parent.Deadline(); ok && d.UnixNano() < c.due {
+		return d, true
 	}
 	return time.Unix(0, c.due), true
 }
