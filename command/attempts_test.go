@@ -205,24 +205,44 @@ func TestRetryNeverRetriesBadRequestsShortCircuitsOrRejections(t *testing.T) {
 	h.noMoreCompletions()
 }
 
+// The deadline may be on the context of Execute, or on the context given
+// to ToObservable while the subscriber's has none, in a call (First) and
+// in a subscription (Map's).
 func TestRetryStartsNoRetryPastTheCallersDeadline(t *testing.T) {
-	h, spy := newSpiedHarness(t)
-	var calls atomic.Int32
-	c := New("Slow", flaky(100, &calls), WithRegistry(h.reg), WithConfig(Config{
-		Isolation: SemaphoreIsolation,
-		Retry:     RetryConfig{MaxAttempts: 5, Backoff: exactBackoff},
-	}))
-	// The first retry's 100 ms fit in 250 ms; the second's 200 ms more
-	// do not.
-	ctx, cancel := h.clock.WithTimeout(context.Background(), 250*time.Millisecond)
-	defer cancel()
-	call := goCall(func() (string, error) { return c.Execute(ctx, 1) })
-	assert.Equal(t, evs("FAILURE"), h.events())
-	h.clock.Advance(recv(t, spy.armed, "the backoff"))
-	res := awaitCall(t, call)
-	assertCommandError(t, res.err, "Slow", CommandFailure, errBoom, ErrFallbackMissing)
-	assert.Equal(t, evs("FAILURE", "FALLBACK_MISSING", "RETRIED"), h.events())
-	assert.Equal(t, int32(2), calls.Load())
+	for _, tc := range []struct {
+		name string
+		exec func(c *Command[int, string], deadline context.Context) (string, error)
+	}{
+		{"Execute", func(c *Command[int, string], deadline context.Context) (string, error) {
+			return c.Execute(deadline, 1)
+		}},
+		{"ToObservable.First", func(c *Command[int, string], deadline context.Context) (string, error) {
+			return c.ToObservable(deadline, 1).First(context.Background())
+		}},
+		{"ToObservable.Map.First", func(c *Command[int, string], deadline context.Context) (string, error) {
+			return observable.Map(c.ToObservable(deadline, 1), func(v string) string { return v }).First(context.Background())
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, spy := newSpiedHarness(t)
+			var calls atomic.Int32
+			c := New("Slow", flaky(100, &calls), WithRegistry(h.reg), WithConfig(Config{
+				Isolation: SemaphoreIsolation,
+				Retry:     RetryConfig{MaxAttempts: 5, Backoff: exactBackoff},
+			}))
+			// The first retry's 100 ms fit in 250 ms; the second's 200 ms
+			// more do not.
+			ctx, cancel := h.clock.WithTimeout(context.Background(), 250*time.Millisecond)
+			defer cancel()
+			call := goCall(func() (string, error) { return tc.exec(c, ctx) })
+			assert.Equal(t, evs("FAILURE"), h.events())
+			h.clock.Advance(recv(t, spy.armed, "the backoff"))
+			res := awaitCall(t, call)
+			assertCommandError(t, res.err, "Slow", CommandFailure, errBoom, ErrFallbackMissing)
+			assert.Equal(t, evs("FAILURE", "FALLBACK_MISSING", "RETRIED"), h.events())
+			assert.Equal(t, int32(2), calls.Load())
+		})
+	}
 }
 
 func TestRetryBudgetRefusesTheRetryThatWouldExceedIt(t *testing.T) {

@@ -331,7 +331,8 @@ func (s *subscription[In, Out]) fallBack(failure FailureType, cause error) {
 		s.end(s.e.endTime(), zero, s.e.badRequest(cause))
 		return
 	}
-	if !s.emitted && s.e.deferFallback(s.subCtx, failure, cause) {
+	// A retry is decided under both contexts' deadlines (valuesOf).
+	if !s.emitted && s.e.deferFallback(valuesOf(s.subCtx, s.callerCtx), failure, cause) {
 		s.end(s.e.endTime(), zero, s.e.commandError(failure, cause))
 		return
 	}
