@@ -605,17 +605,25 @@ func TestRateLimitWaitsForATokenUnderItsBound(t *testing.T) {
 
 // A wait for a token that would not end before the caller's deadline is
 // not begun, whichever context carries the deadline, the command's or
-// its subscriber's: the execution is rate limited at once.
+// its subscriber's, in a call (First) and in a subscription (Map's): the
+// execution is rate limited at once.
 func TestRateLimitWaitsOnlyWithinTheCallersDeadline(t *testing.T) {
+	same := func(v string) string { return v }
 	for _, tc := range []struct {
 		name string
 		exec func(c *Command[int, string], deadline context.Context) (string, error)
 	}{
-		{"the command's context", func(c *Command[int, string], deadline context.Context) (string, error) {
+		{"First, the command's context", func(c *Command[int, string], deadline context.Context) (string, error) {
 			return c.ToObservable(deadline, 1).First(context.Background())
 		}},
-		{"the subscriber's context", func(c *Command[int, string], deadline context.Context) (string, error) {
+		{"First, the subscriber's context", func(c *Command[int, string], deadline context.Context) (string, error) {
 			return c.ToObservable(context.Background(), 1).First(deadline)
+		}},
+		{"Map.First, the command's context", func(c *Command[int, string], deadline context.Context) (string, error) {
+			return observable.Map(c.ToObservable(deadline, 1), same).First(context.Background())
+		}},
+		{"Map.First, the subscriber's context", func(c *Command[int, string], deadline context.Context) (string, error) {
+			return observable.Map(c.ToObservable(context.Background(), 1), same).First(deadline)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
