@@ -188,6 +188,26 @@ func TestHalfOpenTrialTimeout(t *testing.T) {
 	assert.Equal(t, trialStart.Add(time.Second), got[2].Time, "re-opened as of the bound")
 }
 
+// Only a trial that has not reported can be overdue: a breaker that waits
+// for traffic to admit its next trial stays HalfOpen however long it
+// waits.
+func TestReportedTrialIsNeverOverdue(t *testing.T) {
+	cfg := hystrixTestConfig
+	cfg.HalfOpenTrials = 2
+	cfg.HalfOpenTrialTimeout = time.Second
+	b, h, clk := newBreaker(t, cfg)
+	h.emit(health(0, 4, 0))
+	clk.Advance(afterSleepWindow)
+	require.True(t, b.AttemptExecution())
+	b.MarkSuccess()
+	clk.Advance(time.Hour)
+	h.emit(health(0, 0, 0))
+	assert.Equal(t, breaker.HalfOpen, b.State())
+	require.True(t, b.AttemptExecution(), "the second trial")
+	b.MarkSuccess()
+	assert.Equal(t, breaker.Closed, b.State())
+}
+
 // A report that arrives after the trial became overdue, before anything
 // noticed, finds the breaker re-opened as of the bound: it neither closes
 // it nor moves the new sleep window.

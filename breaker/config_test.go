@@ -23,6 +23,7 @@ func TestConfigValidate(t *testing.T) {
 		{"everything set", breaker.Config{RequestVolumeThreshold: 1, ErrorThresholdPercentage: 100, SleepWindow: time.Millisecond,
 			ForceOpen: true, ForceClosed: true, Disabled: true, HalfOpenTrials: breaker.MaxHalfOpenTrials,
 			HalfOpenTrialTimeout: -1, SlowCallDuration: time.Second, SlowCallRatePercentage: 1}, nil},
+		{"slow percentage of 100", breaker.Config{SlowCallDuration: time.Second, SlowCallRatePercentage: 100}, nil},
 		{"negative volume", breaker.Config{RequestVolumeThreshold: -1}, []string{"RequestVolumeThreshold"}},
 		{"negative percentage", breaker.Config{ErrorThresholdPercentage: -5}, []string{"ErrorThresholdPercentage"}},
 		{"percentage over 100", breaker.Config{ErrorThresholdPercentage: 101}, []string{"ErrorThresholdPercentage"}},
