@@ -627,18 +627,21 @@ func TestRateLimitWaitsOnlyWithinTheCallersDeadline(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, spy, c := waitingLimit(t, 150*time.Millisecond) // the next token in 100 ms
-			deadline, cancel := h.clock.WithTimeout(context.Background(), 50*time.Millisecond)
-			defer cancel()
-			_, err := tc.exec(c, deadline)
-			assert.ErrorIs(t, err, ErrRateLimited)
-			assert.Equal(t, evs("FALLBACK_MISSING", "RATE_LIMITED"), h.events())
-			select {
-			case d := <-spy.armed:
-				t.Fatalf("a wait of %v was begun", d)
-			default:
+			// The next token comes in 100 ms: at the deadline, or after it.
+			for _, due := range []time.Duration{100 * time.Millisecond, 50 * time.Millisecond} {
+				h, spy, c := waitingLimit(t, 150*time.Millisecond)
+				deadline, cancel := h.clock.WithTimeout(context.Background(), due)
+				_, err := tc.exec(c, deadline)
+				cancel()
+				assert.ErrorIs(t, err, ErrRateLimited, "deadline in %v", due)
+				assert.Equal(t, evs("FALLBACK_MISSING", "RATE_LIMITED"), h.events())
+				select {
+				case d := <-spy.armed:
+					t.Fatalf("deadline in %v: a wait of %v was begun", due, d)
+				default:
+				}
+				h.noMoreCompletions()
 			}
-			h.noMoreCompletions()
 		})
 	}
 }
@@ -726,7 +729,13 @@ func TestRateLimitWaitsOnlyWithinTheTimeout(t *testing.T) {
 	assert.Equal(t, "anonymous", refused.v, "refused at once")
 	assert.Equal(t, evs("FALLBACK_SUCCESS", "RATE_LIMITED"), h.events())
 
-	h.clock.Advance(150 * time.Millisecond) // the next token in 50 ms
+	h.clock.Advance(100 * time.Millisecond) // the next token in 100 ms, at the timeout
+	refused = awaitCall(t, goCall(func() (string, error) { return c.Execute(context.Background(), 2) }))
+	require.NoError(t, refused.err)
+	assert.Equal(t, "anonymous", refused.v, "a wait that ends at the timeout is refused at once")
+	assert.Equal(t, evs("FALLBACK_SUCCESS", "RATE_LIMITED"), h.events())
+
+	h.clock.Advance(50 * time.Millisecond) // the next token in 50 ms
 	call := goCall(func() (string, error) { return c.Execute(context.Background(), 3) })
 	h.clock.Advance(recv(t, spy.armed, "the wait for a token"))
 	res := awaitCall(t, call)
