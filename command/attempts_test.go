@@ -206,24 +206,14 @@ func TestRetryNeverRetriesBadRequestsShortCircuitsOrRejections(t *testing.T) {
 }
 
 // The deadline may be on the context of Execute, or on the context given
-// to ToObservable while the subscriber's has none, in a call (First) and
-// in a subscription (Map's).
+// to ToObservable while the subscriber's has none, in a call and in a
+// subscription.
 func TestRetryStartsNoRetryPastTheCallersDeadline(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		exec func(c *Command[int, string], deadline context.Context) (string, error)
-	}{
-		{"Execute", func(c *Command[int, string], deadline context.Context) (string, error) {
-			return c.Execute(deadline, 1)
-		}},
-		{"ToObservable.First", func(c *Command[int, string], deadline context.Context) (string, error) {
-			return c.ToObservable(deadline, 1).First(context.Background())
-		}},
-		{"ToObservable.Map.First", func(c *Command[int, string], deadline context.Context) (string, error) {
-			return observable.Map(c.ToObservable(deadline, 1), func(v string) string { return v }).First(context.Background())
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	execute := twoContextMode{"Execute", func(c *Command[int, string], cmdCtx, _ context.Context) (string, error) {
+		return c.Execute(cmdCtx, 1)
+	}}
+	for _, m := range append([]twoContextMode{execute}, twoContextModes...) {
+		t.Run(m.name, func(t *testing.T) {
 			h, spy := newSpiedHarness(t)
 			var calls atomic.Int32
 			c := New("Slow", flaky(100, &calls), WithRegistry(h.reg), WithConfig(Config{
@@ -234,7 +224,7 @@ func TestRetryStartsNoRetryPastTheCallersDeadline(t *testing.T) {
 			// more do not.
 			ctx, cancel := h.clock.WithTimeout(context.Background(), 250*time.Millisecond)
 			defer cancel()
-			call := goCall(func() (string, error) { return tc.exec(c, ctx) })
+			call := goCall(func() (string, error) { return m.exec(c, ctx, context.Background()) })
 			assert.Equal(t, evs("FAILURE"), h.events())
 			h.clock.Advance(recv(t, spy.armed, "the backoff"))
 			res := awaitCall(t, call)
@@ -605,44 +595,33 @@ func TestRateLimitWaitsForATokenUnderItsBound(t *testing.T) {
 
 // A wait for a token that would not end before the caller's deadline is
 // not begun, whichever context carries the deadline, the command's or
-// its subscriber's, in a call (First) and in a subscription (Map's): the
-// execution is rate limited at once.
+// its subscriber's, in a call and in a subscription: the execution is
+// rate limited at once.
 func TestRateLimitWaitsOnlyWithinTheCallersDeadline(t *testing.T) {
-	same := func(v string) string { return v }
-	for _, tc := range []struct {
-		name string
-		exec func(c *Command[int, string], deadline context.Context) (string, error)
-	}{
-		{"First, the command's context", func(c *Command[int, string], deadline context.Context) (string, error) {
-			return c.ToObservable(deadline, 1).First(context.Background())
-		}},
-		{"First, the subscriber's context", func(c *Command[int, string], deadline context.Context) (string, error) {
-			return c.ToObservable(context.Background(), 1).First(deadline)
-		}},
-		{"Map.First, the command's context", func(c *Command[int, string], deadline context.Context) (string, error) {
-			return observable.Map(c.ToObservable(deadline, 1), same).First(context.Background())
-		}},
-		{"Map.First, the subscriber's context", func(c *Command[int, string], deadline context.Context) (string, error) {
-			return observable.Map(c.ToObservable(context.Background(), 1), same).First(deadline)
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			// The next token comes in 100 ms: at the deadline, or after it.
-			for _, due := range []time.Duration{100 * time.Millisecond, 50 * time.Millisecond} {
-				h, spy, c := waitingLimit(t, 150*time.Millisecond)
-				deadline, cancel := h.clock.WithTimeout(context.Background(), due)
-				_, err := tc.exec(c, deadline)
-				cancel()
-				assert.ErrorIs(t, err, ErrRateLimited, "deadline in %v", due)
-				assert.Equal(t, evs("FALLBACK_MISSING", "RATE_LIMITED"), h.events())
-				select {
-				case d := <-spy.armed:
-					t.Fatalf("deadline in %v: a wait of %v was begun", due, d)
-				default:
+	for _, m := range twoContextModes {
+		for _, on := range []string{"the command's context", "the subscriber's context"} {
+			t.Run(m.name+", "+on, func(t *testing.T) {
+				// The next token comes in 100 ms: at the deadline, or after it.
+				for _, due := range []time.Duration{100 * time.Millisecond, 50 * time.Millisecond} {
+					h, spy, c := waitingLimit(t, 150*time.Millisecond)
+					deadline, cancel := h.clock.WithTimeout(context.Background(), due)
+					cmdCtx, subCtx := deadline, context.Background()
+					if on == "the subscriber's context" {
+						cmdCtx, subCtx = subCtx, cmdCtx
+					}
+					_, err := m.exec(c, cmdCtx, subCtx)
+					cancel()
+					assert.ErrorIs(t, err, ErrRateLimited, "deadline in %v", due)
+					assert.Equal(t, evs("FALLBACK_MISSING", "RATE_LIMITED"), h.events())
+					select {
+					case d := <-spy.armed:
+						t.Fatalf("deadline in %v: a wait of %v was begun", due, d)
+					default:
+					}
+					h.noMoreCompletions()
 				}
-				h.noMoreCompletions()
-			}
-		})
+			})
+		}
 	}
 }
 

@@ -290,6 +290,28 @@ func execModesOf[In any]() []execModeOf[In] {
 	}
 }
 
+// twoContextMode executes a Command[int, string] of input 1 with cmdCtx
+// given to ToObservable and subCtx to the subscription.
+type twoContextMode struct {
+	name string
+	exec func(c *Command[int, string], cmdCtx, subCtx context.Context) (string, error)
+}
+
+// twoContextModes are the ways of giving ToObservable one context and
+// subscribing with another: in a call (First, Zip2's First) and in a
+// subscription (Map's).
+var twoContextModes = []twoContextMode{
+	{"First", func(c *Command[int, string], cmdCtx, subCtx context.Context) (string, error) {
+		return c.ToObservable(cmdCtx, 1).First(subCtx)
+	}},
+	{"Map.First", func(c *Command[int, string], cmdCtx, subCtx context.Context) (string, error) {
+		return observable.Map(c.ToObservable(cmdCtx, 1), func(v string) string { return v }).First(subCtx)
+	}},
+	{"Zip2.First", func(c *Command[int, string], cmdCtx, subCtx context.Context) (string, error) {
+		return observable.Zip2(c.ToObservable(cmdCtx, 1), observable.Just(""), func(v, _ string) string { return v }).First(subCtx)
+	}},
+}
+
 // execModes are the modes of Command[int, string].
 var execModes = execModesOf[int]()
 

@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // run's context carries the timeout as its deadline whichever way the
@@ -50,27 +48,14 @@ func TestRunSeesTheCallersEarlierDeadline(t *testing.T) {
 // The deadline of the context ToObservable was given reaches run as the
 // subscriber's does, though the subscriber's context has none.
 func TestRunSeesTheDeadlineOfToObservablesContext(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		exec func(c *Command[int, string], ctx context.Context) (string, error)
-	}{
-		{"First", func(c *Command[int, string], ctx context.Context) (string, error) {
-			return c.ToObservable(ctx, 1).First(context.Background())
-		}},
-		{"Map.First", func(c *Command[int, string], ctx context.Context) (string, error) {
-			return observable.Map(c.ToObservable(ctx, 1), func(v string) string { return v }).First(context.Background())
-		}},
-		{"Zip2.First", func(c *Command[int, string], ctx context.Context) (string, error) {
-			return observable.Zip2(c.ToObservable(ctx, 1), observable.Just(""), func(v, _ string) string { return v }).First(context.Background())
-		}},
-	} {
+	for _, m := range twoContextModes {
 		for _, iso := range bothIsolations {
-			t.Run(iso.String()+"/"+tc.name, func(t *testing.T) {
+			t.Run(iso.String()+"/"+m.name, func(t *testing.T) {
 				h := newHarness(t)
 				c, deadline := deadlineRecorder(h, iso, 700*time.Millisecond)
 				ctx, cancel := h.clock.WithTimeout(context.Background(), 300*time.Millisecond)
 				defer cancel()
-				_, err := tc.exec(c, ctx)
+				_, err := m.exec(c, ctx, context.Background())
 				require.NoError(t, err)
 				h.completion()
 				assert.WithinDuration(t, harnessStart.Add(300*time.Millisecond), <-deadline, 0)

@@ -61,23 +61,20 @@ func TestVegasFollowsItsFormula(t *testing.T) {
 // the threshold, α and β, whole numbers (1, 3 and 6) that a queue, a
 // whole number, can meet.
 func TestVegasAtItsBoundaries(t *testing.T) {
-	first := Sample{RTT: 100 * ms, InFlight: 10}
-	runSteps(t, Vegas{InitialLimit: 10}, []step{
-		{"first sample sets rtt_noload", first, 10},
-		{"inflight·2 = L does not hold; queue 0 ≤ threshold: L + β", Sample{RTT: 100 * ms, InFlight: 5}, 16},
-	})
-	runSteps(t, Vegas{InitialLimit: 5}, []step{
-		{"first sample sets rtt_noload", first, 5},
-		{"queue ⌈5·(1 − 100/110)⌉ = 1 = threshold: L + β", Sample{RTT: 110 * ms, InFlight: 5}, 11},
-	})
-	runSteps(t, Vegas{InitialLimit: 5}, []step{
-		{"first sample sets rtt_noload", first, 5},
-		{"queue ⌈5·(1 − 100/200)⌉ = 3 = α holds", Sample{RTT: 200 * ms, InFlight: 5}, 5},
-	})
-	runSteps(t, Vegas{InitialLimit: 10}, []step{
-		{"first sample sets rtt_noload", first, 10},
-		{"queue ⌈10·(1 − 100/240)⌉ = 6 = β holds", Sample{RTT: 240 * ms, InFlight: 10}, 10},
-	})
+	for _, tc := range []struct {
+		limit int
+		next  step
+	}{
+		{10, step{"inflight·2 = L does not hold; queue 0 ≤ threshold: L + β", Sample{RTT: 100 * ms, InFlight: 5}, 16}},
+		{5, step{"queue ⌈5·(1 − 100/110)⌉ = 1 = threshold: L + β", Sample{RTT: 110 * ms, InFlight: 5}, 11}},
+		{5, step{"queue ⌈5·(1 − 100/200)⌉ = 3 = α holds", Sample{RTT: 200 * ms, InFlight: 5}, 5}},
+		{10, step{"queue ⌈10·(1 − 100/240)⌉ = 6 = β holds", Sample{RTT: 240 * ms, InFlight: 10}, 10}},
+	} {
+		runSteps(t, Vegas{InitialLimit: tc.limit}, []step{
+			{"first sample sets rtt_noload", Sample{RTT: 100 * ms, InFlight: 10}, float64(tc.limit)},
+			tc.next,
+		})
+	}
 }
 
 func TestVegasReprobesNoLoadLatency(t *testing.T) {
