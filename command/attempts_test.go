@@ -425,6 +425,37 @@ func TestHedgeOnErrorRefusedByTheBudgetRunsTheFallback(t *testing.T) {
 	})
 }
 
+// A hedging policy changed live applies to the next call: a command that
+// did not hedge on an error hedges on it once Configure says so.
+func TestHedgePolicyChangedLiveAppliesToTheNextCall(t *testing.T) {
+	h := newHarness(t)
+	var calls atomic.Int32
+	c := New("LiveHedge", func(ctx context.Context, id int) (string, error) {
+		if calls.Add(1) <= 2 {
+			return "", errBoom
+		}
+		return userName(id), nil
+	}, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Timeout:   -1,
+		Hedge:     HedgeConfig{MaxHedges: 1, Delay: time.Hour},
+	})).WithFallback(fallbackName)
+	v, err := c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, "anonymous", v, "no hedge on the error: the fallback answers")
+	assert.Equal(t, int32(1), calls.Load())
+
+	require.NoError(t, h.reg.Configure("LiveHedge", Config{
+		Isolation: SemaphoreIsolation,
+		Timeout:   -1,
+		Hedge:     HedgeConfig{MaxHedges: 1, Delay: time.Hour, OnError: true},
+	}))
+	v, err = c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, userName(1), v, "the hedge started on the error answers")
+	assert.Equal(t, int32(3), calls.Load())
+}
+
 func TestHedgeDelayFollowsTheLiveLatencyPercentile(t *testing.T) {
 	h := newHarness(t)
 	var latency atomic.Int64
