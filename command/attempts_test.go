@@ -484,6 +484,13 @@ func TestHedgeDelayFollowsTheLiveLatencyPercentile(t *testing.T) {
 	run(80*time.Millisecond, 20)
 	assert.InDelta(t, float64(80*time.Millisecond), float64(k.hedgeDelay()), float64(2*time.Millisecond),
 		"the delay follows the distribution as it changes")
+
+	require.NoError(t, h.reg.Configure("Live", Config{
+		Isolation: SemaphoreIsolation,
+		Timeout:   -1,
+		Hedge:     HedgeConfig{Delay: time.Second},
+	}))
+	assert.Equal(t, time.Second, k.hedgeDelay(), "no Percentile: the fixed delay, whatever the latencies")
 }
 
 func TestRateLimitRejectsAtOnceOrWaitsUpToItsBound(t *testing.T) {
