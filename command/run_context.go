@@ -95,10 +95,16 @@ type contextWaiters struct {
 // newDeadlineContext returns the context of a run due at due, in Unix
 // nanoseconds, or at parent's deadline if that comes first.
 func newDeadlineContext(parent context.Context, c clock.Clock, due int64) *deadlineContext {
+	return &deadlineContext{parent: parent, clock: c, due: dueBy(parent, due), endsItself: true}
+}
+
+// dueBy returns due, in Unix nanoseconds, or parent's deadline if that
+// comes first.
+func dueBy(parent context.Context, due int64) int64 {
 	if d, ok := parent.Deadline(); ok && d.UnixNano() < due {
-		due = d.UnixNano()
+		return d.UnixNano()
 	}
-	return &deadlineContext{parent: parent, clock: c, due: due, endsItself: true}
+	return due
 }
 
 // newCommandContext returns the context of a run that a subscription
@@ -125,10 +131,7 @@ func (c *deadlineContext) Deadline() (time.Time, bool) {
 	if c.unbounded {
 		return c.parent.Deadline()
 	}
-	if d, ok := c.parent.Deadline(); ok && d.UnixNano() < c.due {
-		return d, true
-	}
-	return time.Unix(0, c.due), true
+	return time.Unix(0, dueBy(c.parent, c.due)), true
 }
 
 // Value returns the caller's context's value for key.
