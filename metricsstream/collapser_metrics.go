@@ -198,6 +198,15 @@ func (m *CollapserMetrics) Status() (CollapserStatus, bool) {
 // its default maxRequestsInBatch, Integer.MAX_VALUE.
 const hystrixMaxBatch = 1<<31 - 1
 
+// batchCap is the maxRequestsInBatch Hystrix would report for a cap of n
+// requests: n, or hystrixMaxBatch for no cap (n <= 0).
+func batchCap(n int) int {
+	if n > 0 {
+		return n
+	}
+	return hystrixMaxBatch
+}
+
 // Snapshot returns what one "HystrixCollapser" object of the dashboard
 // stream holds, every value read at the same instant of the metrics'
 // clock: the rolling counts, the batch sizes and the registered
@@ -223,9 +232,7 @@ func (m *CollapserMetrics) Snapshot() CollapserSnapshot {
 	if st, ok := m.Status(); ok {
 		s.RequestCacheEnabled = st.RequestCacheEnabled
 		s.TimerDelay = st.TimerDelay
-		if st.MaxRequestsInBatch > 0 {
-			s.MaxRequestsInBatch = st.MaxRequestsInBatch
-		}
+		s.MaxRequestsInBatch = batchCap(st.MaxRequestsInBatch)
 	}
 	return s
 }

@@ -84,14 +84,22 @@ const (
 //     listed once it has completed, run, queued or rejected any, so that a
 //     pool whose every worker hangs from the start shows too.
 func Handler(opts ...HandlerOption) http.Handler {
+	return newHandler("Handler", (*frame).appendMetrics, DefaultStreamInterval, opts)
+}
+
+// newHandler returns a stream of the events that appendEvents appends to
+// a frame, written every interval unless an option or the request says
+// otherwise, after the options opts of the constructor named name.
+func newHandler(name string, appendEvents func(*frame, *handler, []byte) []byte, interval time.Duration, opts []HandlerOption) *handler {
 	h := &handler{
+		appendEvents:   appendEvents,
 		registry:       DefaultRegistry,
-		interval:       DefaultStreamInterval,
+		interval:       interval,
 		maxConnections: DefaultMaxStreamConnections,
 	}
 	for i, o := range opts {
 		if o == nil {
-			panic(fmt.Sprintf("metricsstream: Handler: option %d is nil", i))
+			panic(fmt.Sprintf("metricsstream: %s: option %d is nil", name, i))
 		}
 		o.applyHandler(h)
 	}
@@ -99,9 +107,12 @@ func Handler(opts ...HandlerOption) http.Handler {
 	return h
 }
 
-// handler is the http.Handler that Handler returns. Its fields but the
-// connection count are set once.
+// handler is the http.Handler that Handler, ConfigHandler and
+// UtilizationHandler return: one transport, Hystrix's, for the events
+// each appends to a frame. Its fields but the connection count are set
+// once.
 type handler struct {
+	appendEvents   func(*frame, *handler, []byte) []byte
 	registry       *Registry
 	clock          clock.Clock
 	interval       time.Duration
@@ -191,21 +202,41 @@ type frame struct {
 	collapsers []*CollapserMetrics
 }
 
-// build returns the events of one frame: every command, every pool that
-// has done anything, every collapser of the registry and of the
-// WithCollapsers source, and a ping.
+// build returns the events of one frame and a ping.
 func (f *frame) build(h *handler) []byte {
-	b := f.buf[:0]
-	f.commands = slices.AppendSeq(f.commands[:0], h.registry.Commands())
+	b := h.appendEvents(f, h, f.buf[:0])
+	b = append(b, "ping: \n\n"...)
+	// Keep the buffers, not the metrics: a key evicted from the registry
+	// must not stay reachable from a stream.
+	clear(f.commands)
+	clear(f.pools)
+	clear(f.collapsers)
+	f.buf = b
+	return b
+}
+
+// sortedKeys fills f's lists with the registry's commands, pools and
+// collapsers, each list in the order of their keys.
+func (f *frame) sortedKeys(r *Registry) {
+	f.commands = slices.AppendSeq(f.commands[:0], r.Commands())
 	slices.SortFunc(f.commands, func(x, y *CommandMetrics) int { return strings.Compare(x.key, y.key) })
+	f.pools = slices.AppendSeq(f.pools[:0], r.Pools())
+	slices.SortFunc(f.pools, func(x, y *PoolMetrics) int { return strings.Compare(x.key, y.key) })
+	f.collapsers = slices.AppendSeq(f.collapsers[:0], r.Collapsers())
+	slices.SortFunc(f.collapsers, func(x, y *CollapserMetrics) int { return strings.Compare(x.key, y.key) })
+}
+
+// appendMetrics appends the dashboard's events: every command, every pool
+// that has done anything, every collapser of the registry and of the
+// WithCollapsers source.
+func (f *frame) appendMetrics(h *handler, b []byte) []byte {
+	f.sortedKeys(h.registry)
 	for _, m := range f.commands {
 		s := m.Snapshot()
 		b = append(b, "data: "...)
 		b = appendCommandJSON(b, &s)
 		b = append(b, "\n\n"...)
 	}
-	f.pools = slices.AppendSeq(f.pools[:0], h.registry.Pools())
-	slices.SortFunc(f.pools, func(x, y *PoolMetrics) int { return strings.Compare(x.key, y.key) })
 	for _, p := range f.pools {
 		s := p.Snapshot()
 		if !poolShown(&s) {
@@ -215,8 +246,6 @@ func (f *frame) build(h *handler) []byte {
 		b = appendPoolJSON(b, &s)
 		b = append(b, "\n\n"...)
 	}
-	f.collapsers = slices.AppendSeq(f.collapsers[:0], h.registry.Collapsers())
-	slices.SortFunc(f.collapsers, func(x, y *CollapserMetrics) int { return strings.Compare(x.key, y.key) })
 	for _, c := range f.collapsers {
 		s := c.Snapshot()
 		b = append(b, "data: "...)
@@ -230,13 +259,6 @@ func (f *frame) build(h *handler) []byte {
 			b = append(b, "\n\n"...)
 		}
 	}
-	b = append(b, "ping: \n\n"...)
-	// Keep the buffers, not the metrics: a key evicted from the registry
-	// must not stay reachable from a stream.
-	clear(f.commands)
-	clear(f.pools)
-	clear(f.collapsers)
-	f.buf = b
 	return b
 }
 

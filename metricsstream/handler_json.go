@@ -11,7 +11,7 @@ import (
 // frame is written into a reused buffer without allocating.
 
 // jsonObject appends one JSON object to b. Field names are constants of
-// this file and need no escaping.
+// this file and need no escaping, but for those of open.
 type jsonObject struct {
 	b      []byte
 	fields int
@@ -56,6 +56,21 @@ func (o *jsonObject) stringOrNull(name, v string) {
 	o.string(name, v)
 }
 
+// open begins the object that is the value of field name; close ends
+// it. name is escaped: it may be a key of the registry, which the
+// configuration and utilization streams use as field names.
+func (o *jsonObject) open(name string) jsonObject {
+	if o.fields > 0 {
+		o.b = append(o.b, ',')
+	}
+	o.fields++
+	o.b = appendJSONString(o.b, name)
+	return beginObject(append(o.b, ':'))
+}
+
+// close ends inner, an object open returned, and continues o after it.
+func (o *jsonObject) close(inner *jsonObject) { o.b = inner.end() }
+
 // millis writes d in whole milliseconds, truncated, as Hystrix's int
 // latencies and properties.
 func (o *jsonObject) millis(name string, d time.Duration) { o.int(name, d.Milliseconds()) }
@@ -72,12 +87,11 @@ var latencyKeys = [...]struct {
 func (o *jsonObject) latency(name string, d Distribution) {
 	o.key(name + "_mean")
 	o.b = strconv.AppendInt(o.b, d.Mean().Milliseconds(), 10)
-	o.key(name)
-	p := beginObject(o.b)
+	p := o.open(name)
 	for _, k := range latencyKeys {
 		p.millis(k.key, d.Percentile(k.p))
 	}
-	o.b = p.end()
+	o.close(&p)
 }
 
 // appendCommandJSON appends the "HystrixCommand" object of s, every field
@@ -194,12 +208,11 @@ func appendCollapserJSON(b []byte, s *CollapserSnapshot) []byte {
 	o.int("rollingCountBatches", s.Batches)
 	o.int("rollingCountResponsesFromCache", s.ResponsesFromCache)
 	o.int("batchSize_mean", s.BatchSizeMean)
-	o.key("batchSize")
-	p := beginObject(o.b)
+	p := o.open("batchSize")
 	for i, k := range collapserBatchKeys {
 		p.int(k, s.BatchSizePercentiles[i])
 	}
-	o.b = p.end()
+	o.close(&p)
 	o.bool("propertyValue_requestCacheEnabled", s.RequestCacheEnabled)
 	o.int("propertyValue_maxRequestsInBatch", int64(s.MaxRequestsInBatch))
 	o.millis("propertyValue_timerDelayInMilliseconds", s.TimerDelay)
