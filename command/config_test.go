@@ -294,13 +294,15 @@ func TestCommandStatus(t *testing.T) {
 	assert.Equal(t, breaker.DefaultErrorThresholdPercentage, st.Properties.ErrorThresholdPercentage)
 	assert.Equal(t, breaker.DefaultSleepWindow, st.Properties.SleepWindow)
 	assert.True(t, st.Properties.CircuitBreakerEnabled)
+	assert.True(t, st.Properties.FallbackEnabled)
 
 	require.NoError(t, h.reg.Configure("GetUser", Config{Group: "Users", Timeout: -1, Isolation: SemaphoreIsolation,
-		Breaker: breaker.Config{ForceOpen: true}}))
+		Breaker: breaker.Config{ForceOpen: true}, FallbackDisabled: true}))
 	st, _ = c.Metrics().Status()
 	assert.True(t, st.CircuitBreakerOpen)
 	assert.True(t, st.Properties.ForceOpen)
 	assert.False(t, st.Properties.TimeoutEnabled)
 	assert.Zero(t, st.Properties.Timeout)
 	assert.Equal(t, "SEMAPHORE", st.Properties.Isolation)
+	assert.False(t, st.Properties.FallbackEnabled)
 }

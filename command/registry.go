@@ -197,6 +197,7 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 			InterruptOnTimeout:            true,
 			MaxConcurrentRequests:         k.permits(cfg),
 			AdaptiveLimit:                 k.adaptiveLimitName(cfg),
+			FallbackEnabled:               !cfg.FallbackDisabled,
 			FallbackMaxConcurrentRequests: cfg.FallbackMaxConcurrentRequests,
 			RequestCacheEnabled:           !cfg.RequestCacheDisabled,
 			RequestLogEnabled:             !cfg.RequestLogDisabled,

@@ -3,7 +3,8 @@ package metricsstream
 import "time"
 
 // CommandProperties are the settings of a command that the Hystrix
-// dashboard shows (its propertyValue_* fields). The command package
+// dashboard shows (its propertyValue_* fields) and the configuration
+// stream writes (see [ConfigHandler]). The command package
 // reports them through a [CommandStatusProvider]; metricsstream only
 // carries them.
 type CommandProperties struct {
@@ -19,6 +20,7 @@ type CommandProperties struct {
 	PoolKeyOverride               string // empty when the pool key is not overridden
 	MaxConcurrentRequests         int    // an adaptive limit's current limit, when AdaptiveLimit is set
 	AdaptiveLimit                 string // the algorithm that sets MaxConcurrentRequests, or "" for a fixed count
+	FallbackEnabled               bool
 	FallbackMaxConcurrentRequests int
 	RequestCacheEnabled           bool
 	RequestLogEnabled             bool

@@ -82,6 +82,12 @@
 // Prometheus. Where the stream differs from Hystrix's servlet (the first
 // frame at once, one ping per frame, ?delay= honoured, keys in order,
 // pools listed once they have done anything) is listed on Handler.
+// [ConfigHandler] and [UtilizationHandler] serve Hystrix's sibling
+// streams on the same transport: every command's, pool's and collapser's
+// settings ("HystrixConfig", /hystrix/config.stream), and how busy each
+// command and pool is now ("HystrixUtilization",
+// /hystrix/utilization.stream). Hystrix's request events stream is not
+// served: the request log ([github.com/rxhystrix/rxhystrix/command.RequestLog]) holds the same events.
 //
 // # Latencies and memory
 //

@@ -69,3 +69,22 @@ func ExampleHandler() {
 	// data: HystrixCommand GetUser requests=3 errors=33% timeouts=1 p99.5=0ms
 	// ping
 }
+
+// A monitor that only needs to know how busy each command and pool is
+// reads the utilization stream, beside the dashboard's.
+func ExampleUtilizationHandler() {
+	mc := clock.NewManual(start)
+	reg := metricsstream.NewRegistry(mc)
+	reg.Command("GetUser", metricsstream.Config{}).MarkStart() // one execution in flight
+
+	ctx, leave := context.WithCancel(context.Background())
+	leave() // read one event and leave
+	req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/hystrix/utilization.stream", nil)
+	rec := httptest.NewRecorder()
+	metricsstream.UtilizationHandler(metricsstream.WithRegistry(reg)).ServeHTTP(rec, req)
+	fmt.Print(rec.Body.String())
+	// Output:
+	// data: {"type":"HystrixUtilization","commands":{"GetUser":{"activeCount":1}},"threadpools":{}}
+	//
+	// ping:
+}

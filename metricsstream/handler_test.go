@@ -82,7 +82,7 @@ func userScenario(t *testing.T) *Registry {
 			CircuitBreakerEnabled: true, RequestVolumeThreshold: 20, SleepWindow: 5 * time.Second,
 			ErrorThresholdPercentage: 50, ForceOpen: true, Isolation: "THREAD",
 			Timeout: 1500 * time.Millisecond, TimeoutEnabled: true, InterruptOnTimeout: true,
-			MaxConcurrentRequests: 10, FallbackMaxConcurrentRequests: 12,
+			MaxConcurrentRequests: 10, FallbackEnabled: true, FallbackMaxConcurrentRequests: 12,
 			RequestCacheEnabled: true, RequestLogEnabled: false,
 		},
 	})
