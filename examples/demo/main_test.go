@@ -283,3 +283,53 @@ func TestDemoServesTheStreamAtHystrixDotStream(t *testing.T) {
 	})
 	assert.Contains(t, d.out.String(), d.base+"/hystrix.stream")
 }
+
+// Hystrix's sibling streams are at Hystrix's paths: the configuration of
+// every command and pool, and how busy each is.
+func TestDemoServesTheConfigurationAndUtilizationStreams(t *testing.T) {
+	d := startDemo(t, defaultScenario)
+	var config struct {
+		Type     string
+		Commands map[string]struct {
+			ThreadPoolKey string
+			Execution     struct{ IsolationStrategy string }
+		}
+	}
+	firstEvent(t, d.base+"/hystrix/config.stream", &config)
+	assert.Equal(t, "HystrixConfig", config.Type)
+	require.Contains(t, config.Commands, "GetUser")
+	assert.Equal(t, "UserService", config.Commands["GetUser"].ThreadPoolKey, "the pool of its group")
+	assert.Equal(t, "THREAD", config.Commands["GetUser"].Execution.IsolationStrategy)
+
+	var utilization struct {
+		Type        string
+		Threadpools map[string]struct{ CorePoolSize int }
+	}
+	firstEvent(t, d.base+"/hystrix/utilization.stream", &utilization)
+	assert.Equal(t, "HystrixUtilization", utilization.Type)
+	out := d.out.String()
+	assert.Contains(t, out, d.base+"/hystrix/config.stream")
+	assert.Contains(t, out, d.base+"/hystrix/utilization.stream")
+}
+
+// firstEvent reads the first data event of the stream at url into v.
+func firstEvent(t *testing.T, url string, v any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			require.NoError(t, json.Unmarshal([]byte(data), v))
+			return
+		}
+	}
+	t.Fatalf("the stream at %s ended without an event: %v", url, sc.Err())
+}

@@ -21,19 +21,23 @@ import (
 // newHandler mounts what a service mounts to be watched: the dashboard at
 // /hystrix/ with the stream of reg's commands at /hystrix/stream, the
 // same stream at /hystrix.stream (where Netflix's dashboard and Turbine
-// look, as the README mounts it), and Prometheus metrics at /metrics.
-// Streams end when shutdown is closed.
+// look, as the README mounts it), Hystrix's configuration and
+// utilization streams at their paths, and Prometheus metrics at
+// /metrics. Streams end when shutdown is closed.
 func newHandler(reg *command.Registry, shutdown <-chan struct{}) http.Handler {
-	stream := metricsstream.Handler(
+	opts := []metricsstream.HandlerOption{
 		metricsstream.WithRegistry(reg.Metrics()),
 		metricsstream.WithShutdown(shutdown),
-	)
+	}
+	stream := metricsstream.Handler(opts...)
 	prom := prometheus.NewRegistry()
 	prom.MustRegister(rxprometheus.NewCollector(reg.Metrics()))
 
 	mux := http.NewServeMux()
 	mux.Handle("/hystrix/", dashboard.Handler(dashboard.WithStream(stream)))
 	mux.Handle("/hystrix.stream", stream)
+	mux.Handle("/hystrix/config.stream", metricsstream.ConfigHandler(opts...))
+	mux.Handle("/hystrix/utilization.stream", metricsstream.UtilizationHandler(opts...))
 	mux.Handle("/metrics", promhttp.HandlerFor(prom, promhttp.HandlerOpts{}))
 	mux.Handle("GET /{$}", http.RedirectHandler("/hystrix/", http.StatusFound))
 	return mux
@@ -59,7 +63,8 @@ func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenari
 	fmt.Fprintf(out, "rxhystrix demo: five commands and a collapser against simulated downstreams\n"+
 		"  dashboard   %s/hystrix/\n"+
 		"  stream      %s/hystrix/stream (and %s/hystrix.stream)\n"+
-		"  prometheus  %s/metrics\n", base, base, base, base)
+		"  config      %s/hystrix/config.stream, utilization %s/hystrix/utilization.stream\n"+
+		"  prometheus  %s/metrics\n", base, base, base, base, base, base)
 	if _, ok := ctx.Deadline(); ok {
 		fmt.Fprintln(out, "It stops by itself after -duration; Ctrl-C stops it sooner.")
 	} else {
