@@ -48,3 +48,41 @@ func TestPoolReportsItsQueueSizeAfterConcurrentSubmits(t *testing.T) {
 		assert.Equal(t, int64(0), pm.QueueSize())
 	}
 }
+
+// doneTask frees its slot at once and says it ran.
+type doneTask struct{ done chan struct{} }
+
+func (t doneTask) runTask(p *pool, _ int64) {
+	p.ran(unread)
+	close(t.done)
+}
+
+// A task queued just as the last worker leaves still runs: the worker
+// freed its slot and found the queue empty, so the submitter that then
+// queues its task must start it itself. Submitters racing one worker of
+// a one-slot pool meet that moment many times over.
+func TestPoolRunsATaskQueuedAsTheLastWorkerLeaves(t *testing.T) {
+	const submitters, each = 8, 10000
+	mc := clock.NewManual(time.Unix(0, 0))
+	pm := metricsstream.NewRegistry(mc).Pool("p", metricsstream.Config{})
+	p := newPool("p", PoolConfig{CoreSize: 1, MaxQueueSize: submitters, QueueSizeRejectionThreshold: submitters}, false, mc, pm)
+	var wg sync.WaitGroup
+	for range submitters {
+		wg.Go(func() {
+			for i := range each {
+				task := doneTask{make(chan struct{})}
+				if !assert.Equal(t, submitAccepted, p.submit(task, unread), "the queue holds every submitter") {
+					return
+				}
+				select {
+				case <-task.done:
+				case <-time.After(stuckAfter):
+					t.Errorf("task %d was accepted and never ran", i)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	require.Eventually(t, p.idle, stuckAfter, time.Millisecond)
+}
