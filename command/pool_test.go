@@ -345,6 +345,32 @@ func TestPerCallPools(t *testing.T) {
 	assert.Equal(t, 1, h.reg.PoolCount())
 }
 
+// A per-call pool's idle time counts from its last use, not from its
+// making: one used every 40s is kept, and retired when a minute has
+// passed since its last use.
+func TestPerCallPoolIsRetiredItsIdleTimeoutAfterItsLastUse(t *testing.T) {
+	h := newHarness(t)
+	c := New("Fetch", func(ctx context.Context, url string) (string, error) { return url, nil },
+		WithRegistry(h.reg), WithConfig(Config{Timeout: -1})).WithPoolKey(func(url string) string { return url })
+	use := func() {
+		t.Helper()
+		_, err := c.Execute(context.Background(), "http://a")
+		require.NoError(t, err)
+		h.completion()
+		waitFor(t, "the pool to be idle", func() bool { return h.pool("http://a").idle() })
+	}
+	use()
+	for range 3 {
+		h.clock.Advance(40 * time.Second)
+		require.Equal(t, 1, h.reg.PoolCount(), "used 40s ago")
+		use()
+	}
+	h.clock.Advance(DefaultPoolIdleTimeout - time.Millisecond)
+	assert.Equal(t, 1, h.reg.PoolCount(), "not yet idle for its IdleTimeout")
+	h.clock.Advance(time.Millisecond)
+	assert.Zero(t, h.reg.PoolCount(), "idle for its IdleTimeout since its last use")
+}
+
 // A busy per-call pool is not retired, and pools named by Config.Pool
 // never are.
 func TestPerCallPoolsBusyAreKept(t *testing.T) {
