@@ -283,3 +283,61 @@ func TestConfigAdaptiveLimitIsTheSemaphores(t *testing.T) {
 	assert.Equal(t, limit.DefaultAIMDMinLimit, p.MaxConcurrentRequests, "10 raised to AIMD's MinLimit")
 	assert.Equal(t, "aimd", p.AdaptiveLimit)
 }
+
+// The latency an adaptive limit samples is how long the user code ran, in
+// every mode and isolation: a run of 10ms is under AIMD's 20ms timeout
+// and raises the limit, one of 30ms is over it and counts as a drop.
+func TestAdaptiveLimitSamplesTheRunsLatency(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		limitNow := adaptiveKey(t, h, iso, limit.AIMD{MinLimit: 1, MaxLimit: 5, Timeout: 20 * time.Millisecond}, 2, 0, time.Second)
+		c := New("GetUser", func(ctx context.Context, ms int) (string, error) {
+			h.clock.Advance(time.Duration(ms) * time.Millisecond)
+			return userName(ms), nil
+		}, WithRegistry(h.reg))
+
+		_, err := m.exec(context.Background(), c, 10)
+		require.NoError(t, err)
+		h.completion()
+		assert.Equal(t, 3, limitNow(), "10ms: 1 in flight ≥ 2/2, L + 1")
+
+		_, err = m.exec(context.Background(), c, 30)
+		require.NoError(t, err)
+		h.completion()
+		assert.Equal(t, 2, limitNow(), "30ms > 20ms: a drop, ⌊3·0.9⌋")
+	})
+}
+
+// A pool's limit samples the run from its start on a worker: the time a
+// call waited in the queue, which the limit itself causes, is not read as
+// the downstream slowing down.
+func TestAdaptivePoolLimitLeavesTheQueueOutOfTheLatency(t *testing.T) {
+	h := newHarness(t)
+	limitNow := adaptiveKey(t, h, PoolIsolation, limit.AIMD{MinLimit: 1, MaxLimit: 5, Timeout: 20 * time.Millisecond}, 1, 1, time.Second)
+	g := newGate()
+	defer g.release()
+	c := New("GetUser", func(ctx context.Context, ms int) (string, error) {
+		if ms == 0 {
+			return userName(0), g.wait(ctx, false)
+		}
+		h.clock.Advance(time.Duration(ms) * time.Millisecond)
+		return userName(ms), nil
+	}, WithRegistry(h.reg))
+
+	holder := goCall(func() (string, error) { return c.Execute(context.Background(), 0) })
+	g.arrived(t)
+	queued := goCall(func() (string, error) { return c.Execute(context.Background(), 10) })
+	waitFor(t, "the second call to be queued", func() bool {
+		_, n := h.pool("Users").size()
+		return n == 1
+	})
+	h.clock.Advance(15 * time.Millisecond)
+	g.release()
+	for _, call := range []<-chan callResult[string]{holder, queued} {
+		require.NoError(t, awaitCall(t, call).err)
+		h.completion()
+	}
+	// Whichever sample comes first, two under the timeout raise the limit
+	// twice; had the queued call's 15ms in the queue been counted, its
+	// 25ms would have been a drop, leaving 1 or 2.
+	assert.Equal(t, 3, limitNow(), "the holder's 15ms and the queued call's 10ms of run")
+}
