@@ -88,13 +88,7 @@ func (f *frame) appendConfig(h *handler, b []byte) []byte {
 // as on the dashboard stream.
 func appendCommandConfig(commands *jsonObject, m *CommandMetrics) {
 	st, _ := m.Status()
-	group, pool := st.Group, st.Pool
-	if group == "" {
-		group = m.key
-	}
-	if pool == "" {
-		pool = group
-	}
+	group, pool := st.groupAndPool(m.key)
 	p := &st.Properties
 	cfg := m.Config()
 	c := commands.open(m.key)

@@ -94,17 +94,25 @@ func (o *jsonObject) latency(name string, d Distribution) {
 	o.close(&p)
 }
 
-// appendCommandJSON appends the "HystrixCommand" object of s, every field
-// in Hystrix's order. Without a status provider the group and the pool are
-// the command key and the properties are zero.
-func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
-	group, pool := s.Status.Group, s.Status.Pool
+// groupAndPool returns the group and the pool of the command key as its
+// status reports them; without a status provider the group is the key
+// and the pool is the group, the command package's defaults.
+func (st *CommandStatus) groupAndPool(key string) (group, pool string) {
+	group, pool = st.Group, st.Pool
 	if group == "" {
-		group = s.Key
+		group = key
 	}
 	if pool == "" {
 		pool = group
 	}
+	return group, pool
+}
+
+// appendCommandJSON appends the "HystrixCommand" object of s, every field
+// in Hystrix's order. Without a status provider the group and the pool are
+// the command key and the properties are zero.
+func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
+	group, pool := s.Status.groupAndPool(s.Key)
 	r := &s.Rolling
 	p := &s.Status.Properties
 	o := beginObject(b)

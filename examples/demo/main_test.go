@@ -103,17 +103,8 @@ type streamObject struct {
 // objects read so far in a frame, or fails the test after failAfter.
 func readStream(t *testing.T, url string, seen func(frame map[string]streamObject) bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	require.NoError(t, err)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	require.Equal(t, "text/event-stream;charset=UTF-8", resp.Header.Get("Content-Type"))
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
+	sc, disconnect := openStream(t, url)
+	defer disconnect()
 	frame := map[string]streamObject{}
 	for sc.Scan() {
 		line := sc.Text()
@@ -130,6 +121,32 @@ func readStream(t *testing.T, url string, seen func(frame map[string]streamObjec
 		}
 	}
 	t.Fatalf("the stream ended before the demo reached the state the test waits for: %v", sc.Err())
+}
+
+// openStream connects to the event stream at url, checks that it is one,
+// and returns a scanner of its lines and the function that disconnects.
+// The connection gives up after failAfter.
+func openStream(t *testing.T, url string) (*bufio.Scanner, func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		require.NoError(t, err)
+	}
+	disconnect := func() {
+		resp.Body.Close()
+		cancel()
+	}
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream;charset=UTF-8" {
+		disconnect()
+		t.Fatalf("%s: %s, Content-Type %q: not an event stream", url, resp.Status, resp.Header.Get("Content-Type"))
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	return sc, disconnect
 }
 
 func get(t *testing.T, url string) (int, string) {
@@ -315,16 +332,8 @@ func TestDemoServesTheConfigurationAndUtilizationStreams(t *testing.T) {
 // firstEvent reads the first data event of the stream at url into v.
 func firstEvent(t *testing.T, url string, v any) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	require.NoError(t, err)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
+	sc, disconnect := openStream(t, url)
+	defer disconnect()
 	for sc.Scan() {
 		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
 			require.NoError(t, json.Unmarshal([]byte(data), v))
