@@ -785,6 +785,8 @@ func TestResilienceConfigErrorsNameTheField(t *testing.T) {
 		assert.ErrorIs(t, err, ErrInvalidConfig, tc.want)
 		assert.ErrorIs(t, NewRegistry().Configure("K", tc.cfg), ErrInvalidConfig, tc.want)
 	}
+	err := Config{Retry: RetryConfig{Backoff: observable.Backoff{Max: -1}}}.Validate()
+	assert.ErrorIs(t, err, observable.ErrInvalidPolicy, "a nested Backoff's error is observable's too")
 }
 
 // Under OneAttempt a call makes one execution, whatever its key's retries

@@ -11,7 +11,7 @@ import (
 // configuration they refuse. The message names the field and its value.
 // An error from a nested configuration (Config.Breaker, Config.Metrics,
 // an AdaptiveLimit, Config.Retry.Backoff) also matches that package's own
-// error, such as breaker.ErrInvalidConfig.
+// error, such as breaker.ErrInvalidConfig or observable.ErrInvalidPolicy.
 var ErrInvalidConfig = errors.New("command: invalid config")
 
 // invalidConfig returns the error of a field with an impossible value:

@@ -64,15 +64,15 @@ func (j Jitter) String() string {
 func (b Backoff) Validate() error {
 	switch {
 	case b.Initial < 0:
-		return fmt.Errorf("Backoff.Initial: %v is negative", b.Initial)
+		return invalidPolicy("Backoff.Initial: %v is negative", b.Initial)
 	case b.Max < 0:
-		return fmt.Errorf("Backoff.Max: %v is negative", b.Max)
+		return invalidPolicy("Backoff.Max: %v is negative", b.Max)
 	case b.Multiplier != 0 && !(b.Multiplier >= 1) || math.IsInf(b.Multiplier, 0):
-		return fmt.Errorf("Backoff.Multiplier: %v is not a finite number of at least 1", b.Multiplier)
+		return invalidPolicy("Backoff.Multiplier: %v is not a finite number of at least 1", b.Multiplier)
 	case b.Jitter < FullJitter || b.Jitter > NoJitter:
-		return fmt.Errorf("Backoff.Jitter: unknown value %d", int(b.Jitter))
+		return invalidPolicy("Backoff.Jitter: unknown value %d", int(b.Jitter))
 	case b.Max != 0 && b.Initial > b.Max:
-		return fmt.Errorf("Backoff.Initial: %v is above Backoff.Max (%v)", b.Initial, b.Max)
+		return invalidPolicy("Backoff.Initial: %v is above Backoff.Max (%v)", b.Initial, b.Max)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package observable
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,10 +35,10 @@ type HedgePolicy struct {
 // Validate reports the first field of p that is out of range.
 func (p HedgePolicy) Validate() error {
 	if p.MaxHedges < 0 {
-		return fmt.Errorf("HedgePolicy.MaxHedges: %d is negative", p.MaxHedges)
+		return invalidPolicy("HedgePolicy.MaxHedges: %d is negative", p.MaxHedges)
 	}
 	if p.Delay == nil {
-		return fmt.Errorf("HedgePolicy.Delay: nil")
+		return invalidPolicy("HedgePolicy.Delay: nil")
 	}
 	return nil
 }

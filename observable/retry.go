@@ -44,7 +44,7 @@ const DefaultMaxAttempts = 3
 // Validate reports the first field of p that is out of range.
 func (p RetryPolicy) Validate() error {
 	if p.MaxAttempts < 0 {
-		return fmt.Errorf("RetryPolicy.MaxAttempts: %d is negative", p.MaxAttempts)
+		return invalidPolicy("RetryPolicy.MaxAttempts: %d is negative", p.MaxAttempts)
 	}
 	if err := p.Backoff.Validate(); err != nil {
 		return fmt.Errorf("RetryPolicy.%w", err)

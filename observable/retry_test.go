@@ -57,16 +57,24 @@ func TestBackoffValidateNamesTheField(t *testing.T) {
 		{Backoff{Initial: 2 * time.Second, Max: time.Second}, "Backoff.Initial"},
 	} {
 		err := tc.b.Validate()
-		require.Error(t, err)
+		require.ErrorIs(t, err, ErrInvalidPolicy)
 		assert.Contains(t, err.Error(), tc.want)
+		assert.NotContains(t, err.Error(), "invalid policy", "the message is the field's")
 	}
 	for _, b := range []Backoff{{Multiplier: 1}, {Jitter: NoJitter}, {Initial: time.Second, Max: time.Second}} {
 		assert.NoError(t, b.Validate(), "%+v", b)
 	}
 	err := RetryPolicy{MaxAttempts: -1}.Validate()
-	require.Error(t, err)
+	require.ErrorIs(t, err, ErrInvalidPolicy)
 	assert.Contains(t, err.Error(), "RetryPolicy.MaxAttempts")
-	assert.Contains(t, RetryPolicy{Backoff: Backoff{Max: -1}}.Validate().Error(), "RetryPolicy.Backoff.Max")
+	err = RetryPolicy{Backoff: Backoff{Max: -1}}.Validate()
+	require.ErrorIs(t, err, ErrInvalidPolicy)
+	assert.Contains(t, err.Error(), "RetryPolicy.Backoff.Max")
+	for _, p := range []HedgePolicy{{MaxHedges: -1, Delay: func() time.Duration { return time.Second }}, {}} {
+		err := p.Validate()
+		require.ErrorIs(t, err, ErrInvalidPolicy, "%+v", p)
+		assert.Contains(t, err.Error(), "HedgePolicy.")
+	}
 }
 
 func TestRetryFirstWaitsEachBackoffOnTheClock(t *testing.T) {
