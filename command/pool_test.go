@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	ms "github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // 27: a pool of one worker and no queue, busy: the next execution is
@@ -538,4 +539,32 @@ func TestPoolCountsARunBeforeItsCallerHasTheResult(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A pool-isolated ObservableCommand whose subscriber leaves counts its run
+// in the pool's rolling executions, as one that terminates does: the
+// worker, which stops waiting for the stream, frees its slot at the time
+// it does.
+func TestObservableCommandInAPoolCountsItsRunWhenTheSubscriberLeaves(t *testing.T) {
+	h := newHarness(t)
+	started := make(chan struct{}, 1)
+	c := NewObservable("Stream", func(context.Context, int) observable.Observable[int] {
+		started <- struct{}{}
+		return observable.Never[int]()
+	}, WithRegistry(h.reg), WithConfig(Config{Isolation: PoolIsolation, Pool: "Streams", Timeout: -1}))
+	ctx, cancel := context.WithCancel(context.Background())
+	subscribed := make(chan *collected[int], 1)
+	go func() { subscribed <- subscribeAll(ctx, c.ToObservable(context.Background(), 1)) }()
+	recv(t, started, "the run")
+	cancel()
+	got := recv(t, subscribed, "the subscription")
+	recv(t, got.sub.Done(), "the end of the subscription")
+	assert.Equal(t, evs("CANCELLED"), h.events())
+	waitFor(t, "the worker to be free", func() bool { return h.pool("Streams").idle() })
+
+	pm, ok := h.reg.Metrics().LookupPool("Streams")
+	require.True(t, ok)
+	h.clock.Advance(ms.DefaultRollingWindow / time.Duration(ms.DefaultBuckets)) // the bucket closes
+	assert.Equal(t, int64(1), pm.RollingCount(ms.PoolExecuted))
+	assert.Equal(t, int64(1), pm.CumulativeCount(ms.PoolExecuted))
 }
