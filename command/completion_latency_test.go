@@ -94,8 +94,10 @@ func TestQueuedTimeoutCompletionLatencies(t *testing.T) {
 	g := newGate()
 	defer g.release()
 	require.NoError(t, h.reg.ConfigurePool("Users", PoolConfig{CoreSize: 1, MaxQueueSize: 1}))
+	// The holder ignores the end of its context, so that its worker is
+	// still busy when the queued call's timeout comes.
 	c := New("GetUser", func(ctx context.Context, id int) (string, error) {
-		return "", g.wait(ctx, true)
+		return "", g.wait(ctx, false)
 	}, WithRegistry(h.reg), WithConfig(Config{Pool: "Users", Timeout: 50 * time.Millisecond}))
 	holder := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
 	g.arrived(t)
@@ -115,6 +117,8 @@ func TestQueuedTimeoutCompletionLatencies(t *testing.T) {
 		assert.Equal(t, evs("TIMEOUT", "FALLBACK_MISSING"), eventNames(done.Events))
 		assert.Equal(t, time.Duration(-1), done.ExecutionLatency, "ExecutionLatency")
 		assert.Equal(t, 50*time.Millisecond, done.TotalLatency, "TotalLatency")
+		g.release()
+		waitFor(t, "the holder's worker to be free", func() bool { return h.pool("Users").idle() })
 		return
 	}
 	t.Fatal("no Completion of the call that never ran")
