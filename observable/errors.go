@@ -30,5 +30,5 @@ func invalidPolicy(format string, args ...any) error {
 // in front of it.
 type policyError struct{ msg string }
 
-func (e *policyError) Error() string        { return e.msg }
-func (e *policyError) Is(target error) bool { return target == ErrInvalidPolicy }
+func (e *policyError) Error() string { return e.msg }
+func (e *policyError) Unwrap() error { return ErrInvalidPolicy }
