@@ -50,7 +50,7 @@ type CommandMetrics struct {
 	evicted      atomic.Bool
 	caches       []recordCache // per exclusive stripe
 
-	completions  completionStream
+	completions  fanout[Completion]
 	streams      atomic.Pointer[commandStreams] // made at the first stream call
 	healthRests  atomic.Bool                    // the health stream rests: a completion that counts for health wakes it
 	status       atomic.Pointer[commandStatusBox]
@@ -224,7 +224,12 @@ func (m *CommandMetrics) MarkCompletionAt(c *Completion, end int64) {
 	if total > 0 && m.healthRests.Load() {
 		m.wakeHealth()
 	}
-	m.completions.publish(c, end)
+	if subs := m.completions.channels(); subs != nil {
+		if c.End.IsZero() {
+			c.End = time.Unix(0, end)
+		}
+		m.completions.send(subs, *c)
+	}
 	// Last, as Hystrix's markCommandDone: whoever sees the count fall
 	// finds the execution recorded.
 	if c.ConcurrencyAtStart > 0 {

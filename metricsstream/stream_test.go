@@ -307,14 +307,14 @@ func TestCompletionsAreDeliveredOncePerExecution(t *testing.T) {
 	assert.Zero(t, m.DroppedNotifications())
 }
 
-// A subscriber that blocks takes one completion, completionBuffer more
+// A subscriber that blocks takes one completion, fanoutBuffer more
 // wait for it, and every later one is dropped and counted, exactly; the
 // cumulative counts keep every completion.
 func TestDroppedCompletionsCountsEveryCompletionNotDelivered(t *testing.T) {
 	m, mc := newTestMetrics(t, Config{})
 	entered := make(chan struct{})
 	release := make(chan struct{})
-	delivered := make(chan Completion, completionBuffer+1)
+	delivered := make(chan Completion, fanoutBuffer+1)
 	first := true
 	sub := m.Completions().SubscribeFunc(context.Background(), func(c Completion) {
 		if first {
@@ -328,13 +328,13 @@ func TestDroppedCompletionsCountsEveryCompletionNotDelivered(t *testing.T) {
 
 	record(m, Success)
 	<-entered // the subscriber holds the first completion; its buffer is empty
-	const more = completionBuffer + 100
+	const more = fanoutBuffer + 100
 	recordN(m, more, Success)
-	assert.Equal(t, uint64(100), m.DroppedCompletions(), "the buffer held completionBuffer of them")
+	assert.Equal(t, uint64(100), m.DroppedCompletions(), "the buffer held fanoutBuffer of them")
 	assert.Equal(t, int64(100), m.DroppedNotifications(), "completions are stream values too")
 
 	close(release)
-	for range 1 + completionBuffer {
+	for range 1 + fanoutBuffer {
 		select {
 		case <-delivered:
 		case <-time.After(10 * time.Second):
