@@ -82,12 +82,13 @@
 // Prometheus. Where the stream differs from Hystrix's servlet (the first
 // frame at once, one ping per frame, ?delay= honoured, keys in order,
 // pools listed once they have done anything) is listed on Handler.
-// [ConfigHandler] and [UtilizationHandler] serve Hystrix's sibling
-// streams on the same transport: every command's, pool's and collapser's
-// settings ("HystrixConfig", /hystrix/config.stream), and how busy each
-// command and pool is now ("HystrixUtilization",
-// /hystrix/utilization.stream). Hystrix's request events stream is not
-// served: the request log ([github.com/rxhystrix/rxhystrix/command.RequestLog]) holds the same events.
+// [ConfigHandler], [UtilizationHandler] and [RequestEventsHandler] serve
+// Hystrix's sibling streams on the same transport: every command's,
+// pool's and collapser's settings ("HystrixConfig",
+// /hystrix/config.stream), how busy each command and pool is now
+// ("HystrixUtilization", /hystrix/utilization.stream), and the executions
+// of each request as it ends (/hystrix/requests.stream, the request log
+// of a request context, [RequestEvents]).
 //
 // # Latencies and memory
 //

@@ -107,9 +107,9 @@ func newHandler(name string, appendEvents func(*frame, *handler, []byte) []byte,
 	return h
 }
 
-// handler is the http.Handler that Handler, ConfigHandler and
-// UtilizationHandler return: one transport, Hystrix's, for the events
-// each appends to a frame. Its fields but the connection count are set
+// handler is the http.Handler that Handler, ConfigHandler,
+// UtilizationHandler and RequestEventsHandler return: one transport,
+// Hystrix's, for the events each appends to a frame. Its fields but the connection count are set
 // once.
 type handler struct {
 	appendEvents   func(*frame, *handler, []byte) []byte
@@ -118,6 +118,7 @@ type handler struct {
 	interval       time.Duration
 	maxConnections int64
 	collapsers     CollapserSource // nil: no collapsers
+	requests       bool            // each stream subscribes to the registry's requests
 	shutdown       <-chan struct{} // nil: never
 
 	connections atomic.Int64 // streams being served
@@ -165,8 +166,9 @@ func (h *handler) isShutDown() bool {
 	}
 }
 
-// stream writes a frame now and one every interval until the client
-// leaves, a write fails or the handler shuts down.
+// stream writes a frame now, one every interval and, for
+// RequestEventsHandler, one as soon as a request has ended, until the
+// client leaves, a write fails or the handler shuts down.
 func (h *handler) stream(ctx context.Context, w http.ResponseWriter, interval time.Duration) {
 	rc := http.NewResponseController(w)
 	// A ResponseWriter that has no deadlines (a test recorder) has nothing
@@ -175,6 +177,10 @@ func (h *handler) stream(ctx context.Context, w http.ResponseWriter, interval ti
 	ticker := h.clock.NewTicker(interval)
 	defer ticker.Stop()
 	var f frame
+	if h.requests {
+		f.requests = h.registry.requests.subscribe()
+		defer h.registry.requests.unsubscribe(f.requests)
+	}
 	for {
 		b := f.build(h)
 		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
@@ -190,6 +196,8 @@ func (h *handler) stream(ctx context.Context, w http.ResponseWriter, interval ti
 		case <-h.shutdown:
 			return
 		case <-ticker.C():
+		case e := <-f.requests: // nil, never ready, but for RequestEventsHandler
+			f.arrived = append(f.arrived, e)
 		}
 	}
 }
@@ -200,6 +208,9 @@ type frame struct {
 	commands   []*CommandMetrics
 	pools      []*PoolMetrics
 	collapsers []*CollapserMetrics
+
+	requests chan RequestEvents // the stream's subscription, or nil
+	arrived  []RequestEvents    // taken from requests, not yet written
 }
 
 // build returns the events of one frame and a ping.
@@ -211,6 +222,8 @@ func (f *frame) build(h *handler) []byte {
 	clear(f.commands)
 	clear(f.pools)
 	clear(f.collapsers)
+	clear(f.arrived)
+	f.arrived = f.arrived[:0]
 	f.buf = b
 	return b
 }

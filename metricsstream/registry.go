@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/clock"
@@ -24,6 +25,9 @@ type Registry struct {
 	commands   sync.Map // string -> *CommandMetrics
 	pools      sync.Map // string -> *PoolMetrics
 	collapsers sync.Map // string -> *CollapserMetrics
+
+	requests fanout[RequestEvents] // the requests ended; see RequestEvents
+	panics   atomic.Uint64         // subscribers of requests that panicked
 
 	mu        sync.Mutex // serializes creation and sweeps
 	lastSweep time.Time
