@@ -278,7 +278,7 @@ func (b *batcher[In, Out]) discardOrphanUnlock(r *collapsedRequest[In, Out]) {
 func (b *batcher[In, Out]) logger(requests []*collapsedRequest[In, Out]) executionRecorder {
 	if b.rc != nil {
 		if log := b.rc.logFor(b.c.cmd.k); log != nil {
-			return log
+			return batchRecorder{b.c.key, log}
 		}
 		return nil
 	}
@@ -291,7 +291,18 @@ func (b *batcher[In, Out]) logger(requests []*collapsedRequest[In, Out]) executi
 	if len(logs) == 0 {
 		return nil
 	}
-	return logs
+	return batchRecorder{b.c.key, logs}
+}
+
+// batchRecorder logs a batch command's execution with its collapser key.
+type batchRecorder struct {
+	collapser string
+	to        executionRecorder
+}
+
+func (r batchRecorder) recordExecution(e Execution) {
+	e.Collapser = r.collapser
+	r.to.recordExecution(e)
 }
 
 // join counts one more caller of r, unless r serves nobody any more.

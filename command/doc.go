@@ -95,7 +95,10 @@
 // (the metrics count the response once, as Hystrix's do). A [Collapser]
 // sends the requests of a short window to a batch function as one call,
 // run as a command of its own key whose Completion counts COLLAPSED once
-// per request.
+// per request. When the request context's ctx ends, its log goes to the
+// request events of the registries whose commands it logged, as Hystrix's
+// goes to HystrixRequestEventsStream (metricsstream.RequestEventsHandler
+// serves them), if somebody watched them while the request ran.
 //
 // # Retries, hedges and rate limits
 //

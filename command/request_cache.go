@@ -150,6 +150,7 @@ type sharedRecorder[Out any] struct {
 
 func (r *sharedRecorder[Out]) recordExecution(e Execution) {
 	r.entry.events = e.Events
+	e.CacheKey = r.entry.id.cacheKey
 	if r.log != nil {
 		r.log.add(e)
 	}
@@ -208,10 +209,10 @@ func executeCached[In, Out any](ctx context.Context, ex executor[In, Out], rc *r
 	start := k.registry.clock.Now()
 	k.cacheHitHook()
 	if !entry.wait(ctx) {
-		recordCacheHit(k, rc.logFor(k), start, nil)
+		recordCacheHit(k, rc.logFor(k), entry.id.cacheKey, start, nil)
 		return v, ctx.Err(), true
 	}
-	recordCacheHit(k, rc.logFor(k), start, &entry.events)
+	recordCacheHit(k, rc.logFor(k), entry.id.cacheKey, start, &entry.events)
 	v, err = entry.res.result()
 	return v, err, true
 }
@@ -239,12 +240,12 @@ func cachedObservable[In, Out any](ex executor[In, Out], rc *requestContext, cal
 		if !owner {
 			start = k.registry.clock.Now()
 			k.cacheHitHook()
-			served.hit = func() { recordCacheHit(k, rc.logFor(k), start, &entry.events) }
+			served.hit = func() { recordCacheHit(k, rc.logFor(k), entry.id.cacheKey, start, &entry.events) }
 		}
 		served.d = watchDeparture(subCtx, callerCtx, func() {
 			entry.leave()
 			if !owner {
-				recordCacheHit(k, rc.logFor(k), start, nil)
+				recordCacheHit(k, rc.logFor(k), entry.id.cacheKey, start, nil)
 			}
 			served.left(subCtx, callerCtx)
 		})
@@ -345,14 +346,15 @@ func (s *servedObserver[Out]) tell(err error) {
 	s.down.OnCompleted()
 }
 
-// recordCacheHit records an execution of k that the request cache served,
-// as Hystrix's cleanUpAfterResponseFromCache: the request log shows the
+// recordCacheHit records an execution of k that the request cache served
+// under cacheKey, as Hystrix's cleanUpAfterResponseFromCache: the request
+// log shows the
 // events of the execution that produced the response (served) and
 // RESPONSE_FROM_CACHE, or RESPONSE_FROM_CACHE and CANCELLED when the
 // caller left first (served is nil); the metrics count RESPONSE_FROM_CACHE
 // alone, so that a response counts once in health and in the rolling
 // counts; the notifiers hear RESPONSE_FROM_CACHE.
-func recordCacheHit(k *keyState, log *RequestLog, start time.Time, served *metricsstream.EventCounts) {
+func recordCacheHit(k *keyState, log *RequestLog, cacheKey string, start time.Time, served *metricsstream.EventCounts) {
 	now := k.registry.clock.Now()
 	if log != nil {
 		var events metricsstream.EventCounts
@@ -362,7 +364,7 @@ func recordCacheHit(k *keyState, log *RequestLog, start time.Time, served *metri
 			events[metricsstream.Cancelled] = 1
 		}
 		events[metricsstream.ResponseFromCache] = 1
-		log.add(Execution{Command: k.key, Events: events, ExecutionLatency: -1})
+		log.add(Execution{Command: k.key, Events: events, ExecutionLatency: -1, CacheKey: cacheKey})
 	}
 	c := metricsstream.Completion{
 		CommandKey:       k.key,

@@ -3,8 +3,11 @@ package command
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
 // ErrNoRequestContext is the error of an execution that needs a request
@@ -42,6 +45,9 @@ type requestContext struct {
 	cache    sync.Map // requestCacheKey → *cachedResult[Out] or *collapsedRequest[In, Out]
 	log      RequestLog
 	batchers sync.Map // *Collapser[In, Out] → *batcher[In, Out]
+
+	streamMu sync.Mutex
+	streamTo []*metricsstream.Registry // whose request events get the log when ctx ends
 }
 
 // WithRequestContext returns a copy of ctx that carries a new request
@@ -59,8 +65,12 @@ type requestContext struct {
 // The request context of an execution is the one its ctx carries: for
 // ToObservable, Observe and Queue, the ctx they are given. A request
 // context ends with ctx: requests still waiting in a batch of a
-// RequestScope collapser then fail with ErrRequestContextDone. The cache
-// and the log stay readable afterwards. Each call starts a new request
+// RequestScope collapser then fail with ErrRequestContextDone, and the log,
+// as it is then, goes to the request events of the registries whose
+// commands it logged while somebody watched them
+// (metricsstream.Registry.RequestEvents, served by
+// metricsstream.RequestEventsHandler); a ctx that never ends publishes
+// nothing. The cache and the log stay readable afterwards. Each call starts a new request
 // context, even if ctx carries one already. It panics if ctx is nil.
 //
 // Once any request context exists, every execution looks its context up
@@ -106,11 +116,48 @@ func orBackground(ctx context.Context) context.Context {
 
 // logFor returns the log the executions of k record into in this request
 // context, or nil when there is no request context or k's log is off.
+// While somebody watches the request events of k's registry, the log is
+// published there when the request context ends.
 func (rc *requestContext) logFor(k *keyState) *RequestLog {
 	if rc == nil || k.config.Load().RequestLogDisabled {
 		return nil
 	}
+	if m := k.registry.metrics; m.RequestEventsWatched() {
+		rc.publishTo(m)
+	}
 	return &rc.log
+}
+
+// publishTo makes the log go to m's request events when the request
+// context ends, as Hystrix's request log goes to HystrixRequestEventsStream
+// when its HystrixRequestContext shuts down. The first registry arms the
+// publication: nothing is armed for requests nobody watches.
+func (rc *requestContext) publishTo(m *metricsstream.Registry) {
+	rc.streamMu.Lock()
+	defer rc.streamMu.Unlock()
+	if slices.Contains(rc.streamTo, m) {
+		return
+	}
+	rc.streamTo = append(rc.streamTo, m)
+	if len(rc.streamTo) == 1 {
+		context.AfterFunc(rc.ctx, rc.publish)
+	}
+}
+
+// publish gives the log, as it is when the request context ends, to the
+// request events of every registry publishTo named. Executions that end
+// later are in the log only.
+func (rc *requestContext) publish() {
+	events := metricsstream.RequestEvents(rc.log.Executions())
+	if len(events) == 0 {
+		return
+	}
+	rc.streamMu.Lock()
+	to := rc.streamTo
+	rc.streamMu.Unlock()
+	for _, m := range to {
+		m.PublishRequestEvents(events)
+	}
 }
 
 // ended reports whether the request scope is over.

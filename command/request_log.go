@@ -1,10 +1,7 @@
 package command
 
 import (
-	"strconv"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
@@ -31,69 +28,12 @@ type RequestLog struct {
 	dropped    int
 }
 
-// Execution is one execution in a RequestLog, what Hystrix's request log
-// knows of a command: its key, its events and how long its user code ran.
-type Execution struct {
-	// Command is the command key.
-	Command string
-	// Events are the execution's events, as its Completion reports them.
-	// An execution served from the request cache has the events of the
-	// execution that produced the response, and RESPONSE_FROM_CACHE; one
-	// that left before the response came has RESPONSE_FROM_CACHE and
-	// CANCELLED.
-	Events metricsstream.EventCounts
-	// ExecutionLatency is how long the user's code ran (Hystrix's
-	// getExecutionTimeInMilliseconds), or -1 when it did not run: the
-	// execution was short-circuited, rejected or served from the cache.
-	ExecutionLatency time.Duration
-}
-
-// String returns the execution as the request log shows it:
-// "GetUser[SUCCESS][12ms]".
-func (e Execution) String() string {
-	var b strings.Builder
-	e.appendDisplay(&b)
-	b.WriteByte('[')
-	b.WriteString(strconv.FormatInt(e.millis(), 10))
-	b.WriteString("ms]")
-	return b.String()
-}
-
-// appendDisplay writes the key and the events, as Hystrix's request log:
-// events in Hystrix's order, "EMITx3" and "FALLBACK_EMITx2" for repeated
-// emissions, "[Executed]" when there are none.
-func (e Execution) appendDisplay(b *strings.Builder) {
-	b.WriteString(e.Command)
-	b.WriteByte('[')
-	n := 0
-	for t := range metricsstream.NumEventTypes {
-		count := e.Events[t]
-		if count <= 0 || t == metricsstream.ExceptionThrown {
-			continue
-		}
-		if n > 0 {
-			b.WriteString(", ")
-		}
-		n++
-		b.WriteString(t.String())
-		if (t == metricsstream.Emit || t == metricsstream.FallbackEmit) && count > 1 {
-			b.WriteByte('x')
-			b.WriteString(strconv.Itoa(int(count)))
-		}
-	}
-	if n == 0 {
-		b.WriteString("Executed")
-	}
-	b.WriteByte(']')
-}
-
-// millis is the execution latency in whole milliseconds, 0 when unknown.
-func (e Execution) millis() int64 {
-	if e.ExecutionLatency < 0 {
-		return 0
-	}
-	return e.ExecutionLatency.Milliseconds()
-}
+// Execution is one execution in a RequestLog: its key, its events, how
+// long its user code ran, and the cache key or collapser it ran for. It is
+// the type the request events stream publishes (see
+// metricsstream.RequestExecution for its fields); its String method
+// formats it as the request log shows it: "GetUser[SUCCESS][12ms]".
+type Execution = metricsstream.RequestExecution
 
 // Executions returns a copy of the executions logged so far, in the order
 // they ended.
@@ -128,52 +68,12 @@ func (l *RequestLog) Dropped() int {
 }
 
 // String formats the log as Hystrix's getExecutedCommandsAsString, for a
-// log line or a response header: executions that read the same (key and
-// events) are listed once, where the first of them ended, with the sum of
-// their latencies in milliseconds and "xN" when there are N of them:
+// log line or a response header (see metricsstream.RequestEvents.String):
 //
 //	GetUser[SUCCESS][12ms], GetUser[SUCCESS, RESPONSE_FROM_CACHE][0ms]x2, GetOrders[TIMEOUT, FALLBACK_SUCCESS][1000ms]
 //
 // An empty log is "".
-func (l *RequestLog) String() string {
-	executions := l.Executions()
-	type group struct {
-		display string
-		millis  int64
-		count   int
-	}
-	var groups []group
-	index := make(map[string]int)
-	var b strings.Builder
-	for _, e := range executions {
-		b.Reset()
-		e.appendDisplay(&b)
-		display := b.String()
-		i, ok := index[display]
-		if !ok {
-			i = len(groups)
-			index[display] = i
-			groups = append(groups, group{display: display})
-		}
-		groups[i].millis += e.millis()
-		groups[i].count++
-	}
-	b.Reset()
-	for i, g := range groups {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(g.display)
-		b.WriteByte('[')
-		b.WriteString(strconv.FormatInt(g.millis, 10))
-		b.WriteString("ms]")
-		if g.count > 1 {
-			b.WriteByte('x')
-			b.WriteString(strconv.Itoa(g.count))
-		}
-	}
-	return b.String()
-}
+func (l *RequestLog) String() string { return metricsstream.RequestEvents(l.Executions()).String() }
 
 // add appends e, unless the log is full.
 func (l *RequestLog) add(e Execution) {
