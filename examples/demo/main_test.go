@@ -329,6 +329,23 @@ func TestDemoServesTheConfigurationAndUtilizationStreams(t *testing.T) {
 	assert.Contains(t, out, d.base+"/hystrix/utilization.stream")
 }
 
+// Each call of the demo's traffic is a request with a request context:
+// the request events stream shows each as it ends, in Hystrix's format.
+func TestDemoServesTheRequestEventsStream(t *testing.T) {
+	d := startDemo(t, defaultScenario)
+	var request []struct {
+		Name      string
+		Events    []any
+		Latencies []int
+	}
+	firstEvent(t, d.base+"/hystrix/requests.stream", &request)
+	require.NotEmpty(t, request, "a request lists its executions")
+	assert.NotEmpty(t, request[0].Name)
+	assert.NotEmpty(t, request[0].Events)
+	assert.NotEmpty(t, request[0].Latencies)
+	assert.Contains(t, d.out.String(), d.base+"/hystrix/requests.stream")
+}
+
 // firstEvent reads the first data event of the stream at url into v.
 func firstEvent(t *testing.T, url string, v any) {
 	t.Helper()

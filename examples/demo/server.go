@@ -21,8 +21,8 @@ import (
 // newHandler mounts what a service mounts to be watched: the dashboard at
 // /hystrix/ with the stream of reg's commands at /hystrix/stream, the
 // same stream at /hystrix.stream (where Netflix's dashboard and Turbine
-// look, as the README mounts it), Hystrix's configuration and
-// utilization streams at their paths, and Prometheus metrics at
+// look, as the README mounts it), Hystrix's configuration, utilization
+// and request events streams at their paths, and Prometheus metrics at
 // /metrics. Streams end when shutdown is closed.
 func newHandler(reg *command.Registry, shutdown <-chan struct{}) http.Handler {
 	opts := []metricsstream.HandlerOption{
@@ -38,6 +38,7 @@ func newHandler(reg *command.Registry, shutdown <-chan struct{}) http.Handler {
 	mux.Handle("/hystrix.stream", stream)
 	mux.Handle("/hystrix/config.stream", metricsstream.ConfigHandler(opts...))
 	mux.Handle("/hystrix/utilization.stream", metricsstream.UtilizationHandler(opts...))
+	mux.Handle("/hystrix/requests.stream", metricsstream.RequestEventsHandler(opts...))
 	mux.Handle("/metrics", promhttp.HandlerFor(prom, promhttp.HandlerOpts{}))
 	mux.Handle("GET /{$}", http.RedirectHandler("/hystrix/", http.StatusFound))
 	return mux
@@ -64,7 +65,8 @@ func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenari
 		"  dashboard   %s/hystrix/\n"+
 		"  stream      %s/hystrix/stream (and %s/hystrix.stream)\n"+
 		"  config      %s/hystrix/config.stream, utilization %s/hystrix/utilization.stream\n"+
-		"  prometheus  %s/metrics\n", base, base, base, base, base, base)
+		"  requests    %s/hystrix/requests.stream\n"+
+		"  prometheus  %s/metrics\n", base, base, base, base, base, base, base)
 	if _, ok := ctx.Deadline(); ok {
 		fmt.Fprintln(out, "It stops by itself after -duration; Ctrl-C stops it sooner.")
 	} else {

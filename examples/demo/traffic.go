@@ -120,12 +120,16 @@ func startTraffic(ctx context.Context, reg *command.Registry, sc scenario) *sync
 		command.WithCollapserConfig(command.CollapserConfig{Scope: command.GlobalScope}),
 		command.WithConfig(command.Config{Group: "PriceService", Isolation: command.SemaphoreIsolation, Breaker: brk}))
 
+	// Each call is one request of the service, with a request context
+	// that ends when the call returns: the requests stream shows each.
 	var wg sync.WaitGroup
 	callers := func(n int, pause time.Duration, call func(ctx context.Context, k int)) {
 		for range n {
 			wg.Go(func() {
 				for k := 0; ; k++ {
-					call(ctx, k)
+					request, end := context.WithCancel(ctx)
+					call(command.WithRequestContext(request), k)
+					end()
 					if downstream(ctx, between(pause/2, pause*3/2)) != nil {
 						return
 					}
