@@ -348,12 +348,11 @@ func (s *servedObserver[Out]) tell(err error) {
 
 // recordCacheHit records an execution of k that the request cache served
 // under cacheKey, as Hystrix's cleanUpAfterResponseFromCache: the request
-// log shows the
-// events of the execution that produced the response (served) and
-// RESPONSE_FROM_CACHE, or RESPONSE_FROM_CACHE and CANCELLED when the
-// caller left first (served is nil); the metrics count RESPONSE_FROM_CACHE
-// alone, so that a response counts once in health and in the rolling
-// counts; the notifiers hear RESPONSE_FROM_CACHE.
+// log shows the events of the execution that produced the response
+// (served) and RESPONSE_FROM_CACHE, or RESPONSE_FROM_CACHE and CANCELLED
+// when the caller left first (served is nil); the metrics count
+// RESPONSE_FROM_CACHE alone, so that a response counts once in health and
+// in the rolling counts; the notifiers hear RESPONSE_FROM_CACHE.
 func recordCacheHit(k *keyState, log *RequestLog, cacheKey string, start time.Time, served *metricsstream.EventCounts) {
 	now := k.registry.clock.Now()
 	if log != nil {

@@ -65,13 +65,14 @@ type requestContext struct {
 // The request context of an execution is the one its ctx carries: for
 // ToObservable, Observe and Queue, the ctx they are given. A request
 // context ends with ctx: requests still waiting in a batch of a
-// RequestScope collapser then fail with ErrRequestContextDone, and the log,
-// as it is then, goes to the request events of the registries whose
+// RequestScope collapser then fail with ErrRequestContextDone, and the
+// log, as it is then, goes to the request events of the registries whose
 // commands it logged while somebody watched them
 // (metricsstream.Registry.RequestEvents, served by
 // metricsstream.RequestEventsHandler); a ctx that never ends publishes
-// nothing. The cache and the log stay readable afterwards. Each call starts a new request
-// context, even if ctx carries one already. It panics if ctx is nil.
+// nothing. The cache and the log stay readable afterwards. Each call
+// starts a new request context, even if ctx carries one already. It
+// panics if ctx is nil.
 //
 // Once any request context exists, every execution looks its context up
 // (a context.Value call); before that, executions skip the lookup.
