@@ -66,6 +66,17 @@
 // Its response goes to the caller as the transport's, so it must be a
 // whole one, with a Body.
 //
+// # Incoming requests: request contexts
+//
+// [RequestContext] is the server side, Hystrix's request servlet filters:
+// it wraps a service's handler so that each incoming request runs in a
+// request context of its own (command.WithRequestContext), which its
+// commands share for their request cache, request log and request-scoped
+// collapsers, and which ends with the request. [WithLogHeader] adds the
+// request log to each response, as Hystrix's X-HystrixLog header:
+//
+//	handler = httpcommand.RequestContext(mux, httpcommand.WithLogHeader(httpcommand.LogHeader))
+//
 // # Where it differs from Hystrix
 //
 // Hystrix wraps calls, not transports, so it has no rule of its own for

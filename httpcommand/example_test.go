@@ -1,13 +1,16 @@
 package httpcommand_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 
+	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/httpcommand"
 )
@@ -73,4 +76,31 @@ func ExampleNew() {
 		return
 	}
 	defer resp.Body.Close() // readable after the command ended with the headers
+}
+
+// A service's handler, wrapped so that each request has a request context
+// and its response says which commands the request ran.
+func ExampleRequestContext() {
+	registry := command.NewRegistry(command.WithClock(clock.NewManual(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
+	defer registry.Close()
+	getUser := command.New("GetUser", func(ctx context.Context, id string) (string, error) { return "user " + id, nil },
+		command.WithRegistry(registry), command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation})).
+		WithCacheKey(func(id string) string { return id })
+	mux := http.NewServeMux()
+	mux.HandleFunc("/users/{id}", func(w http.ResponseWriter, r *http.Request) {
+		a, _ := getUser.Execute(r.Context(), r.PathValue("id"))
+		b, _ := getUser.Execute(r.Context(), r.PathValue("id")) // served by the request cache
+		fmt.Fprintln(w, a, b)
+	})
+	srv := httptest.NewServer(httpcommand.RequestContext(mux, httpcommand.WithLogHeader(httpcommand.LogHeader)))
+	defer srv.Close()
+
+	resp, err := http.Get(srv.URL + "/users/7")
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	fmt.Println(resp.Header.Get("X-HystrixLog"))
+	// Output:
+	// GetUser[SUCCESS][0ms], GetUser[SUCCESS, RESPONSE_FROM_CACHE][0ms]
 }

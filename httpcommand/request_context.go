@@ -1,0 +1,155 @@
+package httpcommand
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/rxhystrix/rxhystrix/command"
+)
+
+// LogHeader is the response header Hystrix's request log filter
+// (HystrixRequestLogViaResponseHeaderServletFilter) writes the request log
+// under, for [WithLogHeader].
+const LogHeader = "X-HystrixLog"
+
+// RequestContext returns a handler that serves each request with h in a
+// request context of its own, as Hystrix's
+// HystrixRequestContextServletFilter: the request's context carries
+// command.WithRequestContext's, so the commands h executes with
+// r.Context() (or a context made from it) share one request cache, one
+// request log and the request-scoped collapsers. The request context ends
+// with the request, when h returns: its log then goes to the request
+// events stream (metricsstream.RequestEventsHandler) if somebody watches
+// it. It panics if h or an option is nil.
+//
+//	http.ListenAndServe(addr, httpcommand.RequestContext(mux, httpcommand.WithLogHeader(httpcommand.LogHeader)))
+func RequestContext(h http.Handler, opts ...RequestContextOption) http.Handler {
+	mustNotNil("RequestContext", h == nil)
+	rh := &requestContextHandler{next: h}
+	for i, o := range opts {
+		if o == nil {
+			panic(fmt.Sprintf("httpcommand: RequestContext: option %d is nil", i))
+		}
+		o.applyRequestContext(rh)
+	}
+	return rh
+}
+
+// A RequestContextOption changes what [RequestContext] does.
+type RequestContextOption interface {
+	applyRequestContext(*requestContextHandler)
+}
+
+type logHeaderOption string
+
+func (o logHeaderOption) applyRequestContext(h *requestContextHandler) { h.logHeader = string(o) }
+
+// WithLogHeader makes [RequestContext] add the request log to each
+// response, in the header name, as Hystrix's
+// HystrixRequestLogViaResponseHeaderServletFilter adds X-HystrixLog
+// ([LogHeader]): "GetUser[SUCCESS][12ms], GetOrders[TIMEOUT,
+// FALLBACK_SUCCESS][1000ms]" (command.RequestLog.String). The header goes
+// with the response's headers, so it lists the executions that ended
+// before h first wrote or flushed the response, or before h returned if
+// it wrote nothing; a request that logged nothing by then gets no header.
+// It panics if name is not a valid header field name.
+func WithLogHeader(name string) RequestContextOption {
+	if !validHeaderName(name) {
+		panic(fmt.Sprintf("httpcommand: WithLogHeader: %q is not a valid header field name", name))
+	}
+	return logHeaderOption(name)
+}
+
+// requestContextHandler is the handler RequestContext returns.
+type requestContextHandler struct {
+	next      http.Handler
+	logHeader string // "": no header
+}
+
+func (h *requestContextHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx := command.WithRequestContext(r.Context())
+	r = r.WithContext(ctx)
+	if h.logHeader == "" {
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	lw := &logHeaderWriter{ResponseWriter: w, name: h.logHeader, log: command.RequestLogFrom(ctx)}
+	h.next.ServeHTTP(lw, r)
+	lw.addLog() // h wrote nothing: the server writes the headers now
+}
+
+// logHeaderWriter adds the request log to the response's headers just
+// before they are written. It implements http.Flusher, which handlers
+// often assert; the other optional interfaces of the ResponseWriter it
+// wraps (http.Hijacker, deadlines) are reached through
+// http.ResponseController, which unwraps it.
+type logHeaderWriter struct {
+	http.ResponseWriter
+	name  string
+	log   *command.RequestLog
+	added bool
+}
+
+// addLog sets the header, once, unless the log is empty.
+func (w *logHeaderWriter) addLog() {
+	if w.added {
+		return
+	}
+	w.added = true
+	if s := w.log.String(); s != "" {
+		w.Header().Set(w.name, s)
+	}
+}
+
+func (w *logHeaderWriter) WriteHeader(code int) {
+	if code >= 200 { // not an informational response: the final headers
+		w.addLog()
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *logHeaderWriter) Write(b []byte) (int, error) {
+	w.addLog()
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush flushes the response, headers first, when the wrapped
+// ResponseWriter can.
+func (w *logHeaderWriter) Flush() {
+	w.addLog()
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap returns the wrapped ResponseWriter, for http.ResponseController.
+func (w *logHeaderWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// validHeaderName reports whether name is an HTTP field name, a token of
+// RFC 9110 (section 5.1). net/http checks names only when it writes them,
+// and silently drops a bad one, so WithLogHeader checks here, at
+// configuration; a loop over the token characters spares a dependency
+// on golang.org/x/net for this one check.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := range len(name) {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c < 0x80 && c > ' ' && c != 0x7f && !isSeparator(c):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// isSeparator reports whether c is one of the delimiters RFC 9110 keeps
+// out of tokens: (),/:;<=>?@[\]{}".
+func isSeparator(c byte) bool {
+	switch c {
+	case '(', ')', ',', '/', ':', ';', '<', '=', '>', '?', '@', '[', '\\', ']', '{', '}', '"':
+		return true
+	}
+	return false
+}
