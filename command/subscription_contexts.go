@@ -71,13 +71,16 @@ func (w *contextWatches) stop(subCtx, callerCtx context.Context, leave *func()) 
 	}
 }
 
-// leftErr returns the error of the subscriber's or the caller's context,
-// whichever has ended, or nil.
+// leftErr returns the error of the caller's or the subscriber's context,
+// whichever has ended, or nil. The caller's comes first: when its deadline
+// passes, an Observe's subscriber leaves too, and unsubscribing ends the
+// subscriber's context with context.Canceled, where the caller must get
+// context.DeadlineExceeded, as from Execute.
 func (s *subscription[In, Out]) leftErr() error {
-	if err := s.subCtx.Err(); err != nil {
+	if err := s.callerCtx.Err(); err != nil {
 		return err
 	}
-	return s.callerCtx.Err()
+	return s.subCtx.Err()
 }
 
 // neverEnds reports whether the caller's context adds nothing to the
