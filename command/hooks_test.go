@@ -149,28 +149,40 @@ func TestExecutionHookOrder(t *testing.T) {
 			want: []string{"Start", "ExecutionStart", "Unsubscribe"},
 		},
 	}
+	// A hook of the whole registry and a hook of the key alone hear the
+	// same calls: the fused paths check for either.
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
-				rec := &hookRecorder{}
-				h.reg.AddHook(rec)
-				g := newGate()
-				defer g.release()
-				cfg := tc.cfg
-				cfg.Isolation = iso
-				c := New("GetUser", tc.run(g), WithRegistry(h.reg), WithConfig(cfg))
-				if tc.fallback != nil {
-					c = c.WithFallback(tc.fallback)
-				}
-				if tc.provoke != nil {
-					tc.provoke(t, h, m, c, g)
-				} else {
-					m.exec(context.Background(), c, 1)
-				}
-				h.completion() // the hooks have all been called by then
-				assert.Equal(t, tc.want, rec.take())
+		for _, keyHook := range []bool{false, true} {
+			name := tc.name + "/registry hook"
+			if keyHook {
+				name = tc.name + "/key hook"
+			}
+			t.Run(name, func(t *testing.T) {
+				forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+					rec := &hookRecorder{}
+					if keyHook {
+						h.reg.AddKeyHook("GetUser", rec)
+					} else {
+						h.reg.AddHook(rec)
+					}
+					g := newGate()
+					defer g.release()
+					cfg := tc.cfg
+					cfg.Isolation = iso
+					c := New("GetUser", tc.run(g), WithRegistry(h.reg), WithConfig(cfg))
+					if tc.fallback != nil {
+						c = c.WithFallback(tc.fallback)
+					}
+					if tc.provoke != nil {
+						tc.provoke(t, h, m, c, g)
+					} else {
+						m.exec(context.Background(), c, 1)
+					}
+					h.completion() // the hooks have all been called by then
+					assert.Equal(t, tc.want, rec.take())
+				})
 			})
-		})
+		}
 	}
 }
 
