@@ -23,18 +23,6 @@ func watchRequests(t *testing.T, r *Registry) <-chan metricsstream.RequestEvents
 	return got
 }
 
-// nextRequest returns the next request events published.
-func nextRequest(t *testing.T, got <-chan metricsstream.RequestEvents) metricsstream.RequestEvents {
-	t.Helper()
-	select {
-	case e := <-got:
-		return e
-	case <-time.After(stuckAfter):
-		t.Fatal("no request events were published")
-		return nil
-	}
-}
-
 // Hystrix writes a request's log to HystrixRequestEventsStream when its
 // request context shuts down: here, when the context of WithRequestContext
 // ends. The cache key and the collapser of each execution come along.
@@ -65,7 +53,7 @@ func TestRequestContextPublishesItsLogWhenItEnds(t *testing.T) {
 	get(t, f2)
 	end()
 
-	events := nextRequest(t, got)
+	events := recv(t, got, "the request events")
 	assert.Equal(t, RequestLogFrom(ctx).Executions(), []Execution(events), "the log as it was when the request ended")
 	require.Len(t, events, 5)
 	for _, e := range events[:3] {
@@ -105,7 +93,7 @@ func TestRequestContextPublishesOnlyWhileWatched(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []*metricsstream.Registry{r.Metrics()}, rc.streamTo)
 	end()
-	events := nextRequest(t, got)
+	events := recv(t, got, "the request events")
 	assert.Len(t, events, 2, "the whole log, the executions before the watch began too")
 }
 
@@ -132,7 +120,7 @@ func TestRequestContextPublishesToEveryRegistryItUsed(t *testing.T) {
 	_, err = two.Execute(ctx, 2)
 	require.NoError(t, err)
 	end()
-	e1, e2 := nextRequest(t, got1), nextRequest(t, got2)
+	e1, e2 := recv(t, got1, "the first registry's request events"), recv(t, got2, "the second registry's request events")
 	assert.Equal(t, e1, e2)
 	assert.Equal(t, "One[SUCCESS][0ms], Two[SUCCESS][0ms]", e1.String())
 }

@@ -109,8 +109,8 @@ func newHandler(name string, appendEvents func(*frame, *handler, []byte) []byte,
 
 // handler is the http.Handler that Handler, ConfigHandler,
 // UtilizationHandler and RequestEventsHandler return: one transport,
-// Hystrix's, for the events each appends to a frame. Its fields but the connection count are set
-// once.
+// Hystrix's, for the events each appends to a frame. Its fields but the
+// connection count are set once.
 type handler struct {
 	appendEvents   func(*frame, *handler, []byte) []byte
 	registry       *Registry
