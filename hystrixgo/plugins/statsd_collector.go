@@ -3,8 +3,6 @@ package plugins
 import (
 	"errors"
 	"fmt"
-	"log"
-	"strings"
 	"time"
 
 	"github.com/cactus/go-statsd-client/v5/statsd"
@@ -72,8 +70,8 @@ func InitializeStatsdCollector(config *StatsdCollectorConfig) (*StatsdCollectorC
 }
 
 // ErrInvalidConfig is matched, with errors.Is, by the error of a
-// StatsdCollectorConfig that cannot work.
-var ErrInvalidConfig = errors.New("plugins: invalid statsd collector config")
+// StatsdCollectorConfig or a GraphiteCollectorConfig that cannot work.
+var ErrInvalidConfig = errors.New("plugins: invalid collector config")
 
 func (c *StatsdCollectorConfig) validate() error {
 	switch {
@@ -100,36 +98,7 @@ func (s *StatsdCollectorClient) NewStatsdCollector(name string) metricCollector.
 	if s.client == nil {
 		panic("plugins: NewStatsdCollector on a StatsdCollectorClient not made by InitializeStatsdCollector")
 	}
-	name = strings.NewReplacer("/", "-", ":", "-", ".", "-").Replace(name)
-	return &StatsdCollector{client: s.client, sampleRate: s.sampleRate, names: newStatNames(name)}
-}
-
-// statNames are the names of one circuit's statistics.
-type statNames struct {
-	circuitOpen, attempts, errors, successes, failures, rejects, shortCircuits,
-	timeouts, fallbackSuccesses, fallbackFailures, canceled, deadline,
-	totalDuration, runDuration, concurrencyInUse string
-}
-
-func newStatNames(circuit string) statNames {
-	n := func(s string) string { return circuit + "." + s }
-	return statNames{
-		circuitOpen:       n("circuitOpen"),
-		attempts:          n("attempts"),
-		errors:            n("errors"),
-		successes:         n("successes"),
-		failures:          n("failures"),
-		rejects:           n("rejects"),
-		shortCircuits:     n("shortCircuits"),
-		timeouts:          n("timeouts"),
-		fallbackSuccesses: n("fallbackSuccesses"),
-		fallbackFailures:  n("fallbackFailures"),
-		canceled:          n("contextCanceled"),
-		deadline:          n("contextDeadlineExceeded"),
-		totalDuration:     n("totalDuration"),
-		runDuration:       n("runDuration"),
-		concurrencyInUse:  n("concurrencyInUse"),
-	}
+	return &StatsdCollector{client: s.client, sampleRate: s.sampleRate, names: circuitStatNames(name)}
 }
 
 // StatsdCollector sends one circuit's results to statsd.
@@ -171,11 +140,7 @@ func (g *StatsdCollector) count(name string, n float64) {
 	}
 }
 
-func (g *StatsdCollector) send(err error, name string) {
-	if err != nil {
-		log.Printf("plugins: sending statsd statistic %s: %v", name, err)
-	}
-}
+func (g *StatsdCollector) send(err error, name string) { logUnsent("statsd", name, err) }
 
 // Reset does nothing: statsd keeps no state of the circuit here.
 func (g *StatsdCollector) Reset() {}

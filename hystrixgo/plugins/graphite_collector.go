@@ -1,0 +1,94 @@
+package plugins
+
+import (
+	"fmt"
+	"time"
+
+	metrics "github.com/rcrowley/go-metrics"
+
+	metricCollector "github.com/rxhystrix/rxhystrix/hystrixgo/metric_collector"
+)
+
+// GraphiteCollector adds one circuit's results to go-metrics' default
+// registry (github.com/rcrowley/go-metrics), from which a GraphiteReporter
+// sends them to Graphite, as hystrix-go's graphite collector does.
+type GraphiteCollector struct {
+	registry metrics.Registry
+	names    statNames
+}
+
+// NewGraphiteCollector returns the collector of the circuit name, for
+// metricCollector.Registry.Register. Its statistics are named
+// <circuit>.<statistic>, with "/", ":" and "." in the circuit's name
+// replaced with "-"; InitializeGraphiteCollector's Prefix comes before.
+func NewGraphiteCollector(name string) metricCollector.MetricCollector {
+	return newGraphiteCollector(name, metrics.DefaultRegistry)
+}
+
+func newGraphiteCollector(name string, r metrics.Registry) *GraphiteCollector {
+	return &GraphiteCollector{registry: r, names: circuitStatNames(name)}
+}
+
+// Update adds the statistics of one finished command: to the go-metrics
+// counters the counts that are not 0, to the gauge circuitOpen 0 after a
+// success and 1 after a short-circuit, and to the go-metrics timers
+// totalDuration and runDuration the durations. A statistic is registered
+// with go-metrics when it is first not 0, as in hystrix-go, so a circuit
+// that never timed out sends no timeouts. A name that go-metrics holds as
+// another kind of metric is logged with the standard logger and skipped.
+func (g *GraphiteCollector) Update(r metricCollector.MetricResult) {
+	switch {
+	case r.Successes > 0:
+		g.gauge(g.names.circuitOpen, 0)
+	case r.ShortCircuits > 0:
+		g.gauge(g.names.circuitOpen, 1)
+	}
+	g.count(g.names.attempts, r.Attempts)
+	g.count(g.names.errors, r.Errors)
+	g.count(g.names.successes, r.Successes)
+	g.count(g.names.failures, r.Failures)
+	g.count(g.names.rejects, r.Rejects)
+	g.count(g.names.shortCircuits, r.ShortCircuits)
+	g.count(g.names.timeouts, r.Timeouts)
+	g.count(g.names.fallbackSuccesses, r.FallbackSuccesses)
+	g.count(g.names.fallbackFailures, r.FallbackFailures)
+	g.count(g.names.canceled, r.ContextCanceled)
+	g.count(g.names.deadline, r.ContextDeadlineExceeded)
+	g.time(g.names.totalDuration, r.TotalDuration)
+	g.time(g.names.runDuration, r.RunDuration)
+}
+
+func (g *GraphiteCollector) count(name string, n float64) {
+	if n == 0 {
+		return
+	}
+	if c, ok := g.registry.GetOrRegister(name, metrics.NewCounter).(metrics.Counter); ok {
+		c.Inc(int64(n))
+		return
+	}
+	logUnsent("graphite", name, errOtherMetric("a counter"))
+}
+
+func (g *GraphiteCollector) gauge(name string, v int64) {
+	if m, ok := g.registry.GetOrRegister(name, metrics.NewGauge).(metrics.Gauge); ok {
+		m.Update(v)
+		return
+	}
+	logUnsent("graphite", name, errOtherMetric("a gauge"))
+}
+
+func (g *GraphiteCollector) time(name string, d time.Duration) {
+	if t, ok := g.registry.GetOrRegister(name, metrics.NewTimer).(metrics.Timer); ok {
+		t.Update(d)
+		return
+	}
+	logUnsent("graphite", name, errOtherMetric("a timer"))
+}
+
+func errOtherMetric(want string) error {
+	return fmt.Errorf("go-metrics holds another kind of metric under the name, not %s", want)
+}
+
+// Reset does nothing, as in hystrix-go: the go-metrics counters are
+// cumulative, and Graphite derives rates from them.
+func (g *GraphiteCollector) Reset() {}
