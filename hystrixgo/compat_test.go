@@ -24,6 +24,7 @@ func TestProgramCompilesWithOnlyTheImportChanged(t *testing.T) {
 	migrated := strings.NewReplacer(
 		`"github.com/afex/hystrix-go/hystrix"`, `"github.com/rxhystrix/rxhystrix/hystrixgo"`,
 		`"github.com/afex/hystrix-go/hystrix/`, `"github.com/rxhystrix/rxhystrix/hystrixgo/`,
+		`"github.com/afex/hystrix-go/plugins"`, `"github.com/rxhystrix/rxhystrix/hystrixgo/plugins"`,
 	).Replace(string(src))
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "user.go", migrated, 0)

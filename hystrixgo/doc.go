@@ -4,7 +4,7 @@
 //
 //	github.com/afex/hystrix-go/hystrix                  → github.com/rxhystrix/rxhystrix/hystrixgo
 //	github.com/afex/hystrix-go/hystrix/metric_collector → github.com/rxhystrix/rxhystrix/hystrixgo/metric_collector
-//	github.com/afex/hystrix-go/plugins                  → github.com/rxhystrix/rxhystrix/hystrixgo/plugins (statsd)
+//	github.com/afex/hystrix-go/plugins                  → github.com/rxhystrix/rxhystrix/hystrixgo/plugins (statsd, Datadog, Graphite)
 //
 // and its calls keep their meaning:
 //

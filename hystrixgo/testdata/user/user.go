@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/afex/hystrix-go/hystrix"
 	metricCollector "github.com/afex/hystrix-go/hystrix/metric_collector"
 	"github.com/afex/hystrix-go/hystrix/rolling"
+	"github.com/afex/hystrix-go/plugins"
 )
 
 type collector struct{ n *rolling.Number }
@@ -100,4 +102,45 @@ func Main() error {
 	sh.Stop()
 	hystrix.Flush()
 	return err
+}
+
+// collectors registers hystrix-go's plugins as its README shows.
+func collectors() error {
+	c, err := plugins.InitializeStatsdCollector(&plugins.StatsdCollectorConfig{
+		StatsdAddr: "localhost:8125",
+		Prefix:     "myapp.hystrix",
+		SampleRate: 0.5,
+		FlushBytes: plugins.LANStatsdFlushBytes + plugins.WANStatsdFlushBytes + plugins.GigabitStatsdFlushBytes,
+	})
+	if err != nil {
+		return err
+	}
+	metricCollector.Registry.Register(c.NewStatsdCollector)
+	var _ *plugins.StatsdCollector
+
+	dd, err := plugins.NewDatadogCollector("localhost:8125", "")
+	if err != nil {
+		return err
+	}
+	metricCollector.Registry.Register(dd)
+	var client plugins.DatadogClient
+	metricCollector.Registry.Register(plugins.NewDatadogCollectorWithClient(client))
+	var _ *plugins.DatadogCollector
+	_ = []string{plugins.DM_CircuitOpen, plugins.DM_Attempts, plugins.DM_Errors, plugins.DM_Successes,
+		plugins.DM_Failures, plugins.DM_Rejects, plugins.DM_ShortCircuits, plugins.DM_Timeouts,
+		plugins.DM_FallbackSuccesses, plugins.DM_FallbackFailures, plugins.DM_TotalDuration,
+		plugins.DM_RunDuration, plugins.DM_ConcurrencyInUse}
+
+	addr, err := net.ResolveTCPAddr("tcp", "localhost:2003")
+	if err != nil {
+		return err
+	}
+	plugins.InitializeGraphiteCollector(&plugins.GraphiteCollectorConfig{
+		GraphiteAddr: addr,
+		Prefix:       "myapp.hystrix",
+		TickInterval: 10 * time.Second,
+	})
+	metricCollector.Registry.Register(plugins.NewGraphiteCollector)
+	var _ *plugins.GraphiteCollector
+	return nil
 }
