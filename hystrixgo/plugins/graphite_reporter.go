@@ -115,18 +115,16 @@ func (g *GraphiteReporter) send(now time.Time) error {
 	if err != nil {
 		return err
 	}
+	// Closing reports nothing worth knowing once the lines are written:
+	// the kernel has them, and TCP tells no more.
+	defer conn.Close()
 	// Sockets keep wall-clock deadlines, whatever clock ticks.
 	if err := conn.SetWriteDeadline(time.Now().Add(g.config.TickInterval)); err != nil {
-		conn.Close()
 		return err
 	}
 	w := bufio.NewWriter(conn)
 	writeGraphite(w, g.registry, g.config.Prefix, now.Unix())
-	err = w.Flush()
-	if cerr := conn.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return w.Flush()
 }
 
 // The percentiles a timer or histogram sends, and their names, as
