@@ -23,6 +23,7 @@
 //	rxhystrix.command.concurrent_executions              gauge      {execution}  executions running the command's code now
 //	rxhystrix.command.rolling_max_concurrent_executions  gauge      {execution}  their maximum over the rolling window
 //	rxhystrix.command.completions.dropped                counter    {completion} completions the Completions stream dropped for slow subscribers
+//	rxhystrix.command.stream.subscribers.panicked        counter    {subscriber} subscribers of its metrics streams that panicked
 //	rxhystrix.command.execution.duration                 histogram  s            how long the command's code ran
 //	rxhystrix.command.duration                           histogram  s            how long callers waited
 //
@@ -38,6 +39,11 @@
 // Per request collapser, with rxhystrix.collapser.name:
 //
 //	rxhystrix.collapser.events{rxhystrix.event.type}  counter  {event}  "BATCH_EXECUTED", "ADDED_TO_BATCH", "RESPONSE_FROM_CACHE"
+//
+// For the registry, without attributes:
+//
+//	rxhystrix.request_events.dropped               counter  {request}     ended requests the request events stream dropped for slow subscribers
+//	rxhystrix.request_events.subscribers.panicked  counter  {subscriber}  subscribers of the request events stream that panicked
 //
 // The counters are observable counters, cumulative, and the gauges
 // observable gauges, all read by one callback that [Metrics.Register]

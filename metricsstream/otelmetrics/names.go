@@ -33,6 +33,8 @@ var (
 		"The most executions of the command that ran at once, over the rolling window."}
 	completionsDropped = instrument{"rxhystrix.command.completions.dropped", "{completion}",
 		"Completions of the command that its Completions stream did not deliver because a subscriber was too slow, summed over subscribers."}
+	streamPanics = instrument{"rxhystrix.command.stream.subscribers.panicked", "{subscriber}",
+		"Subscribers of the command's metrics streams (health counts, completions and the others) that panicked and were unsubscribed."}
 	executionDuration = instrument{"rxhystrix.command.execution.duration", "s",
 		"How long the command's code ran, for executions that ran; cumulative, from the closed buckets of the percentile window."}
 	commandDuration = instrument{"rxhystrix.command.duration", "s",
@@ -50,6 +52,11 @@ var (
 		"The pool's CoreSize: the most commands its workers run at once."}
 	poolWorkers = instrument{"rxhystrix.pool.workers", "{worker}",
 		"The pool's workers alive now."}
+
+	requestEventsDropped = instrument{"rxhystrix.request_events.dropped", "{request}",
+		"Ended requests that the request events stream did not deliver because a subscriber was too slow, summed over subscribers."}
+	requestEventsPanics = instrument{"rxhystrix.request_events.subscribers.panicked", "{subscriber}",
+		"Subscribers of the request events stream that panicked and were unsubscribed."}
 
 	collapserEvents = instrument{"rxhystrix.collapser.events", "{event}",
 		"Events of the request collapser by Hystrix collapser event type, since its metrics were created (up to the last closed rolling bucket)."}

@@ -13,7 +13,8 @@ import (
 
 // instruments are the observable instruments one Register made.
 type instruments struct {
-	commandEvents, completionsDropped                          metric.Int64ObservableCounter
+	commandEvents, completionsDropped, streamPanics            metric.Int64ObservableCounter
+	requestEventsDropped, requestEventsPanics                  metric.Int64ObservableCounter
 	circuitOpen, errorPercentage, healthRequests, healthErrors metric.Int64ObservableGauge
 	concurrent, rollingMaxConcurrent                           metric.Int64ObservableGauge
 	poolExecuted, poolRejected                                 metric.Int64ObservableCounter
@@ -45,6 +46,9 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 	}
 	in.commandEvents = counter(commandEvents)
 	in.completionsDropped = counter(completionsDropped)
+	in.streamPanics = counter(streamPanics)
+	in.requestEventsDropped = counter(requestEventsDropped)
+	in.requestEventsPanics = counter(requestEventsPanics)
 	in.circuitOpen = gauge(circuitOpen)
 	in.errorPercentage = gauge(errorPercentage)
 	in.healthRequests = gauge(healthRequests)
@@ -67,12 +71,15 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 	},
 		in.commandEvents, in.completionsDropped, in.circuitOpen, in.errorPercentage, in.healthRequests,
 		in.healthErrors, in.concurrent, in.rollingMaxConcurrent, in.poolExecuted, in.poolRejected,
-		in.poolActive, in.poolQueued, in.poolCoreSize, in.poolWorkers, in.collapserEvents)
+		in.poolActive, in.poolQueued, in.poolCoreSize, in.poolWorkers, in.collapserEvents,
+		in.streamPanics, in.requestEventsDropped, in.requestEventsPanics)
 }
 
-// observe reports every command, pool and collapser of r, with the values
-// the Prometheus collector reports.
+// observe reports r and every command, pool and collapser of it, with
+// the values the Prometheus collector reports.
 func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
+	o.ObserveInt64(in.requestEventsDropped, int64(r.DroppedRequestEvents()))
+	o.ObserveInt64(in.requestEventsPanics, int64(r.PanickedSubscribers()))
 	for c := range r.Commands() {
 		s := c.Snapshot()
 		attrs := commandAttributes(s)
@@ -92,6 +99,7 @@ func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
 		o.ObserveInt64(in.concurrent, s.ConcurrentExecutions, set)
 		o.ObserveInt64(in.rollingMaxConcurrent, s.RollingMaxConcurrentExecutions, set)
 		o.ObserveInt64(in.completionsDropped, int64(c.DroppedCompletions()), set)
+		o.ObserveInt64(in.streamPanics, int64(c.PanickedSubscribers()), set)
 	}
 	for p := range r.Pools() {
 		s := p.Snapshot()

@@ -55,6 +55,15 @@ var (
 	completionsDroppedDesc = prometheus.NewDesc("rxhystrix_command_completions_dropped_total",
 		"Completions of the command that its Completions stream did not deliver because a subscriber was too slow, summed over subscribers; rxhystrix_command_events_total counts every execution regardless.",
 		commandLabels, nil)
+	streamPanicsDesc = prometheus.NewDesc("rxhystrix_command_stream_subscribers_panicked_total",
+		"Subscribers of the command's metrics streams (health counts, completions and the others) that panicked and were unsubscribed.",
+		commandLabels, nil)
+
+	requestEventsDroppedDesc = prometheus.NewDesc("rxhystrix_request_events_dropped_total",
+		"Ended requests that the request events stream did not deliver because a subscriber was too slow, summed over subscribers.",
+		nil, nil)
+	requestEventsPanicsDesc = prometheus.NewDesc("rxhystrix_request_events_subscribers_panicked_total",
+		"Subscribers of the request events stream that panicked and were unsubscribed.", nil, nil)
 
 	poolActiveDesc = prometheus.NewDesc("rxhystrix_pool_active_commands",
 		"Commands running on the pool's workers now.", poolLabels, nil)
@@ -81,6 +90,7 @@ var (
 	allDescs = []*prometheus.Desc{
 		commandEventsDesc, circuitOpenDesc, errorPercentageDesc, healthRequestsDesc, healthErrorsDesc,
 		concurrentDesc, rollingMaxConcurrentDesc, executionLatencyDesc, totalLatencyDesc, completionsDroppedDesc,
+		streamPanicsDesc, requestEventsDroppedDesc, requestEventsPanicsDesc,
 		poolActiveDesc, poolQueuedDesc, poolExecutedDesc, poolRejectedDesc, poolCoreSizeDesc, poolWorkersDesc,
 		poolAdaptiveLimitDesc, adaptiveLimitDesc,
 		collapserEventsDesc,
@@ -115,9 +125,13 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-// Collect sends the current value of every metric of every command, pool
-// and collapser of the registry.
+// Collect sends the current value of every metric of the registry and
+// of every command, pool and collapser in it.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(requestEventsDroppedDesc, prometheus.CounterValue,
+		float64(c.registry.DroppedRequestEvents()))
+	ch <- prometheus.MustNewConstMetric(requestEventsPanicsDesc, prometheus.CounterValue,
+		float64(c.registry.PanickedSubscribers()))
 	for _, m := range c.collectCommands() {
 		ch <- m
 	}
@@ -161,6 +175,8 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 			gauge(rollingMaxConcurrentDesc, float64(s.RollingMaxConcurrentExecutions), labels),
 			prometheus.MustNewConstMetric(completionsDroppedDesc, prometheus.CounterValue,
 				float64(m.DroppedCompletions()), labels...),
+			prometheus.MustNewConstMetric(streamPanicsDesc, prometheus.CounterValue,
+				float64(m.PanickedSubscribers()), labels...),
 		)
 		if p := s.Status.Properties; p.AdaptiveLimit != "" {
 			out = append(out, gauge(adaptiveLimitDesc, float64(p.MaxConcurrentRequests), append(labels, p.AdaptiveLimit)))

@@ -335,3 +335,61 @@ rxhystrix_command_completions_dropped_total{command="GetUser",group="GetUser"} 7
 	assert.NoError(t, testutil.CollectAndCompare(NewCollector(reg), strings.NewReader(want),
 		"rxhystrix_command_completions_dropped_total"))
 }
+
+// What subscribers of the streams lost is exported: each command's
+// subscribers that panicked, and the registry's request events that a slow
+// subscriber missed and its subscribers that panicked.
+func TestCollectorCountsWhatStreamSubscribersLost(t *testing.T) {
+	reg := metricsstream.NewRegistry(clock.NewManual(t0))
+	m := reg.Command("GetUser", metricsstream.Config{})
+	reg.Command("Bare", metricsstream.Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ended := func(errs <-chan error) {
+		t.Helper()
+		select {
+		case err := <-errs:
+			var pe *metricsstream.SubscriberPanicError
+			require.ErrorAs(t, err, &pe)
+		case <-time.After(10 * time.Second):
+			t.Fatal("the panicking subscriber was not unsubscribed")
+		}
+	}
+
+	completionErr := make(chan error, 1)
+	m.Completions().SubscribeFunc(ctx, func(metricsstream.Completion) { panic("subscriber bug") },
+		func(err error) { completionErr <- err }, nil)
+	record(m, 0, metricsstream.Success)
+	ended(completionErr)
+
+	entered, release, requestErr := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	reg.RequestEvents().SubscribeFunc(ctx, func(metricsstream.RequestEvents) {
+		close(entered)
+		<-release
+		panic("subscriber bug")
+	}, func(err error) { requestErr <- err }, nil)
+	request := metricsstream.RequestEvents{{Command: "GetUser"}}
+	reg.PublishRequestEvents(request)
+	<-entered // one request taken, the 512 of the buffer free
+	for range 512 + 3 {
+		reg.PublishRequestEvents(request)
+	}
+	close(release)
+	ended(requestErr)
+
+	const want = `
+# HELP rxhystrix_command_stream_subscribers_panicked_total Subscribers of the command's metrics streams (health counts, completions and the others) that panicked and were unsubscribed.
+# TYPE rxhystrix_command_stream_subscribers_panicked_total counter
+rxhystrix_command_stream_subscribers_panicked_total{command="Bare",group="Bare"} 0
+rxhystrix_command_stream_subscribers_panicked_total{command="GetUser",group="GetUser"} 1
+# HELP rxhystrix_request_events_dropped_total Ended requests that the request events stream did not deliver because a subscriber was too slow, summed over subscribers.
+# TYPE rxhystrix_request_events_dropped_total counter
+rxhystrix_request_events_dropped_total 3
+# HELP rxhystrix_request_events_subscribers_panicked_total Subscribers of the request events stream that panicked and were unsubscribed.
+# TYPE rxhystrix_request_events_subscribers_panicked_total counter
+rxhystrix_request_events_subscribers_panicked_total 1
+`
+	assert.NoError(t, testutil.CollectAndCompare(NewCollector(reg), strings.NewReader(want),
+		"rxhystrix_command_stream_subscribers_panicked_total", "rxhystrix_request_events_dropped_total",
+		"rxhystrix_request_events_subscribers_panicked_total"))
+}

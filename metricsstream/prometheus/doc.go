@@ -24,6 +24,7 @@
 //	rxhystrix_command_execution_latency_seconds         histogram  how long the command's code ran
 //	rxhystrix_command_total_latency_seconds             histogram  how long callers waited
 //	rxhystrix_command_completions_dropped_total         counter    completions the Completions stream dropped for slow subscribers
+//	rxhystrix_command_stream_subscribers_panicked_total counter    subscribers of its metrics streams that panicked
 //	rxhystrix_command_adaptive_limit{algorithm}         gauge      the adaptive limit on the execution permits, when there is one
 //
 // Per worker pool, labelled pool:
@@ -42,6 +43,11 @@
 //
 // (the mean batch size over a time is the rate of ADDED_TO_BATCH over that
 // of BATCH_EXECUTED).
+//
+// For the registry, without labels:
+//
+//	rxhystrix_request_events_dropped_total               counter  ended requests the request events stream dropped for slow subscribers
+//	rxhystrix_request_events_subscribers_panicked_total  counter  subscribers of the request events stream that panicked
 //
 // The event counters are the metrics' cumulative counts, which include
 // every closed rolling bucket since the metrics were created (so they lag
