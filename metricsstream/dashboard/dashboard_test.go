@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	cdplog "github.com/chromedp/cdproto/log"
@@ -114,12 +115,13 @@ func TestBrowser(t *testing.T) {
 	browser := browsertest.Start(t)
 
 	t.Run("draws a Hystrix stream and follows it", func(t *testing.T) {
-		stream := newHystrixStream()
+		stream, reqs := newHystrixStream(), newHystrixStream()
 		mux := http.NewServeMux()
 		mux.Handle("/hystrix/", Handler(WithStream(stream)))
+		mux.Handle("/hystrix/requests.stream", reqs)
 		srv := httptest.NewServer(mux)
 		t.Cleanup(srv.Close)
-		t.Cleanup(func() { close(stream.stop) }) // runs before srv.Close
+		t.Cleanup(func() { close(stream.stop); close(reqs.stop) }) // runs before srv.Close
 		tab := browsertest.NewTab(t, browser)
 		problems := watchConsole(t, tab)
 
@@ -251,11 +253,132 @@ func TestBrowser(t *testing.T) {
 		assert.Equal(t, "PaymentGateway", got[0], "highest error first: %v", got)
 		assert.Equal(t, "desc", attr(t, tab, `[data-sort-for="commands"] [data-sort="error"]`, "data-direction"))
 
+		// A few requests, for the screenshot.
+		require.NoError(t, reqs.send(sendCtx, [][]byte{
+			requestEvent(`[{"name":"GetUser","events":["SUCCESS"],"latencies":[38],"cached":1},{"name":"GetRecommendations","events":["SEMAPHORE_REJECTED","FALLBACK_SUCCESS"],"latencies":[-1]}]`),
+			requestEvent(`[{"name":"GetUser","events":["SUCCESS"],"latencies":[41]},{"name":"PaymentGateway","events":["SHORT_CIRCUITED","FALLBACK_SUCCESS"],"latencies":[-1]}]`),
+		}))
+		waitCount(t, tab, "#requests [data-request]", 2)
+
 		// Back to Hystrix's default order for the screenshot.
 		browsertest.Do(t, tab, chromedp.Click(chromedp.CSS(`[data-sort-for="commands"] [data-sort="errorThenVolume"]`)))
 		writeScreenshot(t, tab)
 
 		assert.Empty(t, problems(), "the page reported problems")
+	})
+
+	t.Run("lists the requests of the requests stream, newest first", func(t *testing.T) {
+		stream, requests := newHystrixStream(), newHystrixStream()
+		mux := http.NewServeMux()
+		mux.Handle("/hystrix/", Handler(WithStream(stream)))
+		mux.Handle("/hystrix/requests.stream", requests)
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		t.Cleanup(func() { close(stream.stop); close(requests.stop) })
+		tab := browsertest.NewTab(t, browser)
+		problems := watchConsole(t, tab)
+
+		browsertest.Do(t, tab, chromedp.Navigate(srv.URL+"/hystrix/"))
+		assert.True(t, browsertest.Eval[bool](t, tab, `document.getElementById("requests-section").hidden`),
+			"hidden until a request comes")
+		ctx, cancel := context.WithTimeout(tab, browserTimeout)
+		defer cancel()
+		const markup = `<img src=x onerror="document.title='owned'">`
+		require.NoError(t, requests.send(ctx, [][]byte{
+			requestEvent(`[{"name":"GetUser","events":["SUCCESS"],"latencies":[12,14],"cached":2},` +
+				`{"name":"PaymentGateway","events":["TIMEOUT","FALLBACK_SUCCESS"],"latencies":[1000]},` +
+				`{"name":"GetUsers","events":["SUCCESS"],"latencies":[9],"collapsed":{"name":"UserBatch","count":4}},` +
+				`{"name":"GetOrders","events":[{"name":"EMIT","count":3},"SUCCESS"],"latencies":[40]},` +
+				`{"name":"Inventory","events":["SHORT_CIRCUITED","FALLBACK_FAILURE"],"latencies":[-1]},` +
+				`{"name":` + jsString(markup) + `,"events":["BAD_REQUEST"],"latencies":[0]}]`),
+			[]byte("data: not json\n\n"),
+		}), "the page never connected to its requests stream")
+		waitCount(t, tab, "#requests [data-request]", 1)
+		assert.False(t, browsertest.Eval[bool](t, tab, `document.getElementById("requests-section").hidden`))
+
+		type execution struct{ Command, Outcome, Text string }
+		executions := func(request int) []execution {
+			return browsertest.Eval[[]execution](t, tab, fmt.Sprintf(`Array.from(
+				document.querySelectorAll("#requests [data-request]")[%d].querySelectorAll("[data-execution]"),
+				e => ({Command: e.getAttribute("data-command"), Outcome: e.getAttribute("data-outcome"), Text: e.textContent}))`, request))
+		}
+		assert.Equal(t, []execution{
+			{"GetUser", "success", "GetUser[SUCCESS][12ms, 14ms] +2 from cache"},
+			{"PaymentGateway", "timeout", "PaymentGateway[TIMEOUT, FALLBACK_SUCCESS][1,000ms]"},
+			{"GetUsers", "success", "GetUsers[SUCCESS][9ms] (batch of 4 from UserBatch)"},
+			{"GetOrders", "success", "GetOrders[EMITx3, SUCCESS][40ms]"},
+			{"Inventory", "shortCircuited", "Inventory[SHORT_CIRCUITED, FALLBACK_FAILURE][–]"},
+			{markup, "badRequest", markup + "[BAD_REQUEST][0ms]"},
+		}, executions(0))
+		assert.Equal(t, 0, browsertest.Eval[int](t, tab, `document.querySelectorAll("#requests img").length`), "a name is text")
+		assert.NotEqual(t, "owned", browsertest.Eval[string](t, tab, `document.title`))
+
+		// The latest 20 are kept, newest first.
+		var more [][]byte
+		for i := range 25 {
+			more = append(more, requestEvent(fmt.Sprintf(`[{"name":"R%d","events":["SUCCESS"],"latencies":[%d]}]`, i, i)))
+		}
+		require.NoError(t, requests.send(ctx, more))
+		waitText(t, tab, "#requests [data-request] [data-execution]", "R24[SUCCESS][24ms]")
+		assert.Equal(t, 20, browsertest.Eval[int](t, tab, `document.querySelectorAll("#requests [data-request]").length`))
+		assert.Equal(t, "R5[SUCCESS][5ms]", browsertest.Eval[string](t, tab,
+			`Array.from(document.querySelectorAll("#requests [data-request]")).pop().querySelector("[data-execution]").textContent`))
+		status := text(t, tab, "#requests-status")
+		assert.Contains(t, status, "26 requests from "+srv.URL+"/hystrix/requests.stream")
+		assert.Contains(t, status, "1 ignored")
+		assert.True(t, browsertest.Eval[bool](t, tab, `document.getElementById("error").hidden`), "no error shown")
+		assert.Empty(t, problems(), "the page reported problems")
+	})
+
+	t.Run("reads the requests stream the address names, and none beside another service's stream", func(t *testing.T) {
+		stream, other, requests := newHystrixStream(), newHystrixStream(), newHystrixStream()
+		var requestsAsked atomic.Int32
+		mux := http.NewServeMux()
+		mux.Handle("/hystrix/", Handler(WithStream(stream)))
+		mux.Handle("/other/stream", other)
+		mux.Handle("/other/requests.stream", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			requestsAsked.Add(1)
+			requests.ServeHTTP(w, r)
+		}))
+		mux.Handle("/hystrix/requests.stream", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			requestsAsked.Add(1)
+			requests.ServeHTTP(w, r)
+		}))
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		t.Cleanup(func() { close(stream.stop); close(other.stop); close(requests.stop) })
+		ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
+		defer cancel()
+
+		tab := browsertest.NewTab(t, browser)
+		browsertest.Do(t, tab, chromedp.Navigate(srv.URL+"/hystrix/?requests="+url.QueryEscape("/other/requests.stream")))
+		require.NoError(t, requests.send(ctx, [][]byte{requestEvent(`[{"name":"GetUser","events":["SUCCESS"],"latencies":[3]}]`)}))
+		waitText(t, tab, "#requests [data-execution]", "GetUser[SUCCESS][3ms]")
+		require.Equal(t, int32(1), requestsAsked.Load())
+
+		// The stream of another service, named in the address: the page
+		// draws it and asks for no requests stream.
+		tab = browsertest.NewTab(t, browser)
+		browsertest.Do(t, tab, chromedp.Navigate(srv.URL+"/hystrix/?stream="+url.QueryEscape(srv.URL+"/other/stream")))
+		require.NoError(t, other.send(ctx, scenarioFrame(0)))
+		waitText(t, tab, field("command", "GetUser", "success"), commas(getUser(0).success))
+		assert.Equal(t, int32(1), requestsAsked.Load(), "no requests stream asked for")
+		assert.True(t, browsertest.Eval[bool](t, tab, `document.getElementById("requests-section").hidden`))
+	})
+
+	t.Run("without a requests stream, the panel stays hidden and quiet", func(t *testing.T) {
+		stream := newHystrixStream()
+		mux := http.NewServeMux()
+		mux.Handle("/hystrix/", Handler(WithStream(stream))) // 404 at /hystrix/requests.stream
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		t.Cleanup(func() { close(stream.stop) })
+		tab := browsertest.NewTab(t, browser)
+
+		browsertest.Do(t, tab, chromedp.Navigate(srv.URL+"/hystrix/"))
+		waitText(t, tab, "#requests-status", "The requests stream "+srv.URL+"/hystrix/requests.stream is not available.")
+		assert.True(t, browsertest.Eval[bool](t, tab, `document.getElementById("requests-section").hidden`))
+		assert.True(t, browsertest.Eval[bool](t, tab, `document.getElementById("error").hidden`), "no error shown")
 	})
 
 	t.Run("says when the stream cannot be reached", func(t *testing.T) {
@@ -330,6 +453,19 @@ func TestBrowser(t *testing.T) {
 		assert.Equal(t, streamSrv.URL+"/hystrix.stream",
 			browsertest.Eval[string](t, tab, `document.getElementById("stream-url").value`), "the form shows the stream")
 	})
+}
+
+// waitCount waits until sel matches n elements, polling on every
+// animation frame.
+func waitCount(t *testing.T, tab context.Context, sel string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, browserTimeout)
+	defer cancel()
+	pred := fmt.Sprintf(`document.querySelectorAll(%s).length === %d`, jsString(sel), n)
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](pred)); err != nil {
+		got := browsertest.Eval[int](t, tab, `document.querySelectorAll(`+jsString(sel)+`).length`)
+		require.NoError(t, err, "%s: %d elements; want %d", sel, got, n)
+	}
 }
 
 func lower(ss []string) []string {

@@ -76,6 +76,22 @@
 // sort alphabetically or by volume. As in Hystrix the page re-sorts every
 // 10 s, since rates keep changing.
 //
+// # Requests
+//
+// Below the cards, the page lists the latest 20 requests of the request
+// events stream (Hystrix 1.5's requests.stream, which
+// metricsstream.RequestEventsHandler serves), newest first: each
+// request's executions in the request log's words, as
+// GetUser[SUCCESS][12ms, 14ms] +2 from cache, each in the colour of its
+// outcome. The page reads, in order of preference, the URL in its
+// address's ?requests= parameter (empty for none), the URL given to
+// [WithRequestsURL] when the address has no ?stream=, and
+// [DefaultRequestsURL], "requests.stream", relative to the page, likewise.
+// A stream named with ?stream= may be another service's, so the page does
+// not guess where that service's requests are. The section appears with
+// the first request; where there is no requests stream, it stays hidden
+// and no error is shown.
+//
 // # Sizing advice
 //
 // Beyond Hystrix, each command card shows sizing advice, marked ADVICE: it is
@@ -122,7 +138,10 @@
 // latency995, latencyMean, latencyMedian, advicePoolSize, adviceTimeout,
 // currentPoolSize, currentLimitKind, currentTimeout, sparkline; and for pools
 // active, queued, poolSize, maxActive, executions, queueSize, rejected,
-// maxPoolSize, adaptiveLimit. A
+// maxPoolSize, adaptiveLimit. Each request of the requests panel (#requests)
+// is an li with data-request, and each of its executions has
+// data-execution, data-command="<name>" and data-outcome (success,
+// shortCircuited, badRequest, timeout, rejected, failure, or empty). A
 // command card's data-circuit is closed, open, forced-open, partial or
 // unknown; a card's data-health is green, yellow, orange or red (error
 // percentage below 25, below 40, below 50, and from 50). The connection

@@ -68,6 +68,12 @@ func (s *hystrixStream) send(ctx context.Context, events [][]byte) error {
 	}
 }
 
+// requestEvent writes the JSON of one request's executions as one
+// server-sent event, as the request events stream does.
+func requestEvent(executions string) []byte {
+	return []byte("data: " + executions + "\n\n")
+}
+
 // dataEvent writes v as one server-sent event, as the servlet does.
 func dataEvent(v any) []byte {
 	b, err := json.Marshal(v)

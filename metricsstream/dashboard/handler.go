@@ -16,7 +16,13 @@ import (
 // page's ?stream= parameter names another: "stream", relative to the page.
 const DefaultStreamURL = "stream"
 
-// The page's files: index.html is a template (the default stream URL goes
+// DefaultRequestsURL is the request events stream the page lists requests
+// from unless [WithRequestsURL] or the page's ?requests= parameter names
+// another: "requests.stream", relative to the page, where
+// metricsstream.RequestEventsHandler is mounted next to the stream.
+const DefaultRequestsURL = "requests.stream"
+
+// The page's files: index.html is a template (the default stream URLs go
 // into it); the script and the style sheet are served as they are.
 //
 //go:embed static/index.html static/dashboard.js static/dashboard.css
@@ -72,7 +78,7 @@ type handler struct {
 // refuse other methods with 405. The handler starts no goroutine and is safe
 // for concurrent use. Handler panics on a nil Option.
 func Handler(opts ...Option) http.Handler {
-	o := options{streamURL: DefaultStreamURL}
+	o := options{streamURL: DefaultStreamURL, requestsURL: DefaultRequestsURL}
 	for _, opt := range opts {
 		if opt == nil {
 			panic("dashboard: Handler: nil Option")
@@ -80,7 +86,8 @@ func Handler(opts ...Option) http.Handler {
 		opt.apply(&o)
 	}
 	var page bytes.Buffer
-	if err := pageTemplate.Execute(&page, struct{ StreamURL string }{o.streamURL}); err != nil {
+	data := struct{ StreamURL, RequestsURL string }{o.streamURL, o.requestsURL}
+	if err := pageTemplate.Execute(&page, data); err != nil {
 		panic("dashboard: Handler: " + err.Error()) // the embedded template is fixed; tests cover it
 	}
 	h := &handler{

@@ -130,6 +130,17 @@ func TestWithStreamURLSetsThePageDefault(t *testing.T) {
 	assert.NotContains(t, page, "<script>alert(1)", "the URL is escaped into the page")
 }
 
+func TestWithRequestsURLSetsThePageDefault(t *testing.T) {
+	page := body(t, get(t, Handler(), http.MethodGet, "/", nil))
+	assert.Contains(t, page, `<meta name="rxhystrix-default-requests" content="requests.stream">`)
+
+	page = body(t, get(t, Handler(WithRequestsURL("http://api-1:8080/hystrix/requests.stream")), http.MethodGet, "/", nil))
+	assert.Contains(t, page, `<meta name="rxhystrix-default-requests" content="http://api-1:8080/hystrix/requests.stream">`)
+
+	page = body(t, get(t, Handler(WithRequestsURL("")), http.MethodGet, "/", nil))
+	assert.Contains(t, page, `<meta name="rxhystrix-default-requests" content="">`, "none")
+}
+
 func TestWithStreamServesTheStreamNextToThePage(t *testing.T) {
 	var got []string
 	stream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -160,6 +171,7 @@ func TestBadOptionsPanicNamingTheField(t *testing.T) {
 		{"empty stream URL", func() { WithStreamURL("") }, "WithStreamURL: empty stream URL"},
 		{"bad stream URL", func() { WithStreamURL("http://[::1") }, "WithStreamURL: stream URL"},
 		{"nil stream", func() { WithStream(nil) }, "WithStream: nil stream handler"},
+		{"bad requests URL", func() { WithRequestsURL("http://[::1") }, `WithRequestsURL: requests stream URL "http://[::1"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

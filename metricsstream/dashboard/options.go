@@ -7,15 +7,17 @@ import (
 )
 
 // An Option changes what [Handler] serves. Options are values built by
-// [WithStreamURL] and [WithStream]; a nil Option makes Handler panic.
+// [WithStreamURL], [WithStream] and [WithRequestsURL]; a nil Option makes
+// Handler panic.
 type Option interface {
 	apply(*options)
 }
 
 // options is what the Options of one Handler call add up to.
 type options struct {
-	streamURL string       // the page's default stream; never empty
-	stream    http.Handler // served at "stream" next to the page; nil serves nothing there
+	streamURL   string       // the page's default stream; never empty
+	requestsURL string       // the page's default request events stream; empty for none
+	stream      http.Handler // served at "stream" next to the page; nil serves nothing there
 }
 
 type streamURLOption string
@@ -61,4 +63,24 @@ func WithStream(h http.Handler) Option {
 		panic("dashboard: WithStream: nil stream handler")
 	}
 	return streamOption{h}
+}
+
+type requestsURLOption string
+
+func (o requestsURLOption) apply(opts *options) { opts.requestsURL = string(o) }
+
+// WithRequestsURL sets the request events stream (Hystrix 1.5's
+// requests.stream, served by metricsstream.RequestEventsHandler) whose
+// requests the page lists when its address has neither ?requests= nor
+// ?stream=; the empty string lists none. A relative URL is resolved
+// against the page's address: the default, [DefaultRequestsURL], makes a
+// page served at /hystrix/ read /hystrix/requests.stream.
+//
+// WithRequestsURL panics when u does not parse as a URL, with a message
+// that names it.
+func WithRequestsURL(u string) Option {
+	if _, err := url.Parse(u); err != nil {
+		panic(fmt.Sprintf("dashboard: WithRequestsURL: requests stream URL %q: %v", u, err))
+	}
+	return requestsURLOption(u)
 }

@@ -19,6 +19,7 @@
 	var ADVICE_TIMEOUT_FACTOR = 1.5; // and a timeout of p99.5 with 50% headroom
 	var UNLIMITED_BATCH = 2147483647; // maxRequestsInBatch's default, Java's Integer.MAX_VALUE: no limit
 	var MISSING = '\u2013';
+	var MAX_REQUESTS = 20; // the requests panel keeps the latest this many
 
 	// Hystrix's scales: the bubble's colour goes green, yellow, orange, red
 	// as the error percentage goes 10, 25, 40, 50; the error text goes grey,
@@ -715,6 +716,135 @@
 		};
 	}
 
+	// ---- requests ----------------------------------------------------
+
+	// The request events stream (rxhystrix's requests.stream, Hystrix 1.5's
+	// HystrixRequestEventsSseServlet) sends one JSON array per request that
+	// ended: its executions, grouped by command and events, as
+	// {"name": "GetUser", "events": ["SUCCESS"], "latencies": [12],
+	// "cached": 2, "collapsed": {"name": "UserBatch", "count": 4}}. The
+	// panel lists the latest requests, newest first, each execution in the
+	// colour of its outcome. The stream is optional: where there is none,
+	// the panel stays hidden and no error is shown.
+
+	// OUTCOMES gives an execution's colour: the first of these events it has.
+	var OUTCOMES = [['SHORT_CIRCUITED', 'shortCircuited'], ['THREAD_POOL_REJECTED', 'rejected'],
+		['SEMAPHORE_REJECTED', 'rejected'], ['TIMEOUT', 'timeout'], ['FAILURE', 'failure'],
+		['BAD_REQUEST', 'badRequest'], ['SUCCESS', 'success']];
+
+	// eventName returns "SUCCESS" for "SUCCESS" and "EMITx3" for
+	// {"name": "EMIT", "count": 3}, as the request log writes them, or null.
+	function eventName(e) {
+		if (typeof e === 'string') {
+			return e;
+		}
+		if (e && typeof e === 'object' && typeof e.name === 'string') {
+			var n = num(e.count);
+			return has(n) && n > 1 ? e.name + 'x' + n : e.name;
+		}
+		return null;
+	}
+
+	// describeExecution returns the text and outcome of one object of a
+	// request: GetUser[SUCCESS][12ms, 14ms] +2 from cache.
+	function describeExecution(x) {
+		var events = (Array.isArray(x.events) ? x.events : []).map(eventName).filter(function (e) { return e !== null; });
+		var latencies = (Array.isArray(x.latencies) ? x.latencies : []).map(function (v) {
+			var ms = num(v);
+			return has(ms) && ms >= 0 ? commas(ms) + 'ms' : MISSING; // -1: the code did not run
+		});
+		var text = String(x.name) + '[' + events.join(', ') + '][' + latencies.join(', ') + ']';
+		var cached = num(x.cached);
+		if (has(cached) && cached > 0) {
+			text += ' +' + commas(cached) + ' from cache';
+		}
+		var c = x.collapsed;
+		if (c && typeof c === 'object') {
+			text += ' (batch of ' + commas(num(c.count)) + ' from ' + String(c.name) + ')';
+		}
+		var outcome = '';
+		for (var i = 0; i < OUTCOMES.length && !outcome; i++) {
+			if (events.indexOf(OUTCOMES[i][0]) >= 0) {
+				outcome = OUTCOMES[i][1];
+			}
+		}
+		return {text: text, outcome: outcome};
+	}
+
+	function showRequest(list, executions) {
+		var li = document.createElement('li');
+		li.setAttribute('data-request', '');
+		var time = document.createElement('time');
+		time.textContent = new Date().toLocaleTimeString();
+		li.appendChild(time);
+		executions.forEach(function (x) {
+			if (!x || typeof x !== 'object' || x.name === undefined || x.name === null) {
+				return;
+			}
+			var d = describeExecution(x);
+			var span = document.createElement('span');
+			span.className = 'execution ' + d.outcome;
+			span.setAttribute('data-execution', '');
+			span.setAttribute('data-command', String(x.name));
+			span.setAttribute('data-outcome', d.outcome);
+			span.textContent = d.text;
+			li.appendChild(span);
+		});
+		list.insertBefore(li, list.firstChild);
+		while (list.children.length > MAX_REQUESTS) {
+			list.removeChild(list.lastChild);
+		}
+	}
+
+	function connectRequests(url) {
+		var section = document.getElementById('requests-section');
+		var list = document.getElementById('requests');
+		var status = document.getElementById('requests-status');
+		var received = 0;
+		var ignored = 0;
+		var es = new EventSource(url);
+		es.onmessage = function (e) {
+			var executions;
+			try {
+				executions = JSON.parse(e.data);
+			} catch (err) {
+				executions = null;
+			}
+			if (!Array.isArray(executions)) {
+				ignored++;
+				return;
+			}
+			received++;
+			showRequest(list, executions);
+			section.hidden = false;
+			status.textContent = commas(received) + (received === 1 ? ' request' : ' requests') + ' from ' + url +
+				(ignored ? ' \u00b7 ' + ignored + ' ignored' : '') + ' \u00b7 the latest ' + MAX_REQUESTS + ' shown';
+		};
+		es.onerror = function () {
+			if (es.readyState === EventSource.CLOSED) {
+				// No requests stream there: nothing to retry, nothing to alarm.
+				es.close();
+				status.textContent = 'The requests stream ' + url + ' is not available.';
+			}
+		};
+	}
+
+	// requestsURL is the request events stream to read: ?requests= (empty
+	// for none), else, when the page reads its default stream, the default
+	// the server put in the page; a stream named with ?stream= may belong to
+	// another service, whose requests stream the page does not guess.
+	function requestsURL(params) {
+		var raw = params.get('requests');
+		if (raw === null) {
+			if (params.get('stream')) {
+				return null;
+			}
+			var meta = document.querySelector('meta[name="rxhystrix-default-requests"]');
+			raw = meta ? meta.getAttribute('content') : '';
+		}
+		return raw ? new URL(raw, document.baseURI) : null;
+	}
+
 	// streamURL is the stream to read: ?stream= (with ?delay= passed on, as
 	// the Hystrix dashboard does), else the default the server put in the
 	// page, resolved against the page's address.
@@ -768,6 +898,17 @@
 		document.getElementById('title').textContent = 'Hystrix Stream: ' + title;
 		document.title = 'Hystrix: ' + title;
 		connect(url.href);
+
+		var requests;
+		try {
+			requests = requestsURL(params);
+		} catch (e) {
+			showError('The requests stream address ' + JSON.stringify(params.get('requests')) + ' is not a URL.');
+			return;
+		}
+		if (requests) {
+			connectRequests(requests.href);
+		}
 	}
 
 	if (document.readyState === 'loading') {
