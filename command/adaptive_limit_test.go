@@ -100,7 +100,7 @@ func TestAdaptiveLimitFollowsExecutions(t *testing.T) {
 		g.release()
 		waitFor(t, "the timed-out runs to return", func() bool { return g.running.Load() == 0 })
 		if iso == PoolIsolation {
-			waitFor(t, "the workers to be free", func() bool { return h.pool("Users").idle() })
+			h.waitIdle(t, "Users")
 		}
 		h.assertReleased("GetUser")
 	})
@@ -129,7 +129,7 @@ func TestAdaptivePoolLimitStartsQueuedRuns(t *testing.T) {
 			assert.Equal(t, 0, recv(t, entered, "the first run"))
 		}
 	}
-	waitFor(t, "two runs to wait in the queue", func() bool { _, q := h.pool("Users").size(); return q == 2 })
+	h.waitQueued(t, "Users", 2)
 	assert.Equal(t, 1, limitNow())
 
 	h.clock.Advance(10 * time.Millisecond)
@@ -198,7 +198,7 @@ func TestAdaptiveLimitSwitchedLiveUnderLoad(t *testing.T) {
 			configure(limit.AIMD{InitialLimit: 3, MinLimit: 3, MaxLimit: 3})
 
 			if iso == PoolIsolation {
-				waitFor(t, "the workers to be free", func() bool { return h.pool("Users").idle() })
+				h.waitIdle(t, "Users")
 			}
 			h.assertReleased("GetUser")
 			var held []<-chan callResult[string]
@@ -208,7 +208,7 @@ func TestAdaptiveLimitSwitchedLiveUnderLoad(t *testing.T) {
 			}
 			if iso == PoolIsolation {
 				held = append(held, goCall(func() (string, error) { return c.Execute(ctx, -1) }))
-				waitFor(t, "the fourth run to wait in the queue", func() bool { _, q := h.pool("Users").size(); return q == 1 })
+				h.waitQueued(t, "Users", 1)
 				require.NoError(t, h.reg.ConfigurePool("Users", PoolConfig{CoreSize: 4, MaxQueueSize: 4, QueueSizeRejectionThreshold: 1, AdaptiveLimit: limit.AIMD{InitialLimit: 3, MinLimit: 3, MaxLimit: 3}}))
 			}
 			v, err := c.Execute(ctx, -1)
@@ -220,7 +220,7 @@ func TestAdaptiveLimitSwitchedLiveUnderLoad(t *testing.T) {
 				require.NoError(t, awaitCall(t, r).err)
 			}
 			if iso == PoolIsolation {
-				waitFor(t, "the workers to be free", func() bool { return h.pool("Users").idle() })
+				h.waitIdle(t, "Users")
 			}
 			h.assertReleased("GetUser")
 		})
@@ -326,10 +326,7 @@ func TestAdaptivePoolLimitLeavesTheQueueOutOfTheLatency(t *testing.T) {
 	holder := goCall(func() (string, error) { return c.Execute(context.Background(), 0) })
 	g.arrived(t)
 	queued := goCall(func() (string, error) { return c.Execute(context.Background(), 10) })
-	waitFor(t, "the second call to be queued", func() bool {
-		_, n := h.pool("Users").size()
-		return n == 1
-	})
+	h.waitQueued(t, "Users", 1)
 	h.clock.Advance(15 * time.Millisecond)
 	g.release()
 	for _, call := range []<-chan callResult[string]{holder, queued} {

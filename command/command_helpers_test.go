@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -406,6 +407,21 @@ func (h *harness) pool(key string) *pool {
 	p, ok := h.reg.pools.Load(key)
 	require.True(h.t, ok, "no pool %q", key)
 	return p.(*pool)
+}
+
+// waitIdle waits until the pool named key runs and queues nothing.
+func (h *harness) waitIdle(t fatalT, key string) {
+	t.Helper()
+	waitFor(t, "pool "+key+" to be idle", func() bool { return h.pool(key).idle() })
+}
+
+// waitQueued waits until n tasks wait in the queue of the pool named key.
+func (h *harness) waitQueued(t fatalT, key string, n int) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%d tasks queued in pool %s", n, key), func() bool {
+		_, queued := h.pool(key).size()
+		return queued == n
+	})
 }
 
 // assertReleased asserts that an ended execution of key gave everything

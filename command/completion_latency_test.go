@@ -102,10 +102,7 @@ func TestQueuedTimeoutCompletionLatencies(t *testing.T) {
 	holder := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
 	g.arrived(t)
 	queued := goCall(func() (string, error) { return c.Execute(context.Background(), 2) })
-	waitFor(t, "the second call to be queued", func() bool {
-		_, n := h.pool("Users").size()
-		return n == 1
-	})
+	h.waitQueued(t, "Users", 1)
 	h.clock.Advance(50 * time.Millisecond)
 	require.ErrorIs(t, awaitCall(t, holder).err, ErrTimeout)
 	require.ErrorIs(t, awaitCall(t, queued).err, ErrTimeout)
@@ -118,7 +115,7 @@ func TestQueuedTimeoutCompletionLatencies(t *testing.T) {
 		assert.Equal(t, time.Duration(-1), done.ExecutionLatency, "ExecutionLatency")
 		assert.Equal(t, 50*time.Millisecond, done.TotalLatency, "TotalLatency")
 		g.release()
-		waitFor(t, "the holder's worker to be free", func() bool { return h.pool("Users").idle() })
+		h.waitIdle(t, "Users")
 		return
 	}
 	t.Fatal("no Completion of the call that never ran")

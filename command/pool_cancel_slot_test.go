@@ -40,7 +40,7 @@ func TestPoolSlotBackWhenTheSubscriberLeavesBeforeTheRunStarts(t *testing.T) {
 		assert.Equal(t, evs("CANCELLED"), h.events())
 	}
 	require.NotZero(t, unstarted, "no run was left unstarted")
-	waitFor(t, "the abandoned workers to exit", func() bool { return h.pool("one").idle() })
+	h.waitIdle(t, "one")
 	assert.Zero(t, started.Load()-int32(50-unstarted), "no abandoned run started")
 }
 

@@ -87,10 +87,7 @@ func TestRejectedThreadUsingQueueSize(t *testing.T) {
 		first := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
 		g.arrived(t)
 		second := goCall(func() (string, error) { return m.exec(context.Background(), c, 2) })
-		waitFor(t, "the second call to be queued", func() bool {
-			_, queued := h.pool("Users").size()
-			return queued == 1
-		})
+		h.waitQueued(t, "Users", 1)
 
 		_, err := m.exec(context.Background(), c, 3)
 		assertCommandError(t, err, "GetUser", PoolRejectedFailure, ErrPoolRejected, ErrFallbackMissing)
@@ -120,10 +117,7 @@ func TestCancelledTasksInQueueGetRemoved(t *testing.T) {
 		g.arrived(t)
 		ctx, cancel := context.WithCancel(context.Background())
 		queued := goCall(func() (string, error) { return m.exec(ctx, c, 2) })
-		waitFor(t, "the second call to be queued", func() bool {
-			_, n := h.pool("Users").size()
-			return n == 1
-		})
+		h.waitQueued(t, "Users", 1)
 
 		cancel()
 		res := awaitCall(t, queued)
@@ -131,15 +125,12 @@ func TestCancelledTasksInQueueGetRemoved(t *testing.T) {
 		done := h.completion()
 		assert.Equal(t, evs("CANCELLED"), eventNames(done.Events))
 		assert.False(t, done.Executed)
-		waitFor(t, "the queue to be empty", func() bool {
-			_, n := h.pool("Users").size()
-			return n == 0
-		})
+		h.waitQueued(t, "Users", 0)
 
 		g.release()
 		awaitCall(t, first)
 		h.completion()
-		waitFor(t, "the pool to be idle", func() bool { return h.pool("Users").idle() })
+		h.waitIdle(t, "Users")
 		assert.Equal(t, []int{1}, ran, "the cancelled call never ran")
 		h.assertReleased("GetUser")
 	})
@@ -186,7 +177,7 @@ func TestPoolIsolationBoundsUserCodeEvenWhenRunsHang(t *testing.T) {
 		assert.Zero(t, c.Metrics().ConcurrentExecutions(), "timed-out executions are no longer counted as running")
 
 		g.release()
-		waitFor(t, "the hung runs to give their workers back", func() bool { return h.pool("Users").idle() })
+		h.waitIdle(t, "Users")
 		go func() { g.arrived(t) }()
 		v, err := m.exec(context.Background(), c, 1)
 		require.NoError(t, err)
@@ -308,10 +299,7 @@ func TestPerCallPools(t *testing.T) {
 	slow1 := goCall(func() (string, error) { return c.Execute(ctx, "http://slow") })
 	g.arrived(t)
 	slow2 := goCall(func() (string, error) { return c.Execute(ctx, "http://slow") })
-	waitFor(t, "the second slow call to be queued", func() bool {
-		_, n := h.pool("http://slow").size()
-		return n == 1
-	})
+	h.waitQueued(t, "http://slow", 1)
 	v, err = c.Execute(ctx, "http://a")
 	require.NoError(t, err)
 	assert.Equal(t, "fetched http://a", v)
@@ -328,7 +316,7 @@ func TestPerCallPools(t *testing.T) {
 	awaitCall(t, slow2)
 	h.completion()
 	h.completion()
-	waitFor(t, "the slow pool to be idle", func() bool { return h.pool("http://slow").idle() })
+	h.waitIdle(t, "http://slow")
 
 	// Idle pools are retired after their IdleTimeout.
 	require.Equal(t, 3, h.reg.PoolCount())
@@ -358,7 +346,7 @@ func TestPerCallPoolIsRetiredItsIdleTimeoutAfterItsLastUse(t *testing.T) {
 		_, err := c.Execute(context.Background(), "http://a")
 		require.NoError(t, err)
 		h.completion()
-		waitFor(t, "the pool to be idle", func() bool { return h.pool("http://a").idle() })
+		h.waitIdle(t, "http://a")
 	}
 	use()
 	for range 3 {
@@ -393,7 +381,7 @@ func TestPerCallPoolsBusyAreKept(t *testing.T) {
 	g.release()
 	awaitCall(t, call)
 	h.completion()
-	waitFor(t, "the pool to be idle", func() bool { return h.pool("http://slow").idle() })
+	h.waitIdle(t, "http://slow")
 	h.clock.Advance(DefaultPoolIdleTimeout)
 	assert.Equal(t, 1, h.reg.PoolCount(), "only the named pool is left")
 	_, ok := h.reg.pools.Load("Plain")
@@ -503,7 +491,7 @@ func TestPoolStatus(t *testing.T) {
 		awaitCall(t, call)
 		h.completion()
 	}
-	waitFor(t, "the pool to be idle", func() bool { return h.pool("Users").idle() })
+	h.waitIdle(t, "Users")
 	st, _ = pm.Status()
 	assert.Zero(t, st.PoolSize)
 	assert.Equal(t, 2, st.LargestPoolSize)
@@ -560,7 +548,7 @@ func TestObservableCommandInAPoolCountsItsRunWhenTheSubscriberLeaves(t *testing.
 	got := recv(t, subscribed, "the subscription")
 	recv(t, got.sub.Done(), "the end of the subscription")
 	assert.Equal(t, evs("CANCELLED"), h.events())
-	waitFor(t, "the worker to be free", func() bool { return h.pool("Streams").idle() })
+	h.waitIdle(t, "Streams")
 
 	pm, ok := h.reg.Metrics().LookupPool("Streams")
 	require.True(t, ok)

@@ -92,7 +92,7 @@ func TestCountersOnExecutionTimeout(t *testing.T) {
 		assert.Equal(t, int64(1), c.Metrics().CumulativeCount(ms.Timeout))
 		assert.Equal(t, int64(1), c.Metrics().CumulativeCount(ms.FallbackSuccess))
 		h.noMoreCompletions()
-		waitFor(t, "the worker to give its slot back", func() bool { return h.pool("GetUser").idle() })
+		h.waitIdle(t, "GetUser")
 	})
 }
 
@@ -172,7 +172,7 @@ func TestInterruptFutureOnTimeout(t *testing.T) {
 		assert.ErrorIs(t, res.err, ErrTimeout)
 		assert.Error(t, recv(t, runErr, "run to see its context end"))
 		assert.Equal(t, evs("TIMEOUT", "FALLBACK_MISSING"), h.events())
-		waitFor(t, "the worker to give its slot back", func() bool { return h.pool("GetUser").idle() })
+		h.waitIdle(t, "GetUser")
 	})
 }
 
@@ -195,10 +195,7 @@ func TestTimeoutCountsTimeInQueue(t *testing.T) {
 		g.arrived(t)
 		h.clock.Advance(500 * time.Millisecond)
 		second := goCall(func() (string, error) { return m.exec(context.Background(), c, 2) })
-		waitFor(t, "the second call to wait in the queue", func() bool {
-			_, queued := h.pool("Users").size()
-			return queued == 1
-		})
+		h.waitQueued(t, "Users", 1)
 
 		h.clock.Advance(500 * time.Millisecond)
 		res := awaitCall(t, first)
@@ -215,13 +212,10 @@ func TestTimeoutCountsTimeInQueue(t *testing.T) {
 		assert.Equal(t, evs("TIMEOUT", "FALLBACK_SUCCESS"), eventNames(done.Events))
 		assert.False(t, done.Executed, "the queued run never started")
 		assert.Equal(t, time.Duration(-1), done.ExecutionLatency)
-		waitFor(t, "the timed-out call to leave the queue", func() bool {
-			_, queued := h.pool("Users").size()
-			return queued == 0
-		})
+		h.waitQueued(t, "Users", 0)
 
 		g.release()
-		waitFor(t, "the pool to be idle", func() bool { return h.pool("Users").idle() })
+		h.waitIdle(t, "Users")
 		assert.Equal(t, []int{1}, runs, "only the first run ever ran")
 	})
 }
