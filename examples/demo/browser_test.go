@@ -23,8 +23,8 @@ import (
 
 // TestBrowserShowsLiveCommands opens the demo's dashboard in a headless
 // chromium, reading the real stream of live commands: the page lists them,
-// shows the forced-open circuit and the circuit that failures opened, and
-// follows the counts as they change.
+// shows the forced-open circuit and the circuit that failures opened,
+// follows the counts as they change, and lists the requests as they end.
 //
 // With DASHBOARD_SCREENSHOT=<file> it also saves a screenshot of the page
 // there; with DASHBOARD_SCREENSHOT_AFTER=<duration> (over 10s) as well, it
@@ -73,6 +73,15 @@ func TestBrowserShowsLiveCommands(t *testing.T) {
 	waitFor(t, tab, `(() => { const e = document.querySelector('`+field("pool", "SearchService", "rejected")+`'); return e !== null && /^[1-9]/.test(e.textContent.trim()); })()`)
 	waitFor(t, tab, `(() => { const e = document.querySelector('`+field("command", "PaymentGateway", "circuit")+`'); return e !== null && e.textContent.trim() === "Open"; })()`)
 	assert.Equal(t, "open", browsertest.Eval[string](t, tab, `document.querySelector('[data-command="PaymentGateway"]').getAttribute("data-circuit")`))
+
+	// Each call of the traffic is a request: the page lists them as they
+	// end, with the commands they ran.
+	waitFor(t, tab, `document.querySelectorAll("#requests [data-request] [data-execution]").length > 0`)
+	ran := browsertest.Eval[[]string](t, tab,
+		`Array.from(document.querySelectorAll("#requests [data-execution]"), e => e.getAttribute("data-command"))`)
+	for _, c := range ran {
+		assert.Contains(t, demoCommands, c, "a request ran a command of the demo")
+	}
 
 	if screenshot != "" {
 		browsertest.WriteScreenshot(t, browsertest.Screenshot(t, tab, time.Minute))
