@@ -31,6 +31,13 @@ const (
 	DM_ConcurrencyInUse        = "hystrix.concurrencyInUse"
 )
 
+// datadogCounters are the names of the counters in the order of
+// resultCounts.
+var datadogCounters = [numCounters]string{
+	DM_Attempts, DM_Errors, DM_Successes, DM_Failures, DM_Rejects, DM_ShortCircuits, DM_Timeouts,
+	DM_FallbackSuccesses, DM_FallbackFailures, DM_ContextCanceled, DM_ContextDeadlineExceeded,
+}
+
 // DatadogClient is what a DatadogCollector needs of its client.
 // *statsd.Client of github.com/DataDog/datadog-go/v5/statsd has these
 // methods; a client of one's own can add tags, log, or send elsewhere.
@@ -93,23 +100,12 @@ type DatadogCollector struct {
 // the share of MaxConcurrentRequests in use in percent, as a timing. A
 // statistic the client refuses is logged with the standard logger.
 func (d *DatadogCollector) Update(r metricCollector.MetricResult) {
-	switch {
-	case r.Successes > 0:
-		d.gauge(DM_CircuitOpen, 0)
-	case r.ShortCircuits > 0:
-		d.gauge(DM_CircuitOpen, 1)
+	if v, ok := circuitOpen(r); ok {
+		d.gauge(DM_CircuitOpen, float64(v))
 	}
-	d.count(DM_Attempts, r.Attempts)
-	d.count(DM_Errors, r.Errors)
-	d.count(DM_Successes, r.Successes)
-	d.count(DM_Failures, r.Failures)
-	d.count(DM_Rejects, r.Rejects)
-	d.count(DM_ShortCircuits, r.ShortCircuits)
-	d.count(DM_Timeouts, r.Timeouts)
-	d.count(DM_FallbackSuccesses, r.FallbackSuccesses)
-	d.count(DM_FallbackFailures, r.FallbackFailures)
-	d.count(DM_ContextCanceled, r.ContextCanceled)
-	d.count(DM_ContextDeadlineExceeded, r.ContextDeadlineExceeded)
+	for i, n := range resultCounts(r) {
+		d.count(datadogCounters[i], n)
+	}
 	d.timing(DM_TotalDuration, float64(r.TotalDuration.Milliseconds()))
 	d.timing(DM_RunDuration, float64(r.RunDuration.Milliseconds()))
 	d.timing(DM_ConcurrencyInUse, 100*r.ConcurrencyInUse)

@@ -37,23 +37,12 @@ func newGraphiteCollector(name string, r metrics.Registry) *GraphiteCollector {
 // that never timed out sends no timeouts. A name that go-metrics holds as
 // another kind of metric is logged with the standard logger and skipped.
 func (g *GraphiteCollector) Update(r metricCollector.MetricResult) {
-	switch {
-	case r.Successes > 0:
-		g.gauge(g.names.circuitOpen, 0)
-	case r.ShortCircuits > 0:
-		g.gauge(g.names.circuitOpen, 1)
+	if v, ok := circuitOpen(r); ok {
+		g.gauge(g.names.circuitOpen, v)
 	}
-	g.count(g.names.attempts, r.Attempts)
-	g.count(g.names.errors, r.Errors)
-	g.count(g.names.successes, r.Successes)
-	g.count(g.names.failures, r.Failures)
-	g.count(g.names.rejects, r.Rejects)
-	g.count(g.names.shortCircuits, r.ShortCircuits)
-	g.count(g.names.timeouts, r.Timeouts)
-	g.count(g.names.fallbackSuccesses, r.FallbackSuccesses)
-	g.count(g.names.fallbackFailures, r.FallbackFailures)
-	g.count(g.names.canceled, r.ContextCanceled)
-	g.count(g.names.deadline, r.ContextDeadlineExceeded)
+	for i, n := range resultCounts(r) {
+		g.count(g.names.counters[i], n)
+	}
 	g.time(g.names.totalDuration, r.TotalDuration)
 	g.time(g.names.runDuration, r.RunDuration)
 }

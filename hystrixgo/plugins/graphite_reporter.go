@@ -134,6 +134,17 @@ var (
 	graphitePercentileNames = []string{"50", "75", "95", "99", "999"}
 )
 
+// graphiteDistribution is what a go-metrics histogram and timer have in
+// common: the figures of their samples.
+type graphiteDistribution interface {
+	Count() int64
+	Min() int64
+	Max() int64
+	Mean() float64
+	StdDev() float64
+	Percentiles([]float64) []float64
+}
+
 // writeGraphite writes r's metrics to w in Graphite's plaintext protocol,
 // "<name> <value> <unix seconds>" a line, in go-metrics' names and
 // formats. A kind of metric go-metrics' exporter does not send (a health
@@ -147,8 +158,13 @@ func writeGraphite(w io.Writer, r metrics.Registry, prefix string, ts int64) {
 		line := func(stat, format string, v any) {
 			fmt.Fprintf(w, "%s.%s "+format+" %d\n", name, stat, v, ts)
 		}
-		percentiles := func(ps []float64) {
-			for i, p := range ps {
+		distribution := func(d graphiteDistribution) {
+			line("count", "%d", d.Count())
+			line("min", "%d", d.Min())
+			line("max", "%d", d.Max())
+			line("mean", "%.2f", d.Mean())
+			line("std-dev", "%.2f", d.StdDev())
+			for i, p := range d.Percentiles(graphitePercentiles) {
 				line(graphitePercentileNames[i]+"-percentile", "%.2f", p)
 			}
 		}
@@ -160,13 +176,7 @@ func writeGraphite(w io.Writer, r metrics.Registry, prefix string, ts int64) {
 		case metrics.GaugeFloat64:
 			line("value", "%f", m.Value())
 		case metrics.Histogram:
-			h := m.Snapshot()
-			line("count", "%d", h.Count())
-			line("min", "%d", h.Min())
-			line("max", "%d", h.Max())
-			line("mean", "%.2f", h.Mean())
-			line("std-dev", "%.2f", h.StdDev())
-			percentiles(h.Percentiles(graphitePercentiles))
+			distribution(m.Snapshot())
 		case metrics.Meter:
 			s := m.Snapshot()
 			line("count", "%d", s.Count())
@@ -176,12 +186,7 @@ func writeGraphite(w io.Writer, r metrics.Registry, prefix string, ts int64) {
 			line("mean", "%.2f", s.RateMean())
 		case metrics.Timer:
 			t := m.Snapshot()
-			line("count", "%d", t.Count())
-			line("min", "%d", t.Min())
-			line("max", "%d", t.Max())
-			line("mean", "%.2f", t.Mean())
-			line("std-dev", "%.2f", t.StdDev())
-			percentiles(t.Percentiles(graphitePercentiles))
+			distribution(t)
 			line("one-minute", "%.2f", t.Rate1())
 			line("five-minute", "%.2f", t.Rate5())
 			line("fifteen-minute", "%.2f", t.Rate15())

@@ -111,23 +111,12 @@ type StatsdCollector struct {
 // Update sends the statistics of one finished command. A statistic that
 // cannot be sent is logged with the standard logger, as hystrix-go does.
 func (g *StatsdCollector) Update(r metricCollector.MetricResult) {
-	switch {
-	case r.Successes > 0:
-		g.send(g.client.Gauge(g.names.circuitOpen, 0, g.sampleRate), g.names.circuitOpen)
-	case r.ShortCircuits > 0:
-		g.send(g.client.Gauge(g.names.circuitOpen, 1, g.sampleRate), g.names.circuitOpen)
+	if v, ok := circuitOpen(r); ok {
+		g.send(g.client.Gauge(g.names.circuitOpen, v, g.sampleRate), g.names.circuitOpen)
 	}
-	g.count(g.names.attempts, r.Attempts)
-	g.count(g.names.errors, r.Errors)
-	g.count(g.names.successes, r.Successes)
-	g.count(g.names.failures, r.Failures)
-	g.count(g.names.rejects, r.Rejects)
-	g.count(g.names.shortCircuits, r.ShortCircuits)
-	g.count(g.names.timeouts, r.Timeouts)
-	g.count(g.names.fallbackSuccesses, r.FallbackSuccesses)
-	g.count(g.names.fallbackFailures, r.FallbackFailures)
-	g.count(g.names.canceled, r.ContextCanceled)
-	g.count(g.names.deadline, r.ContextDeadlineExceeded)
+	for i, n := range resultCounts(r) {
+		g.count(g.names.counters[i], n)
+	}
 	g.send(g.client.TimingDuration(g.names.totalDuration, r.TotalDuration, g.sampleRate), g.names.totalDuration)
 	g.send(g.client.TimingDuration(g.names.runDuration, r.RunDuration, g.sampleRate), g.names.runDuration)
 	g.send(g.client.Timing(g.names.concurrencyInUse, int64(100*r.ConcurrencyInUse), g.sampleRate), g.names.concurrencyInUse)

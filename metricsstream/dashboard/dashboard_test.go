@@ -116,12 +116,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("draws a Hystrix stream and follows it", func(t *testing.T) {
 		stream, reqs := newHystrixStream(), newHystrixStream()
-		mux := http.NewServeMux()
-		mux.Handle("/hystrix/", Handler(WithStream(stream)))
-		mux.Handle("/hystrix/requests.stream", reqs)
-		srv := httptest.NewServer(mux)
-		t.Cleanup(srv.Close)
-		t.Cleanup(func() { close(stream.stop); close(reqs.stop) }) // runs before srv.Close
+		srv := servePage(t, stream, map[string]http.Handler{"/hystrix/requests.stream": reqs})
 		tab := browsertest.NewTab(t, browser)
 		problems := watchConsole(t, tab)
 
@@ -269,12 +264,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("lists the requests of the requests stream, newest first", func(t *testing.T) {
 		stream, requests := newHystrixStream(), newHystrixStream()
-		mux := http.NewServeMux()
-		mux.Handle("/hystrix/", Handler(WithStream(stream)))
-		mux.Handle("/hystrix/requests.stream", requests)
-		srv := httptest.NewServer(mux)
-		t.Cleanup(srv.Close)
-		t.Cleanup(func() { close(stream.stop); close(requests.stop) })
+		srv := servePage(t, stream, map[string]http.Handler{"/hystrix/requests.stream": requests})
 		tab := browsertest.NewTab(t, browser)
 		problems := watchConsole(t, tab)
 
@@ -333,20 +323,14 @@ func TestBrowser(t *testing.T) {
 	t.Run("reads the requests stream the address names, and none beside another service's stream", func(t *testing.T) {
 		stream, other, requests := newHystrixStream(), newHystrixStream(), newHystrixStream()
 		var requestsAsked atomic.Int32
-		mux := http.NewServeMux()
-		mux.Handle("/hystrix/", Handler(WithStream(stream)))
-		mux.Handle("/other/stream", other)
-		mux.Handle("/other/requests.stream", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			requestsAsked.Add(1)
 			requests.ServeHTTP(w, r)
-		}))
-		mux.Handle("/hystrix/requests.stream", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			requestsAsked.Add(1)
-			requests.ServeHTTP(w, r)
-		}))
-		srv := httptest.NewServer(mux)
-		t.Cleanup(srv.Close)
-		t.Cleanup(func() { close(stream.stop); close(other.stop); close(requests.stop) })
+		})
+		srv := servePage(t, stream, map[string]http.Handler{
+			"/other/stream": other, "/other/requests.stream": counted, "/hystrix/requests.stream": counted,
+		})
+		t.Cleanup(func() { close(requests.stop) }) // before the server closes
 		ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
 		defer cancel()
 
@@ -367,12 +351,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("without a requests stream, the panel stays hidden and quiet", func(t *testing.T) {
-		stream := newHystrixStream()
-		mux := http.NewServeMux()
-		mux.Handle("/hystrix/", Handler(WithStream(stream))) // 404 at /hystrix/requests.stream
-		srv := httptest.NewServer(mux)
-		t.Cleanup(srv.Close)
-		t.Cleanup(func() { close(stream.stop) })
+		srv := servePage(t, newHystrixStream(), nil) // 404 at /hystrix/requests.stream
 		tab := browsertest.NewTab(t, browser)
 
 		browsertest.Do(t, tab, chromedp.Navigate(srv.URL+"/hystrix/"))
@@ -453,6 +432,29 @@ func TestBrowser(t *testing.T) {
 		assert.Equal(t, streamSrv.URL+"/hystrix.stream",
 			browsertest.Eval[string](t, tab, `document.getElementById("stream-url").value`), "the form shows the stream")
 	})
+}
+
+// servePage serves, on a test server until the test ends, the dashboard
+// at /hystrix/ reading stream, and each of more at its pattern. The fake
+// streams among them end before the server closes, so that it can.
+func servePage(t *testing.T, stream *hystrixStream, more map[string]http.Handler) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/hystrix/", Handler(WithStream(stream)))
+	for pattern, h := range more {
+		mux.Handle(pattern, h)
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { // runs first
+		close(stream.stop)
+		for _, h := range more {
+			if s, ok := h.(*hystrixStream); ok {
+				close(s.stop)
+			}
+		}
+	})
+	return srv
 }
 
 // waitCount waits until sel matches n elements, polling on every
