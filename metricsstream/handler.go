@@ -103,12 +103,14 @@ func newHandler(name string, appendEvents func(*frame, *handler, []byte) []byte,
 		}
 		o.applyHandler(h)
 	}
-	h.clock = h.registry.clock
+	if h.clock == nil {
+		h.clock = h.registry.clock
+	}
 	return h
 }
 
 // handler is the http.Handler that Handler, ConfigHandler,
-// UtilizationHandler and RequestEventsHandler return: one transport,
+// UtilizationHandler, RequestEventsHandler and EventsHandler return: one transport,
 // Hystrix's, for the events each appends to a frame. Its fields but the
 // connection count are set once.
 type handler struct {

@@ -3,6 +3,8 @@ package metricsstream
 import (
 	"fmt"
 	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
 )
 
 // The defaults of [Handler], Hystrix's.
@@ -94,4 +96,18 @@ func WithShutdown(done <-chan struct{}) HandlerOption {
 		panic("metricsstream: WithShutdown with nil channel")
 	}
 	return handlerShutdownOption{done}
+}
+
+type handlerClockOption struct{ c clock.Clock }
+
+func (o handlerClockOption) applyHandler(h *handler) { h.clock = o.c }
+
+// WithClock makes the stream tick on c instead of its registry's clock:
+// for an [EventsHandler] whose source keeps its own time. It panics if c
+// is nil.
+func WithClock(c clock.Clock) HandlerOption {
+	if c == nil {
+		panic("metricsstream: WithClock with nil clock")
+	}
+	return handlerClockOption{c}
 }

@@ -521,6 +521,8 @@ func TestHandlerOptionsPanicOnBadInput(t *testing.T) {
 		{"no connections", func() { WithMaxConnections(0) }, "metricsstream: WithMaxConnections: 0 connections; want at least 1"},
 		{"nil collapsers", func() { WithCollapsers(nil) }, "metricsstream: WithCollapsers with nil source"},
 		{"nil shutdown", func() { WithShutdown(nil) }, "metricsstream: WithShutdown with nil channel"},
+		{"nil clock", func() { WithClock(nil) }, "metricsstream: WithClock with nil clock"},
+		{"nil source", func() { EventsHandler(nil) }, "metricsstream: EventsHandler with nil source"},
 	}
 	for _, tc := range cases {
 		assert.PanicsWithValue(t, tc.msg, tc.f, tc.name)
