@@ -170,6 +170,7 @@ func TestBrowser(t *testing.T) {
 		// Turbine: values summed over 3 hosts are shown per host.
 		assert.Equal(t, "3", text(t, tab, field("command", "SearchProducts", "hosts")))
 		assert.Equal(t, "240ms", text(t, tab, field("command", "SearchProducts", "latency99")))
+		assert.Equal(t, "500ms", text(t, tab, field("command", "SearchProducts", "currentTimeout")), "a setting summed over 3 hosts")
 
 		// rxhystrix's own counts, on a line only its stream fills.
 		assert.Equal(t, "Retried 1,200 \u00b7 Rate limited 3", text(t, tab, field("command", "GetUser", "resilience")))

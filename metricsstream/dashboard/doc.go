@@ -118,10 +118,12 @@
 // of the stream ("ping:" keep-alives, comments). It ignores fields it does
 // not know (Turbine adds its own), draws "–" for a field an older Hystrix
 // did not write, counts events that are not JSON or not of the three types
-// without stopping, and drops a card when Turbine sends deleteData. Values
-// that Turbine sums over its hosts (percentiles, means, the error
-// percentage, the window length) are divided by reportingHosts, as the
-// Hystrix dashboard does.
+// without stopping, and drops a card when Turbine sends deleteData. Turbine
+// (and package metricsstream/turbine) sums every number over its hosts;
+// the values that must be one host's (percentiles, means, the error
+// percentage, the window length, the timeout and the other settings shown)
+// are divided by reportingHosts, as the Hystrix dashboard divides those it
+// shows.
 //
 // When the stream cannot be reached, the page says so in a banner that names
 // the URL, and keeps trying: the browser retries a failed connection by

@@ -416,7 +416,10 @@ func searchProducts(k int, currentTime int64) jsonObject {
 		sum.latency[i] *= hosts
 	}
 	sum.latencyMean *= hosts
+	// Turbine sums every number, the settings too.
 	sum.windowMillis *= hosts
+	sum.timeoutMillis *= hosts
+	sum.semaphoreLimit *= hosts
 	o := hystrixCommand(sum, currentTime)
 	errPct := perHost.errors() * 100 / perHost.requests()
 	return o.

@@ -369,13 +369,18 @@
 		card.set('currentLimitKind', has(currentSize) && typeof adaptive === 'string' ? adaptive : '');
 		card.fields.currentPoolSize.classList.toggle('differs', has(currentSize) && has(size) && currentSize < size);
 
-		var currentTimeout = num(d.propertyValue_executionTimeoutInMilliseconds);
-		if (!has(currentTimeout)) {
-			currentTimeout = num(d.propertyValue_executionIsolationThreadTimeoutInMilliseconds);
-		}
+		var currentTimeout = currentTimeoutOf(d, hosts);
 		card.set('currentTimeout', has(currentTimeout) ? ms(currentTimeout) : '');
 		card.fields.currentTimeout.classList.toggle('differs', has(currentTimeout) && has(timeout) &&
 			(currentTimeout < timeout || currentTimeout > 2 * timeout));
+	}
+
+	// currentTimeoutOf is the command's timeout setting, which Turbine
+	// sums over the hosts as it sums every number; older Hystrix wrote it
+	// under its thread-isolation name.
+	function currentTimeoutOf(d, hosts) {
+		var t = perHost(d.propertyValue_executionTimeoutInMilliseconds, hosts);
+		return has(t) ? t : perHost(d.propertyValue_executionIsolationThreadTimeoutInMilliseconds, hosts);
 	}
 
 	// timeoutAdvice suggests a timeout from what the latency distribution
@@ -390,10 +395,7 @@
 	function timeoutAdvice(d, hosts, p995) {
 		var requests = num(d.requestCount), timeouts = num(d.rollingCountTimeout);
 		var share = requests > 0 && timeouts > 0 ? Math.min(timeouts / requests, 1) : 0;
-		var current = num(d.propertyValue_executionTimeoutInMilliseconds);
-		if (!has(current)) {
-			current = num(d.propertyValue_executionIsolationThreadTimeoutInMilliseconds);
-		}
+		var current = currentTimeoutOf(d, hosts);
 		var at = has(current) ? ' at ' + ms(current) : '';
 		var pct = oneDecimal(share * 100) + '%';
 		if (share >= 0.5) {
