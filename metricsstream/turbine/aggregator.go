@@ -1,0 +1,263 @@
+package turbine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+// An Aggregator reads the Hystrix metrics streams of a cluster's
+// instances and sums them into one, as Netflix's Turbine does. It reads
+// each instance on a goroutine of its own, asks again after
+// [WithRetryDelay] when a stream fails or ends, and forgets an
+// instance's objects when its stream does, so that the sum is that of
+// the instances it reads now. Make one with [New]; its methods are safe
+// for concurrent use.
+type Aggregator struct {
+	clock      clock.Clock
+	client     *http.Client
+	retryDelay time.Duration
+	staleAfter time.Duration
+
+	mu        sync.Mutex
+	instances map[string]*instance // by URL
+	shown     map[objectKey]bool   // the objects of the last sum
+	gone      map[objectKey]time.Time
+	closed    bool
+}
+
+// Errors of New and SetInstances, for errors.Is.
+var (
+	// ErrBadInstance is an instance URL that cannot be read: not an
+	// absolute http or https URL, or listed twice.
+	ErrBadInstance = errors.New("turbine: bad instance URL")
+	// ErrClosed is SetInstances after Close.
+	ErrClosed = errors.New("turbine: the aggregator is closed")
+)
+
+// New returns an Aggregator that reads the streams at the URLs instances
+// (each an instance's metricsstream.Handler, or a Java Hystrix service's
+// hystrix.stream: "http://10.0.0.7:8080/hystrix.stream"). An empty list
+// is allowed; [Aggregator.SetInstances] changes it. A URL that is not an
+// absolute http or https URL, or that is listed twice, is an error that
+// names it and matches [ErrBadInstance]. It panics on a nil Option.
+func New(instances []string, opts ...Option) (*Aggregator, error) {
+	a := &Aggregator{
+		clock:      clock.Real,
+		client:     http.DefaultClient,
+		retryDelay: DefaultRetryDelay,
+		staleAfter: DefaultStaleAfter,
+		instances:  make(map[string]*instance),
+		shown:      make(map[objectKey]bool),
+		gone:       make(map[objectKey]time.Time),
+	}
+	for i, o := range opts {
+		if o == nil {
+			panic(fmt.Sprintf("turbine: New: option %d is nil", i))
+		}
+		o.apply(a)
+	}
+	if err := a.SetInstances(instances); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// SetInstances makes the Aggregator read the streams at urls from now on,
+// as a discovery of the cluster's instances would: it starts reading the
+// new ones, and stops reading those no longer listed, whose objects leave
+// the sum. The URLs are checked as New checks them; on an error nothing
+// changes. After Close it returns ErrClosed.
+func (a *Aggregator) SetInstances(urls []string) error {
+	seen := make(map[string]bool, len(urls))
+	for _, u := range urls {
+		if err := checkInstanceURL(u); err != nil {
+			return err
+		}
+		if seen[u] {
+			return fmt.Errorf("%w: %q is listed twice", ErrBadInstance, u)
+		}
+		seen[u] = true
+	}
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return ErrClosed
+	}
+	var stopped []*instance
+	for u, in := range a.instances {
+		if !seen[u] {
+			in.stop()
+			delete(a.instances, u)
+			stopped = append(stopped, in)
+		}
+	}
+	for _, u := range urls {
+		if a.instances[u] == nil {
+			ctx, cancel := context.WithCancel(context.Background())
+			in := &instance{url: u, cancel: cancel, done: make(chan struct{}), objects: make(map[objectKey]*object)}
+			a.instances[u] = in
+			go a.follow(ctx, in)
+		}
+	}
+	a.mu.Unlock()
+	for _, in := range stopped {
+		<-in.done
+	}
+	return nil
+}
+
+func checkInstanceURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: %q: %v", ErrBadInstance, s, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("%w: %q is not an http or https URL", ErrBadInstance, s)
+	case u.Host == "":
+		return fmt.Errorf("%w: %q has no host", ErrBadInstance, s)
+	}
+	return nil
+}
+
+// Instance is what an Aggregator knows of one instance's stream.
+type Instance struct {
+	// URL is the instance's stream.
+	URL string
+	// Connected reports whether the stream is being read now.
+	Connected bool
+	// Err is why the last stream ended or could not be read, or nil.
+	Err error
+	// Objects is how many objects of the instance are in the sum.
+	Objects int
+	// Ignored counts the events that were not JSON objects with a type
+	// and a name, which the sum leaves out.
+	Ignored int64
+}
+
+// Instances returns the state of every instance, in the order of their
+// URLs.
+func (a *Aggregator) Instances() []Instance {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]Instance, 0, len(a.instances))
+	for _, in := range a.instances {
+		out = append(out, Instance{URL: in.url, Connected: in.connected, Err: in.err, Objects: len(in.objects), Ignored: in.ignored})
+	}
+	slices.SortFunc(out, func(x, y Instance) int { return strings.Compare(x.URL, y.URL) })
+	return out
+}
+
+// Handler returns the stream of the sum, for the Hystrix Dashboard or
+// this module's dashboard: metricsstream's transport (Hystrix's headers,
+// a frame at once and one every 500ms or ?delay=, the connection limit,
+// [metricsstream.WithShutdown]) over [Aggregator.AppendEvents], ticking
+// on the Aggregator's clock. opts are metricsstream's handler options.
+func (a *Aggregator) Handler(opts ...metricsstream.HandlerOption) http.Handler {
+	return metricsstream.EventsHandler(a, append([]metricsstream.HandlerOption{metricsstream.WithClock(a.clock)}, opts...)...)
+}
+
+// AppendEvents appends to dst the events of the sum as of now: one per
+// type and name that an instance wrote in the last [WithStaleAfter], its
+// HystrixCommand objects first, then HystrixThreadPool, HystrixCollapser
+// and any other type, each in the order of its names; then, for as long
+// as WithStaleAfter, a {"type", "name", "deleteData": "true"} event for
+// each that no instance writes any more, as Turbine tells a dashboard to
+// drop its card.
+func (a *Aggregator) AppendEvents(dst []byte, now time.Time) []byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	groups := make(map[objectKey][]*object)
+	for _, in := range a.instances {
+		for k, o := range in.objects {
+			if now.Sub(o.seen) > a.staleAfter {
+				delete(in.objects, k)
+				continue
+			}
+			groups[k] = append(groups[k], o)
+		}
+	}
+	for k := range a.shown {
+		if groups[k] == nil {
+			delete(a.shown, k)
+			a.gone[k] = now
+		}
+	}
+	keys := make([]objectKey, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+		a.shown[k] = true
+		delete(a.gone, k)
+	}
+	slices.SortFunc(keys, compareKeys)
+	for _, k := range keys {
+		// The instances' order, for fields that only some write.
+		slices.SortFunc(groups[k], func(x, y *object) int { return strings.Compare(x.instance, y.instance) })
+		dst = appendSum(dst, groups[k])
+	}
+	gone := make([]objectKey, 0, len(a.gone))
+	for k, at := range a.gone {
+		if now.Sub(at) > a.staleAfter {
+			delete(a.gone, k)
+			continue
+		}
+		gone = append(gone, k)
+	}
+	slices.SortFunc(gone, compareKeys)
+	for _, k := range gone {
+		dst = append(dst, `data: {"type":`...)
+		dst = appendString(dst, k.typ)
+		dst = append(dst, `,"name":`...)
+		dst = appendString(dst, k.name)
+		dst = append(dst, `,"deleteData":"true"}`+"\n\n"...)
+	}
+	return dst
+}
+
+// typeOrder is the order of Hystrix's types in a frame, as its stream
+// writes them.
+var typeOrder = map[string]int{"HystrixCommand": 1, "HystrixThreadPool": 2, "HystrixCollapser": 3}
+
+func compareKeys(x, y objectKey) int {
+	ox, oy := typeOrder[x.typ], typeOrder[y.typ]
+	if ox == 0 {
+		ox = len(typeOrder) + 1
+	}
+	if oy == 0 {
+		oy = len(typeOrder) + 1
+	}
+	if ox != oy {
+		return ox - oy
+	}
+	if c := strings.Compare(x.typ, y.typ); c != 0 {
+		return c
+	}
+	return strings.Compare(x.name, y.name)
+}
+
+// Close stops reading every instance, and waits for their goroutines to
+// end. The sum is then empty; streams of Handler go on with empty frames
+// until their clients leave or [metricsstream.WithShutdown] ends them.
+func (a *Aggregator) Close() error {
+	a.mu.Lock()
+	a.closed = true
+	ins := a.instances
+	a.instances = make(map[string]*instance)
+	for _, in := range ins {
+		in.stop()
+	}
+	a.mu.Unlock()
+	for _, in := range ins {
+		<-in.done
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+// Package turbine sums the Hystrix metrics streams of a cluster's
+// instances into one stream, as Netflix's Turbine does, so that one
+// dashboard shows the whole cluster: each command's counts summed over
+// the instances, its latency percentiles summed too (a dashboard divides
+// them by reportingHosts), and its circuit open on some hosts and closed
+// on others.
+//
+//	agg, err := turbine.New([]string{
+//		"http://10.0.0.7:8080/hystrix.stream",
+//		"http://10.0.0.8:8080/hystrix.stream",
+//	})
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	defer agg.Close()
+//	mux.Handle("/turbine.stream", agg.Handler())
+//	mux.Handle("/hystrix/", dashboard.Handler(dashboard.WithStreamURL("../turbine.stream")))
+//
+// The instances are any Hystrix streams: rxhystrix services'
+// metricsstream.Handler, Java Hystrix services' hystrix.stream, or other
+// Turbines. [Aggregator.SetInstances] changes the list while it runs, for
+// a discovery of the instances (DNS, a registry, Kubernetes endpoints)
+// that the program does itself.
+//
+// # The sum
+//
+// Objects add up when they have the same type and name. For each:
+//
+//   - a number is the sum of the instances' numbers
+//     (rollingCountSuccess, errorPercentage, latencyExecute_mean, and the
+//     propertyValue_* settings too);
+//   - an object of numbers (latencyExecute's percentiles) is summed
+//     member by member;
+//   - anything else (a setting, isCircuitBreakerOpen, group names) is the
+//     instances' value where they agree, and otherwise an object counting
+//     the instances that have each value, as {"false":2,"true":1};
+//   - reportingHosts is the number of instances summed (an instance that
+//     is a Turbine counts its own hosts), currentTime the latest, and
+//     instanceId is left out.
+//
+// The page of package dashboard and the Hystrix Dashboard divide what
+// must be divided (percentiles, means, the error percentage, the rolling
+// window's length) by reportingHosts, and draw the circuit as "Open 1
+// Closed 2".
+//
+// # Instances that come and go
+//
+// An instance whose stream fails, ends or cannot be read is asked again
+// after [WithRetryDelay] (1s), and [Aggregator.Instances] says why.
+// While it is not read, its objects are out of the sum, so the sum is
+// always that of the instances read now and reportingHosts counts them.
+// An object that an instance stops writing leaves the sum after
+// [WithStaleAfter] (10s); when no instance writes a type and name any
+// more, the stream says "deleteData" for it, for as long again, so that a
+// dashboard drops its card.
+//
+// # Differences from Turbine
+//
+//   - currentTime is the latest instance's; Turbine summed it too.
+//   - A number that is not an integer is summed; Turbine counted it as
+//     a string.
+//   - Objects of an instance that is no longer read leave the sum at
+//     once; Turbine 2 kept summing an instance's last values.
+//   - The stream has metricsstream's transport: a frame at once and one
+//     every 500ms (or ?delay=), at most 5 clients, Hystrix's headers.
+//     There are no clusters in the URL: one Aggregator is one cluster.
+//
+// # Goroutines
+//
+// Each instance is read on a goroutine of its own, from New or
+// SetInstances until it is removed or [Aggregator.Close] returns; the
+// streams of [Aggregator.Handler] run on their requests' goroutines.
+package turbine

@@ -1,0 +1,65 @@
+package turbine_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/metricsstream/turbine"
+)
+
+// Two instances of a service, each with its own commands and stream, are
+// summed into the stream of the cluster.
+func Example() {
+	var streams []string
+	for _, calls := range []int{3, 4} {
+		mc := clock.NewManual(time.Unix(1_800_000_000, 0))
+		reg := command.NewRegistry(command.WithClock(mc))
+		defer reg.Close()
+		getUser := command.New("GetUser", func(ctx context.Context, id int) (string, error) { return "ann", nil },
+			command.WithRegistry(reg))
+		for range calls {
+			getUser.Execute(context.Background(), 1)
+		}
+		mc.Advance(time.Second) // the rolling bucket closes
+
+		instance := httptest.NewServer(metricsstream.Handler(metricsstream.WithRegistry(reg.Metrics())))
+		defer instance.Close()
+		streams = append(streams, instance.URL+"/hystrix.stream")
+	}
+
+	agg, err := turbine.New(streams)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer agg.Close() // before the instances' servers close
+	// A dashboard would read agg.Handler(); here the sum is read until
+	// both instances are in it.
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, event := range strings.Split(string(agg.AppendEvents(nil, time.Now())), "\n\n") {
+			var c struct {
+				Type, Name          string
+				RollingCountSuccess int
+				ReportingHosts      int
+			}
+			data, ok := strings.CutPrefix(event, "data: ")
+			if ok && json.Unmarshal([]byte(data), &c) == nil && c.ReportingHosts == 2 {
+				fmt.Printf("%s %s: %d successes on %d hosts\n", c.Type, c.Name, c.RollingCountSuccess, c.ReportingHosts)
+				return
+			}
+		}
+		runtime.Gosched()
+	}
+	fmt.Println("the instances were not read")
+	// Output:
+	// HystrixCommand GetUser: 7 successes on 2 hosts
+}

@@ -1,0 +1,106 @@
+package turbine
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sumOf returns the event of the objects given as JSON, from instances
+// named in order.
+func sumOf(t *testing.T, objects ...string) string {
+	t.Helper()
+	var objs []*object
+	for _, s := range objects {
+		o, err := parseObject([]byte(s))
+		require.NoError(t, err, s)
+		objs = append(objs, o)
+	}
+	return string(appendSum(nil, objs))
+}
+
+func TestSumAddsAsTurbineDoes(t *testing.T) {
+	cases := []struct {
+		name    string
+		objects []string
+		want    string
+	}{
+		{"one instance: itself, instanceId left out",
+			[]string{`{"type":"HystrixCommand","name":"GetUser","instanceId":"a","currentTime":1000,"rollingCountSuccess":3,"reportingHosts":1}`},
+			`{"type":"HystrixCommand","name":"GetUser","currentTime":1000,"rollingCountSuccess":3,"reportingHosts":1}`},
+		{"counts and means are summed, the latest time kept",
+			[]string{
+				`{"type":"HystrixCommand","name":"GetUser","currentTime":1000,"rollingCountSuccess":3,"errorPercentage":10,"latencyExecute_mean":12,"reportingHosts":1}`,
+				`{"type":"HystrixCommand","name":"GetUser","currentTime":1500,"rollingCountSuccess":4,"errorPercentage":30,"latencyExecute_mean":20,"reportingHosts":1}`,
+			},
+			`{"type":"HystrixCommand","name":"GetUser","currentTime":1500,"rollingCountSuccess":7,"errorPercentage":40,"latencyExecute_mean":32,"reportingHosts":2}`},
+		{"percentiles are summed member by member, in the order they came",
+			[]string{
+				`{"type":"HystrixCommand","name":"GetUser","latencyExecute":{"0":1,"25":5,"99.5":90,"100":120}}`,
+				`{"type":"HystrixCommand","name":"GetUser","latencyExecute":{"0":2,"25":7,"99.5":110,"100":300}}`,
+			},
+			`{"type":"HystrixCommand","name":"GetUser","latencyExecute":{"0":3,"25":12,"99.5":200,"100":420},"reportingHosts":2}`},
+		{"values the instances agree on are kept as they are; numeric settings are summed",
+			[]string{
+				`{"type":"HystrixCommand","name":"GetUser","group":"Users","isCircuitBreakerOpen":false,"propertyValue_metricsRollingStatisticalWindowInMilliseconds":10000}`,
+				`{"type":"HystrixCommand","name":"GetUser","group":"Users","isCircuitBreakerOpen":false,"propertyValue_metricsRollingStatisticalWindowInMilliseconds":10000}`,
+			},
+			`{"type":"HystrixCommand","name":"GetUser","group":"Users","isCircuitBreakerOpen":false,"propertyValue_metricsRollingStatisticalWindowInMilliseconds":20000,"reportingHosts":2}`},
+		{"values they differ on are counted by value",
+			[]string{
+				`{"type":"HystrixCommand","name":"GetUser","isCircuitBreakerOpen":false,"propertyValue_executionIsolationStrategy":"THREAD","group":"A"}`,
+				`{"type":"HystrixCommand","name":"GetUser","isCircuitBreakerOpen":true,"propertyValue_executionIsolationStrategy":"SEMAPHORE","group":"B"}`,
+				`{"type":"HystrixCommand","name":"GetUser","isCircuitBreakerOpen":false,"propertyValue_executionIsolationStrategy":"THREAD","group":"B"}`,
+			},
+			`{"type":"HystrixCommand","name":"GetUser","isCircuitBreakerOpen":{"false":2,"true":1},"propertyValue_executionIsolationStrategy":{"SEMAPHORE":1,"THREAD":2},"group":{"A":1,"B":2},"reportingHosts":3}`},
+		{"a Turbine among the instances counts its hosts",
+			[]string{
+				`{"type":"HystrixThreadPool","name":"Users","currentActiveCount":4,"reportingHosts":3}`,
+				`{"type":"HystrixThreadPool","name":"Users","currentActiveCount":1,"reportingHosts":1}`,
+			},
+			`{"type":"HystrixThreadPool","name":"Users","currentActiveCount":5,"reportingHosts":4}`},
+		{"fields only some instances write, and numbers that are not integers",
+			[]string{
+				`{"type":"HystrixCollapser","name":"Batch","rollingCountBatches":2,"ratio":0.25}`,
+				`{"type":"HystrixCollapser","name":"Batch","ratio":0.5,"rollingCountEmit":1}`,
+			},
+			`{"type":"HystrixCollapser","name":"Batch","rollingCountBatches":2,"ratio":0.75,"rollingCountEmit":1,"reportingHosts":2}`},
+		{"a number and something else are counted by value",
+			[]string{
+				`{"type":"HystrixCommand","name":"GetUser","latencyExecute_mean":12}`,
+				`{"type":"HystrixCommand","name":"GetUser","latencyExecute_mean":"12"}`,
+			},
+			`{"type":"HystrixCommand","name":"GetUser","latencyExecute_mean":{"12":2},"reportingHosts":2}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, "data: "+tc.want+"\n\n", sumOf(t, tc.objects...))
+		})
+	}
+}
+
+func TestSumOfIntegersTooLargeIsAFloat(t *testing.T) {
+	got := sumOf(t,
+		`{"type":"T","name":"n","c":9223372036854775807}`,
+		`{"type":"T","name":"n","c":1}`)
+	assert.Equal(t, `data: {"type":"T","name":"n","c":9.223372036854776e+18,"reportingHosts":2}`+"\n\n", got)
+}
+
+func TestParseObjectRefusesWhatIsNotAnObjectOfTheStream(t *testing.T) {
+	for _, s := range []string{
+		`not json`, `[1,2]`, `"x"`, `{"name":"GetUser"}`, `{"type":"HystrixCommand"}`,
+		`{"type":1,"name":"GetUser"}`, `{"type":"T","name":"n"} trailing`, `{"type":"T","name":"n","c":1e999}`,
+	} {
+		_, err := parseObject([]byte(s))
+		assert.Error(t, err, s)
+	}
+}
+
+func TestParseObjectReadsDeleteData(t *testing.T) {
+	for _, s := range []string{`{"type":"T","name":"n","deleteData":"true"}`, `{"type":"T","name":"n","deleteData":true}`} {
+		o, err := parseObject([]byte(s))
+		require.NoError(t, err)
+		assert.True(t, o.deleted, s)
+	}
+}
