@@ -132,12 +132,38 @@ func TestAggregatorForgetsAnInstanceWhileItsStreamIsDownAndAsksAgain(t *testing.
 
 	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
 	defer cancel()
-	require.NoError(t, mc.BlockUntil(ctx, 1), "the retry's timer")
+	require.NoError(t, mc.BlockUntil(ctx, 2), "the first instance's idle timer and the second's retry")
 	assert.Equal(t, int32(1), i2.connections.Load(), "not asked again before the retry delay")
 	mc.Advance(DefaultRetryDelay)
+	i2.waitServing(t, 2)
 	i2.send(t, commandObject("GetUser", 5, false))
 	waitSum(t, a, mc, "the second instance is back", func(s sum) bool { return num(s["HystrixCommand GetUser"]["rollingCountSuccess"]) == "8" })
-	assert.Equal(t, int32(2), i2.connections.Load())
+}
+
+func TestAggregatorGivesUpAStreamThatWritesNothing(t *testing.T) {
+	i1 := newFakeInstance(t)
+	a, mc := newAggregator(t, i1)
+	i1.send(t, commandObject("GetUser", 3, false))
+	waitSum(t, a, mc, "the instance is read", func(s sum) bool { return s["HystrixCommand GetUser"] != nil })
+
+	mc.Advance(DefaultStaleAfter - time.Millisecond)
+	require.True(t, a.Instances()[0].Connected, "not given up before WithStaleAfter")
+	mc.Advance(time.Millisecond) // not even a ping for 10s: a host gone without closing
+	deadline := time.Now().Add(failAfter)
+	for a.Instances()[0].Err == nil {
+		require.False(t, time.Now().After(deadline), "the stream was not given up")
+		runtime.Gosched()
+	}
+	assert.EqualError(t, a.Instances()[0].Err, i1.url()+" wrote nothing for 10s")
+	assert.False(t, a.Instances()[0].Connected)
+
+	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
+	defer cancel()
+	require.NoError(t, mc.BlockUntil(ctx, 1), "the retry's timer")
+	mc.Advance(DefaultRetryDelay)
+	i1.waitServing(t, 2) // asked again, and the given-up connection is gone
+	i1.send(t, commandObject("GetUser", 4, false))
+	waitSum(t, a, mc, "the instance is read again", func(s sum) bool { return num(s["HystrixCommand GetUser"]["rollingCountSuccess"]) == "4" })
 }
 
 func TestAggregatorDropsWhatNoInstanceWritesAnyMore(t *testing.T) {

@@ -45,8 +45,10 @@
 //
 // # Instances that come and go
 //
-// An instance whose stream fails, ends or cannot be read is asked again
-// after [WithRetryDelay] (1s), and [Aggregator.Instances] says why.
+// An instance whose stream fails, ends or cannot be read, or writes
+// nothing (not even a ping) for [WithStaleAfter] (10s), as a host gone
+// without closing its connections, is asked again after [WithRetryDelay]
+// (1s), and [Aggregator.Instances] says why.
 // While it is not read, its objects are out of the sum, so the sum is
 // always that of the instances read now and reportingHosts counts them.
 // An object that an instance stops writing leaves the sum after

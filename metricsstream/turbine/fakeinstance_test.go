@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,7 +22,8 @@ type fakeInstance struct {
 	srv         *httptest.Server
 	frames      chan []string // the data of each event of one frame
 	end         chan struct{} // ends the connection being served
-	connections atomic.Int32
+	connections atomic.Int32  // connections served
+	serving     atomic.Int32  // connections being served now
 }
 
 func newFakeInstance(t *testing.T) *fakeInstance {
@@ -36,6 +38,8 @@ func (f *fakeInstance) url() string { return f.srv.URL + "/hystrix.stream" }
 
 func (f *fakeInstance) serve(w http.ResponseWriter, r *http.Request) {
 	f.connections.Add(1)
+	f.serving.Add(1)
+	defer f.serving.Add(-1)
 	w.Header().Set("Content-Type", "text/event-stream;charset=UTF-8")
 	w.WriteHeader(http.StatusOK)
 	w.(http.Flusher).Flush()
@@ -68,6 +72,19 @@ func (f *fakeInstance) send(t *testing.T, events ...string) {
 	case f.frames <- events:
 	case <-ctx.Done():
 		t.Fatal("the aggregator never read the instance")
+	}
+}
+
+// waitServing waits until the instance has served n connections and
+// serves only the last, so that a frame sent next goes to it.
+func (f *fakeInstance) waitServing(t *testing.T, n int32) {
+	t.Helper()
+	deadline := time.Now().Add(failAfter)
+	for f.connections.Load() != n || f.serving.Load() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections served, %d being served; want the %dth alone", f.connections.Load(), f.serving.Load(), n)
+		}
+		runtime.Gosched()
 	}
 }
 

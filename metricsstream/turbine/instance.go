@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/rxhystrix/rxhystrix/clock"
 )
 
 // maxEventBytes bounds one event of an instance's stream, so that an
@@ -63,6 +65,24 @@ var errStreamEnded = errors.New("the stream ended")
 // read reads one response of in's stream, adding each object to in's, and
 // returns why it ended.
 func (a *Aggregator) read(ctx context.Context, in *instance) error {
+	// A stream writes at least a ping every frame. One that writes nothing
+	// for staleAfter is dead, even if its connection is not closed (a
+	// host that went away without a word): it is given up and asked
+	// again.
+	readCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	idle := a.clock.AfterFunc(a.staleAfter, cancel)
+	defer idle.Stop()
+	err := a.readStream(readCtx, in, idle)
+	if ctx.Err() == nil && readCtx.Err() != nil {
+		return fmt.Errorf("%s wrote nothing for %v", in.url, a.staleAfter)
+	}
+	return err
+}
+
+// readStream reads one response of in's stream, adding each object to
+// in's and resetting idle at each line, and returns why it ended.
+func (a *Aggregator) readStream(ctx context.Context, in *instance, idle clock.Timer) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, in.url, nil)
 	if err != nil {
 		return err
@@ -87,6 +107,7 @@ func (a *Aggregator) read(ctx context.Context, in *instance) error {
 	var data []byte
 	for {
 		line, err := readLine(r)
+		idle.Reset(a.staleAfter)
 		if err != nil {
 			if err == io.EOF {
 				return errStreamEnded

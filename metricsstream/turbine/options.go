@@ -63,8 +63,9 @@ func WithRetryDelay(d time.Duration) Option {
 }
 
 // WithStaleAfter sets how long an object that an instance stopped writing
-// stays in the sum; the default is [DefaultStaleAfter]. It must exceed
-// the instances' stream interval. It panics if d is not positive.
+// stays in the sum, and how long a stream may write nothing before it is
+// given up and asked again; the default is [DefaultStaleAfter]. It must
+// exceed the instances' stream interval. It panics if d is not positive.
 func WithStaleAfter(d time.Duration) Option {
 	if d <= 0 {
 		panic(fmt.Sprintf("turbine: WithStaleAfter: %v is not positive", d))
