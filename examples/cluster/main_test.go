@@ -1,0 +1,25 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestRun(t *testing.T) {
+	var out strings.Builder
+	require.NoError(t, run(context.Background(), &out, options{Duration: 3 * time.Second}), out.String())
+	got := out.String()
+	t.Log("\n" + got)
+
+	assert.Contains(t, got, "/hystrix/")
+	assert.Regexp(t, `(?m)^\d+s +GetUser +3 +[0-9.]+ +33 % +Open 1 Closed 2$`, got,
+		"three hosts, the failing one's errors a third of a host's, its circuit open and the others closed")
+}
