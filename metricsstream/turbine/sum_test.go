@@ -41,6 +41,12 @@ func TestSumAddsAsTurbineDoes(t *testing.T) {
 				`{"type":"HystrixCommand","name":"GetUser","latencyExecute":{"0":2,"25":7,"99.5":110,"100":300}}`,
 			},
 			`{"type":"HystrixCommand","name":"GetUser","latencyExecute":{"0":3,"25":12,"99.5":200,"100":420},"reportingHosts":2}`},
+		{"members only some instances have, and one instance's alone",
+			[]string{
+				`{"type":"HystrixCollapser","name":"Batch","batchSize":{"25":1,"50":2},"shardSize":{"50":7}}`,
+				`{"type":"HystrixCollapser","name":"Batch","batchSize":{"50":3,"99":9}}`,
+			},
+			`{"type":"HystrixCollapser","name":"Batch","batchSize":{"25":1,"50":5,"99":9},"shardSize":{"50":7},"reportingHosts":2}`},
 		{"values the instances agree on are kept as they are; numeric settings are summed",
 			[]string{
 				`{"type":"HystrixCommand","name":"GetUser","group":"Users","isCircuitBreakerOpen":false,"propertyValue_metricsRollingStatisticalWindowInMilliseconds":10000}`,
