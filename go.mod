@@ -3,6 +3,7 @@ module github.com/rxhystrix/rxhystrix
 go 1.26.0
 
 require (
+	github.com/DataDog/datadog-go/v5 v5.9.1
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/cactus/go-statsd-client/v5 v5.1.0
 	github.com/chromedp/cdproto v0.159.0
@@ -11,6 +12,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
+	github.com/rcrowley/go-metrics v0.0.0-20201227073835-cf1acfcdf475
 	github.com/reactivex/rxgo/v2 v2.5.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/stretchr/testify v1.12.1
@@ -25,7 +27,7 @@ require (
 )
 
 require (
-	github.com/DataDog/datadog-go/v5 v5.9.1 // indirect
+	github.com/Microsoft/go-winio v0.5.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v4 v4.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
@@ -38,7 +40,6 @@ require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/otlptranslator v1.0.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
-	github.com/rcrowley/go-metrics v0.0.0-20201227073835-cf1acfcdf475 // indirect
 	github.com/stretchr/objx v0.5.3 // indirect
 	github.com/teivah/onecontext v0.0.0-20200513185103-40f981bfd775 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
