@@ -31,8 +31,8 @@
 //     propertyValue_* settings too);
 //   - an object of numbers (latencyExecute's percentiles) is summed
 //     member by member;
-//   - anything else (a setting, isCircuitBreakerOpen, group names) is the
-//     instances' value where they agree, and otherwise an object counting
+//   - anything else (isCircuitBreakerOpen, the group, a setting that is
+//     not a number) is the instances' value where they agree, and otherwise an object counting
 //     the instances that have each value, as {"false":2,"true":1};
 //   - reportingHosts is the number of instances summed (an instance that
 //     is a Turbine counts its own hosts), currentTime the latest, and
