@@ -357,3 +357,35 @@ func TestOptionsPanicOnBadInput(t *testing.T) {
 		assert.PanicsWithValue(t, tc.msg, tc.f, tc.name)
 	}
 }
+
+// A frame lists commands, then pools, then collapsers, as Hystrix's
+// stream does, then any other type; each by name. Dropped objects follow,
+// in the same order.
+func TestAppendEventsOrdersByTypeThenName(t *testing.T) {
+	i1 := newFakeInstance(t)
+	a, mc := newAggregator(t, i1)
+	objects := []string{
+		`{"type":"Zeta","name":"b"}`, `{"type":"HystrixCollapser","name":"C"}`, `{"type":"Alpha","name":"z"}`,
+		`{"type":"HystrixThreadPool","name":"P"}`, `{"type":"HystrixCommand","name":"B"}`,
+		`{"type":"HystrixCommand","name":"A"}`, `{"type":"Alpha","name":"a"}`,
+	}
+	i1.send(t, objects...)
+	waitSum(t, a, mc, "every object is read", func(s sum) bool { return len(s) == len(objects) })
+	want := []string{"HystrixCommand A", "HystrixCommand B", "HystrixThreadPool P", "HystrixCollapser C", "Alpha a", "Alpha z", "Zeta b"}
+	assert.Equal(t, want, order(t, a.AppendEvents(nil, mc.Now())))
+
+	mc.Advance(DefaultStaleAfter + time.Millisecond) // none is written any more
+	assert.Equal(t, want, order(t, a.AppendEvents(nil, mc.Now())), "the deleteData events")
+}
+
+// order lists the "type name" of each event, in the order written.
+func order(t *testing.T, events []byte) []string {
+	t.Helper()
+	var out []string
+	for _, ev := range strings.Split(strings.TrimSuffix(string(events), "\n\n"), "\n\n") {
+		var o struct{ Type, Name string }
+		require.NoError(t, json.Unmarshal([]byte(strings.TrimPrefix(ev, "data: ")), &o), ev)
+		out = append(out, o.Type+" "+o.Name)
+	}
+	return out
+}
