@@ -137,7 +137,9 @@ func (a *Aggregator) readStream(ctx context.Context, in *instance, idle clock.Ti
 }
 
 // readLine returns the next line of r without its end, or nil for an
-// empty line. A line longer than maxEventBytes is an error.
+// empty line. A line found longer than maxEventBytes while it is read,
+// one buffer of r at a time, is an error; read's check of the event
+// catches one that ends within the last buffer.
 func readLine(r *bufio.Reader) ([]byte, error) {
 	line, err := r.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
