@@ -86,6 +86,13 @@ func TestSumAddsAsTurbineDoes(t *testing.T) {
 	}
 }
 
+func TestSumOfIntegersIsExact(t *testing.T) {
+	got := sumOf(t,
+		`{"type":"T","name":"n","c":9007199254740993}`, // 2^53+1: a float64 would round it
+		`{"type":"T","name":"n","c":1}`)
+	assert.Equal(t, `data: {"type":"T","name":"n","c":9007199254740994,"reportingHosts":2}`+"\n\n", got)
+}
+
 func TestSumOfIntegersTooLargeIsAFloat(t *testing.T) {
 	got := sumOf(t,
 		`{"type":"T","name":"n","c":9223372036854775807}`,
