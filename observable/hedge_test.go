@@ -142,12 +142,20 @@ func TestHedgeDelayIsAskedForEachHedgeAndPermitRefuses(t *testing.T) {
 func TestHedgeAllFailingIsTheLastFailure(t *testing.T) {
 	mc := clock.NewManual(epoch)
 	a := newAttempts()
-	f := a.observable().HedgeOn(HedgePolicy{Delay: func() time.Duration { return 0 }}, mc).ToFuture(context.Background())
+	attempt, _ := a.observable().AsSingle()
+	// The race asks Wins of each failure it takes, under its lock: the
+	// second attempt answers only once the race has taken the first's
+	// failure, and then it is the last.
+	taken := make(chan error, 2)
+	h := &HedgeSingle[int]{Attempt: attempt, Policy: &HedgePolicy{Delay: func() time.Duration { return 0 }}, Clock: mc,
+		Wins: func(err error) bool { taken <- err; return false }}
+	f := FromSingle[int](h).ToFuture(context.Background())
 	<-a.started
 	mc.Advance(0)
 	<-a.started
-	a.answers[0] <- errors.New("first")
-	<-a.ended[0]
+	first := errors.New("first")
+	a.answers[0] <- first
+	assert.Same(t, first, <-taken)
 	a.answers[1] <- errFlaky
 	_, err := f.Get(context.Background())
 	assert.ErrorIs(t, err, errFlaky)
