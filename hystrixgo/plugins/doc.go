@@ -62,7 +62,7 @@
 //
 // As in hystrix-go, the collectors add their circuits' statistics to
 // go-metrics' default registry (github.com/rcrowley/go-metrics, the
-// version hystrix-go builds with): cumulative counters, the gauge
+// library hystrix-go uses): cumulative counters, the gauge
 // circuitOpen, and the timers totalDuration and runDuration with their
 // percentiles and rates. The reporter sends the whole registry every
 // TickInterval, in the lines of go-metrics' Graphite exporter. go-metrics
