@@ -96,7 +96,7 @@ func (a *Aggregator) SetInstances(urls []string) error {
 	var stopped []*instance
 	for u, in := range a.instances {
 		if !seen[u] {
-			in.stop()
+			in.cancel() // out of the map, its objects are out of the sum
 			delete(a.instances, u)
 			stopped = append(stopped, in)
 		}
@@ -214,10 +214,7 @@ func (a *Aggregator) AppendEvents(dst []byte, now time.Time) []byte {
 	}
 	slices.SortFunc(gone, compareKeys)
 	for _, k := range gone {
-		dst = append(dst, `data: {"type":`...)
-		dst = appendString(dst, k.typ)
-		dst = append(dst, `,"name":`...)
-		dst = appendString(dst, k.name)
+		dst = appendEventStart(dst, k)
 		dst = append(dst, `,"deleteData":"true"}`+"\n\n"...)
 	}
 	return dst
@@ -227,16 +224,18 @@ func (a *Aggregator) AppendEvents(dst []byte, now time.Time) []byte {
 // writes them.
 var typeOrder = map[string]int{"HystrixCommand": 1, "HystrixThreadPool": 2, "HystrixCollapser": 3}
 
+// typeRank is the place of objects of type t in a frame: Hystrix's types
+// in typeOrder's order, then every other.
+func typeRank(t string) int {
+	if r, ok := typeOrder[t]; ok {
+		return r
+	}
+	return len(typeOrder) + 1
+}
+
 func compareKeys(x, y objectKey) int {
-	ox, oy := typeOrder[x.typ], typeOrder[y.typ]
-	if ox == 0 {
-		ox = len(typeOrder) + 1
-	}
-	if oy == 0 {
-		oy = len(typeOrder) + 1
-	}
-	if ox != oy {
-		return ox - oy
+	if c := typeRank(x.typ) - typeRank(y.typ); c != 0 {
+		return c
 	}
 	if c := strings.Compare(x.typ, y.typ); c != 0 {
 		return c
@@ -253,7 +252,7 @@ func (a *Aggregator) Close() error {
 	ins := a.instances
 	a.instances = make(map[string]*instance)
 	for _, in := range ins {
-		in.stop()
+		in.cancel()
 	}
 	a.mu.Unlock()
 	for _, in := range ins {

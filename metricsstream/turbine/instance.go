@@ -22,21 +22,13 @@ const maxEventBytes = 1 << 20
 // are the Aggregator's, under its lock.
 type instance struct {
 	url    string
-	cancel context.CancelFunc
-	done   chan struct{} // closed when follow returns
+	cancel context.CancelFunc // makes follow return
+	done   chan struct{}      // closed when follow returns
 
 	objects   map[objectKey]*object
 	connected bool
 	err       error
 	ignored   int64
-}
-
-// stop makes follow return, and forgets the instance's objects. The
-// caller holds the Aggregator's lock.
-func (in *instance) stop() {
-	in.cancel()
-	clear(in.objects)
-	in.connected = false
 }
 
 // follow reads in's stream until ctx ends, asking again retryDelay after
@@ -168,9 +160,6 @@ func (a *Aggregator) receive(in *instance, data []byte) {
 	o, err := parseObject(data)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !in.connected {
-		return // stopped while the event was parsed
-	}
 	switch {
 	case err != nil:
 		in.ignored++

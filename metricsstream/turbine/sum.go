@@ -23,11 +23,7 @@ import (
 //
 // Fields come in the order the instances wrote them.
 func appendSum(b []byte, objs []*object) []byte {
-	first := objs[0]
-	b = append(b, `data: {"type":`...)
-	b = appendString(b, first.key.typ)
-	b = append(b, `,"name":`...)
-	b = appendString(b, first.key.name)
+	b = appendEventStart(b, objs[0].key)
 
 	var order []string
 	values := make(map[string][]value)
@@ -130,6 +126,15 @@ func label(raw string) string {
 		return s
 	}
 	return raw
+}
+
+// appendEventStart appends the start of the event of the objects of k,
+// up to its name: `data: {"type":"HystrixCommand","name":"GetUser"`.
+func appendEventStart(b []byte, k objectKey) []byte {
+	b = append(b, `data: {"type":`...)
+	b = appendString(b, k.typ)
+	b = append(b, `,"name":`...)
+	return appendString(b, k.name)
 }
 
 func appendString(b []byte, s string) []byte {
