@@ -51,31 +51,32 @@ func (g *GraphiteCollector) count(name string, n float64) {
 	if n == 0 {
 		return
 	}
-	if c, ok := g.registry.GetOrRegister(name, metrics.NewCounter).(metrics.Counter); ok {
+	if c, ok := registered(g.registry, name, "a counter", metrics.NewCounter); ok {
 		c.Inc(int64(n))
-		return
 	}
-	logUnsent("graphite", name, errOtherMetric("a counter"))
 }
 
 func (g *GraphiteCollector) gauge(name string, v int64) {
-	if m, ok := g.registry.GetOrRegister(name, metrics.NewGauge).(metrics.Gauge); ok {
+	if m, ok := registered(g.registry, name, "a gauge", metrics.NewGauge); ok {
 		m.Update(v)
-		return
 	}
-	logUnsent("graphite", name, errOtherMetric("a gauge"))
 }
 
 func (g *GraphiteCollector) time(name string, d time.Duration) {
-	if t, ok := g.registry.GetOrRegister(name, metrics.NewTimer).(metrics.Timer); ok {
+	if t, ok := registered(g.registry, name, "a timer", metrics.NewTimer); ok {
 		t.Update(d)
-		return
 	}
-	logUnsent("graphite", name, errOtherMetric("a timer"))
 }
 
-func errOtherMetric(want string) error {
-	return fmt.Errorf("go-metrics holds another kind of metric under the name, not %s", want)
+// registered returns the metric r holds under name, registering one that
+// newMetric makes if there is none. When r holds another kind of metric
+// there, it logs so, naming kind, the kind wanted, and ok is false.
+func registered[M any](r metrics.Registry, name, kind string, newMetric func() M) (m M, ok bool) {
+	m, ok = r.GetOrRegister(name, newMetric).(M)
+	if !ok {
+		logUnsent("graphite", name, fmt.Errorf("go-metrics holds another kind of metric under the name, not %s", kind))
+	}
+	return m, ok
 }
 
 // Reset does nothing, as in hystrix-go: the go-metrics counters are
