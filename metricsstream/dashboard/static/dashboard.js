@@ -752,8 +752,8 @@
 	function describeExecution(x) {
 		var events = (Array.isArray(x.events) ? x.events : []).map(eventName).filter(function (e) { return e !== null; });
 		var latencies = (Array.isArray(x.latencies) ? x.latencies : []).map(function (v) {
-			var ms = num(v);
-			return has(ms) && ms >= 0 ? commas(ms) + 'ms' : MISSING; // -1: the code did not run
+			var n = num(v);
+			return ms(n >= 0 ? n : NaN); // -1: the code did not run
 		});
 		var text = String(x.name) + '[' + events.join(', ') + '][' + latencies.join(', ') + ']';
 		var cached = num(x.cached);
