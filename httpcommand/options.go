@@ -25,7 +25,7 @@ func WithBase(rt http.RoundTripper) Option {
 // so their metrics are r.Metrics()'s.
 func WithRegistry(r *command.Registry) Option {
 	mustNotNil("WithRegistry", r == nil)
-	return optionFunc(func(t *Transport) { t.registry = r })
+	return optionFunc(func(t *Transport) { t.commands.Registry = r })
 }
 
 // WithKey keys each request by f instead of [Host]: one command, hence
@@ -44,14 +44,14 @@ func WithKey(f func(*http.Request) string) Option {
 // configuration is invalid with Config.Validate's error.
 func WithConfig(f func(key string) command.Config) Option {
 	mustNotNil("WithConfig", f == nil)
-	return optionFunc(func(t *Transport) { t.config = f })
+	return optionFunc(func(t *Transport) { t.commands.Config = f })
 }
 
 // WithPoolConfig gives the pool of each key its configuration
 // (command.Registry.ConfigurePool), when the key is first used.
 func WithPoolConfig(f func(key string) command.PoolConfig) Option {
 	mustNotNil("WithPoolConfig", f == nil)
-	return optionFunc(func(t *Transport) { t.poolConfig = f })
+	return optionFunc(func(t *Transport) { t.commands.PoolConfig = f })
 }
 
 // WithFallback answers the requests that failed, timed out, were

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/keyedcommand"
 )
 
 // Transport is an [http.RoundTripper] that runs every request as a
@@ -17,15 +17,10 @@ import (
 // and when the command ends. Get one with [New]; it is safe for
 // concurrent use.
 type Transport struct {
-	base       http.RoundTripper
-	registry   *command.Registry
-	key        func(*http.Request) string
-	config     func(key string) command.Config
-	poolConfig func(key string) command.PoolConfig
-	fallback   func(*http.Request, error) (*http.Response, error)
-
-	mu       sync.Mutex
-	commands map[string]*command.Command[*call, *http.Response]
+	base     http.RoundTripper
+	key      func(*http.Request) string
+	fallback func(*http.Request, error) (*http.Response, error)
+	commands keyedcommand.Set[*call, *http.Response]
 }
 
 // New returns a Transport. Without options it sends requests with
@@ -33,17 +28,20 @@ type Transport struct {
 // by host, with Hystrix's default configuration (a 1s timeout, a pool of
 // 10 workers per host) and no fallback. It panics if an option is nil.
 func New(opts ...Option) *Transport {
-	t := &Transport{
-		base:     http.DefaultTransport,
-		registry: command.DefaultRegistry,
-		key:      Host,
-		commands: make(map[string]*command.Command[*call, *http.Response]),
-	}
+	t := &Transport{base: http.DefaultTransport, key: Host}
+	t.commands.Package = "httpcommand"
+	t.commands.Registry = command.DefaultRegistry
+	t.commands.Run = t.send
 	for i, o := range opts {
 		if o == nil {
 			panic(fmt.Sprintf("httpcommand: New: option %d is nil", i))
 		}
 		o.apply(t)
+	}
+	if t.fallback != nil {
+		t.commands.Fallback = func(_ context.Context, c *call, err error) (*http.Response, error) {
+			return t.fallback(c.req, err)
+		}
 	}
 	return t
 }
@@ -64,7 +62,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, fmt.Errorf("httpcommand: the key of a request to %s is %q: %w", req.URL.Redacted(), key, command.ErrInvalidKey)
 	}
-	cmd, err := t.command(key)
+	cmd, err := t.commands.Get(key, key)
 	if err != nil {
 		closeBody(req)
 		return nil, err
@@ -89,40 +87,6 @@ func (t *Transport) CloseIdleConnections() {
 	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()
 	}
-}
-
-// command returns the command of key, made on first use: its config and
-// pool config are read then, and hold as the registry's first seen for
-// the key.
-func (t *Transport) command(key string) (*command.Command[*call, *http.Response], error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if c, ok := t.commands[key]; ok {
-		return c, nil
-	}
-	var cfg command.Config
-	if t.config != nil {
-		cfg = t.config(key)
-	}
-	if cfg.Pool == "" {
-		cfg.Pool = key // a pool per key, even when keys share a group
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("httpcommand: config of %q: %w", key, err)
-	}
-	if t.poolConfig != nil {
-		if err := t.registry.ConfigurePool(cfg.Pool, t.poolConfig(key)); err != nil {
-			return nil, fmt.Errorf("httpcommand: pool config of %q: %w", key, err)
-		}
-	}
-	c := command.New(key, t.send, command.WithRegistry(t.registry), command.WithConfig(cfg))
-	if t.fallback != nil {
-		c = c.WithFallback(func(_ context.Context, c *call, err error) (*http.Response, error) {
-			return t.fallback(c.req, err)
-		})
-	}
-	t.commands[key] = c
-	return c, nil
 }
 
 func closeBody(req *http.Request) {

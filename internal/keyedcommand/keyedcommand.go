@@ -1,0 +1,70 @@
+// Package keyedcommand makes the commands of a client's keys on first
+// use, for the packages that put a transport's calls under commands
+// (httpcommand, grpccommand): one command per key, configured by the
+// program's functions when the key is first seen, each key in a worker
+// pool the caller names unless its Config names one.
+package keyedcommand
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/rxhystrix/rxhystrix/command"
+)
+
+// Set holds the commands of a client's keys. Fill its exported fields
+// before the first Get; Get is safe for concurrent use.
+type Set[In, Out any] struct {
+	// Package prefixes the errors of Get ("httpcommand").
+	Package string
+	// Registry is where the commands are made.
+	Registry *command.Registry
+	// Run is every command's run.
+	Run func(context.Context, In) (Out, error)
+	// Config, if not nil, gives a key's configuration.
+	Config func(key string) command.Config
+	// PoolConfig, if not nil, gives the configuration of a key's pool.
+	PoolConfig func(key string) command.PoolConfig
+	// Fallback, if not nil, is every command's fallback.
+	Fallback func(ctx context.Context, in In, err error) (Out, error)
+
+	mu       sync.Mutex
+	commands map[string]*command.Command[In, Out]
+}
+
+// Get returns the command of key, made on its first use: its Config and
+// PoolConfig are read then, and hold as the registry's first seen for
+// the key. Config.Pool defaults to pool. An invalid configuration is an
+// error naming the key that wraps command.ErrInvalidConfig.
+func (s *Set[In, Out]) Get(key, pool string) (*command.Command[In, Out], error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.commands[key]; ok {
+		return c, nil
+	}
+	var cfg command.Config
+	if s.Config != nil {
+		cfg = s.Config(key)
+	}
+	if cfg.Pool == "" {
+		cfg.Pool = pool // a pool per downstream, even when keys share a group
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: config of %q: %w", s.Package, key, err)
+	}
+	if s.PoolConfig != nil {
+		if err := s.Registry.ConfigurePool(cfg.Pool, s.PoolConfig(key)); err != nil {
+			return nil, fmt.Errorf("%s: pool config of %q: %w", s.Package, key, err)
+		}
+	}
+	c := command.New(key, s.Run, command.WithRegistry(s.Registry), command.WithConfig(cfg))
+	if s.Fallback != nil {
+		c = c.WithFallback(s.Fallback)
+	}
+	if s.commands == nil {
+		s.commands = make(map[string]*command.Command[In, Out])
+	}
+	s.commands[key] = c
+	return c, nil
+}

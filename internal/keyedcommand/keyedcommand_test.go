@@ -1,0 +1,90 @@
+package keyedcommand
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/command"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func newSet(t *testing.T) *Set[string, string] {
+	r := command.NewRegistry(command.WithClock(clock.NewManual(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
+	t.Cleanup(r.Close)
+	return &Set[string, string]{
+		Package:  "client",
+		Registry: r,
+		Run:      func(_ context.Context, in string) (string, error) { return "run " + in, nil },
+	}
+}
+
+func TestGetMakesEachKeyOnceWithItsConfig(t *testing.T) {
+	s := newSet(t)
+	var configs, poolConfigs []string
+	s.Config = func(key string) command.Config {
+		configs = append(configs, key)
+		if key == "own-pool" {
+			return command.Config{Pool: "shared"}
+		}
+		return command.Config{}
+	}
+	s.PoolConfig = func(key string) command.PoolConfig {
+		poolConfigs = append(poolConfigs, key)
+		return command.PoolConfig{CoreSize: 3}
+	}
+	a, err := s.Get("a", "downstream-a")
+	require.NoError(t, err)
+	again, err := s.Get("a", "downstream-b")
+	require.NoError(t, err)
+	assert.Same(t, a, again, "one command per key")
+	_, err = s.Get("own-pool", "downstream-c")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "own-pool"}, configs, "read once per key")
+	assert.Equal(t, []string{"a", "own-pool"}, poolConfigs)
+
+	cfg, _ := s.Registry.Config("a")
+	assert.Equal(t, "downstream-a", cfg.Pool, "the pool of the key's first use")
+	cfg, _ = s.Registry.Config("own-pool")
+	assert.Equal(t, "shared", cfg.Pool, "a Config's own pool holds")
+
+	out, err := a.Execute(context.Background(), "x")
+	require.NoError(t, err)
+	assert.Equal(t, "run x", out)
+}
+
+func TestGetFallback(t *testing.T) {
+	s := newSet(t)
+	s.Run = func(context.Context, string) (string, error) { return "", assert.AnError }
+	s.Fallback = func(_ context.Context, in string, err error) (string, error) {
+		assert.ErrorIs(t, err, assert.AnError)
+		return "fallback " + in, nil
+	}
+	c, err := s.Get("a", "pool")
+	require.NoError(t, err)
+	out, err := c.Execute(context.Background(), "x")
+	require.NoError(t, err)
+	assert.Equal(t, "fallback x", out)
+}
+
+func TestGetRefusesABadConfig(t *testing.T) {
+	s := newSet(t)
+	s.Config = func(string) command.Config { return command.Config{Timeout: 0, MaxConcurrentRequests: -1} }
+	_, err := s.Get("a", "pool")
+	assert.ErrorIs(t, err, command.ErrInvalidConfig)
+	assert.ErrorContains(t, err, `client: config of "a": `)
+
+	s = newSet(t)
+	s.PoolConfig = func(string) command.PoolConfig { return command.PoolConfig{CoreSize: -1} }
+	_, err = s.Get("a", "pool")
+	assert.ErrorIs(t, err, command.ErrInvalidConfig)
+	assert.ErrorContains(t, err, `client: pool config of "a": `)
+	_, ok := s.Registry.Config("a")
+	assert.False(t, ok, "no command is made for a key whose config is refused")
+}
