@@ -1,0 +1,101 @@
+package grpccommand
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/keyedcommand"
+)
+
+// UnaryClientInterceptor returns an interceptor that runs every unary
+// call of the connections it is given to as a command of the key
+// [WithKey] gives it ([Key] by default: the target's endpoint and the
+// method), in a worker pool per endpoint; the package documentation says
+// what it counts and what the caller gets. Without options the commands
+// are command.DefaultRegistry's, with Hystrix's default configuration (a
+// 1s timeout, a pool of 10 workers) and no fallback. It panics if an
+// option is nil.
+//
+//	conn, err := grpc.NewClient(target,
+//		grpc.WithTransportCredentials(creds),
+//		grpc.WithUnaryInterceptor(grpccommand.UnaryClientInterceptor()))
+func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
+	c := &client{key: Key, failures: defaultFailures}
+	c.commands.Package = "grpccommand"
+	c.commands.Registry = command.DefaultRegistry
+	c.commands.Run = c.invoke
+	for i, o := range opts {
+		if o == nil {
+			panic(fmt.Sprintf("grpccommand: UnaryClientInterceptor: option %d is nil", i))
+		}
+		o.apply(c)
+	}
+	if c.fallback != nil {
+		c.commands.Fallback = func(ctx context.Context, call *call, err error) (any, error) {
+			if err := c.fallback(ctx, call.method, call.req, call.reply, err); err != nil {
+				return nil, err
+			}
+			return call.reply, nil
+		}
+	}
+	return c.intercept
+}
+
+// client is what UnaryClientInterceptor's interceptor runs on.
+type client struct {
+	key      func(target, method string) string
+	failures codeSet
+	fallback func(ctx context.Context, method string, req, reply any, err error) error
+	commands keyedcommand.Set[*call, any]
+}
+
+func (c *client) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	target := cc.Target()
+	key := c.key(target, method)
+	if key == "" || !utf8.ValidString(key) {
+		err := fmt.Errorf("grpccommand: the key of %s on %s is %q: %w", method, target, key, command.ErrInvalidKey)
+		return &Error{err: err, code: codes.Internal}
+	}
+	cmd, err := c.commands.Get(key, Endpoint(target))
+	if err != nil {
+		return &Error{err: err, code: codes.Internal}
+	}
+	answer, err := cmd.Execute(ctx, &call{method: method, req: req, reply: reply, cc: cc, invoker: invoker, opts: opts})
+	if err != nil {
+		return statusError(err)
+	}
+	if answer != reply {
+		moveReply(reply, answer)
+	}
+	return nil
+}
+
+// Key is the default key of a call: the endpoint of the connection's
+// target and the method, "orders.internal:50051/orders.Orders/Get", so
+// that each downstream has breakers of its own even where several serve
+// the same service (a cluster per region, say).
+func Key(target, method string) string {
+	return Endpoint(target) + method
+}
+
+// Endpoint is the endpoint of a target in gRPC's name syntax, what the
+// pool of its calls is named after: "orders.internal:50051" for
+// "dns:///orders.internal:50051", and the target itself when it is not of
+// the form "scheme://[authority]/endpoint".
+func Endpoint(target string) string {
+	_, rest, ok := strings.Cut(target, "://")
+	if !ok {
+		return target
+	}
+	_, endpoint, ok := strings.Cut(rest, "/")
+	if !ok || endpoint == "" {
+		return target
+	}
+	return endpoint
+}

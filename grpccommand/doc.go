@@ -1,0 +1,96 @@
+// Package grpccommand runs outgoing gRPC calls as rxhystrix commands: an
+// interceptor gives every unary call a circuit breaker, a worker pool per
+// downstream, a timeout, metrics and, optionally, a fallback. One option
+// of grpc.NewClient puts a connection's calls under them:
+//
+//	conn, err := grpc.NewClient(target,
+//		grpc.WithTransportCredentials(creds),
+//		grpc.WithUnaryInterceptor(grpccommand.UnaryClientInterceptor()))
+//
+// # Keys and pools
+//
+// Each call is a command of the key [WithKey] gives it: by default ([Key])
+// the endpoint of the connection's target and the full method,
+// "orders.internal:50051/orders.Orders/Get", so a method has a breaker
+// and metrics of its own on each downstream, on the dashboard and in
+// Prometheus as any command's; where thirty regional systems serve one
+// service, the one that fails opens only its own circuits. The calls of a
+// downstream run in a worker pool of its own (Config.Pool defaults to the
+// [Endpoint]), so a downstream that hangs fills its own pool and is
+// rejected there, while calls to the others go on. [WithConfig] and
+// [WithPoolConfig] configure each key when it is first used, as
+// command.Registry.Configure and ConfigurePool do.
+//
+// # What counts as what
+//
+//   - OK is a success.
+//   - The codes that say the server failed or refused the load are
+//     failures, counted in the breaker's health and answered by the
+//     fallback: [DefaultFailureCodes] (Unavailable, ResourceExhausted,
+//     Internal, Unknown, DataLoss, DeadlineExceeded, and Canceled when the
+//     server or a proxy cancelled), or those of [WithFailureCodes].
+//   - Every other code (InvalidArgument, NotFound, PermissionDenied,
+//     FailedPrecondition, Unimplemented, ...) is a bad request: recorded as
+//     BAD_REQUEST, not counted in health, no fallback, and the caller gets
+//     the server's error as it is.
+//   - The command's timeout (1s by default) cancels the call's context and
+//     ends it as TIMEOUT; the caller's context cancelling it is CANCELLED.
+//   - Short circuits and rejections never reach the server.
+//
+// The caller of a call the command ended gets an [*Error], whose code
+// status.Code reads: the server's for a failure, Unavailable for a short
+// circuit or a rejection, DeadlineExceeded for a timeout (the list is on
+// Error). errors.Is finds the command's sentinels through it
+// (command.ErrShortCircuited, command.ErrTimeout), and errors.As its
+// *command.Error.
+//
+// # Replies
+//
+// Each attempt of a call decodes the server's answer into a reply of its
+// own, and the caller's reply gets the answer of the attempt that won,
+// merged into it with proto.Merge once the call is over (a reply that is
+// not a protocol buffer message, of a codec of the program's own, is
+// copied as a value). So a caller that leaves at a timeout never sees its
+// reply written behind its back by the attempt still running, and the
+// attempts of a hedge never write one message side by side; the price is
+// one copy of the answer per call.
+//
+// # Retries and hedges
+//
+// A key whose Config retries or hedges (command.Config.Retry,
+// Config.Hedge) sends the call again, with the same request: gRPC does
+// not say which methods are idempotent, so configure retries and hedges
+// only for keys whose methods are, or put a call that must go once under
+// command.OneAttempt's context.
+//
+// # Fallbacks
+//
+// [WithFallback] answers failures, timeouts, rejections and
+// short-circuits by filling the caller's reply (from a cache, or a
+// degraded answer), or with an error of its own.
+//
+// # Incoming calls: request contexts
+//
+// [UnaryServerInterceptor] and [StreamServerInterceptor] are the server
+// side, Hystrix's request servlet filters: each incoming call runs in a
+// request context of its own (command.WithRequestContext), which the
+// commands its handler executes share for their request cache, request
+// log and request-scoped collapsers, and which ends with the call.
+// [WithLogTrailer] sends the request log in the call's trailer.
+//
+// # Tests on a manual clock
+//
+// A command's timeout is the deadline of its call's context, and gRPC
+// sends a call's deadline to the server, which holds it to its own, real,
+// clock. A test that runs the commands on a manual clock
+// (command.WithClock) starts that clock ahead of the real time, as
+// clock.NewManual(time.Now().Add(time.Hour)), or the server sees every
+// call past its deadline.
+//
+// # What it does not do
+//
+// Streaming calls from the client are not commands: a stream lives as
+// long as its messages flow, which a breaker's health and a timeout do not
+// describe. gRPC's own retry policy (the service config) retries inside
+// an attempt, where the command sees one call; use one or the other.
+package grpccommand

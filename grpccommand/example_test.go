@@ -1,0 +1,57 @@
+package grpccommand_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/grpccommand"
+)
+
+// A client of a health service whose calls are commands: a call for a
+// service the server does not know is a bad request, which the caller
+// gets as the server sent it and which never opens the circuit.
+func Example() {
+	registry := command.NewRegistry()
+	defer registry.Close()
+
+	// The downstream, in memory here.
+	lis := bufconn.Listen(1 << 16)
+	srv := grpc.NewServer()
+	checks := health.NewServer()
+	checks.SetServingStatus("orders", healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(srv, checks)
+	go srv.Serve(lis)
+	defer srv.Stop()
+
+	conn, err := grpc.NewClient("passthrough:///orders.internal:50051",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithUnaryInterceptor(grpccommand.UnaryClientInterceptor(grpccommand.WithRegistry(registry))))
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	client := healthpb.NewHealthClient(conn)
+
+	resp, err := client.Check(context.Background(), &healthpb.HealthCheckRequest{Service: "orders"})
+	fmt.Println(resp.GetStatus(), err)
+	_, err = client.Check(context.Background(), &healthpb.HealthCheckRequest{Service: "billing"})
+	fmt.Println(status.Code(err), status.Convert(err).Message())
+
+	const key = "orders.internal:50051/grpc.health.v1.Health/Check"
+	cfg, _ := registry.Config(key)
+	fmt.Println("pool:", cfg.Pool, "open:", registry.Breaker(key).IsOpen())
+	// Output:
+	// SERVING <nil>
+	// NotFound unknown service
+	// pool: orders.internal:50051 open: false
+}

@@ -1,0 +1,116 @@
+package grpccommand
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/rxhystrix/rxhystrix/command"
+)
+
+// DefaultFailureCodes are the codes that count as failures unless
+// [WithFailureCodes] says otherwise: those that say the server failed or
+// refused the load, the codes Envoy's and gRPC's retry policies retry
+// on, and Unknown and DataLoss.
+var DefaultFailureCodes = []codes.Code{
+	codes.Canceled, // by the server or a proxy; the caller's own is CANCELLED
+	codes.Unknown,
+	codes.DeadlineExceeded,
+	codes.ResourceExhausted,
+	codes.Internal,
+	codes.Unavailable,
+	codes.DataLoss,
+}
+
+var defaultFailures = newCodeSet(DefaultFailureCodes)
+
+// codeSet is a set of codes, one bit each.
+type codeSet uint32
+
+func newCodeSet(cs []codes.Code) codeSet {
+	var s codeSet
+	for _, c := range cs {
+		s |= 1 << c
+	}
+	return s
+}
+
+func (s codeSet) has(c codes.Code) bool { return c < 32 && s&(1<<c) != 0 }
+
+// classify returns the error an attempt's error counts as: itself, a
+// failure, when its code is in s or it has no code of gRPC's; a bad
+// request carrying it otherwise.
+func (s codeSet) classify(err error) error {
+	st, ok := status.FromError(err)
+	if !ok || s.has(st.Code()) {
+		return err
+	}
+	return command.BadRequest(err)
+}
+
+// Error is the error of a call that the command ended without the
+// server's answer: short-circuited, rejected, rate limited, timed out,
+// or failed with no fallback to answer. Its code, which status.Code and
+// status.FromError read, says what a gRPC client would expect:
+//
+//   - a failure the server answered keeps the server's code;
+//   - a fallback's error with a code of gRPC's keeps that code;
+//   - a timeout is DeadlineExceeded, the caller's cancellation Canceled;
+//   - a short circuit or a rejection (pool, semaphore, rate limit) is
+//     Unavailable, as a load balancer's open circuit is;
+//   - an invalid key or configuration is Internal.
+//
+// errors.Is and errors.As reach the command's error through Unwrap:
+// command.ErrShortCircuited, command.ErrTimeout, a *command.Error.
+type Error struct {
+	err  error
+	code codes.Code
+}
+
+// Error returns the command's message.
+func (e *Error) Error() string { return e.err.Error() }
+
+// Unwrap returns the command's error.
+func (e *Error) Unwrap() error { return e.err }
+
+// GRPCStatus returns the status of the call, for package status.
+func (e *Error) GRPCStatus() *status.Status { return status.New(e.code, e.err.Error()) }
+
+// statusError returns what a call whose command returned err returns:
+// the server's own error for a bad request, an *Error otherwise.
+func statusError(err error) error {
+	if command.IsBadRequest(err) {
+		if cause := errors.Unwrap(err); cause != nil {
+			return cause // the server's status, as it sent it
+		}
+		return err
+	}
+	return &Error{err: err, code: codeOf(err)}
+}
+
+func codeOf(err error) codes.Code {
+	var cmdErr *command.Error
+	if errors.As(err, &cmdErr) && cmdErr.FallbackErr != nil {
+		if st, ok := status.FromError(cmdErr.FallbackErr); ok {
+			return st.Code()
+		}
+	}
+	if st, ok := status.FromError(err); ok {
+		return st.Code()
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return codes.Canceled
+	case errors.Is(err, command.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return codes.DeadlineExceeded
+	case errors.Is(err, command.ErrShortCircuited),
+		errors.Is(err, command.ErrPoolRejected),
+		errors.Is(err, command.ErrSemaphoreRejected),
+		errors.Is(err, command.ErrFallbackRejected),
+		errors.Is(err, command.ErrRateLimited):
+		return codes.Unavailable
+	}
+	return codes.Unknown
+}
