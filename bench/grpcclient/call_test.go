@@ -1,0 +1,79 @@
+package grpcclient
+
+import (
+	"context"
+	"net"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	testgrpc "google.golang.org/grpc/interop/grpc_testing"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/grpccommand"
+)
+
+type echo struct {
+	testgrpc.UnimplementedTestServiceServer
+}
+
+func (echo) UnaryCall(_ context.Context, req *testgrpc.SimpleRequest) (*testgrpc.SimpleResponse, error) {
+	return &testgrpc.SimpleResponse{Payload: req.GetPayload(), Username: "ann"}, nil
+}
+
+// BenchmarkUnaryCall makes unary calls in parallel through each
+// connection to a loopback server.
+func BenchmarkUnaryCall(b *testing.B) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	testgrpc.RegisterTestServiceServer(srv, echo{})
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = srv.Serve(lis)
+	}()
+	defer func() {
+		srv.Stop()
+		<-served
+	}()
+
+	rows := []struct {
+		name string
+		make func() ([]grpc.DialOption, func())
+	}{
+		{"bare", func() ([]grpc.DialOption, func()) { return nil, func() {} }},
+		{"grpccommand", func() ([]grpc.DialOption, func()) {
+			reg := command.NewRegistry()
+			interceptor := grpccommand.UnaryClientInterceptor(grpccommand.WithRegistry(reg),
+				grpccommand.WithPoolConfig(func(string) command.PoolConfig { return command.PoolConfig{CoreSize: 64} }))
+			return []grpc.DialOption{grpc.WithUnaryInterceptor(interceptor)}, reg.Close
+		}},
+	}
+	req := &testgrpc.SimpleRequest{Payload: &testgrpc.Payload{Body: []byte(`{"id":1}`)}}
+	for _, row := range rows {
+		b.Run(row.name, func(b *testing.B) {
+			opts, closeRow := row.make()
+			conn, err := grpc.NewClient(lis.Addr().String(),
+				append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			client := testgrpc.NewTestServiceClient(conn)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := client.UnaryCall(context.Background(), req); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			_ = conn.Close()
+			closeRow()
+		})
+	}
+}
