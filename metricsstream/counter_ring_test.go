@@ -29,3 +29,28 @@ func TestCounterRingCountsAddsLaterThanTheRingInTotals(t *testing.T) {
 		}
 	}
 }
+
+// A ring holds at most maxRingCounters counters a bucket, sums and maxes
+// together, and a ring that holds that many folds every sum into its
+// totals.
+func TestCounterRingHoldsAtMostMaxRingCounters(t *testing.T) {
+	assert.PanicsWithValue(t, "metricsstream: too many counters per bucket",
+		func() { newCounterRing(t0, time.Second, 10, maxRingCounters, 1, true) })
+	assert.PanicsWithValue(t, "metricsstream: too many counters per bucket",
+		func() { newCounterRing(t0, time.Second, 10, maxRingCounters+1, 0, true) })
+
+	const sums = maxRingCounters - 1 // odd: the last word's high half is no counter
+	r := newCounterRing(t0, time.Second, 10, sums, 1, true)
+	s := stripe{index: 0}
+	adds := make([]uint64, (sums+1)/2)
+	for j := range sums {
+		addTo(adds, j, int64(j+1))
+	}
+	r.add(0, s, adds, nonZero(adds))
+	r.add(int64(r.slots), s, adds, nonZero(adds)) // bucket 0 leaves for the totals
+	totals := make([]int64, sums)
+	r.totalsInto(int64(r.slots)+1, totals)
+	for j := range sums {
+		assert.Equal(t, int64(2*(j+1)), totals[j], "counter %d", j)
+	}
+}
