@@ -19,6 +19,11 @@
 //   - the same isolation in one line, client.Transport =
 //     httpcommand.New(...), keys each push by the province's host, with a
 //     pool and a breaker per host, and keeps the 29 others served alike;
+//   - over gRPC, one option of the connections,
+//     grpc.WithUnaryInterceptor(grpccommand.UnaryClientInterceptor(...)),
+//     keys each call by the province's address and the method, with a
+//     pool and a breaker per address, and keeps the 29 others served
+//     alike;
 //   - without isolation (every push in the command group's one pool, as
 //     Hystrix does without a threadPoolKey), the hung province's pushes
 //     take the shared workers and the healthy provinces' pushes are
@@ -164,6 +169,26 @@ func run(w io.Writer, opts options) error {
 	fmt.Fprintf(w, "  %s's network hangs for %v:\n", hung.Name, opts.Hang)
 	hung.hang()
 	outcomes = loadFor(ctx, opts.Hang, svcTransport, provinces, opts.Rate)
+	hung.recover()
+	good = tallyOf(outcomes, healthy)
+	bad = tallyOf(outcomes, func(name string) bool { return !healthy(name) })
+	fmt.Fprintf(w, "    %d healthy provinces: %s, p50 %v, p99 %v\n",
+		opts.Provinces-1, good.summary(), good.percentile(50).Round(time.Millisecond), good.percentile(99).Round(time.Millisecond))
+	fmt.Fprintf(w, "    %s: %s; %s\n", hung.Name, bad.summary(), bad.reasons())
+
+	// Over gRPC, the same in one option of the connections: a command per
+	// province address and method, a pool per address.
+	fmt.Fprintf(w, "over gRPC, grpc.WithUnaryInterceptor(grpccommand.UnaryClientInterceptor(...)): a pool of %d workers and a breaker per province address\n", perURL)
+	regGRPC := command.NewRegistry()
+	defer regGRPC.Close()
+	svcGRPC, err := newGRPCService(regGRPC, provinces, cfg, perURL)
+	if err != nil {
+		return err
+	}
+	defer svcGRPC.close()
+	fmt.Fprintf(w, "  %s's network hangs for %v:\n", hung.Name, opts.Hang)
+	hung.hang()
+	outcomes = loadFor(ctx, opts.Hang, svcGRPC, provinces, opts.Rate)
 	hung.recover()
 	good = tallyOf(outcomes, healthy)
 	bad = tallyOf(outcomes, func(name string) bool { return !healthy(name) })

@@ -28,6 +28,8 @@ func TestRunIsolatesTheHungProvince(t *testing.T) {
 	require.True(t, ok, "the output has a run without isolation")
 	isolated, isolatedTail, ok := strings.Cut(isolated, "one line, client.Transport = httpcommand.New(...)")
 	require.True(t, ok, "the output has a run through the transport")
+	isolatedTail, overGRPC, ok := strings.Cut(isolatedTail, "over gRPC, grpc.WithUnaryInterceptor(grpccommand.UnaryClientInterceptor(...))")
+	require.True(t, ok, "the output has a run over gRPC")
 
 	// With a pool per URL, the healthy provinces keep their service.
 	healthy := submatch(t, isolated, `29 healthy provinces: (\d+)/(\d+) pushes succeeded .*, p50 \S+, p99 \S+`)
@@ -55,6 +57,14 @@ func TestRunIsolatesTheHungProvince(t *testing.T) {
 	hungTransport := submatch(t, isolatedTail, `Henan: 0/(\d+) pushes succeeded \(0\.0%\); (\d+) timed out, (\d+) rejected by the pool, (\d+) short-circuited: answered by the fallback\n`)
 	assert.Equal(t, atoi(t, hungTransport[1]), atoi(t, hungTransport[2])+atoi(t, hungTransport[3])+atoi(t, hungTransport[4]))
 	assert.Positive(t, atoi(t, hungTransport[2]), "timed out through the transport")
+
+	// So does one option of the gRPC connections.
+	viaGRPC := submatch(t, overGRPC, `29 healthy provinces: (\d+)/(\d+) pushes succeeded .*, p50 \S+, p99 \S+`)
+	assert.GreaterOrEqual(t, rate(t, viaGRPC[1], viaGRPC[2]), 99.0, "healthy provinces' success rate over gRPC")
+	hungGRPC := submatch(t, overGRPC, `Henan: 0/(\d+) pushes succeeded \(0\.0%\); (\d+) timed out, (\d+) rejected by the pool, (\d+) short-circuited: answered by the fallback\n`)
+	assert.Equal(t, atoi(t, hungGRPC[1]), atoi(t, hungGRPC[2])+atoi(t, hungGRPC[3])+atoi(t, hungGRPC[4]))
+	assert.Positive(t, atoi(t, hungGRPC[2]), "timed out over gRPC")
+	assert.Positive(t, atoi(t, hungGRPC[3]), "rejected by the address's pool over gRPC")
 
 	// Without isolation the hung province takes the healthy ones down.
 	healthyShared := submatch(t, shared, `29 healthy provinces: (\d+)/(\d+) pushes succeeded \S+; \d+ timed out, (\d+) rejected by the pool`)
