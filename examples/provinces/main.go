@@ -131,18 +131,9 @@ func run(w io.Writer, opts options) error {
 	hungBreaker := svc.commands[hung.Name].Breaker()
 	transitions := watchTransitions(ctx, hungBreaker)
 
-	fmt.Fprintf(w, "  %s's network hangs for %v:\n", hung.Name, opts.Hang)
 	hangStart := time.Now()
-	hung.hang()
-	outcomes := loadFor(ctx, opts.Hang, svc, provinces, opts.Rate)
-	good := tallyOf(outcomes, healthy)
-	bad := tallyOf(outcomes, func(name string) bool { return !healthy(name) })
-	fmt.Fprintf(w, "    %d healthy provinces: %s, p50 %v, p99 %v\n",
-		opts.Provinces-1, good.summary(), good.percentile(50).Round(time.Millisecond), good.percentile(99).Round(time.Millisecond))
-	fmt.Fprintf(w, "    %s: %s; %s\n", hung.Name, bad.summary(), bad.reasons())
-
+	hangUnder(ctx, w, svc, provinces, hung, opts)
 	fmt.Fprintf(w, "  %s's network recovers; its breaker:\n", hung.Name)
-	hung.recover()
 	l := startLoad(ctx, svc, provinces, opts.Rate)
 	seen, err := transitions.awaitClosed(ctx)
 	l.finish()
@@ -166,15 +157,7 @@ func run(w io.Writer, opts options) error {
 	defer regTransport.Close()
 	svcTransport := newTransportService(regTransport, cfg, perURL)
 	defer svcTransport.close()
-	fmt.Fprintf(w, "  %s's network hangs for %v:\n", hung.Name, opts.Hang)
-	hung.hang()
-	outcomes = loadFor(ctx, opts.Hang, svcTransport, provinces, opts.Rate)
-	hung.recover()
-	good = tallyOf(outcomes, healthy)
-	bad = tallyOf(outcomes, func(name string) bool { return !healthy(name) })
-	fmt.Fprintf(w, "    %d healthy provinces: %s, p50 %v, p99 %v\n",
-		opts.Provinces-1, good.summary(), good.percentile(50).Round(time.Millisecond), good.percentile(99).Round(time.Millisecond))
-	fmt.Fprintf(w, "    %s: %s; %s\n", hung.Name, bad.summary(), bad.reasons())
+	hangUnder(ctx, w, svcTransport, provinces, hung, opts)
 
 	// Over gRPC, the same in one option of the connections: a command per
 	// province address and method, a pool per address.
@@ -186,15 +169,7 @@ func run(w io.Writer, opts options) error {
 		return err
 	}
 	defer svcGRPC.close()
-	fmt.Fprintf(w, "  %s's network hangs for %v:\n", hung.Name, opts.Hang)
-	hung.hang()
-	outcomes = loadFor(ctx, opts.Hang, svcGRPC, provinces, opts.Rate)
-	hung.recover()
-	good = tallyOf(outcomes, healthy)
-	bad = tallyOf(outcomes, func(name string) bool { return !healthy(name) })
-	fmt.Fprintf(w, "    %d healthy provinces: %s, p50 %v, p99 %v\n",
-		opts.Provinces-1, good.summary(), good.percentile(50).Round(time.Millisecond), good.percentile(99).Round(time.Millisecond))
-	fmt.Fprintf(w, "    %s: %s; %s\n", hung.Name, bad.summary(), bad.reasons())
+	hangUnder(ctx, w, svcGRPC, provinces, hung, opts)
 
 	// Without isolation: the command group's one pool, a breaker per
 	// province.
@@ -209,10 +184,10 @@ func run(w io.Writer, opts options) error {
 	defer svcShared.close()
 	fmt.Fprintf(w, "  %s's network hangs for %v:\n", hung.Name, opts.Hang)
 	hung.hang()
-	outcomes = loadFor(ctx, opts.Hang, svcShared, provinces, opts.Rate)
+	outcomes := loadFor(ctx, opts.Hang, svcShared, provinces, opts.Rate)
 	hung.recover()
-	good = tallyOf(outcomes, healthy)
-	bad = tallyOf(outcomes, func(name string) bool { return !healthy(name) })
+	good := tallyOf(outcomes, healthy)
+	bad := tallyOf(outcomes, func(name string) bool { return !healthy(name) })
 	fmt.Fprintf(w, "    %d healthy provinces: %s; %s\n", opts.Provinces-1, good.summary(), good.reasons())
 	fmt.Fprintf(w, "    %s: %s; %s\n", hung.Name, bad.summary(), bad.reasons())
 	opened := map[string]bool{}
@@ -223,6 +198,21 @@ func run(w io.Writer, opts options) error {
 	}
 	fmt.Fprintf(w, "    healthy provinces whose breaker opened: %d of %d\n", len(opened), opts.Provinces-1)
 	return nil
+}
+
+// hangUnder hangs the province hung for opts.Hang while svc pushes to
+// every province, recovers it, and writes what the healthy provinces and
+// the hung one got.
+func hangUnder(ctx context.Context, w io.Writer, svc pusher, provinces []*province, hung *province, opts options) {
+	fmt.Fprintf(w, "  %s's network hangs for %v:\n", hung.Name, opts.Hang)
+	hung.hang()
+	outcomes := loadFor(ctx, opts.Hang, svc, provinces, opts.Rate)
+	hung.recover()
+	good := tallyOf(outcomes, func(name string) bool { return name != hung.Name })
+	bad := tallyOf(outcomes, func(name string) bool { return name == hung.Name })
+	fmt.Fprintf(w, "    %d healthy provinces: %s, p50 %v, p99 %v\n",
+		len(provinces)-1, good.summary(), good.percentile(50).Round(time.Millisecond), good.percentile(99).Round(time.Millisecond))
+	fmt.Fprintf(w, "    %s: %s; %s\n", hung.Name, bad.summary(), bad.reasons())
 }
 
 // poolSize is seed 004's rule: the workers busy at the given rate and
