@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -41,14 +42,24 @@ func BenchmarkUnaryCall(b *testing.B) {
 	}()
 
 	rows := []struct {
-		name string
-		make func() ([]grpc.DialOption, func())
+		name     string
+		deadline bool // each call under a context with a 1s timeout, as the commands' calls are
+		make     func() ([]grpc.DialOption, func())
 	}{
-		{"bare", func() ([]grpc.DialOption, func()) { return nil, func() {} }},
-		{"grpccommand", func() ([]grpc.DialOption, func()) {
+		{"bare", false, func() ([]grpc.DialOption, func()) { return nil, func() {} }},
+		{"bare-deadline", true, func() ([]grpc.DialOption, func()) { return nil, func() {} }},
+		{"grpccommand", false, func() ([]grpc.DialOption, func()) {
 			reg := command.NewRegistry()
 			interceptor := grpccommand.UnaryClientInterceptor(grpccommand.WithRegistry(reg),
 				grpccommand.WithPoolConfig(func(string) command.PoolConfig { return command.PoolConfig{CoreSize: 64} }))
+			return []grpc.DialOption{grpc.WithUnaryInterceptor(interceptor)}, reg.Close
+		}},
+		{"grpccommand-semaphore", false, func() ([]grpc.DialOption, func()) {
+			reg := command.NewRegistry()
+			interceptor := grpccommand.UnaryClientInterceptor(grpccommand.WithRegistry(reg),
+				grpccommand.WithConfig(func(string) command.Config {
+					return command.Config{Isolation: command.SemaphoreIsolation, MaxConcurrentRequests: 64}
+				}))
 			return []grpc.DialOption{grpc.WithUnaryInterceptor(interceptor)}, reg.Close
 		}},
 	}
@@ -65,7 +76,13 @@ func BenchmarkUnaryCall(b *testing.B) {
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					if _, err := client.UnaryCall(context.Background(), req); err != nil {
+					ctx, cancel := context.Background(), context.CancelFunc(func() {})
+					if row.deadline {
+						ctx, cancel = context.WithTimeout(ctx, time.Second)
+					}
+					_, err := client.UnaryCall(ctx, req)
+					cancel()
+					if err != nil {
 						b.Error(err)
 						return
 					}
