@@ -69,8 +69,12 @@ func WithFallback(f func(ctx context.Context, method string, req, reply any, err
 // WithFailureCodes makes the codes cs, instead of [DefaultFailureCodes],
 // the ones that count as failures: in the breaker's health, retried if
 // the key retries, answered by the fallback. Every other code is a bad
-// request. It panics on codes.OK or a code gRPC does not define.
+// request. It panics on codes.OK, a code gRPC does not define, or no code
+// at all, which would leave the breaker nothing to open on.
 func WithFailureCodes(cs ...codes.Code) Option {
+	if len(cs) == 0 {
+		panic("grpccommand: WithFailureCodes with no code")
+	}
 	for _, c := range cs {
 		if c == codes.OK || c > codes.Unauthenticated {
 			panic(fmt.Sprintf("grpccommand: WithFailureCodes: %v is not a code of failure", c))
