@@ -45,6 +45,13 @@
 //	rxhystrix.request_events.dropped               counter  {request}     ended requests the request events stream dropped for slow subscribers
 //	rxhystrix.request_events.subscribers.panicked  counter  {subscriber}  subscribers of the request events stream that panicked
 //
+// A Turbine's instances (package turbine) have instruments of their own,
+// with rxhystrix.turbine.instance.url, which [RegisterTurbine] makes:
+//
+//	rxhystrix.turbine.instance.connected       gauge    {instance}  1 while the instance's stream is read, else 0
+//	rxhystrix.turbine.instance.objects         gauge    {object}    the instance's objects in the sum
+//	rxhystrix.turbine.instance.ignored_events  counter  {event}     events of the instance that were not usable
+//
 // The counters are observable counters, cumulative, and the gauges
 // observable gauges, all read by one callback that [Metrics.Register]
 // registers. The event counter has one series per event type of

@@ -65,12 +65,12 @@ func executions(t *testing.T) (*command.Registry, *clock.Manual) {
 	return reg, mc
 }
 
-// prometheusSeries returns every sample the Prometheus collector reports,
-// by name and labels.
-func prometheusSeries(t *testing.T, reg *command.Registry) map[string]float64 {
+// prometheusSeries returns every sample the Prometheus collector c
+// reports, by name and labels.
+func prometheusSeries(t *testing.T, c prometheus.Collector) map[string]float64 {
 	t.Helper()
 	pr := prometheus.NewPedanticRegistry()
-	pr.MustRegister(rxprometheus.NewCollector(reg.Metrics()))
+	pr.MustRegister(c)
 	mfs, err := pr.Gather()
 	require.NoError(t, err)
 	out := map[string]float64{}
@@ -125,9 +125,13 @@ var (
 		"rxhystrix.pool.core_size":                            "rxhystrix_pool_core_size",
 		"rxhystrix.pool.workers":                              "rxhystrix_pool_workers",
 		"rxhystrix.collapser.events":                          "rxhystrix_collapser_events_total",
+		"rxhystrix.turbine.instance.connected":                "rxhystrix_turbine_instance_connected",
+		"rxhystrix.turbine.instance.objects":                  "rxhystrix_turbine_instance_objects",
+		"rxhystrix.turbine.instance.ignored_events":           "rxhystrix_turbine_instance_ignored_events_total",
 	}
 	labelNames = map[attribute.Key]string{
 		CommandKey: "command", GroupKey: "group", EventKey: "event", PoolKey: "pool", CollapserKey: "collapser",
+		TurbineInstanceKey: "instance",
 	}
 )
 
@@ -208,7 +212,7 @@ func series(name string, labels map[string]string, extra ...string) string {
 // same executions, series for series and value for value.
 func TestValuesEqualThePrometheusCollectors(t *testing.T) {
 	reg, _ := executions(t)
-	prom := prometheusSeries(t, reg)
+	prom := prometheusSeries(t, rxprometheus.NewCollector(reg.Metrics()))
 	got := otelSeries(t, New(reg.Metrics()))
 
 	// The executions are all there, so an empty reading cannot pass.

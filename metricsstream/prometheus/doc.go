@@ -49,6 +49,13 @@
 //	rxhystrix_request_events_dropped_total               counter  ended requests the request events stream dropped for slow subscribers
 //	rxhystrix_request_events_subscribers_panicked_total  counter  subscribers of the request events stream that panicked
 //
+// A Turbine's instances (package turbine) have a collector of their own,
+// [NewTurbineCollector], labelled instance:
+//
+//	rxhystrix_turbine_instance_connected             gauge    1 while the instance's stream is read, else 0
+//	rxhystrix_turbine_instance_objects               gauge    the instance's objects in the sum
+//	rxhystrix_turbine_instance_ignored_events_total  counter  events of the instance that were not usable
+//
 // The event counters are the metrics' cumulative counts, which include
 // every closed rolling bucket since the metrics were created (so they lag
 // by up to one rolling bucket, 1s by default); EXCEPTION_THROWN is derived

@@ -144,6 +144,17 @@ type Instance struct {
 	Ignored int64
 }
 
+// RedactedURL is the instance's URL with its password, if any, replaced
+// by "xxxxx", as url.URL.Redacted does: what to log it or label a metric
+// with.
+func (in Instance) RedactedURL() string {
+	u, err := url.Parse(in.URL)
+	if err != nil {
+		return in.URL
+	}
+	return u.Redacted()
+}
+
 // Instances returns the state of every instance, in the order of their
 // URLs.
 func (a *Aggregator) Instances() []Instance {

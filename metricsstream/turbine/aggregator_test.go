@@ -389,3 +389,14 @@ func order(t *testing.T, events []byte) []string {
 	}
 	return out
 }
+
+func TestInstanceRedactedURL(t *testing.T) {
+	for url, want := range map[string]string{
+		"http://10.0.0.7:8080/hystrix.stream":            "http://10.0.0.7:8080/hystrix.stream",
+		"http://ops:secret@10.0.0.8:8080/hystrix.stream": "http://ops:xxxxx@10.0.0.8:8080/hystrix.stream",
+		"https://ops@10.0.0.9/turbine.stream":            "https://ops@10.0.0.9/turbine.stream",
+		"http://bad host/":                               "http://bad host/",
+	} {
+		assert.Equal(t, want, Instance{URL: url}.RedactedURL(), url)
+	}
+}

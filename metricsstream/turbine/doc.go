@@ -56,6 +56,11 @@
 // more, the stream says "deleteData" for it, for as long again, so that a
 // dashboard drops its card.
 //
+// Aggregator.Instances says, per instance, whether it is read and how
+// much of it is in the sum; the same figures are metrics to alert on
+// through metricsstream/prometheus's NewTurbineCollector and otelmetrics's
+// RegisterTurbine.
+//
 // # Differences from Turbine
 //
 //   - currentTime is the latest instance's; Turbine summed it too.

@@ -1,0 +1,44 @@
+package prometheus
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream/turbine"
+)
+
+// instances is a Turbine whose instances the test sets.
+type instances []turbine.Instance
+
+func (in instances) Instances() []turbine.Instance { return in }
+
+func TestTurbineCollector(t *testing.T) {
+	c := NewTurbineCollector(instances{
+		{URL: "http://10.0.0.7:8080/hystrix.stream", Connected: true, Objects: 12, Ignored: 3},
+		{URL: "http://ops:secret@10.0.0.8:8080/hystrix.stream", Err: errors.New("connection refused")},
+	})
+	mfs := gather(t, c) // pedantic: what Collect sends is what Describe says
+	require.Len(t, mfs, 3)
+
+	const want = `
+# HELP rxhystrix_turbine_instance_connected 1 while the Turbine reads the instance's stream, else 0: an instance not read is out of the sum.
+# TYPE rxhystrix_turbine_instance_connected gauge
+rxhystrix_turbine_instance_connected{instance="http://10.0.0.7:8080/hystrix.stream"} 1
+rxhystrix_turbine_instance_connected{instance="http://ops:xxxxx@10.0.0.8:8080/hystrix.stream"} 0
+# HELP rxhystrix_turbine_instance_ignored_events_total Events of the instance's stream that were not JSON objects with a type and a name, which the sum leaves out.
+# TYPE rxhystrix_turbine_instance_ignored_events_total counter
+rxhystrix_turbine_instance_ignored_events_total{instance="http://10.0.0.7:8080/hystrix.stream"} 3
+rxhystrix_turbine_instance_ignored_events_total{instance="http://ops:xxxxx@10.0.0.8:8080/hystrix.stream"} 0
+# HELP rxhystrix_turbine_instance_objects The instance's objects (commands, pools, collapsers) in the Turbine's sum.
+# TYPE rxhystrix_turbine_instance_objects gauge
+rxhystrix_turbine_instance_objects{instance="http://10.0.0.7:8080/hystrix.stream"} 12
+rxhystrix_turbine_instance_objects{instance="http://ops:xxxxx@10.0.0.8:8080/hystrix.stream"} 0
+`
+	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want)))
+	assert.PanicsWithValue(t, "prometheus: NewTurbineCollector with nil argument", func() { NewTurbineCollector(nil) })
+}
