@@ -8,7 +8,9 @@
 // the cluster's GetUser card shows: hosts, rate and error percentage per
 // host, and the circuit, "Open 1 Closed 2". The rate is the rolling
 // window's calls over its 10 seconds, as on the dashboard, so it climbs to
-// the instances' 40 calls a second over the first 10 seconds.
+// the instances' 40 calls a second over the first 10 seconds. The page
+// also serves the Turbine's instances as Prometheus metrics, at /metrics,
+// and the program ends by counting the connected ones there.
 //
 //	go run ./examples/cluster
 //	go run ./examples/cluster -serve   # and keep the cluster's dashboard open until Ctrl-C

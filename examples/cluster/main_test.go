@@ -22,4 +22,5 @@ func TestRun(t *testing.T) {
 	assert.Contains(t, got, "/hystrix/")
 	assert.Regexp(t, `(?m)^\d+s +GetUser +3 +[0-9.]+ +33 % +Open 1 Closed 2$`, got,
 		"three hosts, the failing one's errors a third of a host's, its circuit open and the others closed")
+	assert.Contains(t, got, "/metrics: 3 of 3 instances connected", "the Turbine's instances, as Prometheus reads them")
 }

@@ -12,8 +12,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/metricsstream/dashboard"
+	rxprometheus "github.com/rxhystrix/rxhystrix/metricsstream/prometheus"
 	"github.com/rxhystrix/rxhystrix/metricsstream/turbine"
 )
 
@@ -47,6 +51,9 @@ func run(ctx context.Context, out io.Writer, opts options) error {
 	mux := http.NewServeMux()
 	mux.Handle("/turbine.stream", agg.Handler(metricsstream.WithShutdown(pageDone)))
 	mux.Handle("/hystrix/", dashboard.Handler(dashboard.WithStreamURL("../turbine.stream"), dashboard.WithRequestsURL("")))
+	metrics := prometheus.NewRegistry()
+	metrics.MustRegister(rxprometheus.NewTurbineCollector(agg))
+	mux.Handle("/metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
 	page := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	var served sync.WaitGroup
 	served.Go(func() { page.Serve(ln) })
@@ -60,7 +67,8 @@ func run(ctx context.Context, out io.Writer, opts options) error {
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(out, "three instances of one service; the third one's users service fails every call\n"+
 		"  the cluster's dashboard  %s/hystrix/\n"+
-		"  the sum of the streams   %s/turbine.stream\n\n", base, base)
+		"  the sum of the streams   %s/turbine.stream\n"+
+		"  the instances' metrics   %s/metrics\n\n", base, base, base)
 
 	traffic, stopTraffic := context.WithTimeout(ctx, opts.Duration)
 	defer stopTraffic()
@@ -75,11 +83,34 @@ func run(ctx context.Context, out io.Writer, opts options) error {
 	if err != nil {
 		return err
 	}
+	connected, err := connectedInstances(base + "/metrics")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\n/metrics: %d of %d instances connected\n", connected, len(instances))
 	if opts.Serve {
 		fmt.Fprintf(out, "\nserving %s/hystrix/ until Ctrl-C\n", base)
 		<-ctx.Done()
 	}
 	return nil
+}
+
+// connectedInstances scrapes url as Prometheus does and counts the
+// instances whose rxhystrix_turbine_instance_connected is 1.
+func connectedInstances(url string) (int, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	n := 0
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() {
+		if line := lines.Text(); strings.HasPrefix(line, "rxhystrix_turbine_instance_connected{") && strings.HasSuffix(line, "} 1") {
+			n++
+		}
+	}
+	return n, lines.Err()
 }
 
 // commandCard is what the dashboard reads of a HystrixCommand of the sum.
