@@ -8,16 +8,21 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
+// bucketAtHint agrees with bucketAt for a window whose epoch is its
+// owner's, and for one whose epoch lies an offset after its owner's.
 func TestBucketAtHintAgreesWithBucketAt(t *testing.T) {
-	w := window{epoch: t0, width: 700 * time.Millisecond, size: 10}
-	rng := rand.New(rand.NewPCG(3, 4))
-	for range 10000 {
-		at := t0.Add(time.Duration(rng.Int64N(int64(time.Minute))) - time.Second)
-		want := w.bucketAt(at)
-		for _, hint := range []int64{want, want - 1, want + 1, 0, genEmpty, genClaiming, 1 << 40} {
-			assert.Equal(t, want, w.bucketAtHint(at, hint), "t=%v hint=%d", at.Sub(t0), hint)
+	for _, offset := range []time.Duration{0, 250 * time.Millisecond} {
+		w := window{epoch: t0, width: 700 * time.Millisecond, size: 10, offset: offset}
+		rng := rand.New(rand.NewPCG(3, 4))
+		for range 10000 {
+			at := t0.Add(time.Duration(rng.Int64N(int64(time.Minute))) - time.Second)
+			want := w.bucketAt(at)
+			for _, hint := range []int64{want, want - 1, want + 1, 0, genEmpty, genClaiming, 1 << 40} {
+				assert.Equal(t, want, w.bucketAtHint(at, hint), "offset=%v t=%v hint=%d", offset, at.Sub(t0), hint)
+			}
 		}
 	}
+	w := window{epoch: t0, width: 700 * time.Millisecond, size: 10}
 	// Exactly on the boundaries.
 	for n := range int64(5) {
 		at := t0.Add(time.Duration(n) * w.width)
