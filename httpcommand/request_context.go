@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/rxhystrix/rxhystrix/command"
 )
 
@@ -54,7 +56,7 @@ func (o logHeaderOption) applyRequestContext(h *requestContextHandler) { h.logHe
 // it wrote nothing; a request that logged nothing by then gets no header.
 // It panics if name is not a valid header field name.
 func WithLogHeader(name string) RequestContextOption {
-	if !validHeaderName(name) {
+	if !httpguts.ValidHeaderFieldName(name) { // net/http drops a bad name silently, when it writes it
 		panic(fmt.Sprintf("httpcommand: WithLogHeader: %q is not a valid header field name", name))
 	}
 	return logHeaderOption(name)
@@ -122,34 +124,3 @@ func (w *logHeaderWriter) Flush() {
 
 // Unwrap returns the wrapped ResponseWriter, for http.ResponseController.
 func (w *logHeaderWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// validHeaderName reports whether name is an HTTP field name, a token of
-// RFC 9110 (section 5.1). net/http checks names only when it writes them,
-// and silently drops a bad one, so WithLogHeader checks here, at
-// configuration; a loop over the token characters spares a dependency
-// on golang.org/x/net for this one check.
-func validHeaderName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i := range len(name) {
-		c := name[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case c < 0x80 && c > ' ' && c != 0x7f && !isSeparator(c):
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// isSeparator reports whether c is one of the delimiters RFC 9110 keeps
-// out of tokens: (),/:;<=>?@[\]{}".
-func isSeparator(c byte) bool {
-	switch c {
-	case '(', ')', ',', '/', ':', ';', '<', '=', '>', '?', '@', '[', '\\', ']', '{', '}', '"':
-		return true
-	}
-	return false
-}
