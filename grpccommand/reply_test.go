@@ -117,7 +117,11 @@ func TestMoveReplyCopiesAValueThatIsNotAMessage(t *testing.T) {
 	assert.Equal(t, plain{N: 2, Tags: []string{"new"}}, *dst)
 
 	msg := &testgrpc.SimpleResponse{Hostname: "old", Username: "stale"}
-	moveReply(msg, &testgrpc.SimpleResponse{Hostname: "new"})
+	answer := &testgrpc.SimpleResponse{Hostname: "new", Payload: &testgrpc.Payload{Body: []byte("data")}}
+	moveReply(msg, answer)
 	assert.Equal(t, "new", msg.GetHostname())
+	assert.Equal(t, "data", string(msg.GetPayload().GetBody()))
 	assert.Empty(t, msg.GetUsername(), "the reply is the answer, not merged with what it held")
+	assert.NotSame(t, answer.GetPayload(), msg.GetPayload(),
+		"a message is copied as protobuf copies (proto.Merge), never as a Go value that would share the attempt's")
 }
