@@ -23,13 +23,14 @@
 //
 // A pool runs each call on a goroutine started for it, whose stack grows
 // as deep as gRPC's client goes; semaphore isolation runs the call on the
-// caller's. A gRPC call ends when its context does, so a caller under
-// semaphore isolation is not held past the timeout, and the semaphore is
-// per key: WithConfig returning Config{Isolation:
-// command.SemaphoreIsolation} keeps a hung downstream to its permits for
-// less. On a loopback call (bench/grpcclient), against the same call
-// under a context with a 1s deadline, as the commands' calls have: 1.17×
-// in a pool, 1.05× under a semaphore.
+// caller's goroutine. A gRPC call ends when its context does, so under
+// semaphore isolation the caller is not held past the timeout either, and
+// a hung downstream is bounded by the permits of each of its keys (per
+// method), where its pool bounds all its methods together. WithConfig
+// returning Config{Isolation: command.SemaphoreIsolation} chooses it. On
+// a loopback call (bench/grpcclient), against the same call under a
+// context with a 1s deadline, as the commands' calls have: 1.17× in a
+// pool, 1.05× under a semaphore.
 //
 // # What counts as what
 //
