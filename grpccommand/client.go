@@ -36,14 +36,6 @@ func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
 		}
 		o.apply(c)
 	}
-	if c.fallback != nil {
-		c.commands.Fallback = func(ctx context.Context, call *call, err error) (any, error) {
-			if err := c.fallback(ctx, call.method, call.req, call.reply, err); err != nil {
-				return nil, err
-			}
-			return call.reply, nil
-		}
-	}
 	return c.intercept
 }
 
@@ -51,7 +43,6 @@ func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
 type client struct {
 	key      func(target, method string) string
 	failures codeSet
-	fallback func(ctx context.Context, method string, req, reply any, err error) error
 	commands keyedcommand.Set[*call, any]
 }
 

@@ -63,7 +63,14 @@ func WithPoolConfig(f func(key string) command.PoolConfig) Option {
 // never reach it.
 func WithFallback(f func(ctx context.Context, method string, req, reply any, err error) error) Option {
 	mustNotNil("WithFallback", f == nil)
-	return optionFunc(func(c *client) { c.fallback = f })
+	return optionFunc(func(c *client) {
+		c.commands.Fallback = func(ctx context.Context, call *call, err error) (any, error) {
+			if err := f(ctx, call.method, call.req, call.reply, err); err != nil {
+				return nil, err
+			}
+			return call.reply, nil
+		}
+	})
 }
 
 // WithFailureCodes makes the codes cs, instead of [DefaultFailureCodes],

@@ -1,6 +1,7 @@
 package httpcommand
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/rxhystrix/rxhystrix/command"
@@ -61,7 +62,11 @@ func WithPoolConfig(f func(key string) command.PoolConfig) Option {
 // 4xx) never reach it.
 func WithFallback(f func(req *http.Request, err error) (*http.Response, error)) Option {
 	mustNotNil("WithFallback", f == nil)
-	return optionFunc(func(t *Transport) { t.fallback = f })
+	return optionFunc(func(t *Transport) {
+		t.commands.Fallback = func(_ context.Context, c *call, err error) (*http.Response, error) {
+			return f(c.req, err)
+		}
+	})
 }
 
 func mustNotNil(option string, isNil bool) {

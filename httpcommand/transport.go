@@ -1,7 +1,6 @@
 package httpcommand
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -19,7 +18,6 @@ import (
 type Transport struct {
 	base     http.RoundTripper
 	key      func(*http.Request) string
-	fallback func(*http.Request, error) (*http.Response, error)
 	commands keyedcommand.Set[*call, *http.Response]
 }
 
@@ -37,11 +35,6 @@ func New(opts ...Option) *Transport {
 			panic(fmt.Sprintf("httpcommand: New: option %d is nil", i))
 		}
 		o.apply(t)
-	}
-	if t.fallback != nil {
-		t.commands.Fallback = func(_ context.Context, c *call, err error) (*http.Response, error) {
-			return t.fallback(c.req, err)
-		}
 	}
 	return t
 }
