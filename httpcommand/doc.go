@@ -77,10 +77,27 @@
 //
 //	handler = httpcommand.RequestContext(mux, httpcommand.WithLogHeader(httpcommand.LogHeader))
 //
-// # Where it differs from Hystrix
+// # Incoming requests: a guard
 //
-// Hystrix wraps calls, not transports, so it has no rule of its own for
-// HTTP statuses. The rules above count against a host's health what says
+// [Guard] bounds what a server takes in as a Transport bounds what a
+// client sends: each incoming request is an execution of a command
+// (semaphore-isolated, one key for the server unless Guard.Key splits
+// it), so the key's permits, or an adaptive limit that follows the
+// handler's latency (Config.AdaptiveLimit, as Netflix's concurrency-limits
+// does on a server), its rate limit and its breaker refuse what the
+// server cannot serve in time, at once and without running the handler:
+// 503 Service Unavailable, 429 Too Many Requests for the rate limit.
+// The handler's statuses count as a Transport counts a response's, and
+// the server's load is on the dashboard beside its downstreams':
+//
+//	handler = &httpcommand.Guard{Handler: mux, Config: func(string) command.Config {
+//		return command.Config{AdaptiveLimit: limit.Gradient2{}}
+//	}}
+//
+// // # Where it differs from Hystrix
+//
+// Hystrix wraps calls, not transports or servers, so it has no rule of
+// its own for HTTP statuses. The rules above count against a host's health what says
 // the host is failing or refusing the load (5xx, 429, no connection), and
 // not what says the request was wrong: every other 4xx, 408 Request
 // Timeout included, is the caller's to fix and opens no circuit.

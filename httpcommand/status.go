@@ -33,7 +33,7 @@ func (e *clientError) Error() string { return fmt.Sprintf("the server answered %
 // for a failure (its body closed), a bad request for another 4xx, or nil.
 func classify(resp *http.Response) error {
 	switch code := resp.StatusCode; {
-	case code >= 500 || code == http.StatusTooManyRequests:
+	case failedStatus(code):
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10) // so the connection can be reused
 		_ = resp.Body.Close()
 		return &StatusError{StatusCode: code, Status: resp.Status, Header: resp.Header}
@@ -41,4 +41,10 @@ func classify(resp *http.Response) error {
 		return command.BadRequest(&clientError{resp: resp})
 	}
 	return nil
+}
+
+// failedStatus reports whether a response's status says the server
+// failed or refused the load: a 5xx or 429 Too Many Requests.
+func failedStatus(code int) bool {
+	return code >= 500 || code == http.StatusTooManyRequests
 }

@@ -2,7 +2,9 @@
 // use, for the packages that put a transport's calls under commands
 // (httpcommand, grpccommand): one command per key, configured by the
 // program's functions when the key is first seen, each key in a worker
-// pool the caller names unless its Config names one.
+// pool the caller names unless its Config names one; and the handshake
+// ([Inbound]) by which a server's goroutine waits for the handler that
+// a command's run called.
 package keyedcommand
 
 import (

@@ -1,0 +1,273 @@
+package httpcommand
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/keyedcommand"
+)
+
+// DefaultGuardKey is the key of every request a [Guard] serves when its
+// Key is nil.
+const DefaultGuardKey = "http-server"
+
+// Guard is an http.Handler that serves each incoming request with
+// Handler as an execution of a command, so that a server bounds the load
+// it takes in as its commands bound the load they send out: the
+// command's permits (Config.MaxConcurrentRequests, or an adaptive limit,
+// Config.AdaptiveLimit, as Netflix's concurrency-limits puts on a
+// server), its rate limit, its breaker and its timeout apply to the
+// requests, and its metrics show them on the dashboard and in
+// Prometheus as any command's. A request the command refuses is
+// answered at once, without Handler, by ErrorHandler: 503 Service
+// Unavailable by default.
+//
+// The fields configure the guard; set them before its first request and
+// do not change them after. A Guard must not be copied after first use.
+//
+//	handler := &httpcommand.Guard{Handler: mux, Config: func(string) command.Config {
+//		return command.Config{AdaptiveLimit: limit.Vegas{}, Timeout: 2 * time.Second}
+//	}}
+//
+// # What counts as what
+//
+//   - The response Handler writes is the request's answer, whatever the
+//     command records; its status says what it counts as, by the rules a
+//     [Transport] applies to a response: 5xx and 429 Too Many Requests
+//     are failures (counted in the breaker's health), other 4xx bad
+//     requests (BAD_REQUEST, not counted), anything else, no status
+//     written included, a success.
+//   - The command's timeout (1s by default; a negative Config.Timeout
+//     turns it off) cancels the request's context: the execution is
+//     TIMEOUT, and if Handler has written nothing when it returns,
+//     ErrorHandler answers.
+//   - A short circuit, a rejection (permits or, under pool isolation, the
+//     pool) and the rate limit never run Handler.
+//   - A panic in Handler is a failure, raised again on the server's
+//     goroutine once the command has recorded it, so that net/http treats
+//     it as it treats a panic of Handler's own (http.ErrAbortHandler
+//     aborts the response); the stack it logs is the guard's.
+//   - Each request is one execution: Config.Retry and Config.Hedge do not
+//     apply, since a request cannot be served twice.
+//
+// # Isolation
+//
+// A guard's command is semaphore-isolated unless its Config says
+// PoolIsolation: Handler runs on the server's goroutine, and a key's
+// permits bound the requests served at once. Under pool isolation
+// Handler runs on a worker of the key's pool and waits in its queue
+// when the workers are busy; the guard's goroutine still answers only
+// after Handler has returned, since the response is the server's
+// goroutine's until then, so a timeout ends the wait for a worker but
+// not a running Handler's. Registry.Configure of a guard's key should
+// name its Isolation: there DefaultIsolation means a pool, as for any
+// Command.
+type Guard struct {
+	// Handler serves the requests the guard admits. It must not be nil.
+	Handler http.Handler
+
+	// Registry is where the commands are made; nil means
+	// command.DefaultRegistry.
+	Registry *command.Registry
+
+	// Key keys each request: one command, hence one set of permits, one
+	// rate limit, one breaker and one set of metrics, per distinct key.
+	// nil keys every request DefaultGuardKey; r.Pattern keys a request by
+	// the route a ServeMux matched, when the guard wraps each route's
+	// handler rather than the mux. A key must be non-empty UTF-8: a
+	// request whose key is not goes to ErrorHandler with an error that is
+	// command.ErrInvalidKey (by errors.Is).
+	Key func(r *http.Request) string
+
+	// Config gives the command of each key its configuration, read when
+	// the key is first used (command.Registry.Configure changes it
+	// later). nil means Hystrix's defaults: 10 requests at once and a 1s
+	// timeout. Its Isolation defaults to SemaphoreIsolation. A request
+	// of a key whose configuration is invalid goes to ErrorHandler with
+	// Config.Validate's error.
+	Config func(key string) command.Config
+
+	// ErrorHandler answers the requests the guard served without
+	// Handler's answer: refused, or timed out or cancelled before
+	// Handler wrote anything, or of an invalid key or configuration. err
+	// is the command's error, or the key's. nil means
+	// [GuardErrorHandler].
+	ErrorHandler func(w http.ResponseWriter, r *http.Request, err error)
+
+	once     sync.Once
+	commands keyedcommand.Set[*inbound, struct{}]
+}
+
+// GuardErrorHandler is a [Guard]'s default ErrorHandler. It answers with
+// [GuardStatus]'s status and that status's text; the answer to an
+// invalid key or configuration, a mistake of the program's own, gives
+// err's message instead, so that it is seen at once.
+func GuardErrorHandler(w http.ResponseWriter, _ *http.Request, err error) {
+	code := GuardStatus(err)
+	text := http.StatusText(code)
+	if code == http.StatusInternalServerError {
+		text = err.Error()
+	}
+	http.Error(w, text, code)
+}
+
+// GuardStatus returns the status a [Guard] answers err with by default:
+// 429 Too Many Requests for the rate limit (command.ErrRateLimited), 500
+// Internal Server Error for an invalid key or configuration
+// (command.ErrInvalidKey, command.ErrInvalidConfig), and 503 Service
+// Unavailable for a short circuit, a rejection, a timeout or a
+// cancellation.
+func GuardStatus(err error) int {
+	switch {
+	case errors.Is(err, command.ErrRateLimited):
+		return http.StatusTooManyRequests
+	case errors.Is(err, command.ErrInvalidKey), errors.Is(err, command.ErrInvalidConfig):
+		return http.StatusInternalServerError
+	}
+	return http.StatusServiceUnavailable
+}
+
+// ServeHTTP serves r with Handler as an execution of the command of r's
+// key, or answers it with ErrorHandler; the type's documentation says
+// when. It panics if Handler is nil.
+func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g.once.Do(g.init)
+	key := DefaultGuardKey
+	if g.Key != nil {
+		key = g.Key(r)
+	}
+	if key == "" || !utf8.ValidString(key) {
+		g.refuse(w, r, fmt.Errorf("httpcommand: Guard: the key of a request for %s is %q: %w", r.URL.Path, key, command.ErrInvalidKey))
+		return
+	}
+	cmd, err := g.commands.Get(key, key)
+	if err != nil {
+		g.refuse(w, r, err)
+		return
+	}
+	c := &inbound{handler: g.Handler, req: r, w: statusWriter{ResponseWriter: w}}
+	_, err = cmd.Execute(command.OneAttempt(r.Context()), c)
+	c.Wait()
+	if c.panicked != nil {
+		panic(c.panicked)
+	}
+	if err != nil && c.w.code == 0 {
+		g.refuse(w, r, err)
+	}
+}
+
+func (g *Guard) init() {
+	if g.Handler == nil {
+		panic("httpcommand: Guard with nil Handler")
+	}
+	g.commands.Package = "httpcommand: Guard"
+	g.commands.Registry = g.Registry
+	if g.commands.Registry == nil {
+		g.commands.Registry = command.DefaultRegistry
+	}
+	g.commands.Run = serveInbound
+	g.commands.Config = func(key string) command.Config {
+		var cfg command.Config
+		if g.Config != nil {
+			cfg = g.Config(key)
+		}
+		if cfg.Isolation == command.DefaultIsolation {
+			cfg.Isolation = command.SemaphoreIsolation
+		}
+		return cfg
+	}
+}
+
+func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, err error) {
+	if g.ErrorHandler != nil {
+		g.ErrorHandler(w, r, err)
+		return
+	}
+	GuardErrorHandler(w, r, err)
+}
+
+// inbound is one request on its way through a guard's command.
+type inbound struct {
+	keyedcommand.Inbound
+	handler  http.Handler
+	req      *http.Request
+	w        statusWriter
+	panicked any // what Handler panicked with, to raise again
+}
+
+// serveInbound is a guard's run: Handler serves the request under the run's
+// context, and the status it wrote says what the execution counts as.
+func serveInbound(ctx context.Context, c *inbound) (_ struct{}, err error) {
+	if !c.Start() {
+		return struct{}{}, context.Canceled // the guard answered while the call waited for a worker
+	}
+	defer c.End()
+	defer func() {
+		if v := recover(); v != nil {
+			c.panicked = v
+			err = fmt.Errorf("httpcommand: Guard: the handler panicked: %v", v)
+		}
+	}()
+	c.handler.ServeHTTP(&c.w, c.req.WithContext(ctx))
+	return struct{}{}, classifyServed(c.w.code)
+}
+
+// servedStatusError is the error a guard's execution records for a
+// response whose status counts against it.
+type servedStatusError struct{ code int }
+
+func (e *servedStatusError) Error() string {
+	return fmt.Sprintf("httpcommand: the handler answered %d %s", e.code, http.StatusText(e.code))
+}
+
+// classifyServed returns the error a response Handler wrote with status
+// code counts as, by the rules of classify; 0 (nothing written) is a
+// success.
+func classifyServed(code int) error {
+	switch {
+	case failedStatus(code):
+		return &servedStatusError{code: code}
+	case code >= 400:
+		return command.BadRequest(&servedStatusError{code: code})
+	}
+	return nil
+}
+
+// statusWriter records the status of the response written through it.
+// It implements http.Flusher, which handlers often assert; the other
+// optional interfaces of the ResponseWriter it wraps are reached through
+// http.ResponseController, which unwraps it.
+type statusWriter struct {
+	http.ResponseWriter
+	code int // the final status written, 0 before
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 && code >= 200 { // not an informational response: the final status
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush flushes the response, with a 200 status if none was written,
+// when the wrapped ResponseWriter can.
+func (w *statusWriter) Flush() {
+	if http.NewResponseController(w.ResponseWriter).Flush() == nil && w.code == 0 {
+		w.code = http.StatusOK
+	}
+}
+
+// Unwrap returns the wrapped ResponseWriter, for http.ResponseController.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

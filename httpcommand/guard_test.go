@@ -1,0 +1,296 @@
+package httpcommand
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/command"
+)
+
+// guardHarness is a Guard on a registry of its own on a manual clock.
+type guardHarness struct {
+	clock    *clock.Manual
+	registry *command.Registry
+	guard    *Guard
+}
+
+func newGuardHarness(t *testing.T, h http.Handler, cfg command.Config) *guardHarness {
+	t.Helper()
+	g := &guardHarness{clock: clock.NewManual(t0)}
+	g.registry = command.NewRegistry(command.WithClock(g.clock))
+	t.Cleanup(g.registry.Close)
+	g.guard = &Guard{Handler: h, Registry: g.registry, Config: func(string) command.Config { return cfg }}
+	return g
+}
+
+// serve serves one GET of path with the guard and returns what it wrote.
+func (g *guardHarness) serve(path string) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	g.guard.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	return rec
+}
+
+// events returns the cumulative counts of key's events, as a string,
+// once the rolling buckets have closed.
+func (g *guardHarness) events(key string) string {
+	g.clock.Advance(time.Second)
+	m, ok := g.registry.Metrics().LookupCommand(key)
+	if !ok {
+		return "no such key"
+	}
+	return m.CumulativeCounts().String()
+}
+
+// blocking is a handler that tells entered when it starts and answers
+// 200 once release is closed.
+type blocking struct {
+	entered chan struct{}
+	release chan struct{}
+	calls   atomic.Int32
+}
+
+func newBlocking() *blocking {
+	return &blocking{entered: make(chan struct{}, 10), release: make(chan struct{})}
+}
+
+func (b *blocking) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b.calls.Add(1)
+	b.entered <- struct{}{}
+	<-b.release
+	_, _ = io.WriteString(w, "served")
+}
+
+func TestGuardRefusesRequestsBeyondItsPermits(t *testing.T) {
+	b := newBlocking()
+	g := newGuardHarness(t, b, command.Config{MaxConcurrentRequests: 1})
+	first := make(chan *httptest.ResponseRecorder)
+	go func() { first <- g.serve("/a") }()
+	<-b.entered
+
+	refused := g.serve("/b")
+	assert.Equal(t, http.StatusServiceUnavailable, refused.Code)
+	assert.Equal(t, "Service Unavailable\n", refused.Body.String())
+	close(b.release)
+	served := <-first
+	assert.Equal(t, http.StatusOK, served.Code)
+	assert.Equal(t, "served", served.Body.String())
+	assert.Equal(t, int32(1), b.calls.Load(), "a refused request never reaches the handler")
+	assert.Equal(t, "[SUCCESS: 1, SEMAPHORE_REJECTED: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+}
+
+func TestGuardCountsTheStatusTheHandlerWrote(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		handle http.HandlerFunc
+		code   int
+		events string
+	}{
+		{"ok", status(http.StatusOK), http.StatusOK, "[SUCCESS: 1]"},
+		{"nothing written", func(http.ResponseWriter, *http.Request) {}, http.StatusOK, "[SUCCESS: 1]"},
+		{"redirect", status(http.StatusFound), http.StatusFound, "[SUCCESS: 1]"},
+		{"server error", status(http.StatusInternalServerError), http.StatusInternalServerError, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]"},
+		{"too many requests", status(http.StatusTooManyRequests), http.StatusTooManyRequests, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]"},
+		{"not found", status(http.StatusNotFound), http.StatusNotFound, "[BAD_REQUEST: 1, EXCEPTION_THROWN: 1]"},
+		{"write before status", func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, "body")
+			w.WriteHeader(http.StatusInternalServerError) // superfluous: the status was 200
+		}, http.StatusOK, "[SUCCESS: 1]"},
+		{"informational first", func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusEarlyHints)
+			w.WriteHeader(http.StatusBadGateway)
+		}, 0, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGuardHarness(t, tc.handle, command.Config{})
+			rec := g.serve("/")
+			if tc.code != 0 { // a recorder's Code is the first status written, 1xx included
+				assert.Equal(t, tc.code, rec.Code, "the handler's answer, as it wrote it")
+			}
+			assert.Equal(t, tc.events, g.events(DefaultGuardKey))
+		})
+	}
+}
+
+func TestGuardTimeoutCancelsTheHandler(t *testing.T) {
+	entered := make(chan struct{})
+	silent := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-r.Context().Done()
+	})
+	g := newGuardHarness(t, silent, command.Config{Timeout: 300 * time.Millisecond})
+	done := make(chan *httptest.ResponseRecorder)
+	go func() { done <- g.serve("/") }()
+	<-entered
+	g.clock.Advance(300 * time.Millisecond)
+	rec := <-done
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code, "the handler wrote nothing: the guard answers")
+	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+}
+
+func TestGuardTimeoutKeepsTheHandlersOwnAnswer(t *testing.T) {
+	entered := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-r.Context().Done()
+		http.Error(w, "gave up", http.StatusGatewayTimeout)
+	})
+	g := newGuardHarness(t, h, command.Config{Timeout: 300 * time.Millisecond})
+	done := make(chan *httptest.ResponseRecorder)
+	go func() { done <- g.serve("/") }()
+	<-entered
+	g.clock.Advance(300 * time.Millisecond)
+	rec := <-done
+	assert.Equal(t, http.StatusGatewayTimeout, rec.Code)
+	assert.Equal(t, "gave up\n", rec.Body.String(), "a response once begun is the handler's")
+	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+}
+
+func TestGuardRateLimitAnswers429(t *testing.T) {
+	g := newGuardHarness(t, status(http.StatusOK), command.Config{
+		RateLimit: command.RateLimitConfig{Enabled: true, Rate: 1, Burst: 1},
+	})
+	assert.Equal(t, http.StatusOK, g.serve("/").Code)
+	assert.Equal(t, http.StatusTooManyRequests, g.serve("/").Code, "no token left: the clock has not moved")
+	assert.Equal(t, "[SUCCESS: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1, RATE_LIMITED: 1]", g.events(DefaultGuardKey))
+}
+
+func TestGuardOpenCircuitShortCircuits(t *testing.T) {
+	var calls atomic.Int32
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.WriteHeader(http.StatusInternalServerError)
+	})
+	g := newGuardHarness(t, h, command.Config{Breaker: breaker.Config{RequestVolumeThreshold: 2}})
+	for range 2 {
+		assert.Equal(t, http.StatusInternalServerError, g.serve("/").Code)
+	}
+	g.clock.Advance(500 * time.Millisecond) // the health snapshot's interval
+	rec := g.serve("/")
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	assert.Equal(t, int32(2), calls.Load(), "the open circuit keeps the request from the handler")
+	assert.True(t, g.registry.Breaker(DefaultGuardKey).IsOpen())
+}
+
+func TestGuardRaisesTheHandlersPanicAgain(t *testing.T) {
+	for _, value := range []any{"boom", http.ErrAbortHandler} {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { panic(value) })
+		g := newGuardHarness(t, h, command.Config{})
+		assert.PanicsWithValue(t, value, func() { g.serve("/") }, "the same value, for net/http")
+		assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+	}
+}
+
+func TestGuardKeysAndBadKeys(t *testing.T) {
+	g := newGuardHarness(t, status(http.StatusOK), command.Config{})
+	g.guard.Key = func(r *http.Request) string { return r.URL.Query().Get("key") }
+	var got error
+	g.guard.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
+		got = err
+		GuardErrorHandler(w, r, err)
+	}
+	assert.Equal(t, http.StatusOK, g.serve("/?key=users").Code)
+	assert.Equal(t, "[SUCCESS: 1]", g.events("users"))
+
+	rec := g.serve("/orders?key=")
+	assert.ErrorIs(t, got, command.ErrInvalidKey)
+	assert.Equal(t, http.StatusInternalServerError, rec.Code)
+	assert.Equal(t, `httpcommand: Guard: the key of a request for /orders is "": invalid key`+"\n", rec.Body.String())
+}
+
+func TestGuardRoutesKeyedByPattern(t *testing.T) {
+	g := newGuardHarness(t, status(http.StatusOK), command.Config{})
+	g.guard.Key = func(r *http.Request) string { return r.Pattern }
+	mux := http.NewServeMux()
+	mux.Handle("GET /users/{id}", g.guard)
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/users/7", nil))
+	assert.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, "[SUCCESS: 1]", g.events("GET /users/{id}"))
+}
+
+func TestGuardInvalidConfigAnswers500NamingTheField(t *testing.T) {
+	var calls atomic.Int32
+	h := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { calls.Add(1) })
+	g := newGuardHarness(t, h, command.Config{MaxConcurrentRequests: -1})
+	rec := g.serve("/")
+	assert.Equal(t, http.StatusInternalServerError, rec.Code)
+	assert.Contains(t, rec.Body.String(), `httpcommand: Guard: config of "http-server": command: Config.MaxConcurrentRequests`)
+	assert.Zero(t, calls.Load())
+}
+
+func TestGuardPanicsWithoutHandler(t *testing.T) {
+	assert.PanicsWithValue(t, "httpcommand: Guard with nil Handler", func() {
+		(&Guard{}).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
+	})
+}
+
+func TestGuardStatus(t *testing.T) {
+	for err, code := range map[error]int{
+		command.ErrRateLimited:       http.StatusTooManyRequests,
+		command.ErrInvalidKey:        http.StatusInternalServerError,
+		command.ErrInvalidConfig:     http.StatusInternalServerError,
+		command.ErrSemaphoreRejected: http.StatusServiceUnavailable,
+		command.ErrPoolRejected:      http.StatusServiceUnavailable,
+		command.ErrShortCircuited:    http.StatusServiceUnavailable,
+		command.ErrTimeout:           http.StatusServiceUnavailable,
+		errors.New("other"):          http.StatusServiceUnavailable,
+	} {
+		assert.Equal(t, code, GuardStatus(err), "%v", err)
+	}
+}
+
+// Under pool isolation the handler runs on a worker, and the guard's
+// goroutine answers only once it has returned, even past the timeout.
+func TestGuardPoolIsolationWaitsForTheHandler(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	var running atomic.Bool
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		running.Store(true)
+		close(entered)
+		<-release
+		running.Store(false)
+		http.Error(w, "late", http.StatusGatewayTimeout)
+	})
+	g := newGuardHarness(t, h, command.Config{Isolation: command.PoolIsolation, Timeout: 300 * time.Millisecond})
+	done := make(chan *httptest.ResponseRecorder)
+	go func() { done <- g.serve("/") }()
+	<-entered
+	g.clock.Advance(300 * time.Millisecond)
+	close(release) // had the guard answered at the timeout, its 503 would be the recorder's
+
+	rec := <-done
+	assert.False(t, running.Load())
+	assert.Equal(t, http.StatusGatewayTimeout, rec.Code, "the handler's answer, written before the guard returned")
+	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+}
+
+// A request that times out while queued for a worker is answered by the
+// guard, and its handler never runs.
+func TestGuardPoolQueueTimeoutNeverRunsTheHandler(t *testing.T) {
+	b := newBlocking()
+	g := newGuardHarness(t, b, command.Config{Isolation: command.PoolIsolation, Timeout: 300 * time.Millisecond})
+	require.NoError(t, g.registry.ConfigurePool(DefaultGuardKey, command.PoolConfig{CoreSize: 1, MaxQueueSize: 1, QueueSizeRejectionThreshold: 1}))
+	first, second := make(chan *httptest.ResponseRecorder), make(chan *httptest.ResponseRecorder)
+	go func() { first <- g.serve("/first") }()
+	<-b.entered
+	go func() { second <- g.serve("/second") }()
+	require.Eventually(t, func() bool {
+		p, _ := g.registry.Metrics().LookupPool(DefaultGuardKey)
+		return p != nil && p.QueueSize() == 1
+	}, 5*time.Second, time.Millisecond)
+	g.clock.Advance(300 * time.Millisecond) // both time out
+	assert.Equal(t, http.StatusServiceUnavailable, (<-second).Code)
+	close(b.release)
+	assert.Equal(t, http.StatusOK, (<-first).Code)
+	assert.Equal(t, int32(1), b.calls.Load(), "the queued request's handler never ran")
+}
