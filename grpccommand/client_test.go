@@ -186,7 +186,7 @@ func TestWithFailureCodes(t *testing.T) {
 		assert.PanicsWithValue(t, "grpccommand: WithFailureCodes: "+code.String()+" is not a code of failure",
 			func() { WithFailureCodes(codes.Unavailable, code) })
 	}
-	assert.PanicsWithValue(t, "grpccommand: WithFailureCodes with no code", func() { WithFailureCodes() })
+	assert.PanicsWithValue(t, "grpccommand: WithFailureCodes: no code", func() { WithFailureCodes() })
 }
 
 // The fallback fills the caller's reply, or answers with an error whose

@@ -89,6 +89,20 @@
 // log and request-scoped collapsers, and which ends with the call.
 // [WithLogTrailer] sends the request log in the call's trailer.
 //
+// # Incoming calls: a guard
+//
+// [Guard] bounds what a server takes in as the client interceptor bounds
+// what it sends: its [Guard.Unary] and [Guard.Stream] interceptors serve
+// each incoming call as an execution of a command (semaphore-isolated,
+// one key for the server unless Guard.Key splits it, by method, say), so
+// the key's permits, or an adaptive limit that follows the handlers'
+// latency (Config.AdaptiveLimit, as Netflix's concurrency-limits does on
+// a server), its rate limit and its breaker refuse what the server
+// cannot serve in time, at once and with the code Unavailable, without
+// running the handler. The handlers' codes count as the client counts a
+// server's, and the server's load is on the dashboard beside its
+// downstreams'.
+//
 // # Tests on a manual clock
 //
 // A command's timeout is the deadline of its call's context, and gRPC
@@ -100,7 +114,8 @@
 //
 // # What it does not do
 //
-// Streaming calls from the client are not commands: a stream lives as
+// Streaming calls from the client are not commands (a server's incoming
+// streams can be, under a Guard): a stream lives as
 // long as its messages flow, which a breaker's health and a timeout do not
 // describe. gRPC's own retry policy (the service config) retries inside
 // an attempt, where the command sees one call; use one or the other.

@@ -2,7 +2,6 @@ package grpccommand
 
 import (
 	"context"
-	"fmt"
 
 	"google.golang.org/grpc/codes"
 
@@ -79,15 +78,10 @@ func WithFallback(f func(ctx context.Context, method string, req, reply any, err
 // request. It panics on codes.OK, a code gRPC does not define, or no code
 // at all, which would leave the breaker nothing to open on.
 func WithFailureCodes(cs ...codes.Code) Option {
-	if len(cs) == 0 {
-		panic("grpccommand: WithFailureCodes with no code")
+	set, err := failureCodes(cs)
+	if err != nil {
+		panic("grpccommand: WithFailureCodes: " + err.Error())
 	}
-	for _, c := range cs {
-		if c == codes.OK || c > codes.Unauthenticated {
-			panic(fmt.Sprintf("grpccommand: WithFailureCodes: %v is not a code of failure", c))
-		}
-	}
-	set := newCodeSet(cs)
 	return optionFunc(func(c *client) { c.failures = set })
 }
 

@@ -3,6 +3,7 @@ package grpccommand
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -35,6 +36,21 @@ func newCodeSet(cs []codes.Code) codeSet {
 		s |= 1 << c
 	}
 	return s
+}
+
+// failureCodes returns the set of cs as codes of failure, or an error
+// saying why they cannot be: no code at all, which would leave the
+// breaker nothing to open on, codes.OK, or a code gRPC does not define.
+func failureCodes(cs []codes.Code) (codeSet, error) {
+	if len(cs) == 0 {
+		return 0, errors.New("no code")
+	}
+	for _, c := range cs {
+		if c == codes.OK || c > codes.Unauthenticated {
+			return 0, fmt.Errorf("%v is not a code of failure", c)
+		}
+	}
+	return newCodeSet(cs), nil
 }
 
 func (s codeSet) has(c codes.Code) bool { return c < 32 && s&(1<<c) != 0 }

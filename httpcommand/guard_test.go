@@ -15,6 +15,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
 // guardHarness is a Guard on a registry of its own on a manual clock.
@@ -22,6 +23,7 @@ type guardHarness struct {
 	clock    *clock.Manual
 	registry *command.Registry
 	guard    *Guard
+	timedOut chan struct{} // told of each TIMEOUT as the command records it
 }
 
 func newGuardHarness(t *testing.T, h http.Handler, cfg command.Config) *guardHarness {
@@ -29,6 +31,12 @@ func newGuardHarness(t *testing.T, h http.Handler, cfg command.Config) *guardHar
 	g := &guardHarness{clock: clock.NewManual(t0)}
 	g.registry = command.NewRegistry(command.WithClock(g.clock))
 	t.Cleanup(g.registry.Close)
+	g.timedOut = make(chan struct{}, 10)
+	g.registry.AddEventNotifier(command.EventNotifierFunc(func(_ string, e metricsstream.EventType) {
+		if e == metricsstream.Timeout {
+			g.timedOut <- struct{}{}
+		}
+	}))
 	g.guard = &Guard{Handler: h, Registry: g.registry, Config: func(string) command.Config { return cfg }}
 	return g
 }
@@ -266,6 +274,7 @@ func TestGuardPoolIsolationWaitsForTheHandler(t *testing.T) {
 	go func() { done <- g.serve("/") }()
 	<-entered
 	g.clock.Advance(300 * time.Millisecond)
+	<-g.timedOut
 	close(release) // had the guard answered at the timeout, its 503 would be the recorder's
 
 	rec := <-done

@@ -1,0 +1,223 @@
+package grpccommand
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"unicode/utf8"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/keyedcommand"
+)
+
+// DefaultGuardKey is the key of every call a [Guard] serves when its Key
+// is nil.
+const DefaultGuardKey = "grpc-server"
+
+// Guard serves a server's incoming calls as executions of a command, so
+// that a server bounds the load it takes in as its commands bound the
+// load they send out: the command's permits (Config.MaxConcurrentRequests,
+// or an adaptive limit, Config.AdaptiveLimit, as Netflix's
+// concurrency-limits puts on a gRPC server), its rate limit, its breaker
+// and its timeout apply to the calls, and its metrics show them on the
+// dashboard and in Prometheus as any command's. A call the command
+// refuses is answered at once, without the handler, with the code
+// Unavailable, which a client's [UnaryClientInterceptor] counts as a
+// failure of the server and a gRPC retry policy may retry elsewhere.
+// [Guard.Unary] and [Guard.Stream] are its interceptors:
+//
+//	guard := &grpccommand.Guard{Config: func(string) command.Config {
+//		return command.Config{AdaptiveLimit: limit.Vegas{}, Timeout: 2 * time.Second}
+//	}}
+//	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(guard.Unary), grpc.ChainStreamInterceptor(guard.Stream))
+//
+// The fields configure the guard; set them before its first call and do
+// not change them after. A Guard must not be copied after first use.
+//
+// # What counts as what
+//
+//   - The handler's error counts as a client counts a server's: a code of
+//     FailureCodes (or an error with no gRPC status) is a failure,
+//     counted in the breaker's health; any other code is a bad request
+//     (BAD_REQUEST, not counted). The caller gets the handler's own
+//     answer, reply or error, as it returned it.
+//   - The command's timeout (1s by default; a negative Config.Timeout
+//     turns it off) cancels the call's context; the execution is TIMEOUT
+//     and the caller gets DeadlineExceeded, whatever the handler returned
+//     after. A stream runs under the same timeout, so a key of streams
+//     that last wants a longer one, or none.
+//   - A short circuit, a rejection (permits or, under pool isolation, the
+//     pool) and the rate limit never run the handler: the caller gets an
+//     [*Error] of code Unavailable. An invalid key, configuration or
+//     FailureCodes is an *Error of code Internal naming what is wrong.
+//   - A panic in the handler is a failure, raised again on the server's
+//     goroutine once the command has recorded it, as if there were no
+//     guard.
+//   - Each call is one execution: Config.Retry and Config.Hedge do not
+//     apply, since a call cannot be served twice.
+//
+// # Isolation
+//
+// A guard's command is semaphore-isolated unless its Config says
+// PoolIsolation: the handler runs on the server's goroutine for the call,
+// and a key's permits bound the calls served at once. Under pool
+// isolation the handler runs on a worker of the key's pool and waits in
+// its queue when the workers are busy; the interceptor still returns
+// only after the handler has, since the call's headers, trailers and
+// stream are the server goroutine's until then, so a timeout ends the
+// wait for a worker but not a running handler's. Registry.Configure of a
+// guard's key should name its Isolation: there DefaultIsolation means a
+// pool, as for any Command.
+type Guard struct {
+	// Registry is where the commands are made; nil means
+	// command.DefaultRegistry.
+	Registry *command.Registry
+
+	// Key keys each call, given its context and full method
+	// ("/orders.Orders/Get"): one command, hence one set of permits, one
+	// rate limit, one breaker and one set of metrics, per distinct key.
+	// nil keys every call DefaultGuardKey, so that the permits bound the
+	// whole server; the method keys a bulkhead per method. A key must be
+	// non-empty UTF-8.
+	Key func(ctx context.Context, method string) string
+
+	// Config gives the command of each key its configuration, read when
+	// the key is first used (command.Registry.Configure changes it
+	// later). nil means Hystrix's defaults: 10 calls at once and a 1s
+	// timeout. Its Isolation defaults to SemaphoreIsolation.
+	Config func(key string) command.Config
+
+	// FailureCodes are the codes of the handler's errors that count as
+	// failures; nil means DefaultFailureCodes. As for WithFailureCodes,
+	// it must hold at least one code, none of them OK.
+	FailureCodes []codes.Code
+
+	once     sync.Once
+	failures codeSet
+	invalid  error // FailureCodes', if they are not valid
+	commands keyedcommand.Set[*inboundCall, any]
+}
+
+// Unary is a grpc.UnaryServerInterceptor that serves each unary call
+// with handler as an execution of the command of its key; the type's
+// documentation says what the caller gets.
+func (g *Guard) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	c := &inboundCall{unary: handler, req: req}
+	if err := g.execute(ctx, info.FullMethod, c); err != nil {
+		return nil, err
+	}
+	return c.resp, nil
+}
+
+// Stream is a grpc.StreamServerInterceptor that serves each stream with
+// handler as an execution of the command of its key: the stream's
+// Context is the execution's, which the command's timeout cancels.
+func (g *Guard) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	return g.execute(ss.Context(), info.FullMethod, &inboundCall{stream: handler, srv: srv, ss: ss})
+}
+
+// execute runs c as an execution of the command of its key and returns
+// the error the caller gets.
+func (g *Guard) execute(ctx context.Context, method string, c *inboundCall) error {
+	g.once.Do(g.init)
+	if g.invalid != nil {
+		return &Error{err: g.invalid, code: codes.Internal}
+	}
+	key := DefaultGuardKey
+	if g.Key != nil {
+		key = g.Key(ctx, method)
+	}
+	if key == "" || !utf8.ValidString(key) {
+		err := fmt.Errorf("grpccommand: Guard: the key of %s is %q: %w", method, key, command.ErrInvalidKey)
+		return &Error{err: err, code: codes.Internal}
+	}
+	cmd, err := g.commands.Get(key, key)
+	if err != nil {
+		return &Error{err: err, code: codes.Internal}
+	}
+	_, err = cmd.Execute(command.OneAttempt(ctx), c)
+	c.Wait()
+	if c.panicked != nil {
+		panic(c.panicked)
+	}
+	var failed *command.Error
+	switch {
+	case err == nil:
+		return nil
+	case command.IsBadRequest(err),
+		errors.As(err, &failed) && failed.Failure == command.CommandFailure:
+		return c.err // the handler's own answer
+	}
+	return statusError(err)
+}
+
+func (g *Guard) init() {
+	g.failures = defaultFailures
+	if g.FailureCodes != nil {
+		g.failures, g.invalid = failureCodes(g.FailureCodes)
+		if g.invalid != nil {
+			g.invalid = fmt.Errorf("grpccommand: Guard.FailureCodes: %w", g.invalid)
+		}
+	}
+	g.commands.Package = "grpccommand: Guard"
+	g.commands.Registry = g.Registry
+	if g.commands.Registry == nil {
+		g.commands.Registry = command.DefaultRegistry
+	}
+	g.commands.Run = g.serve
+	g.commands.Config = func(key string) command.Config {
+		var cfg command.Config
+		if g.Config != nil {
+			cfg = g.Config(key)
+		}
+		if cfg.Isolation == command.DefaultIsolation {
+			cfg.Isolation = command.SemaphoreIsolation
+		}
+		return cfg
+	}
+}
+
+// inboundCall is one incoming call, unary or a stream, on its way
+// through a guard's command.
+type inboundCall struct {
+	keyedcommand.Inbound
+
+	unary grpc.UnaryHandler
+	req   any
+
+	stream grpc.StreamHandler
+	srv    any
+	ss     grpc.ServerStream
+
+	resp     any
+	err      error // the handler's
+	panicked any   // what the handler panicked with, to raise again
+}
+
+// serve is a guard's run: the handler serves the call under the run's
+// context, and its error says what the execution counts as.
+func (g *Guard) serve(ctx context.Context, c *inboundCall) (_ any, err error) {
+	if !c.Start() {
+		return nil, context.Canceled // the guard answered while the call waited for a worker
+	}
+	defer c.End()
+	defer func() {
+		if v := recover(); v != nil {
+			c.panicked = v
+			err = fmt.Errorf("grpccommand: Guard: the handler panicked: %v", v)
+		}
+	}()
+	if c.stream != nil {
+		c.err = c.stream(c.srv, &requestStream{ServerStream: c.ss, ctx: ctx})
+	} else {
+		c.resp, c.err = c.unary(ctx, c.req)
+	}
+	if c.err != nil {
+		return nil, g.failures.classify(c.err)
+	}
+	return c.resp, nil
+}

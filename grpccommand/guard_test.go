@@ -1,0 +1,283 @@
+package grpccommand
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	testgrpc "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/grpc/status"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+// guardHarness is a Guard on a registry of its own on a manual clock.
+type guardHarness struct {
+	clock    *clock.Manual
+	registry *command.Registry
+	guard    *Guard
+	timedOut chan struct{} // told of each TIMEOUT as the command records it
+}
+
+func newGuardHarness(t *testing.T, cfg command.Config) *guardHarness {
+	t.Helper()
+	g := &guardHarness{clock: clock.NewManual(t0)}
+	g.registry = command.NewRegistry(command.WithClock(g.clock))
+	t.Cleanup(g.registry.Close)
+	g.timedOut = make(chan struct{}, 10)
+	g.registry.AddEventNotifier(command.EventNotifierFunc(func(_ string, e metricsstream.EventType) {
+		if e == metricsstream.Timeout {
+			g.timedOut <- struct{}{}
+		}
+	}))
+	g.guard = &Guard{Registry: g.registry, Config: func(string) command.Config { return cfg }}
+	return g
+}
+
+// call makes one unary call of unaryCall through the guard.
+func (g *guardHarness) call(handler grpc.UnaryHandler) (any, error) {
+	return g.guard.Unary(context.Background(), "request", &grpc.UnaryServerInfo{FullMethod: unaryCall}, handler)
+}
+
+// events returns the cumulative counts of key's events, as a string,
+// once the rolling buckets have closed.
+func (g *guardHarness) events(key string) string {
+	g.clock.Advance(time.Second)
+	m, ok := g.registry.Metrics().LookupCommand(key)
+	if !ok {
+		return "no such key"
+	}
+	return m.CumulativeCounts().String()
+}
+
+func answer(resp any, err error) grpc.UnaryHandler {
+	return func(context.Context, any) (any, error) { return resp, err }
+}
+
+func TestGuardRefusesCallsBeyondItsPermits(t *testing.T) {
+	g := newGuardHarness(t, command.Config{MaxConcurrentRequests: 1})
+	entered, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	blocking := func(_ context.Context, req any) (any, error) {
+		calls.Add(1)
+		close(entered)
+		<-release
+		return "reply to " + req.(string), nil
+	}
+	first := make(chan any)
+	go func() {
+		resp, _ := g.call(blocking)
+		first <- resp
+	}()
+	<-entered
+
+	_, err := g.call(blocking)
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+	assert.ErrorIs(t, err, command.ErrSemaphoreRejected)
+	close(release)
+	assert.Equal(t, "reply to request", <-first)
+	assert.Equal(t, int32(1), calls.Load(), "a refused call never reaches the handler")
+	assert.Equal(t, "[SUCCESS: 1, SEMAPHORE_REJECTED: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+}
+
+func TestGuardReturnsTheHandlersOwnAnswer(t *testing.T) {
+	unavailable := status.Error(codes.Unavailable, "down")
+	notFound := status.Error(codes.NotFound, "no such user")
+	plain := errors.New("no status")
+	for _, tc := range []struct {
+		name    string
+		failure []codes.Code
+		err     error
+		events  string
+	}{
+		{"success", nil, nil, "[SUCCESS: 1]"},
+		{"failure code", nil, unavailable, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]"},
+		{"other code", nil, notFound, "[BAD_REQUEST: 1, EXCEPTION_THROWN: 1]"},
+		{"no status", nil, plain, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]"},
+		{"own failure codes", []codes.Code{codes.NotFound}, notFound, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]"},
+		{"not in own failure codes", []codes.Code{codes.NotFound}, unavailable, "[BAD_REQUEST: 1, EXCEPTION_THROWN: 1]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGuardHarness(t, command.Config{})
+			g.guard.FailureCodes = tc.failure
+			resp, err := g.call(answer("reply", tc.err))
+			if tc.err == nil {
+				assert.NoError(t, err)
+				assert.Equal(t, "reply", resp)
+			} else {
+				assert.Same(t, tc.err, err, "the handler's error, as it returned it") //nolint:testifylint // identity
+				assert.Nil(t, resp)
+			}
+			assert.Equal(t, tc.events, g.events(DefaultGuardKey))
+		})
+	}
+}
+
+func TestGuardTimeoutIsDeadlineExceeded(t *testing.T) {
+	g := newGuardHarness(t, command.Config{Timeout: 300 * time.Millisecond})
+	entered := make(chan struct{})
+	late := func(ctx context.Context, _ any) (any, error) {
+		close(entered)
+		<-ctx.Done()
+		return "too late", nil
+	}
+	done := make(chan error)
+	go func() {
+		_, err := g.call(late)
+		done <- err
+	}()
+	<-entered
+	g.clock.Advance(300 * time.Millisecond)
+	err := <-done
+	assert.Equal(t, codes.DeadlineExceeded, status.Code(err), "the command's outcome, not the handler's late reply")
+	assert.ErrorIs(t, err, command.ErrTimeout)
+	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+}
+
+func TestGuardRateLimitAndShortCircuitAreUnavailable(t *testing.T) {
+	g := newGuardHarness(t, command.Config{RateLimit: command.RateLimitConfig{Enabled: true, Rate: 1, Burst: 1}})
+	_, err := g.call(answer("reply", nil))
+	require.NoError(t, err)
+	_, err = g.call(answer("reply", nil))
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+	assert.ErrorIs(t, err, command.ErrRateLimited)
+
+	g = newGuardHarness(t, command.Config{Breaker: breaker.Config{ForceOpen: true}})
+	var calls atomic.Int32
+	_, err = g.call(func(context.Context, any) (any, error) { calls.Add(1); return nil, nil })
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+	assert.ErrorIs(t, err, command.ErrShortCircuited)
+	assert.Zero(t, calls.Load())
+}
+
+func TestGuardRaisesTheHandlersPanicAgain(t *testing.T) {
+	g := newGuardHarness(t, command.Config{})
+	assert.PanicsWithValue(t, "boom", func() {
+		_, _ = g.call(func(context.Context, any) (any, error) { panic("boom") })
+	})
+	assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+}
+
+func TestGuardBadInputIsInternal(t *testing.T) {
+	g := newGuardHarness(t, command.Config{})
+	g.guard.Key = func(context.Context, string) string { return "" }
+	_, err := g.call(answer("reply", nil))
+	assert.Equal(t, codes.Internal, status.Code(err))
+	assert.ErrorIs(t, err, command.ErrInvalidKey)
+	assert.EqualError(t, err, `grpccommand: Guard: the key of `+unaryCall+` is "": invalid key`)
+
+	g = newGuardHarness(t, command.Config{Timeout: 0, MaxConcurrentRequests: -1})
+	_, err = g.call(answer("reply", nil))
+	assert.Equal(t, codes.Internal, status.Code(err))
+	assert.ErrorIs(t, err, command.ErrInvalidConfig)
+	assert.ErrorContains(t, err, `grpccommand: Guard: config of "grpc-server": command: Config.MaxConcurrentRequests`)
+
+	for _, cs := range [][]codes.Code{{}, {codes.OK}} {
+		g = newGuardHarness(t, command.Config{})
+		g.guard.FailureCodes = cs
+		_, err = g.call(answer("reply", nil))
+		assert.Equal(t, codes.Internal, status.Code(err))
+		assert.ErrorContains(t, err, "grpccommand: Guard.FailureCodes: ")
+	}
+}
+
+// Under pool isolation the handler runs on a worker, and the
+// interceptor returns only once it has, even past the timeout.
+func TestGuardPoolIsolationWaitsForTheHandler(t *testing.T) {
+	g := newGuardHarness(t, command.Config{Isolation: command.PoolIsolation, Timeout: 300 * time.Millisecond})
+	entered, release := make(chan struct{}), make(chan struct{})
+	var returned atomic.Bool
+	h := func(context.Context, any) (any, error) {
+		close(entered)
+		<-release
+		returned.Store(true)
+		return "reply", nil
+	}
+	done := make(chan error)
+	go func() {
+		_, err := g.call(h)
+		assert.True(t, returned.Load(), "the interceptor returned after the handler")
+		done <- err
+	}()
+	<-entered
+	g.clock.Advance(300 * time.Millisecond)
+	<-g.timedOut
+	close(release)
+	assert.Equal(t, codes.DeadlineExceeded, status.Code(<-done))
+}
+
+// streamer is a TestService whose FullDuplexCall echoes every message.
+type streamer struct{ backend }
+
+func (s *streamer) FullDuplexCall(stream testgrpc.TestService_FullDuplexCallServer) error {
+	for {
+		req, err := stream.Recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := stream.Send(&testgrpc.StreamingOutputCallResponse{Payload: req.GetPayload()}); err != nil {
+			return err
+		}
+	}
+}
+
+// A guarded server's refusal reaches a guarded client as a failure of
+// the server, over a real connection; streams are guarded too.
+func TestGuardOverAConnection(t *testing.T) {
+	g := newGuardHarness(t, command.Config{MaxConcurrentRequests: 1})
+	entered, release := make(chan struct{}), make(chan struct{})
+	svc := &streamer{}
+	svc.unary = func(context.Context, *testgrpc.SimpleRequest) (*testgrpc.SimpleResponse, error) {
+		close(entered)
+		<-release
+		return &testgrpc.SimpleResponse{Hostname: "served"}, nil
+	}
+	h := newHarness(t)
+	client := testgrpc.NewTestServiceClient(dial(t, "guarded", svc,
+		[]grpc.ServerOption{grpc.UnaryInterceptor(g.guard.Unary), grpc.StreamInterceptor(g.guard.Stream)},
+		grpc.WithUnaryInterceptor(h.interceptor)))
+
+	first := make(chan string)
+	go func() {
+		resp, err := client.UnaryCall(context.Background(), request("a"))
+		assert.NoError(t, err)
+		first <- resp.GetHostname()
+	}()
+	<-entered
+	_, err := client.UnaryCall(context.Background(), request("b"))
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+	assert.ErrorContains(t, err, "could not acquire a semaphore")
+	stream, err := client.FullDuplexCall(context.Background())
+	require.NoError(t, err)
+	_, err = stream.Recv()
+	assert.Equal(t, codes.Unavailable, status.Code(err), "the stream is refused too: one permit for the server")
+	close(release)
+	assert.Equal(t, "served", <-first)
+
+	stream, err = client.FullDuplexCall(context.Background())
+	require.NoError(t, err)
+	require.NoError(t, stream.Send(&testgrpc.StreamingOutputCallRequest{Payload: &testgrpc.Payload{Body: []byte("hi")}}))
+	got, err := stream.Recv()
+	require.NoError(t, err)
+	assert.Equal(t, "hi", string(got.GetPayload().GetBody()))
+	require.NoError(t, stream.CloseSend())
+	_, err = stream.Recv()
+	assert.Equal(t, io.EOF, err)
+
+	assert.Equal(t, "[SUCCESS: 2, SEMAPHORE_REJECTED: 2, FALLBACK_MISSING: 2, EXCEPTION_THROWN: 2]", g.events(DefaultGuardKey))
+	assert.Equal(t, "[SUCCESS: 1, FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]",
+		h.events("guarded"+unaryCall).String(), "the client counts the server's refusal against it")
+}
