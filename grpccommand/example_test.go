@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -12,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/grpccommand"
 )
@@ -54,4 +56,38 @@ func Example() {
 	// SERVING <nil>
 	// NotFound unknown service
 	// pool: orders.internal:50051 open: false
+}
+
+// A server whose incoming calls are commands of one key, limited to one
+// call a second: the second call of the same second is refused with
+// Unavailable, without reaching the handler.
+func ExampleGuard() {
+	registry := command.NewRegistry(command.WithClock(clock.NewManual(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
+	defer registry.Close()
+	guard := &grpccommand.Guard{Registry: registry, Config: func(string) command.Config {
+		return command.Config{RateLimit: command.RateLimitConfig{Enabled: true, Rate: 1}} // or AdaptiveLimit: limit.Vegas{}
+	}}
+
+	lis := bufconn.Listen(1 << 16)
+	srv := grpc.NewServer(grpc.UnaryInterceptor(guard.Unary), grpc.StreamInterceptor(guard.Stream))
+	checks := health.NewServer()
+	healthpb.RegisterHealthServer(srv, checks)
+	go srv.Serve(lis)
+	defer srv.Stop()
+
+	conn, err := grpc.NewClient("passthrough:///orders",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	client := healthpb.NewHealthClient(conn)
+	for range 2 {
+		resp, err := client.Check(context.Background(), &healthpb.HealthCheckRequest{})
+		fmt.Println(resp.GetStatus(), status.Code(err))
+	}
+	// Output:
+	// SERVING OK
+	// UNKNOWN Unavailable
 }

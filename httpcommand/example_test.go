@@ -104,3 +104,38 @@ func ExampleRequestContext() {
 	// Output:
 	// GetUser[SUCCESS][0ms], GetUser[SUCCESS, RESPONSE_FROM_CACHE][0ms]
 }
+
+// A server that serves one request at a time: while a slow request holds
+// the permit, the next is refused at once with 503, without reaching the
+// handler.
+func ExampleGuard() {
+	registry := command.NewRegistry(command.WithClock(clock.NewManual(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
+	defer registry.Close()
+	started, finish := make(chan struct{}), make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/report", func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		<-finish
+		io.WriteString(w, "report")
+	})
+	guard := &httpcommand.Guard{Handler: mux, Registry: registry, Config: func(string) command.Config {
+		return command.Config{MaxConcurrentRequests: 1} // or AdaptiveLimit: limit.Vegas{}
+	}}
+
+	slow := make(chan *httptest.ResponseRecorder)
+	go func() {
+		rec := httptest.NewRecorder()
+		guard.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/report", nil))
+		slow <- rec
+	}()
+	<-started
+	rec := httptest.NewRecorder()
+	guard.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/report", nil))
+	fmt.Println("while busy:", rec.Code)
+	close(finish)
+	rec = <-slow
+	fmt.Println("the slow one:", rec.Code, rec.Body)
+	// Output:
+	// while busy: 503
+	// the slow one: 200 report
+}
