@@ -97,9 +97,11 @@
 // one key for the server unless Guard.Key splits it, by method, say), so
 // the key's permits, or an adaptive limit that follows the handlers'
 // latency (Config.AdaptiveLimit, as Netflix's concurrency-limits does on
-// a server), its rate limit and its breaker refuse what the server
-// cannot serve in time, at once and with the code Unavailable, without
-// running the handler. The handlers' codes count as the client counts a
+// a server) and its rate limit refuse what the server cannot serve in
+// time, at once and with the code Unavailable, without running the
+// handler. (Its breaker is off unless Guard.CircuitBreaker turns it on:
+// Hystrix counts rejections in a key's health, and a busy server is not
+// a broken one.) The handlers' codes count as the client counts a
 // server's, and the server's load is on the dashboard beside its
 // downstreams'.
 //

@@ -22,12 +22,13 @@ const DefaultGuardKey = "grpc-server"
 // that a server bounds the load it takes in as its commands bound the
 // load they send out: the command's permits (Config.MaxConcurrentRequests,
 // or an adaptive limit, Config.AdaptiveLimit, as Netflix's
-// concurrency-limits puts on a gRPC server), its rate limit, its breaker
-// and its timeout apply to the calls, and its metrics show them on the
-// dashboard and in Prometheus as any command's. A call the command
-// refuses is answered at once, without the handler, with the code
-// Unavailable, which a client's [UnaryClientInterceptor] counts as a
-// failure of the server and a gRPC retry policy may retry elsewhere.
+// concurrency-limits puts on a gRPC server), its rate limit and its
+// timeout apply to the calls, and so does its breaker if CircuitBreaker
+// is on; its metrics show them on the dashboard and in Prometheus as any
+// command's. A call the command refuses is answered at once, without the
+// handler, with the code Unavailable, which a client's
+// [UnaryClientInterceptor] counts as a failure of the server and a gRPC
+// retry policy may retry elsewhere.
 // [Guard.Unary] and [Guard.Stream] are its interceptors:
 //
 //	guard := &grpccommand.Guard{Config: func(string) command.Config {
@@ -70,8 +71,9 @@ const DefaultGuardKey = "grpc-server"
 // only after the handler has, since the call's headers, trailers and
 // stream are the server goroutine's until then, so a timeout ends the
 // wait for a worker but not a running handler's. Registry.Configure of a
-// guard's key should name its Isolation: there DefaultIsolation means a
-// pool, as for any Command.
+// guard's key should name its Isolation, and turn its breaker off
+// (Breaker.Disabled) unless CircuitBreaker is on: there DefaultIsolation
+// means a pool and the breaker is on, as for any Command.
 type Guard struct {
 	// Registry is where the commands are made; nil means
 	// command.DefaultRegistry.
@@ -95,6 +97,15 @@ type Guard struct {
 	// failures; nil means DefaultFailureCodes. As for WithFailureCodes,
 	// it must hold at least one code, none of them OK.
 	FailureCodes []codes.Code
+
+	// CircuitBreaker turns on the circuit breaker of the guard's keys,
+	// which Config.Breaker configures. It is off by default, where a
+	// command's is on: Hystrix counts a rejection as an error of the
+	// key's health, and a guard rejects when its server is busy, not
+	// broken, so with half its calls refused the breaker would open and
+	// refuse them all for a sleep window. On, it stops serving a key
+	// whose handler fails, rejections counted as Hystrix counts them.
+	CircuitBreaker bool
 
 	once     sync.Once
 	failures codeSet
@@ -177,6 +188,7 @@ func (g *Guard) init() {
 		if cfg.Isolation == command.DefaultIsolation {
 			cfg.Isolation = command.SemaphoreIsolation
 		}
+		cfg.Breaker.Disabled = cfg.Breaker.Disabled || !g.CircuitBreaker
 		return cfg
 	}
 }

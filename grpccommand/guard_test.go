@@ -153,11 +153,17 @@ func TestGuardRateLimitAndShortCircuitAreUnavailable(t *testing.T) {
 	assert.ErrorIs(t, err, command.ErrRateLimited)
 
 	g = newGuardHarness(t, command.Config{Breaker: breaker.Config{ForceOpen: true}})
+	g.guard.CircuitBreaker = true
 	var calls atomic.Int32
 	_, err = g.call(func(context.Context, any) (any, error) { calls.Add(1); return nil, nil })
 	assert.Equal(t, codes.Unavailable, status.Code(err))
 	assert.ErrorIs(t, err, command.ErrShortCircuited)
 	assert.Zero(t, calls.Load())
+
+	g = newGuardHarness(t, command.Config{Breaker: breaker.Config{ForceOpen: true}})
+	_, err = g.call(func(context.Context, any) (any, error) { calls.Add(1); return nil, nil })
+	assert.NoError(t, err, "the breaker is off without CircuitBreaker")
+	assert.Equal(t, int32(1), calls.Load())
 }
 
 func TestGuardRaisesTheHandlersPanicAgain(t *testing.T) {

@@ -84,9 +84,11 @@
 // (semaphore-isolated, one key for the server unless Guard.Key splits
 // it), so the key's permits, or an adaptive limit that follows the
 // handler's latency (Config.AdaptiveLimit, as Netflix's concurrency-limits
-// does on a server), its rate limit and its breaker refuse what the
-// server cannot serve in time, at once and without running the handler:
-// 503 Service Unavailable, 429 Too Many Requests for the rate limit.
+// does on a server) and its rate limit refuse what the server cannot
+// serve in time, at once and without running the handler: 503 Service
+// Unavailable, 429 Too Many Requests for the rate limit. (Its breaker is
+// off unless Guard.CircuitBreaker turns it on: Hystrix counts
+// rejections in a key's health, and a busy server is not a broken one.)
 // The handler's statuses count as a Transport counts a response's, and
 // the server's load is on the dashboard beside its downstreams':
 //

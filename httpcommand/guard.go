@@ -21,11 +21,11 @@ const DefaultGuardKey = "http-server"
 // it takes in as its commands bound the load they send out: the
 // command's permits (Config.MaxConcurrentRequests, or an adaptive limit,
 // Config.AdaptiveLimit, as Netflix's concurrency-limits puts on a
-// server), its rate limit, its breaker and its timeout apply to the
-// requests, and its metrics show them on the dashboard and in
-// Prometheus as any command's. A request the command refuses is
-// answered at once, without Handler, by ErrorHandler: 503 Service
-// Unavailable by default.
+// server), its rate limit and its timeout apply to the requests, and so
+// does its breaker if CircuitBreaker is on; its metrics show them on the
+// dashboard and in Prometheus as any command's. A request the command
+// refuses is answered at once, without Handler, by ErrorHandler: 503
+// Service Unavailable by default.
 //
 // The fields configure the guard; set them before its first request and
 // do not change them after. A Guard must not be copied after first use.
@@ -65,8 +65,9 @@ const DefaultGuardKey = "http-server"
 // after Handler has returned, since the response is the server's
 // goroutine's until then, so a timeout ends the wait for a worker but
 // not a running Handler's. Registry.Configure of a guard's key should
-// name its Isolation: there DefaultIsolation means a pool, as for any
-// Command.
+// name its Isolation, and turn its breaker off (Breaker.Disabled) unless
+// CircuitBreaker is on: there DefaultIsolation means a pool and the
+// breaker is on, as for any Command.
 type Guard struct {
 	// Handler serves the requests the guard admits. It must not be nil.
 	Handler http.Handler
@@ -98,6 +99,15 @@ type Guard struct {
 	// is the command's error, or the key's. nil means
 	// [GuardErrorHandler].
 	ErrorHandler func(w http.ResponseWriter, r *http.Request, err error)
+
+	// CircuitBreaker turns on the circuit breaker of the guard's keys,
+	// which Config.Breaker configures. It is off by default, where a
+	// command's is on: Hystrix counts a rejection as an error of the
+	// key's health, and a guard rejects when its server is busy, not
+	// broken, so with half its requests refused the breaker would open and
+	// refuse them all for a sleep window. On, it stops serving a key
+	// whose handler fails, rejections counted as Hystrix counts them.
+	CircuitBreaker bool
 
 	once     sync.Once
 	commands keyedcommand.Set[*inbound, struct{}]
@@ -179,6 +189,7 @@ func (g *Guard) init() {
 		if cfg.Isolation == command.DefaultIsolation {
 			cfg.Isolation = command.SemaphoreIsolation
 		}
+		cfg.Breaker.Disabled = cfg.Breaker.Disabled || !g.CircuitBreaker
 		return cfg
 	}
 }

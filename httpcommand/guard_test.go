@@ -96,6 +96,26 @@ func TestGuardRefusesRequestsBeyondItsPermits(t *testing.T) {
 	assert.Equal(t, "[SUCCESS: 1, SEMAPHORE_REJECTED: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
 }
 
+// Without CircuitBreaker, a guard refusing most requests, which Hystrix
+// counts as errors, does not open a circuit and refuse them all.
+func TestGuardBusyIsNotBroken(t *testing.T) {
+	b := newBlocking()
+	g := newGuardHarness(t, b, command.Config{MaxConcurrentRequests: 1, Breaker: breaker.Config{RequestVolumeThreshold: 2}})
+	first := make(chan *httptest.ResponseRecorder)
+	go func() { first <- g.serve("/") }()
+	<-b.entered
+	for range 5 {
+		assert.Equal(t, http.StatusServiceUnavailable, g.serve("/").Code)
+	}
+	close(b.release)
+	<-first
+	g.clock.Advance(500 * time.Millisecond) // the health snapshot's interval
+	assert.Equal(t, http.StatusOK, g.serve("/").Code)
+	assert.False(t, g.registry.Breaker(DefaultGuardKey).IsOpen())
+	cfg, _ := g.registry.Config(DefaultGuardKey)
+	assert.True(t, cfg.Breaker.Disabled)
+}
+
 func TestGuardCountsTheStatusTheHandlerWrote(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -179,6 +199,7 @@ func TestGuardOpenCircuitShortCircuits(t *testing.T) {
 		w.WriteHeader(http.StatusInternalServerError)
 	})
 	g := newGuardHarness(t, h, command.Config{Breaker: breaker.Config{RequestVolumeThreshold: 2}})
+	g.guard.CircuitBreaker = true
 	for range 2 {
 		assert.Equal(t, http.StatusInternalServerError, g.serve("/").Code)
 	}
