@@ -152,9 +152,6 @@ func (g *Guard) execute(ctx context.Context, method string, c *inboundCall) erro
 	}
 	_, err = cmd.Execute(command.OneAttempt(ctx), c)
 	c.Wait()
-	if c.panicked != nil {
-		panic(c.panicked)
-	}
 	var failed *command.Error
 	switch {
 	case err == nil:
@@ -180,17 +177,7 @@ func (g *Guard) init() {
 		g.commands.Registry = command.DefaultRegistry
 	}
 	g.commands.Run = g.serve
-	g.commands.Config = func(key string) command.Config {
-		var cfg command.Config
-		if g.Config != nil {
-			cfg = g.Config(key)
-		}
-		if cfg.Isolation == command.DefaultIsolation {
-			cfg.Isolation = command.SemaphoreIsolation
-		}
-		cfg.Breaker.Disabled = cfg.Breaker.Disabled || !g.CircuitBreaker
-		return cfg
-	}
+	g.commands.Config = keyedcommand.GuardConfig(g.Config, g.CircuitBreaker)
 }
 
 // inboundCall is one incoming call, unary or a stream, on its way
@@ -205,28 +192,22 @@ type inboundCall struct {
 	srv    any
 	ss     grpc.ServerStream
 
-	resp     any
-	err      error // the handler's
-	panicked any   // what the handler panicked with, to raise again
+	resp any
+	err  error // the handler's
 }
 
 // serve is a guard's run: the handler serves the call under the run's
 // context, and its error says what the execution counts as.
-func (g *Guard) serve(ctx context.Context, c *inboundCall) (_ any, err error) {
-	if !c.Start() {
-		return nil, context.Canceled // the guard answered while the call waited for a worker
-	}
-	defer c.End()
-	defer func() {
-		if v := recover(); v != nil {
-			c.panicked = v
-			err = fmt.Errorf("grpccommand: Guard: the handler panicked: %v", v)
+func (g *Guard) serve(ctx context.Context, c *inboundCall) (any, error) {
+	err := c.Serve(func() {
+		if c.stream != nil {
+			c.err = c.stream(c.srv, &requestStream{ServerStream: c.ss, ctx: ctx})
+		} else {
+			c.resp, c.err = c.unary(ctx, c.req)
 		}
-	}()
-	if c.stream != nil {
-		c.err = c.stream(c.srv, &requestStream{ServerStream: c.ss, ctx: ctx})
-	} else {
-		c.resp, c.err = c.unary(ctx, c.req)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("grpccommand: Guard: %w", err)
 	}
 	if c.err != nil {
 		return nil, g.failures.classify(c.err)

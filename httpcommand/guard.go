@@ -167,9 +167,6 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := &inbound{handler: g.Handler, req: r, w: statusWriter{ResponseWriter: w}}
 	_, err = cmd.Execute(command.OneAttempt(r.Context()), c)
 	c.Wait()
-	if c.panicked != nil {
-		panic(c.panicked)
-	}
 	if err != nil && c.w.code == 0 {
 		g.refuse(w, r, err)
 	}
@@ -185,17 +182,7 @@ func (g *Guard) init() {
 		g.commands.Registry = command.DefaultRegistry
 	}
 	g.commands.Run = serveInbound
-	g.commands.Config = func(key string) command.Config {
-		var cfg command.Config
-		if g.Config != nil {
-			cfg = g.Config(key)
-		}
-		if cfg.Isolation == command.DefaultIsolation {
-			cfg.Isolation = command.SemaphoreIsolation
-		}
-		cfg.Breaker.Disabled = cfg.Breaker.Disabled || !g.CircuitBreaker
-		return cfg
-	}
+	g.commands.Config = keyedcommand.GuardConfig(g.Config, g.CircuitBreaker)
 }
 
 func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, err error) {
@@ -209,26 +196,18 @@ func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, err error) {
 // inbound is one request on its way through a guard's command.
 type inbound struct {
 	keyedcommand.Inbound
-	handler  http.Handler
-	req      *http.Request
-	w        statusWriter
-	panicked any // what Handler panicked with, to raise again
+	handler http.Handler
+	req     *http.Request
+	w       statusWriter
 }
 
-// serveInbound is a guard's run: Handler serves the request under the run's
-// context, and the status it wrote says what the execution counts as.
-func serveInbound(ctx context.Context, c *inbound) (_ struct{}, err error) {
-	if !c.Start() {
-		return struct{}{}, context.Canceled // the guard answered while the call waited for a worker
+// serveInbound is a guard's run: Handler serves the request under the
+// run's context, and the status it wrote says what the execution counts
+// as.
+func serveInbound(ctx context.Context, c *inbound) (struct{}, error) {
+	if err := c.Serve(func() { c.handler.ServeHTTP(&c.w, c.req.WithContext(ctx)) }); err != nil {
+		return struct{}{}, fmt.Errorf("httpcommand: Guard: %w", err)
 	}
-	defer c.End()
-	defer func() {
-		if v := recover(); v != nil {
-			c.panicked = v
-			err = fmt.Errorf("httpcommand: Guard: the handler panicked: %v", v)
-		}
-	}()
-	c.handler.ServeHTTP(&c.w, c.req.WithContext(ctx))
 	return struct{}{}, classifyServed(c.w.code)
 }
 

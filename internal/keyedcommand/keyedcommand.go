@@ -2,9 +2,10 @@
 // use, for the packages that put a transport's calls under commands
 // (httpcommand, grpccommand): one command per key, configured by the
 // program's functions when the key is first seen, each key in a worker
-// pool the caller names unless its Config names one; and the handshake
-// ([Inbound]) by which a server's goroutine waits for the handler that
-// a command's run called.
+// pool the caller names unless its Config names one; and, for the
+// guards that serve a server's incoming calls as commands, the handshake
+// ([Inbound]) by which the server's goroutine waits for the handler that
+// a command's run called, and their configuration ([GuardConfig]).
 package keyedcommand
 
 import (
