@@ -16,48 +16,26 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
-	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
-	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/internal/registrytest"
 )
 
 // guardHarness is a Guard on a registry of its own on a manual clock.
 type guardHarness struct {
-	clock    *clock.Manual
-	registry *command.Registry
-	guard    *Guard
-	timedOut chan struct{} // told of each TIMEOUT as the command records it
+	*registrytest.Registry
+	guard *Guard
 }
 
 func newGuardHarness(t *testing.T, cfg command.Config) *guardHarness {
 	t.Helper()
-	g := &guardHarness{clock: clock.NewManual(t0)}
-	g.registry = command.NewRegistry(command.WithClock(g.clock))
-	t.Cleanup(g.registry.Close)
-	g.timedOut = make(chan struct{}, 10)
-	g.registry.AddEventNotifier(command.EventNotifierFunc(func(_ string, e metricsstream.EventType) {
-		if e == metricsstream.Timeout {
-			g.timedOut <- struct{}{}
-		}
-	}))
-	g.guard = &Guard{Registry: g.registry, Config: func(string) command.Config { return cfg }}
+	g := &guardHarness{Registry: registrytest.New(t, t0)}
+	g.guard = &Guard{Registry: g.Registry.Registry, Config: func(string) command.Config { return cfg }}
 	return g
 }
 
 // call makes one unary call of unaryCall through the guard.
 func (g *guardHarness) call(handler grpc.UnaryHandler) (any, error) {
 	return g.guard.Unary(context.Background(), "request", &grpc.UnaryServerInfo{FullMethod: unaryCall}, handler)
-}
-
-// events returns the cumulative counts of key's events, as a string,
-// once the rolling buckets have closed.
-func (g *guardHarness) events(key string) string {
-	g.clock.Advance(time.Second)
-	m, ok := g.registry.Metrics().LookupCommand(key)
-	if !ok {
-		return "no such key"
-	}
-	return m.CumulativeCounts().String()
 }
 
 func answer(resp any, err error) grpc.UnaryHandler {
@@ -87,7 +65,7 @@ func TestGuardRefusesCallsBeyondItsPermits(t *testing.T) {
 	close(release)
 	assert.Equal(t, "reply to request", <-first)
 	assert.Equal(t, int32(1), calls.Load(), "a refused call never reaches the handler")
-	assert.Equal(t, "[SUCCESS: 1, SEMAPHORE_REJECTED: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+	assert.Equal(t, "[SUCCESS: 1, SEMAPHORE_REJECTED: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey))
 }
 
 func TestGuardReturnsTheHandlersOwnAnswer(t *testing.T) {
@@ -118,7 +96,7 @@ func TestGuardReturnsTheHandlersOwnAnswer(t *testing.T) {
 				assert.Same(t, tc.err, err, "the handler's error, as it returned it") //nolint:testifylint // identity
 				assert.Nil(t, resp)
 			}
-			assert.Equal(t, tc.events, g.events(DefaultGuardKey))
+			assert.Equal(t, tc.events, g.Events(DefaultGuardKey))
 		})
 	}
 }
@@ -137,11 +115,11 @@ func TestGuardTimeoutIsDeadlineExceeded(t *testing.T) {
 		done <- err
 	}()
 	<-entered
-	g.clock.Advance(300 * time.Millisecond)
+	g.Clock.Advance(300 * time.Millisecond)
 	err := <-done
 	assert.Equal(t, codes.DeadlineExceeded, status.Code(err), "the command's outcome, not the handler's late reply")
 	assert.ErrorIs(t, err, command.ErrTimeout)
-	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey))
 }
 
 func TestGuardRateLimitAndShortCircuitAreUnavailable(t *testing.T) {
@@ -171,7 +149,7 @@ func TestGuardRaisesTheHandlersPanicAgain(t *testing.T) {
 	assert.PanicsWithValue(t, "boom", func() {
 		_, _ = g.call(func(context.Context, any) (any, error) { panic("boom") })
 	})
-	assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+	assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey))
 }
 
 func TestGuardBadInputIsInternal(t *testing.T) {
@@ -216,8 +194,8 @@ func TestGuardPoolIsolationWaitsForTheHandler(t *testing.T) {
 		done <- err
 	}()
 	<-entered
-	g.clock.Advance(300 * time.Millisecond)
-	<-g.timedOut
+	g.Clock.Advance(300 * time.Millisecond)
+	<-g.TimedOut
 	close(release)
 	assert.Equal(t, codes.DeadlineExceeded, status.Code(<-done))
 }
@@ -283,7 +261,7 @@ func TestGuardOverAConnection(t *testing.T) {
 	_, err = stream.Recv()
 	assert.Equal(t, io.EOF, err)
 
-	assert.Equal(t, "[SUCCESS: 2, SEMAPHORE_REJECTED: 2, FALLBACK_MISSING: 2, EXCEPTION_THROWN: 2]", g.events(DefaultGuardKey))
+	assert.Equal(t, "[SUCCESS: 2, SEMAPHORE_REJECTED: 2, FALLBACK_MISSING: 2, EXCEPTION_THROWN: 2]", g.Events(DefaultGuardKey))
 	assert.Equal(t, "[SUCCESS: 1, FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]",
 		h.events("guarded"+unaryCall).String(), "the client counts the server's refusal against it")
 }

@@ -13,31 +13,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
-	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
-	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/internal/registrytest"
 )
 
 // guardHarness is a Guard on a registry of its own on a manual clock.
 type guardHarness struct {
-	clock    *clock.Manual
-	registry *command.Registry
-	guard    *Guard
-	timedOut chan struct{} // told of each TIMEOUT as the command records it
+	*registrytest.Registry
+	guard *Guard
 }
 
 func newGuardHarness(t *testing.T, h http.Handler, cfg command.Config) *guardHarness {
 	t.Helper()
-	g := &guardHarness{clock: clock.NewManual(t0)}
-	g.registry = command.NewRegistry(command.WithClock(g.clock))
-	t.Cleanup(g.registry.Close)
-	g.timedOut = make(chan struct{}, 10)
-	g.registry.AddEventNotifier(command.EventNotifierFunc(func(_ string, e metricsstream.EventType) {
-		if e == metricsstream.Timeout {
-			g.timedOut <- struct{}{}
-		}
-	}))
-	g.guard = &Guard{Handler: h, Registry: g.registry, Config: func(string) command.Config { return cfg }}
+	g := &guardHarness{Registry: registrytest.New(t, t0)}
+	g.guard = &Guard{Handler: h, Registry: g.Registry.Registry, Config: func(string) command.Config { return cfg }}
 	return g
 }
 
@@ -46,17 +35,6 @@ func (g *guardHarness) serve(path string) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
 	g.guard.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
 	return rec
-}
-
-// events returns the cumulative counts of key's events, as a string,
-// once the rolling buckets have closed.
-func (g *guardHarness) events(key string) string {
-	g.clock.Advance(time.Second)
-	m, ok := g.registry.Metrics().LookupCommand(key)
-	if !ok {
-		return "no such key"
-	}
-	return m.CumulativeCounts().String()
 }
 
 // blocking is a handler that tells entered when it starts and answers
@@ -93,7 +71,7 @@ func TestGuardRefusesRequestsBeyondItsPermits(t *testing.T) {
 	assert.Equal(t, http.StatusOK, served.Code)
 	assert.Equal(t, "served", served.Body.String())
 	assert.Equal(t, int32(1), b.calls.Load(), "a refused request never reaches the handler")
-	assert.Equal(t, "[SUCCESS: 1, SEMAPHORE_REJECTED: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+	assert.Equal(t, "[SUCCESS: 1, SEMAPHORE_REJECTED: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey))
 }
 
 // Without CircuitBreaker, a guard refusing most requests, which Hystrix
@@ -109,10 +87,10 @@ func TestGuardBusyIsNotBroken(t *testing.T) {
 	}
 	close(b.release)
 	<-first
-	g.clock.Advance(500 * time.Millisecond) // the health snapshot's interval
+	g.Clock.Advance(500 * time.Millisecond) // the health snapshot's interval
 	assert.Equal(t, http.StatusOK, g.serve("/").Code)
-	assert.False(t, g.registry.Breaker(DefaultGuardKey).IsOpen())
-	cfg, _ := g.registry.Config(DefaultGuardKey)
+	assert.False(t, g.Breaker(DefaultGuardKey).IsOpen())
+	cfg, _ := g.Config(DefaultGuardKey)
 	assert.True(t, cfg.Breaker.Disabled)
 }
 
@@ -144,7 +122,7 @@ func TestGuardCountsTheStatusTheHandlerWrote(t *testing.T) {
 			if tc.code != 0 { // a recorder's Code is the first status written, 1xx included
 				assert.Equal(t, tc.code, rec.Code, "the handler's answer, as it wrote it")
 			}
-			assert.Equal(t, tc.events, g.events(DefaultGuardKey))
+			assert.Equal(t, tc.events, g.Events(DefaultGuardKey))
 		})
 	}
 }
@@ -159,10 +137,10 @@ func TestGuardTimeoutCancelsTheHandler(t *testing.T) {
 	done := make(chan *httptest.ResponseRecorder)
 	go func() { done <- g.serve("/") }()
 	<-entered
-	g.clock.Advance(300 * time.Millisecond)
+	g.Clock.Advance(300 * time.Millisecond)
 	rec := <-done
 	assert.Equal(t, http.StatusServiceUnavailable, rec.Code, "the handler wrote nothing: the guard answers")
-	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey))
 }
 
 func TestGuardTimeoutKeepsTheHandlersOwnAnswer(t *testing.T) {
@@ -176,11 +154,11 @@ func TestGuardTimeoutKeepsTheHandlersOwnAnswer(t *testing.T) {
 	done := make(chan *httptest.ResponseRecorder)
 	go func() { done <- g.serve("/") }()
 	<-entered
-	g.clock.Advance(300 * time.Millisecond)
+	g.Clock.Advance(300 * time.Millisecond)
 	rec := <-done
 	assert.Equal(t, http.StatusGatewayTimeout, rec.Code)
 	assert.Equal(t, "gave up\n", rec.Body.String(), "a response once begun is the handler's")
-	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey))
 }
 
 func TestGuardRateLimitAnswers429(t *testing.T) {
@@ -189,7 +167,7 @@ func TestGuardRateLimitAnswers429(t *testing.T) {
 	})
 	assert.Equal(t, http.StatusOK, g.serve("/").Code)
 	assert.Equal(t, http.StatusTooManyRequests, g.serve("/").Code, "no token left: the clock has not moved")
-	assert.Equal(t, "[SUCCESS: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1, RATE_LIMITED: 1]", g.events(DefaultGuardKey))
+	assert.Equal(t, "[SUCCESS: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1, RATE_LIMITED: 1]", g.Events(DefaultGuardKey))
 }
 
 func TestGuardOpenCircuitShortCircuits(t *testing.T) {
@@ -203,11 +181,11 @@ func TestGuardOpenCircuitShortCircuits(t *testing.T) {
 	for range 2 {
 		assert.Equal(t, http.StatusInternalServerError, g.serve("/").Code)
 	}
-	g.clock.Advance(500 * time.Millisecond) // the health snapshot's interval
+	g.Clock.Advance(500 * time.Millisecond) // the health snapshot's interval
 	rec := g.serve("/")
 	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
 	assert.Equal(t, int32(2), calls.Load(), "the open circuit keeps the request from the handler")
-	assert.True(t, g.registry.Breaker(DefaultGuardKey).IsOpen())
+	assert.True(t, g.Breaker(DefaultGuardKey).IsOpen())
 }
 
 func TestGuardRaisesTheHandlersPanicAgain(t *testing.T) {
@@ -215,7 +193,7 @@ func TestGuardRaisesTheHandlersPanicAgain(t *testing.T) {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { panic(value) })
 		g := newGuardHarness(t, h, command.Config{})
 		assert.PanicsWithValue(t, value, func() { g.serve("/") }, "the same value, for net/http")
-		assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+		assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey))
 	}
 }
 
@@ -228,7 +206,7 @@ func TestGuardKeysAndBadKeys(t *testing.T) {
 		GuardErrorHandler(w, r, err)
 	}
 	assert.Equal(t, http.StatusOK, g.serve("/?key=users").Code)
-	assert.Equal(t, "[SUCCESS: 1]", g.events("users"))
+	assert.Equal(t, "[SUCCESS: 1]", g.Events("users"))
 
 	rec := g.serve("/orders?key=")
 	assert.ErrorIs(t, got, command.ErrInvalidKey)
@@ -244,7 +222,7 @@ func TestGuardRoutesKeyedByPattern(t *testing.T) {
 	rec := httptest.NewRecorder()
 	mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/users/7", nil))
 	assert.Equal(t, http.StatusOK, rec.Code)
-	assert.Equal(t, "[SUCCESS: 1]", g.events("GET /users/{id}"))
+	assert.Equal(t, "[SUCCESS: 1]", g.Events("GET /users/{id}"))
 }
 
 func TestGuardInvalidConfigAnswers500NamingTheField(t *testing.T) {
@@ -294,14 +272,14 @@ func TestGuardPoolIsolationWaitsForTheHandler(t *testing.T) {
 	done := make(chan *httptest.ResponseRecorder)
 	go func() { done <- g.serve("/") }()
 	<-entered
-	g.clock.Advance(300 * time.Millisecond)
-	<-g.timedOut
+	g.Clock.Advance(300 * time.Millisecond)
+	<-g.TimedOut
 	close(release) // had the guard answered at the timeout, its 503 would be the recorder's
 
 	rec := <-done
 	assert.False(t, running.Load())
 	assert.Equal(t, http.StatusGatewayTimeout, rec.Code, "the handler's answer, written before the guard returned")
-	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.events(DefaultGuardKey))
+	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey))
 }
 
 // A request that times out while queued for a worker is answered by the
@@ -309,16 +287,16 @@ func TestGuardPoolIsolationWaitsForTheHandler(t *testing.T) {
 func TestGuardPoolQueueTimeoutNeverRunsTheHandler(t *testing.T) {
 	b := newBlocking()
 	g := newGuardHarness(t, b, command.Config{Isolation: command.PoolIsolation, Timeout: 300 * time.Millisecond})
-	require.NoError(t, g.registry.ConfigurePool(DefaultGuardKey, command.PoolConfig{CoreSize: 1, MaxQueueSize: 1, QueueSizeRejectionThreshold: 1}))
+	require.NoError(t, g.ConfigurePool(DefaultGuardKey, command.PoolConfig{CoreSize: 1, MaxQueueSize: 1, QueueSizeRejectionThreshold: 1}))
 	first, second := make(chan *httptest.ResponseRecorder), make(chan *httptest.ResponseRecorder)
 	go func() { first <- g.serve("/first") }()
 	<-b.entered
 	go func() { second <- g.serve("/second") }()
 	require.Eventually(t, func() bool {
-		p, _ := g.registry.Metrics().LookupPool(DefaultGuardKey)
+		p, _ := g.Metrics().LookupPool(DefaultGuardKey)
 		return p != nil && p.QueueSize() == 1
 	}, 5*time.Second, time.Millisecond)
-	g.clock.Advance(300 * time.Millisecond) // both time out
+	g.Clock.Advance(300 * time.Millisecond) // both time out
 	assert.Equal(t, http.StatusServiceUnavailable, (<-second).Code)
 	close(b.release)
 	assert.Equal(t, http.StatusOK, (<-first).Code)
