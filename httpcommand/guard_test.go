@@ -302,3 +302,42 @@ func TestGuardPoolQueueTimeoutNeverRunsTheHandler(t *testing.T) {
 	assert.Equal(t, http.StatusOK, (<-first).Code)
 	assert.Equal(t, int32(1), b.calls.Load(), "the queued request's handler never ran")
 }
+
+// onlyWriter is a ResponseWriter that cannot flush.
+type onlyWriter struct{ http.ResponseWriter }
+
+// A flush sends the headers: the response has begun, and a timeout after
+// it leaves the answer to the handler. A flush the server's writer
+// cannot do sends nothing.
+func TestGuardFlushBeginsTheResponse(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		writer func(*httptest.ResponseRecorder) http.ResponseWriter
+		code   int
+		body   string
+	}{
+		{"flushed", func(rec *httptest.ResponseRecorder) http.ResponseWriter { return rec }, http.StatusOK, ""},
+		{"cannot flush", func(rec *httptest.ResponseRecorder) http.ResponseWriter { return onlyWriter{rec} }, http.StatusServiceUnavailable, "Service Unavailable\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			entered := make(chan struct{})
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.(http.Flusher).Flush()
+				close(entered)
+				<-r.Context().Done()
+			})
+			g := newGuardHarness(t, h, command.Config{Timeout: 300 * time.Millisecond})
+			rec := httptest.NewRecorder()
+			done := make(chan struct{})
+			go func() {
+				g.guard.ServeHTTP(tc.writer(rec), httptest.NewRequest(http.MethodGet, "/", nil))
+				close(done)
+			}()
+			<-entered
+			g.Clock.Advance(300 * time.Millisecond)
+			<-done
+			assert.Equal(t, tc.code, rec.Code)
+			assert.Equal(t, tc.body, rec.Body.String(), "nothing written after the flush")
+		})
+	}
+}
