@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/internal/browsertest"
+	"github.com/rxhystrix/rxhystrix/internal/ssetest"
 )
 
 // browserTimeout bounds each browser step, so that a page that never shows
@@ -115,7 +116,7 @@ func TestBrowser(t *testing.T) {
 	browser := browsertest.Start(t)
 
 	t.Run("draws a Hystrix stream and follows it", func(t *testing.T) {
-		stream, reqs := newHystrixStream(), newHystrixStream()
+		stream, reqs := ssetest.NewStream(), ssetest.NewStream()
 		srv := servePage(t, stream, map[string]http.Handler{"/hystrix/requests.stream": reqs})
 		tab := browsertest.NewTab(t, browser)
 		problems := watchConsole(t, tab)
@@ -123,7 +124,7 @@ func TestBrowser(t *testing.T) {
 		browsertest.Do(t, tab, chromedp.Navigate(srv.URL+"/hystrix/"))
 		sendCtx, cancel := context.WithTimeout(tab, browserTimeout)
 		defer cancel()
-		require.NoError(t, stream.send(sendCtx, scenarioHistory()), "the page never connected to its stream")
+		require.NoError(t, stream.Send(sendCtx, scenarioHistory()...), "the page never connected to its stream")
 
 		before := getUser(frameBeforeStep)
 		waitText(t, tab, field("command", "GetUser", "success"), commas(before.success))
@@ -227,7 +228,7 @@ func TestBrowser(t *testing.T) {
 		assert.True(t, browsertest.Eval[bool](t, tab, `document.getElementById("error").hidden`), "no error shown")
 
 		// The next frame changes the counts; the page follows.
-		require.NoError(t, stream.send(sendCtx, scenarioFrame(frameAfterStep)))
+		require.NoError(t, stream.Send(sendCtx, scenarioFrame(frameAfterStep)...))
 		after := getUser(frameAfterStep)
 		require.NotEqual(t, before.success, after.success, "the scenario must change the count")
 		waitText(t, tab, field("command", "GetUser", "success"), commas(after.success))
@@ -250,10 +251,10 @@ func TestBrowser(t *testing.T) {
 		assert.Equal(t, "desc", attr(t, tab, `[data-sort-for="commands"] [data-sort="error"]`, "data-direction"))
 
 		// A few requests, for the screenshot.
-		require.NoError(t, reqs.send(sendCtx, [][]byte{
+		require.NoError(t, reqs.Send(sendCtx, [][]byte{
 			requestEvent(`[{"name":"GetUser","events":["SUCCESS"],"latencies":[38],"cached":1},{"name":"GetRecommendations","events":["SEMAPHORE_REJECTED","FALLBACK_SUCCESS"],"latencies":[-1]}]`),
 			requestEvent(`[{"name":"GetUser","events":["SUCCESS"],"latencies":[41]},{"name":"PaymentGateway","events":["SHORT_CIRCUITED","FALLBACK_SUCCESS"],"latencies":[-1]}]`),
-		}))
+		}...))
 		waitCount(t, tab, "#requests [data-request]", 2)
 
 		// Back to Hystrix's default order for the screenshot.
@@ -264,7 +265,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("lists the requests of the requests stream, newest first", func(t *testing.T) {
-		stream, requests := newHystrixStream(), newHystrixStream()
+		stream, requests := ssetest.NewStream(), ssetest.NewStream()
 		srv := servePage(t, stream, map[string]http.Handler{"/hystrix/requests.stream": requests})
 		tab := browsertest.NewTab(t, browser)
 		problems := watchConsole(t, tab)
@@ -275,7 +276,7 @@ func TestBrowser(t *testing.T) {
 		ctx, cancel := context.WithTimeout(tab, browserTimeout)
 		defer cancel()
 		const markup = `<img src=x onerror="document.title='owned'">`
-		require.NoError(t, requests.send(ctx, [][]byte{
+		require.NoError(t, requests.Send(ctx, [][]byte{
 			requestEvent(`[{"name":"GetUser","events":["SUCCESS"],"latencies":[12,14],"cached":2},` +
 				`{"name":"PaymentGateway","events":["TIMEOUT","FALLBACK_SUCCESS"],"latencies":[1000]},` +
 				`{"name":"GetUsers","events":["SUCCESS"],"latencies":[9],"collapsed":{"name":"UserBatch","count":4}},` +
@@ -283,7 +284,7 @@ func TestBrowser(t *testing.T) {
 				`{"name":"Inventory","events":["SHORT_CIRCUITED","FALLBACK_FAILURE"],"latencies":[-1]},` +
 				`{"name":` + jsString(markup) + `,"events":["BAD_REQUEST"],"latencies":[0]}]`),
 			[]byte("data: not json\n\n"),
-		}), "the page never connected to its requests stream")
+		}...), "the page never connected to its requests stream")
 		waitCount(t, tab, "#requests [data-request]", 1)
 		assert.False(t, browsertest.Eval[bool](t, tab, `document.getElementById("requests-section").hidden`))
 
@@ -309,7 +310,7 @@ func TestBrowser(t *testing.T) {
 		for i := range 25 {
 			more = append(more, requestEvent(fmt.Sprintf(`[{"name":"R%d","events":["SUCCESS"],"latencies":[%d]}]`, i, i)))
 		}
-		require.NoError(t, requests.send(ctx, more))
+		require.NoError(t, requests.Send(ctx, more...))
 		waitText(t, tab, "#requests [data-request] [data-execution]", "R24[SUCCESS][24ms]")
 		assert.Equal(t, 20, browsertest.Eval[int](t, tab, `document.querySelectorAll("#requests [data-request]").length`))
 		assert.Equal(t, "R5[SUCCESS][5ms]", browsertest.Eval[string](t, tab,
@@ -322,7 +323,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("reads the requests stream the address names, and none beside another service's stream", func(t *testing.T) {
-		stream, other, requests := newHystrixStream(), newHystrixStream(), newHystrixStream()
+		stream, other, requests := ssetest.NewStream(), ssetest.NewStream(), ssetest.NewStream()
 		var requestsAsked atomic.Int32
 		counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			requestsAsked.Add(1)
@@ -331,13 +332,13 @@ func TestBrowser(t *testing.T) {
 		srv := servePage(t, stream, map[string]http.Handler{
 			"/other/stream": other, "/other/requests.stream": counted, "/hystrix/requests.stream": counted,
 		})
-		t.Cleanup(func() { close(requests.stop) }) // before the server closes
+		t.Cleanup(func() { requests.Close() }) // before the server closes
 		ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
 		defer cancel()
 
 		tab := browsertest.NewTab(t, browser)
 		browsertest.Do(t, tab, chromedp.Navigate(srv.URL+"/hystrix/?requests="+url.QueryEscape("/other/requests.stream")))
-		require.NoError(t, requests.send(ctx, [][]byte{requestEvent(`[{"name":"GetUser","events":["SUCCESS"],"latencies":[3]}]`)}))
+		require.NoError(t, requests.Send(ctx, requestEvent(`[{"name":"GetUser","events":["SUCCESS"],"latencies":[3]}]`)))
 		waitText(t, tab, "#requests [data-execution]", "GetUser[SUCCESS][3ms]")
 		require.Equal(t, int32(1), requestsAsked.Load())
 
@@ -345,14 +346,14 @@ func TestBrowser(t *testing.T) {
 		// draws it and asks for no requests stream.
 		tab = browsertest.NewTab(t, browser)
 		browsertest.Do(t, tab, chromedp.Navigate(srv.URL+"/hystrix/?stream="+url.QueryEscape(srv.URL+"/other/stream")))
-		require.NoError(t, other.send(ctx, scenarioFrame(0)))
+		require.NoError(t, other.Send(ctx, scenarioFrame(0)...))
 		waitText(t, tab, field("command", "GetUser", "success"), commas(getUser(0).success))
 		assert.Equal(t, int32(1), requestsAsked.Load(), "no requests stream asked for")
 		assert.True(t, browsertest.Eval[bool](t, tab, `document.getElementById("requests-section").hidden`))
 	})
 
 	t.Run("without a requests stream, the panel stays hidden and quiet", func(t *testing.T) {
-		srv := servePage(t, newHystrixStream(), nil) // 404 at /hystrix/requests.stream
+		srv := servePage(t, ssetest.NewStream(), nil) // 404 at /hystrix/requests.stream
 		tab := browsertest.NewTab(t, browser)
 
 		browsertest.Do(t, tab, chromedp.Navigate(srv.URL+"/hystrix/"))
@@ -372,10 +373,10 @@ func TestBrowser(t *testing.T) {
 
 		// A stream on another origin that does not allow the page's, as a
 		// Java Hystrix service serves it.
-		foreign := newHystrixStream()
+		foreign := ssetest.NewStream()
 		foreignSrv := httptest.NewServer(foreign)
 		t.Cleanup(foreignSrv.Close)
-		t.Cleanup(func() { close(foreign.stop) })
+		t.Cleanup(func() { foreign.Close() })
 
 		cases := []struct {
 			name, page string
@@ -405,13 +406,13 @@ func TestBrowser(t *testing.T) {
 	t.Run("reads the stream named in the page address, on another origin that allows it", func(t *testing.T) {
 		srv := httptest.NewServer(Handler())
 		t.Cleanup(srv.Close)
-		stream := newHystrixStream()
+		stream := ssetest.NewStream()
 		streamSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Access-Control-Allow-Origin", srv.URL)
 			stream.ServeHTTP(w, r)
 		}))
 		t.Cleanup(streamSrv.Close)
-		t.Cleanup(func() { close(stream.stop) })
+		t.Cleanup(func() { stream.Close() })
 		tab := browsertest.NewTab(t, browser)
 
 		page := srv.URL + "/?stream=" + url.QueryEscape(streamSrv.URL+"/hystrix.stream") + "&title=Checkout"
@@ -422,7 +423,7 @@ func TestBrowser(t *testing.T) {
 		const markup = `<img src=x onerror="document.title='owned'">"&amp;`
 		odd := hystrixCommand(commandCounts{name: markup, group: "G", pool: "G", isolation: "THREAD",
 			open: false, success: 1, windowMillis: 10000}, scenarioStart)
-		require.NoError(t, stream.send(ctx, append(scenarioFrame(0), dataEvent(odd))), "the page never connected to ?stream=")
+		require.NoError(t, stream.Send(ctx, append(scenarioFrame(0), dataEvent(odd))...), "the page never connected to ?stream=")
 		waitText(t, tab, field("command", "GetUser", "success"), commas(getUser(0).success))
 		waitText(t, tab, field("command", markup, "success"), "1")
 		assert.Equal(t, markup, browsertest.Eval[string](t, tab,
@@ -438,7 +439,7 @@ func TestBrowser(t *testing.T) {
 // servePage serves, on a test server until the test ends, the dashboard
 // at /hystrix/ reading stream, and each of more at its pattern. The fake
 // streams among them end before the server closes, so that it can.
-func servePage(t *testing.T, stream *hystrixStream, more map[string]http.Handler) *httptest.Server {
+func servePage(t *testing.T, stream *ssetest.Stream, more map[string]http.Handler) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/hystrix/", Handler(WithStream(stream)))
@@ -448,10 +449,10 @@ func servePage(t *testing.T, stream *hystrixStream, more map[string]http.Handler
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { // runs first
-		close(stream.stop)
+		stream.Close()
 		for _, h := range more {
-			if s, ok := h.(*hystrixStream); ok {
-				close(s.stop)
+			if s, ok := h.(*ssetest.Stream); ok {
+				s.Close()
 			}
 		}
 	})

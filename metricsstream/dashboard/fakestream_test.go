@@ -2,77 +2,16 @@ package dashboard
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"math"
-	"net/http"
 	"strconv"
+
+	"github.com/rxhystrix/rxhystrix/internal/ssetest"
 )
-
-// hystrixStream is a fake Hystrix metrics stream, written as Hystrix 1.5.4+
-// writes it: the headers of HystrixMetricsStreamServlet, "ping: " keep-alives,
-// and one "data: {json}" event per object. It writes the frames a test hands
-// to send, so the test decides when the counts change; nothing is timed.
-type hystrixStream struct {
-	frames chan [][]byte // the events of one or more frames, handed to a connected client
-	stop   chan struct{} // closed to end every connection before the server closes
-}
-
-func newHystrixStream() *hystrixStream {
-	return &hystrixStream{frames: make(chan [][]byte), stop: make(chan struct{})}
-}
-
-func (s *hystrixStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	flusher, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
-		return
-	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream;charset=UTF-8")
-	h.Set("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate")
-	h.Set("Pragma", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	if _, err := w.Write([]byte("ping: \n\n")); err != nil {
-		return
-	}
-	flusher.Flush()
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-s.stop:
-			return
-		case events := <-s.frames:
-			for _, e := range events {
-				if _, err := w.Write(e); err != nil {
-					return
-				}
-			}
-			if _, err := w.Write([]byte("ping: \n\n")); err != nil {
-				return
-			}
-			flusher.Flush()
-		}
-	}
-}
-
-// send hands events to the connected client, waiting for the page to be
-// connected; it gives up when ctx ends.
-func (s *hystrixStream) send(ctx context.Context, events [][]byte) error {
-	select {
-	case s.frames <- events:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 // requestEvent writes the JSON of one request's executions as one
 // server-sent event, as the request events stream does.
-func requestEvent(executions string) []byte {
-	return []byte("data: " + executions + "\n\n")
-}
+func requestEvent(executions string) []byte { return ssetest.Data(executions) }
 
 // dataEvent writes v as one server-sent event, as the servlet does.
 func dataEvent(v any) []byte {
@@ -80,7 +19,7 @@ func dataEvent(v any) []byte {
 	if err != nil {
 		panic(err)
 	}
-	return append(append([]byte("data: "), b...), "\n\n"...)
+	return ssetest.Data(string(b))
 }
 
 // jsonObject is a JSON object that keeps its fields in the order they were

@@ -133,7 +133,7 @@ func TestAggregatorForgetsAnInstanceWhileItsStreamIsDownAndAsksAgain(t *testing.
 	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
 	defer cancel()
 	require.NoError(t, mc.BlockUntil(ctx, 2), "the first instance's idle timer and the second's retry")
-	assert.Equal(t, int32(1), i2.connections.Load(), "not asked again before the retry delay")
+	assert.Equal(t, int32(1), i2.Connections(), "not asked again before the retry delay")
 	mc.Advance(DefaultRetryDelay)
 	i2.waitServing(t, 2)
 	i2.send(t, commandObject("GetUser", 5, false))
