@@ -102,8 +102,9 @@
 // handler. (Its breaker is off unless Guard.CircuitBreaker turns it on:
 // Hystrix counts rejections in a key's health, and a busy server is not
 // a broken one.) The handlers' codes count as the client counts a
-// server's, and the server's load is on the dashboard beside its
-// downstreams'.
+// server's, the server's load is on the dashboard beside its
+// downstreams', and Guard.Bypass lets through what must reach a busy
+// server (a load balancer's health check).
 //
 // # Tests on a manual clock
 //

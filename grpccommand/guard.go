@@ -87,6 +87,14 @@ type Guard struct {
 	// non-empty UTF-8.
 	Key func(ctx context.Context, method string) string
 
+	// Bypass, if not nil, picks the calls, given their context and full
+	// method, that the handler serves without the guard: never refused,
+	// under no timeout, and counted in no key's metrics. It is for what
+	// must reach a server however busy it is, a load balancer's health
+	// check ("/grpc.health.v1.Health/Check"), say, as concurrency-limits'
+	// bypass resolver lets through.
+	Bypass func(ctx context.Context, method string) bool
+
 	// Config gives the command of each key its configuration, read when
 	// the key is first used (command.Registry.Configure changes it
 	// later). nil means Hystrix's defaults: 10 calls at once and a 1s
@@ -115,8 +123,12 @@ type Guard struct {
 
 // Unary is a grpc.UnaryServerInterceptor that serves each unary call
 // with handler as an execution of the command of its key; the type's
-// documentation says what the caller gets.
+// documentation says what the caller gets. A call Bypass picks, the
+// handler serves as it is.
 func (g *Guard) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if g.Bypass != nil && g.Bypass(ctx, info.FullMethod) {
+		return handler(ctx, req)
+	}
 	c := &inboundCall{unary: handler, req: req}
 	if err := g.execute(ctx, info.FullMethod, c); err != nil {
 		return nil, err
@@ -126,8 +138,12 @@ func (g *Guard) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, 
 
 // Stream is a grpc.StreamServerInterceptor that serves each stream with
 // handler as an execution of the command of its key: the stream's
-// Context is the execution's, which the command's timeout cancels.
+// Context is the execution's, which the command's timeout cancels. A
+// stream Bypass picks, the handler serves as it is.
 func (g *Guard) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if g.Bypass != nil && g.Bypass(ss.Context(), info.FullMethod) {
+		return handler(srv, ss)
+	}
 	return g.execute(ss.Context(), info.FullMethod, &inboundCall{stream: handler, srv: srv, ss: ss})
 }
 

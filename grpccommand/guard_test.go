@@ -265,3 +265,46 @@ func TestGuardOverAConnection(t *testing.T) {
 	assert.Equal(t, "[SUCCESS: 1, FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]",
 		h.events("guarded"+unaryCall).String(), "the client counts the server's refusal against it")
 }
+
+// A health check reaches a server whose permits are all taken, unary or
+// as a stream.
+func TestGuardBypass(t *testing.T) {
+	g := newGuardHarness(t, command.Config{MaxConcurrentRequests: 1})
+	const health = "/grpc.health.v1.Health/Check"
+	g.guard.Bypass = func(_ context.Context, method string) bool { return method == health }
+	entered, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error)
+	go func() {
+		_, err := g.call(func(context.Context, any) (any, error) {
+			close(entered)
+			<-release
+			return "reply", nil
+		})
+		first <- err
+	}()
+	<-entered
+	_, err := g.call(answer("reply", nil))
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+
+	resp, err := g.guard.Unary(context.Background(), "request", &grpc.UnaryServerInfo{FullMethod: health},
+		func(ctx context.Context, _ any) (any, error) {
+			_, hasDeadline := ctx.Deadline()
+			return hasDeadline, nil
+		})
+	require.NoError(t, err)
+	assert.Equal(t, false, resp, "under no timeout")
+	var streamed bool
+	require.NoError(t, g.guard.Stream(nil, fakeServerStream{}, &grpc.StreamServerInfo{FullMethod: health},
+		func(any, grpc.ServerStream) error { streamed = true; return nil }))
+	assert.True(t, streamed)
+
+	close(release)
+	require.NoError(t, <-first)
+	assert.Equal(t, "[SUCCESS: 1, SEMAPHORE_REJECTED: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey),
+		"the health checks are in no key's counts")
+}
+
+// fakeServerStream is a server stream of no connection.
+type fakeServerStream struct{ grpc.ServerStream }
+
+func (fakeServerStream) Context() context.Context { return context.Background() }

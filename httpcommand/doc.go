@@ -89,8 +89,10 @@
 // Unavailable, 429 Too Many Requests for the rate limit. (Its breaker is
 // off unless Guard.CircuitBreaker turns it on: Hystrix counts
 // rejections in a key's health, and a busy server is not a broken one.)
-// The handler's statuses count as a Transport counts a response's, and
-// the server's load is on the dashboard beside its downstreams':
+// The handler's statuses count as a Transport counts a response's, the
+// server's load is on the dashboard beside its downstreams', and
+// Guard.Bypass lets through what must reach a busy server (a load
+// balancer's health check):
 //
 //	handler = &httpcommand.Guard{Handler: mux, Config: func(string) command.Config {
 //		return command.Config{AdaptiveLimit: limit.Gradient2{}}

@@ -89,6 +89,13 @@ type Guard struct {
 	// command.ErrInvalidKey (by errors.Is).
 	Key func(r *http.Request) string
 
+	// Bypass, if not nil, picks the requests Handler serves without the
+	// guard: never refused, under no timeout, and counted in no key's
+	// metrics. It is for what must reach a server however busy it is, a
+	// load balancer's health check, say, as concurrency-limits' bypass
+	// resolver lets through.
+	Bypass func(r *http.Request) bool
+
 	// Config gives the command of each key its configuration, read when
 	// the key is first used (command.Registry.Configure changes it
 	// later). nil means Hystrix's defaults: 10 requests at once and a 1s
@@ -148,9 +155,13 @@ func GuardStatus(err error) int {
 
 // ServeHTTP serves r with Handler as an execution of the command of r's
 // key, or answers it with ErrorHandler; the type's documentation says
-// when. It panics if Handler is nil.
+// when. A request Bypass picks, Handler serves as it is. It panics if Handler is nil.
 func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.once.Do(g.init)
+	if g.Bypass != nil && g.Bypass(r) {
+		g.Handler.ServeHTTP(w, r)
+		return
+	}
 	key := DefaultGuardKey
 	if g.Key != nil {
 		key = g.Key(r)

@@ -2,6 +2,7 @@ package httpcommand
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -340,4 +341,28 @@ func TestGuardFlushBeginsTheResponse(t *testing.T) {
 			assert.Equal(t, tc.body, rec.Body.String(), "nothing written after the flush")
 		})
 	}
+}
+
+// A health check reaches a server whose permits are all taken.
+func TestGuardBypass(t *testing.T) {
+	b := newBlocking()
+	mux := http.NewServeMux()
+	mux.Handle("/work", b)
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		_, hasDeadline := r.Context().Deadline()
+		fmt.Fprint(w, "ok, deadline: ", hasDeadline)
+	})
+	g := newGuardHarness(t, mux, command.Config{MaxConcurrentRequests: 1})
+	g.guard.Bypass = func(r *http.Request) bool { return r.URL.Path == "/healthz" }
+	first := make(chan *httptest.ResponseRecorder)
+	go func() { first <- g.serve("/work") }()
+	<-b.entered
+	assert.Equal(t, http.StatusServiceUnavailable, g.serve("/work").Code)
+	health := g.serve("/healthz")
+	assert.Equal(t, http.StatusOK, health.Code)
+	assert.Equal(t, "ok, deadline: false", health.Body.String(), "under no timeout")
+	close(b.release)
+	<-first
+	assert.Equal(t, "[SUCCESS: 1, SEMAPHORE_REJECTED: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey),
+		"the health check is in no key's counts")
 }
