@@ -155,7 +155,8 @@ func GuardStatus(err error) int {
 
 // ServeHTTP serves r with Handler as an execution of the command of r's
 // key, or answers it with ErrorHandler; the type's documentation says
-// when. A request Bypass picks, Handler serves as it is. It panics if Handler is nil.
+// when. A request Bypass picks, Handler serves as it is. It panics if
+// Handler is nil.
 func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.once.Do(g.init)
 	if g.Bypass != nil && g.Bypass(r) {
@@ -175,7 +176,7 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, err)
 		return
 	}
-	c := &inbound{handler: g.Handler, req: r, w: statusWriter{ResponseWriter: w}}
+	c := &inbound{handler: g.Handler, req: r, w: startWriter{ResponseWriter: w}}
 	_, err = cmd.Execute(command.OneAttempt(r.Context()), c)
 	c.Wait()
 	if err != nil && c.w.code == 0 {
@@ -209,7 +210,7 @@ type inbound struct {
 	keyedcommand.Inbound
 	handler http.Handler
 	req     *http.Request
-	w       statusWriter
+	w       startWriter
 }
 
 // serveInbound is a guard's run: Handler serves the request under the
@@ -242,37 +243,3 @@ func classifyServed(code int) error {
 	}
 	return nil
 }
-
-// statusWriter records the status of the response written through it.
-// It implements http.Flusher, which handlers often assert; the other
-// optional interfaces of the ResponseWriter it wraps are reached through
-// http.ResponseController, which unwraps it.
-type statusWriter struct {
-	http.ResponseWriter
-	code int // the final status written, 0 before
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.code == 0 && code >= 200 { // not an informational response: the final status
-		w.code = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.code == 0 {
-		w.code = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Flush flushes the response, with a 200 status if none was written,
-// when the wrapped ResponseWriter can.
-func (w *statusWriter) Flush() {
-	if http.NewResponseController(w.ResponseWriter).Flush() == nil && w.code == 0 {
-		w.code = http.StatusOK
-	}
-}
-
-// Unwrap returns the wrapped ResponseWriter, for http.ResponseController.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -75,52 +75,13 @@ func (h *requestContextHandler) ServeHTTP(w http.ResponseWriter, r *http.Request
 		h.next.ServeHTTP(w, r)
 		return
 	}
-	lw := &logHeaderWriter{ResponseWriter: w, name: h.logHeader, log: command.RequestLogFrom(ctx)}
-	h.next.ServeHTTP(lw, r)
-	lw.addLog() // h wrote nothing: the server writes the headers now
-}
-
-// logHeaderWriter adds the request log to the response's headers just
-// before they are written. It implements http.Flusher, which handlers
-// often assert; the other optional interfaces of the ResponseWriter it
-// wraps (http.Hijacker, deadlines) are reached through
-// http.ResponseController, which unwraps it.
-type logHeaderWriter struct {
-	http.ResponseWriter
-	name  string
-	log   *command.RequestLog
-	added bool
-}
-
-// addLog sets the header, once, unless the log is empty.
-func (w *logHeaderWriter) addLog() {
-	if w.added {
-		return
+	log := command.RequestLogFrom(ctx)
+	sw := &startWriter{ResponseWriter: w}
+	sw.before = func() {
+		if s := log.String(); s != "" {
+			w.Header().Set(h.logHeader, s)
+		}
 	}
-	w.added = true
-	if s := w.log.String(); s != "" {
-		w.Header().Set(w.name, s)
-	}
+	h.next.ServeHTTP(sw, r)
+	sw.beforeHeaders() // h wrote nothing: the server writes the headers now
 }
-
-func (w *logHeaderWriter) WriteHeader(code int) {
-	if code >= 200 { // not an informational response: the final headers
-		w.addLog()
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *logHeaderWriter) Write(b []byte) (int, error) {
-	w.addLog()
-	return w.ResponseWriter.Write(b)
-}
-
-// Flush flushes the response, headers first, when the wrapped
-// ResponseWriter can.
-func (w *logHeaderWriter) Flush() {
-	w.addLog()
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-// Unwrap returns the wrapped ResponseWriter, for http.ResponseController.
-func (w *logHeaderWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

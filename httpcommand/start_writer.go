@@ -1,0 +1,57 @@
+package httpcommand
+
+import "net/http"
+
+// startWriter is a ResponseWriter that knows when the response it wraps
+// starts: the first final WriteHeader (not an informational 1xx), the
+// first Write, or a Flush, sends the headers. Before they go it calls
+// before, once, which may still set headers; after, code is the status
+// they carry. The guards read code to tell a response Handler began from
+// one they may still write; RequestContext's log header is set by
+// before.
+//
+// It implements http.Flusher, which handlers often assert; the other
+// optional interfaces of the ResponseWriter it wraps (http.Hijacker,
+// deadlines) are reached through http.ResponseController, which unwraps
+// it.
+type startWriter struct {
+	http.ResponseWriter
+	code   int    // the status of the headers sent; 0 before they are
+	before func() // called once, just before the headers are sent; nil once called
+}
+
+// beforeHeaders calls before, once.
+func (w *startWriter) beforeHeaders() {
+	if f := w.before; f != nil {
+		w.before = nil
+		f()
+	}
+}
+
+func (w *startWriter) WriteHeader(code int) {
+	if w.code == 0 && code >= 200 {
+		w.beforeHeaders()
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *startWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.beforeHeaders()
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush flushes the response, headers first, when the wrapped
+// ResponseWriter can; a flush it cannot do starts nothing.
+func (w *startWriter) Flush() {
+	w.beforeHeaders()
+	if http.NewResponseController(w.ResponseWriter).Flush() == nil && w.code == 0 {
+		w.code = http.StatusOK
+	}
+}
+
+// Unwrap returns the wrapped ResponseWriter, for http.ResponseController.
+func (w *startWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
