@@ -54,6 +54,10 @@ const DefaultGuardKey = "http-server"
 //     aborts the response); the stack it logs is the guard's.
 //   - Each request is one execution: Config.Retry and Config.Hedge do not
 //     apply, since a request cannot be served twice.
+//   - A request that lasts (a WebSocket, a stream of server-sent events)
+//     runs under its key's timeout as any other does: Bypass it, or key
+//     it apart with a negative Config.Timeout. A handler that hijacks
+//     the connection owns it: the guard writes nothing to it.
 //
 // In process, a guard adds about half a microsecond to a request, 0.7×
 // what failsafe-go's failsafehttp handler adds with a bulkhead; over

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -365,4 +367,69 @@ func TestGuardBypass(t *testing.T) {
 	<-first
 	assert.Equal(t, "[SUCCESS: 1, SEMAPHORE_REJECTED: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey),
 		"the health check is in no key's counts")
+}
+
+// A handler that hijacks the connection (a WebSocket's upgrade) owns it:
+// the guard writes nothing to it, even past the timeout.
+func TestGuardHijackedConnectionIsTheHandlers(t *testing.T) {
+	hijacked := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, rw, err := w.(http.Hijacker).Hijack()
+		if !assert.NoError(t, err) {
+			return
+		}
+		defer conn.Close()
+		close(hijacked)
+		<-r.Context().Done() // the guard's timeout
+		_, _ = rw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 8\r\nConnection: close\r\n\r\nhijacked")
+		_ = rw.Flush()
+	})
+	g := newGuardHarness(t, h, command.Config{Timeout: 300 * time.Millisecond})
+	var serverLog strings.Builder
+	srv := httptest.NewUnstartedServer(g.guard)
+	srv.Config.ErrorLog = log.New(&serverLog, "", 0)
+	srv.Start()
+	defer srv.Close()
+
+	got := make(chan string)
+	go func() {
+		resp, err := http.Get(srv.URL)
+		if !assert.NoError(t, err) {
+			got <- ""
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		got <- string(b)
+	}()
+	<-hijacked
+	g.Clock.Advance(300 * time.Millisecond)
+	assert.Equal(t, "hijacked", <-got)
+	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey))
+	srv.Close()
+	assert.Empty(t, serverLog.String(), "nothing written on the hijacked connection")
+}
+
+// readFromWriter is a ResponseWriter with a ReadFrom of its own, as
+// net/http's, which sends a file with sendfile.
+type readFromWriter struct {
+	*httptest.ResponseRecorder
+	readFrom int
+}
+
+func (w *readFromWriter) ReadFrom(r io.Reader) (int64, error) {
+	w.readFrom++
+	return io.Copy(w.ResponseRecorder, r)
+}
+
+func TestGuardKeepsTheWritersReadFrom(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.(io.ReaderFrom).ReadFrom(io.LimitReader(strings.NewReader("a file's bytes"), 6))
+	})
+	g := newGuardHarness(t, h, command.Config{})
+	w := &readFromWriter{ResponseRecorder: httptest.NewRecorder()}
+	g.guard.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+	assert.Equal(t, 1, w.readFrom, "the server's own ReadFrom")
+	assert.Equal(t, "a file", w.Body.String())
+	assert.Equal(t, "[SUCCESS: 1]", g.Events(DefaultGuardKey))
 }

@@ -1,6 +1,11 @@
 package httpcommand
 
-import "net/http"
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+)
 
 // startWriter is a ResponseWriter that knows when the response it wraps
 // starts: the first final WriteHeader (not an informational 1xx), the
@@ -10,10 +15,12 @@ import "net/http"
 // one they may still write; RequestContext's log header is set by
 // before.
 //
-// It implements http.Flusher, which handlers often assert; the other
-// optional interfaces of the ResponseWriter it wraps (http.Hijacker,
-// deadlines) are reached through http.ResponseController, which unwraps
-// it.
+// Handlers assert the optional interfaces of a ResponseWriter, so it
+// implements those of net/http's own: http.Flusher, http.Hijacker (a
+// WebSocket's upgrade) and io.ReaderFrom (the sendfile of http.ServeFile),
+// each by the wrapped writer's, when it has it, through
+// http.ResponseController or io.Copy. Deadlines are reached through
+// http.ResponseController, which unwraps it.
 type startWriter struct {
 	http.ResponseWriter
 	code   int    // the status of the headers sent; 0 before they are
@@ -51,6 +58,27 @@ func (w *startWriter) Flush() {
 	if http.NewResponseController(w.ResponseWriter).Flush() == nil && w.code == 0 {
 		w.code = http.StatusOK
 	}
+}
+
+// Hijack hands the connection to the handler, when the wrapped
+// ResponseWriter can. A hijacked connection is the handler's: nothing
+// more is written to it, the guards' answers included.
+func (w *startWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err == nil && w.code == 0 {
+		w.code = http.StatusSwitchingProtocols
+	}
+	return conn, rw, err
+}
+
+// ReadFrom writes what r holds as the response's body, with the wrapped
+// ResponseWriter's own ReadFrom when it has one.
+func (w *startWriter) ReadFrom(r io.Reader) (int64, error) {
+	if w.code == 0 {
+		w.beforeHeaders()
+		w.code = http.StatusOK
+	}
+	return io.Copy(w.ResponseWriter, r)
 }
 
 // Unwrap returns the wrapped ResponseWriter, for http.ResponseController.
