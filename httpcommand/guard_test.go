@@ -386,7 +386,11 @@ func TestGuardHijackedConnectionIsTheHandlers(t *testing.T) {
 	})
 	g := newGuardHarness(t, h, command.Config{Timeout: 300 * time.Millisecond})
 	var serverLog strings.Builder
-	srv := httptest.NewUnstartedServer(g.guard)
+	served := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.guard.ServeHTTP(w, r)
+		close(served)
+	}))
 	srv.Config.ErrorLog = log.New(&serverLog, "", 0)
 	srv.Start()
 	defer srv.Close()
@@ -405,6 +409,7 @@ func TestGuardHijackedConnectionIsTheHandlers(t *testing.T) {
 	<-hijacked
 	g.Clock.Advance(300 * time.Millisecond)
 	assert.Equal(t, "hijacked", <-got)
+	<-served // the guard has returned: whatever it wrote, it wrote
 	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey))
 	srv.Close()
 	assert.Empty(t, serverLog.String(), "nothing written on the hijacked connection")
