@@ -12,17 +12,24 @@ import (
 // which must be text.
 var ErrInvalidKey = errors.New("invalid key")
 
+// ValidKey reports whether key can name a command, a pool or a cache
+// entry: it is not empty and is valid UTF-8. A key that is not gives an
+// error that is ErrInvalidKey wherever this package is handed it; a
+// package that computes keys for its commands (from a request, say)
+// checks them with ValidKey to say which request had the bad one.
+func ValidKey(key string) bool { return key != "" && utf8.ValidString(key) }
+
 // checkKey returns an error that is ErrInvalidKey (by errors.Is) if key
-// is empty or not valid UTF-8; what names the key in the message ("key",
+// is not valid (ValidKey); what names the key in the message ("key",
 // "pool key").
 func checkKey(what, key string) error {
 	switch {
+	case ValidKey(key):
+		return nil
 	case key == "":
 		return invalidKeyError(what + " is empty")
-	case !utf8.ValidString(key):
-		return invalidKeyError(fmt.Sprintf("%s %q is not valid UTF-8", what, key))
 	}
-	return nil
+	return invalidKeyError(fmt.Sprintf("%s %q is not valid UTF-8", what, key))
 }
 
 // mustKey panics, naming the constructor kind, if key is invalid.

@@ -166,3 +166,12 @@ func TestInvalidKeysAreRefusedWhereTheyEnter(t *testing.T) {
 	assert.Equal(t, 0, r.PoolCount())
 	assert.True(t, errors.Is(checkKey("pool key", "\xff"), ErrInvalidKey))
 }
+
+// ValidKey says what checkKey refuses, which every entry of a key
+// refuses with ErrInvalidKey.
+func TestValidKey(t *testing.T) {
+	for key, valid := range map[string]bool{"GetUser": true, "api.example.com:8443": true, "é": true, "": false, "\xff": false} {
+		assert.Equal(t, valid, ValidKey(key), "%q", key)
+		assert.Equal(t, !valid, errors.Is(checkKey("key", key), ErrInvalidKey), "%q", key)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -49,7 +48,7 @@ type client struct {
 func (c *client) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 	target := cc.Target()
 	key := c.key(target, method)
-	if key == "" || !utf8.ValidString(key) {
+	if !command.ValidKey(key) {
 		err := fmt.Errorf("grpccommand: the key of %s on %s is %q: %w", method, target, key, command.ErrInvalidKey)
 		return &Error{err: err, code: codes.Internal}
 	}

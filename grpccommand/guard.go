@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -158,7 +157,7 @@ func (g *Guard) execute(ctx context.Context, method string, c *inboundCall) erro
 	if g.Key != nil {
 		key = g.Key(ctx, method)
 	}
-	if key == "" || !utf8.ValidString(key) {
+	if !command.ValidKey(key) {
 		err := fmt.Errorf("grpccommand: Guard: the key of %s is %q: %w", method, key, command.ErrInvalidKey)
 		return &Error{err: err, code: codes.Internal}
 	}

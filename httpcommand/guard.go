@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/keyedcommand"
@@ -171,7 +170,7 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if g.Key != nil {
 		key = g.Key(r)
 	}
-	if key == "" || !utf8.ValidString(key) {
+	if !command.ValidKey(key) {
 		g.refuse(w, r, fmt.Errorf("httpcommand: Guard: the key of a request for %s is %q: %w", r.URL.Path, key, command.ErrInvalidKey))
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"unicode/utf8"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/keyedcommand"
@@ -51,7 +50,7 @@ func Host(req *http.Request) string { return req.URL.Host }
 // sent with.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	key := t.key(req)
-	if key == "" || !utf8.ValidString(key) {
+	if !command.ValidKey(key) {
 		closeBody(req)
 		return nil, fmt.Errorf("httpcommand: the key of a request to %s is %q: %w", req.URL.Redacted(), key, command.ErrInvalidKey)
 	}
