@@ -27,7 +27,6 @@ import (
 func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
 	c := &client{key: Key, failures: defaultFailures}
 	c.commands.Package = "grpccommand"
-	c.commands.Registry = command.DefaultRegistry
 	c.commands.Run = c.invoke
 	for i, o := range opts {
 		if o == nil {

@@ -188,9 +188,6 @@ func (g *Guard) init() {
 	}
 	g.commands.Package = "grpccommand: Guard"
 	g.commands.Registry = g.Registry
-	if g.commands.Registry == nil {
-		g.commands.Registry = command.DefaultRegistry
-	}
 	g.commands.Run = g.serve
 	g.commands.Config = keyedcommand.GuardConfig(g.Config, g.CircuitBreaker)
 }

@@ -193,9 +193,6 @@ func (g *Guard) init() {
 	}
 	g.commands.Package = "httpcommand: Guard"
 	g.commands.Registry = g.Registry
-	if g.commands.Registry == nil {
-		g.commands.Registry = command.DefaultRegistry
-	}
 	g.commands.Run = serveInbound
 	g.commands.Config = keyedcommand.GuardConfig(g.Config, g.CircuitBreaker)
 }

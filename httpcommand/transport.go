@@ -27,7 +27,6 @@ type Transport struct {
 func New(opts ...Option) *Transport {
 	t := &Transport{base: http.DefaultTransport, key: Host}
 	t.commands.Package = "httpcommand"
-	t.commands.Registry = command.DefaultRegistry
 	t.commands.Run = t.send
 	for i, o := range opts {
 		if o == nil {

@@ -21,7 +21,8 @@ import (
 type Set[In, Out any] struct {
 	// Package prefixes the errors of Get ("httpcommand").
 	Package string
-	// Registry is where the commands are made.
+	// Registry is where the commands are made; nil means
+	// command.DefaultRegistry.
 	Registry *command.Registry
 	// Run is every command's run.
 	Run func(context.Context, In) (Out, error)
@@ -56,12 +57,16 @@ func (s *Set[In, Out]) Get(key, pool string) (*command.Command[In, Out], error) 
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: config of %q: %w", s.Package, key, err)
 	}
+	registry := s.Registry
+	if registry == nil {
+		registry = command.DefaultRegistry
+	}
 	if s.PoolConfig != nil {
-		if err := s.Registry.ConfigurePool(cfg.Pool, s.PoolConfig(key)); err != nil {
+		if err := registry.ConfigurePool(cfg.Pool, s.PoolConfig(key)); err != nil {
 			return nil, fmt.Errorf("%s: pool config of %q: %w", s.Package, key, err)
 		}
 	}
-	c := command.New(key, s.Run, command.WithRegistry(s.Registry), command.WithConfig(cfg))
+	c := command.New(key, s.Run, command.WithRegistry(registry), command.WithConfig(cfg))
 	if s.Fallback != nil {
 		c = c.WithFallback(s.Fallback)
 	}

@@ -88,3 +88,12 @@ func TestGetRefusesABadConfig(t *testing.T) {
 	_, ok := s.Registry.Config("a")
 	assert.False(t, ok, "no command is made for a key whose config is refused")
 }
+
+func TestGetWithoutRegistryUsesTheDefault(t *testing.T) {
+	s := &Set[string, string]{Package: "client", Run: func(_ context.Context, in string) (string, error) { return in, nil }}
+	const key = "keyedcommand-default-registry"
+	_, err := s.Get(key, "pool")
+	require.NoError(t, err)
+	_, ok := command.DefaultRegistry.Config(key)
+	assert.True(t, ok, "made in command.DefaultRegistry")
+}
