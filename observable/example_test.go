@@ -200,3 +200,23 @@ func ExampleHedgeStream() {
 	// [page 1 page 2] <nil>
 	// the stalled replica: context canceled
 }
+
+// busyError is a server's refusal that says when it can serve again, as
+// an HTTP client's error for a 503 with a Retry-After header would.
+type busyError struct{ after time.Duration }
+
+func (e busyError) Error() string                     { return "busy" }
+func (e busyError) RetryAfter() (time.Duration, bool) { return e.after, true }
+
+func ExampleObservable_Retry() {
+	var calls atomic.Int32
+	call := observable.FromFunc(func(context.Context) (string, error) {
+		if calls.Add(1) < 3 {
+			return "", busyError{after: 10 * time.Millisecond} // waited in place of the backoff
+		}
+		return "served", nil
+	})
+	v, err := call.Retry(observable.RetryPolicy{MaxAttempts: 3}).First(context.Background())
+	fmt.Println(v, err, "after", calls.Load(), "attempts")
+	// Output: served <nil> after 3 attempts
+}

@@ -17,7 +17,8 @@ type RetryPolicy struct {
 	// MaxAttempts is the number of subscriptions in all, the first
 	// included; 0 means DefaultMaxAttempts, 1 never retries.
 	MaxAttempts int
-	// Backoff is the wait before each retry.
+	// Backoff is the wait before each retry, unless the failure carries a
+	// Pushback (see Next).
 	Backoff Backoff
 	// Retryable reports whether a subscription that failed with err may
 	// be retried; nil retries every error. The end of the subscriber's
@@ -67,8 +68,16 @@ type Retrier interface {
 // Next decides the retry that follows attempt n (n ≥ 1), which failed
 // with err, for a subscriber whose context is ctx, at now. It returns the
 // wait before the retry, and false when there is no retry: the attempts
-// are used up, err is not retryable, ctx has ended, the retry could not
-// finish before ctx's deadline, or Permit refused it.
+// are used up, err is not retryable, ctx has ended, err's source pushed
+// back, the retry could not finish before ctx's deadline, or Permit
+// refused it.
+//
+// An err that carries a [Pushback] (a server's Retry-After, say) has the
+// word on the wait: the retry waits what it says, with no jitter, in
+// place of the backoff's delay, as gRPC's retries honour a server's
+// pushback. A pushback that says not to try again ends the retries, and
+// so does one longer than Backoff.Max: the source will not be ready
+// within the longest wait the policy allows.
 func (p *RetryPolicy) Next(ctx context.Context, now time.Time, n int, err error) (time.Duration, bool) {
 	attempts := p.MaxAttempts
 	if attempts == 0 {
@@ -80,15 +89,10 @@ func (p *RetryPolicy) Next(ctx context.Context, now time.Time, n int, err error)
 	if p.Retryable != nil && !p.Retryable(err) {
 		return 0, false
 	}
-	u := 0.0
-	if p.Backoff.Jitter != NoJitter {
-		if p.Rand != nil {
-			u = p.Rand()
-		} else {
-			u = rand.Float64()
-		}
+	d, ok := p.wait(n, err)
+	if !ok {
+		return 0, false
 	}
-	d := p.Backoff.Delay(n, u)
 	if deadline, ok := ctx.Deadline(); ok {
 		need := d
 		if p.AttemptTime != nil {
@@ -102,6 +106,25 @@ func (p *RetryPolicy) Next(ctx context.Context, now time.Time, n int, err error)
 		return 0, false
 	}
 	return d, true
+}
+
+// wait returns the wait before the retry that follows attempt n, which
+// failed with err: the source's, if err carries a [Pushback], and the
+// backoff's otherwise. false means the source said not to retry, or to
+// wait longer than Backoff.Max allows.
+func (p *RetryPolicy) wait(n int, err error) (time.Duration, bool) {
+	if d, ok := pushbackOf(err); ok {
+		return d, d >= 0 && d <= p.Backoff.withDefaults().Max
+	}
+	u := 0.0
+	if p.Backoff.Jitter != NoJitter {
+		if p.Rand != nil {
+			u = p.Rand()
+		} else {
+			u = rand.Float64()
+		}
+	}
+	return p.Backoff.Delay(n, u), true
 }
 
 // Retry returns an Observable that subscribes to o again when it fails,
