@@ -31,6 +31,18 @@ type rateLimiter struct {
 // tolerance: how far ahead of now tat may run, (burst−1) intervals.
 type rateParams struct{ interval, tolerance int64 }
 
+// wait returns how long an execution that comes at now waits for its
+// place when the next is at tat.
+func (p *rateParams) wait(tat, now int64) time.Duration {
+	return time.Duration(max(tat-p.tolerance-now, 0))
+}
+
+// nextPlace returns how long from now until the bucket admits an
+// execution at once.
+func (l *rateLimiter) nextPlace(now int64) time.Duration {
+	return l.params.Load().wait(l.tat.Load(), now)
+}
+
 // maxRateSpan bounds a limiter's interval and tolerance (about 31 years),
 // so that a tiny rate or a huge burst cannot overflow the time arithmetic.
 const maxRateSpan = 1e18
@@ -79,7 +91,7 @@ func (l *rateLimiter) reserve(now int64, clock func() int64, maxWait time.Durati
 	for {
 		tat := l.tat.Load()
 		at := max(tat, now)
-		wait = time.Duration(max(at-p.tolerance-now, 0))
+		wait = p.wait(at, now)
 		if wait > maxWait {
 			if !fresh {
 				now, fresh = clock(), true

@@ -1,0 +1,29 @@
+package breaker
+
+import "time"
+
+// RetryAfter returns how long until AttemptExecution could let a request
+// through, for the answer to a caller it refused (a server's Retry-After
+// header, say): 0 when it would now, and the rest of the sleep window when
+// the breaker is Open. It returns false when that depends on what has not
+// happened yet: a HalfOpen breaker whose trials are all out closes or
+// opens again on their results, and a breaker forced open stays so until
+// its Config changes.
+func (b *Breaker) RetryAfter() (time.Duration, bool) {
+	w := b.refresh()
+	switch {
+	case w&forcedOpenBit != 0:
+		return 0, false
+	case w&allowAllBit != 0:
+		return 0, true
+	}
+	cfg := b.cfg.Load()
+	switch stateOf(w) {
+	case Open:
+		elapsed := b.now() - b.openedAt.Load()
+		return time.Duration(max(int64(cfg.SleepWindow)-elapsed, 0)), true
+	case HalfOpen:
+		return 0, admittedOf(w) < cfg.HalfOpenTrials
+	}
+	return 0, true
+}
