@@ -59,6 +59,12 @@
 // (a hedge's race lost, say) is closed. Any other request is sent once
 // (command.OneAttempt), and its failure is the answer.
 //
+// A failure whose response has a Retry-After header, a 503 or a 429 of a
+// server that knows when it can serve again ([Guard]'s among them), is
+// retried after the wait the header asks for, in place of the backoff;
+// one longer than the backoff's Max ends the retries, and the failure is
+// the answer ([*StatusError.RetryAfter], observable.RetryPolicy.Next).
+//
 // # Fallbacks
 //
 // [WithFallback] builds an answer for failures, timeouts, rejections and
@@ -86,7 +92,10 @@
 // handler's latency (Config.AdaptiveLimit, as Netflix's concurrency-limits
 // does on a server) and its rate limit refuse what the server cannot
 // serve in time, at once and without running the handler: 503 Service
-// Unavailable, 429 Too Many Requests for the rate limit. (Its breaker is
+// Unavailable, 429 Too Many Requests for the rate limit, each with a
+// Retry-After header when the command knows when it would admit the
+// request (the rate limit's next token, an open breaker's sleep window),
+// which a Transport that retries honours. (Its breaker is
 // off unless Guard.CircuitBreaker turns it on: Hystrix counts
 // rejections in a key's health, and a busy server is not a broken one.)
 // The handler's statuses count as a Transport counts a response's, the

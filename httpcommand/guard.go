@@ -46,7 +46,12 @@ const DefaultGuardKey = "http-server"
 //     TIMEOUT, and if Handler has written nothing when it returns,
 //     ErrorHandler answers.
 //   - A short circuit, a rejection (permits or, under pool isolation, the
-//     pool) and the rate limit never run Handler.
+//     pool) and the rate limit never run Handler. The answer to a short
+//     circuit or the rate limit has a Retry-After header, set before
+//     ErrorHandler runs: the seconds, rounded up, until the breaker's
+//     sleep window ends or the bucket has a token
+//     (command.Registry.RetryAfter). A [Transport] whose key retries
+//     waits that long before it asks again.
 //   - A panic in Handler is a failure, raised again on the server's
 //     goroutine once the command has recorded it, so that net/http treats
 //     it as it treats a panic of Handler's own (http.ErrAbortHandler
@@ -197,7 +202,12 @@ func (g *Guard) init() {
 	g.commands.Config = keyedcommand.GuardConfig(g.Config, g.CircuitBreaker)
 }
 
+// refuse answers r with ErrorHandler, after a Retry-After header when
+// the command can say when it would admit r.
 func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, err error) {
+	if d, ok := g.commands.RetryAfter(err); ok {
+		setRetryAfter(w.Header(), d)
+	}
 	if g.ErrorHandler != nil {
 		g.ErrorHandler(w, r, err)
 		return

@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/rxhystrix/rxhystrix/command"
 )
@@ -57,10 +58,7 @@ func (s *Set[In, Out]) Get(key, pool string) (*command.Command[In, Out], error) 
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: config of %q: %w", s.Package, key, err)
 	}
-	registry := s.Registry
-	if registry == nil {
-		registry = command.DefaultRegistry
-	}
+	registry := s.registry()
 	if s.PoolConfig != nil {
 		if err := registry.ConfigurePool(cfg.Pool, s.PoolConfig(key)); err != nil {
 			return nil, fmt.Errorf("%s: pool config of %q: %w", s.Package, key, err)
@@ -75,4 +73,19 @@ func (s *Set[In, Out]) Get(key, pool string) (*command.Command[In, Out], error) 
 	}
 	s.commands[key] = c
 	return c, nil
+}
+
+// registry returns the set's Registry, or command.DefaultRegistry.
+func (s *Set[In, Out]) registry() *command.Registry {
+	if s.Registry == nil {
+		return command.DefaultRegistry
+	}
+	return s.Registry
+}
+
+// RetryAfter is command.Registry.RetryAfter of the set's registry: how
+// long until the command whose call err refused would admit another, for
+// a guard's answer to the call.
+func (s *Set[In, Out]) RetryAfter(err error) (time.Duration, bool) {
+	return s.registry().RetryAfter(err)
 }

@@ -1,0 +1,50 @@
+package httpcommand
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// RetryAfter returns the wait the response's Retry-After header asks
+// for, so that a key whose Config retries (command.Config.Retry) waits
+// what the server said in place of its backoff (observable.Pushback): a
+// number of seconds, or an HTTP date, which counts from the response's
+// Date header when it has one, as the server's clock is what the date
+// was written on, and from now otherwise. A date already past is a wait
+// of zero. It returns false when the response has no such header, or
+// one that is neither.
+func (e *StatusError) RetryAfter() (time.Duration, bool) {
+	return retryAfter(e.Header, time.Now())
+}
+
+// retryAfter parses h's Retry-After, counting a date from h's Date or,
+// without one, from now.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseUint(v, 10, 63); err == nil {
+		return time.Duration(min(secs, uint64(maxRetryAfter/time.Second))) * time.Second, true
+	}
+	at, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	if date, err := http.ParseTime(h.Get("Date")); err == nil {
+		now = date
+	}
+	return max(at.Sub(now), 0), true
+}
+
+// maxRetryAfter bounds the wait of a Retry-After in seconds, so that a
+// huge number cannot overflow a time.Duration: a century, which no
+// retry policy waits.
+const maxRetryAfter = 100 * 365 * 24 * time.Hour
+
+// setRetryAfter gives a guard's refusal the header that tells the client
+// when the command would admit it, d rounded up to whole seconds.
+func setRetryAfter(h http.Header, d time.Duration) {
+	h.Set("Retry-After", strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10))
+}
