@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rxhystrix/rxhystrix/command"
@@ -32,7 +33,11 @@ func (c *client) invoke(ctx context.Context, call *call) (any, error) {
 		return nil, command.BadRequest(fmt.Errorf("grpccommand: the reply of %s is %T, not a pointer to a message", call.method, call.reply))
 	}
 	reply := reflect.New(t.Elem()).Interface()
-	err := call.invoker(ctx, call.method, call.req, reply, call.cc, call.opts...)
+	// The trailer may push back (PushbackTrailer). The option goes on a
+	// copy of the caller's: attempts of one call run side by side.
+	var trailer metadata.MD
+	opts := append(call.opts[:len(call.opts):len(call.opts)], grpc.Trailer(&trailer))
+	err := call.invoker(ctx, call.method, call.req, reply, call.cc, opts...)
 	if err == nil {
 		return reply, nil
 	}
@@ -41,7 +46,7 @@ func (c *client) invoke(ctx context.Context, call *call) (any, error) {
 		// attempt; the command tells which.
 		return nil, ctx.Err()
 	}
-	return nil, c.failures.classify(err)
+	return nil, c.failures.classify(withPushback(err, trailer))
 }
 
 // moveReply makes dst what src is. A protocol buffer message is merged

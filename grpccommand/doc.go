@@ -74,6 +74,12 @@
 // only for keys whose methods are, or put a call that must go once under
 // command.OneAttempt's context.
 //
+// A server that pushes back with [PushbackTrailer] (gRFC A6; a [Guard]
+// does) has the word on the retry: it comes after the milliseconds the
+// trailer says, in place of the backoff, and not at all when the trailer
+// says not to retry or asks for longer than the backoff's Max
+// (observable.RetryPolicy.Next).
+//
 // # Fallbacks
 //
 // [WithFallback] answers failures, timeouts, rejections and
@@ -99,7 +105,9 @@
 // latency (Config.AdaptiveLimit, as Netflix's concurrency-limits does on
 // a server) and its rate limit refuse what the server cannot serve in
 // time, at once and with the code Unavailable, without running the
-// handler. (Its breaker is off unless Guard.CircuitBreaker turns it on:
+// handler; a refusal by the rate limit or an open breaker pushes back
+// with [PushbackTrailer], the time until the command would admit the
+// call. (Its breaker is off unless Guard.CircuitBreaker turns it on:
 // Hystrix counts rejections in a key's health, and a busy server is not
 // a broken one.) The handlers' codes count as the client counts a
 // server's, the server's load is on the dashboard beside its

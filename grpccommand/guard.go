@@ -52,7 +52,11 @@ const DefaultGuardKey = "grpc-server"
 //     that last wants a longer one, or none.
 //   - A short circuit, a rejection (permits or, under pool isolation, the
 //     pool) and the rate limit never run the handler: the caller gets an
-//     [*Error] of code Unavailable. An invalid key, configuration or
+//     [*Error] of code Unavailable. A short circuit or the rate limit
+//     sets [PushbackTrailer] to the milliseconds, rounded up, until the
+//     breaker's sleep window ends or the bucket has a token
+//     (command.Registry.RetryAfter); a client interceptor whose key
+//     retries waits that long. An invalid key, configuration or
 //     FailureCodes is an *Error of code Internal naming what is wrong.
 //   - A panic in the handler is a failure, raised again on the server's
 //     goroutine once the command has recorded it, as if there were no
@@ -174,6 +178,9 @@ func (g *Guard) execute(ctx context.Context, method string, c *inboundCall) erro
 	case command.IsBadRequest(err),
 		errors.As(err, &failed) && failed.Failure == command.CommandFailure:
 		return c.err // the handler's own answer
+	}
+	if d, ok := g.commands.RetryAfter(err); ok {
+		pushBack(ctx, c.ss, d)
 	}
 	return statusError(err)
 }
