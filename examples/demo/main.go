@@ -11,6 +11,7 @@
 //	/hystrix/stream  the Hystrix metrics stream it reads (metricsstream.Handler)
 //	/hystrix.stream  the same stream at the path Netflix's dashboard and Turbine users type
 //	/metrics         Prometheus metrics (package metricsstream/prometheus)
+//	/api/checkout    the demo's own API, guarded (POST)
 //
 // While it runs it redraws, every second, a table of the commands in the
 // terminal it was started from: each command's request rate, error
@@ -19,7 +20,8 @@
 // a log), it writes the table below the last one instead.
 //
 // Five commands and a request collapser run all the time, each in a state
-// the dashboard draws:
+// the dashboard draws, and the demo calls an API of its own, served
+// behind a guard:
 //
 //	GetUser             a healthy downstream, in its own worker pool
 //	GetRecommendations  a slow one under semaphore isolation: some calls time out, the fallback answers
@@ -27,6 +29,8 @@
 //	SearchProducts      a pool of 4 workers and a queue of 2 for 7 callers: some calls are rejected
 //	LegacyInventory     a circuit forced open by configuration: every call is short-circuited
 //	GetPrice            a collapser: the lookups of 10ms go to the downstream as one batch (command GetPriceBatch)
+//	CheckoutAPI         POST /api/checkout behind an httpcommand.Guard that admits 15 requests a second: a third are refused, 429 with a Retry-After
+//	CheckoutClient      its callers' httpcommand.Transport, which retries a refused request after the Retry-After, not on its own backoff
 //
 // Flags:
 //

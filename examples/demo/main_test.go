@@ -28,7 +28,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 const failAfter = 30 * time.Second
 
 // demoCommands are the commands the demo runs.
-var demoCommands = []string{"GetPriceBatch", "GetRecommendations", "GetUser", "LegacyInventory", "PaymentGateway", "SearchProducts"}
+var demoCommands = []string{"CheckoutAPI", "CheckoutClient", "GetPriceBatch", "GetRecommendations", "GetUser", "LegacyInventory", "PaymentGateway", "SearchProducts"}
 
 // fastScenario makes PaymentGateway fail from the start for 2s, once, with
 // a 1s sleep window, so its circuit opens and closes again within seconds.
@@ -96,6 +96,8 @@ type streamObject struct {
 	RollingCountCommandRejections int64
 	RollingCountBatches           int64
 	RollingCountRequestsBatched   int64
+	RollingCountRateLimited       int64
+	RollingCountRetried           int64
 	ForceOpen                     bool `json:"propertyValue_circuitBreakerForceOpen"`
 }
 
@@ -222,6 +224,25 @@ func TestDemoPoolRejects(t *testing.T) {
 	readStream(t, d.base+"/hystrix/stream", func(f map[string]streamObject) bool {
 		return f["HystrixThreadPool SearchService"].RollingCountCommandRejections > 0
 	})
+}
+
+// The guard of the demo's API refuses part of its callers' requests
+// with a Retry-After, and their client retries them after it and is
+// served.
+func TestDemoGuardRefusesAndTheClientRetries(t *testing.T) {
+	d := startDemo(t, defaultScenario)
+	readStream(t, d.base+"/hystrix/stream", func(f map[string]streamObject) bool {
+		api, client := f["HystrixCommand CheckoutAPI"], f["HystrixCommand CheckoutClient"]
+		return api.RollingCountRateLimited > 0 && api.RollingCountSuccess > 0 && client.RollingCountRetried > 0
+	})
+	resp, err := http.Post(d.base+checkoutPath, "", nil)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusTooManyRequests {
+		assert.Equal(t, "1", resp.Header.Get("Retry-After"), "a second at most, until the bucket has a token")
+	} else {
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+	}
 }
 
 func TestDemoMain(t *testing.T) {

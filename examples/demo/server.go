@@ -23,7 +23,8 @@ import (
 // same stream at /hystrix.stream (where Netflix's dashboard and Turbine
 // look, as the README mounts it), Hystrix's configuration, utilization
 // and request events streams at their paths, and Prometheus metrics at
-// /metrics. Streams end when shutdown is closed.
+// /metrics; and the demo's own API, guarded, at checkoutPath. Streams
+// end when shutdown is closed.
 func newHandler(reg *command.Registry, shutdown <-chan struct{}) http.Handler {
 	opts := []metricsstream.HandlerOption{
 		metricsstream.WithRegistry(reg.Metrics()),
@@ -40,6 +41,7 @@ func newHandler(reg *command.Registry, shutdown <-chan struct{}) http.Handler {
 	mux.Handle("/hystrix/utilization.stream", metricsstream.UtilizationHandler(opts...))
 	mux.Handle("/hystrix/requests.stream", metricsstream.RequestEventsHandler(opts...))
 	mux.Handle("/metrics", promhttp.HandlerFor(prom, promhttp.HandlerOpts{}))
+	mux.Handle("POST "+checkoutPath, checkoutGuard(reg))
 	mux.Handle("GET /{$}", http.RedirectHandler("/hystrix/", http.StatusFound))
 	return mux
 }
@@ -61,12 +63,13 @@ func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenari
 	srv.RegisterOnShutdown(endStreams)
 
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(out, "rxhystrix demo: five commands and a collapser against simulated downstreams\n"+
+	fmt.Fprintf(out, "rxhystrix demo: five commands and a collapser against simulated downstreams, and a guarded API\n"+
 		"  dashboard   %s/hystrix/\n"+
 		"  stream      %s/hystrix/stream (and %s/hystrix.stream)\n"+
 		"  config      %s/hystrix/config.stream, utilization %s/hystrix/utilization.stream\n"+
 		"  requests    %s/hystrix/requests.stream\n"+
-		"  prometheus  %s/metrics\n", base, base, base, base, base, base, base)
+		"  prometheus  %s/metrics\n"+
+		"  api         POST %s%s\n", base, base, base, base, base, base, base, base, checkoutPath)
 	if _, ok := ctx.Deadline(); ok {
 		fmt.Fprintln(out, "It stops by itself after -duration; Ctrl-C stops it sooner.")
 	} else {
@@ -75,7 +78,7 @@ func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenari
 
 	trafficCtx, stopTraffic := context.WithCancel(ctx)
 	defer stopTraffic()
-	traffic := startTraffic(trafficCtx, reg, sc)
+	traffic := startTraffic(trafficCtx, reg, sc, base)
 	tableDone := disp.start(trafficCtx, out, reg.Metrics())
 
 	served := make(chan error, 1)

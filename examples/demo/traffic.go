@@ -44,8 +44,9 @@ type user struct {
 }
 
 // startTraffic makes the demo's commands and collapser in reg and starts
-// their callers, which stop when ctx ends; wait on the WaitGroup for them.
-func startTraffic(ctx context.Context, reg *command.Registry, sc scenario) *sync.WaitGroup {
+// their callers, and the callers of the demo's API at base, which stop
+// when ctx ends; wait on the WaitGroup for them.
+func startTraffic(ctx context.Context, reg *command.Registry, sc scenario, base string) *sync.WaitGroup {
 	const ms = time.Millisecond
 	started := time.Now()
 	brk := breaker.Config{SleepWindow: sc.sleepWindow}
@@ -144,6 +145,8 @@ func startTraffic(ctx context.Context, reg *command.Registry, sc scenario) *sync
 	callers(7, 35*ms, func(ctx context.Context, k int) { search.Execute(ctx, "lamp") })
 	callers(1, 200*ms, func(ctx context.Context, k int) { inventory.Execute(ctx, "sku-"+strconv.Itoa(k)) })
 	callers(6, 40*ms, func(ctx context.Context, k int) { prices.Execute(ctx, "sku-"+strconv.Itoa(rand.IntN(50))) })
+	api := checkoutClient(reg)
+	callers(3, 100*ms, func(ctx context.Context, k int) { checkOut(ctx, api, base) })
 	return &wg
 }
 
