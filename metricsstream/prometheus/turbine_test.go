@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,4 +42,21 @@ rxhystrix_turbine_instance_objects{instance="http://ops:xxxxx@10.0.0.8:8080/hyst
 `
 	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want)))
 	assert.PanicsWithValue(t, "prometheus: NewTurbineCollector with nil argument", func() { NewTurbineCollector(nil) })
+}
+
+// The collectors of several clusters register side by side, each under
+// a label of its cluster, as package turbine's doc says.
+func TestTurbineCollectorsOfClusters(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	for cluster, url := range map[string]string{"api": "http://10.0.0.7:8080/hystrix.stream", "batch": "http://10.0.0.9:8080/hystrix.stream"} {
+		wrapped := prometheus.WrapRegistererWith(prometheus.Labels{"cluster": cluster}, reg)
+		require.NoError(t, wrapped.Register(NewTurbineCollector(instances{{URL: url, Connected: true, Objects: 4}})))
+	}
+	const want = `
+# HELP rxhystrix_turbine_instance_objects The instance's objects (commands, pools, collapsers) in the Turbine's sum.
+# TYPE rxhystrix_turbine_instance_objects gauge
+rxhystrix_turbine_instance_objects{cluster="api",instance="http://10.0.0.7:8080/hystrix.stream"} 4
+rxhystrix_turbine_instance_objects{cluster="batch",instance="http://10.0.0.9:8080/hystrix.stream"} 4
+`
+	assert.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want), "rxhystrix_turbine_instance_objects"))
 }

@@ -1,8 +1,6 @@
 package turbine
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -270,28 +268,10 @@ func TestHandlerServesTheSum(t *testing.T) {
 
 	srv := httptest.NewServer(a.Handler())
 	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
-	require.NoError(t, err)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	assert.Equal(t, "text/event-stream;charset=UTF-8", resp.Header.Get("Content-Type"))
-
-	var frame bytes.Buffer
-	r := bufio.NewReader(resp.Body)
-	for {
-		line, err := r.ReadString('\n')
-		require.NoError(t, err)
-		if strings.HasPrefix(line, "ping:") {
-			break
-		}
-		frame.WriteString(line)
-	}
-	s := parseSum(t, frame.Bytes())
+	header, frame := firstFrame(t, srv.URL)
+	assert.Equal(t, "text/event-stream;charset=UTF-8", header.Get("Content-Type"))
+	s := parseSum(t, []byte(frame))
 	assert.Equal(t, "3", num(s["HystrixCommand GetUser"]["rollingCountSuccess"]), "the first frame at once")
-	cancel()
 }
 
 // The streams of rxhystrix services add up: two registries' commands,

@@ -43,6 +43,15 @@
 // window's length) by reportingHosts, and draw the circuit as "Open 1
 // Closed 2".
 //
+// # Clusters
+//
+// One Aggregator is one cluster. [ClusterHandler] serves several from one
+// path, as Turbine serves turbine.stream?cluster=NAME, the URL the Hystrix
+// Dashboard's first page asks for; a request that names no cluster gets
+// [DefaultCluster]. Their instances' metrics (metricsstream/prometheus's
+// NewTurbineCollector) tell the clusters apart with a label each collector
+// is registered under, as prometheus.WrapRegistererWith gives it.
+//
 // # Instances that come and go
 //
 // An instance whose stream fails, ends or cannot be read, or writes
@@ -69,8 +78,11 @@
 //   - Objects of an instance that is no longer read leave the sum at
 //     once; Turbine 2 kept summing an instance's last values.
 //   - The stream has metricsstream's transport: a frame at once and one
-//     every 500ms (or ?delay=), at most 5 clients, Hystrix's headers.
-//     There are no clusters in the URL: one Aggregator is one cluster.
+//     every 500ms (or ?delay=), at most 5 clients of each cluster,
+//     Hystrix's headers.
+//   - The clusters a Turbine serves are those its program gives
+//     [ClusterHandler], an Aggregator each, rather than those its
+//     configuration names.
 //
 // # Goroutines
 //

@@ -1,0 +1,75 @@
+package turbine
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestClusterHandlerServesTheNamedClustersSum(t *testing.T) {
+	api, batch := newFakeInstance(t), newFakeInstance(t)
+	apiAgg, apiClock := newAggregator(t, api)
+	batchAgg, batchClock := newAggregator(t, batch)
+	api.send(t, commandObject("GetUser", 3, false))
+	batch.send(t, commandObject("Reindex", 5, false))
+	waitSum(t, apiAgg, apiClock, "api is read", func(s sum) bool { return s["HystrixCommand GetUser"] != nil })
+	waitSum(t, batchAgg, batchClock, "batch is read", func(s sum) bool { return s["HystrixCommand Reindex"] != nil })
+
+	srv := httptest.NewServer(ClusterHandler(map[string]*Aggregator{"api": apiAgg, DefaultCluster: batchAgg}))
+	defer srv.Close()
+	for _, tc := range []struct{ query, want, notWant string }{
+		{"?cluster=api", `"name":"GetUser"`, "Reindex"},
+		{"?cluster=default", `"name":"Reindex"`, "GetUser"},
+		{"", `"name":"Reindex"`, "GetUser"},
+	} {
+		_, frame := firstFrame(t, srv.URL+"/turbine.stream"+tc.query)
+		assert.Contains(t, frame, tc.want, tc.query)
+		assert.NotContains(t, frame, tc.notWant, tc.query)
+	}
+
+	resp, err := http.Get(srv.URL + "/turbine.stream?cluster=web")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	assert.Equal(t, "turbine: no cluster \"web\"; the clusters are: api, default\n", string(body))
+}
+
+func TestClusterHandlerPanicsOnAClusterNoOneCanRead(t *testing.T) {
+	a, _ := newAggregator(t)
+	assert.PanicsWithValue(t, `turbine: ClusterHandler: cluster "" has an empty name or a nil Aggregator`, func() {
+		ClusterHandler(map[string]*Aggregator{"": a})
+	})
+	assert.Panics(t, func() { ClusterHandler(map[string]*Aggregator{"api": nil}) })
+}
+
+// firstFrame returns the header of the stream at url and the events of
+// its first frame.
+func firstFrame(t *testing.T, url string) (http.Header, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var frame strings.Builder
+	r := bufio.NewReader(resp.Body)
+	for {
+		line, err := r.ReadString('\n')
+		require.NoError(t, err)
+		if strings.HasPrefix(line, "ping:") {
+			return resp.Header, frame.String()
+		}
+		frame.WriteString(line)
+	}
+}
