@@ -45,6 +45,9 @@ func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec ex
 	}
 	var e execution
 	e.begin(c.k, of)
+	if trace := e.beginTrace(ctx); trace != nil {
+		ctx = tracedContext(trace, ctx)
+	}
 	e.firstOfRetries = first != nil
 	if collapsed > 0 {
 		e.markCollapsed(collapsed)

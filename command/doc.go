@@ -143,6 +143,16 @@
 // execution to emit (or to complete) is the stream, and the others are
 // cancelled.
 //
+// # Tracing
+//
+// [Registry.SetTracer] traces every execution of a registry's commands
+// (package oteltrace makes OpenTelemetry spans of them): each execution,
+// each retry and hedge too, is traced from before its breaker is asked
+// to its Completion, under its caller's context, and its run and
+// fallback get the trace's context, so that what they do is the
+// execution's child. A registry without a tracer pays one load of a
+// pointer per execution.
+//
 // # Where it differs from Hystrix
 //
 //   - Threads cannot be interrupted: cancellation reaches run through its

@@ -43,6 +43,11 @@ type execution struct {
 	of             *attemptInfo  // the attempts the execution is one of, or nil
 	firstOfRetries bool          // or it is the first attempt of a call that retries,
 	retry          retryDecision // and this is what its fallback stage decided
+
+	// traceEnd ends the execution's trace (see tracer.go), if it has one.
+	// It is the trace's End alone, not the trace, so that a subscription
+	// stays within the allocator's size class of 640 bytes.
+	traceEnd func(*metricsstream.Completion)
 }
 
 // begin starts an execution of k, one of the attempts of of when not nil.
@@ -312,6 +317,7 @@ func (e *execution) finish(now int64) {
 		seen.End = time.Unix(0, now)
 		f(&seen)
 	}
+	e.endTrace(c, now)
 }
 
 // poolKey is the pool the execution ran in, or "" under semaphore

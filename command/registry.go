@@ -40,6 +40,8 @@ type Registry struct {
 	// healthSource, when set, chooses the health source of each key's
 	// breaker (see WithHealthSource).
 	healthSource HealthSourceFunc
+	// tracer, when set, traces every execution (see SetTracer).
+	tracer atomic.Pointer[Tracer]
 }
 
 // RegistryOption configures a Registry.

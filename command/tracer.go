@@ -1,0 +1,115 @@
+package command
+
+import (
+	"context"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+// Tracer traces the executions of a registry's commands
+// ([Registry.SetTracer]): as OpenTelemetry spans, in package oteltrace.
+// Each execution is traced on its own, a retry's and a hedge's too, from
+// before its breaker is asked to its Completion, so a short circuit, a
+// rejection and a fallback are in the trace as much as a run; and what
+// run and the fallback trace is the execution's child. A Tracer must be
+// safe for concurrent use; a panic in it is recovered and ignored, as a
+// hook's is, and never breaks a command.
+//
+// Hystrix has no tracer: its hooks (ExecutionHook here) are told of an
+// execution's steps without its context, which a span needs, both to find
+// its parent and to be the parent of what run does.
+type Tracer interface {
+	// Begin is told that an execution of the command key begins, at
+	// start on the registry's clock, on the goroutine that begins it.
+	// ctx is the context of the execution's caller, where its trace's
+	// parent is. It must not block.
+	Begin(ctx context.Context, key string, start time.Time) ExecutionTrace
+}
+
+// ExecutionTrace is the trace of one execution, which a [Tracer] began.
+type ExecutionTrace interface {
+	// Context returns ctx with the trace in it: the execution's run and
+	// fallback get it in place of ctx. It must return a context made
+	// from ctx by context.WithValue (or ctx itself), which keeps ctx's
+	// deadline and cancellation.
+	Context(ctx context.Context) context.Context
+	// End is told, once, how the execution ended: its Completion, whose
+	// End is set. c is End's only while it runs. It must not block.
+	End(c *metricsstream.Completion)
+}
+
+// SetTracer makes t trace every execution of r's commands that begins
+// from now on; nil stops the tracing. An execution keeps the tracer it
+// began with. Without a tracer an execution pays one load of a pointer
+// for it.
+func (r *Registry) SetTracer(t Tracer) {
+	if t == nil {
+		r.tracer.Store(nil)
+		return
+	}
+	r.tracer.Store(&t)
+}
+
+// beginTrace begins the execution's trace, when its registry has a
+// tracer, under the caller's context ctx, and returns it; nil otherwise.
+func (e *execution) beginTrace(ctx context.Context) ExecutionTrace {
+	t := e.k.registry.tracer.Load()
+	if t == nil {
+		return nil
+	}
+	return e.beginTraceOf(*t, ctx)
+}
+
+// beginTraceOf is beginTrace with the registry's tracer t, which it keeps
+// out of the path of an execution without one.
+func (e *execution) beginTraceOf(t Tracer, ctx context.Context) (trace ExecutionTrace) {
+	defer func() {
+		if recover() != nil {
+			trace = nil
+		}
+	}()
+	trace = t.Begin(ctx, e.k.key, time.Unix(0, e.start))
+	if trace != nil {
+		e.traceEnd = trace.End
+	}
+	return trace
+}
+
+// tracedContext returns ctx with trace in it, or ctx itself if the
+// trace's Context panics.
+func tracedContext(trace ExecutionTrace, ctx context.Context) (traced context.Context) {
+	defer func() {
+		if recover() != nil {
+			traced = ctx
+		}
+	}()
+	return trace.Context(ctx)
+}
+
+// tracedContexts returns the subscriber's and the caller's contexts of a
+// subscription, each with trace in it; one context stays one.
+func tracedContexts(trace ExecutionTrace, subCtx, callerCtx context.Context) (context.Context, context.Context) {
+	traced := tracedContext(trace, subCtx)
+	switch callerCtx {
+	case nil:
+		return traced, nil
+	case subCtx:
+		return traced, traced
+	}
+	return traced, tracedContext(trace, callerCtx)
+}
+
+// endTrace tells the execution's trace, if any, of its Completion c,
+// which ended at now.
+func (e *execution) endTrace(c *metricsstream.Completion, now int64) {
+	end := e.traceEnd
+	if end == nil {
+		return
+	}
+	e.traceEnd = nil
+	seen := *c // a copy, so that the execution stays on the stack
+	seen.End = time.Unix(0, now)
+	defer func() { _ = recover() }()
+	end(&seen)
+}
