@@ -1,15 +1,21 @@
 package otelmetrics
 
-import "go.opentelemetry.io/otel/attribute"
+import (
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/rxhystrix/rxhystrix/internal/otelattr"
+)
 
 // The attribute keys. The values are the keys of commands, groups, pools
 // and collapsers, escaped as the Prometheus collector escapes its label
 // values when they are not valid UTF-8, and Hystrix's event type names.
+// The spans of package oteltrace name their command, group and pool by
+// the same keys.
 const (
-	CommandKey   = attribute.Key("rxhystrix.command.name")
-	GroupKey     = attribute.Key("rxhystrix.command.group")
+	CommandKey   = otelattr.CommandKey
+	GroupKey     = otelattr.GroupKey
 	EventKey     = attribute.Key("rxhystrix.event.type")
-	PoolKey      = attribute.Key("rxhystrix.pool.name")
+	PoolKey      = otelattr.PoolKey
 	CollapserKey = attribute.Key("rxhystrix.collapser.name")
 )
 

@@ -1,0 +1,14 @@
+// Package otelattr holds the OpenTelemetry attribute keys that the
+// metrics (metricsstream/otelmetrics) and the spans (oteltrace) of
+// rxhystrix's commands share, so that a span and its command's metrics
+// can be joined.
+package otelattr
+
+import "go.opentelemetry.io/otel/attribute"
+
+// The attribute keys of a command's name, its group and its worker pool.
+const (
+	CommandKey = attribute.Key("rxhystrix.command.name")
+	GroupKey   = attribute.Key("rxhystrix.command.group")
+	PoolKey    = attribute.Key("rxhystrix.pool.name")
+)

@@ -1,0 +1,40 @@
+// Package oteltrace traces the executions of rxhystrix commands as
+// OpenTelemetry spans. Each execution is a span: the child of its
+// caller's span, and the parent of the spans its run and its fallback
+// make (an HTTP client's, a database driver's), so that a trace shows
+// where a call was short-circuited, rejected, rate limited, timed out,
+// retried, hedged or answered by its fallback, beside what the downstream
+// did. It is a package of its own so that programs that do not use
+// OpenTelemetry do not link it.
+//
+//	command.DefaultRegistry.SetTracer(oteltrace.New(otel.GetTracerProvider()))
+//
+// # The span
+//
+// A span is named after the command's key, of kind internal, and lasts
+// from the execution's start, before its breaker is asked, to its end
+// ([metricsstream.Completion]'s End), both read on the registry's clock.
+// A retry and a hedge are executions of their own, each a span under the
+// caller's. Its attributes:
+//
+//	rxhystrix.command.name      string    the command key, set when the span starts
+//	rxhystrix.command.group     string    its group
+//	rxhystrix.pool.name         string    the worker pool it ran in, under pool isolation
+//	rxhystrix.execution.events  string[]  Hystrix's events of the execution, in Hystrix's order ("TIMEOUT", "FALLBACK_SUCCESS")
+//	rxhystrix.execution.ran     bool      whether the command's code ran: false for a short circuit or a rejection
+//
+// The names of the command, the group and the pool are those of package
+// otelmetrics's attributes, so that a span and the metrics of its command
+// can be joined.
+//
+// Its status is Error when the caller got no value, from the command's
+// code or its fallback: the execution ended with neither SUCCESS nor
+// FALLBACK_SUCCESS, and was not CANCELLED (its caller left, which is not
+// the command's failure). The description is the failure: FAILURE,
+// TIMEOUT, BAD_REQUEST, SHORT_CIRCUITED, THREAD_POOL_REJECTED,
+// SEMAPHORE_REJECTED or RATE_LIMITED. An execution whose fallback answered
+// is not an error, and its events say what the fallback answered for.
+//
+// A response from the request cache is not an execution: the caller's
+// span is its only trace.
+package oteltrace

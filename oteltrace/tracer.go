@@ -1,0 +1,96 @@
+package oteltrace
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/otelattr"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+// ScopeName is the instrumentation scope of the spans: the name of the
+// tracer New asks its provider for.
+const ScopeName = "github.com/rxhystrix/rxhystrix/oteltrace"
+
+// The attributes of a span beside the command's, group's and pool's.
+const (
+	EventsKey = attribute.Key("rxhystrix.execution.events")
+	RanKey    = attribute.Key("rxhystrix.execution.ran")
+)
+
+// New returns a command.Tracer that makes a span of each execution with
+// the tracer of tp named [ScopeName], for command.Registry.SetTracer. It
+// panics if tp is nil.
+func New(tp trace.TracerProvider) command.Tracer {
+	if tp == nil {
+		panic("oteltrace: New with nil TracerProvider")
+	}
+	return tracer{tp.Tracer(ScopeName)}
+}
+
+type tracer struct{ t trace.Tracer }
+
+// Begin starts the execution's span under ctx's.
+func (t tracer) Begin(ctx context.Context, key string, start time.Time) command.ExecutionTrace {
+	_, span := t.t.Start(ctx, key,
+		trace.WithTimestamp(start),
+		trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(otelattr.CommandKey.String(key)))
+	return execution{span}
+}
+
+// execution is the span of one execution.
+type execution struct{ span trace.Span }
+
+// Context puts the span in ctx.
+func (e execution) Context(ctx context.Context) context.Context {
+	return trace.ContextWithSpan(ctx, e.span)
+}
+
+// End ends the span with what c says of the execution.
+func (e execution) End(c *metricsstream.Completion) {
+	attrs := []attribute.KeyValue{
+		otelattr.GroupKey.String(c.GroupKey),
+		EventsKey.StringSlice(c.Events.Names()),
+		RanKey.Bool(c.Executed),
+	}
+	if c.PoolKey != "" {
+		attrs = append(attrs, otelattr.PoolKey.String(c.PoolKey))
+	}
+	e.span.SetAttributes(attrs...)
+	if failure, failed := failureOf(&c.Events); failed {
+		e.span.SetStatus(codes.Error, failure)
+	}
+	e.span.End(trace.WithTimestamp(c.End))
+}
+
+// failures are the events that say why an execution's code did not
+// give the value, in Hystrix's order.
+var failures = []metricsstream.EventType{
+	metricsstream.Failure,
+	metricsstream.Timeout,
+	metricsstream.BadRequest,
+	metricsstream.ShortCircuited,
+	metricsstream.PoolRejected,
+	metricsstream.SemaphoreRejected,
+	metricsstream.RateLimited,
+}
+
+// failureOf returns the failure of an execution whose caller got no
+// value, and false for one whose caller got a value or left.
+func failureOf(ev *metricsstream.EventCounts) (string, bool) {
+	if ev.Contains(metricsstream.Success) || ev.Contains(metricsstream.FallbackSuccess) || ev.Contains(metricsstream.Cancelled) {
+		return "", false
+	}
+	for _, f := range failures {
+		if ev.Contains(f) {
+			return f.String(), true
+		}
+	}
+	return "", true
+}

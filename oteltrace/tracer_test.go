@@ -1,0 +1,164 @@
+package oteltrace_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/oteltrace"
+)
+
+var t0 = time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)
+
+// traced is a registry on a manual clock whose executions are traced
+// into a span recorder, and a tracer for the callers' spans.
+type traced struct {
+	reg      *command.Registry
+	clock    *clock.Manual
+	recorder *tracetest.SpanRecorder
+	tracer   trace.Tracer
+}
+
+func newTraced(t *testing.T) *traced {
+	t.Helper()
+	tr := &traced{clock: clock.NewManual(t0), recorder: tracetest.NewSpanRecorder()}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(tr.recorder))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	tr.reg = command.NewRegistry(command.WithClock(tr.clock))
+	t.Cleanup(tr.reg.Close)
+	tr.reg.SetTracer(oteltrace.New(tp))
+	tr.tracer = tp.Tracer("caller")
+	return tr
+}
+
+// span returns the one ended span named name.
+func (tr *traced) span(t *testing.T, name string) sdktrace.ReadOnlySpan {
+	t.Helper()
+	var found []sdktrace.ReadOnlySpan
+	for _, s := range tr.recorder.Ended() {
+		if s.Name() == name {
+			found = append(found, s)
+		}
+	}
+	require.Len(t, found, 1, "spans named %s", name)
+	return found[0]
+}
+
+func attrs(s sdktrace.ReadOnlySpan) map[attribute.Key]attribute.Value {
+	out := map[attribute.Key]attribute.Value{}
+	for _, kv := range s.Attributes() {
+		out[kv.Key] = kv.Value
+	}
+	return out
+}
+
+// An execution's span is the child of its caller's span and the parent
+// of the spans its run makes, timed on the registry's clock.
+func TestAnExecutionIsASpanBetweenItsCallerAndItsDownstream(t *testing.T) {
+	tr := newTraced(t)
+	getUser := command.New("GetUser", func(ctx context.Context, id int) (string, error) {
+		_, db := tr.tracer.Start(ctx, "SELECT users")
+		db.End()
+		tr.clock.Advance(30 * time.Millisecond)
+		return "ann", nil
+	}, command.WithRegistry(tr.reg), command.WithConfig(command.Config{Group: "Users", Isolation: command.SemaphoreIsolation}))
+
+	ctx, request := tr.tracer.Start(context.Background(), "GET /profile")
+	v, err := getUser.Execute(ctx, 7)
+	request.End()
+	require.NoError(t, err)
+	assert.Equal(t, "ann", v)
+
+	exec, db := tr.span(t, "GetUser"), tr.span(t, "SELECT users")
+	assert.Equal(t, request.SpanContext().SpanID(), exec.Parent().SpanID(), "the caller's span is its parent")
+	assert.Equal(t, exec.SpanContext().SpanID(), db.Parent().SpanID(), "it is the parent of run's spans")
+	assert.Equal(t, trace.SpanKindInternal, exec.SpanKind())
+	assert.Equal(t, oteltrace.ScopeName, exec.InstrumentationScope().Name)
+	assert.True(t, t0.Equal(exec.StartTime()))
+	assert.True(t, t0.Add(30*time.Millisecond).Equal(exec.EndTime()), "on the registry's clock")
+	assert.Equal(t, map[attribute.Key]attribute.Value{
+		"rxhystrix.command.name":     attribute.StringValue("GetUser"),
+		"rxhystrix.command.group":    attribute.StringValue("Users"),
+		"rxhystrix.execution.events": attribute.StringSliceValue([]string{"SUCCESS"}),
+		"rxhystrix.execution.ran":    attribute.BoolValue(true),
+	}, attrs(exec))
+	assert.Equal(t, codes.Unset, exec.Status().Code)
+}
+
+// What the caller got decides the status: a fallback's value is not an
+// error; no value is, described by the failure.
+func TestTheStatusIsWhatTheCallerGot(t *testing.T) {
+	errDown := errors.New("downstream down")
+	for _, tc := range []struct {
+		name     string
+		cfg      command.Config
+		fallback bool
+		events   []string
+		status   codes.Code
+		desc     string
+		ran      bool
+	}{
+		{"failure, fallback", command.Config{}, true, []string{"FAILURE", "FALLBACK_SUCCESS"}, codes.Unset, "", true},
+		{"failure", command.Config{}, false, []string{"FAILURE", "FALLBACK_MISSING"}, codes.Error, "FAILURE", true},
+		{"short circuit", command.Config{Breaker: breaker.Config{ForceOpen: true}}, false, []string{"SHORT_CIRCUITED", "FALLBACK_MISSING"}, codes.Error, "SHORT_CIRCUITED", false},
+		{"rate limited", command.Config{RateLimit: command.RateLimitConfig{Enabled: true, Rate: 1, Burst: 1}}, false, []string{"FALLBACK_MISSING", "RATE_LIMITED"}, codes.Error, "RATE_LIMITED", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTraced(t)
+			tc.cfg.Isolation = command.PoolIsolation
+			c := command.New("Lookup", func(ctx context.Context, id int) (string, error) { return "", errDown },
+				command.WithRegistry(tr.reg), command.WithConfig(tc.cfg))
+			if tc.fallback {
+				c = c.WithFallback(func(context.Context, int, error) (string, error) { return "cached", nil })
+			}
+			if tc.cfg.RateLimit.Enabled {
+				_, _ = c.Execute(context.Background(), 1) // takes the bucket's one token; the clock stands still
+				tr.recorder.Reset()
+			}
+			_, _ = c.Execute(context.Background(), 1)
+			s := tr.span(t, "Lookup")
+			a := attrs(s)
+			assert.Equal(t, tc.events, a["rxhystrix.execution.events"].AsStringSlice())
+			assert.Equal(t, tc.ran, a["rxhystrix.execution.ran"].AsBool())
+			assert.Equal(t, tc.status, s.Status().Code)
+			assert.Equal(t, tc.desc, s.Status().Description)
+			if tc.ran {
+				assert.Equal(t, "Lookup", a["rxhystrix.pool.name"].AsString(), "the pool it ran in")
+			}
+		})
+	}
+}
+
+// A caller that leaves is not the command's failure.
+func TestACancelledExecutionIsNotAnError(t *testing.T) {
+	tr := newTraced(t)
+	started := make(chan struct{})
+	c := command.New("Slow", func(ctx context.Context, id int) (string, error) {
+		close(started)
+		<-ctx.Done()
+		return "", ctx.Err()
+	}, command.WithRegistry(tr.reg), command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation, Timeout: -1}))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	_, err := c.Execute(ctx, 1)
+	require.ErrorIs(t, err, context.Canceled)
+	s := tr.span(t, "Slow")
+	assert.Equal(t, []string{"CANCELLED"}, attrs(s)["rxhystrix.execution.events"].AsStringSlice())
+	assert.Equal(t, codes.Unset, s.Status().Code)
+}
+
+func TestNewPanicsWithoutAProvider(t *testing.T) {
+	assert.PanicsWithValue(t, "oteltrace: New with nil TracerProvider", func() { oteltrace.New(nil) })
+}
