@@ -45,8 +45,8 @@ func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec ex
 	}
 	var e execution
 	e.begin(c.k, of)
-	if trace := e.beginTrace(ctx); trace != nil {
-		ctx = tracedContext(trace, ctx)
+	if t := c.k.registry.tracer.Load(); t != nil {
+		ctx = e.traced(t, ctx)
 	}
 	e.firstOfRetries = first != nil
 	if collapsed > 0 {

@@ -317,7 +317,9 @@ func (e *execution) finish(now int64) {
 		seen.End = time.Unix(0, now)
 		f(&seen)
 	}
-	e.endTrace(c, now)
+	if e.traceEnd != nil {
+		e.endTrace(c, now)
+	}
 }
 
 // poolKey is the pool the execution ran in, or "" under semaphore

@@ -64,8 +64,8 @@ type subscription[In, Out any] struct {
 func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, rec executionRecorder, single observable.SingleObserver[Out], stream observable.Observer[Out], of *attemptInfo) {
 	s := &subscription[In, Out]{c: c, in: in, single: single, stream: stream, rec: rec, callerCtx: callerCtx, subCtx: subCtx}
 	s.e.begin(c.k, of)
-	if trace := s.e.beginTrace(valuesOf(subCtx, callerCtx)); trace != nil {
-		subCtx, callerCtx = tracedContexts(trace, subCtx, callerCtx)
+	if t := c.k.registry.tracer.Load(); t != nil {
+		subCtx, callerCtx = s.e.tracedSubscription(t, subCtx, callerCtx)
 		s.subCtx, s.callerCtx = subCtx, callerCtx
 	}
 	var watches contextWatches

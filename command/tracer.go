@@ -51,25 +51,47 @@ func (r *Registry) SetTracer(t Tracer) {
 	r.tracer.Store(&t)
 }
 
-// beginTrace begins the execution's trace, when its registry has a
-// tracer, under the caller's context ctx, and returns it; nil otherwise.
-func (e *execution) beginTrace(ctx context.Context) ExecutionTrace {
-	t := e.k.registry.tracer.Load()
-	if t == nil {
-		return nil
+// traced begins the execution's trace with its registry's tracer *t,
+// under the caller's context ctx, and returns the context run and the
+// fallback get: ctx with the trace in it. The drivers load the tracer
+// themselves and call it only when there is one, so that an execution
+// without one pays a load and a comparison, not a call.
+func (e *execution) traced(t *Tracer, ctx context.Context) context.Context {
+	trace := e.beginTrace(t, ctx)
+	if trace == nil {
+		return ctx
 	}
-	return e.beginTraceOf(*t, ctx)
+	return tracedContext(trace, ctx)
 }
 
-// beginTraceOf is beginTrace with the registry's tracer t, which it keeps
-// out of the path of an execution without one.
-func (e *execution) beginTraceOf(t Tracer, ctx context.Context) (trace ExecutionTrace) {
+// tracedSubscription is traced for a subscription: its trace begins under
+// the context run sees, the subscriber's values over the caller's, and
+// goes into both the subscriber's context and the caller's, the one a
+// context, if they are one.
+func (e *execution) tracedSubscription(t *Tracer, subCtx, callerCtx context.Context) (context.Context, context.Context) {
+	trace := e.beginTrace(t, valuesOf(subCtx, callerCtx))
+	if trace == nil {
+		return subCtx, callerCtx
+	}
+	traced := tracedContext(trace, subCtx)
+	switch callerCtx {
+	case nil:
+		return traced, nil
+	case subCtx:
+		return traced, traced
+	}
+	return traced, tracedContext(trace, callerCtx)
+}
+
+// beginTrace begins the execution's trace with *t under ctx, and keeps its
+// End; nil if *t has no trace for it, or panics.
+func (e *execution) beginTrace(t *Tracer, ctx context.Context) (trace ExecutionTrace) {
 	defer func() {
 		if recover() != nil {
 			trace = nil
 		}
 	}()
-	trace = t.Begin(ctx, e.k.key, time.Unix(0, e.start))
+	trace = (*t).Begin(ctx, e.k.key, time.Unix(0, e.start))
 	if trace != nil {
 		e.traceEnd = trace.End
 	}
@@ -87,26 +109,11 @@ func tracedContext(trace ExecutionTrace, ctx context.Context) (traced context.Co
 	return trace.Context(ctx)
 }
 
-// tracedContexts returns the subscriber's and the caller's contexts of a
-// subscription, each with trace in it; one context stays one.
-func tracedContexts(trace ExecutionTrace, subCtx, callerCtx context.Context) (context.Context, context.Context) {
-	traced := tracedContext(trace, subCtx)
-	switch callerCtx {
-	case nil:
-		return traced, nil
-	case subCtx:
-		return traced, traced
-	}
-	return traced, tracedContext(trace, callerCtx)
-}
-
-// endTrace tells the execution's trace, if any, of its Completion c,
-// which ended at now.
+// endTrace tells the execution's trace of its Completion c, which ended
+// at now. finish calls it only for an execution with a trace, so that one
+// without pays no call.
 func (e *execution) endTrace(c *metricsstream.Completion, now int64) {
 	end := e.traceEnd
-	if end == nil {
-		return
-	}
 	e.traceEnd = nil
 	seen := *c // a copy, so that the execution stays on the stack
 	seen.End = time.Unix(0, now)
