@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image/png"
 	"os"
 	"slices"
@@ -55,7 +56,7 @@ func TestBrowserShowsLiveCommands(t *testing.T) {
 		time.Sleep(history)
 	}
 
-	waitFor(t, tab, `document.querySelectorAll("#commands [data-command]").length === 6`)
+	waitFor(t, tab, fmt.Sprintf(`document.querySelectorAll("#commands [data-command]").length === %d`, len(demoCommands)))
 	assert.ElementsMatch(t, demoCommands, browsertest.Eval[[]string](t, tab,
 		`Array.from(document.querySelectorAll("#commands [data-command]"), e => e.getAttribute("data-command"))`))
 	assert.Equal(t, "Forced Open", text(t, tab, field("command", "LegacyInventory", "circuit")))
@@ -114,7 +115,7 @@ func TestBrowserDrawsWithTheStreamOpenFor10s(t *testing.T) {
 	events := func() int {
 		return browsertest.Eval[int](t, tab, `Number((document.getElementById("status").textContent.match(/(\d+) events/) || [0, 0])[1])`)
 	}
-	waitFor(t, tab, `document.querySelectorAll("#commands [data-command]").length === 6`)
+	waitFor(t, tab, fmt.Sprintf(`document.querySelectorAll("#commands [data-command]").length === %d`, len(demoCommands)))
 	first := events()
 	waitFor(t, tab, `performance.now() - window.streamOpenedAt >= 10000`)
 	atTen := events()
