@@ -176,6 +176,12 @@ func TestBrowser(t *testing.T) {
 		// rxhystrix's own counts, on a line only its stream fills.
 		assert.Equal(t, "Retried 1,200 \u00b7 Rate limited 3", text(t, tab, field("command", "GetUser", "resilience")))
 		assert.Equal(t, "", text(t, tab, field("command", "SearchProducts", "resilience")))
+		for _, name := range []string{"GetUser", "SearchProducts"} {
+			assert.True(t, browsertest.Eval[bool](t, tab, `(() => {
+				const card = document.querySelector('[data-command="`+name+`"]');
+				return card.querySelector('[data-field="advice"]').getBoundingClientRect().bottom <= card.getBoundingClientRect().bottom;
+			})()`), "%s: the advice fits in the card, with or without the line of rxhystrix's counts", name)
+		}
 
 		// An older Hystrix without some fields: drawn, the gaps marked.
 		assert.Equal(t, "–", text(t, tab, field("command", "AuditLog", "badRequest")))

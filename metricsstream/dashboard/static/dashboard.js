@@ -298,7 +298,9 @@
 		card.set('timeout', commas(num(d.rollingCountTimeout)));
 		card.set('rejected', commas(rejectedCount(d)));
 		card.set('failure', commas(num(d.rollingCountFailure)));
-		card.set('resilience', resilienceCounts(d));
+		var resilience = resilienceCounts(d);
+		card.set('resilience', resilience);
+		card.el.classList.toggle('resilient', resilience !== '');
 		card.set('errorPercentage', has(err) ? oneDecimal(err) + ' %' : MISSING + ' %');
 		card.fields.errorPercentage.style.color = interpolate(ERROR_TEXT_STOPS, err);
 		card.set('hostRate', oneDecimal(ratePerHost));
