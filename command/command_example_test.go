@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -201,4 +202,25 @@ func ExampleRegistry_Configure() {
 	// Output:
 	// command: Config.MaxConcurrentRequests: -1 is negative
 	// GetUser failed and fallback disabled (cause: unreachable)
+}
+
+// A server that refuses a call can tell its caller when the command
+// would admit another: here, when the rate limit's next token is due.
+func ExampleRegistry_RetryAfter() {
+	registry := command.NewRegistry(command.WithClock(clock.NewManual(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
+	defer registry.Close()
+	search := command.New("Search", func(ctx context.Context, q string) (string, error) {
+		return "results for " + q, nil
+	}, command.WithRegistry(registry), command.WithConfig(command.Config{
+		Isolation: command.SemaphoreIsolation,
+		RateLimit: command.RateLimitConfig{Enabled: true, Rate: 2, Burst: 1},
+	}))
+	fmt.Println(search.Execute(context.Background(), "lamps"))
+	_, err := search.Execute(context.Background(), "lamps")
+	fmt.Println(errors.Is(err, command.ErrRateLimited))
+	fmt.Println(registry.RetryAfter(err))
+	// Output:
+	// results for lamps <nil>
+	// true
+	// 500ms true
 }

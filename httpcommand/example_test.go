@@ -139,3 +139,25 @@ func ExampleGuard() {
 	// while busy: 503
 	// the slow one: 200 report
 }
+
+// A guard's rate limit refuses what comes too soon with 429, and says
+// when the next token is due.
+func ExampleGuard_retryAfter() {
+	registry := command.NewRegistry(command.WithClock(clock.NewManual(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))))
+	defer registry.Close()
+	guard := &httpcommand.Guard{
+		Handler:  http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }),
+		Registry: registry,
+		Config: func(string) command.Config {
+			return command.Config{RateLimit: command.RateLimitConfig{Enabled: true, Rate: 0.25, Burst: 1}} // one every 4s
+		},
+	}
+	for range 2 {
+		rec := httptest.NewRecorder()
+		guard.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+		fmt.Printf("%d Retry-After: %q\n", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	// Output:
+	// 200 Retry-After: ""
+	// 429 Retry-After: "4"
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
@@ -62,4 +63,19 @@ func Example() {
 	fmt.Println("the instances were not read")
 	// Output:
 	// HystrixCommand GetUser: 7 successes on 2 hosts
+}
+
+// One Turbine serves its clusters from one path, each by the query's
+// cluster, as turbine.stream?cluster=NAME.
+func ExampleClusterHandler() {
+	api, _ := turbine.New(nil) // a program lists the cluster's instances, or sets them later
+	defer api.Close()
+	batch, _ := turbine.New(nil)
+	defer batch.Close()
+	handler := turbine.ClusterHandler(map[string]*turbine.Aggregator{"api": api, "batch": batch})
+
+	rec := httptest.NewRecorder()
+	handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/turbine.stream?cluster=web", nil))
+	fmt.Print(rec.Code, " ", rec.Body)
+	// Output: 404 turbine: no cluster "web"; the clusters are: api, batch
 }
