@@ -315,10 +315,17 @@ func TestAdaptivePoolLimitLeavesTheQueueOutOfTheLatency(t *testing.T) {
 	limitNow := adaptiveKey(t, h, PoolIsolation, limit.AIMD{MinLimit: 1, MaxLimit: 5, Timeout: 20 * time.Millisecond}, 1, 1, time.Second)
 	g := newGate()
 	defer g.release()
+	// The queued call's run moves the clock only once the holder has
+	// been sampled: the worker takes the queued call as soon as the
+	// holder's run returns, and its 10ms would otherwise be in the
+	// holder's sample if they came before the holder's caller read the
+	// clock.
+	holderSampled := make(chan struct{})
 	c := New("GetUser", func(ctx context.Context, ms int) (string, error) {
 		if ms == 0 {
 			return userName(0), g.wait(ctx, false)
 		}
+		<-holderSampled
 		h.clock.Advance(time.Duration(ms) * time.Millisecond)
 		return userName(ms), nil
 	}, WithRegistry(h.reg))
@@ -329,12 +336,13 @@ func TestAdaptivePoolLimitLeavesTheQueueOutOfTheLatency(t *testing.T) {
 	h.waitQueued(t, "Users", 1)
 	h.clock.Advance(15 * time.Millisecond)
 	g.release()
-	for _, call := range []<-chan callResult[string]{holder, queued} {
-		require.NoError(t, awaitCall(t, call).err)
-		h.completion()
-	}
-	// Whichever sample comes first, two under the timeout raise the limit
-	// twice; had the queued call's 15ms in the queue been counted, its
-	// 25ms would have been a drop, leaving 1 or 2.
+	require.NoError(t, awaitCall(t, holder).err)
+	h.completion() // published after the sample
+	close(holderSampled)
+	require.NoError(t, awaitCall(t, queued).err)
+	h.completion()
+	// Two samples under the timeout raise the limit twice; had the queued
+	// call's 15ms in the queue been counted, its 25ms would have been a
+	// drop, leaving 2.
 	assert.Equal(t, 3, limitNow(), "the holder's 15ms and the queued call's 10ms of run")
 }
