@@ -315,11 +315,12 @@ func TestAdaptivePoolLimitLeavesTheQueueOutOfTheLatency(t *testing.T) {
 	limitNow := adaptiveKey(t, h, PoolIsolation, limit.AIMD{MinLimit: 1, MaxLimit: 5, Timeout: 20 * time.Millisecond}, 1, 1, time.Second)
 	g := newGate()
 	defer g.release()
-	// The queued call's run moves the clock only once the holder has
-	// been sampled: the worker takes the queued call as soon as the
-	// holder's run returns, and its 10ms would otherwise be in the
-	// holder's sample if they came before the holder's caller read the
-	// clock.
+	// The queued call's run returns only once the holder has been
+	// sampled. The worker takes the queued call as soon as the holder's
+	// run returns, so the two callers could otherwise record their
+	// samples at once, and a limiter skips a sample that finds another
+	// being recorded (limit.Limiter.Record): the limit would then rise
+	// once, to 2.
 	holderSampled := make(chan struct{})
 	c := New("GetUser", func(ctx context.Context, ms int) (string, error) {
 		if ms == 0 {
