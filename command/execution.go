@@ -312,13 +312,25 @@ func (e *execution) finish(now int64) {
 	// c.End is left to MarkCompletionAt, which makes it only for
 	// subscribers.
 	e.k.metrics.MarkCompletionAt(c, now)
+	if e.k.registry.onCompletion != nil || e.traceEnd != nil {
+		e.showCompletion(c, now)
+	}
+}
+
+// showCompletion shows the execution's Completion c, which ended at now,
+// to the registry's onCompletion and to the execution's trace: one copy
+// for both, so that the execution stays on the stack. finish calls it
+// only when there is one to show it to, so that an execution without
+// pays no call.
+func (e *execution) showCompletion(c *metricsstream.Completion, now int64) {
+	seen := *c
+	seen.End = time.Unix(0, now)
 	if f := e.k.registry.onCompletion; f != nil {
-		seen := *c // a copy, so that the execution stays on the stack
-		seen.End = time.Unix(0, now)
 		f(&seen)
 	}
-	if e.traceEnd != nil {
-		e.endTrace(c, now)
+	if end := e.traceEnd; end != nil {
+		e.traceEnd = nil
+		endTrace(end, &seen)
 	}
 }
 

@@ -109,14 +109,10 @@ func tracedContext(trace ExecutionTrace, ctx context.Context) (traced context.Co
 	return trace.Context(ctx)
 }
 
-// endTrace tells the execution's trace of its Completion c, which ended
-// at now. finish calls it only for an execution with a trace, so that one
-// without pays no call.
-func (e *execution) endTrace(c *metricsstream.Completion, now int64) {
-	end := e.traceEnd
-	e.traceEnd = nil
-	seen := *c // a copy, so that the execution stays on the stack
-	seen.End = time.Unix(0, now)
+// endTrace tells an execution's trace, whose End is end, of the
+// execution's Completion c (see execution.showCompletion), recovering a
+// panic of end's.
+func endTrace(end func(*metricsstream.Completion), c *metricsstream.Completion) {
 	defer func() { _ = recover() }()
-	end(&seen)
+	end(c)
 }
