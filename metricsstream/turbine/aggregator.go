@@ -27,6 +27,7 @@ type Aggregator struct {
 	client     *http.Client
 	retryDelay time.Duration
 	staleAfter time.Duration
+	discovery  *discovery // nil without WithDiscovery
 
 	mu        sync.Mutex
 	instances map[string]*instance // by URL
@@ -69,6 +70,7 @@ func New(instances []string, opts ...Option) (*Aggregator, error) {
 	if err := a.SetInstances(instances); err != nil {
 		return nil, err
 	}
+	a.startDiscovery()
 	return a, nil
 }
 
@@ -76,7 +78,8 @@ func New(instances []string, opts ...Option) (*Aggregator, error) {
 // as a discovery of the cluster's instances would: it starts reading the
 // new ones, and stops reading those no longer listed, whose objects leave
 // the sum. The URLs are checked as New checks them; on an error nothing
-// changes. After Close it returns ErrClosed.
+// changes. After Close it returns ErrClosed. With [WithDiscovery], the
+// Discovery's next answer replaces the list.
 func (a *Aggregator) SetInstances(urls []string) error {
 	seen := make(map[string]bool, len(urls))
 	for _, u := range urls {
@@ -254,10 +257,11 @@ func compareKeys(x, y objectKey) int {
 	return strings.Compare(x.name, y.name)
 }
 
-// Close stops reading every instance, and waits for their goroutines to
-// end. The sum is then empty; streams of Handler go on with empty frames
+// Close stops asking its Discovery and reading every instance, and waits
+// for their goroutines to end. The sum is then empty; streams of Handler go on with empty frames
 // until their clients leave or [metricsstream.WithShutdown] ends them.
 func (a *Aggregator) Close() error {
+	a.stopDiscovery()
 	a.mu.Lock()
 	a.closed = true
 	ins := a.instances

@@ -18,9 +18,26 @@
 //
 // The instances are any Hystrix streams: rxhystrix services'
 // metricsstream.Handler, Java Hystrix services' hystrix.stream, or other
-// Turbines. [Aggregator.SetInstances] changes the list while it runs, for
-// a discovery of the instances (DNS, a registry, Kubernetes endpoints)
-// that the program does itself.
+// Turbines.
+//
+// # Finding the instances
+//
+// [WithDiscovery] makes the Aggregator ask a [Discovery] for the
+// instances, at once and then every interval, as Turbine's
+// InstanceDiscovery: [DNS] finds one at each address of a name (a
+// Kubernetes headless Service), [SRV] one at each SRV record (a named
+// port), and a [DiscoveryFunc] asks anything else (a registry, a file).
+//
+//	pods, err := turbine.DNS("http://orders.shop.svc.cluster.local:8080/hystrix.stream", nil)
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	agg, err := turbine.New(nil, turbine.WithDiscovery(pods, 30*time.Second))
+//
+// A discovery that fails keeps the instances found before; an instance
+// really gone then shows as not connected. [Aggregator.Discovery] says
+// how the last one went, and the metrics packages report it.
+// [Aggregator.SetInstances] sets the list by hand.
 //
 // # The sum
 //
@@ -83,10 +100,14 @@
 //   - The clusters a Turbine serves are those its program gives
 //     [ClusterHandler], an Aggregator each, rather than those its
 //     configuration names.
+//   - The instances are found by the Aggregator's Discovery, not by
+//     Eureka; a Discovery for Eureka or Consul is a DiscoveryFunc over
+//     its client.
 //
 // # Goroutines
 //
 // Each instance is read on a goroutine of its own, from New or
-// SetInstances until it is removed or [Aggregator.Close] returns; the
+// SetInstances until it is removed or [Aggregator.Close] returns, and a
+// Discovery is asked on one more, from New until Close; the
 // streams of [Aggregator.Handler] run on their requests' goroutines.
 package turbine

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -78,4 +79,36 @@ func ExampleClusterHandler() {
 	handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/turbine.stream?cluster=web", nil))
 	fmt.Print(rec.Code, " ", rec.Body)
 	// Output: 404 turbine: no cluster "web"; the clusters are: api, batch
+}
+
+// kubeDNS answers as a cluster's DNS would for a headless Service of
+// three ready pods.
+type kubeDNS struct{}
+
+func (kubeDNS) LookupHost(_ context.Context, host string) ([]string, error) {
+	if host != "orders.shop.svc.cluster.local" {
+		return nil, fmt.Errorf("lookup %s: no such host", host)
+	}
+	return []string{"10.1.0.9", "10.1.0.7", "10.1.0.8"}, nil
+}
+
+func (kubeDNS) LookupSRV(_ context.Context, _, _, name string) (string, []*net.SRV, error) {
+	return "", nil, fmt.Errorf("lookup %s: no such host", name)
+}
+
+// A Turbine finds a service's instances by its DNS name, an instance at
+// each address. Given to turbine.New with turbine.WithDiscovery, the
+// Discovery is asked again every interval.
+func ExampleDNS() {
+	pods, err := turbine.DNS("http://orders.shop.svc.cluster.local:8080/hystrix.stream", kubeDNS{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	streams, err := pods.Instances(context.Background())
+	fmt.Println(strings.Join(streams, "\n"), err)
+	// Output:
+	// http://10.1.0.7:8080/hystrix.stream
+	// http://10.1.0.8:8080/hystrix.stream
+	// http://10.1.0.9:8080/hystrix.stream <nil>
 }

@@ -1,0 +1,151 @@
+package turbine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// A Discovery finds a cluster's instances: the URLs of their streams, as
+// Turbine's InstanceDiscovery does. [WithDiscovery] makes an Aggregator
+// ask it again and again; [DNS] and [SRV] find the instances by a DNS
+// name, as a Kubernetes headless Service gives them.
+type Discovery interface {
+	// Instances returns the URLs of the instances' streams now. ctx ends
+	// when the Aggregator closes, or when the answer is overdue.
+	Instances(ctx context.Context) ([]string, error)
+}
+
+// DiscoveryFunc is a function that is a Discovery: a registry's client,
+// a file of URLs read again.
+type DiscoveryFunc func(ctx context.Context) ([]string, error)
+
+// Instances calls f.
+func (f DiscoveryFunc) Instances(ctx context.Context) ([]string, error) { return f(ctx) }
+
+// WithDiscovery makes the Aggregator find its instances with d: at once
+// when [New] returns, and then every interval on its clock. Each answer
+// is given to [Aggregator.SetInstances], so that new instances are read
+// and those gone leave the sum, and [Aggregator.Discovery] tells how the
+// last one went. An answer that fails, that SetInstances refuses (a URL
+// that is not http or https, one listed twice), or that is not there
+// after interval, changes nothing: the instances found before are still
+// read, as Turbine keeps them when its discovery fails, and an instance
+// that is really gone shows as not connected. The instances given to New
+// are read until the first answer.
+//
+// It panics if d is nil or interval is not positive.
+func WithDiscovery(d Discovery, interval time.Duration) Option {
+	if d == nil {
+		panic("turbine: WithDiscovery with nil Discovery")
+	}
+	if interval <= 0 {
+		panic(fmt.Sprintf("turbine: WithDiscovery: interval %v is not positive", interval))
+	}
+	return optionFunc(func(a *Aggregator) {
+		a.discovery = &discovery{Discovery: d, interval: interval}
+	})
+}
+
+// DiscoveryStatus is what an Aggregator knows of its Discovery.
+type DiscoveryStatus struct {
+	// Interval is the time between two discoveries.
+	Interval time.Duration
+	// Found is when a discovery last found the instances; zero before
+	// the first that did.
+	Found time.Time
+	// Err is why the last discovery failed, or nil if it found the
+	// instances.
+	Err error
+	// Failures counts the discoveries that failed, since New.
+	Failures int64
+}
+
+// ErrDiscoveryOverdue is the error of a discovery that gave no answer
+// within its interval.
+var ErrDiscoveryOverdue = errors.New("turbine: the discovery gave no answer within its interval")
+
+// discovery is an Aggregator's Discovery and what it knows of it; the
+// status is the Aggregator's, under its lock.
+type discovery struct {
+	Discovery
+	interval time.Duration
+	cancel   context.CancelFunc // makes run return
+	done     chan struct{}      // closed when run returns
+	status   DiscoveryStatus
+}
+
+// Discovery returns how the Aggregator's Discovery goes, and false if it
+// has none ([WithDiscovery]).
+func (a *Aggregator) Discovery() (DiscoveryStatus, bool) {
+	if a.discovery == nil {
+		return DiscoveryStatus{}, false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.discovery.status
+	s.Interval = a.discovery.interval
+	return s, true
+}
+
+// startDiscovery starts asking the Aggregator's Discovery, if it has one.
+func (a *Aggregator) startDiscovery() {
+	d := a.discovery
+	if d == nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d.cancel, d.done = cancel, make(chan struct{})
+	go a.discover(ctx, d)
+}
+
+// discover asks d for the instances until ctx ends: at once, and then
+// every interval.
+func (a *Aggregator) discover(ctx context.Context, d *discovery) {
+	defer close(d.done)
+	for {
+		err := a.discoverOnce(ctx, d)
+		if ctx.Err() != nil {
+			return // closed: what the discovery said no longer matters
+		}
+		a.mu.Lock()
+		d.status.Err = err
+		if err != nil {
+			d.status.Failures++
+		} else {
+			d.status.Found = a.clock.Now()
+		}
+		a.mu.Unlock()
+		next := a.clock.NewTimer(d.interval)
+		select {
+		case <-ctx.Done():
+			next.Stop()
+			return
+		case <-next.C():
+		}
+	}
+}
+
+// discoverOnce asks d for the instances once, and reads those it finds.
+func (a *Aggregator) discoverOnce(ctx context.Context, d *discovery) error {
+	askCtx, cancel := a.clock.WithTimeout(ctx, d.interval)
+	defer cancel()
+	urls, err := d.Instances(askCtx)
+	if ctx.Err() == nil && askCtx.Err() != nil {
+		return fmt.Errorf("%w (%v)", ErrDiscoveryOverdue, d.interval)
+	}
+	if err != nil {
+		return fmt.Errorf("turbine: discovery: %w", err)
+	}
+	return a.SetInstances(urls)
+}
+
+// stopDiscovery stops asking the Aggregator's Discovery, if it has one,
+// and waits until it is no longer asked.
+func (a *Aggregator) stopDiscovery() {
+	if d := a.discovery; d != nil {
+		d.cancel()
+		<-d.done
+	}
+}
