@@ -52,6 +52,12 @@
 //	rxhystrix.turbine.instance.objects         gauge    {object}    the instance's objects in the sum
 //	rxhystrix.turbine.instance.ignored_events  counter  {event}     events of the instance that were not usable
 //
+// and, without attributes, those of a Turbine's discovery of its
+// instances (turbine.WithDiscovery):
+//
+//	rxhystrix.turbine.discovery.failures       counter  {discovery}  discoveries that failed
+//	rxhystrix.turbine.discovery.last_success   gauge    s            when a discovery last found the instances (Unix time), 0 before
+//
 // The counters are observable counters, cumulative, and the gauges
 // observable gauges, all read by one callback that [Metrics.Register]
 // registers. The event counter has one series per event type of

@@ -128,6 +128,8 @@ var (
 		"rxhystrix.turbine.instance.connected":                "rxhystrix_turbine_instance_connected",
 		"rxhystrix.turbine.instance.objects":                  "rxhystrix_turbine_instance_objects",
 		"rxhystrix.turbine.instance.ignored_events":           "rxhystrix_turbine_instance_ignored_events_total",
+		"rxhystrix.turbine.discovery.failures":                "rxhystrix_turbine_discovery_failures_total",
+		"rxhystrix.turbine.discovery.last_success":            "rxhystrix_turbine_discovery_last_success_timestamp_seconds",
 	}
 	labelNames = map[attribute.Key]string{
 		CommandKey: "command", GroupKey: "group", EventKey: "event", PoolKey: "pool", CollapserKey: "collapser",
@@ -173,6 +175,10 @@ func otelPoints(t *testing.T, rm metricdata.ResourceMetrics) map[string]float64 
 			case metricdata.Gauge[int64]:
 				for _, p := range d.DataPoints {
 					out[series(name, labels(p.Attributes))] = float64(p.Value)
+				}
+			case metricdata.Gauge[float64]:
+				for _, p := range d.DataPoints {
+					out[series(name, labels(p.Attributes))] = p.Value
 				}
 			case metricdata.Histogram[float64]:
 				require.Equal(t, metricdata.CumulativeTemporality, d.Temporality, md.Name)

@@ -30,7 +30,19 @@ var (
 		"The instance's objects (commands, pools, collapsers) in the Turbine's sum."}
 	turbineIgnored = instrument{"rxhystrix.turbine.instance.ignored_events", "{event}",
 		"Events of the instance's stream that were not JSON objects with a type and a name, which the sum leaves out."}
+	turbineDiscoveryFailures = instrument{"rxhystrix.turbine.discovery.failures", "{discovery}",
+		"Discoveries of the Turbine's instances that failed, which left the instances found before."}
+	turbineDiscoveryFound = instrument{"rxhystrix.turbine.discovery.last_success", "s",
+		"When a discovery last found the Turbine's instances, in seconds since the Unix epoch; 0 before the first."}
 )
+
+// turbineDiscovery is a Turbine that may find its instances with a
+// turbine.Discovery, as a *turbine.Aggregator does.
+type turbineDiscovery interface {
+	Discovery() (turbine.DiscoveryStatus, bool)
+}
+
+var _ turbineDiscovery = (*turbine.Aggregator)(nil)
 
 // RegisterTurbine makes on meter (which should be named [ScopeName]) the
 // instruments of a Turbine's instances (package turbine), those the
@@ -40,6 +52,12 @@ var (
 //	rxhystrix.turbine.instance.connected       gauge    {instance}  1 while the instance's stream is read, else 0
 //	rxhystrix.turbine.instance.objects         gauge    {object}    the instance's objects in the sum
 //	rxhystrix.turbine.instance.ignored_events  counter  {event}     events of the instance that were not usable
+//
+// and, for a Turbine that finds its instances with a Discovery
+// (turbine.WithDiscovery), without attributes:
+//
+//	rxhystrix.turbine.discovery.failures       counter  {discovery}  discoveries that failed
+//	rxhystrix.turbine.discovery.last_success   gauge    s            when a discovery last found the instances (Unix time), 0 before
 //
 // and registers the callback that reads t at each collection. Unregister
 // the returned Registration to stop. It returns the meter's errors,
@@ -54,7 +72,11 @@ func RegisterTurbine(meter metric.Meter, t TurbineInstances) (metric.Registratio
 		metric.WithUnit(turbineObjects.unit), metric.WithDescription(turbineObjects.description))
 	ignored, err3 := meter.Int64ObservableCounter(turbineIgnored.name,
 		metric.WithUnit(turbineIgnored.unit), metric.WithDescription(turbineIgnored.description))
-	if err := errors.Join(err1, err2, err3); err != nil {
+	discoveryFailures, err4 := meter.Int64ObservableCounter(turbineDiscoveryFailures.name,
+		metric.WithUnit(turbineDiscoveryFailures.unit), metric.WithDescription(turbineDiscoveryFailures.description))
+	discoveryFound, err5 := meter.Float64ObservableGauge(turbineDiscoveryFound.name,
+		metric.WithUnit(turbineDiscoveryFound.unit), metric.WithDescription(turbineDiscoveryFound.description))
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
 		return nil, err
 	}
 	return meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
@@ -68,6 +90,12 @@ func RegisterTurbine(meter metric.Meter, t TurbineInstances) (metric.Registratio
 			o.ObserveInt64(objects, int64(in.Objects), set)
 			o.ObserveInt64(ignored, in.Ignored, set)
 		}
+		if d, ok := t.(turbineDiscovery); ok {
+			if s, ok := d.Discovery(); ok {
+				o.ObserveInt64(discoveryFailures, s.Failures)
+				o.ObserveFloat64(discoveryFound, reading.UnixSeconds(s.Found))
+			}
+		}
 		return nil
-	}, connected, objects, ignored)
+	}, connected, objects, ignored, discoveryFailures, discoveryFound)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,4 +51,43 @@ func TestTurbineValuesEqualThePrometheusCollectors(t *testing.T) {
 	assert.Empty(t, otelPoints(t, rm))
 	assert.PanicsWithValue(t, "otelmetrics: RegisterTurbine with nil instances",
 		func() { _, _ = RegisterTurbine(provider.Meter(ScopeName), nil) })
+}
+
+// discovered is a Turbine that finds its instances with a Discovery, or
+// not (ok).
+type discovered struct {
+	instances
+	status turbine.DiscoveryStatus
+	ok     bool
+}
+
+func (d discovered) Discovery() (turbine.DiscoveryStatus, bool) { return d.status, d.ok }
+
+func TestTurbineDiscoveryValuesEqualThePrometheusCollectors(t *testing.T) {
+	found := time.Date(2026, 12, 5, 9, 0, 0, 500_000_000, time.UTC)
+	for _, tc := range []struct {
+		cluster discovered
+		want    map[string]float64
+	}{
+		{discovered{status: turbine.DiscoveryStatus{Found: found, Failures: 2}, ok: true}, map[string]float64{
+			"rxhystrix_turbine_discovery_failures_total{}":                 2,
+			"rxhystrix_turbine_discovery_last_success_timestamp_seconds{}": float64(found.Unix()) + 0.5,
+		}},
+		{discovered{ok: true}, map[string]float64{
+			"rxhystrix_turbine_discovery_failures_total{}":                 0,
+			"rxhystrix_turbine_discovery_last_success_timestamp_seconds{}": 0,
+		}},
+		{discovered{ok: false}, map[string]float64{}},
+	} {
+		reader := sdkmetric.NewManualReader()
+		provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+		_, err := RegisterTurbine(provider.Meter(ScopeName), tc.cluster)
+		require.NoError(t, err)
+		var rm metricdata.ResourceMetrics
+		require.NoError(t, reader.Collect(context.Background(), &rm))
+		got := otelPoints(t, rm)
+		assert.Equal(t, tc.want, got)
+		assert.Equal(t, prometheusSeries(t, rxprometheus.NewTurbineCollector(tc.cluster)), got)
+		require.NoError(t, provider.Shutdown(context.Background()))
+	}
 }

@@ -2,8 +2,10 @@ package prometheus
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -42,6 +44,40 @@ rxhystrix_turbine_instance_objects{instance="http://ops:xxxxx@10.0.0.8:8080/hyst
 `
 	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want)))
 	assert.PanicsWithValue(t, "prometheus: NewTurbineCollector with nil argument", func() { NewTurbineCollector(nil) })
+}
+
+// discovered is a Turbine that finds its instances with a Discovery, or
+// not (ok).
+type discovered struct {
+	instances
+	status turbine.DiscoveryStatus
+	ok     bool
+}
+
+func (d discovered) Discovery() (turbine.DiscoveryStatus, bool) { return d.status, d.ok }
+
+func TestTurbineCollectorOfADiscovery(t *testing.T) {
+	found := time.Date(2026, 12, 5, 9, 0, 0, 500_000_000, time.UTC)
+	c := NewTurbineCollector(discovered{status: turbine.DiscoveryStatus{Found: found, Failures: 2}, ok: true})
+	want := fmt.Sprintf(`
+# HELP rxhystrix_turbine_discovery_failures_total Discoveries of the Turbine's instances that failed, which left the instances found before.
+# TYPE rxhystrix_turbine_discovery_failures_total counter
+rxhystrix_turbine_discovery_failures_total 2
+# HELP rxhystrix_turbine_discovery_last_success_timestamp_seconds When a discovery last found the Turbine's instances, in seconds since the Unix epoch; 0 before the first.
+# TYPE rxhystrix_turbine_discovery_last_success_timestamp_seconds gauge
+rxhystrix_turbine_discovery_last_success_timestamp_seconds %d.5
+`, found.Unix())
+	require.Len(t, gather(t, c), 2)
+	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want)))
+
+	c = NewTurbineCollector(discovered{ok: true})
+	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(`
+# HELP rxhystrix_turbine_discovery_last_success_timestamp_seconds When a discovery last found the Turbine's instances, in seconds since the Unix epoch; 0 before the first.
+# TYPE rxhystrix_turbine_discovery_last_success_timestamp_seconds gauge
+rxhystrix_turbine_discovery_last_success_timestamp_seconds 0
+`), "rxhystrix_turbine_discovery_last_success_timestamp_seconds"), "nothing found yet")
+
+	assert.Empty(t, gather(t, NewTurbineCollector(discovered{ok: false})), "no discovery, no metrics of it")
 }
 
 // The collectors of several clusters register side by side, each under
