@@ -12,7 +12,10 @@ import (
 // Each execution is traced on its own, a retry's and a hedge's too, from
 // before its breaker is asked to its Completion, so a short circuit, a
 // rejection and a fallback are in the trace as much as a run; and what
-// run and the fallback trace is the execution's child. A Tracer must be
+// run and the fallback trace is the execution's child. A response from
+// the request cache is traced once it is served: Begin, with the time
+// its caller asked, then End, with the events the request log shows (the
+// served execution's and RESPONSE_FROM_CACHE). A Tracer must be
 // safe for concurrent use; a panic in it is recovered and ignored, as a
 // hook's is, and never breaks a command.
 //
@@ -107,6 +110,19 @@ func tracedContext(trace ExecutionTrace, ctx context.Context) (traced context.Co
 		}
 	}()
 	return trace.Context(ctx)
+}
+
+// traceCacheHit traces an execution that the request cache served, once
+// it is over: begun at start under ctx, the context of the caller it was
+// served to, and ended at once with c, whose Events are those the request
+// log shows (the served execution's and RESPONSE_FROM_CACHE), so that the
+// trace says whether the caller got a value. A panic of the tracer's is
+// recovered.
+func traceCacheHit(t *Tracer, ctx context.Context, c *metricsstream.Completion, start time.Time) {
+	defer func() { _ = recover() }()
+	if trace := (*t).Begin(ctx, c.CommandKey, start); trace != nil {
+		trace.End(c)
+	}
 }
 
 // endTrace tells an execution's trace, whose End is end, of the

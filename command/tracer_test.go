@@ -219,3 +219,88 @@ func TestTracerTracesAStream(t *testing.T) {
 	assert.Same(t, trace, constructTrace)
 	assert.Equal(t, evs("EMIT", "EMIT", "EMIT", "SUCCESS"), eventNames(trace.end.Events))
 }
+
+// A request cache's hit is traced under its caller's context: it did not
+// run, and its trace shows the served execution's events with
+// RESPONSE_FROM_CACHE, as the request log does.
+func TestTracerTracesACacheHit(t *testing.T) {
+	for name, hit := range map[string]func(ctx context.Context, c *Command[int, string]) (string, error){
+		"Execute": func(ctx context.Context, c *Command[int, string]) (string, error) { return c.Execute(ctx, 1) },
+		"ToObservable": func(ctx context.Context, c *Command[int, string]) (string, error) {
+			return queueNow(ctx, c.ToObservable(ctx, 1)).Get(ctx)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, mc := newManualRegistry(t)
+			tr := newRecordingTracer()
+			r.SetTracer(tr)
+			c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "ann", nil },
+				WithRegistry(r), WithConfig(Config{Isolation: SemaphoreIsolation})).WithCacheKey(itoa)
+			ctx := WithRequestContext(context.WithValue(context.Background(), parentKey{}, "request-9"))
+			_, err := c.Execute(ctx, 1)
+			require.NoError(t, err)
+			assert.Equal(t, evs("SUCCESS"), eventNames(tr.next(t).end.Events))
+
+			mc.Advance(time.Second)
+			v, err := hit(ctx, c)
+			require.NoError(t, err)
+			assert.Equal(t, "ann", v)
+			got := tr.next(t)
+			assert.Equal(t, "GetUser", got.key)
+			assert.Equal(t, "request-9", got.parent, "begun under the caller's context")
+			assert.Equal(t, requestT0.Add(time.Second), got.start)
+			assert.Equal(t, evs("SUCCESS", "RESPONSE_FROM_CACHE"), eventNames(got.end.Events))
+			assert.False(t, got.end.Executed)
+			assert.Equal(t, 1, got.ends)
+		})
+	}
+}
+
+// A cache hit whose caller leaves is traced as CANCELLED when it leaves;
+// one that waits for the shared execution, from when it asked to when it
+// is served.
+func TestTracerTracesCacheHitsThatWait(t *testing.T) {
+	r, mc := newManualRegistry(t)
+	tr := newRecordingTracer()
+	r.SetTracer(tr)
+	hits := cacheHits(r, "GetUser")
+	c, _, started, release, _ := asyncCacheable(t, r, "GetUser")
+	ctx := WithRequestContext(context.Background())
+
+	original := queueNow(ctx, c.ToObservable(ctx, 1))
+	<-started
+	hitCtx, cancelHit := context.WithCancel(context.WithValue(ctx, parentKey{}, "leaves"))
+	hitErr := make(chan error, 1)
+	go func() {
+		_, err := c.Execute(hitCtx, 1)
+		hitErr <- err
+	}()
+	<-hits
+	mc.Advance(3 * time.Millisecond)
+	waiting := queueNow(ctx, c.ToObservable(context.WithValue(ctx, parentKey{}, "waits"), 1))
+	<-hits
+	cancelHit()
+	require.ErrorIs(t, <-hitErr, context.Canceled)
+	left := tr.next(t)
+	assert.Equal(t, "leaves", left.parent)
+	assert.Equal(t, evs("RESPONSE_FROM_CACHE", "CANCELLED"), eventNames(left.end.Events))
+	assert.Equal(t, requestT0, left.start)
+	assert.Equal(t, requestT0.Add(3*time.Millisecond), left.end.End)
+
+	mc.Advance(2 * time.Millisecond)
+	close(release)
+	_, err := original.Get(ctx)
+	require.NoError(t, err)
+	_, err = waiting.Get(ctx)
+	require.NoError(t, err)
+	var served *recordedTrace
+	for range 2 {
+		if tr := tr.next(t); tr.parent == "waits" {
+			served = tr
+		}
+	}
+	require.NotNil(t, served)
+	assert.Equal(t, evs("SUCCESS", "RESPONSE_FROM_CACHE"), eventNames(served.end.Events))
+	assert.Equal(t, requestT0.Add(3*time.Millisecond), served.start)
+	assert.Equal(t, requestT0.Add(5*time.Millisecond), served.end.End)
+}

@@ -35,6 +35,10 @@
 // SEMAPHORE_REJECTED or RATE_LIMITED. An execution whose fallback answered
 // is not an error, and its events say what the fallback answered for.
 //
-// A response from the request cache is not an execution: the caller's
-// span is its only trace.
+// A response from the request cache is a span too, under its caller's,
+// from when the caller asked to when it was served: its code did not run
+// (ran is false), and its events are those of the execution it was served
+// from with RESPONSE_FROM_CACHE, or RESPONSE_FROM_CACHE and CANCELLED when
+// the caller left first, as the request log shows them; so its status is
+// what the served execution gave the caller.
 package oteltrace

@@ -159,6 +159,42 @@ func TestACancelledExecutionIsNotAnError(t *testing.T) {
 	assert.Equal(t, codes.Unset, s.Status().Code)
 }
 
+// A response from the request cache is a span of its own under its
+// caller's: it did not run, and its status is what the served execution
+// gave the caller.
+func TestACacheHitIsASpanOfWhatItServed(t *testing.T) {
+	tr := newTraced(t)
+	errDown := errors.New("downstream down")
+	for _, tc := range []struct {
+		key    string
+		err    error
+		events []string
+		status codes.Code
+	}{
+		{"Found", nil, []string{"SUCCESS", "RESPONSE_FROM_CACHE"}, codes.Unset},
+		{"Failed", errDown, []string{"FAILURE", "FALLBACK_MISSING", "RESPONSE_FROM_CACHE"}, codes.Error},
+	} {
+		c := command.New(tc.key, func(ctx context.Context, id int) (string, error) { return "ann", tc.err },
+			command.WithRegistry(tr.reg), command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation})).
+			WithCacheKey(func(id int) string { return "user-1" })
+		ctx, caller := tr.tracer.Start(command.WithRequestContext(context.Background()), "request")
+		_, _ = c.Execute(ctx, 1)
+		tr.recorder.Reset()
+		tr.clock.Advance(time.Second)
+		_, err := c.Execute(ctx, 1)
+		assert.ErrorIs(t, err, tc.err)
+		caller.End()
+
+		s := tr.span(t, tc.key)
+		assert.Equal(t, caller.SpanContext().SpanID(), s.Parent().SpanID(), "the child of its caller's span")
+		a := attrs(s)
+		assert.Equal(t, tc.events, a["rxhystrix.execution.events"].AsStringSlice())
+		assert.False(t, a["rxhystrix.execution.ran"].AsBool())
+		assert.Equal(t, tc.status, s.Status().Code)
+		assert.Equal(t, tr.clock.Now(), s.StartTime().UTC())
+	}
+}
+
 func TestNewPanicsWithoutAProvider(t *testing.T) {
 	assert.PanicsWithValue(t, "oteltrace: New with nil TracerProvider", func() { oteltrace.New(nil) })
 }
