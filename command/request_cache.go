@@ -240,7 +240,9 @@ func cachedObservable[In, Out any](ex executor[In, Out], rc *requestContext, cal
 		if !owner {
 			start = k.registry.clock.Now()
 			k.cacheHitHook()
-			served.hit = func() { recordCacheHit(valuesOf(subCtx, callerCtx), k, rc.logFor(k), entry.id.cacheKey, start, &entry.events) }
+			served.hit = func() {
+				recordCacheHit(valuesOf(subCtx, callerCtx), k, rc.logFor(k), entry.id.cacheKey, start, &entry.events)
+			}
 		}
 		served.d = watchDeparture(subCtx, callerCtx, func() {
 			entry.leave()
