@@ -72,6 +72,11 @@ func (e *BatchError) Unwrap() error { return e.Err }
 // hedges on, each attempt executes the whole batch and records its
 // requests (COLLAPSED), and the requests get the result of the call.
 //
+// The batch function's context carries the callers of the batch's
+// requests ([BatchOf]): their contexts, at their arguments' indexes, for
+// what they hold (a user, a deadline), and for a Tracer to link the
+// batch's trace to theirs.
+//
 // A caller whose context ends before the batch starts leaves it (an empty
 // batch does not run); once every caller of a started batch has left, the
 // batch command's context is cancelled. A Collapser is safe for
@@ -204,7 +209,7 @@ func (c *Collapser[In, Out]) submit(ctx context.Context, in In) (*collapsedReque
 		}
 	}
 	if c.cacheKey == nil || c.cfg.RequestCacheDisabled || rc == nil {
-		return b.submit(in, ck, rc)
+		return b.submit(ctx, in, ck, rc)
 	}
 	id := requestCacheKey{collapser: true, key: c.key, cacheKey: ck}
 	for {
@@ -214,15 +219,15 @@ func (c *Collapser[In, Out]) submit(ctx context.Context, in In) (*collapsedReque
 		}
 		r, typed := v.(*collapsedRequest[In, Out])
 		if !typed {
-			return b.submit(in, ck, rc)
+			return b.submit(ctx, in, ck, rc)
 		}
-		if r.b.join(r) {
+		if r.b.join(ctx, r) {
 			c.metrics.MarkResponseFromCache()
 			return r, nil
 		}
 		rc.cache.CompareAndDelete(id, v)
 	}
-	r, err := b.submit(in, ck, rc)
+	r, err := b.submit(ctx, in, ck, rc)
 	if err == nil {
 		rc.cache.LoadOrStore(id, r)
 	}

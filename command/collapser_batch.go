@@ -25,15 +25,26 @@ type batcher[In, Out any] struct {
 // batch is one batch of requests, in arrival order.
 type batch[In, Out any] struct {
 	requests []*collapsedRequest[In, Out]
+	joiners  []joiner[In, Out]                  // callers of a request after its first, for BatchOf
 	byKey    map[any]*collapsedRequest[In, Out] // nil when arguments have no key
 	timer    clock.Timer                        // closes the window
 	unwatch  func() bool                        // stops watching the end of the request scope
+
+	b *batcher[In, Out]
 
 	// Set when the batch starts.
 	started bool
 	live    int // requests some caller still waits for
 	ctx     context.Context
 	cancel  context.CancelFunc
+	info    *Batch // made when BatchOf first asks for it
+}
+
+// joiner is a caller of a request of a batch that joined it before the
+// batch started: the request's first caller is the request's.
+type joiner[In, Out any] struct {
+	r   *collapsedRequest[In, Out]
+	ctx context.Context
 }
 
 // collapsedRequest is one place in a batch: an argument and the result of
@@ -49,19 +60,21 @@ type collapsedRequest[In, Out any] struct {
 
 	// Guarded by b.mu.
 	batch     *batch[In, Out]
-	waiters   int  // callers that have neither received the result nor left
-	abandoned bool // every caller left before the result: it serves nobody any more
-	holders   int  // callers that received the result and did not give it back (release)
-	discarded bool // the result was handed to the collapser's discard
+	caller    context.Context // of the first caller, for BatchOf
+	waiters   int             // callers that have neither received the result nor left
+	abandoned bool            // every caller left before the result: it serves nobody any more
+	holders   int             // callers that received the result and did not give it back (release)
+	discarded bool            // the result was handed to the collapser's discard
 }
 
 // submit adds in, of cache key ck (see argumentKey), to the collecting
 // batch, opening one if none is, and starts the batch when it is full. rc
-// is the caller's request context, if any.
-func (b *batcher[In, Out]) submit(in In, ck string, rc *requestContext) (*collapsedRequest[In, Out], error) {
+// is the caller's request context, if any, and ctx its context.
+func (b *batcher[In, Out]) submit(ctx context.Context, in In, ck string, rc *requestContext) (*collapsedRequest[In, Out], error) {
 	c := b.c
 	key, keyed := c.argumentKey(in, ck)
 	r := &collapsedRequest[In, Out]{b: b, arg: in, key: key, waiters: 1, res: newPendingResult[Out]()}
+	r.caller = ctx
 	b.mu.Lock()
 	if b.closed || (b.rc != nil && b.rc.ended()) {
 		b.mu.Unlock()
@@ -78,6 +91,7 @@ func (b *batcher[In, Out]) submit(in In, ck string, rc *requestContext) (*collap
 				return nil, c.duplicate(in)
 			}
 			same.waiters++
+			bt.joiners = append(bt.joiners, joiner[In, Out]{same, ctx})
 			b.mu.Unlock()
 			return same, nil
 		}
@@ -104,7 +118,7 @@ func (b *batcher[In, Out]) submit(in In, ck string, rc *requestContext) (*collap
 // openLocked opens a new collecting batch: its window closes after the
 // collapser's Delay, and for a request scope it ends with the scope.
 func (b *batcher[In, Out]) openLocked() *batch[In, Out] {
-	bt := &batch[In, Out]{}
+	bt := &batch[In, Out]{b: b}
 	if b.c.cacheKey != nil || b.c.comparable {
 		bt.byKey = make(map[any]*collapsedRequest[In, Out])
 	}
@@ -196,7 +210,11 @@ func (b *batcher[In, Out]) execute(bt *batch[In, Out]) {
 		args[i] = r.arg
 	}
 	c.metrics.MarkBatch(len(requests))
-	outs, err := c.cmd.callBatch(bt.ctx, args, len(requests), b.logger(requests))
+	// The batch is made for BatchOf only when asked: most batch functions
+	// and registries without a tracer never do (BenchmarkCollapser1000Callers,
+	// B/op and allocs/op).
+	ctx := context.WithValue(bt.ctx, batchKey{}, batchSource(bt))
+	outs, err := c.cmd.callBatch(ctx, args, len(requests), b.logger(requests))
 	if err == nil && len(outs) != len(requests) {
 		err = fmt.Errorf("%w: %d results for %d requests", ErrBatchResultCount, len(outs), len(requests))
 		if c.discard != nil {
@@ -234,6 +252,31 @@ func (b *batcher[In, Out]) execute(bt *batch[In, Out]) {
 		b.mu.Lock()
 		b.discardOrphanUnlock(r)
 	}
+}
+
+// batch returns the Batch of bt, a started batch, for BatchOf: made the
+// first time it is asked for.
+func (bt *batch[In, Out]) batch() *Batch {
+	b := bt.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if bt.info != nil {
+		return bt.info
+	}
+	info := &Batch{Collapser: b.c.key, Command: b.c.cmd.k.key, Callers: make([]BatchCaller, 0, len(bt.requests)+len(bt.joiners))}
+	arg := make(map[*collapsedRequest[In, Out]]int, len(bt.requests))
+	for i, r := range bt.requests {
+		info.Callers = append(info.Callers, BatchCaller{i, r.caller})
+		arg[r] = i
+	}
+	for _, j := range bt.joiners {
+		if i, ok := arg[j.r]; ok { // not a request that left
+			info.Callers = append(info.Callers, BatchCaller{i, j.ctx})
+		}
+	}
+	slices.SortStableFunc(info.Callers, func(x, y BatchCaller) int { return x.Arg - y.Arg })
+	bt.info = info
+	return info
 }
 
 // take is a caller of r receiving its result, which is set.
@@ -305,14 +348,18 @@ func (r batchRecorder) recordExecution(e Execution) {
 	r.to.recordExecution(e)
 }
 
-// join counts one more caller of r, unless r serves nobody any more.
-func (b *batcher[In, Out]) join(r *collapsedRequest[In, Out]) bool {
+// join counts one more caller of r, whose context is ctx, unless r
+// serves nobody any more.
+func (b *batcher[In, Out]) join(ctx context.Context, r *collapsedRequest[In, Out]) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if r.abandoned {
 		return false
 	}
 	r.waiters++
+	if bt := r.batch; !bt.started {
+		bt.joiners = append(bt.joiners, joiner[In, Out]{r, ctx})
+	}
 	return true
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // A request context gives the commands of one request a cache and a log:
@@ -96,4 +97,35 @@ func ExampleNewCollapser() {
 	// user-2 <nil>
 	// user-3 <nil>
 	// GetUserBatch[SUCCESS, COLLAPSED][0ms]
+}
+
+// tenantKey is the context key of a caller's tenant.
+type tenantKey struct{}
+
+// A batch function reads what its callers' contexts hold: here the
+// tenant of each argument's callers.
+func ExampleBatchOf() {
+	mc := clock.NewManual(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	reg := command.NewRegistry(command.WithClock(mc))
+	defer reg.Close()
+	getUsers := command.NewCollapser("GetUser", func(ctx context.Context, ids []int) ([]string, error) {
+		batch, _ := command.BatchOf(ctx)
+		for _, c := range batch.Callers {
+			fmt.Printf("user %d for %s\n", ids[c.Arg], c.Context.Value(tenantKey{}))
+		}
+		return make([]string, len(ids)), nil
+	}, command.WithRegistry(reg))
+
+	ctx := command.WithRequestContext(context.Background())
+	f1 := getUsers.Queue(context.WithValue(ctx, tenantKey{}, "acme"), 1)
+	f2 := getUsers.Queue(context.WithValue(ctx, tenantKey{}, "globex"), 2)
+	f3 := getUsers.Queue(context.WithValue(ctx, tenantKey{}, "initech"), 1)
+	mc.Advance(command.DefaultCollapserDelay)
+	for _, f := range []*observable.Future[string]{f1, f2, f3} {
+		f.Get(ctx)
+	}
+	// Output:
+	// user 1 for acme
+	// user 1 for initech
+	// user 2 for globex
 }

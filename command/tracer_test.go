@@ -31,6 +31,7 @@ type recordingTracer struct {
 type recordedTrace struct {
 	key    string
 	parent any
+	batch  *Batch // BatchOf the context Begin was given
 	start  time.Time
 	end    *metricsstream.Completion
 	ends   int
@@ -42,6 +43,7 @@ func newRecordingTracer() *recordingTracer {
 
 func (r *recordingTracer) Begin(ctx context.Context, key string, start time.Time) ExecutionTrace {
 	t := &recordedTrace{key: key, parent: ctx.Value(parentKey{}), start: start}
+	t.batch, _ = BatchOf(ctx)
 	r.mu.Lock()
 	r.traces = append(r.traces, t)
 	r.mu.Unlock()

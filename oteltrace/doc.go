@@ -35,6 +35,14 @@
 // SEMAPHORE_REJECTED or RATE_LIMITED. An execution whose fallback answered
 // is not an error, and its events say what the fallback answered for.
 //
+// A collapser's batch is one execution of its batch command for many
+// callers, so no caller is its parent: its span is a root, or the child
+// of the span in the batch's context, with the collapser's name
+// (rxhystrix.collapser.name) and a link to the span of each caller whose
+// request it carries, marked with the index of the caller's argument in
+// the batch (rxhystrix.collapser.batch.arg), as OpenTelemetry links a
+// batch to the requests it serves (command.BatchOf).
+//
 // A response from the request cache is a span too, under its caller's,
 // from when the caller asked to when it was served: its code did not run
 // (ran is false), and its events are those of the execution it was served

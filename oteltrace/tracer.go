@@ -17,10 +17,14 @@ import (
 // tracer New asks its provider for.
 const ScopeName = "github.com/rxhystrix/rxhystrix/oteltrace"
 
-// The attributes of a span beside the command's, group's and pool's.
+// The attributes of a span beside the command's, group's, pool's and
+// collapser's, and of a batch's link to a caller.
 const (
 	EventsKey = attribute.Key("rxhystrix.execution.events")
 	RanKey    = attribute.Key("rxhystrix.execution.ran")
+	// BatchArgKey is the index, in a collapser's batch, of the argument
+	// a linked caller asked for.
+	BatchArgKey = attribute.Key("rxhystrix.collapser.batch.arg")
 )
 
 // New returns a command.Tracer that makes a span of each execution with
@@ -35,13 +39,31 @@ func New(tp trace.TracerProvider) command.Tracer {
 
 type tracer struct{ t trace.Tracer }
 
-// Begin starts the execution's span under ctx's.
+// Begin starts the execution's span under ctx's; an execution of a
+// collapser's batch command, linked to its callers' spans.
 func (t tracer) Begin(ctx context.Context, key string, start time.Time) command.ExecutionTrace {
-	_, span := t.t.Start(ctx, key,
+	opts := []trace.SpanStartOption{
 		trace.WithTimestamp(start),
 		trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(otelattr.CommandKey.String(key)))
+		trace.WithAttributes(otelattr.CommandKey.String(key)),
+	}
+	if b, ok := command.BatchOf(ctx); ok && b.Command == key {
+		opts = append(opts, trace.WithAttributes(otelattr.CollapserKey.String(b.Collapser)), trace.WithLinks(callerLinks(b)...))
+	}
+	_, span := t.t.Start(ctx, key, opts...)
 	return execution{span}
+}
+
+// callerLinks are the links of a batch's span to its callers' spans: one
+// per caller that has a span, with the index of its argument.
+func callerLinks(b *command.Batch) []trace.Link {
+	links := make([]trace.Link, 0, len(b.Callers))
+	for _, c := range b.Callers {
+		if sc := trace.SpanContextFromContext(c.Context); sc.IsValid() {
+			links = append(links, trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{BatchArgKey.Int(c.Arg)}})
+		}
+	}
+	return links
 }
 
 // execution is the span of one execution.

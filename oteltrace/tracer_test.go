@@ -17,6 +17,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/observable"
 	"github.com/rxhystrix/rxhystrix/oteltrace"
 )
 
@@ -193,6 +194,46 @@ func TestACacheHitIsASpanOfWhatItServed(t *testing.T) {
 		assert.Equal(t, tc.status, s.Status().Code)
 		assert.Equal(t, tr.clock.Now(), s.StartTime().UTC())
 	}
+}
+
+// A collapser's batch is a span linked to the span of each caller whose
+// request it carries; what the batch function executes is its child, not
+// linked again.
+func TestABatchIsLinkedToItsCallers(t *testing.T) {
+	tr := newTraced(t)
+	nested := command.New("Audit", func(ctx context.Context, n int) (int, error) { return n, nil },
+		command.WithRegistry(tr.reg), command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation}))
+	c := command.NewCollapser("GetUser", func(ctx context.Context, ids []int) ([]string, error) {
+		_, err := nested.Execute(ctx, len(ids))
+		return make([]string, len(ids)), err
+	}, command.WithRegistry(tr.reg))
+	ctx := command.WithRequestContext(context.Background())
+	ann, annSpan := tr.tracer.Start(ctx, "ann")
+	bob, bobSpan := tr.tracer.Start(ctx, "bob")
+	fAnn, fBob := c.Queue(ann, 1), c.Queue(bob, 2)
+	tr.clock.Advance(command.DefaultCollapserDelay)
+	for _, f := range []*observable.Future[string]{fAnn, fBob} {
+		_, err := f.Get(ctx)
+		require.NoError(t, err)
+	}
+	annSpan.End()
+	bobSpan.End()
+
+	batch := tr.span(t, "GetUserBatch")
+	assert.False(t, batch.Parent().IsValid(), "no caller is the batch's parent")
+	assert.Equal(t, "GetUser", attrs(batch)["rxhystrix.collapser.name"].AsString())
+	links := map[trace.SpanID]int64{}
+	for _, l := range batch.Links() {
+		require.Len(t, l.Attributes, 1)
+		assert.Equal(t, oteltrace.BatchArgKey, l.Attributes[0].Key)
+		links[l.SpanContext.SpanID()] = l.Attributes[0].Value.AsInt64()
+	}
+	assert.Equal(t, map[trace.SpanID]int64{annSpan.SpanContext().SpanID(): 0, bobSpan.SpanContext().SpanID(): 1}, links)
+
+	audit := tr.span(t, "Audit")
+	assert.Equal(t, batch.SpanContext().SpanID(), audit.Parent().SpanID())
+	assert.Empty(t, audit.Links())
+	assert.NotContains(t, attrs(audit), attribute.Key("rxhystrix.collapser.name"))
 }
 
 func TestNewPanicsWithoutAProvider(t *testing.T) {

@@ -6,9 +6,11 @@ package otelattr
 
 import "go.opentelemetry.io/otel/attribute"
 
-// The attribute keys of a command's name, its group and its worker pool.
+// The attribute keys of a command's name, its group, its worker pool and
+// the collapser whose batches it runs.
 const (
-	CommandKey = attribute.Key("rxhystrix.command.name")
-	GroupKey   = attribute.Key("rxhystrix.command.group")
-	PoolKey    = attribute.Key("rxhystrix.pool.name")
+	CommandKey   = attribute.Key("rxhystrix.command.name")
+	GroupKey     = attribute.Key("rxhystrix.command.group")
+	PoolKey      = attribute.Key("rxhystrix.pool.name")
+	CollapserKey = attribute.Key("rxhystrix.collapser.name")
 )

@@ -9,14 +9,14 @@ import (
 // The attribute keys. The values are the keys of commands, groups, pools
 // and collapsers, escaped as the Prometheus collector escapes its label
 // values when they are not valid UTF-8, and Hystrix's event type names.
-// The spans of package oteltrace name their command, group and pool by
-// the same keys.
+// The spans of package oteltrace name their command, group, pool and
+// collapser by the same keys.
 const (
 	CommandKey   = otelattr.CommandKey
 	GroupKey     = otelattr.GroupKey
 	EventKey     = attribute.Key("rxhystrix.event.type")
 	PoolKey      = otelattr.PoolKey
-	CollapserKey = attribute.Key("rxhystrix.collapser.name")
+	CollapserKey = otelattr.CollapserKey
 )
 
 // instrument is the name, unit and description of one instrument.
