@@ -8,7 +8,8 @@
 # (default 5), MEMORY_KEYS to the memory benchmark (default 10000), ISOLATION_DURATION to each
 # isolation run (default 20s). On 2 cores the defaults take about 25 minutes: five rounds of peers
 # and reactive pipelines, the budgets' paired turns (about 2 minutes), memory, the collapser, five
-# rounds of the fleet rows (which start a redis-server of their own), six 20 s isolation runs,
+# rounds of the fleet rows (which start a redis-server of their own), five rounds of the HTTP
+# and gRPC integrations over loopback (about 3 minutes), six 20 s isolation runs,
 # seed 004's scenario for fixed pools and adaptive limits (about 30 s), and a latency tail hedged
 # five ways (about 30 s).
 set -euo pipefail
@@ -90,6 +91,8 @@ fi
 bench memory -bench . -benchtime="${MEMORY_KEYS}x" -count=1 ./memory/
 bench collapser -bench . -benchtime=200x -count=1 ./collapser/
 rounds fleet -bench . -benchtime="$BENCHTIME" ./fleet/
+# What the HTTP guard, the HTTP transport and the gRPC interceptor add to the bare call (-base).
+rounds integrations -bench . -benchtime="$BENCHTIME" ./httpserver/ ./httpclient/ ./grpcclient/
 
 iso=(go run "${tags[@]}" ./isolation/cmd/isolation -duration "$ISOLATION_DURATION")
 commands+=(-command "(cd bench && $(shown "${iso[@]}"))")
@@ -107,7 +110,8 @@ echo "run.sh: $(shown "${adaptive[@]}")" >&2
 "${adaptive[@]}" >"$work/adaptive.md"
 
 go run ./cmd/benchreport \
-	-floor direct,direct-handoff,direct-go \
+	-floor direct,direct-handoff,direct-go,bare-no-deadline \
+	-base bare \
 	-go "$(go version)" \
 	-cores "$(nproc)" \
 	-date "$(date -u '+%Y-%m-%d %H:%M UTC')" \

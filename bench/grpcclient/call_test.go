@@ -46,15 +46,15 @@ func BenchmarkUnaryCall(b *testing.B) {
 		deadline bool // each call under a context with a 1s timeout, as the commands' calls are
 		make     func() ([]grpc.DialOption, func())
 	}{
-		{"bare", false, func() ([]grpc.DialOption, func()) { return nil, func() {} }},
-		{"bare-deadline", true, func() ([]grpc.DialOption, func()) { return nil, func() {} }},
-		{"grpccommand", false, func() ([]grpc.DialOption, func()) {
+		{"bare-no-deadline", false, func() ([]grpc.DialOption, func()) { return nil, func() {} }},
+		{"bare", true, func() ([]grpc.DialOption, func()) { return nil, func() {} }},
+		{"rxhystrix-interceptor", false, func() ([]grpc.DialOption, func()) {
 			reg := command.NewRegistry()
 			interceptor := grpccommand.UnaryClientInterceptor(grpccommand.WithRegistry(reg),
 				grpccommand.WithPoolConfig(func(string) command.PoolConfig { return command.PoolConfig{CoreSize: 64} }))
 			return []grpc.DialOption{grpc.WithUnaryInterceptor(interceptor)}, reg.Close
 		}},
-		{"grpccommand-semaphore", false, func() ([]grpc.DialOption, func()) {
+		{"rxhystrix-interceptor-semaphore", false, func() ([]grpc.DialOption, func()) {
 			reg := command.NewRegistry()
 			interceptor := grpccommand.UnaryClientInterceptor(grpccommand.WithRegistry(reg),
 				grpccommand.WithConfig(func(string) command.Config {

@@ -23,7 +23,7 @@ func BenchmarkGet(b *testing.B) {
 		make func(base *http.Transport) (http.RoundTripper, func())
 	}{
 		{"bare", func(base *http.Transport) (http.RoundTripper, func()) { return base, func() {} }},
-		{"httpcommand", func(base *http.Transport) (http.RoundTripper, func()) {
+		{"rxhystrix-transport", func(base *http.Transport) (http.RoundTripper, func()) {
 			reg := command.NewRegistry()
 			rt := httpcommand.New(httpcommand.WithBase(base), httpcommand.WithRegistry(reg),
 				httpcommand.WithPoolConfig(func(string) command.PoolConfig { return command.PoolConfig{CoreSize: 64} }))

@@ -129,6 +129,32 @@ func TestReportRatios(t *testing.T) {
 	assert.Contains(t, md, "## Isolation\n\n| a |")
 }
 
+// A table with a base row has a column of each row's ratio to it: what
+// the row adds to the call it wraps.
+func TestReportBaseColumn(t *testing.T) {
+	in, err := Parse(strings.NewReader(`pkg: github.com/rxhystrix/rxhystrix/bench/httpserver
+BenchmarkLoopback/bare-2 	1000	40000 ns/op
+BenchmarkLoopback/rxhystrix-guard-2 	1000	42000 ns/op
+BenchmarkLoopback/failsafe-bulkhead-2 	1000	44000 ns/op
+`))
+	require.NoError(t, err)
+	tables := Tables(in.Benchmarks, Classifier{Bases: []string{"bare"}, OursPrefix: "rxhystrix"})
+	require.Len(t, tables, 1)
+	assert.Equal(t, Base, tables[0].Rows[0].Kind)
+	best, _, ok := tables[0].BestPeer("ns/op")
+	require.True(t, ok)
+	assert.Equal(t, "failsafe-bulkhead", best.Label, "the base is no peer")
+
+	md := written(t, Report{Tables: tables})
+	assert.Contains(t, md, "| × best peer (failsafe-bulkhead, ns/op) | × rxhystrix-guard (ns/op) | × bare (ns/op) |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	assert.Contains(t, md, "| bare | 40000 | | | 0.91× | 0.95× | 1.00× |")
+	assert.Contains(t, md, "| **rxhystrix-guard** | 42000 | | | 0.95× | 1.00× | 1.05× |")
+	assert.Contains(t, md, "| failsafe-bulkhead | 44000 | | | 1.00× | 1.05× | 1.10× |")
+
+	md = written(t, Report{Tables: Tables(parseSample(t).Benchmarks, Classifier{Floors: []string{"direct"}, OursPrefix: "rxhystrix"})})
+	assert.NotContains(t, md, "× direct", "no base, no column")
+}
+
 // written returns the markdown r writes.
 func written(t *testing.T, r Report) string {
 	t.Helper()

@@ -48,6 +48,7 @@ func run(args []string) error {
 		notes    = fs.String("notes", "", "markdown `file` placed after the machine table")
 		out      = fs.String("o", "", "output `file` (default stdout)")
 		floors   = fs.String("floor", "direct", "comma-separated labels of floor rows")
+		bases    = fs.String("base", "", "comma-separated labels of base rows, which a table's rows are compared with in a column of their own")
 		ours     = fs.String("ours", "rxhystrix", "label prefix of rxhystrix rows")
 		missing  repeated
 		sections repeated
@@ -82,7 +83,7 @@ func run(args []string) error {
 	if len(all) == 0 {
 		return errors.New("no benchmark lines in the input")
 	}
-	r.Tables = Tables(all, Classifier{Floors: strings.Split(*floors, ","), OursPrefix: *ours})
+	r.Tables = Tables(all, Classifier{Floors: strings.Split(*floors, ","), Bases: strings.Split(*bases, ","), OursPrefix: *ours})
 
 	if *notes != "" {
 		b, err := os.ReadFile(*notes)

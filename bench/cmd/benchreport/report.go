@@ -80,6 +80,7 @@ func writeTable(p *printer, t *Table) {
 	ratioUnit := t.RatioUnit()
 	best, bestV, haveBest := t.BestPeer(ratioUnit)
 	ours, oursV, haveOurs := t.OurReference(ratioUnit)
+	base, baseV, haveBase := t.BaseRow(ratioUnit)
 
 	p.printf("| |")
 	for _, u := range units {
@@ -91,6 +92,9 @@ func writeTable(p *printer, t *Table) {
 	if haveOurs {
 		p.printf(" × %s (%s) |", ours.Label, ratioUnit)
 	}
+	if haveBase {
+		p.printf(" × %s (%s) |", base.Label, ratioUnit)
+	}
 	p.printf("\n|---|")
 	for range units {
 		p.printf("---:|")
@@ -99,6 +103,9 @@ func writeTable(p *printer, t *Table) {
 		p.printf("---:|")
 	}
 	if haveOurs {
+		p.printf("---:|")
+	}
+	if haveBase {
 		p.printf("---:|")
 	}
 	p.printf("\n")
@@ -121,6 +128,9 @@ func writeTable(p *printer, t *Table) {
 		}
 		if haveOurs {
 			p.printf(" %s |", ratio(v, ok, oursV))
+		}
+		if haveBase {
+			p.printf(" %s |", ratio(v, ok, baseV))
 		}
 		p.printf("\n")
 	}

@@ -29,11 +29,13 @@ const (
 	Peer  Kind = iota // another implementation
 	Floor             // the floor, such as a direct call: no ratio baseline
 	Ours              // rxhystrix
+	Base              // what every row wraps, such as a bare HTTP request: what a row adds is its ratio to it
 )
 
 // Classifier decides the Kind of a row from its label.
 type Classifier struct {
 	Floors     []string // labels of floor rows
+	Bases      []string // labels of base rows
 	OursPrefix string   // labels of our rows start with this
 }
 
@@ -42,6 +44,8 @@ func (c Classifier) Kind(label string) Kind {
 	switch {
 	case slices.Contains(c.Floors, label):
 		return Floor
+	case slices.Contains(c.Bases, label):
+		return Base
 	case c.OursPrefix != "" && strings.HasPrefix(label, c.OursPrefix):
 		return Ours
 	}
@@ -120,8 +124,18 @@ func (t *Table) BestPeer(unit string) (Row, float64, bool) {
 
 // OurReference returns the first of our rows with a positive value of unit.
 func (t *Table) OurReference(unit string) (Row, float64, bool) {
+	return t.first(Ours, unit)
+}
+
+// BaseRow returns the first base row with a positive value of unit.
+func (t *Table) BaseRow(unit string) (Row, float64, bool) {
+	return t.first(Base, unit)
+}
+
+// first returns the first row of kind k with a positive value of unit.
+func (t *Table) first(k Kind, unit string) (Row, float64, bool) {
 	for _, r := range t.Rows {
-		if r.Kind != Ours {
+		if r.Kind != k {
 			continue
 		}
 		if v, ok := r.B.Median(unit); ok && v > 0 {
