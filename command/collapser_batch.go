@@ -1,6 +1,7 @@
 package command
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -24,13 +25,12 @@ type batcher[In, Out any] struct {
 
 // batch is one batch of requests, in arrival order.
 type batch[In, Out any] struct {
+	b        *batcher[In, Out]
 	requests []*collapsedRequest[In, Out]
 	joiners  []joiner[In, Out]                  // callers of a request after its first, for BatchOf
 	byKey    map[any]*collapsedRequest[In, Out] // nil when arguments have no key
 	timer    clock.Timer                        // closes the window
 	unwatch  func() bool                        // stops watching the end of the request scope
-
-	b *batcher[In, Out]
 
 	// Set when the batch starts.
 	started bool
@@ -274,7 +274,7 @@ func (bt *batch[In, Out]) batch() *Batch {
 			info.Callers = append(info.Callers, BatchCaller{i, j.ctx})
 		}
 	}
-	slices.SortStableFunc(info.Callers, func(x, y BatchCaller) int { return x.Arg - y.Arg })
+	slices.SortStableFunc(info.Callers, func(x, y BatchCaller) int { return cmp.Compare(x.Arg, y.Arg) })
 	bt.info = info
 	return info
 }

@@ -209,10 +209,10 @@ func executeCached[In, Out any](ctx context.Context, ex executor[In, Out], rc *r
 	start := k.registry.clock.Now()
 	k.cacheHitHook()
 	if !entry.wait(ctx) {
-		recordCacheHit(ctx, k, rc.logFor(k), entry.id.cacheKey, start, nil)
+		recordCacheHit(ctx, nil, k, rc.logFor(k), entry.id.cacheKey, start, nil)
 		return v, ctx.Err(), true
 	}
-	recordCacheHit(ctx, k, rc.logFor(k), entry.id.cacheKey, start, &entry.events)
+	recordCacheHit(ctx, nil, k, rc.logFor(k), entry.id.cacheKey, start, &entry.events)
 	v, err = entry.res.result()
 	return v, err, true
 }
@@ -240,14 +240,12 @@ func cachedObservable[In, Out any](ex executor[In, Out], rc *requestContext, cal
 		if !owner {
 			start = k.registry.clock.Now()
 			k.cacheHitHook()
-			served.hit = func() {
-				recordCacheHit(valuesOf(subCtx, callerCtx), k, rc.logFor(k), entry.id.cacheKey, start, &entry.events)
-			}
+			served.hit = func() { recordCacheHit(subCtx, callerCtx, k, rc.logFor(k), entry.id.cacheKey, start, &entry.events) }
 		}
 		served.d = watchDeparture(subCtx, callerCtx, func() {
 			entry.leave()
 			if !owner {
-				recordCacheHit(valuesOf(subCtx, callerCtx), k, rc.logFor(k), entry.id.cacheKey, start, nil)
+				recordCacheHit(subCtx, callerCtx, k, rc.logFor(k), entry.id.cacheKey, start, nil)
 			}
 			served.left(subCtx, callerCtx)
 		})
@@ -349,14 +347,15 @@ func (s *servedObserver[Out]) tell(err error) {
 }
 
 // recordCacheHit records an execution of k that the request cache served
-// under cacheKey to a caller whose context is ctx, as Hystrix's
+// under cacheKey to a caller whose contexts are subCtx and callerCtx (nil
+// for a call), as Hystrix's
 // cleanUpAfterResponseFromCache: the request log and the trace show the
 // events of the execution that produced the response (served) and
 // RESPONSE_FROM_CACHE, or RESPONSE_FROM_CACHE and CANCELLED when the
 // caller left first (served is nil); the metrics count RESPONSE_FROM_CACHE
 // alone, so that a response counts once in health and in the rolling
 // counts; the notifiers hear RESPONSE_FROM_CACHE.
-func recordCacheHit(ctx context.Context, k *keyState, log *RequestLog, cacheKey string, start time.Time, served *metricsstream.EventCounts) {
+func recordCacheHit(subCtx, callerCtx context.Context, k *keyState, log *RequestLog, cacheKey string, start time.Time, served *metricsstream.EventCounts) {
 	now := k.registry.clock.Now()
 	var shown metricsstream.EventCounts
 	if served != nil {
@@ -379,7 +378,7 @@ func recordCacheHit(ctx context.Context, k *keyState, log *RequestLog, cacheKey 
 	k.markAlone(&c)
 	if t := k.registry.tracer.Load(); t != nil {
 		c.Events = shown
-		traceCacheHit(t, ctx, &c, start)
+		traceCacheHit(t, valuesOf(subCtx, callerCtx), &c, start)
 	}
 	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
 		notify(global, local, k.key, metricsstream.ResponseFromCache)
