@@ -36,14 +36,6 @@ var (
 		"When a discovery last found the Turbine's instances, in seconds since the Unix epoch; 0 before the first."}
 )
 
-// turbineDiscovery is a Turbine that may find its instances with a
-// turbine.Discovery, as a *turbine.Aggregator does.
-type turbineDiscovery interface {
-	Discovery() (turbine.DiscoveryStatus, bool)
-}
-
-var _ turbineDiscovery = (*turbine.Aggregator)(nil)
-
 // RegisterTurbine makes on meter (which should be named [ScopeName]) the
 // instruments of a Turbine's instances (package turbine), those the
 // Prometheus collector's TurbineCollector reports, with the attribute
@@ -90,11 +82,9 @@ func RegisterTurbine(meter metric.Meter, t TurbineInstances) (metric.Registratio
 			o.ObserveInt64(objects, int64(in.Objects), set)
 			o.ObserveInt64(ignored, in.Ignored, set)
 		}
-		if d, ok := t.(turbineDiscovery); ok {
-			if s, ok := d.Discovery(); ok {
-				o.ObserveInt64(discoveryFailures, s.Failures)
-				o.ObserveFloat64(discoveryFound, reading.UnixSeconds(s.Found))
-			}
+		if s, ok := reading.TurbineDiscovery(t); ok {
+			o.ObserveInt64(discoveryFailures, s.Failures)
+			o.ObserveFloat64(discoveryFound, reading.UnixSeconds(s.Found))
 		}
 		return nil
 	}, connected, objects, ignored, discoveryFailures, discoveryFound)

@@ -15,14 +15,6 @@ type TurbineInstances interface {
 
 var _ TurbineInstances = (*turbine.Aggregator)(nil)
 
-// turbineDiscovery is a Turbine that may find its instances with a
-// turbine.Discovery, as a *turbine.Aggregator does.
-type turbineDiscovery interface {
-	Discovery() (turbine.DiscoveryStatus, bool)
-}
-
-var _ turbineDiscovery = (*turbine.Aggregator)(nil)
-
 // TurbineCollector is a [prometheus.Collector] over the instances of a
 // Turbine (package turbine), labelled instance (the URL of its stream,
 // its password redacted):
@@ -95,10 +87,8 @@ func (c *TurbineCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- gauge(turbineObjectsDesc, float64(in.Objects), labels)
 		ch <- prometheus.MustNewConstMetric(turbineIgnoredDesc, prometheus.CounterValue, float64(in.Ignored), labels...)
 	}
-	if d, ok := c.turbine.(turbineDiscovery); ok {
-		if s, ok := d.Discovery(); ok {
-			ch <- prometheus.MustNewConstMetric(turbineDiscoveryFailuresDesc, prometheus.CounterValue, float64(s.Failures))
-			ch <- gauge(turbineDiscoveryFoundDesc, reading.UnixSeconds(s.Found), nil)
-		}
+	if s, ok := reading.TurbineDiscovery(c.turbine); ok {
+		ch <- prometheus.MustNewConstMetric(turbineDiscoveryFailuresDesc, prometheus.CounterValue, float64(s.Failures))
+		ch <- gauge(turbineDiscoveryFoundDesc, reading.UnixSeconds(s.Found), nil)
 	}
 }
