@@ -62,6 +62,8 @@
 //
 // # Clusters
 //
+// The command cmd/turbine of this module is a Turbine server made of this
+// package: clusters named by flags, their dashboards and their metrics.
 // One Aggregator is one cluster. [ClusterHandler] serves several from one
 // path, as Turbine serves turbine.stream?cluster=NAME, the URL the Hystrix
 // Dashboard's first page asks for; a request that names no cluster gets

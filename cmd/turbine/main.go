@@ -1,0 +1,44 @@
+// Turbine serves the sums of the Hystrix metrics streams of clusters of
+// instances, as Netflix's Turbine server did, with the Hystrix dashboard
+// page and the instances' Prometheus metrics beside them: one process to
+// deploy in front of a fleet of rxhystrix (or Java Hystrix) services.
+//
+//	go run github.com/rxhystrix/rxhystrix/cmd/turbine \
+//		-cluster orders=dns:http://orders.shop.svc.cluster.local:8080/hystrix.stream \
+//		-cluster batch=http://10.0.0.7:8080/hystrix.stream,http://10.0.0.8:8080/hystrix.stream
+//
+// Each -cluster flag is NAME=INSTANCES, where INSTANCES is
+//
+//   - a comma-separated list of the instances' stream URLs;
+//   - dns:URL, an instance at each address of URL's host name (a
+//     Kubernetes headless Service), found again every -interval;
+//   - srv:URL, an instance at each SRV record of URL's host name, found
+//     again every -interval.
+//
+// It serves, on -listen:
+//
+//	/                          the clusters, each linked to its dashboard, and their instances
+//	/turbine.stream?cluster=N  the sum of cluster N, as Turbine's; a cluster named "default" without ?cluster=
+//	/hystrix/                  the dashboard page, of the first cluster or of the stream ?stream= names
+//	/metrics                   each instance's state as Prometheus metrics, labelled cluster
+//
+// until it is interrupted (SIGINT or SIGTERM), when it closes the streams
+// and returns.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "turbine:", err)
+		os.Exit(2)
+	}
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/metricsstream/dashboard"
+	rxprometheus "github.com/rxhystrix/rxhystrix/metricsstream/prometheus"
+	"github.com/rxhystrix/rxhystrix/metricsstream/turbine"
+)
+
+// run parses args, serves the clusters until ctx ends, and returns. It
+// writes the address it serves on to out, and the flags' usage to usage.
+func run(ctx context.Context, args []string, out, usage io.Writer) error {
+	fs := flag.NewFlagSet("turbine", flag.ContinueOnError)
+	fs.SetOutput(usage)
+	var clusters clusterFlag
+	fs.Var(&clusters, "cluster", "a cluster to serve, NAME=URL[,URL...], NAME=dns:URL or NAME=srv:URL (repeatable)")
+	listen := fs.String("listen", ":7979", "the address to serve on")
+	interval := fs.Duration("interval", 30*time.Second, "how often dns: and srv: clusters are looked up again")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case len(clusters) == 0:
+		return errors.New("no -cluster to serve")
+	case *interval <= 0:
+		return fmt.Errorf("-interval %v is not positive", *interval)
+	}
+
+	aggregators := make(map[string]*turbine.Aggregator, len(clusters))
+	defer func() {
+		for _, a := range aggregators {
+			a.Close()
+		}
+	}()
+	metrics := prometheus.NewRegistry()
+	for _, c := range clusters {
+		a, err := c.aggregator(*interval)
+		if err != nil {
+			return fmt.Errorf("cluster %s: %w", c.name, err)
+		}
+		aggregators[c.name] = a
+		labelled := prometheus.WrapRegistererWith(prometheus.Labels{"cluster": c.name}, metrics)
+		if err := labelled.Register(rxprometheus.NewTurbineCollector(a)); err != nil {
+			return err
+		}
+	}
+
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	streamsDone := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.Handle("/turbine.stream", turbine.ClusterHandler(aggregators, metricsstream.WithShutdown(streamsDone)))
+	// Without ?stream=, the page draws the first cluster.
+	first := "../turbine.stream?cluster=" + url.QueryEscape(clusters[0].name)
+	mux.Handle("/hystrix/", dashboard.Handler(dashboard.WithStreamURL(first), dashboard.WithRequestsURL("")))
+	mux.Handle("/metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
+	mux.Handle("/{$}", indexHandler(clusters, aggregators))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	var served sync.WaitGroup
+	served.Go(func() { srv.Serve(ln) })
+	fmt.Fprintf(out, "turbine: serving %d clusters on http://%s/\n", len(clusters), ln.Addr())
+
+	<-ctx.Done()
+	close(streamsDone) // the streams end, so that Shutdown need not wait for their clients
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err = srv.Shutdown(shutdownCtx)
+	served.Wait()
+	return err
+}

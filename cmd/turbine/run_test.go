@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/internal/ssetest"
+	"github.com/rxhystrix/rxhystrix/metricsstream/turbine"
+)
+
+// failAfter bounds a wait for the network, so that a broken test fails
+// instead of hanging.
+const failAfter = 10 * time.Second
+
+func TestRunRefusesBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "no -cluster to serve"},
+		{[]string{"-cluster", "api"}, `invalid value "api" for flag -cluster: bad -cluster "api": want NAME=INSTANCES`},
+		{[]string{"-cluster", "=http://10.0.0.7/hystrix.stream"}, `want NAME=INSTANCES`},
+		{[]string{"-cluster", "a b=http://10.0.0.7/hystrix.stream"}, `the name "a b" cannot be a query's cluster`},
+		{[]string{"-cluster", "api=http://10.0.0.7/s", "-cluster", "api=http://10.0.0.8/s"}, `cluster "api" is given twice`},
+		{[]string{"-cluster", "api=dns:ftp://orders/hystrix.stream"}, `bad -cluster "api=dns:ftp://orders/hystrix.stream": turbine: bad instance URL: "ftp://orders/hystrix.stream" is not an http or https URL`},
+		{[]string{"-cluster", "api=srv:http://_m._tcp.orders:80/s"}, `has a port, which SRV records give`},
+		{[]string{"-cluster", "api=http://10.0.0.7/s", "-interval", "0s"}, "-interval 0s is not positive"},
+		{[]string{"-cluster", "api=http://10.0.0.7/s", "extra"}, `unexpected argument "extra"`},
+		{[]string{"-cluster", "api=http://10.0.0.7/s,10.0.0.8"}, `cluster api: turbine: bad instance URL: "10.0.0.8" is not an http or https URL`},
+	} {
+		err := run(context.Background(), tc.args, io.Discard, io.Discard)
+		require.Error(t, err, "%q", tc.args)
+		assert.Contains(t, err.Error(), tc.want, "%q", tc.args)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// started runs the turbine with args on a free loopback port until the
+// test ends, and returns its base URL.
+func started(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), &out, io.Discard) }()
+	t.Cleanup(func() {
+		cancel()
+		assert.NoError(t, <-done)
+	})
+	serving := regexp.MustCompile(`serving \d+ clusters on (http://\S+)/`)
+	deadline := time.Now().Add(failAfter)
+	for {
+		if m := serving.FindStringSubmatch(out.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("run returned %v before serving", err)
+		case <-time.After(time.Millisecond):
+		}
+		require.False(t, time.Now().After(deadline), "the turbine never said where it serves")
+	}
+}
+
+func get(t *testing.T, u string) (int, string) {
+	t.Helper()
+	res, err := http.Get(u)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res.StatusCode, string(b)
+}
+
+// The turbine sums a cluster's instances, and serves the sum, the
+// dashboard, the clusters' page and the metrics; it ends with its
+// context.
+func TestRunServesTheClusters(t *testing.T) {
+	instance := ssetest.NewStream()
+	t.Cleanup(instance.Close)
+	srv := httptest.NewServer(instance)
+	t.Cleanup(srv.Close)
+	stream := srv.URL + "/hystrix.stream"
+	_, port, err := net.SplitHostPort(srv.Listener.Addr().String())
+	require.NoError(t, err)
+	local := "http://localhost:" + port + "/hystrix.stream"
+	base := started(t, "-cluster", "api="+stream, "-cluster", "local=dns:"+local, "-interval", "1m")
+
+	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
+	defer cancel()
+	go func() { // the instance writes the frame to each Aggregator that reads it
+		for ctx.Err() == nil && instance.Send(ctx, ssetest.Data(`{"type":"HystrixCommand","name":"GetUser","rollingCountSuccess":3,"reportingHosts":1}`)) == nil {
+		}
+	}()
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/turbine.stream?cluster=api", nil)
+	require.NoError(t, err)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	assert.Equal(t, "text/event-stream;charset=UTF-8", res.Header.Get("Content-Type"))
+	lines := bufio.NewScanner(res.Body)
+	found := false
+	for !found && lines.Scan() {
+		found = strings.HasPrefix(lines.Text(), "data: ") && strings.Contains(lines.Text(), `"name":"GetUser"`) &&
+			strings.Contains(lines.Text(), `"rollingCountSuccess":3`)
+	}
+	require.True(t, found, "the cluster's sum has the instance's command")
+
+	code, body := get(t, base+"/turbine.stream?cluster=web")
+	assert.Equal(t, http.StatusNotFound, code)
+	assert.Contains(t, body, `no cluster "web"; the clusters are: api, local`)
+
+	code, body = get(t, base+"/")
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, `<h2 id="api">api</h2>`)
+	assert.Contains(t, body, `href="/hystrix/?`+htmlAttr(url.Values{"stream": {"/turbine.stream?cluster=api"}, "title": {"api"}}.Encode())+`"`)
+	assert.Contains(t, body, "<td>"+stream+"</td><td>yes</td>")
+	assert.Contains(t, body, "dns:"+local+" · looked up every 1m0s")
+
+	code, body = get(t, base+"/hystrix/")
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, "turbine.stream?cluster=api", "the first cluster's page")
+
+	code, body = get(t, base+"/metrics")
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, `rxhystrix_turbine_instance_connected{cluster="api",instance="`+stream+`"} 1`)
+	assert.Contains(t, body, `rxhystrix_turbine_discovery_failures_total{cluster="local"} 0`)
+}
+
+// htmlAttr escapes s as html/template escapes an attribute's value.
+func htmlAttr(s string) string { return strings.ReplaceAll(s, "&", "&amp;") }
+
+// The clusters' page says when a cluster's lookup fails, and redacts the
+// instances' passwords.
+func TestIndexShowsAFailedLookup(t *testing.T) {
+	refused := errors.New("lookup orders.shop.svc: no such host")
+	lookup := clusterSpec{name: "orders", what: "dns:http://ops:secret@orders.shop.svc:8080/hystrix.stream",
+		discovery: turbine.DiscoveryFunc(func(context.Context) ([]string, error) { return nil, refused })}
+	a, err := lookup.aggregator(time.Minute)
+	require.NoError(t, err)
+	defer a.Close()
+	deadline := time.Now().Add(failAfter)
+	for s, _ := a.Discovery(); s.Err == nil; s, _ = a.Discovery() {
+		require.False(t, time.Now().After(deadline), "the lookup was not made")
+		runtime.Gosched()
+	}
+
+	rec := httptest.NewRecorder()
+	indexHandler(clusterFlag{lookup}, map[string]*turbine.Aggregator{"orders": a}).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	body := rec.Body.String()
+	assert.Contains(t, body, "dns:http://ops:xxxxx@orders.shop.svc:8080/hystrix.stream · looked up every 1m0s, "+
+		`<span class="down">the last lookup failed: turbine: discovery: lookup orders.shop.svc: no such host</span>`)
+	assert.NotContains(t, body, "secret")
+	assert.Contains(t, body, `<td colspan="4">no instance</td>`)
+}
