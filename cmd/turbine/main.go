@@ -15,6 +15,12 @@
 //   - srv:URL, an instance at each SRV record of URL's host name, found
 //     again every -interval.
 //
+// In Kubernetes, a headless Service (clusterIP: None) selecting the pods
+// of a service gives dns: the addresses of its ready pods; a named port of
+// that Service gives srv: its records, under a name such as
+// _metrics._tcp.orders.shop.svc.cluster.local. A lookup that fails keeps
+// the instances found before, and the page and /metrics say so.
+//
 // It serves, on -listen:
 //
 //	/                          the clusters, each linked to its dashboard, and their instances
