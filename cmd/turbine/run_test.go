@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -50,49 +48,26 @@ func TestRunRefusesBadFlags(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // started runs the turbine with args on a free loopback port until the
 // test ends, and returns its base URL.
 func started(t *testing.T, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var out syncBuffer
+	out, written := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), &out, io.Discard) }()
+	go func() {
+		done <- run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), written, io.Discard)
+		written.Close()
+	}()
 	t.Cleanup(func() {
 		cancel()
 		assert.NoError(t, <-done)
 	})
-	serving := regexp.MustCompile(`serving \d+ clusters on (http://\S+)/`)
-	deadline := time.Now().Add(failAfter)
-	for {
-		if m := serving.FindStringSubmatch(out.String()); m != nil {
-			return m[1]
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("run returned %v before serving", err)
-		case <-time.After(time.Millisecond):
-		}
-		require.False(t, time.Now().After(deadline), "the turbine never said where it serves")
-	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err, "the turbine never said where it serves")
+	m := regexp.MustCompile(`serving \d+ clusters on (http://\S+)/`).FindStringSubmatch(line)
+	require.NotNil(t, m, line)
+	return m[1]
 }
 
 func get(t *testing.T, u string) (int, string) {

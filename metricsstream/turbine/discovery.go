@@ -117,12 +117,8 @@ func (a *Aggregator) discover(ctx context.Context, d *discovery) {
 			d.status.Found = a.clock.Now()
 		}
 		a.mu.Unlock()
-		next := a.clock.NewTimer(d.interval)
-		select {
-		case <-ctx.Done():
-			next.Stop()
+		if !a.wait(ctx, d.interval) {
 			return
-		case <-next.C():
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/rxhystrix/rxhystrix/clock"
 )
@@ -41,13 +42,22 @@ func (a *Aggregator) follow(ctx context.Context, in *instance) {
 		in.connected, in.err = false, err
 		clear(in.objects) // the sum is of the instances read now
 		a.mu.Unlock()
-		retry := a.clock.NewTimer(a.retryDelay)
-		select {
-		case <-ctx.Done():
-			retry.Stop()
+		if !a.wait(ctx, a.retryDelay) {
 			return
-		case <-retry.C():
 		}
+	}
+}
+
+// wait waits d on the Aggregator's clock, and reports false if ctx ended
+// first.
+func (a *Aggregator) wait(ctx context.Context, d time.Duration) bool {
+	t := a.clock.NewTimer(d)
+	select {
+	case <-ctx.Done():
+		t.Stop()
+		return false
+	case <-t.C():
+		return true
 	}
 }
 
