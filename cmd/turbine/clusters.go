@@ -25,9 +25,11 @@ type clusterSpec struct {
 // shown is what the index page says of c's instances: INSTANCES with the
 // URLs' passwords redacted.
 func (c clusterSpec) shown() string {
-	scheme, rest, found := strings.Cut(c.what, ":")
-	if !found || (scheme != "dns" && scheme != "srv") {
-		scheme, rest = "", c.what
+	lookup, rest := "", c.what
+	for _, prefix := range []string{"dns:", "srv:"} {
+		if r, ok := strings.CutPrefix(c.what, prefix); ok {
+			lookup, rest = prefix, r
+		}
 	}
 	var urls []string
 	for _, s := range strings.Split(rest, ",") {
@@ -36,10 +38,7 @@ func (c clusterSpec) shown() string {
 		}
 		urls = append(urls, s)
 	}
-	if scheme != "" {
-		return scheme + ":" + strings.Join(urls, ",")
-	}
-	return strings.Join(urls, ",")
+	return lookup + strings.Join(urls, ",")
 }
 
 // errBadCluster is a -cluster flag that cannot be served.

@@ -162,3 +162,14 @@ func TestIndexShowsAFailedLookup(t *testing.T) {
 	assert.NotContains(t, body, "secret")
 	assert.Contains(t, body, `<td colspan="4">no instance</td>`)
 }
+
+// What the page shows of a cluster's instances has no password.
+func TestShownRedactsPasswords(t *testing.T) {
+	for what, want := range map[string]string{
+		"http://10.0.0.7/s,http://ops:pw@10.0.0.8/s": "http://10.0.0.7/s,http://ops:xxxxx@10.0.0.8/s",
+		"dns:http://ops:pw@orders.shop.svc:8080/s":   "dns:http://ops:xxxxx@orders.shop.svc:8080/s",
+		"srv:http://ops:pw@_m._tcp.orders/s":         "srv:http://ops:xxxxx@_m._tcp.orders/s",
+	} {
+		assert.Equal(t, want, clusterSpec{what: what}.shown())
+	}
+}
