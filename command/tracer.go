@@ -26,7 +26,8 @@ type Tracer interface {
 	// Begin is told that an execution of the command key begins, at
 	// start on the registry's clock, on the goroutine that begins it.
 	// ctx is the context of the execution's caller, where its trace's
-	// parent is. It must not block.
+	// parent is. It must not block. It may return nil: the execution is
+	// then not traced, and run and the fallback get ctx as it is.
 	Begin(ctx context.Context, key string, start time.Time) ExecutionTrace
 }
 

@@ -306,3 +306,33 @@ func TestTracerTracesCacheHitsThatWait(t *testing.T) {
 	assert.Equal(t, requestT0.Add(3*time.Millisecond), served.start)
 	assert.Equal(t, requestT0.Add(5*time.Millisecond), served.end.End)
 }
+
+// untracedKeys is a Tracer that leaves every execution untraced.
+type untracedKeys struct{ begun chan string }
+
+func (u untracedKeys) Begin(_ context.Context, key string, _ time.Time) ExecutionTrace {
+	u.begun <- key
+	return nil
+}
+
+// A Tracer may leave an execution untraced: run gets the caller's
+// context as it is, and the execution, a cache hit too, goes on.
+func TestTracerMayLeaveAnExecutionUntraced(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		u := untracedKeys{begun: make(chan string, 4)}
+		h.reg.SetTracer(u)
+		ctx := context.WithValue(context.Background(), parentKey{}, "request-10")
+		var runCtx context.Context
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			runCtx = ctx
+			return "ann", nil
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}))
+		v, err := m.exec(ctx, c, 1)
+		require.NoError(t, err)
+		assert.Equal(t, "ann", v)
+		h.completion()
+		assert.Equal(t, "GetUser", <-u.begun)
+		assert.Nil(t, runCtx.Value(tracedKey{}))
+		assert.Equal(t, "request-10", runCtx.Value(parentKey{}))
+	})
+}

@@ -9,6 +9,9 @@
 //
 //	command.DefaultRegistry.SetTracer(oteltrace.New(otel.GetTracerProvider()))
 //
+// Every key is traced, unless [WithKeys] names those that are: a health
+// check called every second need not fill the traces.
+//
 // # The span
 //
 // A span is named after the command's key, of kind internal, and lasts

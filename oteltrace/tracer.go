@@ -2,6 +2,7 @@ package oteltrace
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -29,19 +30,48 @@ const (
 
 // New returns a command.Tracer that makes a span of each execution with
 // the tracer of tp named [ScopeName], for command.Registry.SetTracer. It
-// panics if tp is nil.
-func New(tp trace.TracerProvider) command.Tracer {
+// panics if tp or an option is nil.
+func New(tp trace.TracerProvider, opts ...Option) command.Tracer {
 	if tp == nil {
 		panic("oteltrace: New with nil TracerProvider")
 	}
-	return tracer{tp.Tracer(ScopeName)}
+	t := tracer{t: tp.Tracer(ScopeName)}
+	for i, o := range opts {
+		if o == nil {
+			panic(fmt.Sprintf("oteltrace: New: option %d is nil", i))
+		}
+		o(&t)
+	}
+	return t
 }
 
-type tracer struct{ t trace.Tracer }
+// An Option changes what [New] makes.
+type Option func(*tracer)
+
+// WithKeys makes the tracer trace only the executions of the command keys
+// that traced reports true for, so that a key called all the time (a
+// health check, a cache) makes no spans: what the execution's run and
+// fallback trace is then the caller's span's child. It is asked at each
+// execution, and must be safe for concurrent use. It panics if traced is
+// nil.
+func WithKeys(traced func(key string) bool) Option {
+	if traced == nil {
+		panic("oteltrace: WithKeys with nil function")
+	}
+	return func(t *tracer) { t.traced = traced }
+}
+
+type tracer struct {
+	t      trace.Tracer
+	traced func(key string) bool // nil: every key
+}
 
 // Begin starts the execution's span under ctx's; an execution of a
 // collapser's batch command, linked to its callers' spans.
 func (t tracer) Begin(ctx context.Context, key string, start time.Time) command.ExecutionTrace {
+	if t.traced != nil && !t.traced(key) {
+		return nil
+	}
 	opts := []trace.SpanStartOption{
 		trace.WithTimestamp(start),
 		trace.WithSpanKind(trace.SpanKindInternal),

@@ -26,6 +26,7 @@ var t0 = time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)
 // traced is a registry on a manual clock whose executions are traced
 // into a span recorder, and a tracer for the callers' spans.
 type traced struct {
+	provider *sdktrace.TracerProvider
 	reg      *command.Registry
 	clock    *clock.Manual
 	recorder *tracetest.SpanRecorder
@@ -36,6 +37,7 @@ func newTraced(t *testing.T) *traced {
 	t.Helper()
 	tr := &traced{clock: clock.NewManual(t0), recorder: tracetest.NewSpanRecorder()}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(tr.recorder))
+	tr.provider = tp
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	tr.reg = command.NewRegistry(command.WithClock(tr.clock))
 	t.Cleanup(tr.reg.Close)
@@ -234,6 +236,36 @@ func TestABatchIsLinkedToItsCallers(t *testing.T) {
 	assert.Equal(t, batch.SpanContext().SpanID(), audit.Parent().SpanID())
 	assert.Empty(t, audit.Links())
 	assert.NotContains(t, attrs(audit), attribute.Key("rxhystrix.collapser.name"))
+}
+
+// WithKeys leaves the executions of other keys untraced: what their run
+// traces is the caller's span's child.
+func TestWithKeysLeavesOtherKeysUntraced(t *testing.T) {
+	tr := newTraced(t)
+	tr.reg.SetTracer(oteltrace.New(tr.provider, oteltrace.WithKeys(func(key string) bool { return key != "Health" })))
+	run := func(ctx context.Context, id int) (string, error) {
+		_, db := tr.tracer.Start(ctx, "db")
+		db.End()
+		return "ok", nil
+	}
+	cfg := command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation})
+	health := command.New("Health", run, command.WithRegistry(tr.reg), cfg)
+	getUser := command.New("GetUser", run, command.WithRegistry(tr.reg), cfg)
+	ctx, caller := tr.tracer.Start(context.Background(), "request")
+	_, err := health.Execute(ctx, 1)
+	require.NoError(t, err)
+	require.Equal(t, caller.SpanContext().SpanID(), tr.span(t, "db").Parent().SpanID(), "the untraced key's downstream is the caller's child")
+	tr.recorder.Reset()
+	_, err = getUser.Execute(ctx, 1)
+	require.NoError(t, err)
+	caller.End()
+	assert.Equal(t, tr.span(t, "GetUser").SpanContext().SpanID(), tr.span(t, "db").Parent().SpanID())
+	for _, s := range tr.recorder.Ended() {
+		assert.NotEqual(t, "Health", s.Name())
+	}
+
+	assert.PanicsWithValue(t, "oteltrace: WithKeys with nil function", func() { oteltrace.WithKeys(nil) })
+	assert.PanicsWithValue(t, "oteltrace: New: option 0 is nil", func() { oteltrace.New(tr.provider, nil) })
 }
 
 func TestNewPanicsWithoutAProvider(t *testing.T) {
