@@ -196,6 +196,11 @@ func TestDemoServesStreamDashboardAndMetrics(t *testing.T) {
 	assert.Contains(t, metrics, `rxhystrix_pool_executed_total{pool="SearchService"}`)
 	assert.Contains(t, metrics, `rxhystrix_collapser_events_total{collapser="GetPrice",event="BATCH_EXECUTED"}`)
 
+	code, health := get(t, d.base+"/health")
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, health, `"status":"CIRCUIT_OPEN"`)
+	assert.Contains(t, health, `"InventoryService::LegacyInventory"`)
+
 	code, _ = get(t, d.base+"/")
 	assert.Equal(t, http.StatusOK, code, "/ leads to the dashboard")
 

@@ -22,9 +22,9 @@ import (
 // /hystrix/ with the stream of reg's commands at /hystrix/stream, the
 // same stream at /hystrix.stream (where Netflix's dashboard and Turbine
 // look, as the README mounts it), Hystrix's configuration, utilization
-// and request events streams at their paths, and Prometheus metrics at
-// /metrics; and the demo's own API, guarded, at checkoutPath. Streams
-// end when shutdown is closed.
+// and request events streams at their paths, Prometheus metrics at
+// /metrics and the open circuits at /health; and the demo's own API,
+// guarded, at checkoutPath. Streams end when shutdown is closed.
 func newHandler(reg *command.Registry, shutdown <-chan struct{}) http.Handler {
 	opts := []metricsstream.HandlerOption{
 		metricsstream.WithRegistry(reg.Metrics()),
@@ -41,6 +41,7 @@ func newHandler(reg *command.Registry, shutdown <-chan struct{}) http.Handler {
 	mux.Handle("/hystrix/utilization.stream", metricsstream.UtilizationHandler(opts...))
 	mux.Handle("/hystrix/requests.stream", metricsstream.RequestEventsHandler(opts...))
 	mux.Handle("/metrics", promhttp.HandlerFor(prom, promhttp.HandlerOpts{}))
+	mux.Handle("/health", metricsstream.HealthHandler(reg.Metrics()))
 	mux.Handle("POST "+checkoutPath, checkoutGuard(reg))
 	mux.Handle("GET /{$}", http.RedirectHandler("/hystrix/", http.StatusFound))
 	return mux
@@ -69,7 +70,8 @@ func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenari
 		"  config      %s/hystrix/config.stream, utilization %s/hystrix/utilization.stream\n"+
 		"  requests    %s/hystrix/requests.stream\n"+
 		"  prometheus  %s/metrics\n"+
-		"  api         POST %s%s\n", base, base, base, base, base, base, base, base, checkoutPath)
+		"  health      %s/health\n"+
+		"  api         POST %s%s\n", base, base, base, base, base, base, base, base, base, checkoutPath)
 	if _, ok := ctx.Deadline(); ok {
 		fmt.Fprintln(out, "It stops by itself after -duration; Ctrl-C stops it sooner.")
 	} else {
