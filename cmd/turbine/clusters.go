@@ -83,10 +83,10 @@ func (f *clusterFlag) Set(s string) error {
 	return nil
 }
 
-// aggregator starts reading the cluster's instances.
-func (c clusterSpec) aggregator(interval time.Duration) (*turbine.Aggregator, error) {
+// aggregator starts reading the cluster's instances, with opts.
+func (c clusterSpec) aggregator(interval time.Duration, opts ...turbine.Option) (*turbine.Aggregator, error) {
 	if c.discovery != nil {
-		return turbine.New(nil, turbine.WithDiscovery(c.discovery, interval))
+		return turbine.New(nil, append(opts, turbine.WithDiscovery(c.discovery, interval))...)
 	}
-	return turbine.New(c.urls)
+	return turbine.New(c.urls, opts...)
 }

@@ -12,7 +12,7 @@ import (
 // stream, with its instances and how its discovery goes.
 var indexPage = template.Must(template.New("index").Parse(`<!DOCTYPE html>
 <html lang="en">
-<head><meta charset="utf-8"><title>Turbine</title>
+<head><meta charset="utf-8"><meta http-equiv="refresh" content="5"><title>Turbine</title>
 <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{padding:.2em .8em;text-align:left}.down{color:#c00}</style>
 </head>
 <body>

@@ -23,7 +23,7 @@
 //
 // It serves, on -listen:
 //
-//	/                          the clusters, each linked to its dashboard, and their instances
+//	/                          the clusters, each linked to its dashboard, and their instances (redrawn every 5s)
 //	/turbine.stream?cluster=N  the sum of cluster N, as Turbine's; a cluster named "default" without ?cluster=
 //	/hystrix/                  the dashboard page, of the first cluster or of the stream ?stream= names
 //	/metrics                   each instance's state as Prometheus metrics, labelled cluster

@@ -30,6 +30,8 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 	fs.Var(&clusters, "cluster", "a cluster to serve, NAME=URL[,URL...], NAME=dns:URL or NAME=srv:URL (repeatable)")
 	listen := fs.String("listen", ":7979", "the address to serve on")
 	interval := fs.Duration("interval", 30*time.Second, "how often dns: and srv: clusters are looked up again")
+	retryDelay := fs.Duration("retry-delay", turbine.DefaultRetryDelay, "how long an instance whose stream failed waits before it is asked again")
+	staleAfter := fs.Duration("stale-after", turbine.DefaultStaleAfter, "how long an instance may write nothing, and an object it stopped writing stays in the sum")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,6 +42,10 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 		return errors.New("no -cluster to serve")
 	case *interval <= 0:
 		return fmt.Errorf("-interval %v is not positive", *interval)
+	case *retryDelay <= 0:
+		return fmt.Errorf("-retry-delay %v is not positive", *retryDelay)
+	case *staleAfter <= 0:
+		return fmt.Errorf("-stale-after %v is not positive", *staleAfter)
 	}
 
 	aggregators := make(map[string]*turbine.Aggregator, len(clusters))
@@ -50,7 +56,7 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 	}()
 	metrics := prometheus.NewRegistry()
 	for _, c := range clusters {
-		a, err := c.aggregator(*interval)
+		a, err := c.aggregator(*interval, turbine.WithRetryDelay(*retryDelay), turbine.WithStaleAfter(*staleAfter))
 		if err != nil {
 			return fmt.Errorf("cluster %s: %w", c.name, err)
 		}

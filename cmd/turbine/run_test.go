@@ -40,6 +40,8 @@ func TestRunRefusesBadFlags(t *testing.T) {
 		{[]string{"-cluster", "api=srv:http://_m._tcp.orders:80/s"}, `has a port, which SRV records give`},
 		{[]string{"-cluster", "api=http://10.0.0.7/s", "-interval", "0s"}, "-interval 0s is not positive"},
 		{[]string{"-cluster", "api=http://10.0.0.7/s", "extra"}, `unexpected argument "extra"`},
+		{[]string{"-cluster", "api=http://10.0.0.7/s", "-retry-delay", "-1s"}, "-retry-delay -1s is not positive"},
+		{[]string{"-cluster", "api=http://10.0.0.7/s", "-stale-after", "0s"}, "-stale-after 0s is not positive"},
 		{[]string{"-cluster", "api=http://10.0.0.7/s,10.0.0.8"}, `cluster api: turbine: bad instance URL: "10.0.0.8" is not an http or https URL`},
 	} {
 		err := run(context.Background(), tc.args, io.Discard, io.Discard)
