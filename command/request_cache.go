@@ -348,22 +348,19 @@ func (s *servedObserver[Out]) tell(err error) {
 
 // recordCacheHit records an execution of k that the request cache served
 // under cacheKey to a caller whose contexts are subCtx and callerCtx (nil
-// for a call), as Hystrix's
-// cleanUpAfterResponseFromCache: the request log and the trace show the
-// events of the execution that produced the response (served) and
-// RESPONSE_FROM_CACHE, or RESPONSE_FROM_CACHE and CANCELLED when the
-// caller left first (served is nil); the metrics count RESPONSE_FROM_CACHE
-// alone, so that a response counts once in health and in the rolling
-// counts; the notifiers hear RESPONSE_FROM_CACHE.
+// for a call), as Hystrix's cleanUpAfterResponseFromCache: the request
+// log and the trace show the events of the execution that produced the
+// response (served) and RESPONSE_FROM_CACHE, or RESPONSE_FROM_CACHE and
+// CANCELLED when the caller left first (served is nil); the metrics count
+// RESPONSE_FROM_CACHE alone, so that a response counts once in health and
+// in the rolling counts; the notifiers hear RESPONSE_FROM_CACHE.
 func recordCacheHit(subCtx, callerCtx context.Context, k *keyState, log *RequestLog, cacheKey string, start time.Time, served *metricsstream.EventCounts) {
 	now := k.registry.clock.Now()
-	var shown metricsstream.EventCounts
-	if served != nil {
-		shown = *served
-	} else {
-		shown[metricsstream.Cancelled] = 1
+	tracer := k.registry.tracer.Load()
+	var shown metricsstream.EventCounts // what the log and the trace show, made only for them
+	if log != nil || tracer != nil {
+		shown = cacheHitEvents(served)
 	}
-	shown[metricsstream.ResponseFromCache] = 1
 	if log != nil {
 		log.add(Execution{Command: k.key, Events: shown, ExecutionLatency: -1, CacheKey: cacheKey})
 	}
@@ -376,13 +373,28 @@ func recordCacheHit(subCtx, callerCtx context.Context, k *keyState, log *Request
 	}
 	c.Events[metricsstream.ResponseFromCache] = 1
 	k.markAlone(&c)
-	if t := k.registry.tracer.Load(); t != nil {
+	if tracer != nil {
 		c.Events = shown
-		traceCacheHit(t, valuesOf(subCtx, callerCtx), &c, start)
+		traceCacheHit(tracer, valuesOf(subCtx, callerCtx), &c, start)
 	}
 	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
 		notify(global, local, k.key, metricsstream.ResponseFromCache)
 	}
+}
+
+// cacheHitEvents are the events of a cache hit as the request log shows
+// them: those of the execution served (RESPONSE_FROM_CACHE and CANCELLED
+// when served is nil, the caller having left first) and
+// RESPONSE_FROM_CACHE.
+func cacheHitEvents(served *metricsstream.EventCounts) metricsstream.EventCounts {
+	var events metricsstream.EventCounts
+	if served != nil {
+		events = *served
+	} else {
+		events[metricsstream.Cancelled] = 1
+	}
+	events[metricsstream.ResponseFromCache] = 1
+	return events
 }
 
 // cacheHitHook tells the hooks of k that the request cache serves an
