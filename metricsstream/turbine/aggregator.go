@@ -83,7 +83,7 @@ func New(instances []string, opts ...Option) (*Aggregator, error) {
 func (a *Aggregator) SetInstances(urls []string) error {
 	seen := make(map[string]bool, len(urls))
 	for _, u := range urls {
-		if err := checkInstanceURL(u); err != nil {
+		if _, err := parseInstanceURL(u); err != nil {
 			return err
 		}
 		if seen[u] {
@@ -119,17 +119,21 @@ func (a *Aggregator) SetInstances(urls []string) error {
 	return nil
 }
 
-func checkInstanceURL(s string) error {
+// parseInstanceURL parses s, the URL of an instance's stream (or of
+// DNS's and SRV's instances), and refuses one that is not an absolute
+// http or https URL with an error that names it and matches
+// ErrBadInstance.
+func parseInstanceURL(s string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	switch {
 	case err != nil:
-		return fmt.Errorf("%w: %q: %v", ErrBadInstance, s, err)
+		return nil, fmt.Errorf("%w: %q: %v", ErrBadInstance, s, err)
 	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Errorf("%w: %q is not an http or https URL", ErrBadInstance, s)
+		return nil, fmt.Errorf("%w: %q is not an http or https URL", ErrBadInstance, s)
 	case u.Host == "":
-		return fmt.Errorf("%w: %q has no host", ErrBadInstance, s)
+		return nil, fmt.Errorf("%w: %q has no host", ErrBadInstance, s)
 	}
-	return nil
+	return u, nil
 }
 
 // Instance is what an Aggregator knows of one instance's stream.

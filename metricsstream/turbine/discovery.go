@@ -71,8 +71,8 @@ var ErrDiscoveryOverdue = errors.New("turbine: the discovery gave no answer with
 type discovery struct {
 	Discovery
 	interval time.Duration
-	cancel   context.CancelFunc // makes run return
-	done     chan struct{}      // closed when run returns
+	cancel   context.CancelFunc // makes discover return
+	done     chan struct{}      // closed when discover returns
 	status   DiscoveryStatus
 }
 

@@ -35,7 +35,7 @@ var _ Resolver = (*net.Resolver)(nil)
 // A streamURL that is not an absolute http or https URL is an error that
 // names it and matches [ErrBadInstance].
 func DNS(streamURL string, r Resolver) (Discovery, error) {
-	u, err := parseTemplate(streamURL)
+	u, err := parseInstanceURL(streamURL)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func DNS(streamURL string, r Resolver) (Discovery, error) {
 // port (the records give the ports), is an error that names it and
 // matches [ErrBadInstance].
 func SRV(streamURL string, r Resolver) (Discovery, error) {
-	u, err := parseTemplate(streamURL)
+	u, err := parseInstanceURL(streamURL)
 	if err != nil {
 		return nil, err
 	}
@@ -67,13 +67,6 @@ func SRV(streamURL string, r Resolver) (Discovery, error) {
 		return nil, fmt.Errorf("%w: %q has a port, which SRV records give", ErrBadInstance, streamURL)
 	}
 	return srvDiscovery{template: u, resolver: resolver(r)}, nil
-}
-
-func parseTemplate(streamURL string) (*url.URL, error) {
-	if err := checkInstanceURL(streamURL); err != nil {
-		return nil, err
-	}
-	return url.Parse(streamURL)
 }
 
 func resolver(r Resolver) Resolver {
