@@ -15,30 +15,32 @@ type clusterFlag []clusterSpec
 
 // clusterSpec is one -cluster flag: NAME=INSTANCES.
 type clusterSpec struct {
-	name string
-	// Exactly one of the two.
-	urls      []string          // a list of streams
-	discovery turbine.Discovery // dns: or srv:
-	what      string            // INSTANCES, as given
+	name      string
+	lookup    string            // "dns:" or "srv:" for a cluster looked up, "" for a list
+	urls      []string          // the streams listed, or the one URL looked up
+	discovery turbine.Discovery // of a cluster looked up
 }
+
+// lookups are the prefixes of INSTANCES that are looked up again and
+// again, rather than listed.
+var lookups = []string{"dns:", "srv:"}
 
 // shown is what the index page says of c's instances: INSTANCES with the
 // URLs' passwords redacted.
 func (c clusterSpec) shown() string {
-	lookup, rest := "", c.what
-	for _, prefix := range []string{"dns:", "srv:"} {
-		if r, ok := strings.CutPrefix(c.what, prefix); ok {
-			lookup, rest = prefix, r
-		}
-	}
-	var urls []string
-	for _, s := range strings.Split(rest, ",") {
+	urls := make([]string, len(c.urls))
+	for i, s := range c.urls {
 		if u, err := url.Parse(s); err == nil {
 			s = u.Redacted()
 		}
-		urls = append(urls, s)
+		urls[i] = s
 	}
-	return lookup + strings.Join(urls, ",")
+	return c.lookup + strings.Join(urls, ",")
+}
+
+// stream is the path of c's sum.
+func (c clusterSpec) stream() string {
+	return "/turbine.stream?cluster=" + url.QueryEscape(c.name)
 }
 
 // errBadCluster is a -cluster flag that cannot be served.
@@ -66,13 +68,18 @@ func (f *clusterFlag) Set(s string) error {
 			return fmt.Errorf("%w %q: cluster %q is given twice", errBadCluster, s, name)
 		}
 	}
-	spec := clusterSpec{name: name, what: what}
+	spec := clusterSpec{name: name}
+	for _, prefix := range lookups {
+		if rest, ok := strings.CutPrefix(what, prefix); ok {
+			spec.lookup, spec.urls = prefix, []string{rest}
+		}
+	}
 	var err error
-	switch {
-	case strings.HasPrefix(what, "dns:"):
-		spec.discovery, err = turbine.DNS(strings.TrimPrefix(what, "dns:"), nil)
-	case strings.HasPrefix(what, "srv:"):
-		spec.discovery, err = turbine.SRV(strings.TrimPrefix(what, "srv:"), nil)
+	switch spec.lookup {
+	case "dns:":
+		spec.discovery, err = turbine.DNS(spec.urls[0], nil)
+	case "srv:":
+		spec.discovery, err = turbine.SRV(spec.urls[0], nil)
 	default:
 		spec.urls = strings.Split(what, ",") // turbine.New checks them
 	}

@@ -46,7 +46,7 @@ func indexHandler(clusters clusterFlag, aggregators map[string]*turbine.Aggregat
 		views := make([]clusterView, 0, len(clusters))
 		for _, c := range clusters {
 			a := aggregators[c.name]
-			stream := "/turbine.stream?cluster=" + url.QueryEscape(c.name)
+			stream := c.stream()
 			v := clusterView{
 				Name:      c.name,
 				What:      c.shown(),

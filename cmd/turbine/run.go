@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"sync"
 	"time"
 
@@ -75,8 +74,7 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 	mux := http.NewServeMux()
 	mux.Handle("/turbine.stream", turbine.ClusterHandler(aggregators, metricsstream.WithShutdown(streamsDone)))
 	// Without ?stream=, the page draws the first cluster.
-	first := "../turbine.stream?cluster=" + url.QueryEscape(clusters[0].name)
-	mux.Handle("/hystrix/", dashboard.Handler(dashboard.WithStreamURL(first), dashboard.WithRequestsURL("")))
+	mux.Handle("/hystrix/", dashboard.Handler(dashboard.WithStreamURL(clusters[0].stream()), dashboard.WithRequestsURL("")))
 	mux.Handle("/metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
 	mux.Handle("/{$}", indexHandler(clusters, aggregators))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

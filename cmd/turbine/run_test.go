@@ -145,7 +145,7 @@ func htmlAttr(s string) string { return strings.ReplaceAll(s, "&", "&amp;") }
 // instances' passwords.
 func TestIndexShowsAFailedLookup(t *testing.T) {
 	refused := errors.New("lookup orders.shop.svc: no such host")
-	lookup := clusterSpec{name: "orders", what: "dns:http://ops:secret@orders.shop.svc:8080/hystrix.stream",
+	lookup := clusterSpec{name: "orders", lookup: "dns:", urls: []string{"http://ops:secret@orders.shop.svc:8080/hystrix.stream"},
 		discovery: turbine.DiscoveryFunc(func(context.Context) ([]string, error) { return nil, refused })}
 	a, err := lookup.aggregator(time.Minute)
 	require.NoError(t, err)
@@ -172,6 +172,8 @@ func TestShownRedactsPasswords(t *testing.T) {
 		"dns:http://ops:pw@orders.shop.svc:8080/s":   "dns:http://ops:xxxxx@orders.shop.svc:8080/s",
 		"srv:http://ops:pw@_m._tcp.orders/s":         "srv:http://ops:xxxxx@_m._tcp.orders/s",
 	} {
-		assert.Equal(t, want, clusterSpec{what: what}.shown())
+		var f clusterFlag
+		require.NoError(t, f.Set("c="+what))
+		assert.Equal(t, want, f[0].shown())
 	}
 }
