@@ -81,6 +81,23 @@ type Config struct {
 	// another algorithm live; writing back the same algorithm keeps the
 	// limit where it is.
 	AdaptiveLimit limit.Algorithm
+	// Partitions, when not empty, guarantee shares of the execution
+	// permits to the executions whose context names a partition
+	// (WithPartition), as concurrency-limits' partitioned limiter does.
+	// While fewer executions than the permits (MaxConcurrentRequests or
+	// the adaptive limit) run, every execution is admitted, whatever its
+	// partition: a partition borrows the permits the others leave idle.
+	// At the limit, an execution is admitted only if its partition holds
+	// fewer than ⌈permits × Share⌉ (at least one) executions, so the
+	// executions running may exceed the permits by what the partitions
+	// are guaranteed; one that names no partition of the key is refused.
+	// A refusal is SEMAPHORE_REJECTED, as at the limit without
+	// partitions. The partitions need SemaphoreIsolation, named: a pool's
+	// workers serve several keys and are not partitioned. Their counts
+	// are in the key's CommandStatus (Partitions) and in Prometheus.
+	// Configure can change them live; an execution gives its permit back
+	// to the partition that admitted it.
+	Partitions []Partition
 	// FallbackMaxConcurrentRequests is the number of concurrent fallbacks;
 	// 0 means 10.
 	FallbackMaxConcurrentRequests int
@@ -133,6 +150,9 @@ func (c Config) Validate() error {
 		if err := c.AdaptiveLimit.Validate(); err != nil {
 			return invalidConfig("command: Config.AdaptiveLimit: %w", err)
 		}
+	}
+	if err := c.validatePartitions(); err != nil {
+		return err
 	}
 	if err := c.Breaker.Validate(); err != nil {
 		return invalidConfig("command: Config.Breaker: %w", err)

@@ -74,6 +74,9 @@
 //     move, live-switchable. A call over the limit is THREAD_POOL_REJECTED
 //     or SEMAPHORE_REJECTED and gets the fallback; the stream, the
 //     dashboard and Prometheus show the limit where they show the size.
+//     [Config.Partitions] guarantee shares of a semaphore's permits to
+//     kinds of callers, named by [WithPartition] (live requests before
+//     batch jobs), as concurrency-limits' partitioned limiter does.
 //   - Bad configuration is refused with a message naming what is wrong:
 //     the constructors and options (New, NewObservable, NewCollapser,
 //     WithConfig, ...) panic, as regexp.MustCompile does, since what they

@@ -37,8 +37,9 @@ type execution struct {
 	limiter   *limit.Limiter
 	limitPool *pool
 
-	fallbackPermit bool // a fallback permit is held
-	finished       bool // the Completion was published
+	fallbackPermit bool  // a fallback permit is held
+	finished       bool  // the Completion was published
+	partition      uint8 // 1 + the index in k.partitions of the partition held, or 0 (see partition.go)
 
 	of             *attemptInfo  // the attempts the execution is one of, or nil
 	firstOfRetries bool          // or it is the first attempt of a call that retries,
@@ -130,12 +131,19 @@ func (e *execution) attempt() bool {
 // The permits are the key's concurrent executions, counted by its
 // metrics: taking one counts the execution as started, and the Completion
 // gives it back (see metricsstream.CommandMetrics.TryMarkStartAt).
-func (e *execution) acquire() bool {
+//
+// A key with partitions (Config.Partitions) admits by the partition that
+// ctx, the subscriber's, or else callerCtx names: see acquireInPartition.
+func (e *execution) acquire(ctx, callerCtx context.Context) bool {
 	permits := int64(e.cfg.MaxConcurrentRequests)
 	if l := e.k.limiterFor(e.cfg); l != nil {
 		e.limiter, permits = l, int64(l.Limit())
 	}
-	if n, ok := e.k.metrics.TryMarkStartAt(e.start, permits); ok {
+	if len(e.cfg.Partitions) != 0 {
+		if e.acquireInPartition(permits, partitionOf(ctx, callerCtx)) {
+			return true
+		}
+	} else if n, ok := e.k.metrics.TryMarkStartAt(e.start, permits); ok {
 		e.concurrency = n
 		return true
 	}
@@ -295,6 +303,9 @@ func (e *execution) finish(now int64) {
 	if e.fallbackPermit {
 		e.fallbackPermit = false
 		e.k.fallbackSem.release()
+	}
+	if e.partition != 0 {
+		e.releasePartition()
 	}
 	// Filled in place: the Completion is most of the execution's state,
 	// and copying it out costs more than the fields it adds.

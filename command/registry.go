@@ -115,6 +115,9 @@ type keyState struct {
 	// limiter is the adaptive limit of Config.AdaptiveLimit, if any; it
 	// is stored before the Config that names it.
 	limiter atomic.Pointer[limit.Limiter]
+	// partitions are the partitions the key's Configs have named, in
+	// the order they were first named (see partition.go).
+	partitions atomic.Pointer[[]*partition]
 	// tokens is the key's token bucket while Config.RateLimit is on.
 	tokens atomic.Pointer[rateLimiter]
 	// retrying counts the key's retries and hedges in flight, for the
@@ -163,6 +166,9 @@ func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation)
 		fallbackSem:      newSemaphore(cfg.FallbackMaxConcurrentRequests),
 	}
 	k.limiter.Store(nextLimiter(nil, cfg.AdaptiveLimit, cfg.MaxConcurrentRequests))
+	if err := k.setPartitions(cfg.Partitions); err != nil {
+		panic(err) // a new key has no names yet, and Validate allows no more than MaxPartitions
+	}
 	k.config.Store(&cfg)
 	metricsCfg := cfg.Metrics
 	if metricsCfg.SlowCallDuration == 0 {
@@ -204,6 +210,9 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 			RequestCacheEnabled:           !cfg.RequestCacheDisabled,
 			RequestLogEnabled:             !cfg.RequestLogDisabled,
 		},
+	}
+	if len(cfg.Partitions) != 0 {
+		st.Partitions = k.partitionStatus(cfg, int64(st.Properties.MaxConcurrentRequests))
 	}
 	return st
 }
@@ -249,6 +258,9 @@ func (r *Registry) Configure(key string, cfg Config) error {
 		return err
 	}
 	k := r.state(key, cfg)
+	if err := k.setPartitions(cfg.Partitions); err != nil {
+		return err
+	}
 	cfg = cfg.withDefaults(key, k.defaultIsolation)
 	cfg.Metrics = k.config.Load().Metrics
 	k.fallbackSem.limit.Store(int64(cfg.FallbackMaxConcurrentRequests))

@@ -45,7 +45,7 @@ func (e *execution) admit(ctx, callerCtx context.Context) FailureType {
 	if f := e.admitRate(ctx, callerCtx); f != noFailure {
 		return f
 	}
-	if e.cfg.Isolation == SemaphoreIsolation && !e.acquire() {
+	if e.cfg.Isolation == SemaphoreIsolation && !e.acquire(ctx, callerCtx) {
 		return SemaphoreRejectedFailure
 	}
 	return noFailure

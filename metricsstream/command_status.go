@@ -33,6 +33,27 @@ type CommandStatus struct {
 	Group, Pool        string
 	CircuitBreakerOpen bool
 	Properties         CommandProperties
+	// Partitions are the partitions of the command's execution permits
+	// (command.Config.Partitions), in the order its Config names them;
+	// nil for a command without.
+	Partitions []PartitionStatus
+}
+
+// PartitionStatus is one partition of a command's execution permits
+// (command.Config.Partitions), at the instant of its CommandStatus.
+type PartitionStatus struct {
+	Name  string
+	Share float64
+	// Guaranteed is the number of permits the partition is guaranteed
+	// now: ⌈permits × Share⌉, at least one.
+	Guaranteed int
+	// InFlight is the number of the partition's executions holding a
+	// permit.
+	InFlight int64
+	// Rejected counts the executions of the partition refused at the
+	// limit since the command's key was first used: with the partition
+	// holding all it is guaranteed, and the other partitions the rest.
+	Rejected uint64
 }
 
 // CommandStatusProvider reports a command's status. The command package

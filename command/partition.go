@@ -1,0 +1,233 @@
+package command
+
+import (
+	"context"
+	"math"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+// Partition is a share of a key's execution permits guaranteed to the
+// executions whose context names it (see [WithPartition] and
+// Config.Partitions), as the partitions of Netflix concurrency-limits'
+// limiter guarantee a share of its limit to a kind of caller: live
+// traffic before batch jobs, say.
+type Partition struct {
+	// Name is the name WithPartition gives; non-empty, valid UTF-8 and
+	// unique within Config.Partitions.
+	Name string
+	// Share is the fraction of the permits the partition is guaranteed,
+	// in (0, 1]: ⌈permits × Share⌉ of them, at least one, however busy
+	// the other partitions are. The shares of a Config add up to at most
+	// 1.
+	Share float64
+}
+
+// MaxPartitions is the number of distinct partition names a key can
+// have had: Config.Partitions may name no more, and a Configure that
+// would take a key past it is an error. An execution keeps its
+// partition in one byte, in the padding of its state, so that a
+// subscription keeps to its allocator size class (see runContext).
+const MaxPartitions = 255
+
+// partitionKey is the context key of WithPartition's name.
+type partitionKey struct{}
+
+// WithPartition returns a copy of ctx that names partition as the
+// partition of the executions run with it, or with a context derived
+// from it. A key whose Config.Partitions has a Partition of that name
+// guarantees them its share of the key's permits; a key without one
+// admits them as it admits any execution that names no partition, so a
+// name may come from outside (a request's header, say) unchecked.
+func WithPartition(ctx context.Context, partition string) context.Context {
+	return context.WithValue(ctx, partitionKey{}, partition)
+}
+
+// PartitionFrom returns the partition that ctx names (see
+// [WithPartition]), or "" if it names none.
+func PartitionFrom(ctx context.Context) string {
+	name, _ := ctx.Value(partitionKey{}).(string)
+	return name
+}
+
+// partitionOf returns the partition the subscriber's context names, or
+// else the caller's: values are looked up in that order (see valuesOf).
+func partitionOf(ctx, callerCtx context.Context) string {
+	if name := PartitionFrom(ctx); name != "" || ctx == callerCtx {
+		return name
+	}
+	return PartitionFrom(callerCtx)
+}
+
+// partition is the count of one partition name's executions of a key.
+//
+// A key keeps the partitions its Configs have named for as long as it
+// lives, in the order they were first named (keyState.partitions), so
+// that an execution can find the one it holds by its index whatever
+// Configure has done since it was admitted; a name that the key's Config
+// no longer has is kept with share 0, which guarantees nothing.
+type partition struct {
+	name     string
+	share    atomic.Uint64 // math.Float64bits of the Share its key's Config gives it, or 0
+	inFlight atomic.Int64  // executions of the partition holding a permit
+	rejected atomic.Uint64 // executions the partition refused: see acquireInPartition
+}
+
+// guaranteed returns the number of permits a partition of share is
+// guaranteed of permits: ⌈permits × share⌉, at least 1.
+func guaranteed(permits int64, share float64) int64 {
+	return max(1, int64(math.Ceil(float64(permits)*share)))
+}
+
+// setPartitions gives the key's partitions the shares of ps, adding the
+// names it has not had; ps has been validated. It fails, changing
+// nothing, if the key would have more than MaxPartitions names.
+func (k *keyState) setPartitions(ps []Partition) error {
+	for {
+		old := k.partitions.Load()
+		var list []*partition
+		if old != nil {
+			list = *old
+		}
+		var added []*partition
+		for _, p := range ps {
+			if indexOfPartition(list, p.Name) < 0 {
+				added = append(added, &partition{name: p.Name})
+			}
+		}
+		if len(list)+len(added) > MaxPartitions {
+			return invalidConfig("command: Config.Partitions: key %q would have had %d partition names, more than MaxPartitions (%d)",
+				k.key, len(list)+len(added), MaxPartitions)
+		}
+		next := list
+		if len(added) > 0 {
+			next = append(list[:len(list):len(list)], added...)
+			if !k.partitions.CompareAndSwap(old, &next) {
+				continue
+			}
+		}
+		for _, p := range next {
+			p.share.Store(0)
+			for _, q := range ps {
+				if q.Name == p.name {
+					p.share.Store(math.Float64bits(q.Share))
+				}
+			}
+		}
+		return nil
+	}
+}
+
+func indexOfPartition(list []*partition, name string) int {
+	for i, p := range list {
+		if p.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// acquireInPartition is acquire for a key with partitions: the execution
+// is admitted while fewer than permits executions of the key run, as any
+// other; at the limit, it is admitted only if it names a partition that
+// holds fewer executions than it is guaranteed (see Config.Partitions).
+// The partitions' counts are approximate in the way the permits' are
+// (both are counters taken and given back, not a lock): two executions
+// of a partition arriving together at the limit may both see room for
+// one.
+func (e *execution) acquireInPartition(permits int64, name string) bool {
+	var p *partition
+	var share float64
+	if list := e.k.partitions.Load(); list != nil && name != "" {
+		if i := indexOfPartition(*list, name); i >= 0 {
+			p = (*list)[i]
+			share = math.Float64frombits(p.share.Load())
+			e.partition = uint8(i + 1)
+		}
+	}
+	if share == 0 { // no partition, or one the Config no longer has
+		e.partition = 0
+		n, ok := e.k.metrics.TryMarkStartAt(e.start, permits)
+		e.concurrency = n
+		return ok
+	}
+	held := p.inFlight.Add(1)
+	if n, ok := e.k.metrics.TryMarkStartAt(e.start, permits); ok {
+		e.concurrency = n
+		return true
+	}
+	if held > guaranteed(permits, share) {
+		p.inFlight.Add(-1)
+		p.rejected.Add(1)
+		e.partition = 0
+		return false
+	}
+	e.concurrency = e.k.metrics.MarkStartAt(e.start)
+	return true
+}
+
+// releasePartition gives back the partition's count of an execution that
+// holds one.
+func (e *execution) releasePartition() {
+	(*e.k.partitions.Load())[e.partition-1].inFlight.Add(-1)
+	e.partition = 0
+}
+
+// partitionSharesSlack lets shares that add up to 1 but for the rounding
+// of their decimal fractions (0.1 + 0.2 + 0.7) pass.
+const partitionSharesSlack = 1e-9
+
+// validatePartitions reports the first partition of c.Partitions that is
+// out of range, or partitions that c's isolation cannot have.
+func (c *Config) validatePartitions() error {
+	if len(c.Partitions) == 0 {
+		return nil
+	}
+	if c.Isolation != SemaphoreIsolation {
+		return invalidConfig("command: Config.Partitions: need Isolation SemaphoreIsolation, not %v: a pool's workers are not partitioned", c.Isolation)
+	}
+	if len(c.Partitions) > MaxPartitions {
+		return invalidConfig("command: Config.Partitions: %d partitions, more than MaxPartitions (%d)", len(c.Partitions), MaxPartitions)
+	}
+	var sum float64
+	for i, p := range c.Partitions {
+		switch {
+		case p.Name == "":
+			return invalidConfig("command: Config.Partitions[%d].Name: is empty", i)
+		case !utf8.ValidString(p.Name):
+			return invalidConfig("command: Config.Partitions[%d].Name: %q is not valid UTF-8", i, p.Name)
+		case !(p.Share > 0 && p.Share <= 1):
+			return invalidConfig("command: Config.Partitions[%d].Share: %v is not in (0, 1]", i, p.Share)
+		}
+		for j := range i {
+			if c.Partitions[j].Name == p.Name {
+				return invalidConfig("command: Config.Partitions[%d].Name: %q is also Partitions[%d]'s", i, p.Name, j)
+			}
+		}
+		sum += p.Share
+	}
+	if sum > 1+partitionSharesSlack {
+		return invalidConfig("command: Config.Partitions: the shares add up to %v, more than 1", sum)
+	}
+	return nil
+}
+
+// partitionStatus reports the partitions of cfg, the key's Config, whose
+// permits are permits.
+func (k *keyState) partitionStatus(cfg *Config, permits int64) []metricsstream.PartitionStatus {
+	list := *k.partitions.Load()
+	out := make([]metricsstream.PartitionStatus, 0, len(cfg.Partitions))
+	for _, q := range cfg.Partitions {
+		p := list[indexOfPartition(list, q.Name)]
+		out = append(out, metricsstream.PartitionStatus{
+			Name:       q.Name,
+			Share:      q.Share,
+			Guaranteed: int(guaranteed(permits, q.Share)),
+			InFlight:   p.inFlight.Load(),
+			Rejected:   p.rejected.Load(),
+		})
+	}
+	return out
+}
