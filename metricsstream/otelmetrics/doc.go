@@ -27,6 +27,13 @@
 //	rxhystrix.command.execution.duration                 histogram  s            how long the command's code ran
 //	rxhystrix.command.duration                           histogram  s            how long callers waited
 //
+// and, per partition of a command's permits (command.Config.Partitions),
+// with rxhystrix.partition as well:
+//
+//	rxhystrix.command.partition.guaranteed  gauge    {permit}     the permits the partition is guaranteed now
+//	rxhystrix.command.partition.in_flight   gauge    {execution}  its executions holding a permit
+//	rxhystrix.command.partition.rejected    counter  {execution}  its executions refused at the limit
+//
 // Per worker pool, with rxhystrix.pool.name:
 //
 //	rxhystrix.pool.active_commands  gauge    {command}  commands running on the pool's workers

@@ -27,8 +27,10 @@ var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // executions runs commands on a manual clock: GetUser (semaphore
 // isolated) succeeds, fails into its fallback, is told a bad request
-// and times out; Search runs on a pool of two workers; a collapser sends
-// one batch. Their run advances the clock to make their latency. Every
+// and times out; Search runs on a pool of two workers; Checkout, of one
+// permit partitioned, runs live, then batch within it on batch's
+// guarantee, then live again within that, which is refused; a collapser
+// sends one batch. Their run advances the clock to make their latency. Every
 // rolling and percentile bucket they recorded in is closed on return.
 func executions(t *testing.T) (*command.Registry, *clock.Manual) {
 	t.Helper()
@@ -61,6 +63,19 @@ func executions(t *testing.T) (*command.Registry, *clock.Manual) {
 		require.NoError(t, err)
 		require.Equal(t, len(q), n)
 	}
+	var checkout *command.Command[[]string, int]
+	checkout = command.New("Checkout", func(ctx context.Context, partitions []string) (int, error) {
+		if len(partitions) == 0 {
+			return 0, nil
+		}
+		return checkout.Execute(command.WithPartition(ctx, partitions[0]), partitions[1:])
+	}, command.WithRegistry(reg), command.WithConfig(command.Config{
+		Isolation: command.SemaphoreIsolation, MaxConcurrentRequests: 1, Timeout: -1,
+		Partitions: []command.Partition{{Name: "live", Share: 0.5}, {Name: "batch", Share: 0.5}},
+	}))
+	_, err := checkout.Execute(ctx, []string{"live", "batch", "live"})
+	require.ErrorIs(t, err, command.ErrSemaphoreRejected)
+
 	mc.Advance(10 * time.Second)
 	return reg, mc
 }
@@ -125,6 +140,9 @@ var (
 		"rxhystrix.pool.core_size":                            "rxhystrix_pool_core_size",
 		"rxhystrix.pool.workers":                              "rxhystrix_pool_workers",
 		"rxhystrix.collapser.events":                          "rxhystrix_collapser_events_total",
+		"rxhystrix.command.partition.guaranteed":              "rxhystrix_command_partition_guaranteed",
+		"rxhystrix.command.partition.in_flight":               "rxhystrix_command_partition_in_flight",
+		"rxhystrix.command.partition.rejected":                "rxhystrix_command_partition_rejected_total",
 		"rxhystrix.turbine.instance.connected":                "rxhystrix_turbine_instance_connected",
 		"rxhystrix.turbine.instance.objects":                  "rxhystrix_turbine_instance_objects",
 		"rxhystrix.turbine.instance.ignored_events":           "rxhystrix_turbine_instance_ignored_events_total",
@@ -133,7 +151,7 @@ var (
 	}
 	labelNames = map[attribute.Key]string{
 		CommandKey: "command", GroupKey: "group", EventKey: "event", PoolKey: "pool", CollapserKey: "collapser",
-		TurbineInstanceKey: "instance",
+		TurbineInstanceKey: "instance", PartitionKey: "partition",
 	}
 )
 
@@ -230,6 +248,9 @@ func TestValuesEqualThePrometheusCollectors(t *testing.T) {
 	assert.Equal(t, 7.0, got["rxhystrix_command_execution_latency_seconds_count{command=GetUser,group=Users}"])
 	assert.Equal(t, 5.0, got["rxhystrix_command_execution_latency_seconds_bucket{command=GetUser,group=Users,le=0.025}"])
 	assert.Equal(t, 6.0, got["rxhystrix_command_execution_latency_seconds_bucket{command=GetUser,group=Users,le=0.3}"])
+	assert.Equal(t, 1.0, got["rxhystrix_command_partition_guaranteed{command=Checkout,group=Checkout,partition=batch}"])
+	assert.Equal(t, 1.0, got["rxhystrix_command_partition_rejected_total{command=Checkout,group=Checkout,partition=live}"])
+	assert.Equal(t, 0.0, got["rxhystrix_command_partition_in_flight{command=Checkout,group=Checkout,partition=live}"])
 
 	assert.Equal(t, prom, got)
 }

@@ -17,6 +17,9 @@ const (
 	EventKey     = attribute.Key("rxhystrix.event.type")
 	PoolKey      = otelattr.PoolKey
 	CollapserKey = otelattr.CollapserKey
+	// PartitionKey names a partition of a command's execution permits
+	// (command.Config.Partitions).
+	PartitionKey = attribute.Key("rxhystrix.partition")
 )
 
 // instrument is the name, unit and description of one instrument.
@@ -45,6 +48,13 @@ var (
 		"How long the command's code ran, for executions that ran; cumulative, from the closed buckets of the percentile window."}
 	commandDuration = instrument{"rxhystrix.command.duration", "s",
 		"How long callers of the command waited, for executions that ran; cumulative, from the closed buckets of the percentile window."}
+
+	partitionGuaranteed = instrument{"rxhystrix.command.partition.guaranteed", "{permit}",
+		"The execution permits the partition is guaranteed now, for a command with partitions (command.Config.Partitions)."}
+	partitionInFlight = instrument{"rxhystrix.command.partition.in_flight", "{execution}",
+		"The partition's executions holding a permit now."}
+	partitionRejected = instrument{"rxhystrix.command.partition.rejected", "{execution}",
+		"The partition's executions refused at the limit, with the partition holding all it is guaranteed, since the command's key was first used."}
 
 	poolActive = instrument{"rxhystrix.pool.active_commands", "{command}",
 		"Commands running on the pool's workers now."}

@@ -17,6 +17,8 @@ type instruments struct {
 	requestEventsDropped, requestEventsPanics                  metric.Int64ObservableCounter
 	circuitOpen, errorPercentage, healthRequests, healthErrors metric.Int64ObservableGauge
 	concurrent, rollingMaxConcurrent                           metric.Int64ObservableGauge
+	partitionGuaranteed, partitionInFlight                     metric.Int64ObservableGauge
+	partitionRejected                                          metric.Int64ObservableCounter
 	poolExecuted, poolRejected                                 metric.Int64ObservableCounter
 	poolActive, poolQueued, poolCoreSize, poolWorkers          metric.Int64ObservableGauge
 	collapserEvents                                            metric.Int64ObservableCounter
@@ -55,6 +57,9 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 	in.healthErrors = gauge(healthErrors)
 	in.concurrent = gauge(concurrent)
 	in.rollingMaxConcurrent = gauge(rollingMaxConcurrent)
+	in.partitionGuaranteed = gauge(partitionGuaranteed)
+	in.partitionInFlight = gauge(partitionInFlight)
+	in.partitionRejected = counter(partitionRejected)
 	in.poolExecuted = counter(poolExecuted)
 	in.poolRejected = counter(poolRejected)
 	in.poolActive = gauge(poolActive)
@@ -72,7 +77,8 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 		in.commandEvents, in.completionsDropped, in.circuitOpen, in.errorPercentage, in.healthRequests,
 		in.healthErrors, in.concurrent, in.rollingMaxConcurrent, in.poolExecuted, in.poolRejected,
 		in.poolActive, in.poolQueued, in.poolCoreSize, in.poolWorkers, in.collapserEvents,
-		in.streamPanics, in.requestEventsDropped, in.requestEventsPanics)
+		in.streamPanics, in.requestEventsDropped, in.requestEventsPanics,
+		in.partitionGuaranteed, in.partitionInFlight, in.partitionRejected)
 }
 
 // observe reports r and every command, pool and collapser of it, with
@@ -100,6 +106,12 @@ func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
 		o.ObserveInt64(in.rollingMaxConcurrent, s.RollingMaxConcurrentExecutions, set)
 		o.ObserveInt64(in.completionsDropped, int64(c.DroppedCompletions()), set)
 		o.ObserveInt64(in.streamPanics, int64(c.PanickedSubscribers()), set)
+		for _, p := range s.Status.Partitions {
+			ps := metric.WithAttributes(attrs[0], attrs[1], PartitionKey.String(reading.LabelValue(p.Name)))
+			o.ObserveInt64(in.partitionGuaranteed, int64(p.Guaranteed), ps)
+			o.ObserveInt64(in.partitionInFlight, p.InFlight, ps)
+			o.ObserveInt64(in.partitionRejected, int64(p.Rejected), ps)
+		}
 	}
 	for p := range r.Pools() {
 		s := p.Snapshot()

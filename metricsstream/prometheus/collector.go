@@ -83,6 +83,16 @@ var (
 		"The adaptive limit on the command's execution permits now, for a semaphore-isolated command that has one.",
 		[]string{"command", "group", "algorithm"}, nil)
 
+	partitionLabels         = []string{"command", "group", "partition"}
+	partitionGuaranteedDesc = prometheus.NewDesc("rxhystrix_command_partition_guaranteed",
+		"The execution permits the partition is guaranteed now, for a command with partitions (command.Config.Partitions).",
+		partitionLabels, nil)
+	partitionInFlightDesc = prometheus.NewDesc("rxhystrix_command_partition_in_flight",
+		"The partition's executions holding a permit now.", partitionLabels, nil)
+	partitionRejectedDesc = prometheus.NewDesc("rxhystrix_command_partition_rejected_total",
+		"The partition's executions refused at the limit, with the partition holding all it is guaranteed, since the command's key was first used.",
+		partitionLabels, nil)
+
 	collapserEventsDesc = prometheus.NewDesc("rxhystrix_collapser_events_total",
 		"Events of the request collapser by Hystrix collapser event type (BATCH_EXECUTED, ADDED_TO_BATCH, RESPONSE_FROM_CACHE), since its metrics were created (up to the last closed rolling bucket).",
 		[]string{"collapser", "event"}, nil)
@@ -93,6 +103,7 @@ var (
 		streamPanicsDesc, requestEventsDroppedDesc, requestEventsPanicsDesc,
 		poolActiveDesc, poolQueuedDesc, poolExecutedDesc, poolRejectedDesc, poolCoreSizeDesc, poolWorkersDesc,
 		poolAdaptiveLimitDesc, adaptiveLimitDesc,
+		partitionGuaranteedDesc, partitionInFlightDesc, partitionRejectedDesc,
 		collapserEventsDesc,
 	}
 )
@@ -180,6 +191,14 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 		)
 		if p := s.Status.Properties; p.AdaptiveLimit != "" {
 			out = append(out, gauge(adaptiveLimitDesc, float64(p.MaxConcurrentRequests), append(labels, p.AdaptiveLimit)))
+		}
+		for _, p := range s.Status.Partitions {
+			pl := append(labels[:2:2], reading.LabelValue(p.Name))
+			out = append(out,
+				gauge(partitionGuaranteedDesc, float64(p.Guaranteed), pl),
+				gauge(partitionInFlightDesc, float64(p.InFlight), pl),
+				prometheus.MustNewConstMetric(partitionRejectedDesc, prometheus.CounterValue, float64(p.Rejected), pl...),
+			)
 		}
 
 		f := c.folds.Add(m)

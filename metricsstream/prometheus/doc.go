@@ -26,6 +26,9 @@
 //	rxhystrix_command_completions_dropped_total         counter    completions the Completions stream dropped for slow subscribers
 //	rxhystrix_command_stream_subscribers_panicked_total counter    subscribers of its metrics streams that panicked
 //	rxhystrix_command_adaptive_limit{algorithm}         gauge      the adaptive limit on the execution permits, when there is one
+//	rxhystrix_command_partition_guaranteed{partition}   gauge      the permits a partition (command.Config.Partitions) is guaranteed now
+//	rxhystrix_command_partition_in_flight{partition}    gauge      the partition's executions holding a permit
+//	rxhystrix_command_partition_rejected_total{partition} counter  the partition's executions refused at the limit
 //
 // Per worker pool, labelled pool:
 //
