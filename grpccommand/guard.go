@@ -90,6 +90,15 @@ type Guard struct {
 	// non-empty UTF-8.
 	Key func(ctx context.Context, method string) string
 
+	// Partition, if not nil, names the partition of each call, given its
+	// context and full method, as concurrency-limits' partition resolvers
+	// do (by the call's metadata, say): a key whose Config has Partitions
+	// guarantees each its share of the permits, so that live traffic is
+	// still served while batch jobs hold the rest (see
+	// command.Config.Partitions). "" names none. The handler's context
+	// names the partition too (command.PartitionFrom).
+	Partition func(ctx context.Context, method string) string
+
 	// Bypass, if not nil, picks the calls, given their context and full
 	// method, that the handler serves without the guard: never refused,
 	// under no timeout, and counted in no key's metrics. It is for what
@@ -168,6 +177,11 @@ func (g *Guard) execute(ctx context.Context, method string, c *inboundCall) erro
 	cmd, err := g.commands.Get(key, key)
 	if err != nil {
 		return &Error{err: err, code: codes.Internal}
+	}
+	if g.Partition != nil {
+		if p := g.Partition(ctx, method); p != "" {
+			ctx = command.WithPartition(ctx, p)
+		}
 	}
 	_, err = cmd.Execute(command.OneAttempt(ctx), c)
 	c.Wait()

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
@@ -308,3 +309,42 @@ func TestGuardBypass(t *testing.T) {
 type fakeServerStream struct{ grpc.ServerStream }
 
 func (fakeServerStream) Context() context.Context { return context.Background() }
+
+// A guard's partitions keep live calls served while batch calls hold the
+// permits: the partition comes from the call's metadata, and the
+// handler's context names it.
+func TestGuardPartitions(t *testing.T) {
+	g := newGuardHarness(t, command.Config{MaxConcurrentRequests: 1,
+		Partitions: []command.Partition{{Name: "live", Share: 0.5}, {Name: "batch", Share: 0.5}}})
+	g.guard.Partition = func(ctx context.Context, method string) string {
+		md, _ := metadata.FromIncomingContext(ctx)
+		if p := md.Get("priority"); len(p) == 1 {
+			return p[0]
+		}
+		return ""
+	}
+	call := func(priority string, handler grpc.UnaryHandler) (any, error) {
+		ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("priority", priority))
+		return g.guard.Unary(ctx, "request", &grpc.UnaryServerInfo{FullMethod: unaryCall}, handler)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error)
+	go func() {
+		_, err := call("batch", func(context.Context, any) (any, error) {
+			close(entered)
+			<-release
+			return "reply", nil
+		})
+		first <- err
+	}()
+	<-entered
+
+	_, err := call("batch", answer("reply", nil))
+	assert.ErrorIs(t, err, command.ErrSemaphoreRejected, "batch holds its guarantee")
+	resp, err := call("live", func(ctx context.Context, _ any) (any, error) { return command.PartitionFrom(ctx), nil })
+	require.NoError(t, err, "live is guaranteed a permit")
+	assert.Equal(t, "live", resp)
+	close(release)
+	require.NoError(t, <-first)
+	assert.Equal(t, "[SUCCESS: 2, SEMAPHORE_REJECTED: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey))
+}

@@ -97,6 +97,14 @@ type Guard struct {
 	// command.ErrInvalidKey (by errors.Is).
 	Key func(r *http.Request) string
 
+	// Partition, if not nil, names the partition of each request, as
+	// concurrency-limits' partition resolvers do (by a header, say): a
+	// key whose Config has Partitions guarantees each its share of the
+	// permits, so that live traffic is still served while batch jobs
+	// hold the rest (see command.Config.Partitions). "" names none.
+	// Handler's context names the partition too (command.PartitionFrom).
+	Partition func(r *http.Request) string
+
 	// Bypass, if not nil, picks the requests Handler serves without the
 	// guard: never refused, under no timeout, and counted in no key's
 	// metrics. It is for what must reach a server however busy it is, a
@@ -184,8 +192,14 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, err)
 		return
 	}
+	ctx := r.Context()
+	if g.Partition != nil {
+		if p := g.Partition(r); p != "" {
+			ctx = command.WithPartition(ctx, p)
+		}
+	}
 	c := &inbound{handler: g.Handler, req: r, w: startWriter{ResponseWriter: w}}
-	_, err = cmd.Execute(command.OneAttempt(r.Context()), c)
+	_, err = cmd.Execute(command.OneAttempt(ctx), c)
 	c.Wait()
 	if err != nil && c.w.code == 0 {
 		g.refuse(w, r, err)

@@ -438,3 +438,39 @@ func TestGuardKeepsTheWritersReadFrom(t *testing.T) {
 	assert.Equal(t, "a file", w.Body.String())
 	assert.Equal(t, "[SUCCESS: 1]", g.Events(DefaultGuardKey))
 }
+
+// A guard's partitions keep live requests served while batch requests
+// hold the permits: the partition comes from a header, and Handler's
+// context names it.
+func TestGuardPartitions(t *testing.T) {
+	b := newBlocking()
+	live := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if command.PartitionFrom(r.Context()) != "live" {
+			b.ServeHTTP(w, r)
+			return
+		}
+		_, _ = io.WriteString(w, "live")
+	})
+	g := newGuardHarness(t, live, command.Config{MaxConcurrentRequests: 1,
+		Partitions: []command.Partition{{Name: "live", Share: 0.5}, {Name: "batch", Share: 0.5}}})
+	g.guard.Partition = func(r *http.Request) string { return r.Header.Get("Priority") }
+	serve := func(priority string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.Header.Set("Priority", priority)
+		g.guard.ServeHTTP(rec, r)
+		return rec
+	}
+	first := make(chan *httptest.ResponseRecorder)
+	go func() { first <- serve("batch") }()
+	<-b.entered
+
+	assert.Equal(t, http.StatusServiceUnavailable, serve("batch").Code, "batch holds its guarantee")
+	assert.Equal(t, http.StatusServiceUnavailable, serve("").Code, "no partition, no guarantee")
+	rec := serve("live")
+	assert.Equal(t, http.StatusOK, rec.Code, "live is guaranteed a permit")
+	assert.Equal(t, "live", rec.Body.String())
+	close(b.release)
+	assert.Equal(t, http.StatusOK, (<-first).Code)
+	assert.Equal(t, "[SUCCESS: 2, SEMAPHORE_REJECTED: 2, FALLBACK_MISSING: 2, EXCEPTION_THROWN: 2]", g.Events(DefaultGuardKey))
+}
