@@ -17,6 +17,15 @@
 // It prints, for each, how many requests were served in time, refused or
 // given up on, and the p50 and p99 of the ones served in time.
 //
+// A quarter of the requests are live traffic, the rest batch jobs, told
+// apart by a Priority header. A guard refuses both alike; one whose
+// permits are partitioned (command.Config.Partitions, as
+// concurrency-limits' partitioned limiter) guarantees live traffic three
+// quarters of them, which is more than it needs, and batch jobs take the
+// rest. It
+// prints how much of each was served in time by the guard with fixed
+// permits and by the partitioned one.
+//
 //	go run ./examples/overload
 package main
 
@@ -98,6 +107,29 @@ type result struct {
 	latencies                     []time.Duration // of the requests served in time
 }
 
+// add adds what the clients of r saw to what those of t saw.
+func (t result) add(r result) result {
+	t.sent += r.sent
+	t.served += r.served
+	t.refused += r.refused
+	t.gaveUp += r.gaveUp
+	t.latencies = append(slices.Clip(t.latencies), r.latencies...)
+	return t
+}
+
+// The priorities of the requests, in their Priority header: one in
+// liveEvery is live.
+const (
+	live, batch = "live", "batch"
+	liveEvery   = 4
+)
+
+// byPriority is what the clients of one way saw, for their live and
+// their batch requests.
+type byPriority struct{ live, batch result }
+
+func (b byPriority) all() result { return b.live.add(b.batch) }
+
 func run(w io.Writer, o options) error {
 	if err := o.validate(); err != nil {
 		return err
@@ -114,19 +146,20 @@ func run(w io.Writer, o options) error {
 			pct(r.latencies, 50), pct(r.latencies, 99))
 	}
 
-	row("unguarded", drive(&service{cores: make(chan struct{}, o.Cores), work: o.Work}, o))
+	row("unguarded", drive(&service{cores: make(chan struct{}, o.Cores), work: o.Work}, o).all())
 
 	permits := 2 * o.Cores
 	reg := command.NewRegistry()
 	defer reg.Close()
-	row(fmt.Sprintf("guard, %d permits", permits), drive(&httpcommand.Guard{
+	fixed := drive(&httpcommand.Guard{
 		Handler:  &service{cores: make(chan struct{}, o.Cores), work: o.Work},
 		Registry: reg,
 		Key:      func(*http.Request) string { return "fixed" },
 		Config: func(string) command.Config {
 			return command.Config{MaxConcurrentRequests: permits}
 		},
-	}, o))
+	}, o)
+	row(fmt.Sprintf("guard, %d permits", permits), fixed.all())
 
 	adaptive := drive(&httpcommand.Guard{
 		Handler:  &service{cores: make(chan struct{}, o.Cores), work: o.Work},
@@ -138,14 +171,43 @@ func run(w io.Writer, o options) error {
 	}, o)
 	m, _ := reg.Metrics().LookupCommand("vegas")
 	status, _ := m.Status()
-	row(fmt.Sprintf("guard, Vegas (limit %d at the end)", status.Properties.MaxConcurrentRequests), adaptive)
+	row(fmt.Sprintf("guard, Vegas (limit %d at the end)", status.Properties.MaxConcurrentRequests), adaptive.all())
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	partitioned := drive(&httpcommand.Guard{
+		Handler:   &service{cores: make(chan struct{}, o.Cores), work: o.Work},
+		Registry:  reg,
+		Key:       func(*http.Request) string { return "partitioned" },
+		Partition: func(r *http.Request) string { return r.Header.Get("Priority") },
+		Config: func(string) command.Config {
+			return command.Config{MaxConcurrentRequests: permits,
+				Partitions: []command.Partition{{Name: live, Share: 0.75}, {Name: batch, Share: 0.25}}}
+		},
+	}, o)
+	m, _ = reg.Metrics().LookupCommand("partitioned")
+	status, _ = m.Status()
+	fmt.Fprintf(w, "\none request in %d is live, the others batch:\n\n", liveEvery)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "way\tlive served in time\tbatch served in time\t")
+	for _, r := range []struct {
+		name string
+		b    byPriority
+	}{
+		{fmt.Sprintf("guard, %d permits", permits), fixed},
+		{fmt.Sprintf("guard, %d permits, live guaranteed %d", permits, status.Partitions[0].Guaranteed), partitioned},
+	} {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t\n", r.name, share(r.b.live.served, r.b.live.sent), share(r.b.batch.served, r.b.batch.sent))
+	}
 	return tw.Flush()
 }
 
 // drive sends o.Rate requests a second to h for o.Duration, each from a
-// client that waits o.Deadline, and returns what the clients saw once
-// the server has served every request it took.
-func drive(h http.Handler, o options) result {
+// client that waits o.Deadline, one in liveEvery live and the others
+// batch, and returns what the clients saw once the server has served
+// every request it took.
+func drive(h http.Handler, o options) byPriority {
 	srv := httptest.NewServer(h)
 	defer srv.Close() // waits for the requests still served
 	transport := &http.Transport{MaxIdleConnsPerHost: 4 * o.Rate}
@@ -154,17 +216,26 @@ func drive(h http.Handler, o options) result {
 
 	var (
 		mu  sync.Mutex
-		r   result
+		b   byPriority
 		all sync.WaitGroup
 	)
 	tick := time.NewTicker(time.Second / time.Duration(o.Rate))
 	defer tick.Stop()
 	for end := time.Now().Add(o.Duration); time.Now().Before(end); {
 		<-tick.C
+		priority, r := batch, &b.batch
+		if (b.live.sent+b.batch.sent)%liveEvery == 0 {
+			priority, r = live, &b.live
+		}
 		r.sent++
 		all.Go(func() {
+			req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
+			if err != nil {
+				panic(err) // srv.URL is a URL
+			}
+			req.Header.Set("Priority", priority)
 			start := time.Now()
-			resp, err := client.Get(srv.URL)
+			resp, err := client.Do(req)
 			var code int
 			if err == nil {
 				_, _ = io.Copy(io.Discard, resp.Body)
@@ -186,7 +257,7 @@ func drive(h http.Handler, o options) result {
 		})
 	}
 	all.Wait()
-	return r
+	return b
 }
 
 func share(n, of int) string {

@@ -42,6 +42,20 @@ func TestGuardsServeWhatTheUnguardedServiceDrops(t *testing.T) {
 		assert.Greater(t, g.served, unguarded.served, "%s", name)
 		assert.Less(t, g.p99, 250.0, "%s", name)
 	}
+
+	priorities := func(name string) (live, batch float64) {
+		t.Helper()
+		m := regexp.MustCompile(name + ` +(\d+)% +(\d+)%\n`).FindStringSubmatch(got)
+		require.NotNil(t, m, "a row for %q", name)
+		live, _ = strconv.ParseFloat(m[1], 64)
+		batch, _ = strconv.ParseFloat(m[2], 64)
+		return live, batch
+	}
+	fixedLive, _ := priorities(`guard, 2 permits`)
+	live, batch := priorities(`guard, 2 permits, live guaranteed 2`)
+	assert.GreaterOrEqual(t, live, 90.0, "live traffic is served as if alone")
+	assert.Greater(t, live, fixedLive+20, "more than a guard that refuses both alike")
+	assert.Greater(t, batch, 0.0, "batch jobs have the permits live traffic leaves")
 }
 
 func TestRunRejectsBadOptions(t *testing.T) {
