@@ -147,7 +147,7 @@ func (r *attemptRounds) giveBackGrant() {
 // say, under its lock: a hedge it has started may not have begun yet, and
 // one it would start on the error may be refused by the budget.
 func (r *attemptRounds) deferFallback(ctx context.Context, ai *attemptInfo, failure FailureType, cause error) bool {
-	if r.cfg.Hedge.MaxHedges > 0 && observable.FailingAttempt(ai.ctx) {
+	if r.cfg.Hedge.MaxHedges > 0 && observable.FailingAttempt(ai.ctx, cause) {
 		return true
 	}
 	if r.cfg.Retry.MaxAttempts > 1 && retryOn(r.cfg).Has(failure) && r.decide(ctx, r.k, r.retry, r.rounds, cause) {

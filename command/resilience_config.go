@@ -71,6 +71,11 @@ type HedgeConfig struct {
 	// value: for a long stream, a fixed Delay says more.
 	Percentile float64
 	// OnError starts the next hedge at once when an execution fails.
+	// A failure whose error carries a server's pushback (a Retry-After
+	// header, gRPC's grpc-retry-pushback-ms: observable.Pushback) has the
+	// word instead, as gRPC's hedging honours it: the next hedge starts
+	// the wait it says after the failure, and one that says not to try
+	// again starts no more hedges (see observable.HedgePolicy).
 	OnError bool
 }
 

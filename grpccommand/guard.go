@@ -56,7 +56,8 @@ const DefaultGuardKey = "grpc-server"
 //     sets [PushbackTrailer] to the milliseconds, rounded up, until the
 //     breaker's sleep window ends or the bucket has a token
 //     (command.Registry.RetryAfter); a client interceptor whose key
-//     retries waits that long. An invalid key, configuration or
+//     retries waits that long, and one whose key hedges starts no hedge
+//     before then. An invalid key, configuration or
 //     FailureCodes is an *Error of code Internal naming what is wrong.
 //   - A panic in the handler is a failure, raised again on the server's
 //     goroutine once the command has recorded it, as if there were no

@@ -51,7 +51,8 @@ const DefaultGuardKey = "http-server"
 //     ErrorHandler runs: the seconds, rounded up, until the breaker's
 //     sleep window ends or the bucket has a token
 //     (command.Registry.RetryAfter). A [Transport] whose key retries
-//     waits that long before it asks again.
+//     waits that long before it asks again; one whose key hedges starts
+//     no hedge before then.
 //   - A panic in Handler is a failure, raised again on the server's
 //     goroutine once the command has recorded it, so that net/http treats
 //     it as it treats a panic of Handler's own (http.ErrAbortHandler

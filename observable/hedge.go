@@ -32,6 +32,14 @@ type HedgePolicy struct {
 	Permit func() bool
 }
 
+// A failure that carries a [Pushback] (a server's Retry-After, or gRPC's
+// grpc-retry-pushback-ms) has the word on the next hedge, as gRPC's
+// hedging honours a server's pushback: the next hedge starts the wait it
+// says after the failure, in place of its Delay or of OnError's at once,
+// and a pushback that says not to try again starts no more hedges. The
+// attempts running go on either way, and when none is left the failure
+// is the result.
+
 // Validate reports the first field of p that is out of range.
 func (p HedgePolicy) Validate() error {
 	if p.MaxHedges < 0 {
@@ -244,7 +252,7 @@ type attemptScope struct {
 // attemptRace is what an attempt's context asks of its race, whatever
 // the race's type of result.
 type attemptRace interface {
-	failing(s *attemptScope) bool
+	failing(s *attemptScope, err error) bool
 }
 
 // newAttemptScope returns the context of an attempt begun at start.
@@ -269,10 +277,12 @@ func AttemptStart(ctx context.Context) (unixNano int64, ok bool) {
 }
 
 // FailingAttempt is for an attempt of a [HedgeSingle] or of
-// [HedgeStreamOn] that is about to fail, before it makes
+// [HedgeStreamOn] that is about to fail with err, before it makes
 // anything of its failure (runs a fallback of its own, say): called with
 // the attempt's context, or a context made from it, it reports whether
-// the race does without the attempt's answer.
+// the race does without the attempt's answer. A [Pushback] in err's chain
+// decides the next hedge, as the result of an attempt that fails does
+// (see [HedgePolicy]).
 //
 // True: another attempt is running, or one starts now (HedgePolicy's
 // OnError), or the race is over; the attempt's result no longer counts,
@@ -285,14 +295,14 @@ func AttemptStart(ctx context.Context) (unixNano int64, ok bool) {
 // Without it, an attempt that turns its failure into a value (a
 // fallback) would end the race with that value while a hedge that had
 // started could still answer.
-func FailingAttempt(ctx context.Context) bool {
+func FailingAttempt(ctx context.Context, err error) bool {
 	s, ok := ctx.(*attemptScope)
 	if !ok {
 		if s, ok = ctx.Value(attemptKey{}).(*attemptScope); !ok {
 			return false
 		}
 	}
-	return (*s.race).failing(s)
+	return (*s.race).failing(s, err)
 }
 
 // attemptKey is the key under which an attempt's context, and every
@@ -331,8 +341,9 @@ type hedgeRace[T any] struct {
 	// fired says the timer list told the race, or may yet; set, under
 	// mu, before anything the timer's Expire changes (see Reset).
 	fired atomic.Bool
-	// closed says an attempt that is failing takes the race's last word
-	// (FailingAttempt): no attempt starts any more.
+	// closed says no attempt starts any more: an attempt that is failing
+	// takes the race's last word (FailingAttempt), or a failure's
+	// pushback said not to try again.
 	closed      bool
 	firstFailed bool // the first attempt told the race it fails
 	done        bool
@@ -372,6 +383,24 @@ func (r *hedgeRace[T]) launchNextLocked() (context.Context, int, bool) {
 	return s, len(r.hedges), true
 }
 
+// afterFailureLocked is what an attempt's failure err starts: the next
+// hedge at once, as launchOnErrorLocked says, unless err carries a
+// Pushback, which moves the next hedge to the wait it says from now, or
+// starts no more (see HedgePolicy).
+func (r *hedgeRace[T]) afterFailureLocked(err error) (context.Context, int, bool) {
+	d, ok := pushbackOf(err)
+	if !ok {
+		return r.launchOnErrorLocked()
+	}
+	r.disarmLocked()
+	if d < 0 {
+		r.closed = true
+	} else if !r.closed && r.parent.Err() == nil {
+		r.armAtLocked(clock.UnixNano(r.h.Clock) + int64(d))
+	}
+	return nil, noAttempt, false
+}
+
 // launchOnErrorLocked starts the next hedge for an attempt that failed,
 // if the policy says so and it may start (the race is open, the parent
 // live, the hedges not all started, Permit agrees), as launchNextLocked.
@@ -392,15 +421,16 @@ func (r *hedgeRace[T]) failedLocked(i int) bool {
 	return r.hedges[i-1].failed
 }
 
-// failing is FailingAttempt for the attempt whose context is s.
-func (r *hedgeRace[T]) failing(s *attemptScope) bool {
+// failing is FailingAttempt for the attempt whose context is s, failing
+// with err.
+func (r *hedgeRace[T]) failing(s *attemptScope, err error) bool {
 	r.mu.Lock()
 	i := r.placeLocked(s)
 	if r.done || i == noAttempt || r.failedLocked(i) {
 		r.mu.Unlock()
 		return true
 	}
-	if next, j, ok := r.launchOnErrorLocked(); ok {
+	if next, j, ok := r.afterFailureLocked(err); ok {
 		r.countOutLocked(i)
 		r.mu.Unlock()
 		r.startAside(next, j)
@@ -450,7 +480,16 @@ func (r *hedgeRace[T]) armLocked(now int64) {
 	if r.started >= r.h.Policy.attempts() {
 		return
 	}
-	r.nextDue = now + int64(max(r.h.Policy.Delay(), 0))
+	r.armAtLocked(now + int64(max(r.h.Policy.Delay(), 0)))
+}
+
+// armAtLocked makes the next hedge due at due, if one may still start;
+// no wait for it is armed.
+func (r *hedgeRace[T]) armAtLocked(due int64) {
+	if r.started >= r.h.Policy.attempts() {
+		return
+	}
+	r.nextDue = due
 	if list := timerlist.For(r.h.Clock).PickFor(&r.next); list.Add(&r.next, r, r.nextDue) {
 		go list.Fire() // due at once
 	}
@@ -534,7 +573,7 @@ func (r *hedgeRace[T]) ended(i int, v T, err error) (finished bool) {
 	// A cancelled attempt did not fail: its caller, or the race's, is
 	// leaving, and may reach the attempt before the race's context.
 	if !errors.Is(err, context.Canceled) {
-		if next, j, ok := r.launchOnErrorLocked(); ok {
+		if next, j, ok := r.afterFailureLocked(err); ok {
 			r.mu.Unlock()
 			r.startAside(next, j)
 			return false

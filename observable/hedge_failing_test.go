@@ -52,7 +52,7 @@ func (a *fallbackAttempts) observable() Observable[int] {
 			return n, nil
 		}
 		<-a.fail
-		goesOn := FailingAttempt(ctx)
+		goesOn := FailingAttempt(ctx, errBoom)
 		a.asked <- goesOn
 		if goesOn {
 			return 0, errFlaky
@@ -124,10 +124,10 @@ func TestFailingAttemptStartsOnErrorsHedgeUnlessRefused(t *testing.T) {
 }
 
 func TestFailingAttemptOfNoRaceIsFalse(t *testing.T) {
-	assert.False(t, FailingAttempt(context.Background()))
+	assert.False(t, FailingAttempt(context.Background(), errBoom))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	assert.False(t, FailingAttempt(ctx))
+	assert.False(t, FailingAttempt(ctx, errBoom))
 }
 
 // An attempt that ends with context.Canceled was cancelled, not failed:

@@ -187,7 +187,7 @@ func TestHedgeStreamFailingAttemptAnswersForTheSubscriptionsContext(t *testing.T
 	// An attempt whose failure would become a fallback's value asks the
 	// race first, with the context its subscription saw.
 	s.failing = func(_ int, ctx context.Context) bool {
-		goesOn := FailingAttempt(ctx)
+		goesOn := FailingAttempt(ctx, errBoom)
 		asked <- goesOn
 		return !goesOn
 	}
