@@ -28,6 +28,11 @@ var t0 = time.Now().Add(24 * time.Hour)
 
 const unaryCall = "/grpc.testing.TestService/UnaryCall"
 
+// stuckAfter bounds, in real time, a wait for what should have happened
+// already, so that a broken test fails instead of hanging; it never
+// paces a test.
+const stuckAfter = 10 * time.Second
+
 // harness is a client interceptor on a registry of its own on a manual
 // clock.
 type harness struct {

@@ -91,7 +91,7 @@ func TestUnaryServerInterceptorPublishesTheRequestWhenItEnds(t *testing.T) {
 	select {
 	case e := <-got:
 		assert.Equal(t, userLog, e.String())
-	case <-time.After(10 * time.Second):
+	case <-time.After(stuckAfter):
 		t.Fatal("the request was not published")
 	}
 }
