@@ -16,14 +16,14 @@ type clusterFlag []clusterSpec
 // clusterSpec is one -cluster flag: NAME=INSTANCES.
 type clusterSpec struct {
 	name      string
-	lookup    string            // "dns:" or "srv:" for a cluster looked up, "" for a list
+	lookup    string            // "dns:", "srv:", "eureka:" or "consul:" for a cluster looked up, "" for a list
 	urls      []string          // the streams listed, or the one URL looked up
 	discovery turbine.Discovery // of a cluster looked up
 }
 
 // lookups are the prefixes of INSTANCES that are looked up again and
 // again, rather than listed.
-var lookups = []string{"dns:", "srv:"}
+var lookups = []string{"dns:", "srv:", "eureka:", "consul:"}
 
 // shown is what the index page says of c's instances: INSTANCES with the
 // URLs' passwords redacted.
@@ -80,6 +80,10 @@ func (f *clusterFlag) Set(s string) error {
 		spec.discovery, err = turbine.DNS(spec.urls[0], nil)
 	case "srv:":
 		spec.discovery, err = turbine.SRV(spec.urls[0], nil)
+	case "eureka:":
+		spec.discovery, err = eurekaDiscovery(spec.urls[0])
+	case "consul:":
+		spec.discovery, err = consulDiscovery(spec.urls[0])
 	default:
 		spec.urls = strings.Split(what, ",") // turbine.New checks them
 	}

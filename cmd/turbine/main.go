@@ -5,7 +5,8 @@
 //
 //	go run github.com/rxhystrix/rxhystrix/cmd/turbine \
 //		-cluster orders=dns:http://orders.shop.svc.cluster.local:8080/hystrix.stream \
-//		-cluster batch=http://10.0.0.7:8080/hystrix.stream,http://10.0.0.8:8080/hystrix.stream
+//		-cluster batch=http://10.0.0.7:8080/hystrix.stream,http://10.0.0.8:8080/hystrix.stream \
+//		-cluster billing='eureka:http://eureka:8761/eureka/?app=BILLING&path=/actuator/hystrix.stream'
 //
 // Each -cluster flag is NAME=INSTANCES, where INSTANCES is
 //
@@ -13,7 +14,18 @@
 //   - dns:URL, an instance at each address of URL's host name (a
 //     Kubernetes headless Service), found again every -interval;
 //   - srv:URL, an instance at each SRV record of URL's host name, found
-//     again every -interval.
+//     again every -interval;
+//   - eureka:URL?app=APP, an instance for each instance of APP that the
+//     Eureka server whose REST API is at URL lists UP, found again every
+//     -interval; the query may also say path=/actuator/hystrix.stream
+//     (the streams' path; /hystrix.stream by default), port=N (the
+//     streams' port, in place of the registered one) and ip=true (ask
+//     each instance by its address, not its host name);
+//   - consul:URL?service=NAME, an instance for each instance of NAME
+//     whose checks pass in the Consul agent whose HTTP API is at URL,
+//     found again every -interval; the query may also say tag=, dc=,
+//     scheme=https, path= and port=, and the environment's
+//     CONSUL_HTTP_TOKEN is the ACL token.
 //
 // In Kubernetes, a headless Service (clusterIP: None) selecting the pods
 // of a service gives dns: the addresses of its ready pods; a named port of

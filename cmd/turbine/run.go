@@ -26,9 +26,9 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 	fs := flag.NewFlagSet("turbine", flag.ContinueOnError)
 	fs.SetOutput(usage)
 	var clusters clusterFlag
-	fs.Var(&clusters, "cluster", "a cluster to serve, NAME=URL[,URL...], NAME=dns:URL or NAME=srv:URL (repeatable)")
+	fs.Var(&clusters, "cluster", "a cluster to serve, NAME=URL[,URL...], NAME=dns:URL, NAME=srv:URL, NAME=eureka:URL?app=APP or NAME=consul:URL?service=NAME (repeatable)")
 	listen := fs.String("listen", ":7979", "the address to serve on")
-	interval := fs.Duration("interval", 30*time.Second, "how often dns: and srv: clusters are looked up again")
+	interval := fs.Duration("interval", 30*time.Second, "how often dns:, srv:, eureka: and consul: clusters are looked up again")
 	retryDelay := fs.Duration("retry-delay", turbine.DefaultRetryDelay, "how long an instance whose stream failed waits before it is asked again")
 	staleAfter := fs.Duration("stale-after", turbine.DefaultStaleAfter, "how long an instance may write nothing, and an object it stopped writing stays in the sum")
 	if err := fs.Parse(args); err != nil {

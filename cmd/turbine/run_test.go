@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -38,6 +39,14 @@ func TestRunRefusesBadFlags(t *testing.T) {
 		{[]string{"-cluster", "api=http://10.0.0.7/s", "-cluster", "api=http://10.0.0.8/s"}, `cluster "api" is given twice`},
 		{[]string{"-cluster", "api=dns:ftp://orders/hystrix.stream"}, `bad -cluster "api=dns:ftp://orders/hystrix.stream": turbine: bad instance URL: "ftp://orders/hystrix.stream" is not an http or https URL`},
 		{[]string{"-cluster", "api=srv:http://_m._tcp.orders:80/s"}, `has a port, which SRV records give`},
+		{[]string{"-cluster", "api=eureka:http://eureka:8761/eureka/"}, `turbine: bad discovery configuration: EurekaConfig.App "" is not an application's name`},
+		{[]string{"-cluster", "api=eureka:http://eureka:8761/eureka/?app=A&zone=b"}, `"http://eureka:8761/eureka/?app=A&zone=b": unknown parameter "zone"`},
+		{[]string{"-cluster", "api=eureka:http://eureka:8761/eureka/?app=A&app=B"}, `parameter "app" is given 2 times`},
+		{[]string{"-cluster", "api=eureka:http://eureka:8761/eureka/?app=A&port=x"}, `parameter port="x": strconv.Atoi: parsing "x": invalid syntax`},
+		{[]string{"-cluster", "api=eureka:http://eureka:8761/eureka/?app=A&ip=maybe"}, `parameter ip="maybe"`},
+		{[]string{"-cluster", "api=consul:http://127.0.0.1:8500/?tag=metrics"}, `ConsulConfig.Service "" is not a service's name`},
+		{[]string{"-cluster", "api=consul:http://127.0.0.1:8500/?service=orders&scheme=ftp"}, `ConsulConfig.Scheme "ftp" is not http or https`},
+		{[]string{"-cluster", "api=consul:http://127.0.0.1:8500/?service=orders&path=%zz"}, `the query of "http://127.0.0.1:8500/?service=orders&path=%zz"`},
 		{[]string{"-cluster", "api=http://10.0.0.7/s", "-interval", "0s"}, "-interval 0s is not positive"},
 		{[]string{"-cluster", "api=http://10.0.0.7/s", "extra"}, `unexpected argument "extra"`},
 		{[]string{"-cluster", "api=http://10.0.0.7/s", "-retry-delay", "-1s"}, "-retry-delay -1s is not positive"},
@@ -136,6 +145,56 @@ func TestRunServesTheClusters(t *testing.T) {
 	assert.Equal(t, http.StatusOK, code)
 	assert.Contains(t, body, `rxhystrix_turbine_instance_connected{cluster="api",instance="`+stream+`"} 1`)
 	assert.Contains(t, body, `rxhystrix_turbine_discovery_failures_total{cluster="local"} 0`)
+}
+
+// The turbine finds a cluster's instances in Eureka and in Consul, and
+// reads them.
+func TestRunFindsInstancesInEurekaAndConsul(t *testing.T) {
+	instance := ssetest.NewStream()
+	t.Cleanup(instance.Close)
+	srv := httptest.NewServer(instance)
+	t.Cleanup(srv.Close)
+	host, port, err := net.SplitHostPort(srv.Listener.Addr().String())
+	require.NoError(t, err)
+	registry := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/eureka/apps/ORDERS":
+			fmt.Fprintf(w, `{"application": {"instance": [{"hostName": %q, "status": "UP", "port": {"$": %s, "@enabled": "true"}}]}}`, host, port)
+		case "/v1/health/service/billing":
+			assert.Equal(t, "metrics", r.URL.Query().Get("tag"))
+			assert.Equal(t, "token", r.Header.Get("X-Consul-Token"))
+			fmt.Fprintf(w, `[{"Node": {"Address": %q}, "Service": {"Port": %s}}]`, host, port)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(registry.Close)
+	t.Setenv("CONSUL_HTTP_TOKEN", "token")
+	base := started(t,
+		"-cluster", "orders=eureka:"+registry.URL+"/eureka/?app=ORDERS&path=/hystrix.stream",
+		"-cluster", "billing=consul:"+registry.URL+"?service=billing&tag=metrics")
+
+	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil && instance.Send(ctx, ssetest.Data(`{"type":"HystrixCommand","name":"GetUser","reportingHosts":1}`)) == nil {
+		}
+	}()
+	stream := "http://" + srv.Listener.Addr().String() + "/hystrix.stream"
+	want := []string{
+		`rxhystrix_turbine_instance_connected{cluster="orders",instance="` + stream + `"} 1`,
+		`rxhystrix_turbine_instance_connected{cluster="billing",instance="` + stream + `"} 1`,
+	}
+	for {
+		_, body := get(t, base+"/metrics")
+		if strings.Contains(body, want[0]) && strings.Contains(body, want[1]) {
+			break
+		}
+		require.NoError(t, ctx.Err(), "both clusters read the instance: %s", body)
+		runtime.Gosched()
+	}
+	_, body := get(t, base+"/")
+	assert.Contains(t, body, "eureka:"+registry.URL+"/eureka/?app=ORDERS&amp;path=/hystrix.stream · looked up every 30s")
 }
 
 // htmlAttr escapes s as html/template escapes an attribute's value.

@@ -10,7 +10,8 @@ import (
 // A Discovery finds a cluster's instances: the URLs of their streams, as
 // Turbine's InstanceDiscovery does. [WithDiscovery] makes an Aggregator
 // ask it again and again; [DNS] and [SRV] find the instances by a DNS
-// name, as a Kubernetes headless Service gives them.
+// name, as a Kubernetes headless Service gives them, [Eureka] and
+// [Consul] in those registries.
 type Discovery interface {
 	// Instances returns the URLs of the instances' streams now. ctx ends
 	// when the Aggregator closes, or when the answer is overdue.

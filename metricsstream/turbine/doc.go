@@ -26,13 +26,20 @@
 // instances, at once and then every interval, as Turbine's
 // InstanceDiscovery: [DNS] finds one at each address of a name (a
 // Kubernetes headless Service), [SRV] one at each SRV record (a named
-// port), and a [DiscoveryFunc] asks anything else (a registry, a file).
+// port), [Eureka] one for each instance of an application that Eureka
+// lists UP, as Turbine's Eureka discovery did, [Consul] one for each
+// instance of a service whose checks pass, and a [DiscoveryFunc] asks
+// anything else (another registry, a file).
 //
 //	pods, err := turbine.DNS("http://orders.shop.svc.cluster.local:8080/hystrix.stream", nil)
 //	if err != nil {
 //		log.Fatal(err)
 //	}
 //	agg, err := turbine.New(nil, turbine.WithDiscovery(pods, 30*time.Second))
+//
+// Eureka and Consul are asked over their HTTP APIs, with net/http: one
+// GET each time, where their client libraries would bring modules of
+// their own.
 //
 // A discovery that fails keeps the instances found before; an instance
 // really gone then shows as not connected. [Aggregator.Discovery] says
