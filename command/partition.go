@@ -66,11 +66,11 @@ func partitionOf(ctx, callerCtx context.Context) string {
 // A key keeps the partitions its Configs have named for as long as it
 // lives, in the order they were first named (keyState.partitions), so
 // that an execution can find the one it holds by its index whatever
-// Configure has done since it was admitted; a name that the key's Config
-// no longer has is kept with share 0, which guarantees nothing.
+// Configure has done since it was admitted. What a partition is
+// guaranteed is its Share in the Config the execution began with: a name
+// that Config does not have is guaranteed nothing.
 type partition struct {
 	name     string
-	share    atomic.Uint64 // math.Float64bits of the Share its key's Config gives it, or 0
 	inFlight atomic.Int64  // executions of the partition holding a permit
 	rejected atomic.Uint64 // executions the partition refused: see acquireInPartition
 }
@@ -81,42 +81,32 @@ func guaranteed(permits int64, share float64) int64 {
 	return max(1, int64(math.Ceil(float64(permits)*share)))
 }
 
-// setPartitions gives the key's partitions the shares of ps, adding the
-// names it has not had; ps has been validated. It fails, changing
-// nothing, if the key would have more than MaxPartitions names.
-func (k *keyState) setPartitions(ps []Partition) error {
+// addPartitions adds the names of ps that the key has not had to its
+// partitions; it is called before the Config that names them is stored,
+// so that every name of the key's Config has its partition. It fails,
+// adding none, if the key would have more than MaxPartitions names.
+func (k *keyState) addPartitions(ps []Partition) error {
 	for {
 		old := k.partitions.Load()
 		var list []*partition
 		if old != nil {
 			list = *old
 		}
-		var added []*partition
+		next := list[:len(list):len(list)] // appended to, never written over
 		for _, p := range ps {
 			if indexOfPartition(list, p.Name) < 0 {
-				added = append(added, &partition{name: p.Name})
+				next = append(next, &partition{name: p.Name})
 			}
 		}
-		if len(list)+len(added) > MaxPartitions {
+		switch {
+		case len(next) == len(list):
+			return nil
+		case len(next) > MaxPartitions:
 			return invalidConfig("command: Config.Partitions: key %q would have had %d partition names, more than MaxPartitions (%d)",
-				k.key, len(list)+len(added), MaxPartitions)
+				k.key, len(next), MaxPartitions)
+		case k.partitions.CompareAndSwap(old, &next):
+			return nil
 		}
-		next := list
-		if len(added) > 0 {
-			next = append(list[:len(list):len(list)], added...)
-			if !k.partitions.CompareAndSwap(old, &next) {
-				continue
-			}
-		}
-		for _, p := range next {
-			p.share.Store(0)
-			for _, q := range ps {
-				if q.Name == p.name {
-					p.share.Store(math.Float64bits(q.Share))
-				}
-			}
-		}
-		return nil
 	}
 }
 
@@ -129,6 +119,17 @@ func indexOfPartition(list []*partition, name string) int {
 	return -1
 }
 
+// partitionShare returns the Share of c's partition named name, or 0 if
+// c has none of that name.
+func (c *Config) partitionShare(name string) float64 {
+	for _, p := range c.Partitions {
+		if p.Name == name {
+			return p.Share
+		}
+	}
+	return 0
+}
+
 // acquireInPartition is acquire for a key with partitions: the execution
 // is admitted while fewer than permits executions of the key run, as any
 // other; at the limit, it is admitted only if it names a partition that
@@ -138,33 +139,26 @@ func indexOfPartition(list []*partition, name string) int {
 // of a partition arriving together at the limit may both see room for
 // one.
 func (e *execution) acquireInPartition(permits int64, name string) bool {
-	var p *partition
-	var share float64
-	if list := e.k.partitions.Load(); list != nil && name != "" {
-		if i := indexOfPartition(*list, name); i >= 0 {
-			p = (*list)[i]
-			share = math.Float64frombits(p.share.Load())
-			e.partition = uint8(i + 1)
-		}
-	}
-	if share == 0 { // no partition, or one the Config no longer has
-		e.partition = 0
+	share := e.cfg.partitionShare(name)
+	if share == 0 {
 		n, ok := e.k.metrics.TryMarkStartAt(e.start, permits)
 		e.concurrency = n
 		return ok
 	}
+	list := *e.k.partitions.Load()
+	i := indexOfPartition(list, name) // there: see addPartitions
+	p := list[i]
 	held := p.inFlight.Add(1)
-	if n, ok := e.k.metrics.TryMarkStartAt(e.start, permits); ok {
-		e.concurrency = n
-		return true
+	n, ok := e.k.metrics.TryMarkStartAt(e.start, permits)
+	if !ok {
+		if held > guaranteed(permits, share) {
+			p.inFlight.Add(-1)
+			p.rejected.Add(1)
+			return false
+		}
+		n = e.k.metrics.MarkStartAt(e.start) // beyond the limit, within the guarantee
 	}
-	if held > guaranteed(permits, share) {
-		p.inFlight.Add(-1)
-		p.rejected.Add(1)
-		e.partition = 0
-		return false
-	}
-	e.concurrency = e.k.metrics.MarkStartAt(e.start)
+	e.concurrency, e.partition = n, uint8(i+1)
 	return true
 }
 

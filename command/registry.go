@@ -166,7 +166,7 @@ func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation)
 		fallbackSem:      newSemaphore(cfg.FallbackMaxConcurrentRequests),
 	}
 	k.limiter.Store(nextLimiter(nil, cfg.AdaptiveLimit, cfg.MaxConcurrentRequests))
-	if err := k.setPartitions(cfg.Partitions); err != nil {
+	if err := k.addPartitions(cfg.Partitions); err != nil {
 		panic(err) // a new key has no names yet, and Validate allows no more than MaxPartitions
 	}
 	k.config.Store(&cfg)
@@ -258,7 +258,7 @@ func (r *Registry) Configure(key string, cfg Config) error {
 		return err
 	}
 	k := r.state(key, cfg)
-	if err := k.setPartitions(cfg.Partitions); err != nil {
+	if err := k.addPartitions(cfg.Partitions); err != nil {
 		return err
 	}
 	cfg = cfg.withDefaults(key, k.defaultIsolation)
