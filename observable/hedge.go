@@ -13,6 +13,14 @@ import (
 
 // HedgePolicy says when [Observable.Hedge] starts another attempt beside
 // one that has not answered yet.
+//
+// A failure that carries a [Pushback] (a server's Retry-After, or gRPC's
+// grpc-retry-pushback-ms) has the word on the next hedge, as gRPC's
+// hedging honours a server's pushback: the next hedge starts the wait it
+// says after the failure, in place of its Delay or of OnError's at once,
+// and a pushback that says not to try again starts no more hedges. The
+// attempts running go on either way, and when none is left the failure
+// is the result.
 type HedgePolicy struct {
 	// MaxHedges is the number of attempts that may start beside the
 	// first; 0 means 1.
@@ -31,14 +39,6 @@ type HedgePolicy struct {
 	// none (the attempts in flight go on). It is where a budget goes.
 	Permit func() bool
 }
-
-// A failure that carries a [Pushback] (a server's Retry-After, or gRPC's
-// grpc-retry-pushback-ms) has the word on the next hedge, as gRPC's
-// hedging honours a server's pushback: the next hedge starts the wait it
-// says after the failure, in place of its Delay or of OnError's at once,
-// and a pushback that says not to try again starts no more hedges. The
-// attempts running go on either way, and when none is left the failure
-// is the result.
 
 // Validate reports the first field of p that is out of range.
 func (p HedgePolicy) Validate() error {
@@ -393,9 +393,10 @@ func (r *hedgeRace[T]) afterFailureLocked(err error) (context.Context, int, bool
 		return r.launchOnErrorLocked()
 	}
 	r.disarmLocked()
-	if d < 0 {
+	switch {
+	case d < 0:
 		r.closed = true
-	} else if !r.closed && r.parent.Err() == nil {
+	case !r.closed && r.parent.Err() == nil && r.started < r.h.Policy.attempts():
 		r.armAtLocked(clock.UnixNano(r.h.Clock) + int64(d))
 	}
 	return nil, noAttempt, false
@@ -483,12 +484,9 @@ func (r *hedgeRace[T]) armLocked(now int64) {
 	r.armAtLocked(now + int64(max(r.h.Policy.Delay(), 0)))
 }
 
-// armAtLocked makes the next hedge due at due, if one may still start;
+// armAtLocked makes the next hedge, which may still start, due at due;
 // no wait for it is armed.
 func (r *hedgeRace[T]) armAtLocked(due int64) {
-	if r.started >= r.h.Policy.attempts() {
-		return
-	}
 	r.nextDue = due
 	if list := timerlist.For(r.h.Clock).PickFor(&r.next); list.Add(&r.next, r, r.nextDue) {
 		go list.Fire() // due at once
