@@ -26,6 +26,7 @@
 //	rxhystrix.command.stream.subscribers.panicked        counter    {subscriber} subscribers of its metrics streams that panicked
 //	rxhystrix.command.execution.duration                 histogram  s            how long the command's code ran
 //	rxhystrix.command.duration                           histogram  s            how long callers waited
+//	rxhystrix.command.adaptive_limit{rxhystrix.limit.algorithm}  gauge  {permit}  the adaptive limit on the permits, when there is one
 //
 // and, per partition of a command's permits (command.Config.Partitions),
 // with rxhystrix.partition as well:
@@ -42,6 +43,7 @@
 //	rxhystrix.pool.rejected         counter  {command}  commands the pool refused (REJECTED)
 //	rxhystrix.pool.core_size        gauge    {worker}   the pool's CoreSize (when the command package reports it)
 //	rxhystrix.pool.workers          gauge    {worker}   workers alive now (likewise)
+//	rxhystrix.pool.adaptive_limit{rxhystrix.limit.algorithm}  gauge  {worker}  the adaptive limit on the workers, when there is one
 //
 // Per request collapser, with rxhystrix.collapser.name:
 //

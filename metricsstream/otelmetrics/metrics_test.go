@@ -20,6 +20,7 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/limit"
 	rxprometheus "github.com/rxhystrix/rxhystrix/metricsstream/prometheus"
 )
 
@@ -57,7 +58,7 @@ func executions(t *testing.T) (*command.Registry, *clock.Manual) {
 
 	search := command.New("Search", func(ctx context.Context, q string) (int, error) { return len(q), nil },
 		command.WithRegistry(reg), command.WithConfig(command.Config{Timeout: -1}))
-	require.NoError(t, reg.ConfigurePool("Search", command.PoolConfig{CoreSize: 2}))
+	require.NoError(t, reg.ConfigurePool("Search", command.PoolConfig{CoreSize: 2, AdaptiveLimit: limit.Vegas{MinLimit: 2, MaxLimit: 2}}))
 	for _, q := range []string{"a", "bb", "ccc"} {
 		n, err := search.Execute(ctx, q)
 		require.NoError(t, err)
@@ -71,7 +72,8 @@ func executions(t *testing.T) (*command.Registry, *clock.Manual) {
 		return checkout.Execute(command.WithPartition(ctx, partitions[0]), partitions[1:])
 	}, command.WithRegistry(reg), command.WithConfig(command.Config{
 		Isolation: command.SemaphoreIsolation, MaxConcurrentRequests: 1, Timeout: -1,
-		Partitions: []command.Partition{{Name: "live", Share: 0.5}, {Name: "batch", Share: 0.5}},
+		AdaptiveLimit: limit.AIMD{InitialLimit: 1, MinLimit: 1},
+		Partitions:    []command.Partition{{Name: "live", Share: 0.5}, {Name: "batch", Share: 0.5}},
 	}))
 	_, err := checkout.Execute(ctx, []string{"live", "batch", "live"})
 	require.ErrorIs(t, err, command.ErrSemaphoreRejected)
@@ -141,6 +143,8 @@ var (
 		"rxhystrix.pool.workers":                              "rxhystrix_pool_workers",
 		"rxhystrix.collapser.events":                          "rxhystrix_collapser_events_total",
 		"rxhystrix.command.partition.guaranteed":              "rxhystrix_command_partition_guaranteed",
+		"rxhystrix.command.adaptive_limit":                    "rxhystrix_command_adaptive_limit",
+		"rxhystrix.pool.adaptive_limit":                       "rxhystrix_pool_adaptive_limit",
 		"rxhystrix.command.partition.in_flight":               "rxhystrix_command_partition_in_flight",
 		"rxhystrix.command.partition.rejected":                "rxhystrix_command_partition_rejected_total",
 		"rxhystrix.turbine.instance.connected":                "rxhystrix_turbine_instance_connected",
@@ -151,7 +155,7 @@ var (
 	}
 	labelNames = map[attribute.Key]string{
 		CommandKey: "command", GroupKey: "group", EventKey: "event", PoolKey: "pool", CollapserKey: "collapser",
-		TurbineInstanceKey: "instance", PartitionKey: "partition",
+		TurbineInstanceKey: "instance", PartitionKey: "partition", AlgorithmKey: "algorithm",
 	}
 )
 
@@ -249,6 +253,8 @@ func TestValuesEqualThePrometheusCollectors(t *testing.T) {
 	assert.Equal(t, 5.0, got["rxhystrix_command_execution_latency_seconds_bucket{command=GetUser,group=Users,le=0.025}"])
 	assert.Equal(t, 6.0, got["rxhystrix_command_execution_latency_seconds_bucket{command=GetUser,group=Users,le=0.3}"])
 	assert.Equal(t, 1.0, got["rxhystrix_command_partition_guaranteed{command=Checkout,group=Checkout,partition=batch}"])
+	assert.Equal(t, 1.0, got["rxhystrix_command_adaptive_limit{algorithm=aimd,command=Checkout,group=Checkout}"])
+	assert.Equal(t, 2.0, got["rxhystrix_pool_adaptive_limit{algorithm=vegas,pool=Search}"])
 	assert.Equal(t, 1.0, got["rxhystrix_command_partition_rejected_total{command=Checkout,group=Checkout,partition=live}"])
 	assert.Equal(t, 0.0, got["rxhystrix_command_partition_in_flight{command=Checkout,group=Checkout,partition=live}"])
 

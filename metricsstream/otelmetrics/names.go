@@ -20,6 +20,9 @@ const (
 	// PartitionKey names a partition of a command's execution permits
 	// (command.Config.Partitions).
 	PartitionKey = attribute.Key("rxhystrix.partition")
+	// AlgorithmKey names the algorithm of an adaptive limit ("vegas",
+	// "gradient2", "aimd").
+	AlgorithmKey = attribute.Key("rxhystrix.limit.algorithm")
 )
 
 // instrument is the name, unit and description of one instrument.
@@ -48,6 +51,11 @@ var (
 		"How long the command's code ran, for executions that ran; cumulative, from the closed buckets of the percentile window."}
 	commandDuration = instrument{"rxhystrix.command.duration", "s",
 		"How long callers of the command waited, for executions that ran; cumulative, from the closed buckets of the percentile window."}
+
+	adaptiveLimit = instrument{"rxhystrix.command.adaptive_limit", "{permit}",
+		"The adaptive limit on the command's execution permits now, for a semaphore-isolated command that has one."}
+	poolAdaptiveLimit = instrument{"rxhystrix.pool.adaptive_limit", "{worker}",
+		"The adaptive limit on the pool's workers now, for a pool that has one."}
 
 	partitionGuaranteed = instrument{"rxhystrix.command.partition.guaranteed", "{permit}",
 		"The execution permits the partition is guaranteed now, for a command with partitions (command.Config.Partitions)."}

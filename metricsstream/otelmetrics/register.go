@@ -19,6 +19,7 @@ type instruments struct {
 	concurrent, rollingMaxConcurrent                           metric.Int64ObservableGauge
 	partitionGuaranteed, partitionInFlight                     metric.Int64ObservableGauge
 	partitionRejected                                          metric.Int64ObservableCounter
+	adaptiveLimit, poolAdaptiveLimit                           metric.Int64ObservableGauge
 	poolExecuted, poolRejected                                 metric.Int64ObservableCounter
 	poolActive, poolQueued, poolCoreSize, poolWorkers          metric.Int64ObservableGauge
 	collapserEvents                                            metric.Int64ObservableCounter
@@ -60,6 +61,8 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 	in.partitionGuaranteed = gauge(partitionGuaranteed)
 	in.partitionInFlight = gauge(partitionInFlight)
 	in.partitionRejected = counter(partitionRejected)
+	in.adaptiveLimit = gauge(adaptiveLimit)
+	in.poolAdaptiveLimit = gauge(poolAdaptiveLimit)
 	in.poolExecuted = counter(poolExecuted)
 	in.poolRejected = counter(poolRejected)
 	in.poolActive = gauge(poolActive)
@@ -78,7 +81,8 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 		in.healthErrors, in.concurrent, in.rollingMaxConcurrent, in.poolExecuted, in.poolRejected,
 		in.poolActive, in.poolQueued, in.poolCoreSize, in.poolWorkers, in.collapserEvents,
 		in.streamPanics, in.requestEventsDropped, in.requestEventsPanics,
-		in.partitionGuaranteed, in.partitionInFlight, in.partitionRejected)
+		in.partitionGuaranteed, in.partitionInFlight, in.partitionRejected,
+		in.adaptiveLimit, in.poolAdaptiveLimit)
 }
 
 // observe reports r and every command, pool and collapser of it, with
@@ -106,6 +110,10 @@ func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
 		o.ObserveInt64(in.rollingMaxConcurrent, s.RollingMaxConcurrentExecutions, set)
 		o.ObserveInt64(in.completionsDropped, int64(c.DroppedCompletions()), set)
 		o.ObserveInt64(in.streamPanics, int64(c.PanickedSubscribers()), set)
+		if p := s.Status.Properties; p.AdaptiveLimit != "" {
+			o.ObserveInt64(in.adaptiveLimit, int64(p.MaxConcurrentRequests),
+				metric.WithAttributes(attrs[0], attrs[1], AlgorithmKey.String(p.AdaptiveLimit)))
+		}
 		for _, p := range s.Status.Partitions {
 			ps := metric.WithAttributes(attrs[0], attrs[1], PartitionKey.String(reading.LabelValue(p.Name)))
 			o.ObserveInt64(in.partitionGuaranteed, int64(p.Guaranteed), ps)
@@ -123,6 +131,10 @@ func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
 		if s.HasStatus {
 			o.ObserveInt64(in.poolCoreSize, int64(s.Status.CoreSize), set)
 			o.ObserveInt64(in.poolWorkers, int64(s.Status.PoolSize), set)
+			if s.Status.AdaptiveLimit != "" {
+				o.ObserveInt64(in.poolAdaptiveLimit, int64(s.Status.CoreSize),
+					metric.WithAttributes(PoolKey.String(reading.LabelValue(s.Key)), AlgorithmKey.String(s.Status.AdaptiveLimit)))
+			}
 		}
 	}
 	for c := range r.Collapsers() {
