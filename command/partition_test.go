@@ -21,6 +21,14 @@ func partitionedConfig() Config {
 		Partitions: []Partition{{Name: "live", Share: 0.5}, {Name: "batch", Share: 0.25}}}
 }
 
+// newPartitioned returns a command of h of partitionedConfig whose runs
+// wait in a gate, which opens when the test ends if not before.
+func newPartitioned(t *testing.T, h *harness) (*Command[int, string], *gate) {
+	g := newGate()
+	t.Cleanup(g.release)
+	return New("Partitioned", g.runLate, WithRegistry(h.reg), WithConfig(partitionedConfig())), g
+}
+
 // holdIn starts n executions of c in partition (none if "") that block in
 // g, and waits until they run.
 func holdIn(t *testing.T, c *Command[int, string], g *gate, partition string, n int) []<-chan callResult[string] {
@@ -54,9 +62,7 @@ func partitionsOf(t *testing.T, c *Command[int, string]) map[string]metricsstrea
 // an execution that names no partition is refused.
 func TestPartitionsGuaranteeTheirShareAtTheLimit(t *testing.T) {
 	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
-		g := newGate()
-		defer g.release()
-		c := New("Partitioned", g.runLate, WithRegistry(h.reg), WithConfig(partitionedConfig()))
+		c, g := newPartitioned(t, h)
 
 		held := holdIn(t, c, g, "batch", 4) // all the permits: batch borrows live's and the rest
 		assert.Equal(t, int64(4), h.execPermits("Partitioned"))
@@ -89,9 +95,7 @@ func TestPartitionsGuaranteeTheirShareAtTheLimit(t *testing.T) {
 // take every permit.
 func TestPartitionBorrowsIdlePermits(t *testing.T) {
 	h := newHarness(t)
-	g := newGate()
-	defer g.release()
-	c := New("Partitioned", g.runLate, WithRegistry(h.reg), WithConfig(partitionedConfig()))
+	c, g := newPartitioned(t, h)
 	held := holdIn(t, c, g, "live", 4)
 	assert.Equal(t, int64(4), partitionsOf(t, c)["live"].InFlight)
 	_, err := c.Execute(WithPartition(context.Background(), "live"), 1)
@@ -111,9 +115,7 @@ func TestPartitionOfTheSubscriberThenTheCaller(t *testing.T) {
 	for _, m := range twoContextModes {
 		t.Run(m.name, func(t *testing.T) {
 			h := newHarness(t)
-			g := newGate()
-			defer g.release()
-			c := New("Partitioned", g.runLate, WithRegistry(h.reg), WithConfig(partitionedConfig()))
+			c, g := newPartitioned(t, h)
 			held := holdIn(t, c, g, "batch", 4)
 			live := WithPartition(context.Background(), "live")
 			batch := WithPartition(context.Background(), "batch")
@@ -140,9 +142,7 @@ func TestPartitionOfTheSubscriberThenTheCaller(t *testing.T) {
 // guarantees nothing, and one named again has its counts.
 func TestConfigurePartitionsLive(t *testing.T) {
 	h := newHarness(t)
-	g := newGate()
-	defer g.release()
-	c := New("Partitioned", g.runLate, WithRegistry(h.reg), WithConfig(partitionedConfig()))
+	c, g := newPartitioned(t, h)
 	held := holdIn(t, c, g, "batch", 3)
 	held = append(held, holdIn(t, c, g, "live", 1)...)
 
