@@ -35,6 +35,8 @@ func TestEurekaFindsTheInstancesUp(t *testing.T) {
 	reg := newRegistry(t, map[string]registryAnswer{
 		"/eureka/apps/ORDERS":  {http.StatusOK, ordersApp},
 		"/eureka/apps/BILLING": {http.StatusOK, billingApp},
+		"/eureka/apps/EMPTY":   {http.StatusOK, `{"application": {"name": "EMPTY"}}`},
+		"/eureka/apps/NULL":    {http.StatusOK, `{"application": {"name": "NULL", "instance": null}}`},
 	})
 	cfg := EurekaConfig{Server: reg.URL + "/eureka", App: "ORDERS", Client: reg.Client()}
 	urls, err := discovered(Eureka(cfg))
@@ -69,6 +71,12 @@ func TestEurekaFindsTheInstancesUp(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"http://billing.local:7001/hystrix.stream"}, urls, "one instance, as an object")
 
+	for _, empty := range []string{"EMPTY", "NULL"} {
+		urls, err = discovered(Eureka(EurekaConfig{Server: reg.URL + "/eureka/", App: empty, Client: reg.Client()}))
+		require.NoError(t, err, empty)
+		assert.Empty(t, urls, "%s: an application without instances", empty)
+	}
+
 	urls, err = discovered(Eureka(EurekaConfig{Server: reg.URL + "/eureka/", App: "GONE", Client: reg.Client()}))
 	require.NoError(t, err)
 	assert.Empty(t, urls, "an application Eureka does not know has no instances")
@@ -79,9 +87,14 @@ func TestEurekaInstanceWithoutAPortFails(t *testing.T) {
 	reg := newRegistry(t, map[string]registryAnswer{
 		"/eureka/apps/ORDERS": {http.StatusOK, `{"application": {"instance": [
 			{"hostName": "a.local", "status": "UP", "port": {"@enabled": "true"}}]}}`},
+		"/eureka/apps/BILLING": {http.StatusOK, `{"application": {"instance": [
+			{"hostName": "b.local", "status": "UP", "port": {"$": 8080, "@enabled": "true"},
+			 "metadata": {"management.port": "admin"}}]}}`},
 	})
 	_, err := discovered(Eureka(EurekaConfig{Server: reg.URL + "/eureka/", App: "ORDERS", Client: reg.Client()}))
 	assert.EqualError(t, err, "eureka: an instance of ORDERS: a.local has no port to ask")
+	_, err = discovered(Eureka(EurekaConfig{Server: reg.URL + "/eureka/", App: "BILLING", Client: reg.Client()}))
+	assert.EqualError(t, err, "eureka: an instance of BILLING: b.local has no port to ask", "a management.port that is not a number")
 }
 
 func TestEurekaRefusesABadConfig(t *testing.T) {
