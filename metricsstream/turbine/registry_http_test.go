@@ -102,3 +102,27 @@ func TestRegistryFailuresNameTheAnswer(t *testing.T) {
 	_, err = d.Instances(cancelled)
 	assert.ErrorIs(t, err, context.Canceled, "the discovery's context bounds the question")
 }
+
+// roundTrip is an http.RoundTripper that is a function.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// The registry is asked with the configuration's client, and with
+// http.DefaultClient when it has none.
+func TestRegistryIsAskedWithTheClient(t *testing.T) {
+	client := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		rec := httptest.NewRecorder()
+		rec.WriteString(`[{"Service": {"Address": "10.1.0.7", "Port": 8080}}]`)
+		return rec.Result(), nil
+	})}
+	urls, err := discovered(Consul(ConsulConfig{Server: "http://consul.invalid:8500", Service: "orders", Client: client}))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"http://10.1.0.7:8080/hystrix.stream"}, urls)
+
+	reg := newRegistry(t, map[string]registryAnswer{"/v1/health/service/orders": {http.StatusOK, ordersService}})
+	t.Cleanup(http.DefaultClient.CloseIdleConnections)
+	urls, err = discovered(Consul(ConsulConfig{Server: reg.URL, Service: "orders"}))
+	require.NoError(t, err)
+	assert.Len(t, urls, 3)
+}
