@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -94,6 +95,11 @@ func TestRegistryFailuresNameTheAnswer(t *testing.T) {
 	assert.EqualError(t, err, "consul: GET "+reg.URL+"/v1/health/service/orders?passing=true: 500 Internal Server Error")
 	_, err = discovered(Consul(ConsulConfig{Server: reg.URL, Service: "malformed", Client: client}))
 	assert.ErrorContains(t, err, "consul: GET "+reg.URL+"/v1/health/service/malformed?passing=true: json: cannot unmarshal object")
+
+	withPassword := strings.Replace(reg.URL, "http://", "http://ops:secret@", 1)
+	_, err = discovered(Eureka(EurekaConfig{Server: withPassword + "/eureka/", App: "ORDERS", Client: client}))
+	assert.ErrorContains(t, err, "GET http://ops:xxxxx@", "the password redacted")
+	assert.NotContains(t, err.Error(), "secret")
 
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
