@@ -11,13 +11,17 @@ import (
 )
 
 // settling is a Single whose results of subscriptions (the hedges') are
-// told on settled once the race has taken them.
+// told on settled once the race has taken them, and their start on
+// begun, as the race timed it (AttemptStart).
 type settling struct {
 	Single[int]
 	settled chan struct{}
+	begun   chan time.Time
 }
 
 func (s settling) SubscribeSingle(ctx context.Context, r SingleObserver[int]) {
+	start, _ := AttemptStart(ctx)
+	s.begun <- time.Unix(0, start)
 	s.Single.SubscribeSingle(ctx, settledObserver{r, s.settled})
 }
 
@@ -33,18 +37,18 @@ func (o settledObserver) OnResult(v int, err error) {
 
 // hedgeAside starts First of a race of a's attempts under p on mc, and
 // returns once the first attempt has begun and the race waits for its
-// hedge's delay; each hedge's result, once the race has taken it, is
-// told on settled.
-func hedgeAside(t *testing.T, a *attempts, p HedgePolicy, mc *clock.Manual) (done <-chan note, settled <-chan struct{}) {
+// hedge's delay; each hedge's start is told on s.begun and its result,
+// once the race has taken it, on s.settled.
+func hedgeAside(t *testing.T, a *attempts, p HedgePolicy, mc *clock.Manual) (done <-chan note, s settling) {
 	t.Helper()
 	one, ok := a.observable().AsSingle()
 	require.True(t, ok)
-	s := settling{one, make(chan struct{}, len(a.answers))}
+	s = settling{one, make(chan struct{}, len(a.answers)), make(chan time.Time, len(a.answers))}
 	o := FromSingle[int](&HedgeSingle[int]{Attempt: s, Policy: &p, Clock: mc})
 	done = callAside(func() (int, error) { return o.First(context.Background()) })
 	require.Equal(t, 0, <-a.started)
 	require.NoError(t, mc.BlockUntil(context.Background(), 1))
-	return done, s.settled
+	return done, s
 }
 
 // noStart asserts that no attempt has started beyond the first n.
@@ -58,16 +62,18 @@ func noStart(t *testing.T, a *attempts, n int32, why string) {
 func TestHedgeFailureWithPushbackWaitsItInPlaceOfOnError(t *testing.T) {
 	mc := clock.NewManual(epoch)
 	a := newAttempts()
-	done, settled := hedgeAside(t, a, HedgePolicy{MaxHedges: 2, OnError: true, Delay: func() time.Duration { return 100 * time.Millisecond }}, mc)
+	done, s := hedgeAside(t, a, HedgePolicy{MaxHedges: 2, OnError: true, Delay: func() time.Duration { return 100 * time.Millisecond }}, mc)
 	mc.Advance(100 * time.Millisecond)
 	require.Equal(t, 1, <-a.started)
 
 	a.answers[1] <- pushedBack{wait: 300 * time.Millisecond, said: true}
-	<-settled
+	<-s.settled
 	mc.Advance(300*time.Millisecond - 1) // past the delay of 100ms the next hedge had
 	noStart(t, a, 2, "no hedge before the pushback's wait")
 	mc.Advance(1)
 	assert.Equal(t, 2, <-a.started, "the next hedge, the pushback's wait after the failure")
+	<-s.begun // the first hedge's
+	assert.Equal(t, epoch.Add(400*time.Millisecond), (<-s.begun).UTC(), "began at the pushback's end, not before")
 
 	a.answers[2] <- nil
 	assert.Equal(t, note{v: 2}, <-done)
@@ -79,17 +85,19 @@ func TestHedgeFailureWithPushbackWaitsItInPlaceOfOnError(t *testing.T) {
 func TestHedgeFailureWithPushbackMovesTheNextHedge(t *testing.T) {
 	mc := clock.NewManual(epoch)
 	a := newAttempts()
-	done, settled := hedgeAside(t, a, HedgePolicy{MaxHedges: 2, Delay: func() time.Duration { return 100 * time.Millisecond }}, mc)
+	done, s := hedgeAside(t, a, HedgePolicy{MaxHedges: 2, Delay: func() time.Duration { return 100 * time.Millisecond }}, mc)
 	mc.Advance(100 * time.Millisecond)
 	require.Equal(t, 1, <-a.started)
 	mc.Advance(50 * time.Millisecond)
 
 	a.answers[1] <- pushedBack{wait: 200 * time.Millisecond, said: true}
-	<-settled
+	<-s.settled
 	mc.Advance(200*time.Millisecond - 1) // past the next hedge's own time, 200ms after the start
 	noStart(t, a, 2, "no hedge before the pushback's wait")
 	mc.Advance(1)
 	assert.Equal(t, 2, <-a.started)
+	<-s.begun // the first hedge's
+	assert.Equal(t, epoch.Add(350*time.Millisecond), (<-s.begun).UTC(), "began at the pushback's end, not before")
 
 	a.answers[0] <- nil
 	assert.Equal(t, note{v: 0}, <-done)
@@ -102,13 +110,13 @@ func TestHedgeFailureWithPushbackMovesTheNextHedge(t *testing.T) {
 func TestHedgePushbackNotToTryAgainStartsNoMoreHedges(t *testing.T) {
 	mc := clock.NewManual(epoch)
 	a := newAttempts()
-	done, settled := hedgeAside(t, a, HedgePolicy{MaxHedges: 3, OnError: true, Delay: func() time.Duration { return 100 * time.Millisecond }}, mc)
+	done, s := hedgeAside(t, a, HedgePolicy{MaxHedges: 3, OnError: true, Delay: func() time.Duration { return 100 * time.Millisecond }}, mc)
 	mc.Advance(100 * time.Millisecond)
 	require.Equal(t, 1, <-a.started)
 
 	stop := pushedBack{wait: -1, said: true}
 	a.answers[1] <- stop
-	<-settled
+	<-s.settled
 	mc.Advance(time.Hour)
 	noStart(t, a, 2, "no hedge after the pushback")
 
