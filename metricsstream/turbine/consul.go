@@ -110,12 +110,8 @@ type consulEntry struct {
 
 func (d consulDiscovery) Instances(ctx context.Context) ([]string, error) {
 	var entries []consulEntry
-	notFound, err := getJSON(ctx, d.cfg.Client, d.health, d.header, &entries)
-	if err != nil {
+	if err := getJSON(ctx, d.cfg.Client, d.health, d.header, &entries); err != nil {
 		return nil, fmt.Errorf("consul: %w", err)
-	}
-	if notFound {
-		return nil, fmt.Errorf("consul: GET %s: 404 Not Found", redacted(d.health))
 	}
 	urls := make([]string, 0, len(entries))
 	for _, e := range entries {

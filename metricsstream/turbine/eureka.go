@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -106,12 +107,12 @@ func (p eurekaPort) enabled() bool { return p.Enabled == "true" }
 
 func (d eurekaDiscovery) Instances(ctx context.Context) ([]string, error) {
 	var app eurekaApplication
-	notFound, err := getJSON(ctx, d.cfg.Client, d.apps, nil, &app)
-	if err != nil {
-		return nil, fmt.Errorf("eureka: %w", err)
-	}
-	if notFound {
+	err := getJSON(ctx, d.cfg.Client, d.apps, nil, &app)
+	switch {
+	case errors.Is(err, errRegistryNotFound):
 		return []string{}, nil
+	case err != nil:
+		return nil, fmt.Errorf("eureka: %w", err)
 	}
 	var instances []eurekaInstance
 	switch raw := bytes.TrimSpace(app.Application.Instance); {

@@ -74,13 +74,17 @@ func instanceURL(scheme, host string, port int, path *url.URL) string {
 	return withHost(&u, host, strconv.Itoa(port))
 }
 
+// errRegistryNotFound is in the error of a registry's 404 answer: Eureka's
+// for an application it does not know.
+var errRegistryNotFound = errors.New("404 Not Found")
+
 // getJSON asks client for u with header, and decodes the answer's JSON
-// into v. A status other than 200 is an error that names it; notFound
-// reports a 404, which an error then does not.
-func getJSON(ctx context.Context, client *http.Client, u string, header http.Header, v any) (notFound bool, err error) {
+// into v. A status other than 200 is an error that names it, and matches
+// errRegistryNotFound for a 404.
+func getJSON(ctx context.Context, client *http.Client, u string, header http.Header, v any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return false, err
+		return err
 	}
 	for k, vs := range header {
 		req.Header[k] = vs
@@ -91,20 +95,20 @@ func getJSON(ctx context.Context, client *http.Client, u string, header http.Hea
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return false, err
+		return err
 	}
 	defer resp.Body.Close()
 	switch resp.StatusCode {
 	case http.StatusOK:
 	case http.StatusNotFound:
-		return true, nil
+		return fmt.Errorf("GET %s: %w", redacted(u), errRegistryNotFound)
 	default:
-		return false, fmt.Errorf("GET %s: %s", redacted(u), resp.Status)
+		return fmt.Errorf("GET %s: %s", redacted(u), resp.Status)
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxRegistryAnswer)).Decode(v); err != nil {
-		return false, fmt.Errorf("GET %s: %w", redacted(u), err)
+		return fmt.Errorf("GET %s: %w", redacted(u), err)
 	}
-	return false, nil
+	return nil
 }
 
 // redacted is u with its password, if any, replaced, for an error.
