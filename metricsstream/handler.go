@@ -83,6 +83,17 @@ const (
 //   - Hystrix lists only pools that have completed a task; a pool here is
 //     listed once it has completed, run, queued or rejected any, so that a
 //     pool whose every worker hangs from the start shows too.
+//   - The objects carry rxhystrix's own fields beside Hystrix's, which the
+//     Hystrix Dashboard ignores and Turbine sums: a command's rolling
+//     counts of its own events (rollingCountRetried, rollingCountHedged,
+//     rollingCountRetryBudgetExhausted, rollingCountRateLimited) after
+//     Hystrix's last field; with an adaptive limit, its algorithm
+//     (propertyValue_executionIsolationSemaphoreAdaptiveLimit, or a
+//     pool's propertyValue_adaptiveLimit and propertyValue_maximumSize);
+//     and with partitions (command.Config.Partitions), objects keyed by
+//     partition name: partitionShare, partitionGuaranteed,
+//     partitionInFlight and partitionRejected (since the key was first
+//     used).
 func Handler(opts ...HandlerOption) http.Handler {
 	return newHandler("Handler", (*frame).appendMetrics, DefaultStreamInterval, opts)
 }

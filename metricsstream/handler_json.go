@@ -60,12 +60,19 @@ func (o *jsonObject) stringOrNull(name, v string) {
 // it. name is escaped: it may be a key of the registry, which the
 // configuration and utilization streams use as field names.
 func (o *jsonObject) open(name string) jsonObject {
+	o.escapedKey(name)
+	return beginObject(o.b)
+}
+
+// escapedKey begins the field named name, escaped, as key does for the
+// names that need no escaping.
+func (o *jsonObject) escapedKey(name string) {
 	if o.fields > 0 {
 		o.b = append(o.b, ',')
 	}
 	o.fields++
 	o.b = appendJSONString(o.b, name)
-	return beginObject(append(o.b, ':'))
+	o.b = append(o.b, ':')
 }
 
 // close ends inner, an object open returned, and continues o after it.
@@ -171,7 +178,42 @@ func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
 	o.int("rollingCountHedged", r[Hedged])
 	o.int("rollingCountRetryBudgetExhausted", r[BudgetExhausted])
 	o.int("rollingCountRateLimited", r[RateLimited])
+	if len(s.Status.Partitions) > 0 {
+		o.partitions(s.Status.Partitions)
+	}
 	return o.end()
+}
+
+// partitions writes a command's partitions (command.Config.Partitions)
+// as four objects keyed by partition name, in the order of its Config:
+// partitionShare, partitionGuaranteed, partitionInFlight and
+// partitionRejected (since the key was first used). Objects of numbers,
+// like the latencies, are what Turbine sums member by member, so a
+// cluster's stream carries the cluster's partitions.
+func (o *jsonObject) partitions(ps []PartitionStatus) {
+	o.byPartition("partitionShare", ps, func(b []byte, p *PartitionStatus) []byte {
+		return strconv.AppendFloat(b, p.Share, 'g', -1, 64)
+	})
+	o.byPartition("partitionGuaranteed", ps, func(b []byte, p *PartitionStatus) []byte {
+		return strconv.AppendInt(b, int64(p.Guaranteed), 10)
+	})
+	o.byPartition("partitionInFlight", ps, func(b []byte, p *PartitionStatus) []byte {
+		return strconv.AppendInt(b, p.InFlight, 10)
+	})
+	o.byPartition("partitionRejected", ps, func(b []byte, p *PartitionStatus) []byte {
+		return strconv.AppendUint(b, p.Rejected, 10)
+	})
+}
+
+// byPartition writes the object named name that maps each partition's
+// name to the value appendValue appends.
+func (o *jsonObject) byPartition(name string, ps []PartitionStatus, appendValue func([]byte, *PartitionStatus) []byte) {
+	in := o.open(name)
+	for i := range ps {
+		in.escapedKey(ps[i].Name)
+		in.b = appendValue(in.b, &ps[i])
+	}
+	o.close(&in)
 }
 
 // appendPoolJSON appends the "HystrixThreadPool" object of s, every field

@@ -1,0 +1,49 @@
+package metricsstream
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A command with partitions writes each partition's share, guarantee,
+// executions in flight and refusals as objects keyed by the partition's
+// name, after every field of Hystrix's; a command without writes none.
+func TestHandlerShowsPartitions(t *testing.T) {
+	reg, mc := newStreamRegistry()
+	partitioned := reg.Command("Search", Config{})
+	partitioned.SetStatusProvider(commandStatus{
+		Properties: CommandProperties{Isolation: "SEMAPHORE", MaxConcurrentRequests: 10},
+		Partitions: []PartitionStatus{
+			{Name: "live", Share: 0.75, Guaranteed: 8, InFlight: 3, Rejected: 0},
+			{Name: `batch "nightly"`, Share: 0.25, Guaranteed: 3, InFlight: 7, Rejected: 12},
+		},
+	})
+	plain := reg.Command("Lookup", Config{})
+	plain.SetStatusProvider(commandStatus{Properties: CommandProperties{Isolation: "SEMAPHORE", MaxConcurrentRequests: 10}})
+	recordEvents(partitioned, time.Millisecond, time.Millisecond, Success)
+	recordEvents(plain, time.Millisecond, time.Millisecond, Success)
+	mc.Advance(time.Second)
+
+	frame := c0(t, reg)
+	objs := objectsOfFrame(t, frame)
+	require.Equal(t, []string{"HystrixCommand Lookup", "HystrixCommand Search"}, names(objs))
+	lookup, search := objs[0], objs[1]
+
+	fields := []string{"partitionShare", "partitionGuaranteed", "partitionInFlight", "partitionRejected"}
+	assert.Equal(t, fields, search.keys[len(search.keys)-len(fields):], "the partitions come last")
+	want := map[string]map[string]any{
+		"partitionShare":      {"live": json.Number("0.75"), `batch "nightly"`: json.Number("0.25")},
+		"partitionGuaranteed": {"live": json.Number("8"), `batch "nightly"`: json.Number("3")},
+		"partitionInFlight":   {"live": json.Number("3"), `batch "nightly"`: json.Number("7")},
+		"partitionRejected":   {"live": json.Number("0"), `batch "nightly"`: json.Number("12")},
+	}
+	for _, f := range fields {
+		assert.Equal(t, want[f], search.values[f], f)
+		assert.NotContains(t, lookup.keys, f)
+	}
+	assert.Contains(t, frame[1], `"partitionShare":{"live":0.75,"batch \"nightly\"":0.25}`, "in the order of the Config")
+}
