@@ -176,11 +176,15 @@ func TestBrowser(t *testing.T) {
 		// rxhystrix's own counts, on a line only its stream fills.
 		assert.Equal(t, "Retried 1,200 \u00b7 Rate limited 3", text(t, tab, field("command", "GetUser", "resilience")))
 		assert.Equal(t, "", text(t, tab, field("command", "SearchProducts", "resilience")))
-		for _, name := range []string{"GetUser", "SearchProducts"} {
+		// A command's partitions of its permits, on a line of their own.
+		assert.Equal(t, fmt.Sprintf("live 6/7 \u00b7 batch 4/3 (%s refused)", commas(1200+rec.semaphoreRejected)),
+			text(t, tab, field("command", "GetRecommendations", "partitions")))
+		assert.Equal(t, "", text(t, tab, field("command", "GetUser", "partitions")))
+		for _, name := range []string{"GetUser", "SearchProducts", "GetRecommendations"} {
 			assert.True(t, browsertest.Eval[bool](t, tab, `(() => {
 				const card = document.querySelector('[data-command="`+name+`"]');
 				return card.querySelector('[data-field="advice"]').getBoundingClientRect().bottom <= card.getBoundingClientRect().bottom;
-			})()`), "%s: the advice fits in the card, with or without the line of rxhystrix's counts", name)
+			})()`), "%s: the advice fits in the card, with or without the lines of rxhystrix's counts and partitions", name)
 		}
 
 		// An older Hystrix without some fields: drawn, the gaps marked.

@@ -112,6 +112,17 @@
 // limit is seen moving beside the static advice; the pool card names the
 // algorithm too.
 //
+// # rxhystrix's own lines
+//
+// A command card of an rxhystrix stream has up to two lines more, which a
+// Java Hystrix stream never fills: the rolling counts of retries, hedges,
+// the retries and hedges the budget refused, and rate-limit rejections,
+// while one is not zero; and, for a command whose permits are partitioned
+// (command.Config.Partitions), each partition's executions in flight out
+// of the permits it is guaranteed, with those refused since the command
+// started, as "live 6/7 · batch 4/3 (1,243 refused)". Through Turbine,
+// they are the cluster's sums.
+//
 // # Streams as they are
 //
 // The page takes each "data:" event as one JSON object and ignores the rest
@@ -136,7 +147,7 @@
 // data-command="<name>" (pools data-pool, collapsers data-collapser), and each
 // figure in it data-field="<field>": name, success, shortCircuited,
 // badRequest, timeout, rejected, failure, errorPercentage, hostRate,
-// clusterRate, circuit, forcedClosed, hosts, latency90, latency99,
+// clusterRate, resilience, partitions, circuit, forcedClosed, hosts, latency90, latency99,
 // latency995, latencyMean, latencyMedian, advicePoolSize, adviceTimeout,
 // currentPoolSize, currentLimitKind, currentTimeout, sparkline; and for pools
 // active, queued, poolSize, maxActive, executions, queueSize, rejected,

@@ -115,6 +115,16 @@ type commandCounts struct {
 	timeoutMillis, semaphoreLimit int64
 	windowMillis                  int64
 	concurrent                    int64
+	partitions                    []partitionCounts // rxhystrix's own, written only when set
+}
+
+// partitionCounts is one partition of a command's semaphore
+// (command.Config.Partitions).
+type partitionCounts struct {
+	name                 string
+	share                float64
+	guaranteed, inFlight int64
+	rejected             int64
 }
 
 func (c commandCounts) errors() int64 {
@@ -190,6 +200,21 @@ func hystrixCommand(c commandCounts, currentTime int64) jsonObject {
 			{"rollingCountHedged", 0},
 			{"rollingCountRetryBudgetExhausted", 0},
 			{"rollingCountRateLimited", c.rateLimited},
+		}...)
+	}
+	if len(c.partitions) > 0 {
+		var share, guaranteed, inFlight, rejected jsonObject
+		for _, p := range c.partitions {
+			share = append(share, jsonField{p.name, p.share})
+			guaranteed = append(guaranteed, jsonField{p.name, p.guaranteed})
+			inFlight = append(inFlight, jsonField{p.name, p.inFlight})
+			rejected = append(rejected, jsonField{p.name, p.rejected})
+		}
+		o = append(o, jsonObject{
+			{"partitionShare", share},
+			{"partitionGuaranteed", guaranteed},
+			{"partitionInFlight", inFlight},
+			{"partitionRejected", rejected},
 		}...)
 	}
 	return o
@@ -330,6 +355,10 @@ func getRecommendations(k int) commandCounts {
 		latency:         [9]int64{5, 60, 140, 300, 520, 700, 900, 1200, 1900},
 		latencyMean:     210,
 		timeoutMillis:   2000, semaphoreLimit: 10, windowMillis: 10000, concurrent: 10,
+		partitions: []partitionCounts{
+			{name: "live", share: 0.7, guaranteed: 7, inFlight: 6},
+			{name: "batch", share: 0.3, guaranteed: 3, inFlight: 4, rejected: 1200 + rejected},
+		},
 	}
 }
 

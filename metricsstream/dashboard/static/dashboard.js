@@ -253,6 +253,23 @@
 		return parts.join(' \u00b7 ');
 	}
 
+	// partitionsLine is the line of a command's partitions of its
+	// permits, which only rxhystrix's stream has: each partition's
+	// executions in flight out of the permits it is guaranteed, and the
+	// executions refused since the command started. Turbine's sums are
+	// the cluster's.
+	function partitionsLine(d) {
+		var inFlight = d.partitionInFlight, guaranteed = d.partitionGuaranteed || {}, rejected = d.partitionRejected || {};
+		if (!inFlight || typeof inFlight !== 'object') {
+			return '';
+		}
+		return Object.keys(inFlight).map(function (name) {
+			var text = name + ' ' + commas(num(inFlight[name])) + '/' + commas(num(guaranteed[name]));
+			var refused = num(rejected[name]);
+			return refused > 0 ? text + ' (' + commas(refused) + ' refused)' : text;
+		}).join(' \u00b7 ');
+	}
+
 	function rejectedCount(d) {
 		var pool = num(d.rollingCountThreadPoolRejected), sem = num(d.rollingCountSemaphoreRejected);
 		switch (d.propertyValue_executionIsolationStrategy) {
@@ -301,6 +318,9 @@
 		var resilience = resilienceCounts(d);
 		card.set('resilience', resilience);
 		card.el.classList.toggle('resilient', resilience !== '');
+		var partitions = partitionsLine(d);
+		card.set('partitions', partitions);
+		card.el.classList.toggle('partitioned', partitions !== '');
 		card.set('errorPercentage', has(err) ? oneDecimal(err) + ' %' : MISSING + ' %');
 		card.fields.errorPercentage.style.color = interpolate(ERROR_TEXT_STOPS, err);
 		card.set('hostRate', oneDecimal(ratePerHost));
