@@ -6,12 +6,24 @@ import (
 	"slices"
 )
 
-// Health is what [HealthHandler] answers, as Spring Cloud Netflix's
-// Hystrix health indicator reports it: Status "UP", or "CIRCUIT_OPEN"
-// with the open circuits as "group::key", sorted.
+// Health is what [HealthHandler] answers. Status and
+// OpenCircuitBreakers are as Spring Cloud Netflix's Hystrix health
+// indicator reports them: Status "UP", or "CIRCUIT_OPEN" with the open
+// circuits as "group::key", sorted. The lists after them are rxhystrix's,
+// in the same form, and do not change Status: a bulkhead or a rate limit
+// that refuses is doing its work, but says where to look first.
 type Health struct {
 	Status              string   `json:"status"`
 	OpenCircuitBreakers []string `json:"openCircuitBreakers,omitempty"`
+	// RejectingBulkheads are the commands that refused executions at
+	// their bulkhead in the rolling window: a worker pool and its queue
+	// full (THREAD_POOL_REJECTED), or every semaphore permit taken
+	// (SEMAPHORE_REJECTED). The downstream is slower than the traffic
+	// needs, or the bulkhead is too small for it.
+	RejectingBulkheads []string `json:"rejectingBulkheads,omitempty"`
+	// RateLimited are the commands whose rate limit refused executions
+	// in the rolling window (RATE_LIMITED).
+	RateLimited []string `json:"rateLimited,omitempty"`
 }
 
 // The statuses of a [Health].
@@ -21,28 +33,40 @@ const (
 )
 
 // HealthOf returns the health of r's commands: CIRCUIT_OPEN when a
-// command's circuit is open, forced open included, naming each.
+// command's circuit is open, forced open included, naming each, and
+// the commands that refused executions at their bulkhead or their rate
+// limit in the rolling window, whatever the status.
 func HealthOf(r *Registry) Health {
-	var open []string
+	var h Health
 	for m := range r.Commands() {
-		s, ok := m.Status()
-		if !ok || !s.CircuitBreakerOpen {
-			continue
-		}
+		s, _ := m.Status()
 		group, _ := s.groupAndPool(m.Key())
-		open = append(open, group+"::"+m.Key())
+		name := group + "::" + m.Key()
+		if s.CircuitBreakerOpen {
+			h.OpenCircuitBreakers = append(h.OpenCircuitBreakers, name)
+		}
+		rolling := m.RollingCounts()
+		if rolling[PoolRejected] > 0 || rolling[SemaphoreRejected] > 0 {
+			h.RejectingBulkheads = append(h.RejectingBulkheads, name)
+		}
+		if rolling[RateLimited] > 0 {
+			h.RateLimited = append(h.RateLimited, name)
+		}
 	}
-	if len(open) == 0 {
-		return Health{Status: HealthUp}
+	slices.Sort(h.OpenCircuitBreakers)
+	slices.Sort(h.RejectingBulkheads)
+	slices.Sort(h.RateLimited)
+	h.Status = HealthUp
+	if len(h.OpenCircuitBreakers) > 0 {
+		h.Status = HealthCircuitOpen
 	}
-	slices.Sort(open)
-	return Health{Status: HealthCircuitOpen, OpenCircuitBreakers: open}
+	return h
 }
 
 // HealthHandler answers each request with the [HealthOf] r as JSON
 // (DefaultRegistry if r is nil), 200 OK whatever it says:
 //
-//	{"status":"CIRCUIT_OPEN","openCircuitBreakers":["Users::GetUser"]}
+//	{"status":"CIRCUIT_OPEN","openCircuitBreakers":["Users::GetUser"],"rejectingBulkheads":["Search::Suggest"]}
 //
 // It is for a page or an alert to read. An open circuit is the service
 // protecting itself from a downstream, not the service failing, so a

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -33,4 +34,40 @@ func TestHealthNamesTheOpenCircuits(t *testing.T) {
 	code, _, body = serve()
 	assert.Equal(t, http.StatusOK, code, "an open circuit is no failure of the service")
 	assert.JSONEq(t, `{"status":"CIRCUIT_OPEN","openCircuitBreakers":["Audit::Audit","Users::GetUser"]}`, body)
+}
+
+// The health names the commands whose bulkhead or rate limit refused
+// executions in the rolling window, without changing the status, and
+// forgets them once the refusals leave the window.
+func TestHealthNamesTheCommandsThatRefuse(t *testing.T) {
+	r, mc := newStreamRegistry()
+	pool := r.Command("Suggest", Config{})
+	pool.SetStatusProvider(commandStatus{Group: "Search"})
+	semaphore := r.Command("GetUser", Config{})
+	semaphore.SetStatusProvider(commandStatus{Group: "Users", CircuitBreakerOpen: true})
+	limited := r.Command("Checkout", Config{})
+	healthy := r.Command("Audit", Config{})
+	recordEvents(pool, 0, time.Millisecond, PoolRejected, FallbackSuccess)
+	recordEvents(semaphore, 0, time.Millisecond, SemaphoreRejected, FallbackMissing)
+	recordEvents(limited, 0, time.Millisecond, RateLimited, FallbackMissing)
+	recordEvents(healthy, time.Millisecond, time.Millisecond, Success)
+	recordEvents(healthy, time.Millisecond, time.Millisecond, Failure, FallbackSuccess)
+	recordEvents(healthy, time.Millisecond, time.Millisecond, Timeout, FallbackSuccess)
+	mc.Advance(time.Second) // the bucket closes
+
+	assert.Equal(t, Health{
+		Status:              HealthCircuitOpen,
+		OpenCircuitBreakers: []string{"Users::GetUser"},
+		RejectingBulkheads:  []string{"Search::Suggest", "Users::GetUser"},
+		RateLimited:         []string{"Checkout::Checkout"},
+	}, HealthOf(r))
+
+	semaphore.SetStatusProvider(commandStatus{Group: "Users"})
+	rec := httptest.NewRecorder()
+	HealthHandler(r).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/health", nil))
+	assert.JSONEq(t, `{"status":"UP","rejectingBulkheads":["Search::Suggest","Users::GetUser"],"rateLimited":["Checkout::Checkout"]}`,
+		rec.Body.String(), "refusals leave the status UP")
+
+	mc.Advance(DefaultRollingWindow)
+	assert.Equal(t, Health{Status: HealthUp}, HealthOf(r), "the refusals left the window")
 }
