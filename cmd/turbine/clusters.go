@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -15,10 +16,12 @@ type clusterFlag []clusterSpec
 
 // clusterSpec is one -cluster flag: NAME=INSTANCES.
 type clusterSpec struct {
-	name      string
-	lookup    string            // "dns:", "srv:", "eureka:" or "consul:" for a cluster looked up, "" for a list
-	urls      []string          // the streams listed, or the one URL looked up
-	discovery turbine.Discovery // of a cluster looked up
+	name   string
+	lookup string   // "dns:", "srv:", "eureka:" or "consul:" for a cluster looked up, "" for a list
+	urls   []string // the streams listed, or the one URL looked up
+	// discover returns the Discovery of a cluster looked up, whose
+	// registry (Eureka's, Consul's) is asked with client; nil for a list.
+	discover func(client *http.Client) (turbine.Discovery, error)
 }
 
 // lookups are the prefixes of INSTANCES that are looked up again and
@@ -77,15 +80,18 @@ func (f *clusterFlag) Set(s string) error {
 	var err error
 	switch spec.lookup {
 	case "dns:":
-		spec.discovery, err = turbine.DNS(spec.urls[0], nil)
+		spec.discover = func(*http.Client) (turbine.Discovery, error) { return turbine.DNS(spec.urls[0], nil) }
 	case "srv:":
-		spec.discovery, err = turbine.SRV(spec.urls[0], nil)
+		spec.discover = func(*http.Client) (turbine.Discovery, error) { return turbine.SRV(spec.urls[0], nil) }
 	case "eureka:":
-		spec.discovery, err = eurekaDiscovery(spec.urls[0])
+		spec.discover, err = eurekaDiscovery(spec.urls[0])
 	case "consul:":
-		spec.discovery, err = consulDiscovery(spec.urls[0])
+		spec.discover, err = consulDiscovery(spec.urls[0])
 	default:
 		spec.urls = strings.Split(what, ",") // turbine.New checks them
+	}
+	if err == nil && spec.discover != nil {
+		_, err = spec.discover(nil) // so that a bad flag is refused as it is parsed
 	}
 	if err != nil {
 		return fmt.Errorf("%w %q: %w", errBadCluster, s, err)
@@ -94,10 +100,16 @@ func (f *clusterFlag) Set(s string) error {
 	return nil
 }
 
-// aggregator starts reading the cluster's instances, with opts.
-func (c clusterSpec) aggregator(interval time.Duration, opts ...turbine.Option) (*turbine.Aggregator, error) {
-	if c.discovery != nil {
-		return turbine.New(nil, append(opts, turbine.WithDiscovery(c.discovery, interval))...)
+// aggregator starts reading the cluster's instances with client, which
+// also asks its registry, with opts.
+func (c clusterSpec) aggregator(client *http.Client, interval time.Duration, opts ...turbine.Option) (*turbine.Aggregator, error) {
+	opts = append(opts, turbine.WithHTTPClient(client))
+	if c.discover == nil {
+		return turbine.New(c.urls, opts...)
 	}
-	return turbine.New(c.urls, opts...)
+	d, err := c.discover(client)
+	if err != nil {
+		return nil, err
+	}
+	return turbine.New(nil, append(opts, turbine.WithDiscovery(d, interval))...)
 }

@@ -33,6 +33,15 @@
 // _metrics._tcp.orders.shop.svc.cluster.local. A lookup that fails keeps
 // the instances found before, and the page and /metrics say so.
 //
+// With -tls-cert and -tls-key it serves HTTPS (and HTTP/2, so that a
+// page's streams share one connection), reading the certificate again
+// when its files change, as a certificate rotated on disk by
+// cert-manager does; a pair that no longer loads is reported and the
+// one before stays in use. The instances' streams and the registries
+// are read over https with the system's roots and those of -ca, and
+// with -client-cert and -client-key the turbine presents a certificate
+// to those that ask for one (mutual TLS), read again likewise.
+//
 // It serves, on -listen:
 //
 //	/                          the clusters, each linked to its dashboard, and their instances (redrawn every 5s)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -39,28 +40,38 @@ var (
 	}
 )
 
-// eurekaDiscovery returns the Discovery of an eureka: form.
-func eurekaDiscovery(s string) (turbine.Discovery, error) {
+// eurekaDiscovery parses an eureka: form, and returns what makes its
+// Discovery with a client.
+func eurekaDiscovery(s string) (func(*http.Client) (turbine.Discovery, error), error) {
 	var cfg turbine.EurekaConfig
 	server, err := registryQuery(s, eurekaParams, &cfg)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Server = server
-	return turbine.Eureka(cfg)
+	return func(client *http.Client) (turbine.Discovery, error) {
+		withClient := cfg
+		withClient.Client = client
+		return turbine.Eureka(withClient)
+	}, nil
 }
 
-// consulDiscovery returns the Discovery of a consul: form. The ACL
-// token, if any, is CONSUL_HTTP_TOKEN's, as Consul's own tools read it,
-// so that it is in no flag a process list shows.
-func consulDiscovery(s string) (turbine.Discovery, error) {
+// consulDiscovery parses a consul: form, and returns what makes its
+// Discovery with a client. The ACL token, if any, is
+// CONSUL_HTTP_TOKEN's, as Consul's own tools read it, so that it is in
+// no flag a process list shows.
+func consulDiscovery(s string) (func(*http.Client) (turbine.Discovery, error), error) {
 	cfg := turbine.ConsulConfig{Token: os.Getenv("CONSUL_HTTP_TOKEN")}
 	server, err := registryQuery(s, consulParams, &cfg)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Server = server
-	return turbine.Consul(cfg)
+	return func(client *http.Client) (turbine.Discovery, error) {
+		withClient := cfg
+		withClient.Client = client
+		return turbine.Consul(withClient)
+	}, nil
 }
 
 // registryQuery sets cfg from the query of s, a registry's URL, by

@@ -31,6 +31,8 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 	interval := fs.Duration("interval", 30*time.Second, "how often dns:, srv:, eureka: and consul: clusters are looked up again")
 	retryDelay := fs.Duration("retry-delay", turbine.DefaultRetryDelay, "how long an instance whose stream failed waits before it is asked again")
 	staleAfter := fs.Duration("stale-after", turbine.DefaultStaleAfter, "how long an instance may write nothing, and an object it stopped writing stays in the sum")
+	var tlsf tlsFlags
+	tlsf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -47,6 +49,16 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 		return fmt.Errorf("-stale-after %v is not positive", *staleAfter)
 	}
 
+	serverTLS, err := tlsf.serverConfig(out)
+	if err != nil {
+		return err
+	}
+	client, err := tlsf.client(out)
+	if err != nil {
+		return err
+	}
+	defer client.CloseIdleConnections()
+
 	aggregators := make(map[string]*turbine.Aggregator, len(clusters))
 	defer func() {
 		for _, a := range aggregators {
@@ -55,7 +67,7 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 	}()
 	metrics := prometheus.NewRegistry()
 	for _, c := range clusters {
-		a, err := c.aggregator(*interval, turbine.WithRetryDelay(*retryDelay), turbine.WithStaleAfter(*staleAfter))
+		a, err := c.aggregator(client, *interval, turbine.WithRetryDelay(*retryDelay), turbine.WithStaleAfter(*staleAfter))
 		if err != nil {
 			return fmt.Errorf("cluster %s: %w", c.name, err)
 		}
@@ -70,6 +82,10 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 	if err != nil {
 		return err
 	}
+	scheme := "http"
+	if serverTLS != nil {
+		scheme = "https"
+	}
 	streamsDone := make(chan struct{})
 	mux := http.NewServeMux()
 	mux.Handle("/turbine.stream", turbine.ClusterHandler(aggregators, metricsstream.WithShutdown(streamsDone)))
@@ -77,10 +93,16 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 	mux.Handle("/hystrix/", dashboard.Handler(dashboard.WithStreamURL(clusters[0].stream()), dashboard.WithRequestsURL("")))
 	mux.Handle("/metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
 	mux.Handle("/{$}", indexHandler(clusters, aggregators))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, TLSConfig: serverTLS}
 	var served sync.WaitGroup
-	served.Go(func() { srv.Serve(ln) })
-	fmt.Fprintf(out, "turbine: serving %d clusters on http://%s/\n", len(clusters), ln.Addr())
+	served.Go(func() {
+		if serverTLS != nil {
+			srv.ServeTLS(ln, "", "") // with HTTP/2, so that a page's streams share one connection
+			return
+		}
+		srv.Serve(ln)
+	})
+	fmt.Fprintf(out, "turbine: serving %d clusters on %s://%s/\n", len(clusters), scheme, ln.Addr())
 
 	<-ctx.Done()
 	close(streamsDone) // the streams end, so that Shutdown need not wait for their clients

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,6 +64,14 @@ func TestRunRefusesBadFlags(t *testing.T) {
 // test ends, and returns its base URL.
 func started(t *testing.T, args ...string) string {
 	t.Helper()
+	base, _ := startedWithOutput(t, args...)
+	return base
+}
+
+// startedWithOutput is started, and returns too what the turbine has
+// written so far.
+func startedWithOutput(t *testing.T, args ...string) (base string, output func() string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out, written := io.Pipe()
 	done := make(chan error, 1)
@@ -70,15 +79,39 @@ func started(t *testing.T, args ...string) string {
 		done <- run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), written, io.Discard)
 		written.Close()
 	}()
+	var (
+		mu      sync.Mutex
+		printed strings.Builder
+		drained = make(chan struct{})
+	)
 	t.Cleanup(func() {
 		cancel()
 		assert.NoError(t, <-done)
+		<-drained
 	})
-	line, err := bufio.NewReader(out).ReadString('\n')
+	lines := bufio.NewReader(out)
+	line, err := lines.ReadString('\n')
 	require.NoError(t, err, "the turbine never said where it serves")
-	m := regexp.MustCompile(`serving \d+ clusters on (http://\S+)/`).FindStringSubmatch(line)
+	go func() { // the rest, so that the turbine's writes never wait
+		defer close(drained)
+		buf := make([]byte, 512)
+		for {
+			n, err := lines.Read(buf)
+			mu.Lock()
+			printed.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	m := regexp.MustCompile(`serving \d+ clusters on (https?://\S+)/`).FindStringSubmatch(line)
 	require.NotNil(t, m, line)
-	return m[1]
+	return m[1], func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return printed.String()
+	}
 }
 
 func get(t *testing.T, u string) (int, string) {
@@ -205,8 +238,10 @@ func htmlAttr(s string) string { return strings.ReplaceAll(s, "&", "&amp;") }
 func TestIndexShowsAFailedLookup(t *testing.T) {
 	refused := errors.New("lookup orders.shop.svc: no such host")
 	lookup := clusterSpec{name: "orders", lookup: "dns:", urls: []string{"http://ops:secret@orders.shop.svc:8080/hystrix.stream"},
-		discovery: turbine.DiscoveryFunc(func(context.Context) ([]string, error) { return nil, refused })}
-	a, err := lookup.aggregator(time.Minute)
+		discover: func(*http.Client) (turbine.Discovery, error) {
+			return turbine.DiscoveryFunc(func(context.Context) ([]string, error) { return nil, refused }), nil
+		}}
+	a, err := lookup.aggregator(http.DefaultClient, time.Minute)
 	require.NoError(t, err)
 	defer a.Close()
 	deadline := time.Now().Add(failAfter)

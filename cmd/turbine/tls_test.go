@@ -1,0 +1,252 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/internal/ssetest"
+)
+
+// testCA is an authority that signs the certificates of a test.
+type testCA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	pem  []byte
+}
+
+func newTestCA(t *testing.T) *testCA {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "test authority"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IsCA:                  true,
+		KeyUsage:              x509.KeyUsageCertSign,
+		BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	cert, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	return &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+}
+
+// issue returns the PEM certificate and key of name, for 127.0.0.1, as a
+// server and as a client.
+func (ca *testCA) issue(t *testing.T, name string) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: name},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	require.NoError(t, err)
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	require.NoError(t, err)
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+}
+
+// pool is the authority as the only root.
+func (ca *testCA) pool() *x509.CertPool {
+	p := x509.NewCertPool()
+	p.AddCert(ca.cert)
+	return p
+}
+
+// writeFile writes data to name in dir, and returns its path.
+func writeFile(t *testing.T, dir, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	return path
+}
+
+// tlsInstance is an instance's stream over TLS with the authority's
+// certificate, which asks its readers for one of the authority's.
+func tlsInstance(t *testing.T, ca *testCA) (stream string, instance *ssetest.Stream) {
+	t.Helper()
+	instance = ssetest.NewStream()
+	t.Cleanup(instance.Close)
+	srv := httptest.NewUnstartedServer(instance)
+	certPEM, keyPEM := ca.issue(t, "instance")
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	require.NoError(t, err)
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: ca.pool()}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv.URL + "/hystrix.stream", instance
+}
+
+// clientOf returns a client that trusts only ca.
+func clientOf(ca *testCA) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.TLSClientConfig = &tls.Config{RootCAs: ca.pool()}
+	t.DisableKeepAlives = true // each request its own handshake
+	return &http.Client{Transport: t}
+}
+
+// waitFor gets u with client until its body contains want, and returns
+// the body.
+func waitFor(t *testing.T, client *http.Client, u, want string) string {
+	t.Helper()
+	deadline := time.Now().Add(failAfter)
+	for {
+		res, err := client.Get(u)
+		require.NoError(t, err)
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		require.NoError(t, err)
+		if strings.Contains(string(b), want) {
+			return string(b)
+		}
+		require.False(t, time.Now().After(deadline), "%s never said %q: %s", u, want, b)
+		runtime.Gosched()
+	}
+}
+
+// The turbine serves HTTPS, over HTTP/2, and reads an instance that
+// asks for a client certificate, trusting the authority of -ca.
+func TestRunServesHTTPSAndPresentsAClientCertificate(t *testing.T) {
+	ca, dir := newTestCA(t), t.TempDir()
+	servedCert, servedKey := ca.issue(t, "turbine")
+	clientCert, clientKey := ca.issue(t, "turbine client")
+	stream, instance := tlsInstance(t, ca)
+	base := started(t, "-cluster", "api="+stream,
+		"-tls-cert", writeFile(t, dir, "tls.crt", servedCert), "-tls-key", writeFile(t, dir, "tls.key", servedKey),
+		"-ca", writeFile(t, dir, "ca.crt", ca.pem),
+		"-client-cert", writeFile(t, dir, "client.crt", clientCert), "-client-key", writeFile(t, dir, "client.key", clientKey))
+	require.True(t, strings.HasPrefix(base, "https://"), base)
+
+	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil && instance.Send(ctx, ssetest.Data(`{"type":"HystrixCommand","name":"GetUser","reportingHosts":1}`)) == nil {
+		}
+	}()
+	client := clientOf(ca)
+	waitFor(t, client, base+"/metrics", `rxhystrix_turbine_instance_connected{cluster="api",instance="`+stream+`"} 1`)
+
+	res, err := client.Get(base + "/")
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, 2, res.ProtoMajor, "HTTP/2, so that a page's streams share a connection")
+	assert.Equal(t, "turbine", res.TLS.PeerCertificates[0].Subject.CommonName)
+}
+
+// Without -ca the instance's certificate is not trusted; without
+// -client-cert the instance refuses the turbine. The page says why.
+func TestRunSaysWhyAnInstanceOverTLSIsNotRead(t *testing.T) {
+	ca, dir := newTestCA(t), t.TempDir()
+	clientCert, clientKey := ca.issue(t, "turbine client")
+	stream, _ := tlsInstance(t, ca)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no -ca", []string{"-client-cert", writeFile(t, dir, "client.crt", clientCert), "-client-key", writeFile(t, dir, "client.key", clientKey)},
+			"certificate signed by unknown authority"},
+		{"no -client-cert", []string{"-ca", writeFile(t, dir, "ca.crt", ca.pem)}, "certificate required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := started(t, append([]string{"-cluster", "api=" + stream}, tc.args...)...)
+			waitFor(t, http.DefaultClient, base+"/", tc.want)
+		})
+	}
+}
+
+// A certificate rotated on disk is served from the next handshake; one
+// that does not load leaves the one before in use, and is reported once.
+func TestRunServesTheCertificateOnDisk(t *testing.T) {
+	ca, dir := newTestCA(t), t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	rotate := func(name string, certPEM, keyPEM []byte, at time.Time) {
+		t.Helper()
+		if certPEM == nil {
+			certPEM, keyPEM = ca.issue(t, name)
+		}
+		writeFile(t, dir, "tls.crt", certPEM)
+		writeFile(t, dir, "tls.key", keyPEM)
+		// Files written in one tick of the file system's clock would look unchanged.
+		require.NoError(t, os.Chtimes(certFile, at, at))
+		require.NoError(t, os.Chtimes(keyFile, at, at))
+	}
+	served := func(base string) string {
+		t.Helper()
+		res, err := clientOf(ca).Get(base + "/")
+		require.NoError(t, err)
+		res.Body.Close()
+		return res.TLS.PeerCertificates[0].Subject.CommonName
+	}
+	epoch := time.Now().Add(-time.Minute)
+	rotate("first", nil, nil, epoch)
+	base, out := startedWithOutput(t, "-cluster", "api=https://127.0.0.1:1/hystrix.stream", "-tls-cert", certFile, "-tls-key", keyFile)
+	assert.Equal(t, "first", served(base))
+
+	rotate("second", nil, nil, epoch.Add(time.Second))
+	assert.Equal(t, "second", served(base))
+
+	rotate("", []byte("half written"), []byte("nothing"), epoch.Add(2*time.Second))
+	assert.Equal(t, "second", served(base), "the certificate before stays in use")
+	assert.Equal(t, "second", served(base))
+	assert.Equal(t, 1, strings.Count(out(), "the certificate read before stays in use"), "reported once: %s", out())
+	assert.Contains(t, out(), certFile)
+
+	rotate("third", nil, nil, epoch.Add(3*time.Second))
+	assert.Equal(t, "third", served(base))
+}
+
+func TestRunRefusesBadTLSFlags(t *testing.T) {
+	dir := t.TempDir()
+	notPEM := writeFile(t, dir, "ca.crt", []byte("not a certificate"))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-tls-cert", "tls.crt"}, "-tls-cert without -tls-key"},
+		{[]string{"-tls-key", "tls.key"}, "-tls-key without -tls-cert"},
+		{[]string{"-client-key", "c.key"}, "-client-key without -client-cert"},
+		{[]string{"-tls-cert", filepath.Join(dir, "none.crt"), "-tls-key", filepath.Join(dir, "none.key")},
+			"-tls-cert " + filepath.Join(dir, "none.crt") + ", -tls-key " + filepath.Join(dir, "none.key") + ": stat"},
+		{[]string{"-tls-cert", notPEM, "-tls-key", notPEM}, "tls: failed to find any PEM data in certificate input"},
+		{[]string{"-ca", filepath.Join(dir, "none.crt")}, "-ca: open " + filepath.Join(dir, "none.crt")},
+		{[]string{"-ca", notPEM}, "-ca " + notPEM + ": no PEM certificate in it"},
+	} {
+		err := run(context.Background(), append([]string{"-cluster", "api=http://10.0.0.7/s"}, tc.args...), io.Discard, io.Discard)
+		require.Error(t, err, "%q", tc.args)
+		assert.Contains(t, err.Error(), tc.want, "%q", tc.args)
+	}
+}
