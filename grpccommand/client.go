@@ -25,16 +25,23 @@ import (
 //		grpc.WithTransportCredentials(creds),
 //		grpc.WithUnaryInterceptor(grpccommand.UnaryClientInterceptor()))
 func UnaryClientInterceptor(opts ...Option) grpc.UnaryClientInterceptor {
+	c := newClient("UnaryClientInterceptor", opts)
+	c.commands.Run = c.invoke
+	return c.intercept
+}
+
+// newClient returns a client with opts applied; caller names the
+// function whose options they are, for the panic of a nil one.
+func newClient(caller string, opts []Option) *client {
 	c := &client{key: Key, failures: defaultFailures}
 	c.commands.Package = "grpccommand"
-	c.commands.Run = c.invoke
 	for i, o := range opts {
 		if o == nil {
-			panic(fmt.Sprintf("grpccommand: UnaryClientInterceptor: option %d is nil", i))
+			panic(fmt.Sprintf("grpccommand: %s: option %d is nil", caller, i))
 		}
 		o.apply(c)
 	}
-	return c.intercept
+	return c
 }
 
 // client is what UnaryClientInterceptor's interceptor runs on.
@@ -46,10 +53,9 @@ type client struct {
 
 func (c *client) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 	target := cc.Target()
-	key := c.key(target, method)
-	if !command.ValidKey(key) {
-		err := fmt.Errorf("grpccommand: the key of %s on %s is %q: %w", method, target, key, command.ErrInvalidKey)
-		return &Error{err: err, code: codes.Internal}
+	key, err := keyOf(c.key, target, method)
+	if err != nil {
+		return err
 	}
 	cmd, err := c.commands.Get(key, Endpoint(target))
 	if err != nil {
@@ -63,6 +69,17 @@ func (c *client) intercept(ctx context.Context, method string, req, reply any, c
 		moveReply(reply, answer)
 	}
 	return nil
+}
+
+// keyOf returns the key f gives method on target, or an error of code
+// Internal when it is not a valid key.
+func keyOf(f func(target, method string) string, target, method string) (string, error) {
+	key := f(target, method)
+	if !command.ValidKey(key) {
+		err := fmt.Errorf("grpccommand: the key of %s on %s is %q: %w", method, target, key, command.ErrInvalidKey)
+		return "", &Error{err: err, code: codes.Internal}
+	}
+	return key, nil
 }
 
 // Key is the default key of a call: the endpoint of the connection's

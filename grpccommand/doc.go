@@ -1,11 +1,14 @@
 // Package grpccommand runs outgoing gRPC calls as rxhystrix commands: an
 // interceptor gives every unary call a circuit breaker, a worker pool per
 // downstream, a timeout, metrics and, optionally, a fallback. One option
-// of grpc.NewClient puts a connection's calls under them:
+// of grpc.NewClient puts a connection's calls under them, and another
+// its streams ([StreamClientInterceptor]: each stream one execution, as
+// long as the stream, bounded by its key's permits):
 //
 //	conn, err := grpc.NewClient(target,
 //		grpc.WithTransportCredentials(creds),
-//		grpc.WithUnaryInterceptor(grpccommand.UnaryClientInterceptor()))
+//		grpc.WithUnaryInterceptor(grpccommand.UnaryClientInterceptor()),
+//		grpc.WithStreamInterceptor(grpccommand.StreamClientInterceptor()))
 //
 // # Keys and pools
 //
@@ -125,9 +128,9 @@
 //
 // # What it does not do
 //
-// Streaming calls from the client are not commands (a server's incoming
-// streams can be, under a Guard): a stream lives as
-// long as its messages flow, which a breaker's health and a timeout do not
-// describe. gRPC's own retry policy (the service config) retries inside
-// an attempt, where the command sees one call; use one or the other.
+// A stream is one execution from its opening to its end: its messages
+// are not commands of their own, its latency is its life, and it has no
+// fallback, retry or hedge, since the caller has used what it sent.
+// gRPC's own retry policy (the service config) retries inside an
+// attempt, where the command sees one call; use one or the other.
 package grpccommand

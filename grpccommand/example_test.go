@@ -2,6 +2,7 @@ package grpccommand_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"time"
@@ -90,4 +91,53 @@ func ExampleGuard() {
 	// Output:
 	// SERVING OK
 	// UNKNOWN Unavailable
+}
+
+// Watching a health service: each stream is one execution, which holds
+// a permit of its key while the stream is open (here the key has one),
+// so a second watch is refused until the first ends.
+func ExampleStreamClientInterceptor() {
+	registry := command.NewRegistry()
+	defer registry.Close()
+
+	lis := bufconn.Listen(1 << 16)
+	srv := grpc.NewServer()
+	checks := health.NewServer()
+	checks.SetServingStatus("orders", healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(srv, checks)
+	go srv.Serve(lis)
+	defer srv.Stop()
+
+	conn, err := grpc.NewClient("passthrough:///orders.internal:50051",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithStreamInterceptor(grpccommand.StreamClientInterceptor(grpccommand.WithRegistry(registry),
+			grpccommand.WithConfig(func(string) command.Config { return command.Config{MaxConcurrentRequests: 1} }))))
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	client := healthpb.NewHealthClient(conn)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	watch, err := client.Watch(ctx, &healthpb.HealthCheckRequest{Service: "orders"})
+	if err != nil {
+		panic(err)
+	}
+	resp, err := watch.Recv()
+	fmt.Println(resp.GetStatus(), err)
+	_, err = client.Watch(context.Background(), &healthpb.HealthCheckRequest{Service: "orders"})
+	fmt.Println(status.Code(err), errors.Is(err, command.ErrSemaphoreRejected))
+
+	checks.SetServingStatus("orders", healthpb.HealthCheckResponse_NOT_SERVING)
+	resp, err = watch.Recv()
+	fmt.Println(resp.GetStatus(), err)
+	cancel()
+	_, err = watch.Recv()
+	fmt.Println(status.Code(err))
+	// Output:
+	// SERVING <nil>
+	// Unavailable true
+	// NOT_SERVING <nil>
+	// Canceled
 }

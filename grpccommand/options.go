@@ -8,7 +8,8 @@ import (
 	"github.com/rxhystrix/rxhystrix/command"
 )
 
-// An Option changes what [UnaryClientInterceptor] makes.
+// An Option changes what [UnaryClientInterceptor] and
+// [StreamClientInterceptor] make.
 type Option interface {
 	apply(*client)
 }
@@ -59,7 +60,8 @@ func WithPoolConfig(f func(key string) command.PoolConfig) Option {
 // failure), and either fills reply (from a cache, or with a degraded
 // answer) and returns nil, or returns an error, which the caller gets
 // with its code if it has one of gRPC's (status.Error). Bad requests
-// never reach it.
+// never reach it. It is for unary calls: StreamClientInterceptor panics
+// on it.
 func WithFallback(f func(ctx context.Context, method string, req, reply any, err error) error) Option {
 	mustNotNil("WithFallback", f == nil)
 	return optionFunc(func(c *client) {

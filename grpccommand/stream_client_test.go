@@ -1,0 +1,300 @@
+package grpccommand
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	testgrpc "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/grpc/status"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/command"
+)
+
+const (
+	streamingOutputCall = "/grpc.testing.TestService/StreamingOutputCall"
+	streamingInputCall  = "/grpc.testing.TestService/StreamingInputCall"
+	fullDuplexCall      = "/grpc.testing.TestService/FullDuplexCall"
+)
+
+// streams is a TestService whose StreamingOutputCall sends the response
+// sizes' count of messages, then waits for proceed if it is not nil,
+// then ends with end's error; whose StreamingInputCall answers with the
+// sum of the sizes of the payloads it got; and whose FullDuplexCall
+// echoes.
+type streams struct {
+	streamer
+	proceed chan struct{}
+	end     error
+	opened  chan struct{} // if not nil, gets a value as each StreamingOutputCall starts
+}
+
+func (s *streams) StreamingOutputCall(req *testgrpc.StreamingOutputCallRequest, stream testgrpc.TestService_StreamingOutputCallServer) error {
+	s.calls.Add(1)
+	if s.opened != nil {
+		s.opened <- struct{}{}
+	}
+	for i := range req.GetResponseParameters() {
+		if err := stream.Send(&testgrpc.StreamingOutputCallResponse{Payload: &testgrpc.Payload{Body: []byte(strconv.Itoa(i))}}); err != nil {
+			return err
+		}
+	}
+	if s.proceed != nil {
+		select {
+		case <-s.proceed:
+		case <-stream.Context().Done():
+			return stream.Context().Err()
+		}
+	}
+	return s.end
+}
+
+func (s *streams) StreamingInputCall(stream testgrpc.TestService_StreamingInputCallServer) error {
+	total := 0
+	for {
+		req, err := stream.Recv()
+		if err == io.EOF {
+			return stream.SendAndClose(&testgrpc.StreamingInputCallResponse{AggregatedPayloadSize: int32(total)})
+		}
+		if err != nil {
+			return err
+		}
+		total += len(req.GetPayload().GetBody())
+	}
+}
+
+// streamHarness is a harness whose interceptor is a stream interceptor.
+func streamHarness(t *testing.T, opts ...Option) (*harness, func(name string, svc testgrpc.TestServiceServer) testgrpc.TestServiceClient) {
+	t.Helper()
+	h := newHarness(t)
+	interceptor := StreamClientInterceptor(append([]Option{WithRegistry(h.registry)}, opts...)...)
+	return h, func(name string, svc testgrpc.TestServiceServer) testgrpc.TestServiceClient {
+		return testgrpc.NewTestServiceClient(dial(t, name, svc, nil, grpc.WithStreamInterceptor(interceptor)))
+	}
+}
+
+// outputs asks for n messages.
+func outputs(n int) *testgrpc.StreamingOutputCallRequest {
+	return &testgrpc.StreamingOutputCallRequest{ResponseParameters: make([]*testgrpc.ResponseParameters, n)}
+}
+
+// receiveAll reads stream to its end, and returns the messages' bodies
+// and the end.
+func receiveAll(stream grpc.ServerStreamingClient[testgrpc.StreamingOutputCallResponse]) ([]string, error) {
+	var got []string
+	for {
+		m, err := stream.Recv()
+		if err != nil {
+			return got, err
+		}
+		got = append(got, string(m.GetPayload().GetBody()))
+	}
+}
+
+// Each stream is one execution of the command of its endpoint and
+// method, counted when the caller reads its end: server streams, client
+// streams and bidirectional streams alike.
+func TestStreamIsOneExecution(t *testing.T) {
+	h, serve := streamHarness(t)
+	client := serve("feed", &streams{})
+
+	stream, err := client.StreamingOutputCall(context.Background(), outputs(3))
+	require.NoError(t, err)
+	got, err := receiveAll(stream)
+	assert.Equal(t, io.EOF, err)
+	assert.Equal(t, []string{"0", "1", "2"}, got)
+	m, ok := h.registry.Metrics().LookupCommand("feed" + streamingOutputCall)
+	require.True(t, ok)
+	assert.Equal(t, int64(0), m.ConcurrentExecutions(), "the execution ended with the stream, before its end reached the caller")
+	assert.Equal(t, "[SUCCESS: 1]", h.events("feed"+streamingOutputCall).String())
+
+	upload, err := client.StreamingInputCall(context.Background())
+	require.NoError(t, err)
+	for _, body := range []string{"ab", "cde"} {
+		require.NoError(t, upload.Send(&testgrpc.StreamingInputCallRequest{Payload: &testgrpc.Payload{Body: []byte(body)}}))
+	}
+	reply, err := upload.CloseAndRecv()
+	require.NoError(t, err)
+	assert.Equal(t, int32(5), reply.GetAggregatedPayloadSize())
+	assert.Equal(t, "[SUCCESS: 1]", h.events("feed"+streamingInputCall).String(), "a stream of one reply ends with it")
+
+	chat, err := client.FullDuplexCall(context.Background())
+	require.NoError(t, err)
+	require.NoError(t, chat.Send(&testgrpc.StreamingOutputCallRequest{Payload: &testgrpc.Payload{Body: []byte("hi")}}))
+	echoed, err := chat.Recv()
+	require.NoError(t, err)
+	assert.Equal(t, "hi", string(echoed.GetPayload().GetBody()))
+	require.NoError(t, chat.CloseSend())
+	_, err = chat.Recv()
+	assert.Equal(t, io.EOF, err)
+	assert.Equal(t, "[SUCCESS: 1]", h.events("feed"+fullDuplexCall).String())
+}
+
+// A stream that ends with a failure code is a FAILURE, counted in the
+// breaker's health, and one that ends with another code a BAD_REQUEST;
+// the caller gets the server's status as it sent it.
+func TestStreamEndsAsItsStatusSays(t *testing.T) {
+	for _, tc := range []struct {
+		end    error
+		events string
+	}{
+		{status.Error(codes.Unavailable, "draining"), "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]"},
+		{status.Error(codes.NotFound, "no such feed"), "[BAD_REQUEST: 1, EXCEPTION_THROWN: 1]"},
+	} {
+		t.Run(status.Code(tc.end).String(), func(t *testing.T) {
+			h, serve := streamHarness(t)
+			client := serve("feed", &streams{end: tc.end})
+			stream, err := client.StreamingOutputCall(context.Background(), outputs(2))
+			require.NoError(t, err)
+			got, err := receiveAll(stream)
+			assert.Equal(t, []string{"0", "1"}, got)
+			assert.Equal(t, status.Convert(tc.end).Proto(), status.Convert(err).Proto())
+			var cmdErr *Error
+			assert.False(t, errors.As(err, &cmdErr), "the server's own status, not the command's")
+			assert.Equal(t, tc.events, h.events("feed"+streamingOutputCall).String())
+		})
+	}
+}
+
+// An open circuit, a full semaphore and a rate limit refuse a stream
+// before it opens: the server never sees it, the caller gets
+// Unavailable at once.
+func TestStreamRefusedBeforeItOpens(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cfg    command.Config
+		want   error
+		events string
+	}{
+		{"open circuit", command.Config{Breaker: breaker.Config{ForceOpen: true}}, command.ErrShortCircuited,
+			"[SHORT_CIRCUITED: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]"},
+		{"rate limit", command.Config{RateLimit: command.RateLimitConfig{Enabled: true, Rate: 1, Burst: 1}}, command.ErrRateLimited,
+			"[SUCCESS: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1, RATE_LIMITED: 1]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, serve := streamHarness(t, WithConfig(func(string) command.Config { return tc.cfg }))
+			svc := &streams{}
+			client := serve("feed", svc)
+			if tc.want == command.ErrRateLimited { // the bucket's one token
+				stream, err := client.StreamingOutputCall(context.Background(), outputs(1))
+				require.NoError(t, err)
+				_, err = receiveAll(stream)
+				require.Equal(t, io.EOF, err)
+			}
+			calls := svc.calls.Load()
+			_, err := client.StreamingOutputCall(context.Background(), outputs(1))
+			assert.ErrorIs(t, err, tc.want)
+			assert.Equal(t, codes.Unavailable, status.Code(err))
+			assert.Equal(t, calls, svc.calls.Load(), "the server never saw it")
+			assert.Equal(t, tc.events, h.events("feed"+streamingOutputCall).String())
+		})
+	}
+}
+
+// A key's permits bound its streams open at once, by default under
+// semaphore isolation; a stream's end gives its permit back.
+func TestStreamsHoldTheirPermitsWhileOpen(t *testing.T) {
+	h, serve := streamHarness(t, WithConfig(func(string) command.Config { return command.Config{MaxConcurrentRequests: 2} }))
+	svc := &streams{proceed: make(chan struct{})}
+	client := serve("feed", svc)
+	var open []grpc.ServerStreamingClient[testgrpc.StreamingOutputCallResponse]
+	for range 2 {
+		stream, err := client.StreamingOutputCall(context.Background(), outputs(1))
+		require.NoError(t, err)
+		_, err = stream.Recv()
+		require.NoError(t, err)
+		open = append(open, stream)
+	}
+	_, err := client.StreamingOutputCall(context.Background(), outputs(1))
+	assert.ErrorIs(t, err, command.ErrSemaphoreRejected)
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+
+	close(svc.proceed)
+	for _, stream := range open {
+		_, err := receiveAll(stream)
+		assert.Equal(t, io.EOF, err)
+	}
+	stream, err := client.StreamingOutputCall(context.Background(), outputs(1))
+	require.NoError(t, err, "the permits are back")
+	_, err = receiveAll(stream)
+	assert.Equal(t, io.EOF, err)
+	assert.Equal(t, "[SUCCESS: 3, SEMAPHORE_REJECTED: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", h.events("feed"+streamingOutputCall).String())
+}
+
+// A Timeout set bounds the stream's life: it ends the stream, and the
+// caller's Recv gets DeadlineExceeded. The caller's own cancellation is
+// CANCELLED, its permit back. Neither is retried, whatever the Config.
+func TestStreamTimeoutAndCancellation(t *testing.T) {
+	h, serve := streamHarness(t, WithConfig(func(key string) command.Config {
+		return command.Config{Timeout: 300 * time.Millisecond, MaxConcurrentRequests: 1, Retry: command.RetryConfig{MaxAttempts: 3}}
+	}))
+	svc := &streams{proceed: make(chan struct{}), opened: make(chan struct{}, 1)}
+	client := serve("feed", svc)
+
+	stream, err := client.StreamingOutputCall(context.Background(), outputs(1))
+	require.NoError(t, err)
+	_, err = stream.Recv()
+	require.NoError(t, err)
+	<-svc.opened
+	h.clock.Advance(300 * time.Millisecond)
+	_, err = receiveAll(stream)
+	assert.ErrorIs(t, err, command.ErrTimeout)
+	assert.Equal(t, codes.DeadlineExceeded, status.Code(err))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	stream, err = client.StreamingOutputCall(ctx, outputs(1))
+	require.NoError(t, err, "the permit of the stream that timed out is back")
+	_, err = stream.Recv()
+	require.NoError(t, err)
+	<-svc.opened
+	cancel()
+	_, err = receiveAll(stream)
+	assert.Equal(t, codes.Canceled, status.Code(err))
+	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1, CANCELLED: 1]", h.events("feed"+streamingOutputCall).String())
+	assert.Equal(t, int64(2), svc.calls.Load(), "no stream was opened again")
+}
+
+// Without a Timeout of its own a stream has none: it outlives Hystrix's
+// 1s default.
+func TestStreamHasNoTimeoutByDefault(t *testing.T) {
+	h, serve := streamHarness(t)
+	svc := &streams{proceed: make(chan struct{}), opened: make(chan struct{}, 1)}
+	client := serve("feed", svc)
+	stream, err := client.StreamingOutputCall(context.Background(), outputs(1))
+	require.NoError(t, err)
+	<-svc.opened
+	h.clock.Advance(time.Hour)
+	close(svc.proceed)
+	got, err := receiveAll(stream)
+	assert.Equal(t, io.EOF, err)
+	assert.Equal(t, []string{"0"}, got)
+	assert.Equal(t, "[SUCCESS: 1]", h.events("feed"+streamingOutputCall).String())
+}
+
+// A stream that the server refuses to open counts as its status says.
+func TestStreamThatDoesNotOpen(t *testing.T) {
+	h, serve := streamHarness(t)
+	client := serve("feed", &streams{}) // StreamingOutputCall is served; HalfDuplexCall is not
+	stream, err := client.HalfDuplexCall(context.Background())
+	require.NoError(t, err, "gRPC opens a stream before the server answers")
+	_, err = stream.Recv()
+	assert.Equal(t, codes.Unimplemented, status.Code(err))
+	assert.Equal(t, "[BAD_REQUEST: 1, EXCEPTION_THROWN: 1]",
+		h.events("feed/grpc.testing.TestService/HalfDuplexCall").String())
+}
+
+func TestStreamClientInterceptorPanics(t *testing.T) {
+	assert.PanicsWithValue(t, "grpccommand: StreamClientInterceptor: option 0 is nil", func() { StreamClientInterceptor(nil) })
+	assert.PanicsWithValue(t, "grpccommand: StreamClientInterceptor: WithFallback fills a unary call's reply; a stream has none",
+		func() {
+			StreamClientInterceptor(WithFallback(func(context.Context, string, any, any, error) error { return nil }))
+		})
+}
