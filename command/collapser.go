@@ -191,25 +191,25 @@ func (c *Collapser[In, Out]) Queue(ctx context.Context, in In) *observable.Futur
 }
 
 // submit adds in to the batch of its scope, or joins a request of the
-// request cache.
-func (c *Collapser[In, Out]) submit(ctx context.Context, in In) (*collapsedRequest[In, Out], error) {
+// request cache, when it reports fromCache.
+func (c *Collapser[In, Out]) submit(ctx context.Context, in In) (r *collapsedRequest[In, Out], fromCache bool, err error) {
 	rc := requestContextOf(ctx)
 	b := c.global
 	if c.cfg.Scope == RequestScope {
 		if rc == nil {
-			return nil, fmt.Errorf("collapser %s: %w", c.key, ErrNoRequestContext)
+			return nil, false, fmt.Errorf("collapser %s: %w", c.key, ErrNoRequestContext)
 		}
 		b = c.batcherOf(rc)
 	}
 	var ck string
 	if c.cacheKey != nil {
-		var err error
 		if ck, err = cacheKeyOf(c.key, c.cacheKey, in); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if c.cacheKey == nil || c.cfg.RequestCacheDisabled || rc == nil {
-		return b.submit(ctx, in, ck, rc)
+		r, err = b.submit(ctx, in, ck, rc)
+		return r, false, err
 	}
 	id := requestCacheKey{collapser: true, key: c.key, cacheKey: ck}
 	for {
@@ -217,21 +217,22 @@ func (c *Collapser[In, Out]) submit(ctx context.Context, in In) (*collapsedReque
 		if !ok {
 			break
 		}
-		r, typed := v.(*collapsedRequest[In, Out])
+		cached, typed := v.(*collapsedRequest[In, Out])
 		if !typed {
-			return b.submit(ctx, in, ck, rc)
+			r, err = b.submit(ctx, in, ck, rc)
+			return r, false, err
 		}
-		if r.b.join(ctx, r) {
+		if cached.b.join(ctx, cached) {
 			c.metrics.MarkResponseFromCache()
-			return r, nil
+			return cached, true, nil
 		}
 		rc.cache.CompareAndDelete(id, v)
 	}
-	r, err := b.submit(ctx, in, ck, rc)
+	r, err = b.submit(ctx, in, ck, rc)
 	if err == nil {
 		rc.cache.LoadOrStore(id, r)
 	}
-	return r, err
+	return r, false, err
 }
 
 // batcherOf returns the batcher of the request context rc.

@@ -38,13 +38,17 @@ func (s *collapsedSingle[In, Out]) SubscribeSingle(ctx context.Context, r observ
 		r.OnResult(zero, err)
 		return
 	}
-	req, err := s.c.submit(s.ctx, s.in)
+	traced, trace := s.c.traceRequest(s.ctx)
+	req, fromCache, err := s.c.submit(traced, s.in)
 	if err != nil {
+		trace.finish(err, false)
 		r.OnResult(zero, err)
 		return
 	}
+	trace.servedFromCache(fromCache)
 	d := watchDeparture(ctx, s.ctx, func() {
 		req.b.leave(req)
+		trace.finish(nil, true)
 		r.OnResult(zero, cmp.Or(ctx.Err(), s.ctx.Err(), context.Canceled))
 	})
 	req.res.whenResolved(func() {
@@ -55,6 +59,7 @@ func (s *collapsedSingle[In, Out]) SubscribeSingle(ctx context.Context, r observ
 		if err == nil && s.c.discard != nil {
 			s.gave(req)
 		}
+		trace.finish(err, false)
 		r.OnResult(v, err)
 	})
 }
@@ -91,22 +96,25 @@ func (s *collapsedSingle[In, Out]) gave(req *collapsedRequest[In, Out]) {
 // await adds in to a batch and waits for its result, leaving the batch
 // when ctx, or sub if not nil, ends first; a result that has come by
 // then is the caller's.
-func (c *Collapser[In, Out]) await(ctx, sub context.Context, in In) (Out, error) {
-	var zero Out
+func (c *Collapser[In, Out]) await(ctx, sub context.Context, in In) (v Out, err error) {
 	var subDone <-chan struct{}
 	if sub != nil {
 		subDone = sub.Done()
 		if err := sub.Err(); err != nil {
-			return zero, err
+			return v, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return zero, err
+		return v, err
 	}
-	r, err := c.submit(ctx, in)
+	ctx, trace := c.traceRequest(ctx)
+	left := false
+	defer func() { trace.finish(err, left) }()
+	r, fromCache, err := c.submit(ctx, in)
 	if err != nil {
-		return zero, err
+		return v, err
 	}
+	trace.servedFromCache(fromCache)
 	select {
 	case <-r.res.done:
 		return r.b.take(r)
@@ -119,5 +127,6 @@ func (c *Collapser[In, Out]) await(ctx, sub context.Context, in In) (Out, error)
 		return r.b.take(r)
 	}
 	r.b.leave(r)
-	return zero, err
+	left = true
+	return v, err
 }

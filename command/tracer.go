@@ -15,7 +15,8 @@ import (
 // run and the fallback trace is the execution's child. A response from
 // the request cache is traced once it is served: Begin, with the time
 // its caller asked, then End, with the events the request log shows (the
-// served execution's and RESPONSE_FROM_CACHE). A Tracer must be
+// served execution's and RESPONSE_FROM_CACHE). A collapser's requests
+// are traced when the Tracer is a [CollapsedTracer] too. A Tracer must be
 // safe for concurrent use; a panic in it is recovered and ignored, as a
 // hook's is, and never breaks a command.
 //

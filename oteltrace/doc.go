@@ -38,13 +38,20 @@
 // SEMAPHORE_REJECTED or RATE_LIMITED. An execution whose fallback answered
 // is not an error, and its events say what the fallback answered for.
 //
-// A collapser's batch is one execution of its batch command for many
-// callers, so no caller is its parent: its span is a root, or the child
-// of the span in the batch's context, with the collapser's name
-// (rxhystrix.collapser.name) and a link to the span of each caller whose
-// request it carries, marked with the index of the caller's argument in
-// the batch (rxhystrix.collapser.batch.arg), as OpenTelemetry links a
-// batch to the requests it serves (command.BatchOf).
+// A caller's request of a collapser is a span under the caller's, named
+// after the collapser, with its name (rxhystrix.collapser.name), from
+// when the caller asked to when it got its result or left: its events
+// are COLLAPSED with SUCCESS, FAILURE or CANCELLED, and
+// RESPONSE_FROM_CACHE when the request cache served it
+// (command.CollapsedTracer). The batch is one execution of the batch
+// command for many requests, so no request is its parent: its span is a
+// root, or the child of the span in the batch's context, with the
+// collapser's name and a link to the span of each request it carries,
+// marked with the index of the request's argument in the batch
+// (rxhystrix.collapser.batch.arg), as OpenTelemetry links a batch to the
+// requests it serves (command.BatchOf). WithKeys is asked of the
+// collapser's name for its requests, of the batch command's key for its
+// batches.
 //
 // A response from the request cache is a span too, under its caller's,
 // from when the caller asked to when it was served: its code did not run

@@ -61,6 +61,8 @@ func WithKeys(traced func(key string) bool) Option {
 	return func(t *tracer) { t.traced = traced }
 }
 
+var _ command.CollapsedTracer = tracer{}
+
 type tracer struct {
 	t      trace.Tracer
 	traced func(key string) bool // nil: every key
@@ -82,6 +84,37 @@ func (t tracer) Begin(ctx context.Context, key string, start time.Time) command.
 	}
 	_, span := t.t.Start(ctx, key, opts...)
 	return execution{span}
+}
+
+// BeginCollapsed starts the span of a request of a collapser under
+// ctx's, named after the collapser, with its name; the span of the batch
+// that serves it links to it (command.CollapsedTracer).
+func (t tracer) BeginCollapsed(ctx context.Context, collapser string, start time.Time) command.ExecutionTrace {
+	if t.traced != nil && !t.traced(collapser) {
+		return nil
+	}
+	_, span := t.t.Start(ctx, collapser,
+		trace.WithTimestamp(start),
+		trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(otelattr.CollapserKey.String(collapser)))
+	return collapsedRequest{span}
+}
+
+// collapsedRequest is the span of one request of a collapser.
+type collapsedRequest struct{ span trace.Span }
+
+// Context puts the span in ctx.
+func (r collapsedRequest) Context(ctx context.Context) context.Context {
+	return trace.ContextWithSpan(ctx, r.span)
+}
+
+// End ends the span with what the request's caller got.
+func (r collapsedRequest) End(c *metricsstream.Completion) {
+	r.span.SetAttributes(EventsKey.StringSlice(c.Events.Names()))
+	if failure, failed := failureOf(&c.Events); failed {
+		r.span.SetStatus(codes.Error, failure)
+	}
+	r.span.End(trace.WithTimestamp(c.End))
 }
 
 // callerLinks are the links of a batch's span to its callers' spans: one

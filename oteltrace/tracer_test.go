@@ -3,6 +3,8 @@ package oteltrace_test
 import (
 	"context"
 	"errors"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,6 +59,20 @@ func (tr *traced) span(t *testing.T, name string) sdktrace.ReadOnlySpan {
 	}
 	require.Len(t, found, 1, "spans named %s", name)
 	return found[0]
+}
+
+// waitForSpans waits until n spans have ended, and returns them.
+func (tr *traced) waitForSpans(t *testing.T, n int) []sdktrace.ReadOnlySpan {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ended := tr.recorder.Ended()
+		if len(ended) >= n {
+			return ended
+		}
+		require.False(t, time.Now().After(deadline), "%d spans ended, not %d", len(ended), n)
+		runtime.Gosched()
+	}
 }
 
 func attrs(s sdktrace.ReadOnlySpan) map[attribute.Key]attribute.Value {
@@ -198,10 +214,10 @@ func TestACacheHitIsASpanOfWhatItServed(t *testing.T) {
 	}
 }
 
-// A collapser's batch is a span linked to the span of each caller whose
-// request it carries; what the batch function executes is its child, not
-// linked again.
-func TestABatchIsLinkedToItsCallers(t *testing.T) {
+// A caller's request of a collapser is a span under the caller's; the
+// batch is a span linked to the span of each request it carries; what
+// the batch function executes is its child, not linked again.
+func TestABatchIsLinkedToItsRequests(t *testing.T) {
 	tr := newTraced(t)
 	nested := command.New("Audit", func(ctx context.Context, n int) (int, error) { return n, nil },
 		command.WithRegistry(tr.reg), command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation}))
@@ -230,12 +246,60 @@ func TestABatchIsLinkedToItsCallers(t *testing.T) {
 		assert.Equal(t, oteltrace.BatchArgKey, l.Attributes[0].Key)
 		links[l.SpanContext.SpanID()] = l.Attributes[0].Value.AsInt64()
 	}
-	assert.Equal(t, map[trace.SpanID]int64{annSpan.SpanContext().SpanID(): 0, bobSpan.SpanContext().SpanID(): 1}, links)
+	requests := map[trace.SpanID]int64{}
+	for _, s := range tr.recorder.Ended() {
+		if s.Name() != "GetUser" {
+			continue
+		}
+		a := attrs(s)
+		assert.Equal(t, "GetUser", a["rxhystrix.collapser.name"].AsString())
+		assert.Equal(t, []string{"SUCCESS", "COLLAPSED"}, a[oteltrace.EventsKey].AsStringSlice())
+		assert.Equal(t, codes.Unset, s.Status().Code)
+		assert.Equal(t, t0, s.StartTime())
+		assert.Equal(t, t0.Add(command.DefaultCollapserDelay), s.EndTime(), "until the caller got its result")
+		switch s.Parent().SpanID() {
+		case annSpan.SpanContext().SpanID():
+			requests[s.SpanContext().SpanID()] = 0
+		case bobSpan.SpanContext().SpanID():
+			requests[s.SpanContext().SpanID()] = 1
+		default:
+			t.Errorf("a request's span is not its caller's child: %v", s.Parent())
+		}
+	}
+	assert.Len(t, requests, 2)
+	assert.Equal(t, requests, links, "the batch links to each request's span, with its argument")
 
 	audit := tr.span(t, "Audit")
 	assert.Equal(t, batch.SpanContext().SpanID(), audit.Parent().SpanID())
 	assert.Empty(t, audit.Links())
 	assert.NotContains(t, attrs(audit), attribute.Key("rxhystrix.collapser.name"))
+}
+
+// A request whose batch failed is an error, one whose caller left is
+// not.
+func TestACollapsedRequestsStatusIsWhatItsCallerGot(t *testing.T) {
+	tr := newTraced(t)
+	c := command.NewCollapser("GetUser", func(ctx context.Context, ids []int) ([]string, error) {
+		return nil, errors.New("users down")
+	}, command.WithRegistry(tr.reg))
+	ctx := command.WithRequestContext(context.Background())
+	left, leave := context.WithCancel(ctx)
+	failed, gone := c.Queue(ctx, 1), c.Queue(left, 2)
+	leave()
+	_, err := gone.Get(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	tr.waitForSpans(t, 1) // the request that left ends its span on a goroutine of its own
+	tr.clock.Advance(command.DefaultCollapserDelay)
+	_, err = failed.Get(ctx)
+	require.Error(t, err)
+
+	statuses := map[string]codes.Code{}
+	for _, s := range tr.waitForSpans(t, 3) {
+		if s.Name() == "GetUser" {
+			statuses[strings.Join(attrs(s)[oteltrace.EventsKey].AsStringSlice(), " ")] = s.Status().Code
+		}
+	}
+	assert.Equal(t, map[string]codes.Code{"FAILURE COLLAPSED": codes.Error, "CANCELLED COLLAPSED": codes.Unset}, statuses)
 }
 
 // WithKeys leaves the executions of other keys untraced: what their run
