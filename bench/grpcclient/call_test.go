@@ -22,9 +22,9 @@ func (echo) UnaryCall(_ context.Context, req *testgrpc.SimpleRequest) (*testgrpc
 	return &testgrpc.SimpleResponse{Payload: req.GetPayload(), Username: "ann"}, nil
 }
 
-// BenchmarkUnaryCall makes unary calls in parallel through each
-// connection to a loopback server.
-func BenchmarkUnaryCall(b *testing.B) {
+// serveEcho serves echo on a loopback port until the benchmark ends,
+// and returns its address.
+func serveEcho(b *testing.B) string {
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -36,10 +36,17 @@ func BenchmarkUnaryCall(b *testing.B) {
 		defer close(served)
 		_ = srv.Serve(lis)
 	}()
-	defer func() {
+	b.Cleanup(func() {
 		srv.Stop()
 		<-served
-	}()
+	})
+	return lis.Addr().String()
+}
+
+// BenchmarkUnaryCall makes unary calls in parallel through each
+// connection to a loopback server.
+func BenchmarkUnaryCall(b *testing.B) {
+	addr := serveEcho(b)
 
 	rows := []struct {
 		name     string
@@ -67,7 +74,7 @@ func BenchmarkUnaryCall(b *testing.B) {
 	for _, row := range rows {
 		b.Run(row.name, func(b *testing.B) {
 			opts, closeRow := row.make()
-			conn, err := grpc.NewClient(lis.Addr().String(),
+			conn, err := grpc.NewClient(addr,
 				append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
 			if err != nil {
 				b.Fatal(err)

@@ -3,7 +3,6 @@ package grpcclient
 import (
 	"context"
 	"io"
-	"net"
 	"testing"
 
 	"google.golang.org/grpc"
@@ -33,21 +32,7 @@ func (echo) StreamingOutputCall(req *testgrpc.StreamingOutputCallRequest, stream
 // context, the base the interceptor's row compares with, and
 // bare-no-deadline the bare stream under context.Background.
 func BenchmarkServerStream(b *testing.B) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	testgrpc.RegisterTestServiceServer(srv, echo{})
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = srv.Serve(lis)
-	}()
-	defer func() {
-		srv.Stop()
-		<-served
-	}()
+	addr := serveEcho(b)
 
 	rows := []struct {
 		name        string
@@ -70,7 +55,7 @@ func BenchmarkServerStream(b *testing.B) {
 	for _, row := range rows {
 		b.Run(row.name, func(b *testing.B) {
 			opts, closeRow := row.make()
-			conn, err := grpc.NewClient(lis.Addr().String(),
+			conn, err := grpc.NewClient(addr,
 				append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
 			if err != nil {
 				b.Fatal(err)
