@@ -86,7 +86,7 @@ func TestCollapsedRequestsAreTraced(t *testing.T) {
 	for name, req := range requests {
 		assert.Equal(t, "request of GetUser", req.key, name)
 		assert.Equal(t, start, req.start, name)
-		require.NotNil(t, req.end, "%s: ended before its caller got the value", name)
+		require.NotNil(t, req.end, "%s: ended", name)
 		assert.Equal(t, 1, req.ends, name)
 		assert.Equal(t, "GetUser", req.end.CommandKey, name)
 		assert.Equal(t, DefaultCollapserDelay, req.end.TotalLatency, name)
