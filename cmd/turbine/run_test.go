@@ -73,45 +73,46 @@ func started(t *testing.T, args ...string) string {
 func startedWithOutput(t *testing.T, args ...string) (base string, output func() string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	out, written := io.Pipe()
+	out := &outputWriter{firstLine: make(chan struct{})}
 	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), written, io.Discard)
-		written.Close()
-	}()
-	var (
-		mu      sync.Mutex
-		printed strings.Builder
-		drained = make(chan struct{})
-	)
+	go func() { done <- run(ctx, append([]string{"-listen", "127.0.0.1:0"}, args...), out, io.Discard) }()
 	t.Cleanup(func() {
 		cancel()
 		assert.NoError(t, <-done)
-		<-drained
 	})
-	lines := bufio.NewReader(out)
-	line, err := lines.ReadString('\n')
-	require.NoError(t, err, "the turbine never said where it serves")
-	go func() { // the rest, so that the turbine's writes never wait
-		defer close(drained)
-		buf := make([]byte, 512)
-		for {
-			n, err := lines.Read(buf)
-			mu.Lock()
-			printed.Write(buf[:n])
-			mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	m := regexp.MustCompile(`serving \d+ clusters on (https?://\S+)/`).FindStringSubmatch(line)
-	require.NotNil(t, m, line)
-	return m[1], func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return printed.String()
+	select {
+	case <-out.firstLine:
+	case err := <-done:
+		t.Fatalf("the turbine ended before it said where it serves: %v", err)
 	}
+	m := regexp.MustCompile(`serving \d+ clusters on (https?://\S+)/`).FindStringSubmatch(out.String())
+	require.NotNil(t, m, out.String())
+	return m[1], out.String
+}
+
+// outputWriter keeps what the turbine writes, and closes firstLine once
+// it has written a line.
+type outputWriter struct {
+	mu        sync.Mutex
+	written   strings.Builder
+	firstLine chan struct{}
+}
+
+func (w *outputWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	had := strings.Contains(w.written.String(), "\n")
+	w.written.Write(p)
+	if !had && strings.Contains(w.written.String(), "\n") {
+		close(w.firstLine)
+	}
+	return len(p), nil
+}
+
+func (w *outputWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.written.String()
 }
 
 func get(t *testing.T, u string) (int, string) {

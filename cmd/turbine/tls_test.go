@@ -60,6 +60,12 @@ func (ca *testCA) issue(t *testing.T, name string) (certPEM, keyPEM []byte) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	require.NoError(t, err)
+	return ca.issueFor(t, name, key)
+}
+
+// issueFor is issue for a key of the caller's.
+func (ca *testCA) issueFor(t *testing.T, name string, key *ecdsa.PrivateKey) (certPEM, keyPEM []byte) {
+	t.Helper()
 	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
 	require.NoError(t, err)
 	tmpl := &x509.Certificate{
@@ -188,21 +194,19 @@ func TestRunSaysWhyAnInstanceOverTLSIsNotRead(t *testing.T) {
 	}
 }
 
-// A certificate rotated on disk is served from the next handshake; one
-// that does not load leaves the one before in use, and is reported once.
+// A certificate rotated on disk is served from the next handshake, a
+// renewal that rewrites the certificate alone too; one that does not
+// load leaves the one before in use, and is reported once for each
+// change of the files.
 func TestRunServesTheCertificateOnDisk(t *testing.T) {
 	ca, dir := newTestCA(t), t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	rotate := func(name string, certPEM, keyPEM []byte, at time.Time) {
+	// write writes a file and dates it: files written in one tick of the
+	// file system's clock would look unchanged.
+	write := func(path string, data []byte, at time.Time) {
 		t.Helper()
-		if certPEM == nil {
-			certPEM, keyPEM = ca.issue(t, name)
-		}
-		writeFile(t, dir, "tls.crt", certPEM)
-		writeFile(t, dir, "tls.key", keyPEM)
-		// Files written in one tick of the file system's clock would look unchanged.
-		require.NoError(t, os.Chtimes(certFile, at, at))
-		require.NoError(t, os.Chtimes(keyFile, at, at))
+		require.NoError(t, os.WriteFile(path, data, 0o600))
+		require.NoError(t, os.Chtimes(path, at, at))
 	}
 	served := func(base string) string {
 		t.Helper()
@@ -211,22 +215,40 @@ func TestRunServesTheCertificateOnDisk(t *testing.T) {
 		res.Body.Close()
 		return res.TLS.PeerCertificates[0].Subject.CommonName
 	}
+	const report = "the certificate read before stays in use"
 	epoch := time.Now().Add(-time.Minute)
-	rotate("first", nil, nil, epoch)
+	at := func(s int) time.Time { return epoch.Add(time.Duration(s) * time.Second) }
+
+	cert, key := ca.issue(t, "first")
+	write(certFile, cert, at(0))
+	write(keyFile, key, at(0))
 	base, out := startedWithOutput(t, "-cluster", "api=https://127.0.0.1:1/hystrix.stream", "-tls-cert", certFile, "-tls-key", keyFile)
 	assert.Equal(t, "first", served(base))
 
-	rotate("second", nil, nil, epoch.Add(time.Second))
+	secondKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	cert, key = ca.issueFor(t, "second", secondKey)
+	write(certFile, cert, at(1))
+	write(keyFile, key, at(1))
 	assert.Equal(t, "second", served(base))
+	cert, _ = ca.issueFor(t, "renewed", secondKey)
+	write(certFile, cert, at(2))
+	assert.Equal(t, "renewed", served(base), "a certificate renewed for the same key")
 
-	rotate("", []byte("half written"), []byte("nothing"), epoch.Add(2*time.Second))
-	assert.Equal(t, "second", served(base), "the certificate before stays in use")
-	assert.Equal(t, "second", served(base))
-	assert.Equal(t, 1, strings.Count(out(), "the certificate read before stays in use"), "reported once: %s", out())
-	assert.Contains(t, out(), certFile)
+	write(certFile, []byte("half written"), at(3))
+	assert.Equal(t, "renewed", served(base), "the certificate before stays in use")
+	assert.Equal(t, "renewed", served(base))
+	assert.Equal(t, 1, strings.Count(out(), report), "reported once: %s", out())
+	assert.Contains(t, out(), certFile+", "+keyFile+": tls: failed to find any PEM data in certificate input; "+report)
+	write(certFile, []byte("still half written"), at(4))
+	assert.Equal(t, "renewed", served(base))
+	assert.Equal(t, 2, strings.Count(out(), report), "reported again once the files changed: %s", out())
 
-	rotate("third", nil, nil, epoch.Add(3*time.Second))
+	cert, key = ca.issue(t, "third")
+	write(certFile, cert, at(5))
+	write(keyFile, key, at(5))
 	assert.Equal(t, "third", served(base))
+	assert.Equal(t, 2, strings.Count(out(), report), "a certificate that loads is not reported: %s", out())
 }
 
 func TestRunRefusesBadTLSFlags(t *testing.T) {
