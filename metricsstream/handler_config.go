@@ -39,7 +39,9 @@ const DefaultConfigStreamInterval = 5 * time.Second
 //     default.
 //   - A command or pool with an adaptive limit adds the field
 //     "adaptiveLimit", the algorithm's name, after Hystrix's fields of
-//     "execution" or of the pool.
+//     "execution" or of the pool; a command with partitions
+//     (command.Config.Partitions) adds "partitions" after them, each
+//     partition's name and share, in the order of its Config.
 //   - A collapser of WithCollapsers has no metrics windows here: its
 //     object leaves out "metrics".
 //
@@ -107,6 +109,9 @@ func appendCommandConfig(commands *jsonObject, m *CommandMetrics) {
 	e.bool("threadInterruptOnTimeout", p.InterruptOnTimeout)
 	if p.AdaptiveLimit != "" {
 		e.string("adaptiveLimit", p.AdaptiveLimit)
+	}
+	if len(st.Partitions) > 0 {
+		e.byPartition("partitions", st.Partitions, appendShare)
 	}
 	c.close(&e)
 	mo := c.open("metrics")

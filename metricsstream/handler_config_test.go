@@ -269,3 +269,20 @@ func TestSiblingStreamsNameTheirConstructorWhenAnOptionIsNil(t *testing.T) {
 	assert.PanicsWithValue(t, "metricsstream: UtilizationHandler: option 0 is nil",
 		func() { UtilizationHandler(nil) })
 }
+
+// A command with partitions lists each one's share in its "execution",
+// in the order of its Config; one without lists none.
+func TestConfigHandlerShowsPartitions(t *testing.T) {
+	reg, _ := newStreamRegistry()
+	reg.Command("Search", Config{}).SetStatusProvider(commandStatus{Partitions: []PartitionStatus{
+		{Name: "live", Share: 0.75, Guaranteed: 8}, {Name: "batch", Share: 0.25, Guaranteed: 3},
+	}})
+	reg.Command("Lookup", Config{})
+	srv := newStreamServer(t, ConfigHandler(WithRegistry(reg)))
+	o := oneEvent(t, connect(t, srv.URL))
+	partitions := o.object(t, "commands").object(t, "Search").object(t, "execution").object(t, "partitions")
+	assert.Equal(t, []string{"live", "batch"}, partitions.keys)
+	assert.Equal(t, json.Number("0.75"), partitions.get(t, "live"))
+	assert.Equal(t, json.Number("0.25"), partitions.get(t, "batch"))
+	assert.NotContains(t, o.object(t, "commands").object(t, "Lookup").object(t, "execution").keys, "partitions")
+}

@@ -191,9 +191,7 @@ func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
 // like the latencies, are what Turbine sums member by member, so a
 // cluster's stream carries the cluster's partitions.
 func (o *jsonObject) partitions(ps []PartitionStatus) {
-	o.byPartition("partitionShare", ps, func(b []byte, p *PartitionStatus) []byte {
-		return strconv.AppendFloat(b, p.Share, 'g', -1, 64)
-	})
+	o.byPartition("partitionShare", ps, appendShare)
 	o.byPartition("partitionGuaranteed", ps, func(b []byte, p *PartitionStatus) []byte {
 		return strconv.AppendInt(b, int64(p.Guaranteed), 10)
 	})
@@ -203,6 +201,11 @@ func (o *jsonObject) partitions(ps []PartitionStatus) {
 	o.byPartition("partitionRejected", ps, func(b []byte, p *PartitionStatus) []byte {
 		return strconv.AppendUint(b, p.Rejected, 10)
 	})
+}
+
+// appendShare appends a partition's share.
+func appendShare(b []byte, p *PartitionStatus) []byte {
+	return strconv.AppendFloat(b, p.Share, 'g', -1, 64)
 }
 
 // byPartition writes the object named name that maps each partition's
