@@ -132,29 +132,27 @@ func (s *streamClient) intercept(ctx context.Context, desc *grpc.StreamDesc, cc 
 func (s *streamClient) run(ctx context.Context, st *outboundStream) (struct{}, error) {
 	cs, err := st.streamer(ctx, st.desc, st.cc, st.method, st.opts...)
 	if err != nil {
-		return struct{}{}, s.ended(ctx, err, nil)
+		return struct{}{}, s.ended(ctx, err)
 	}
 	st.ClientStream = cs
 	close(st.opened)
 	select {
 	case err := <-st.ended:
-		return struct{}{}, s.ended(ctx, err, cs)
+		return struct{}{}, s.ended(ctx, err)
 	case <-ctx.Done():
 		return struct{}{}, ctx.Err()
 	}
 }
 
-// ended returns what the execution of a stream that ended with err
-// (nil for a good end) counts as; cs, if not nil, has the trailer, which
-// may push back.
-func (s *streamClient) ended(ctx context.Context, err error, cs grpc.ClientStream) error {
+// ended returns what the execution of a stream that ended with err (nil
+// for a good end) counts as. A pushback in the trailer is not read: it
+// tells a retry or a hedge when to go, and a stream has neither.
+func (s *streamClient) ended(ctx context.Context, err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case ctx.Err() != nil:
 		return ctx.Err() // the command tells a timeout from a cancellation
-	case cs != nil:
-		err = withPushback(err, cs.Trailer())
 	}
 	return s.failures.classify(err)
 }
