@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 // reads the instances' streams and asks the registries.
 type tlsFlags struct {
 	cert, key             string
+	clientCA              string
 	ca                    string
 	clientCert, clientKey string
 }
@@ -24,6 +26,7 @@ type tlsFlags struct {
 func (f *tlsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cert, "tls-cert", "", "serve HTTPS with this PEM certificate (chain), read again when it changes; needs -tls-key")
 	fs.StringVar(&f.key, "tls-key", "", "the PEM private key of -tls-cert")
+	fs.StringVar(&f.clientCA, "client-ca", "", "PEM certificates of the authorities whose client certificates the HTTPS server requires of every reader; needs -tls-cert")
 	fs.StringVar(&f.ca, "ca", "", "PEM certificates of the authorities to trust, beside the system's, when reading instances and registries over https")
 	fs.StringVar(&f.clientCert, "client-cert", "", "the PEM certificate to present to instances and registries that ask for one, read again when it changes; needs -client-key")
 	fs.StringVar(&f.clientKey, "client-key", "", "the PEM private key of -client-cert")
@@ -33,13 +36,38 @@ func (f *tlsFlags) register(fs *flag.FlagSet) {
 // without -tls-cert. Reload failures are written to errs.
 func (f *tlsFlags) serverConfig(errs io.Writer) (*tls.Config, error) {
 	pair, err := loadKeyPair("-tls-cert", f.cert, "-tls-key", f.key, errs)
-	if pair == nil || err != nil {
+	switch {
+	case err != nil:
 		return nil, err
+	case pair == nil && f.clientCA != "":
+		return nil, errors.New("-client-ca without -tls-cert")
+	case pair == nil:
+		return nil, nil
 	}
-	return &tls.Config{
+	cfg := &tls.Config{
 		MinVersion:     tls.VersionTLS12,
 		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return pair.get(), nil },
-	}, nil
+	}
+	if f.clientCA != "" {
+		if cfg.ClientCAs, err = readPool("-client-ca", f.clientCA, x509.NewCertPool()); err != nil {
+			return nil, err
+		}
+		cfg.ClientAuth = tls.RequireAndVerifyClientCert
+	}
+	return cfg, nil
+}
+
+// readPool adds the PEM certificates of the file that flag names to
+// pool, and returns it; a file without one is an error.
+func readPool(flag, file string, pool *x509.CertPool) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s %s: no PEM certificate in it", flag, file)
+	}
+	return pool, nil
 }
 
 // client returns the client that reads the instances and asks the
@@ -53,14 +81,9 @@ func (f *tlsFlags) client(errs io.Writer) (*http.Client, error) {
 		if err != nil {
 			roots = x509.NewCertPool() // a system without a pool of its own
 		}
-		pem, err := os.ReadFile(f.ca)
-		if err != nil {
-			return nil, fmt.Errorf("-ca: %w", err)
+		if cfg.RootCAs, err = readPool("-ca", f.ca, roots); err != nil {
+			return nil, err
 		}
-		if !roots.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("-ca %s: no PEM certificate in it", f.ca)
-		}
-		cfg.RootCAs = roots
 	}
 	pair, err := loadKeyPair("-client-cert", f.clientCert, "-client-key", f.clientKey, errs)
 	if err != nil {

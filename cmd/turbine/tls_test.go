@@ -251,6 +251,42 @@ func TestRunServesTheCertificateOnDisk(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(out(), report), "a certificate that loads is not reported: %s", out())
 }
 
+// With -client-ca the turbine serves only readers with a certificate of
+// that authority.
+func TestRunRequiresClientCertificatesOfClientCA(t *testing.T) {
+	ca, readers, dir := newTestCA(t), newTestCA(t), t.TempDir()
+	servedCert, servedKey := ca.issue(t, "turbine")
+	base := started(t, "-cluster", "api=http://127.0.0.1:1/hystrix.stream",
+		"-tls-cert", writeFile(t, dir, "tls.crt", servedCert), "-tls-key", writeFile(t, dir, "tls.key", servedKey),
+		"-client-ca", writeFile(t, dir, "readers.crt", readers.pem))
+
+	_, err := clientOf(ca).Get(base + "/")
+	require.Error(t, err, "a reader without a certificate")
+	notPEM := writeFile(t, dir, "not.crt", []byte("not a certificate"))
+	err = run(context.Background(), []string{"-cluster", "api=http://127.0.0.1:1/s",
+		"-tls-cert", filepath.Join(dir, "tls.crt"), "-tls-key", filepath.Join(dir, "tls.key"), "-client-ca", notPEM}, io.Discard, io.Discard)
+	assert.EqualError(t, err, "-client-ca "+notPEM+": no PEM certificate in it")
+
+	for _, tc := range []struct {
+		issuer *testCA
+		ok     bool
+	}{{readers, true}, {ca, false}} {
+		certPEM, keyPEM := tc.issuer.issue(t, "reader")
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
+		require.NoError(t, err)
+		client := clientOf(ca)
+		client.Transport.(*http.Transport).TLSClientConfig.Certificates = []tls.Certificate{cert}
+		res, err := client.Get(base + "/")
+		if !tc.ok {
+			require.Error(t, err, "a reader with a certificate of another authority")
+			continue
+		}
+		require.NoError(t, err)
+		res.Body.Close()
+		assert.Equal(t, http.StatusOK, res.StatusCode)
+	}
+}
+
 func TestRunRefusesBadTLSFlags(t *testing.T) {
 	dir := t.TempDir()
 	notPEM := writeFile(t, dir, "ca.crt", []byte("not a certificate"))
@@ -266,6 +302,7 @@ func TestRunRefusesBadTLSFlags(t *testing.T) {
 		{[]string{"-tls-cert", notPEM, "-tls-key", notPEM}, "tls: failed to find any PEM data in certificate input"},
 		{[]string{"-ca", filepath.Join(dir, "none.crt")}, "-ca: open " + filepath.Join(dir, "none.crt")},
 		{[]string{"-ca", notPEM}, "-ca " + notPEM + ": no PEM certificate in it"},
+		{[]string{"-client-ca", notPEM}, "-client-ca without -tls-cert"},
 	} {
 		err := run(context.Background(), append([]string{"-cluster", "api=http://10.0.0.7/s"}, tc.args...), io.Discard, io.Discard)
 		require.Error(t, err, "%q", tc.args)
