@@ -43,6 +43,15 @@ func serveEcho(b *testing.B) string {
 	return lis.Addr().String()
 }
 
+// dial connects to addr with opts.
+func dial(b *testing.B, addr string, opts []grpc.DialOption) (testgrpc.TestServiceClient, *grpc.ClientConn) {
+	conn, err := grpc.NewClient(addr, append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return testgrpc.NewTestServiceClient(conn), conn
+}
+
 // BenchmarkUnaryCall makes unary calls in parallel through each
 // connection to a loopback server.
 func BenchmarkUnaryCall(b *testing.B) {
@@ -74,12 +83,7 @@ func BenchmarkUnaryCall(b *testing.B) {
 	for _, row := range rows {
 		b.Run(row.name, func(b *testing.B) {
 			opts, closeRow := row.make()
-			conn, err := grpc.NewClient(addr,
-				append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			client := testgrpc.NewTestServiceClient(conn)
+			client, conn := dial(b, addr, opts)
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {

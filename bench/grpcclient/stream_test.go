@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
 
 	"github.com/rxhystrix/rxhystrix/command"
@@ -55,12 +54,7 @@ func BenchmarkServerStream(b *testing.B) {
 	for _, row := range rows {
 		b.Run(row.name, func(b *testing.B) {
 			opts, closeRow := row.make()
-			conn, err := grpc.NewClient(addr,
-				append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			client := testgrpc.NewTestServiceClient(conn)
+			client, conn := dial(b, addr, opts)
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
