@@ -98,6 +98,13 @@ type Config struct {
 	// Configure can change them live; an execution gives its permit back
 	// to the partition that admitted it.
 	Partitions []Partition
+	// Backlog, when its Size is not 0, lets an execution that finds no
+	// permit wait for one, in LIFO order by default, as
+	// concurrency-limits' LifoBlockingLimiter does; it needs
+	// SemaphoreIsolation, named, and no Partitions. Configure applies it
+	// live and wakes the executions waiting, to try again under the new
+	// permits.
+	Backlog BacklogConfig
 	// FallbackMaxConcurrentRequests is the number of concurrent fallbacks;
 	// 0 means 10.
 	FallbackMaxConcurrentRequests int
@@ -152,6 +159,9 @@ func (c Config) Validate() error {
 		}
 	}
 	if err := c.validatePartitions(); err != nil {
+		return err
+	}
+	if err := c.validateBacklog(); err != nil {
 		return err
 	}
 	if err := c.Breaker.Validate(); err != nil {

@@ -77,6 +77,10 @@
 //     [Config.Partitions] guarantee shares of a semaphore's permits to
 //     kinds of callers, named by [WithPartition] (live requests before
 //     batch jobs), as concurrency-limits' partitioned limiter does.
+//     [Config.Backlog] lets a call that finds every permit taken wait for
+//     one, for a bounded time, newest first by default, as
+//     concurrency-limits' LifoBlockingLimiter does, where Hystrix's
+//     semaphore refuses it at once.
 //   - Bad configuration is refused with a message naming what is wrong:
 //     the constructors and options (New, NewObservable, NewCollapser,
 //     WithConfig, ...) panic, as regexp.MustCompile does, since what they

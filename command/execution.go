@@ -124,8 +124,8 @@ func (e *execution) attempt() bool {
 	return false
 }
 
-// acquire takes an execution permit under semaphore isolation; false
-// records SEMAPHORE_REJECTED. A rejected half-open trial re-opens the
+// acquire takes an execution permit under semaphore isolation;
+// SemaphoreRejectedFailure records SEMAPHORE_REJECTED. A rejected half-open trial re-opens the
 // breaker: it must not stay HALF_OPEN with no trial in flight.
 //
 // The permits are the key's concurrent executions, counted by its
@@ -134,22 +134,41 @@ func (e *execution) attempt() bool {
 //
 // A key with partitions (Config.Partitions) admits by the partition that
 // ctx, the subscriber's, or else callerCtx names: see acquireInPartition.
-func (e *execution) acquire(ctx, callerCtx context.Context) bool {
-	permits := int64(e.cfg.MaxConcurrentRequests)
-	if l := e.k.limiterFor(e.cfg); l != nil {
-		e.limiter, permits = l, int64(l.Limit())
-	}
+//
+// With a backlog (Config.Backlog), an execution that finds no permit
+// waits for one (see awaitPermit): it returns runCancelled if ctx or
+// callerCtx ends meanwhile, which the caller records.
+func (e *execution) acquire(ctx, callerCtx context.Context) FailureType {
+	permits := e.permits()
 	if len(e.cfg.Partitions) != 0 {
 		if e.acquireInPartition(permits, partitionOf(ctx, callerCtx)) {
-			return true
+			return noFailure
 		}
 	} else if n, ok := e.k.metrics.TryMarkStartAt(e.start, permits); ok {
 		e.concurrency = n
-		return true
+		return noFailure
+	} else if e.cfg.Backlog.Size > 0 {
+		if f := e.awaitPermit(ctx, callerCtx); f != SemaphoreRejectedFailure {
+			return f
+		}
 	}
 	e.mark(metricsstream.SemaphoreRejected)
 	e.markNonSuccess()
-	return false
+	return SemaphoreRejectedFailure
+}
+
+// permits returns the key's execution permits now: its adaptive limit,
+// which the execution then samples, or else MaxConcurrentRequests.
+func (e *execution) permits() int64 { return e.permitsOf(e.cfg) }
+
+// permitsOf is permits under cfg, the key's Config now for an execution
+// that waited in the backlog through a Configure.
+func (e *execution) permitsOf(cfg *Config) int64 {
+	if l := e.k.limiterFor(cfg); l != nil {
+		e.limiter = l
+		return int64(l.Limit())
+	}
+	return int64(cfg.MaxConcurrentRequests)
 }
 
 // poolRejected records THREAD_POOL_REJECTED.
@@ -323,6 +342,9 @@ func (e *execution) finish(now int64) {
 	// c.End is left to MarkCompletionAt, which makes it only for
 	// subscribers.
 	e.k.metrics.MarkCompletionAt(c, now)
+	if e.concurrency != 0 {
+		e.k.permitGivenBack()
+	}
 	if e.k.registry.onCompletion != nil || e.traceEnd != nil {
 		e.showCompletion(c, now)
 	}

@@ -128,6 +128,8 @@ type keyState struct {
 	// keyState.hedgePolicy and keyState.retryPolicy).
 	lastHedgePolicy atomic.Pointer[ofConfig[observable.HedgePolicy]]
 	lastRetryPolicy atomic.Pointer[ofConfig[observable.RetryPolicy]]
+	// backlog holds the executions waiting for a permit (Config.Backlog).
+	backlog backlog
 }
 
 // namedPool returns the pool name, the key's Config.Pool, from the key's
@@ -214,6 +216,9 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 	if len(cfg.Partitions) != 0 {
 		st.Partitions = k.partitionStatus(cfg, int64(st.Properties.MaxConcurrentRequests))
 	}
+	if b := cfg.Backlog; b.Size > 0 {
+		st.Backlog = metricsstream.BacklogStatus{Size: b.Size, Order: b.Order.String(), Waiting: k.backlog.waiting.Load()}
+	}
 	return st
 }
 
@@ -268,6 +273,7 @@ func (r *Registry) Configure(key string, cfg Config) error {
 	k.setRateLimit(cfg.RateLimit)
 	k.limiter.Store(nextLimiter(k.limiter.Load(), cfg.AdaptiveLimit, cfg.MaxConcurrentRequests))
 	k.config.Store(&cfg)
+	k.backlog.wakeAll()
 	return nil
 }
 

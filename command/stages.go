@@ -45,8 +45,8 @@ func (e *execution) admit(ctx, callerCtx context.Context) FailureType {
 	if f := e.admitRate(ctx, callerCtx); f != noFailure {
 		return f
 	}
-	if e.cfg.Isolation == SemaphoreIsolation && !e.acquire(ctx, callerCtx) {
-		return SemaphoreRejectedFailure
+	if e.cfg.Isolation == SemaphoreIsolation {
+		return e.acquire(ctx, callerCtx)
 	}
 	return noFailure
 }

@@ -37,6 +37,23 @@ type CommandStatus struct {
 	// (command.Config.Partitions), in the order its Config names them;
 	// nil for a command without.
 	Partitions []PartitionStatus
+	// Backlog is the command's backlog of executions waiting for a
+	// permit (command.Config.Backlog); its Size is 0 for a command
+	// without.
+	Backlog BacklogStatus
+}
+
+// BacklogStatus is a command's backlog of executions waiting for an
+// execution permit (command.Config.Backlog), at the instant of its
+// CommandStatus.
+type BacklogStatus struct {
+	// Size is the most executions that may wait at once.
+	Size int
+	// Order is which waiter a permit given back goes to: "LIFO" or
+	// "FIFO".
+	Order string
+	// Waiting is the number of executions waiting now.
+	Waiting int64
 }
 
 // PartitionStatus is one partition of a command's execution permits

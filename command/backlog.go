@@ -1,0 +1,226 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// BacklogConfig lets an execution that finds every permit of its key
+// taken wait for one, as the blocking limiters of Netflix
+// concurrency-limits do, where Hystrix's semaphore refuses it at once.
+// The wait is on the goroutine that admits the execution (the caller's,
+// under semaphore isolation), and it counts against the execution's
+// timeout, which runs from its start.
+//
+// A permit given back goes to one waiting execution, chosen by Order;
+// an execution arriving while others wait may still take a permit that is
+// free when it comes, as it does in concurrency-limits. An execution
+// that finds the backlog full, or whose wait ends first (Timeout, or the
+// time its timeout leaves), is SEMAPHORE_REJECTED, as at the limit
+// without a backlog; one whose context ends while it waits is CANCELLED.
+// An execution that waited samples the adaptive limit (Config
+// AdaptiveLimit) from when it took its permit, not from its start: the
+// wait is the backlog's, not the downstream's.
+type BacklogConfig struct {
+	// Size is the number of executions that may wait at once; 0, the
+	// default, lets none wait.
+	Size int
+	// Timeout bounds each wait; 0 leaves it bounded by the execution's
+	// timeout and its context alone.
+	Timeout time.Duration
+	// Order is which waiting execution a permit given back goes to.
+	Order BacklogOrder
+}
+
+// BacklogOrder is which waiting execution a permit given back goes to.
+type BacklogOrder uint8
+
+const (
+	// LIFO gives it to the execution that has waited least, as
+	// concurrency-limits' LifoBlockingLimiter does: under an overload
+	// that lasts, the callers served are those likeliest still to want
+	// their answer, and the oldest wait out their Timeout.
+	LIFO BacklogOrder = iota
+	// FIFO gives it to the execution that has waited longest.
+	FIFO
+)
+
+// String returns "LIFO" or "FIFO".
+func (o BacklogOrder) String() string {
+	switch o {
+	case LIFO:
+		return "LIFO"
+	case FIFO:
+		return "FIFO"
+	}
+	return fmt.Sprintf("BacklogOrder(%d)", uint8(o))
+}
+
+func (c *Config) validateBacklog() error {
+	b := c.Backlog
+	switch {
+	case b.Size < 0:
+		return invalidConfig("command: Config.Backlog.Size: %d is negative", b.Size)
+	case b.Timeout < 0:
+		return invalidConfig("command: Config.Backlog.Timeout: %v is negative", b.Timeout)
+	case b.Order > FIFO:
+		return invalidConfig("command: Config.Backlog.Order: unknown value %d", uint8(b.Order))
+	case b.Size == 0:
+		return nil
+	case c.Isolation != SemaphoreIsolation:
+		return invalidConfig("command: Config.Backlog: need Isolation SemaphoreIsolation, not %v: a pool's runs wait in its queue (PoolConfig.MaxQueueSize)", c.Isolation)
+	case len(c.Partitions) != 0:
+		return invalidConfig("command: Config.Backlog: a key with Partitions has no backlog")
+	}
+	return nil
+}
+
+// backlog is a key's executions waiting for a permit (Config.Backlog).
+//
+// A waiter joins the backlog and then tries for a permit, and a permit is
+// given back (the key's concurrency count lowered) before the backlog is
+// looked at: whichever comes second sees the other, so no permit is given
+// back unseen by a waiter that goes on waiting. A waiter woken takes the
+// permit if it is still free, or joins again. The waiters are a slice, in
+// the order they joined: the slow path alone touches it, and Size bounds
+// it.
+type backlog struct {
+	waiting atomic.Int64 // len(waiters), read after each permit given back
+	mu      sync.Mutex
+	waiters []*permitWaiter
+}
+
+// permitWaiter is one execution waiting in a backlog.
+type permitWaiter struct {
+	woken chan struct{} // one wake at most: it is sent to when taken out by wake
+}
+
+// join adds w unless size executions wait already; a waiter that joins
+// again after a wake (again) kept its place and always joins.
+func (b *backlog) join(w *permitWaiter, size int, again bool) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !again && len(b.waiters) >= size {
+		return false
+	}
+	b.waiters = append(b.waiters, w)
+	b.waiting.Store(int64(len(b.waiters)))
+	return true
+}
+
+// leave takes w out of the backlog. If a wake took it out already, the
+// wake is passed on to the next waiter, since it may stand for a permit
+// that w does not take.
+func (b *backlog) leave(w *permitWaiter, order BacklogOrder) {
+	b.mu.Lock()
+	i := slices.Index(b.waiters, w)
+	if i >= 0 {
+		b.waiters = slices.Delete(b.waiters, i, i+1)
+		b.waiting.Store(int64(len(b.waiters)))
+	}
+	b.mu.Unlock()
+	if i < 0 {
+		<-w.woken
+		b.wake(order)
+	}
+}
+
+// wake takes the next waiter by order out of the backlog and wakes it.
+func (b *backlog) wake(order BacklogOrder) {
+	b.mu.Lock()
+	n := len(b.waiters)
+	if n == 0 {
+		b.mu.Unlock()
+		return
+	}
+	var w *permitWaiter
+	if order == FIFO {
+		w = b.waiters[0]
+		b.waiters = slices.Delete(b.waiters, 0, 1)
+	} else {
+		w = b.waiters[n-1]
+		b.waiters[n-1] = nil
+		b.waiters = b.waiters[:n-1]
+	}
+	b.waiting.Store(int64(n - 1))
+	b.mu.Unlock()
+	w.woken <- struct{}{}
+}
+
+// wakeAll wakes every waiter, to try again under a Config just stored.
+// It wakes those waiting when it is called: each joins again if it finds
+// no permit.
+func (b *backlog) wakeAll() {
+	if b.waiting.Load() == 0 {
+		return
+	}
+	b.mu.Lock()
+	all := b.waiters
+	b.waiters = nil
+	b.waiting.Store(0)
+	b.mu.Unlock()
+	for _, w := range all {
+		w.woken <- struct{}{}
+	}
+}
+
+// permitGivenBack wakes a waiter, if there is one, after an execution of
+// the key gave its permit back.
+func (k *keyState) permitGivenBack() {
+	if k.backlog.waiting.Load() != 0 {
+		k.backlog.wake(k.config.Load().Backlog.Order)
+	}
+}
+
+// awaitPermit is acquire's wait in the key's backlog for an execution
+// that found no permit: noFailure once it holds one, SemaphoreRejected
+// if the backlog is full or the wait ends first, runCancelled if ctx or
+// callerCtx ends while it waits.
+func (e *execution) awaitPermit(ctx, callerCtx context.Context) FailureType {
+	cfg := e.cfg.Backlog
+	now := e.k.registry.now()
+	wait, bounded := cfg.Timeout, cfg.Timeout > 0
+	if e.cfg.Timeout > 0 {
+		left := time.Duration(e.start + int64(e.cfg.Timeout) - now)
+		if !bounded || left < wait {
+			wait, bounded = left, true
+		}
+	}
+	if bounded && wait <= 0 {
+		return SemaphoreRejectedFailure
+	}
+	w := &permitWaiter{woken: make(chan struct{}, 1)}
+	var expired <-chan time.Time
+	if bounded {
+		t := e.k.registry.clock.NewTimer(wait)
+		defer t.Stop()
+		expired = t.C()
+	}
+	b := &e.k.backlog
+	for again := false; ; again = true {
+		if !b.join(w, cfg.Size, again) {
+			return SemaphoreRejectedFailure
+		}
+		if n, ok := e.k.metrics.TryMarkStartAt(now, e.permitsOf(e.k.config.Load())); ok {
+			b.leave(w, cfg.Order)
+			e.concurrency, e.runStart = n, now
+			return noFailure
+		}
+		select {
+		case <-w.woken:
+			now = e.k.registry.now()
+			continue
+		case <-expired:
+			b.leave(w, cfg.Order)
+			return SemaphoreRejectedFailure
+		case <-ctx.Done():
+		case <-callerCtx.Done():
+		}
+		b.leave(w, cfg.Order)
+		return runCancelled
+	}
+}

@@ -1,0 +1,296 @@
+package command
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/limit"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+// turnstile is a run whose call of input i enters (its i is sent on
+// entered) and returns once i is let through.
+type turnstile struct {
+	entered chan int
+	through [8]chan struct{}
+}
+
+func newTurnstile(t *testing.T) *turnstile {
+	ts := &turnstile{entered: make(chan int, len(turnstile{}.through))}
+	for i := range ts.through {
+		ts.through[i] = make(chan struct{})
+	}
+	t.Cleanup(func() {
+		for i := range ts.through {
+			ts.letThrough(i)
+		}
+	})
+	return ts
+}
+
+func (ts *turnstile) run(_ context.Context, i int) (string, error) {
+	ts.entered <- i
+	<-ts.through[i]
+	return fmt.Sprint(i), nil
+}
+
+// letThrough lets the call of input i return, if it has not already.
+func (ts *turnstile) letThrough(i int) {
+	select {
+	case <-ts.through[i]:
+	default:
+		close(ts.through[i])
+	}
+}
+
+// backlogConfig is a key of one permit, no timeout, and a backlog of
+// size waiters.
+func backlogConfig(size int, order BacklogOrder) Config {
+	return Config{Isolation: SemaphoreIsolation, MaxConcurrentRequests: 1, Timeout: -1,
+		Backlog: BacklogConfig{Size: size, Order: order}}
+}
+
+// waitInBacklog starts an execution of input i of c by m and waits until
+// n executions of key wait in its backlog.
+func waitInBacklog(t *testing.T, h *harness, m execMode, c *Command[int, string], i, n int) <-chan callResult[string] {
+	t.Helper()
+	call := goCall(func() (string, error) { return m.exec(context.Background(), c, i) })
+	waitFor(t, fmt.Sprintf("%d executions in the backlog", n), func() bool { return h.state(c.Key()).backlog.waiting.Load() == int64(n) })
+	return call
+}
+
+// A permit given back goes to the waiter the order names: the newest
+// (LIFO, the default) or the oldest (FIFO).
+func TestBacklogHandsPermitsOverInOrder(t *testing.T) {
+	for _, tc := range []struct {
+		order BacklogOrder
+		want  []int
+	}{
+		{LIFO, []int{3, 2, 1}},
+		{FIFO, []int{1, 2, 3}},
+	} {
+		t.Run(tc.order.String(), func(t *testing.T) {
+			forEachMode(t, func(t *testing.T, h *harness, m execMode) {
+				ts := newTurnstile(t)
+				c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(backlogConfig(3, tc.order)))
+				calls := map[int]<-chan callResult[string]{0: goCall(func() (string, error) { return m.exec(context.Background(), c, 0) })}
+				require.Equal(t, 0, recv(t, ts.entered, "the first call"))
+				for i := 1; i <= 3; i++ {
+					calls[i] = waitInBacklog(t, h, m, c, i, i)
+				}
+				ts.letThrough(0)
+				assert.Equal(t, "0", awaitCall(t, calls[0]).v)
+				for _, i := range tc.want {
+					require.Equal(t, i, recv(t, ts.entered, "the next waiter to run"))
+					assert.Equal(t, int64(1), h.execPermits("Backlogged"), "one permit, handed over")
+					ts.letThrough(i)
+					r := awaitCall(t, calls[i])
+					require.NoError(t, r.err)
+					assert.Equal(t, fmt.Sprint(i), r.v)
+				}
+				for range 4 {
+					assert.Equal(t, evs("SUCCESS"), h.events())
+				}
+				assert.Zero(t, h.state("Backlogged").backlog.waiting.Load())
+				h.assertReleased("Backlogged")
+			})
+		})
+	}
+}
+
+// An execution that finds the backlog full is refused at once, as one at
+// the limit without a backlog.
+func TestFullBacklogRejectsAtOnce(t *testing.T) {
+	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
+		ts := newTurnstile(t)
+		c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(backlogConfig(1, LIFO)))
+		first := goCall(func() (string, error) { return m.exec(context.Background(), c, 0) })
+		recv(t, ts.entered, "the first call")
+		waiter := waitInBacklog(t, h, m, c, 1, 1)
+
+		st, _ := c.Metrics().Status()
+		assert.Equal(t, metricsstream.BacklogStatus{Size: 1, Order: "LIFO", Waiting: 1}, st.Backlog)
+
+		_, err := m.exec(context.Background(), c, 2)
+		assert.ErrorIs(t, err, ErrSemaphoreRejected)
+		assert.Equal(t, evs("SEMAPHORE_REJECTED", "FALLBACK_MISSING"), h.events())
+
+		ts.letThrough(0)
+		ts.letThrough(1)
+		assert.NoError(t, awaitCall(t, first).err)
+		assert.NoError(t, awaitCall(t, waiter).err)
+		h.assertReleased("Backlogged")
+	})
+}
+
+// A wait ends at Backlog.Timeout, on the registry's clock, in a
+// SEMAPHORE_REJECTED; the permit given back later wakes nobody.
+func TestBacklogWaitEndsAtItsTimeout(t *testing.T) {
+	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
+		ts := newTurnstile(t)
+		cfg := backlogConfig(2, LIFO)
+		cfg.Backlog.Timeout = 100 * time.Millisecond
+		c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(cfg))
+		first := goCall(func() (string, error) { return m.exec(context.Background(), c, 0) })
+		recv(t, ts.entered, "the first call")
+		waiter := waitInBacklog(t, h, m, c, 1, 1)
+
+		h.clock.Advance(99 * time.Millisecond)
+		notReturned(t, waiter)
+		h.clock.Advance(time.Millisecond)
+		assert.ErrorIs(t, awaitCall(t, waiter).err, ErrSemaphoreRejected)
+		assert.Equal(t, evs("SEMAPHORE_REJECTED", "FALLBACK_MISSING"), h.events())
+		assert.Zero(t, h.state("Backlogged").backlog.waiting.Load())
+
+		ts.letThrough(0)
+		assert.NoError(t, awaitCall(t, first).err)
+		assert.Equal(t, evs("SUCCESS"), h.events())
+		h.assertReleased("Backlogged")
+	})
+}
+
+// Without a Backlog.Timeout, the wait ends when the execution's timeout
+// would: a refusal, which the breaker does not count, not a TIMEOUT.
+func TestBacklogWaitEndsBeforeTheExecutionTimeout(t *testing.T) {
+	h := newHarness(t)
+	ts := newTurnstile(t)
+	cfg := backlogConfig(2, LIFO)
+	cfg.Timeout = 50 * time.Millisecond
+	// The first call's run ignores its deadline, and keeps its permit.
+	c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(cfg))
+	first := goCall(func() (string, error) { return c.Execute(context.Background(), 0) })
+	recv(t, ts.entered, "the first call")
+	h.clock.Advance(30 * time.Millisecond)
+	waiter := waitInBacklog(t, h, execModes[0], c, 1, 1)
+
+	h.clock.Advance(79 * time.Millisecond) // the waiter's timeout is at 80 ms: 30 + 50
+	notReturned(t, waiter)
+	h.clock.Advance(time.Millisecond)
+	assert.ErrorIs(t, awaitCall(t, waiter).err, ErrSemaphoreRejected)
+	assert.Equal(t, evs("SEMAPHORE_REJECTED", "FALLBACK_MISSING"), h.events())
+
+	ts.letThrough(0)
+	assert.ErrorIs(t, awaitCall(t, first).err, ErrTimeout)
+	h.assertReleased("Backlogged")
+}
+
+// A waiter whose caller leaves ends CANCELLED, with nothing taken, and
+// the permit given back later goes to the waiter still there.
+func TestBacklogWaiterCancelled(t *testing.T) {
+	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
+		ts := newTurnstile(t)
+		c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(backlogConfig(2, LIFO)))
+		first := goCall(func() (string, error) { return m.exec(context.Background(), c, 0) })
+		recv(t, ts.entered, "the first call")
+		stays := waitInBacklog(t, h, m, c, 1, 1)
+		ctx, cancel := context.WithCancel(context.Background())
+		leaves := goCall(func() (string, error) { return m.exec(ctx, c, 2) })
+		waitFor(t, "two waiters", func() bool { return h.state("Backlogged").backlog.waiting.Load() == 2 })
+
+		cancel()
+		assert.ErrorIs(t, awaitCall(t, leaves).err, context.Canceled)
+		assert.Equal(t, evs("CANCELLED"), h.events())
+		assert.Equal(t, int64(1), h.state("Backlogged").backlog.waiting.Load())
+
+		ts.letThrough(0)
+		assert.Equal(t, 1, recv(t, ts.entered, "the waiter that stayed"))
+		ts.letThrough(1)
+		assert.NoError(t, awaitCall(t, first).err)
+		assert.NoError(t, awaitCall(t, stays).err)
+		h.assertReleased("Backlogged")
+	})
+}
+
+// Configure wakes the waiters, which take the permits it adds.
+func TestConfigureWakesTheBacklog(t *testing.T) {
+	h := newHarness(t)
+	ts := newTurnstile(t)
+	cfg := backlogConfig(2, LIFO)
+	c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(cfg))
+	calls := []<-chan callResult[string]{goCall(func() (string, error) { return c.Execute(context.Background(), 0) })}
+	recv(t, ts.entered, "the first call")
+	calls = append(calls, waitInBacklog(t, h, execModes[0], c, 1, 1), waitInBacklog(t, h, execModes[0], c, 2, 2))
+
+	cfg.MaxConcurrentRequests = 3
+	require.NoError(t, h.reg.Configure("Backlogged", cfg))
+	entered := map[int]bool{recv(t, ts.entered, "a waiter"): true, recv(t, ts.entered, "the other"): true}
+	assert.Equal(t, map[int]bool{1: true, 2: true}, entered)
+	assert.Equal(t, int64(3), h.execPermits("Backlogged"))
+	for i, call := range calls {
+		ts.letThrough(i)
+		assert.NoError(t, awaitCall(t, call).err)
+	}
+	h.assertReleased("Backlogged")
+}
+
+// An execution that waited samples the adaptive limit from when it took
+// its permit: a long wait is not a slow downstream.
+func TestBacklogWaitIsNotTheAdaptiveLimitsRoundTrip(t *testing.T) {
+	h := newHarness(t)
+	ts := newTurnstile(t)
+	cfg := backlogConfig(1, LIFO)
+	cfg.AdaptiveLimit = limit.AIMD{InitialLimit: 1, MinLimit: 1, MaxLimit: 10, Timeout: 100 * time.Millisecond}
+	c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(cfg))
+	first := goCall(func() (string, error) { return c.Execute(context.Background(), 0) })
+	recv(t, ts.entered, "the first call")
+	waiter := waitInBacklog(t, h, execModes[0], c, 1, 1)
+	h.clock.Advance(200 * time.Millisecond)
+	ts.letThrough(0)
+	assert.NoError(t, awaitCall(t, first).err) // a drop: 200 ms over the 100 ms timeout, the limit stays at its floor
+	recv(t, ts.entered, "the waiter")
+	h.clock.Advance(10 * time.Millisecond)
+	ts.letThrough(1)
+	assert.NoError(t, awaitCall(t, waiter).err)
+	l := h.state("Backlogged").limiter.Load()
+	assert.Equal(t, 2, l.Limit(), "the waiter's run took no time: the limit grows")
+}
+
+// A waiter that leaves after a wake took it out passes the wake on: it
+// may stand for a permit the leaver does not take.
+func TestBacklogLeaverPassesItsWakeOn(t *testing.T) {
+	var b backlog
+	older, newer := &permitWaiter{woken: make(chan struct{}, 1)}, &permitWaiter{woken: make(chan struct{}, 1)}
+	require.True(t, b.join(older, 2, false))
+	require.True(t, b.join(newer, 2, false))
+	assert.False(t, b.join(&permitWaiter{}, 2, false), "full")
+	assert.True(t, b.join(&permitWaiter{}, 0, true), "a waiter that joins again kept its place")
+	b.waiters = b.waiters[:2]
+	b.waiting.Store(2)
+
+	b.wake(LIFO)
+	assert.Equal(t, int64(1), b.waiting.Load())
+	b.leave(newer, LIFO)
+	select {
+	case <-older.woken:
+	default:
+		t.Fatal("the wake the newer waiter left with did not go to the older")
+	}
+	assert.Zero(t, b.waiting.Load())
+	assert.Empty(t, b.waiters)
+}
+
+func TestBacklogConfigValidate(t *testing.T) {
+	sem := func(b BacklogConfig) Config { return Config{Isolation: SemaphoreIsolation, Backlog: b} }
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{sem(BacklogConfig{Size: -1}), "Config.Backlog.Size: -1 is negative"},
+		{sem(BacklogConfig{Size: 1, Timeout: -time.Second}), "Config.Backlog.Timeout: -1s is negative"},
+		{sem(BacklogConfig{Size: 1, Order: 2}), "Config.Backlog.Order: unknown value 2"},
+		{Config{Backlog: BacklogConfig{Size: 1}}, "Config.Backlog: need Isolation SemaphoreIsolation"},
+		{Config{Isolation: PoolIsolation, Backlog: BacklogConfig{Size: 1}}, "Config.Backlog: need Isolation SemaphoreIsolation"},
+		{Config{Isolation: SemaphoreIsolation, Backlog: BacklogConfig{Size: 1}, Partitions: []Partition{{Name: "a", Share: 1}}}, "Config.Backlog: a key with Partitions"},
+	} {
+		err := tc.cfg.Validate()
+		assert.ErrorIs(t, err, ErrInvalidConfig)
+		assert.ErrorContains(t, err, tc.want)
+	}
+	assert.NoError(t, sem(BacklogConfig{Size: 5, Timeout: time.Second, Order: FIFO}).Validate())
+	assert.NoError(t, Config{Backlog: BacklogConfig{Timeout: time.Second}}.Validate(), "no Size, no backlog")
+}
