@@ -35,6 +35,12 @@
 //	rxhystrix.command.partition.in_flight   gauge    {execution}  its executions holding a permit
 //	rxhystrix.command.partition.rejected    counter  {execution}  its executions refused at the limit
 //
+// and, for a command with a backlog (command.Config.Backlog), with the
+// command's attributes:
+//
+//	rxhystrix.command.backlog.size     gauge  {execution}  the most executions that may wait for a permit
+//	rxhystrix.command.backlog.waiting  gauge  {execution}  executions waiting for a permit now
+//
 // Per worker pool, with rxhystrix.pool.name:
 //
 //	rxhystrix.pool.active_commands  gauge    {command}  commands running on the pool's workers

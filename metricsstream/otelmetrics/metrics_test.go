@@ -30,7 +30,8 @@ var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // isolated) succeeds, fails into its fallback, is told a bad request
 // and times out; Search runs on a pool of two workers; Checkout, of one
 // permit partitioned, runs live, then batch within it on batch's
-// guarantee, then live again within that, which is refused; a collapser
+// guarantee, then live again within that, which is refused; Reserve,
+// with a backlog, runs once; a collapser
 // sends one batch. Their run advances the clock to make their latency. Every
 // rolling and percentile bucket they recorded in is closed on return.
 func executions(t *testing.T) (*command.Registry, *clock.Manual) {
@@ -77,6 +78,12 @@ func executions(t *testing.T) (*command.Registry, *clock.Manual) {
 	}))
 	_, err := checkout.Execute(ctx, []string{"live", "batch", "live"})
 	require.ErrorIs(t, err, command.ErrSemaphoreRejected)
+	reserve := command.New("Reserve", func(ctx context.Context, n int) (int, error) { return n, nil },
+		command.WithRegistry(reg), command.WithConfig(command.Config{
+			Isolation: command.SemaphoreIsolation, Timeout: -1, Backlog: command.BacklogConfig{Size: 4},
+		}))
+	_, err = reserve.Execute(ctx, 1)
+	require.NoError(t, err)
 
 	mc.Advance(10 * time.Second)
 	return reg, mc
@@ -147,6 +154,8 @@ var (
 		"rxhystrix.pool.adaptive_limit":                       "rxhystrix_pool_adaptive_limit",
 		"rxhystrix.command.partition.in_flight":               "rxhystrix_command_partition_in_flight",
 		"rxhystrix.command.partition.rejected":                "rxhystrix_command_partition_rejected_total",
+		"rxhystrix.command.backlog.size":                      "rxhystrix_command_backlog_size",
+		"rxhystrix.command.backlog.waiting":                   "rxhystrix_command_backlog_waiting",
 		"rxhystrix.turbine.instance.connected":                "rxhystrix_turbine_instance_connected",
 		"rxhystrix.turbine.instance.objects":                  "rxhystrix_turbine_instance_objects",
 		"rxhystrix.turbine.instance.ignored_events":           "rxhystrix_turbine_instance_ignored_events_total",
@@ -257,6 +266,8 @@ func TestValuesEqualThePrometheusCollectors(t *testing.T) {
 	assert.Equal(t, 2.0, got["rxhystrix_pool_adaptive_limit{algorithm=vegas,pool=Search}"])
 	assert.Equal(t, 1.0, got["rxhystrix_command_partition_rejected_total{command=Checkout,group=Checkout,partition=live}"])
 	assert.Equal(t, 0.0, got["rxhystrix_command_partition_in_flight{command=Checkout,group=Checkout,partition=live}"])
+	assert.Equal(t, 4.0, got["rxhystrix_command_backlog_size{command=Reserve,group=Reserve}"])
+	assert.Equal(t, 0.0, got["rxhystrix_command_backlog_waiting{command=Reserve,group=Reserve}"])
 
 	assert.Equal(t, prom, got)
 }

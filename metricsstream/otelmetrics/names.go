@@ -64,6 +64,11 @@ var (
 	partitionRejected = instrument{"rxhystrix.command.partition.rejected", "{execution}",
 		"The partition's executions refused at the limit, with the partition holding all it is guaranteed, since the command's key was first used."}
 
+	backlogSize = instrument{"rxhystrix.command.backlog.size", "{execution}",
+		"The most executions that may wait for a permit in the command's backlog, for a command that has one (command.Config.Backlog)."}
+	backlogWaiting = instrument{"rxhystrix.command.backlog.waiting", "{execution}",
+		"Executions waiting for a permit in the command's backlog now."}
+
 	poolActive = instrument{"rxhystrix.pool.active_commands", "{command}",
 		"Commands running on the pool's workers now."}
 	poolQueued = instrument{"rxhystrix.pool.queued_commands", "{command}",

@@ -19,6 +19,7 @@ type instruments struct {
 	concurrent, rollingMaxConcurrent                           metric.Int64ObservableGauge
 	partitionGuaranteed, partitionInFlight                     metric.Int64ObservableGauge
 	partitionRejected                                          metric.Int64ObservableCounter
+	backlogSize, backlogWaiting                                metric.Int64ObservableGauge
 	adaptiveLimit, poolAdaptiveLimit                           metric.Int64ObservableGauge
 	poolExecuted, poolRejected                                 metric.Int64ObservableCounter
 	poolActive, poolQueued, poolCoreSize, poolWorkers          metric.Int64ObservableGauge
@@ -61,6 +62,8 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 	in.partitionGuaranteed = gauge(partitionGuaranteed)
 	in.partitionInFlight = gauge(partitionInFlight)
 	in.partitionRejected = counter(partitionRejected)
+	in.backlogSize = gauge(backlogSize)
+	in.backlogWaiting = gauge(backlogWaiting)
 	in.adaptiveLimit = gauge(adaptiveLimit)
 	in.poolAdaptiveLimit = gauge(poolAdaptiveLimit)
 	in.poolExecuted = counter(poolExecuted)
@@ -82,7 +85,7 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 		in.poolActive, in.poolQueued, in.poolCoreSize, in.poolWorkers, in.collapserEvents,
 		in.streamPanics, in.requestEventsDropped, in.requestEventsPanics,
 		in.partitionGuaranteed, in.partitionInFlight, in.partitionRejected,
-		in.adaptiveLimit, in.poolAdaptiveLimit)
+		in.backlogSize, in.backlogWaiting, in.adaptiveLimit, in.poolAdaptiveLimit)
 }
 
 // observe reports r and every command, pool and collapser of it, with
@@ -119,6 +122,10 @@ func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
 			o.ObserveInt64(in.partitionGuaranteed, int64(p.Guaranteed), ps)
 			o.ObserveInt64(in.partitionInFlight, p.InFlight, ps)
 			o.ObserveInt64(in.partitionRejected, int64(p.Rejected), ps)
+		}
+		if b := s.Status.Backlog; b.Size > 0 {
+			o.ObserveInt64(in.backlogSize, int64(b.Size), set)
+			o.ObserveInt64(in.backlogWaiting, b.Waiting, set)
 		}
 	}
 	for p := range r.Pools() {

@@ -93,6 +93,12 @@ var (
 		"The partition's executions refused at the limit, with the partition holding all it is guaranteed, since the command's key was first used.",
 		partitionLabels, nil)
 
+	backlogSizeDesc = prometheus.NewDesc("rxhystrix_command_backlog_size",
+		"The most executions that may wait for a permit in the command's backlog, for a command that has one (command.Config.Backlog).",
+		commandLabels, nil)
+	backlogWaitingDesc = prometheus.NewDesc("rxhystrix_command_backlog_waiting",
+		"Executions waiting for a permit in the command's backlog now.", commandLabels, nil)
+
 	collapserEventsDesc = prometheus.NewDesc("rxhystrix_collapser_events_total",
 		"Events of the request collapser by Hystrix collapser event type (BATCH_EXECUTED, ADDED_TO_BATCH, RESPONSE_FROM_CACHE), since its metrics were created (up to the last closed rolling bucket).",
 		[]string{"collapser", "event"}, nil)
@@ -104,7 +110,7 @@ var (
 		poolActiveDesc, poolQueuedDesc, poolExecutedDesc, poolRejectedDesc, poolCoreSizeDesc, poolWorkersDesc,
 		poolAdaptiveLimitDesc, adaptiveLimitDesc,
 		partitionGuaranteedDesc, partitionInFlightDesc, partitionRejectedDesc,
-		collapserEventsDesc,
+		backlogSizeDesc, backlogWaitingDesc, collapserEventsDesc,
 	}
 )
 
@@ -198,6 +204,12 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 				gauge(partitionGuaranteedDesc, float64(p.Guaranteed), pl),
 				gauge(partitionInFlightDesc, float64(p.InFlight), pl),
 				prometheus.MustNewConstMetric(partitionRejectedDesc, prometheus.CounterValue, float64(p.Rejected), pl...),
+			)
+		}
+		if b := s.Status.Backlog; b.Size > 0 {
+			out = append(out,
+				gauge(backlogSizeDesc, float64(b.Size), labels),
+				gauge(backlogWaitingDesc, float64(b.Waiting), labels),
 			)
 		}
 

@@ -29,6 +29,8 @@
 //	rxhystrix_command_partition_guaranteed{partition}   gauge      the permits a partition (command.Config.Partitions) is guaranteed now
 //	rxhystrix_command_partition_in_flight{partition}    gauge      the partition's executions holding a permit
 //	rxhystrix_command_partition_rejected_total{partition} counter  the partition's executions refused at the limit
+//	rxhystrix_command_backlog_size                      gauge      the most executions that may wait for a permit (command.Config.Backlog)
+//	rxhystrix_command_backlog_waiting                   gauge      executions waiting for a permit now
 //
 // Per worker pool, labelled pool:
 //
