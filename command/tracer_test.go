@@ -134,7 +134,7 @@ func TestTracerTracesAShortCircuit(t *testing.T) {
 // Each attempt of a call that retries is an execution, traced on its
 // own under the caller's context.
 func TestTracerTracesEachAttempt(t *testing.T) {
-	h := newHarness(t)
+	h, spy := newSpiedHarness(t)
 	tr := newRecordingTracer()
 	h.reg.SetTracer(tr)
 	calls := 0
@@ -147,7 +147,10 @@ func TestTracerTracesEachAttempt(t *testing.T) {
 	ctx := context.WithValue(context.Background(), parentKey{}, "request-8")
 	done := goCall(func() (string, error) { return c.Execute(ctx, 1) })
 	first := tr.next(t)
-	require.NoError(t, h.clock.BlockUntil(context.Background(), 1))
+	// The backoff's timer, not any timer: a health snapshot's may be
+	// pending already, and the clock moved before the backoff is armed
+	// would leave it waiting.
+	assert.Equal(t, exactBackoff.Initial, recv(t, spy.armed, "the backoff's timer"))
 	h.clock.Advance(exactBackoff.Initial)
 	res := <-done
 	require.NoError(t, res.err)
