@@ -1,6 +1,7 @@
 package command
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -85,29 +86,38 @@ func (c *Config) validateBacklog() error {
 // given back (the key's concurrency count lowered) before the backlog is
 // looked at: whichever comes second sees the other, so no permit is given
 // back unseen by a waiter that goes on waiting. A waiter woken takes the
-// permit if it is still free, or joins again. The waiters are a slice, in
-// the order they joined: the slow path alone touches it, and Size bounds
-// it.
+// permit if it is still free, or joins again, in the place it first
+// joined at. The waiters are a slice, in the order they first joined:
+// the slow path alone touches it, and Size bounds it.
 type backlog struct {
 	waiting atomic.Int64 // len(waiters), read after each permit given back
 	mu      sync.Mutex
-	waiters []*permitWaiter
+	waiters []*permitWaiter // by joined
+	joins   uint64          // the waiters that have joined
 }
 
 // permitWaiter is one execution waiting in a backlog.
 type permitWaiter struct {
-	woken chan struct{} // one wake at most: it is sent to when taken out by wake
+	woken  chan struct{} // one wake at most: it is sent to when taken out by wake
+	joined uint64        // its place in the order of first joins, from 1
 }
 
 // join adds w unless size executions wait already; a waiter that joins
-// again after a wake (again) kept its place and always joins.
-func (b *backlog) join(w *permitWaiter, size int, again bool) bool {
+// again after a wake (w.joined set) keeps its place and always joins.
+func (b *backlog) join(w *permitWaiter, size int) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !again && len(b.waiters) >= size {
-		return false
+	if w.joined == 0 {
+		if len(b.waiters) >= size {
+			return false
+		}
+		b.joins++
+		w.joined = b.joins
 	}
-	b.waiters = append(b.waiters, w)
+	i, _ := slices.BinarySearchFunc(b.waiters, w.joined, func(v *permitWaiter, joined uint64) int {
+		return cmp.Compare(v.joined, joined)
+	})
+	b.waiters = slices.Insert(b.waiters, i, w)
 	b.waiting.Store(int64(len(b.waiters)))
 	return true
 }
@@ -201,8 +211,8 @@ func (e *execution) awaitPermit(ctx, callerCtx context.Context) FailureType {
 		expired = t.C()
 	}
 	b := &e.k.backlog
-	for again := false; ; again = true {
-		if !b.join(w, cfg.Size, again) {
+	for {
+		if !b.join(w, cfg.Size) {
 			return SemaphoreRejectedFailure
 		}
 		if n, ok := e.k.metrics.TryMarkStartAt(now, e.permitsOf(e.k.config.Load())); ok {
@@ -212,6 +222,9 @@ func (e *execution) awaitPermit(ctx, callerCtx context.Context) FailureType {
 		}
 		select {
 		case <-w.woken:
+			if e.k.config.Load().Backlog.Size == 0 {
+				return SemaphoreRejectedFailure // Configure took the backlog away
+			}
 			now = e.k.registry.now()
 			continue
 		case <-expired:

@@ -108,13 +108,15 @@ func TestBacklogHandsPermitsOverInOrder(t *testing.T) {
 func TestFullBacklogRejectsAtOnce(t *testing.T) {
 	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
 		ts := newTurnstile(t)
-		c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(backlogConfig(1, LIFO)))
+		cfg := backlogConfig(1, LIFO)
+		cfg.Backlog.Timeout = time.Minute
+		c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(cfg))
 		first := goCall(func() (string, error) { return m.exec(context.Background(), c, 0) })
 		recv(t, ts.entered, "the first call")
 		waiter := waitInBacklog(t, h, m, c, 1, 1)
 
 		st, _ := c.Metrics().Status()
-		assert.Equal(t, metricsstream.BacklogStatus{Size: 1, Order: "LIFO", Waiting: 1}, st.Backlog)
+		assert.Equal(t, metricsstream.BacklogStatus{Size: 1, Timeout: time.Minute, Order: "LIFO", Waiting: 1}, st.Backlog)
 
 		_, err := m.exec(context.Background(), c, 2)
 		assert.ErrorIs(t, err, ErrSemaphoreRejected)
@@ -228,6 +230,25 @@ func TestConfigureWakesTheBacklog(t *testing.T) {
 	h.assertReleased("Backlogged")
 }
 
+// A Configure that takes the backlog away refuses its waiters.
+func TestConfigureWithoutABacklogRefusesItsWaiters(t *testing.T) {
+	h := newHarness(t)
+	ts := newTurnstile(t)
+	cfg := backlogConfig(2, LIFO)
+	c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(cfg))
+	first := goCall(func() (string, error) { return c.Execute(context.Background(), 0) })
+	recv(t, ts.entered, "the first call")
+	waiter := waitInBacklog(t, h, execModes[0], c, 1, 1)
+
+	cfg.Backlog = BacklogConfig{}
+	require.NoError(t, h.reg.Configure("Backlogged", cfg))
+	assert.ErrorIs(t, awaitCall(t, waiter).err, ErrSemaphoreRejected)
+	assert.Equal(t, evs("SEMAPHORE_REJECTED", "FALLBACK_MISSING"), h.events())
+	ts.letThrough(0)
+	assert.NoError(t, awaitCall(t, first).err)
+	h.assertReleased("Backlogged")
+}
+
 // An execution that waited samples the adaptive limit from when it took
 // its permit: a long wait is not a slow downstream.
 func TestBacklogWaitIsNotTheAdaptiveLimitsRoundTrip(t *testing.T) {
@@ -255,12 +276,9 @@ func TestBacklogWaitIsNotTheAdaptiveLimitsRoundTrip(t *testing.T) {
 func TestBacklogLeaverPassesItsWakeOn(t *testing.T) {
 	var b backlog
 	older, newer := &permitWaiter{woken: make(chan struct{}, 1)}, &permitWaiter{woken: make(chan struct{}, 1)}
-	require.True(t, b.join(older, 2, false))
-	require.True(t, b.join(newer, 2, false))
-	assert.False(t, b.join(&permitWaiter{}, 2, false), "full")
-	assert.True(t, b.join(&permitWaiter{}, 0, true), "a waiter that joins again kept its place")
-	b.waiters = b.waiters[:2]
-	b.waiting.Store(2)
+	require.True(t, b.join(older, 2))
+	require.True(t, b.join(newer, 2))
+	assert.False(t, b.join(&permitWaiter{}, 2), "full")
 
 	b.wake(LIFO)
 	assert.Equal(t, int64(1), b.waiting.Load())
@@ -272,6 +290,25 @@ func TestBacklogLeaverPassesItsWakeOn(t *testing.T) {
 	}
 	assert.Zero(t, b.waiting.Load())
 	assert.Empty(t, b.waiters)
+}
+
+// A waiter woken that finds its permit taken joins again in the place it
+// first joined at: between the waiters that joined before and after it.
+func TestBacklogWaiterWokenKeepsItsPlace(t *testing.T) {
+	var b backlog
+	ws := make([]*permitWaiter, 3)
+	for i := range ws {
+		ws[i] = &permitWaiter{woken: make(chan struct{}, 1)}
+		require.True(t, b.join(ws[i], 3))
+	}
+	b.wake(FIFO)
+	<-ws[0].woken
+	b.wake(LIFO)
+	<-ws[2].woken
+	require.True(t, b.join(ws[2], 1), "a waiter that joins again is not refused for Size")
+	require.True(t, b.join(ws[0], 1))
+	assert.Equal(t, ws, b.waiters)
+	assert.Equal(t, int64(3), b.waiting.Load())
 }
 
 func TestBacklogConfigValidate(t *testing.T) {
