@@ -49,6 +49,8 @@ type CommandStatus struct {
 type BacklogStatus struct {
 	// Size is the most executions that may wait at once.
 	Size int
+	// Timeout bounds each wait; 0 leaves it to the execution's timeout.
+	Timeout time.Duration
 	// Order is which waiter a permit given back goes to: "LIFO" or
 	// "FIFO".
 	Order string

@@ -93,7 +93,8 @@ const (
 //     and with partitions (command.Config.Partitions), objects keyed by
 //     partition name: partitionShare, partitionGuaranteed,
 //     partitionInFlight and partitionRejected (since the key was first
-//     used).
+//     used); with a backlog (command.Config.Backlog), backlogSize and
+//     backlogWaiting, the executions waiting for a permit now.
 func Handler(opts ...HandlerOption) http.Handler {
 	return newHandler("Handler", (*frame).appendMetrics, DefaultStreamInterval, opts)
 }

@@ -41,7 +41,9 @@ const DefaultConfigStreamInterval = 5 * time.Second
 //     "adaptiveLimit", the algorithm's name, after Hystrix's fields of
 //     "execution" or of the pool; a command with partitions
 //     (command.Config.Partitions) adds "partitions" after them, each
-//     partition's name and share, in the order of its Config.
+//     partition's name and share, in the order of its Config; a command
+//     with a backlog (command.Config.Backlog) adds "backlog", its size,
+//     timeoutInMilliseconds and order ("LIFO" or "FIFO").
 //   - A collapser of WithCollapsers has no metrics windows here: its
 //     object leaves out "metrics".
 //
@@ -112,6 +114,13 @@ func appendCommandConfig(commands *jsonObject, m *CommandMetrics) {
 	}
 	if len(st.Partitions) > 0 {
 		e.byPartition("partitions", st.Partitions, appendShare)
+	}
+	if b := &st.Backlog; b.Size > 0 {
+		bo := e.open("backlog")
+		bo.int("size", int64(b.Size))
+		bo.millis("timeoutInMilliseconds", b.Timeout)
+		bo.string("order", b.Order)
+		e.close(&bo)
 	}
 	c.close(&e)
 	mo := c.open("metrics")

@@ -286,3 +286,23 @@ func TestConfigHandlerShowsPartitions(t *testing.T) {
 	assert.Equal(t, json.Number("0.25"), partitions.get(t, "batch"))
 	assert.NotContains(t, o.object(t, "commands").object(t, "Lookup").object(t, "execution").keys, "partitions")
 }
+
+// A command with a backlog lists its size, timeout and order in its
+// "execution", after Hystrix's fields.
+func TestConfigHandlerShowsBacklogs(t *testing.T) {
+	reg, _ := newStreamRegistry()
+	reg.Command("Search", Config{}).SetStatusProvider(commandStatus{
+		Backlog: BacklogStatus{Size: 40, Timeout: 1500 * time.Millisecond, Order: "FIFO", Waiting: 6},
+	})
+	reg.Command("Lookup", Config{})
+	srv := newStreamServer(t, ConfigHandler(WithRegistry(reg)))
+	o := oneEvent(t, connect(t, srv.URL))
+	execution := o.object(t, "commands").object(t, "Search").object(t, "execution")
+	assert.Equal(t, "backlog", execution.keys[len(execution.keys)-1])
+	backlog := execution.object(t, "backlog")
+	assert.Equal(t, []string{"size", "timeoutInMilliseconds", "order"}, backlog.keys)
+	assert.Equal(t, json.Number("40"), backlog.get(t, "size"))
+	assert.Equal(t, json.Number("1500"), backlog.get(t, "timeoutInMilliseconds"))
+	assert.Equal(t, "FIFO", backlog.get(t, "order"))
+	assert.NotContains(t, o.object(t, "commands").object(t, "Lookup").object(t, "execution").keys, "backlog")
+}

@@ -181,6 +181,10 @@ func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
 	if len(s.Status.Partitions) > 0 {
 		o.partitions(s.Status.Partitions)
 	}
+	if b := &s.Status.Backlog; b.Size > 0 {
+		o.int("backlogSize", int64(b.Size))
+		o.int("backlogWaiting", b.Waiting)
+	}
 	return o.end()
 }
 

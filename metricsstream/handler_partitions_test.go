@@ -47,3 +47,30 @@ func TestHandlerShowsPartitions(t *testing.T) {
 	}
 	assert.Contains(t, frame[1], `"partitionShare":{"live":0.75,"batch \"nightly\"":0.25}`, "in the order of the Config")
 }
+
+// A command with a backlog writes its size and its waiters last; a
+// command without writes neither.
+func TestHandlerShowsBacklogs(t *testing.T) {
+	reg, mc := newStreamRegistry()
+	backlogged := reg.Command("Search", Config{})
+	backlogged.SetStatusProvider(commandStatus{
+		Properties: CommandProperties{Isolation: "SEMAPHORE", MaxConcurrentRequests: 10},
+		Backlog:    BacklogStatus{Size: 40, Timeout: time.Second, Order: "LIFO", Waiting: 6},
+	})
+	plain := reg.Command("Lookup", Config{})
+	plain.SetStatusProvider(commandStatus{Properties: CommandProperties{Isolation: "SEMAPHORE", MaxConcurrentRequests: 10}})
+	recordEvents(backlogged, time.Millisecond, time.Millisecond, Success)
+	recordEvents(plain, time.Millisecond, time.Millisecond, Success)
+	mc.Advance(time.Second)
+
+	objs := objectsOfFrame(t, c0(t, reg))
+	require.Equal(t, []string{"HystrixCommand Lookup", "HystrixCommand Search"}, names(objs))
+	lookup, search := objs[0], objs[1]
+	fields := []string{"backlogSize", "backlogWaiting"}
+	assert.Equal(t, fields, search.keys[len(search.keys)-len(fields):], "the backlog comes last")
+	assert.Equal(t, json.Number("40"), search.values["backlogSize"])
+	assert.Equal(t, json.Number("6"), search.values["backlogWaiting"])
+	for _, f := range fields {
+		assert.NotContains(t, lookup.keys, f)
+	}
+}
