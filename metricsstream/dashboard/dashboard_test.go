@@ -130,7 +130,7 @@ func TestBrowser(t *testing.T) {
 		waitText(t, tab, field("command", "GetUser", "success"), commas(before.success))
 
 		assert.ElementsMatch(t,
-			[]string{"GetUser", "PaymentGateway", "LegacyInventory", "GetRecommendations", "SearchProducts", "AuditLog", "RetiredCommand"},
+			[]string{"GetUser", "PaymentGateway", "LegacyInventory", "GetRecommendations", "ReserveStock", "SearchProducts", "AuditLog", "RetiredCommand"},
 			names(t, tab, "commands", "command"))
 		assert.ElementsMatch(t,
 			[]string{"UserService", "PaymentService", "InventoryService", "SearchService"},
@@ -180,11 +180,17 @@ func TestBrowser(t *testing.T) {
 		assert.Equal(t, fmt.Sprintf("live 6/7 \u00b7 batch 4/3 (%s refused)", commas(1200+rec.semaphoreRejected)),
 			text(t, tab, field("command", "GetRecommendations", "partitions")))
 		assert.Equal(t, "", text(t, tab, field("command", "GetUser", "partitions")))
-		for _, name := range []string{"GetUser", "SearchProducts", "GetRecommendations"} {
+		// A command's backlog, on the line a command with partitions
+		// has for them (a key has one or the other).
+		assert.Equal(t, fmt.Sprintf("Backlog %d/32 waiting", reserveStock(frameBeforeStep).backlogWaiting),
+			text(t, tab, field("command", "ReserveStock", "backlog")))
+		assert.Equal(t, "", text(t, tab, field("command", "GetRecommendations", "backlog")))
+		assert.Equal(t, "", text(t, tab, field("command", "ReserveStock", "partitions")))
+		for _, name := range []string{"GetUser", "SearchProducts", "GetRecommendations", "ReserveStock"} {
 			assert.True(t, browsertest.Eval[bool](t, tab, `(() => {
 				const card = document.querySelector('[data-command="`+name+`"]');
 				return card.querySelector('[data-field="advice"]').getBoundingClientRect().bottom <= card.getBoundingClientRect().bottom;
-			})()`), "%s: the advice fits in the card, with or without the lines of rxhystrix's counts and partitions", name)
+			})()`), "%s: the advice fits in the card, with or without the lines of rxhystrix's counts, partitions and backlog", name)
 		}
 
 		// An older Hystrix without some fields: drawn, the gaps marked.

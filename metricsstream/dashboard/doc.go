@@ -120,8 +120,10 @@
 // while one is not zero; and, for a command whose permits are partitioned
 // (command.Config.Partitions), each partition's executions in flight out
 // of the permits it is guaranteed, with those refused since the command
-// started, as "live 6/7 · batch 4/3 (1,243 refused)". Through Turbine,
-// they are the cluster's sums.
+// started, as "live 6/7 · batch 4/3 (1,243 refused)", or, for a command
+// with a backlog (command.Config.Backlog), the executions waiting for a
+// permit out of the most that may, as "Backlog 5/32 waiting". Through
+// Turbine, they are the cluster's sums.
 //
 // # Streams as they are
 //
@@ -147,7 +149,7 @@
 // data-command="<name>" (pools data-pool, collapsers data-collapser), and each
 // figure in it data-field="<field>": name, success, shortCircuited,
 // badRequest, timeout, rejected, failure, errorPercentage, hostRate,
-// clusterRate, resilience, partitions, circuit, forcedClosed, hosts, latency90, latency99,
+// clusterRate, resilience, partitions, backlog, circuit, forcedClosed, hosts, latency90, latency99,
 // latency995, latencyMean, latencyMedian, advicePoolSize, adviceTimeout,
 // currentPoolSize, currentLimitKind, currentTimeout, sparkline; and for pools
 // active, queued, poolSize, maxActive, executions, queueSize, rejected,

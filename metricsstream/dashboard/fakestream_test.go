@@ -116,6 +116,7 @@ type commandCounts struct {
 	windowMillis                  int64
 	concurrent                    int64
 	partitions                    []partitionCounts // rxhystrix's own, written only when set
+	backlogSize, backlogWaiting   int64             // rxhystrix's own, written when backlogSize is set
 }
 
 // partitionCounts is one partition of a command's semaphore
@@ -215,6 +216,12 @@ func hystrixCommand(c commandCounts, currentTime int64) jsonObject {
 			{"partitionGuaranteed", guaranteed},
 			{"partitionInFlight", inFlight},
 			{"partitionRejected", rejected},
+		}...)
+	}
+	if c.backlogSize > 0 {
+		o = append(o, jsonObject{
+			{"backlogSize", c.backlogSize},
+			{"backlogWaiting", c.backlogWaiting},
 		}...)
 	}
 	return o
@@ -362,6 +369,21 @@ func getRecommendations(k int) commandCounts {
 	}
 }
 
+// reserveStock runs under semaphore isolation with a backlog
+// (command.Config.Backlog): at its permits, calls wait for one.
+func reserveStock(k int) commandCounts {
+	requests := wave(k+2, 90, 150, 25)
+	return commandCounts{
+		name: "ReserveStock", group: "InventoryService", pool: "InventoryService",
+		isolation: "SEMAPHORE", open: false,
+		success: requests - 2, semaphoreRejected: 2, fallbackSuccess: 2,
+		latency:       [9]int64{4, 30, 55, 80, 110, 130, 160, 180, 240},
+		latencyMean:   50,
+		timeoutMillis: 1000, semaphoreLimit: 8, windowMillis: 10000, concurrent: 8,
+		backlogSize: 32, backlogWaiting: 5 + int64(k%3),
+	}
+}
+
 // searchProducts comes through Turbine from three hosts: numbers are summed
 // over them, reportingHosts says how many, isCircuitBreakerOpen counts the
 // hosts whose circuit is open, and Turbine adds fields of its own.
@@ -426,6 +448,7 @@ func scenarioFrame(k int) [][]byte {
 		dataEvent(hystrixCommand(pay, now)),
 		dataEvent(hystrixCommand(inv, now)),
 		dataEvent(hystrixCommand(rec, now)),
+		dataEvent(hystrixCommand(reserveStock(k), now)),
 		dataEvent(searchProducts(k, now)),
 		dataEvent(auditLog(k, now)),
 	}

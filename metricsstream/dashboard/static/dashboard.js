@@ -270,6 +270,18 @@
 		}).join(' \u00b7 ');
 	}
 
+	// backlogLine is the line of a command's backlog of executions
+	// waiting for a permit, which only rxhystrix's stream has: those
+	// waiting now out of the most that may. A key with a backlog has no
+	// partitions, so the two lines share one place on the card.
+	function backlogLine(d) {
+		var size = num(d.backlogSize);
+		if (!has(size) || size <= 0) {
+			return '';
+		}
+		return 'Backlog ' + commas(num(d.backlogWaiting) || 0) + '/' + commas(size) + ' waiting';
+	}
+
 	function rejectedCount(d) {
 		var pool = num(d.rollingCountThreadPoolRejected), sem = num(d.rollingCountSemaphoreRejected);
 		switch (d.propertyValue_executionIsolationStrategy) {
@@ -318,9 +330,10 @@
 		var resilience = resilienceCounts(d);
 		card.set('resilience', resilience);
 		card.el.classList.toggle('resilient', resilience !== '');
-		var partitions = partitionsLine(d);
+		var partitions = partitionsLine(d), backlog = backlogLine(d);
 		card.set('partitions', partitions);
-		card.el.classList.toggle('partitioned', partitions !== '');
+		card.set('backlog', backlog);
+		card.el.classList.toggle('permits', partitions !== '' || backlog !== '');
 		card.set('errorPercentage', has(err) ? oneDecimal(err) + ' %' : MISSING + ' %');
 		card.fields.errorPercentage.style.color = interpolate(ERROR_TEXT_STOPS, err);
 		card.set('hostRate', oneDecimal(ratePerHost));
