@@ -12,7 +12,15 @@
 //     with 503, and what is admitted is served in time;
 //   - behind a Guard with an adaptive limit (Vegas, as Netflix's
 //     concurrency-limits puts on a server), which finds that number from
-//     the latency it measures.
+//     the latency it measures;
+//   - behind a Guard with fixed permits and a backlog
+//     (command.Config.Backlog) where requests beyond them wait up to
+//     half the clients' deadline, served oldest first (FIFO) or newest
+//     first (LIFO, as concurrency-limits' LifoBlockingLimiter): both
+//     serve as much, but under an overload that lasts every request
+//     served from a FIFO backlog has waited about as long as the backlog
+//     is deep, where a LIFO backlog serves most at once and lets the
+//     oldest time out.
 //
 // It prints, for each, how many requests were served in time, refused or
 // given up on, and the p50 and p99 of the ones served in time.
@@ -172,6 +180,20 @@ func run(w io.Writer, o options) error {
 	m, _ := reg.Metrics().LookupCommand("vegas")
 	status, _ := m.Status()
 	row(fmt.Sprintf("guard, Vegas (limit %d at the end)", status.Properties.MaxConcurrentRequests), adaptive.all())
+	backlog := command.BacklogConfig{Size: 4 * permits, Timeout: o.Deadline / 2}
+	for _, order := range []command.BacklogOrder{command.FIFO, command.LIFO} {
+		waited := drive(&httpcommand.Guard{
+			Handler:  &service{cores: make(chan struct{}, o.Cores), work: o.Work},
+			Registry: reg,
+			Key:      func(*http.Request) string { return "backlog-" + order.String() },
+			Config: func(string) command.Config {
+				b := backlog
+				b.Order = order
+				return command.Config{MaxConcurrentRequests: permits, Backlog: b}
+			},
+		}, o)
+		row(fmt.Sprintf("guard, %d permits, %s backlog of %d", permits, order, backlog.Size), waited.all())
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}

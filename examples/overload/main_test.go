@@ -43,6 +43,21 @@ func TestGuardsServeWhatTheUnguardedServiceDrops(t *testing.T) {
 		assert.Less(t, g.p99, 250.0, "%s", name)
 	}
 
+	p50 := func(name string) float64 {
+		t.Helper()
+		m := regexp.MustCompile(name + ` +\d+ +\d+% +\d+% +\d+% +(\d+)ms`).FindStringSubmatch(got)
+		require.NotNil(t, m, "a row for %q with a p50 in milliseconds", name)
+		v, _ := strconv.ParseFloat(m[1], 64)
+		return v
+	}
+	fifo, lifo := parse(`guard, 2 permits, FIFO backlog of 8`), parse(`guard, 2 permits, LIFO backlog of 8`)
+	for name, g := range map[string]row{"FIFO": fifo, "LIFO": lifo} {
+		assert.LessOrEqual(t, g.gaveUp, 10.0, "%s: a wait ends before the clients' deadline", name)
+		assert.Greater(t, g.served, unguarded.served, "%s", name)
+	}
+	assert.Less(t, 2*p50(`guard, 2 permits, LIFO backlog of 8`), p50(`guard, 2 permits, FIFO backlog of 8`),
+		"the newest waiters served first wait least")
+
 	priorities := func(name string) (live, batch float64) {
 		t.Helper()
 		m := regexp.MustCompile(name + ` +(\d+)% +(\d+)%\n`).FindStringSubmatch(got)
