@@ -156,29 +156,35 @@ func TestBacklogWaitEndsAtItsTimeout(t *testing.T) {
 	})
 }
 
-// Without a Backlog.Timeout, the wait ends when the execution's timeout
-// would: a refusal, which the breaker does not count, not a TIMEOUT.
+// Without a Backlog.Timeout, or with a longer one, the wait ends when
+// the execution's timeout would: a refusal, which the breaker does not
+// count, not a TIMEOUT.
 func TestBacklogWaitEndsBeforeTheExecutionTimeout(t *testing.T) {
-	h := newHarness(t)
-	ts := newTurnstile(t)
-	cfg := backlogConfig(2, LIFO)
-	cfg.Timeout = 50 * time.Millisecond
-	// The first call's run ignores its deadline, and keeps its permit.
-	c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(cfg))
-	first := goCall(func() (string, error) { return c.Execute(context.Background(), 0) })
-	recv(t, ts.entered, "the first call")
-	h.clock.Advance(30 * time.Millisecond)
-	waiter := waitInBacklog(t, h, execModes[0], c, 1, 1)
+	for _, backlogTimeout := range []time.Duration{0, 200 * time.Millisecond} {
+		t.Run(fmt.Sprint(backlogTimeout), func(t *testing.T) {
+			h := newHarness(t)
+			ts := newTurnstile(t)
+			cfg := backlogConfig(2, LIFO)
+			cfg.Timeout = 50 * time.Millisecond
+			cfg.Backlog.Timeout = backlogTimeout
+			// The first call's run ignores its deadline, and keeps its permit.
+			c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(cfg))
+			first := goCall(func() (string, error) { return c.Execute(context.Background(), 0) })
+			recv(t, ts.entered, "the first call")
+			h.clock.Advance(30 * time.Millisecond)
+			waiter := waitInBacklog(t, h, execModes[0], c, 1, 1)
 
-	h.clock.Advance(79 * time.Millisecond) // the waiter's timeout is at 80 ms: 30 + 50
-	notReturned(t, waiter)
-	h.clock.Advance(time.Millisecond)
-	assert.ErrorIs(t, awaitCall(t, waiter).err, ErrSemaphoreRejected)
-	assert.Equal(t, evs("SEMAPHORE_REJECTED", "FALLBACK_MISSING"), h.events())
+			h.clock.Advance(49 * time.Millisecond) // the waiter's timeout is at 80 ms: 30 + 50
+			notReturned(t, waiter)
+			h.clock.Advance(time.Millisecond)
+			assert.ErrorIs(t, awaitCall(t, waiter).err, ErrSemaphoreRejected)
+			assert.Equal(t, evs("SEMAPHORE_REJECTED", "FALLBACK_MISSING"), h.events())
 
-	ts.letThrough(0)
-	assert.ErrorIs(t, awaitCall(t, first).err, ErrTimeout)
-	h.assertReleased("Backlogged")
+			ts.letThrough(0)
+			assert.ErrorIs(t, awaitCall(t, first).err, ErrTimeout)
+			h.assertReleased("Backlogged")
+		})
+	}
 }
 
 // A waiter whose caller leaves ends CANCELLED, with nothing taken, and
