@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/keyedcommand"
@@ -47,9 +48,20 @@ import (
 // streams open at once without holding a worker of the endpoint's pool
 // for a stream's life; and a zero Timeout means none, since Hystrix's 1s
 // would cut every stream that outlives a call. A Timeout set bounds the
-// stream's whole life. Config.Retry and Config.Hedge do not apply: a
-// stream the caller has used cannot be started again. A stream key
-// should not be a unary call's, whose configuration differs.
+// stream's whole life, or each attempt's.
+//
+// A stream to which the caller sends one message (a server stream) is
+// retried as gRPC retries a stream, when its key's Config.Retry says
+// so: an attempt that fails before the first reply (the stream does not
+// open, or its first RecvMsg returns a status) is an execution that
+// ends as its status says, and the next attempt, after the backoff or
+// the server's pushback ([PushbackTrailer]), opens the stream again and
+// sends the message again, while the caller's RecvMsg waits for it.
+// Once a reply has come, the stream is committed to its attempt. A
+// stream to which the caller streams, or whose key hedges
+// (Config.Hedge), makes one attempt: its attempts could not follow one
+// another, or would run side by side. A stream key should not be a
+// unary call's, whose configuration differs.
 //
 // As with gRPC, a caller must read a stream to its end or cancel its
 // context: until then the execution holds its permit. It panics if an
@@ -60,7 +72,10 @@ func StreamClientInterceptor(opts ...Option) grpc.StreamClientInterceptor {
 	if c.commands.Fallback != nil {
 		panic("grpccommand: StreamClientInterceptor: WithFallback fills a unary call's reply; a stream has none")
 	}
-	s := &streamClient{key: c.key, failures: c.failures}
+	s := &streamClient{key: c.key, failures: c.failures, registry: c.commands.Registry}
+	if s.registry == nil {
+		s.registry = command.DefaultRegistry
+	}
 	s.commands = keyedcommand.Set[*outboundStream, struct{}]{
 		Package:    c.commands.Package,
 		Registry:   c.commands.Registry,
@@ -95,6 +110,7 @@ type streamClient struct {
 	key      func(target, method string) string
 	failures codeSet
 	commands keyedcommand.Set[*outboundStream, struct{}]
+	registry *command.Registry // the commands', for their keys' Configs
 }
 
 func (s *streamClient) intercept(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
@@ -110,12 +126,17 @@ func (s *streamClient) intercept(ctx context.Context, desc *grpc.StreamDesc, cc 
 	st := &outboundStream{
 		desc: desc, cc: cc, method: method, streamer: streamer, opts: opts,
 		opened: make(chan struct{}),
-		ended:  make(chan error, 1),
+		next:   make(chan struct{}),
+	}
+	if cfg, _ := s.registry.Config(key); !desc.ClientStreams && retriesStreams(&cfg) {
+		st.retries = true
+	} else {
+		ctx = command.OneAttempt(ctx)
 	}
 	// The execution goes on after the interceptor returns: Queue runs it
 	// on a goroutine of its own (a pool's worker under pool isolation),
 	// which opens the stream and waits for its end.
-	st.execution = cmd.Queue(command.OneAttempt(ctx), st)
+	st.execution = cmd.Queue(ctx, st)
 	select {
 	case <-st.opened:
 		return st, nil
@@ -125,7 +146,27 @@ func (s *streamClient) intercept(ctx context.Context, desc *grpc.StreamDesc, cc 
 	}
 }
 
-// run is a stream key's run: it opens the stream, hands it to the
+// retriesStreams reports whether a stream of a key of cfg to which the
+// caller sends one message may be opened again until its first reply:
+// its key retries, does not hedge (its attempts follow one another, as
+// gRPC's retries of a stream do), and does not retry a timeout, which
+// may come after a reply, when the stream is committed to its attempt
+// (a failure then says not to retry; a timeout's cause is the command's
+// own).
+func retriesStreams(cfg *command.Config) bool {
+	retriesTimeouts := cfg.Retry.On == 0 || cfg.Retry.On.Has(command.TimeoutFailure)
+	return cfg.Retry.MaxAttempts > 1 && cfg.Hedge.MaxHedges == 0 && (cfg.Timeout <= 0 || !retriesTimeouts)
+}
+
+// errNotAgain is the error of an attempt that would have run beside
+// another of its stream, or after its first reply: a Configure gave the
+// stream's key hedges, or retries of timeouts, after the interceptor
+// looked. It is a bad request, which the key's health does not count and
+// no retry follows.
+var errNotAgain = command.BadRequest(errors.New("grpccommand: a stream's attempts follow one another, until its first reply; its key must neither hedge nor retry a timeout"))
+
+// run is an attempt of a stream key: it opens the stream (again, after
+// an attempt that failed before the first reply), hands it to the
 // caller, and returns with its end, which the caller's RecvMsg tells, or
 // with the end of its context (the command's timeout, the caller's
 // cancellation), which ends the stream too.
@@ -134,10 +175,19 @@ func (s *streamClient) run(ctx context.Context, st *outboundStream) (struct{}, e
 	if err != nil {
 		return struct{}{}, s.ended(ctx, err)
 	}
-	st.ClientStream = cs
-	close(st.opened)
+	a := &streamAttempt{ClientStream: cs, ended: make(chan error, 1)}
+	if !st.begin(a) {
+		_ = cs.CloseSend()
+		return struct{}{}, errNotAgain
+	}
+	defer st.finished(a)
 	select {
-	case err := <-st.ended:
+	case err := <-a.ended:
+		if err != nil && st.committed() {
+			err = &pushbackError{err: err, wait: -1} // no attempt follows a reply
+		} else if err != nil {
+			err = withPushback(err, cs.Trailer())
+		}
 		return struct{}{}, s.ended(ctx, err)
 	case <-ctx.Done():
 		return struct{}{}, ctx.Err()
@@ -145,8 +195,7 @@ func (s *streamClient) run(ctx context.Context, st *outboundStream) (struct{}, e
 }
 
 // ended returns what the execution of a stream that ended with err (nil
-// for a good end) counts as. A pushback in the trailer is not read: it
-// tells a retry or a hedge when to go, and a stream has neither.
+// for a good end) counts as.
 func (s *streamClient) ended(ctx context.Context, err error) error {
 	switch {
 	case err == nil:
@@ -158,45 +207,180 @@ func (s *streamClient) ended(ctx context.Context, err error) error {
 }
 
 // outboundStream is one streaming call on its way through a command: the
-// caller's ClientStream, once the run has opened it.
+// stream of its attempt now, to the caller.
 type outboundStream struct {
-	grpc.ClientStream
-
 	desc     *grpc.StreamDesc
 	cc       *grpc.ClientConn
 	method   string
 	streamer grpc.Streamer
 	opts     []grpc.CallOption
+	retries  bool // an attempt that fails before the first reply may be followed by another
 
 	execution *observable.Future[struct{}]
-	opened    chan struct{} // closed once ClientStream is set
-	ended     chan error    // the stream's end as the caller saw it: nil for a good one
-	endOnce   sync.Once
+	opened    chan struct{} // closed once the first attempt has begun
+
+	mu         sync.Mutex
+	attempt    *streamAttempt // the attempt now, once one has begun
+	next       chan struct{}  // closed when the next attempt begins
+	sent       []any          // what the caller sent, for a next attempt to send again
+	sendClosed bool           // and whether it closed its side
+	replied    bool           // a reply came: the stream is committed to its attempt
 }
 
-// RecvMsg receives as the stream does, and ends the execution with the
-// stream's last answer.
-func (st *outboundStream) RecvMsg(m any) error {
-	err := st.ClientStream.RecvMsg(m)
-	if err == nil && st.desc.ServerStreams {
+// streamAttempt is the stream of one attempt.
+type streamAttempt struct {
+	grpc.ClientStream
+	ended   chan error // the stream's end as the caller saw it: nil for a good one
+	endOnce sync.Once
+	over    bool // under the outboundStream's mu: its run has returned
+}
+
+// begin makes a the attempt the caller's calls go to, once it has sent
+// what the caller sent before; false if another attempt's run has not
+// returned.
+func (st *outboundStream) begin(a *streamAttempt) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if prev := st.attempt; prev != nil && (!prev.over || st.replied) {
+		return false
+	}
+	for _, m := range st.sent {
+		if a.SendMsg(m) != nil {
+			break // the stream has failed: its RecvMsg says how
+		}
+	}
+	if st.sendClosed {
+		_ = a.CloseSend()
+	}
+	first := st.attempt == nil
+	st.attempt = a
+	if first {
+		close(st.opened)
+	} else {
+		close(st.next)
+		st.next = make(chan struct{})
+	}
+	return true
+}
+
+// committed reports whether a reply has come: no attempt follows.
+func (st *outboundStream) committed() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.replied
+}
+
+// finished records that a's run has returned.
+func (st *outboundStream) finished(a *streamAttempt) {
+	st.mu.Lock()
+	a.over = true
+	st.mu.Unlock()
+}
+
+// current returns the attempt now, and the channel closed when the next
+// one begins.
+func (st *outboundStream) current() (*streamAttempt, chan struct{}) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.attempt, st.next
+}
+
+// SendMsg sends m on the attempt's stream and, if the stream may be
+// opened again, keeps it to send again.
+// A stream that has failed (io.EOF) but may be opened again takes m
+// without an error: the next attempt sends it, and RecvMsg tells the end
+// if there is none.
+func (st *outboundStream) SendMsg(m any) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	retries := st.retries && !st.replied
+	if retries {
+		st.sent = append(st.sent, m)
+	}
+	err := st.attempt.SendMsg(m)
+	if err == io.EOF && retries {
 		return nil
 	}
-	return st.end(err)
+	return err
 }
 
-// end ends the execution with err, the stream's last answer (nil, the
-// reply of a stream of one, or io.EOF, or its status), and returns once
-// the execution has, so that its metrics count the stream when the
-// caller learns of its end. The caller gets err, but a DeadlineExceeded
-// [*Error] when the command's timeout ended the stream.
-func (st *outboundStream) end(err error) error {
-	st.endOnce.Do(func() {
-		if err == io.EOF {
-			st.ended <- nil
-			return
+// CloseSend closes the caller's side of the attempt's stream, and of the
+// next's.
+func (st *outboundStream) CloseSend() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.sendClosed = true
+	return st.attempt.CloseSend()
+}
+
+// Header returns the header of the attempt's stream.
+func (st *outboundStream) Header() (metadata.MD, error) {
+	a, _ := st.current()
+	return a.Header()
+}
+
+// Trailer returns the trailer of the attempt's stream.
+func (st *outboundStream) Trailer() metadata.MD {
+	a, _ := st.current()
+	return a.Trailer()
+}
+
+// Context returns the context of the attempt's stream.
+func (st *outboundStream) Context() context.Context {
+	a, _ := st.current()
+	return a.Context()
+}
+
+// RecvMsg receives as the attempt's stream does, and ends the execution
+// with the stream's last answer. An attempt that fails before the first
+// reply of a stream that may be opened again ends as an attempt: the
+// command retries it or not, as its key's Config.Retry says, and
+// RecvMsg goes on with the next attempt's stream, or returns the end.
+func (st *outboundStream) RecvMsg(m any) error {
+	for {
+		a, next := st.current()
+		err := a.RecvMsg(m)
+		if err == nil {
+			st.mu.Lock()
+			st.replied, st.sent = true, nil // committed: nothing is sent again
+			st.mu.Unlock()
+			if st.desc.ServerStreams {
+				return nil
+			}
+		} else if err != io.EOF && st.mayRetry() {
+			st.tell(a, err)
+			select {
+			case <-next:
+				continue
+			case <-st.execution.Done():
+				return st.result(err)
+			}
 		}
-		st.ended <- err
+		st.tell(a, err)
+		return st.result(err)
+	}
+}
+
+// mayRetry reports whether an attempt that fails now may be followed by
+// another: the stream may be opened again and no reply has come.
+func (st *outboundStream) mayRetry() bool { return st.retries && !st.committed() }
+
+// tell ends attempt a with err, the stream's last answer (nil, the reply
+// of a stream of one, or io.EOF, or its status), once.
+func (st *outboundStream) tell(a *streamAttempt, err error) {
+	a.endOnce.Do(func() {
+		if err == io.EOF {
+			err = nil
+		}
+		a.ended <- err
 	})
+}
+
+// result returns once the execution has ended, so that its metrics count
+// the stream when the caller learns of its end, and returns err, the
+// stream's last answer, or a DeadlineExceeded [*Error] when the command's
+// timeout ended the stream.
+func (st *outboundStream) result(err error) error {
 	_, cmdErr := st.execution.Get(context.Background())
 	if err != nil && err != io.EOF && errors.Is(cmdErr, command.ErrTimeout) {
 		return statusError(cmdErr)

@@ -1,0 +1,264 @@
+package grpccommand
+
+import (
+	"context"
+	"io"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	testgrpc "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// flakyStreams is a TestService whose first failFirst streams of each
+// kind fail with Unavailable before they reply, saying to retry at once
+// (a pushback of 0 ms); the others answer as streams' do.
+type flakyStreams struct {
+	streams
+	failFirst int64
+	outputs   atomic.Int64 // StreamingOutputCalls begun
+	inputs    atomic.Int64 // StreamingInputCalls begun
+}
+
+func (s *flakyStreams) refuse(stream grpc.ServerStream) error {
+	stream.SetTrailer(metadata.Pairs(PushbackTrailer, "0"))
+	return status.Error(codes.Unavailable, "not yet")
+}
+
+func (s *flakyStreams) StreamingOutputCall(req *testgrpc.StreamingOutputCallRequest, stream testgrpc.TestService_StreamingOutputCallServer) error {
+	if s.outputs.Add(1) <= s.failFirst {
+		return s.refuse(stream)
+	}
+	return s.streams.StreamingOutputCall(req, stream)
+}
+
+func (s *flakyStreams) StreamingInputCall(stream testgrpc.TestService_StreamingInputCallServer) error {
+	if s.inputs.Add(1) <= s.failFirst {
+		return s.refuse(stream)
+	}
+	return s.streams.StreamingInputCall(stream)
+}
+
+// retrying is the configuration of a stream key that retries, with a
+// backoff no test waits for: the servers push back 0 ms.
+func retrying(attempts int) func(string) command.Config {
+	return func(string) command.Config {
+		return command.Config{Retry: command.RetryConfig{
+			MaxAttempts: attempts,
+			Backoff:     observable.Backoff{Initial: time.Hour, Jitter: observable.NoJitter},
+		}}
+	}
+}
+
+// A server stream that fails before its first reply is opened again,
+// its request sent again, while the caller reads on: each attempt an
+// execution, as a unary call's retries are.
+func TestServerStreamRetriedBeforeItsFirstReply(t *testing.T) {
+	h, serve := streamHarness(t, WithConfig(retrying(3)))
+	svc := &flakyStreams{failFirst: 2}
+	client := serve("feed", svc)
+
+	stream, err := client.StreamingOutputCall(context.Background(), outputs(3))
+	require.NoError(t, err)
+	got, err := receiveAll(stream)
+	assert.Equal(t, io.EOF, err)
+	assert.Equal(t, []string{"0", "1", "2"}, got, "the third stream, of the request sent again")
+	assert.Equal(t, int64(3), svc.outputs.Load())
+	assert.Equal(t, "[SUCCESS: 1, FAILURE: 2, RETRIED: 2]", h.events("feed"+streamingOutputCall).String())
+}
+
+// Attempts that all fail end the stream with the last one's status.
+func TestServerStreamRetriesRunOut(t *testing.T) {
+	h, serve := streamHarness(t, WithConfig(retrying(2)))
+	svc := &flakyStreams{failFirst: 5}
+	client := serve("feed", svc)
+
+	stream, err := client.StreamingOutputCall(context.Background(), outputs(3))
+	require.NoError(t, err)
+	got, err := receiveAll(stream)
+	assert.Empty(t, got)
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+	assert.ErrorContains(t, err, "not yet")
+	assert.Equal(t, int64(2), svc.outputs.Load())
+	assert.Equal(t, "[FAILURE: 2, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1, RETRIED: 1]", h.events("feed"+streamingOutputCall).String())
+}
+
+// Once a reply has come, the stream is committed to its attempt: a
+// failure after it ends the stream.
+func TestServerStreamNotRetriedAfterItsFirstReply(t *testing.T) {
+	h, serve := streamHarness(t, WithConfig(retrying(3)))
+	svc := &streams{end: status.Error(codes.Unavailable, "draining")}
+	client := serve("feed", svc)
+
+	stream, err := client.StreamingOutputCall(context.Background(), outputs(1))
+	require.NoError(t, err)
+	got, err := receiveAll(stream)
+	assert.Equal(t, []string{"0"}, got)
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+	assert.Equal(t, int64(1), svc.calls.Load())
+	assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", h.events("feed"+streamingOutputCall).String())
+}
+
+// A stream the caller streams to, and a stream of a key that hedges,
+// make one attempt.
+func TestStreamsThatCannotFollowOneAnother(t *testing.T) {
+	t.Run("client stream", func(t *testing.T) {
+		h, serve := streamHarness(t, WithConfig(retrying(3)))
+		svc := &flakyStreams{failFirst: 1}
+		client := serve("upload", svc)
+		upload, err := client.StreamingInputCall(context.Background())
+		require.NoError(t, err)
+		_ = upload.Send(&testgrpc.StreamingInputCallRequest{Payload: &testgrpc.Payload{Body: []byte("ab")}})
+		_, err = upload.CloseAndRecv()
+		assert.Equal(t, codes.Unavailable, status.Code(err))
+		assert.Equal(t, int64(1), svc.inputs.Load())
+		assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", h.events("upload"+streamingInputCall).String())
+	})
+	t.Run("hedging key", func(t *testing.T) {
+		h, serve := streamHarness(t, WithConfig(func(key string) command.Config {
+			cfg := retrying(3)(key)
+			cfg.Hedge = command.HedgeConfig{MaxHedges: 1, Delay: time.Hour}
+			return cfg
+		}))
+		svc := &flakyStreams{failFirst: 1}
+		client := serve("feed", svc)
+		stream, err := client.StreamingOutputCall(context.Background(), outputs(1))
+		require.NoError(t, err)
+		_, err = receiveAll(stream)
+		assert.Equal(t, codes.Unavailable, status.Code(err))
+		assert.Equal(t, int64(1), svc.outputs.Load())
+		assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", h.events("feed"+streamingOutputCall).String())
+	})
+}
+
+// A stream that does not open is retried too, after its backoff on the
+// registry's clock, and its caller gets the stream of the attempt that
+// opens.
+func TestServerStreamRetriedWhenItDoesNotOpen(t *testing.T) {
+	h := newHarness(t)
+	interceptor := StreamClientInterceptor(WithRegistry(h.registry), WithConfig(func(string) command.Config {
+		return command.Config{Retry: command.RetryConfig{
+			MaxAttempts: 2,
+			Backoff:     observable.Backoff{Initial: time.Millisecond, Jitter: observable.NoJitter},
+		}}
+	}))
+	var opens atomic.Int64
+	refuseFirst := func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		if opens.Add(1) == 1 {
+			return nil, status.Error(codes.Unavailable, "no connection yet")
+		}
+		return streamer(ctx, desc, cc, method, opts...)
+	}
+	client := testgrpc.NewTestServiceClient(dial(t, "feed", &streams{}, nil, grpc.WithChainStreamInterceptor(interceptor, refuseFirst)))
+
+	type opened struct {
+		stream grpc.ServerStreamingClient[testgrpc.StreamingOutputCallResponse]
+		err    error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		stream, err := client.StreamingOutputCall(context.Background(), outputs(2))
+		done <- opened{stream, err}
+	}()
+	// The clock moves until the backoff has passed, on a goroutine of its
+	// own: the retry runs on the goroutine that fires its timer, and
+	// holds it for the stream's life, as a timer's goroutine of the
+	// runtime's is held.
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				h.clock.Advance(time.Millisecond)
+				runtime.Gosched()
+			}
+		}
+	}()
+	o := recv(t, done, "the stream to open")
+	require.NoError(t, o.err)
+	got, err := receiveAll(o.stream)
+	close(stop)
+	<-stopped
+	assert.Equal(t, io.EOF, err)
+	assert.Equal(t, []string{"0", "1"}, got)
+	assert.Equal(t, int64(2), opens.Load())
+	assert.Equal(t, "[SUCCESS: 1, FAILURE: 1, RETRIED: 1]", h.events("feed"+streamingOutputCall).String())
+}
+
+// A stream key with a timeout retries a stream only if its retries leave
+// timeouts out: a timeout may come after a reply, and its cause is the
+// command's own, which cannot say that the stream is committed.
+func TestRetriesStreams(t *testing.T) {
+	retry := command.RetryConfig{MaxAttempts: 2}
+	failuresOnly := command.RetryConfig{MaxAttempts: 2, On: command.FailureTypesOf(command.CommandFailure)}
+	for _, tc := range []struct {
+		cfg  command.Config
+		want bool
+	}{
+		{command.Config{Timeout: -1, Retry: retry}, true},
+		{command.Config{Timeout: time.Second, Retry: retry}, false},
+		{command.Config{Timeout: time.Second, Retry: failuresOnly}, true},
+		{command.Config{Timeout: -1, Retry: command.RetryConfig{MaxAttempts: 1}}, false},
+		{command.Config{Timeout: -1, Retry: retry, Hedge: command.HedgeConfig{MaxHedges: 1}}, false},
+	} {
+		assert.Equal(t, tc.want, retriesStreams(&tc.cfg), "%+v", tc.cfg)
+	}
+}
+
+// An attempt that would begin beside another of its stream's, or after
+// its first reply, does not: a Configure changed the key under the
+// stream.
+func TestStreamAttemptNotAgain(t *testing.T) {
+	s := &streamClient{failures: newCodeSet(nil)}
+	opened := 0
+	for _, tc := range []struct {
+		name string
+		prev *streamAttempt
+		sent bool
+	}{
+		{"beside a running attempt", &streamAttempt{}, false},
+		{"after a reply", &streamAttempt{over: true}, true},
+	} {
+		st := &outboundStream{
+			desc: &grpc.StreamDesc{ServerStreams: true}, attempt: tc.prev, replied: tc.sent, next: make(chan struct{}),
+			streamer: func(ctx context.Context, _ *grpc.StreamDesc, _ *grpc.ClientConn, _ string, _ ...grpc.CallOption) (grpc.ClientStream, error) {
+				opened++
+				return idleStream{}, nil
+			},
+		}
+		_, err := s.run(context.Background(), st)
+		assert.ErrorIs(t, err, command.ErrBadRequest, tc.name)
+		assert.Same(t, tc.prev, st.attempt, tc.name)
+	}
+	assert.Equal(t, 2, opened)
+}
+
+// idleStream is a ClientStream that does nothing.
+type idleStream struct{ grpc.ClientStream }
+
+func (idleStream) CloseSend() error { return nil }
+
+// recv waits for a value from ch, or fails the test.
+func recv[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(stuckAfter):
+		t.Fatalf("waited %v for %s", stuckAfter, what)
+		panic("unreachable")
+	}
+}
