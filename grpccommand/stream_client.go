@@ -290,14 +290,19 @@ func (st *outboundStream) current() (*streamAttempt, chan struct{}) {
 // A stream that has failed (io.EOF) but may be opened again takes m
 // without an error: the next attempt sends it, and RecvMsg tells the end
 // if there is none.
+//
+// The lock is not held while m is sent: a bidirectional stream's
+// SendMsg may wait for its caller's RecvMsg to read, as flow control
+// holds it. An attempt that begins meanwhile sends m itself.
 func (st *outboundStream) SendMsg(m any) error {
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	retries := st.retries && !st.replied
 	if retries {
 		st.sent = append(st.sent, m)
 	}
-	err := st.attempt.SendMsg(m)
+	a := st.attempt
+	st.mu.Unlock()
+	err := a.SendMsg(m)
 	if err == io.EOF && retries {
 		return nil
 	}
@@ -308,9 +313,10 @@ func (st *outboundStream) SendMsg(m any) error {
 // next's.
 func (st *outboundStream) CloseSend() error {
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	st.sendClosed = true
-	return st.attempt.CloseSend()
+	a := st.attempt
+	st.mu.Unlock()
+	return a.CloseSend()
 }
 
 // Header returns the header of the attempt's stream.

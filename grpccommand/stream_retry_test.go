@@ -262,3 +262,36 @@ func recv[T any](t *testing.T, ch <-chan T, what string) T {
 		panic("unreachable")
 	}
 }
+
+// A bidirectional stream sends and receives at once: a SendMsg that
+// flow control holds until the caller reads does not keep RecvMsg from
+// reading.
+func TestBidirectionalStreamSendsWhileItReceives(t *testing.T) {
+	_, serve := streamHarness(t)
+	client := serve("chat", &streams{})
+	chat, err := client.FullDuplexCall(context.Background())
+	require.NoError(t, err)
+	const messages, size = 200, 32 << 10
+	sent := make(chan error, 1)
+	go func() {
+		body := make([]byte, size)
+		for range messages {
+			if err := chat.Send(&testgrpc.StreamingOutputCallRequest{Payload: &testgrpc.Payload{Body: body}}); err != nil {
+				sent <- err
+				return
+			}
+		}
+		sent <- chat.CloseSend()
+	}()
+	received := 0
+	for {
+		_, err := chat.Recv()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		received++
+	}
+	assert.NoError(t, recv(t, sent, "the sends"))
+	assert.Equal(t, messages, received)
+}
