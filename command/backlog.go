@@ -12,7 +12,8 @@ import (
 
 // BacklogConfig lets an execution that finds every permit of its key
 // taken wait for one, as the blocking limiters of Netflix
-// concurrency-limits do, where Hystrix's semaphore refuses it at once.
+// concurrency-limits do (and, in FIFO order, resilience4j's bulkhead
+// with a maxWaitDuration), where Hystrix's semaphore refuses it at once.
 // The wait is on the goroutine that admits the execution (the caller's,
 // under semaphore isolation), and it counts against the execution's
 // timeout, which runs from its start.
