@@ -295,3 +295,66 @@ func TestBidirectionalStreamSendsWhileItReceives(t *testing.T) {
 	assert.NoError(t, recv(t, sent, "the sends"))
 	assert.Equal(t, messages, received)
 }
+
+// sendRecorder is a ClientStream that records what is sent on it, and
+// whose SendMsg fails with sendErr.
+type sendRecorder struct {
+	grpc.ClientStream
+	sendErr    error
+	sent       []any
+	sendClosed bool
+}
+
+func (s *sendRecorder) SendMsg(m any) error {
+	s.sent = append(s.sent, m)
+	return s.sendErr
+}
+
+func (s *sendRecorder) CloseSend() error {
+	s.sendClosed = true
+	return nil
+}
+
+// A stream that may be opened again keeps what its caller sends, and
+// takes it without an error from a stream that has failed (io.EOF): the
+// next attempt sends it, and RecvMsg tells the end. A stream that may
+// not keeps nothing and says io.EOF, as gRPC's does.
+func TestStreamSendMsgToAFailedStream(t *testing.T) {
+	for _, retries := range []bool{true, false} {
+		st := &outboundStream{retries: retries, attempt: &streamAttempt{ClientStream: &sendRecorder{sendErr: io.EOF}}}
+		err := st.SendMsg("request")
+		if retries {
+			assert.NoError(t, err)
+			assert.Equal(t, []any{"request"}, st.sent)
+		} else {
+			assert.Equal(t, io.EOF, err)
+			assert.Empty(t, st.sent)
+		}
+	}
+	st := &outboundStream{retries: true, replied: true, attempt: &streamAttempt{ClientStream: &sendRecorder{sendErr: io.EOF}}}
+	assert.Equal(t, io.EOF, st.SendMsg("more"), "committed: nothing is sent again")
+	assert.Empty(t, st.sent)
+}
+
+// A next attempt sends what the caller sent, in order, and closes its
+// side if the caller did; it stops at the first send that fails, whose
+// stream's RecvMsg tells the end.
+func TestStreamAttemptSendsAgain(t *testing.T) {
+	prev := &streamAttempt{over: true}
+	st := &outboundStream{attempt: prev, sent: []any{"a", "b"}, sendClosed: true, next: make(chan struct{})}
+	next := st.next
+	fresh := &sendRecorder{}
+	require.True(t, st.begin(&streamAttempt{ClientStream: fresh}))
+	assert.Equal(t, []any{"a", "b"}, fresh.sent)
+	assert.True(t, fresh.sendClosed)
+	select {
+	case <-next:
+	default:
+		t.Fatal("the caller waiting for the next attempt is not told")
+	}
+
+	st.attempt.over = true
+	broken := &sendRecorder{sendErr: io.EOF}
+	require.True(t, st.begin(&streamAttempt{ClientStream: broken}))
+	assert.Equal(t, []any{"a"}, broken.sent, "no send after one that failed")
+}
