@@ -64,6 +64,18 @@ func waitInBacklog(t *testing.T, h *harness, m execMode, c *Command[int, string]
 	return call
 }
 
+// holdingThePermit returns a command "Backlogged" of h with cfg, whose
+// call of input 0 (first) holds the key's one permit until ts lets it
+// through.
+func holdingThePermit(t *testing.T, h *harness, cfg Config) (*Command[int, string], *turnstile, <-chan callResult[string]) {
+	t.Helper()
+	ts := newTurnstile(t)
+	c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(cfg))
+	first := goCall(func() (string, error) { return c.Execute(context.Background(), 0) })
+	recv(t, ts.entered, "the first call")
+	return c, ts, first
+}
+
 // A permit given back goes to the waiter the order names: the newest
 // (LIFO, the default) or the oldest (FIFO).
 func TestBacklogHandsPermitsOverInOrder(t *testing.T) {
@@ -217,12 +229,9 @@ func TestBacklogWaiterCancelled(t *testing.T) {
 // Configure wakes the waiters, which take the permits it adds.
 func TestConfigureWakesTheBacklog(t *testing.T) {
 	h := newHarness(t)
-	ts := newTurnstile(t)
 	cfg := backlogConfig(2, LIFO)
-	c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(cfg))
-	calls := []<-chan callResult[string]{goCall(func() (string, error) { return c.Execute(context.Background(), 0) })}
-	recv(t, ts.entered, "the first call")
-	calls = append(calls, waitInBacklog(t, h, execModes[0], c, 1, 1), waitInBacklog(t, h, execModes[0], c, 2, 2))
+	c, ts, first := holdingThePermit(t, h, cfg)
+	calls := []<-chan callResult[string]{first, waitInBacklog(t, h, execModes[0], c, 1, 1), waitInBacklog(t, h, execModes[0], c, 2, 2)}
 
 	cfg.MaxConcurrentRequests = 3
 	require.NoError(t, h.reg.Configure("Backlogged", cfg))
@@ -239,11 +248,8 @@ func TestConfigureWakesTheBacklog(t *testing.T) {
 // A Configure that takes the backlog away refuses its waiters.
 func TestConfigureWithoutABacklogRefusesItsWaiters(t *testing.T) {
 	h := newHarness(t)
-	ts := newTurnstile(t)
 	cfg := backlogConfig(2, LIFO)
-	c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(cfg))
-	first := goCall(func() (string, error) { return c.Execute(context.Background(), 0) })
-	recv(t, ts.entered, "the first call")
+	c, ts, first := holdingThePermit(t, h, cfg)
 	waiter := waitInBacklog(t, h, execModes[0], c, 1, 1)
 
 	cfg.Backlog = BacklogConfig{}
@@ -259,12 +265,9 @@ func TestConfigureWithoutABacklogRefusesItsWaiters(t *testing.T) {
 // its permit: a long wait is not a slow downstream.
 func TestBacklogWaitIsNotTheAdaptiveLimitsRoundTrip(t *testing.T) {
 	h := newHarness(t)
-	ts := newTurnstile(t)
 	cfg := backlogConfig(1, LIFO)
 	cfg.AdaptiveLimit = limit.AIMD{InitialLimit: 1, MinLimit: 1, MaxLimit: 10, Timeout: 100 * time.Millisecond}
-	c := New("Backlogged", ts.run, WithRegistry(h.reg), WithConfig(cfg))
-	first := goCall(func() (string, error) { return c.Execute(context.Background(), 0) })
-	recv(t, ts.entered, "the first call")
+	c, ts, first := holdingThePermit(t, h, cfg)
 	waiter := waitInBacklog(t, h, execModes[0], c, 1, 1)
 	h.clock.Advance(200 * time.Millisecond)
 	ts.letThrough(0)
