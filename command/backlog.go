@@ -216,7 +216,7 @@ func (e *execution) awaitPermit(ctx, callerCtx context.Context) FailureType {
 		if !b.join(w, cfg.Size) {
 			return SemaphoreRejectedFailure
 		}
-		if n, ok := e.k.metrics.TryMarkStartAt(now, e.permitsOf(e.k.config.Load())); ok {
+		if n, ok := e.k.metrics.TryMarkStartAt(now, e.permitsUnder(e.k.config.Load())); ok {
 			b.leave(w, cfg.Order)
 			e.concurrency, e.runStart = n, now
 			return noFailure

@@ -124,9 +124,10 @@ func (e *execution) attempt() bool {
 	return false
 }
 
-// acquire takes an execution permit under semaphore isolation;
-// SemaphoreRejectedFailure records SEMAPHORE_REJECTED. A rejected half-open trial re-opens the
-// breaker: it must not stay HALF_OPEN with no trial in flight.
+// acquire takes an execution permit under semaphore isolation, or
+// records SEMAPHORE_REJECTED and returns SemaphoreRejectedFailure. A
+// rejected half-open trial re-opens the breaker: it must not stay
+// HALF_OPEN with no trial in flight.
 //
 // The permits are the key's concurrent executions, counted by its
 // metrics: taking one counts the execution as started, and the Completion
@@ -139,7 +140,7 @@ func (e *execution) attempt() bool {
 // waits for one (see awaitPermit): it returns runCancelled if ctx or
 // callerCtx ends meanwhile, which the caller records.
 func (e *execution) acquire(ctx, callerCtx context.Context) FailureType {
-	permits := e.permits()
+	permits := e.permitsUnder(e.cfg)
 	if len(e.cfg.Partitions) != 0 {
 		if e.acquireInPartition(permits, partitionOf(ctx, callerCtx)) {
 			return noFailure
@@ -157,18 +158,16 @@ func (e *execution) acquire(ctx, callerCtx context.Context) FailureType {
 	return SemaphoreRejectedFailure
 }
 
-// permits returns the key's execution permits now: its adaptive limit,
-// which the execution then samples, or else MaxConcurrentRequests.
-func (e *execution) permits() int64 { return e.permitsOf(e.cfg) }
-
-// permitsOf is permits under cfg, the key's Config now for an execution
-// that waited in the backlog through a Configure.
-func (e *execution) permitsOf(cfg *Config) int64 {
-	if l := e.k.limiterFor(cfg); l != nil {
+// permitsUnder returns the key's execution permits under cfg (the
+// execution's Config, or the key's now for an execution that waited in
+// the backlog through a Configure), and keeps the adaptive limit that
+// sets them, if any, for the execution to sample.
+func (e *execution) permitsUnder(cfg *Config) int64 {
+	n, l := e.k.permits(cfg)
+	if l != nil {
 		e.limiter = l
-		return int64(l.Limit())
 	}
-	return int64(cfg.MaxConcurrentRequests)
+	return int64(n)
 }
 
 // poolRejected records THREAD_POOL_REJECTED.

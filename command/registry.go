@@ -190,6 +190,7 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 	cfg := k.config.Load()
 	bc := k.breaker.Config() // with the breaker's defaults filled in
 	open := !cfg.Breaker.Disabled && k.breaker.IsOpen()
+	permits, _ := k.permits(cfg)
 	st := metricsstream.CommandStatus{
 		Group:              cfg.Group,
 		Pool:               cfg.Pool,
@@ -205,7 +206,7 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 			Timeout:                       max(cfg.Timeout, 0),
 			TimeoutEnabled:                cfg.Timeout > 0,
 			InterruptOnTimeout:            true,
-			MaxConcurrentRequests:         k.permits(cfg),
+			MaxConcurrentRequests:         permits,
 			AdaptiveLimit:                 k.adaptiveLimitName(cfg),
 			FallbackEnabled:               !cfg.FallbackDisabled,
 			FallbackMaxConcurrentRequests: cfg.FallbackMaxConcurrentRequests,
@@ -223,12 +224,13 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 }
 
 // permits returns the execution permits of the key under semaphore
-// isolation: its adaptive limit's, when it has one.
-func (k *keyState) permits(cfg *Config) int {
+// isolation with cfg, its Config: its adaptive limit's, when it has one,
+// and that limiter, which an execution admitted by it samples.
+func (k *keyState) permits(cfg *Config) (int, *limit.Limiter) {
 	if l := k.limiterFor(cfg); l != nil {
-		return l.Limit()
+		return l.Limit(), l
 	}
-	return cfg.MaxConcurrentRequests
+	return cfg.MaxConcurrentRequests, nil
 }
 
 // adaptiveLimitName names the algorithm of the key's permits, or is ""
