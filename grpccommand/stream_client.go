@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -183,7 +184,7 @@ func (s *streamClient) run(ctx context.Context, st *outboundStream) (struct{}, e
 	defer st.finished(a)
 	select {
 	case err := <-a.ended:
-		if err != nil && st.committed() {
+		if err != nil && st.replied.Load() {
 			err = &pushbackError{err: err, wait: -1} // no attempt follows a reply
 		} else if err != nil {
 			err = withPushback(err, cs.Trailer())
@@ -224,7 +225,7 @@ type outboundStream struct {
 	next       chan struct{}  // closed when the next attempt begins
 	sent       []any          // what the caller sent, for a next attempt to send again
 	sendClosed bool           // and whether it closed its side
-	replied    bool           // a reply came: the stream is committed to its attempt
+	replied    atomic.Bool    // a reply came: the stream is committed to its attempt (stored under mu, read without)
 }
 
 // streamAttempt is the stream of one attempt.
@@ -241,7 +242,7 @@ type streamAttempt struct {
 func (st *outboundStream) begin(a *streamAttempt) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if prev := st.attempt; prev != nil && (!prev.over || st.replied) {
+	if prev := st.attempt; prev != nil && (!prev.over || st.replied.Load()) {
 		return false
 	}
 	for _, m := range st.sent {
@@ -261,13 +262,6 @@ func (st *outboundStream) begin(a *streamAttempt) bool {
 		st.next = make(chan struct{})
 	}
 	return true
-}
-
-// committed reports whether a reply has come: no attempt follows.
-func (st *outboundStream) committed() bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.replied
 }
 
 // finished records that a's run has returned.
@@ -296,7 +290,7 @@ func (st *outboundStream) current() (*streamAttempt, chan struct{}) {
 // holds it. An attempt that begins meanwhile sends m itself.
 func (st *outboundStream) SendMsg(m any) error {
 	st.mu.Lock()
-	retries := st.retries && !st.replied
+	retries := st.retries && !st.replied.Load()
 	if retries {
 		st.sent = append(st.sent, m)
 	}
@@ -347,9 +341,12 @@ func (st *outboundStream) RecvMsg(m any) error {
 		a, next := st.current()
 		err := a.RecvMsg(m)
 		if err == nil {
-			st.mu.Lock()
-			st.replied, st.sent = true, nil // committed: nothing is sent again
-			st.mu.Unlock()
+			if !st.replied.Load() {
+				st.mu.Lock()
+				st.replied.Store(true)
+				st.sent = nil // committed: nothing is sent again
+				st.mu.Unlock()
+			}
 			if st.desc.ServerStreams {
 				return nil
 			}
@@ -369,7 +366,7 @@ func (st *outboundStream) RecvMsg(m any) error {
 
 // mayRetry reports whether an attempt that fails now may be followed by
 // another: the stream may be opened again and no reply has come.
-func (st *outboundStream) mayRetry() bool { return st.retries && !st.committed() }
+func (st *outboundStream) mayRetry() bool { return st.retries && !st.replied.Load() }
 
 // tell ends attempt a with err, the stream's last answer (nil, the reply
 // of a stream of one, or io.EOF, or its status), once.

@@ -233,12 +233,13 @@ func TestStreamAttemptNotAgain(t *testing.T) {
 		{"after a reply", &streamAttempt{over: true}, true},
 	} {
 		st := &outboundStream{
-			desc: &grpc.StreamDesc{ServerStreams: true}, attempt: tc.prev, replied: tc.sent, next: make(chan struct{}),
+			desc: &grpc.StreamDesc{ServerStreams: true}, attempt: tc.prev, next: make(chan struct{}),
 			streamer: func(ctx context.Context, _ *grpc.StreamDesc, _ *grpc.ClientConn, _ string, _ ...grpc.CallOption) (grpc.ClientStream, error) {
 				opened++
 				return idleStream{}, nil
 			},
 		}
+		st.replied.Store(tc.sent)
 		_, err := s.run(context.Background(), st)
 		assert.ErrorIs(t, err, command.ErrBadRequest, tc.name)
 		assert.Same(t, tc.prev, st.attempt, tc.name)
@@ -331,7 +332,8 @@ func TestStreamSendMsgToAFailedStream(t *testing.T) {
 			assert.Empty(t, st.sent)
 		}
 	}
-	st := &outboundStream{retries: true, replied: true, attempt: &streamAttempt{ClientStream: &sendRecorder{sendErr: io.EOF}}}
+	st := &outboundStream{retries: true, attempt: &streamAttempt{ClientStream: &sendRecorder{sendErr: io.EOF}}}
+	st.replied.Store(true)
 	assert.Equal(t, io.EOF, st.SendMsg("more"), "committed: nothing is sent again")
 	assert.Empty(t, st.sent)
 }
