@@ -61,6 +61,10 @@ type Breaker struct {
 	// openedAt is the clock reading (nanoseconds since epoch) of the
 	// latest opening; it is stored before the word says Open.
 	openedAt atomic.Int64
+	// sleepWindow is the sleep window of the latest opening, in
+	// nanoseconds; it is stored before the word says Open, and is
+	// Config.SleepWindow while the breaker is Closed.
+	sleepWindow atomic.Int64
 	// lastAdmit is the clock reading of the latest trial admission.
 	lastAdmit atomic.Int64
 	cfg       atomic.Pointer[Config] // with defaults applied
@@ -79,6 +83,7 @@ type Breaker struct {
 	healthGen  uint64     // the current health subscription; older ones are ignored
 	healthSub  observable.Subscription
 	lastHealth metricsstream.HealthCounts
+	reopens    int // re-openings from HalfOpen since the breaker last closed
 	closed     bool
 }
 
@@ -112,6 +117,7 @@ func New(cfg Config, health HealthSource, opts ...Option) *Breaker {
 	}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	b.cfg.Store(&resolved)
+	b.sleepWindow.Store(int64(resolved.SleepWindow))
 	b.word.Store(resolved.mode())
 	b.subscribe(1)
 	return b
@@ -125,8 +131,10 @@ func (b *Breaker) Name() string { return b.name }
 func (b *Breaker) Config() Config { return *b.cfg.Load() }
 
 // SetConfig changes the configuration of a live breaker. New thresholds
-// apply from the next health snapshot, a new sleep window to the current
-// one, force flags and HalfOpenTrials at once. Disabling a breaker that is
+// apply from the next health snapshot, a new sleep window (SleepWindow,
+// MaxSleepWindow, SleepWindowMultiplier) to the current one, as grown
+// by the re-openings since the breaker last closed, force flags and
+// HalfOpenTrials at once. Disabling a breaker that is
 // not Closed closes it (resetting the health stream). It panics with
 // cfg.Validate's error if cfg is invalid.
 func (b *Breaker) SetConfig(cfg Config) {
@@ -137,6 +145,7 @@ func (b *Breaker) SetConfig(cfg Config) {
 	b.mu.Lock()
 	now := b.now()
 	b.cfg.Store(&resolved)
+	b.sleepWindow.Store(int64(resolved.sleepWindowAfter(b.reopens)))
 	b.expireLocked(now)
 	w := b.word.Load()&^modeMask | resolved.mode()
 	b.word.Store(w)
@@ -177,7 +186,7 @@ func (b *Breaker) attemptSlow() bool {
 	case Closed:
 		return true
 	case Open:
-		if !b.sleepWindowOver(cfg, now) {
+		if !b.sleepWindowOver(now) {
 			return false
 		}
 	case HalfOpen:
@@ -204,7 +213,7 @@ func (b *Breaker) admitLocked(now int64) bool {
 	cfg := b.cfg.Load()
 	switch stateOf(w) {
 	case Open:
-		if !b.sleepWindowOver(cfg, now) {
+		if !b.sleepWindowOver(now) {
 			return false
 		}
 		b.lastAdmit.Store(now)
@@ -242,7 +251,7 @@ func (b *Breaker) allowSlow() bool {
 	cfg := b.cfg.Load()
 	switch stateOf(w) {
 	case Open:
-		return b.sleepWindowOver(cfg, b.now())
+		return b.sleepWindowOver(b.now())
 	case HalfOpen:
 		return admittedOf(w) < cfg.HalfOpenTrials
 	}
@@ -393,12 +402,21 @@ func (b *Breaker) String() string {
 // now returns the breaker's clock reading in nanoseconds since epoch.
 func (b *Breaker) now() int64 { return int64(b.clock.Since(b.epoch)) }
 
+// SleepWindow returns how long the breaker refuses every request once it
+// opens: while it is Open or HalfOpen, the sleep window its latest
+// opening started, longer than Config.SleepWindow after failed trials
+// when Config.MaxSleepWindow is set; while it is Closed, the window the
+// next trip will start, Config.SleepWindow.
+func (b *Breaker) SleepWindow() time.Duration {
+	return time.Duration(b.sleepWindow.Load())
+}
+
 // sleepWindowOver reports whether more than the sleep window has passed
 // since the breaker opened (Hystrix's isAfterSleepWindow). It compares the
 // time elapsed, which cannot overflow, so that a sleep window as long as
 // time.Duration allows never ends early.
-func (b *Breaker) sleepWindowOver(cfg *Config, now int64) bool {
-	return now-b.openedAt.Load() > int64(cfg.SleepWindow)
+func (b *Breaker) sleepWindowOver(now int64) bool {
+	return now-b.openedAt.Load() > b.sleepWindow.Load()
 }
 
 // trialOverdue reports whether a HalfOpen word has an unreported trial and
@@ -444,19 +462,31 @@ func (b *Breaker) expireLocked(now int64) {
 func (b *Breaker) setLocked(w uint64, to State, admitted, successes int, at int64) {
 	b.word.Store(makeWord(w, to, admitted, successes))
 	if from := stateOf(w); from != to {
-		b.hub.publish(Transition{
+		t := Transition{
 			Name:   b.name,
 			From:   from,
 			To:     to,
 			Time:   b.epoch.Add(time.Duration(at)),
 			Health: b.lastHealth,
-		})
+		}
+		if to == Open {
+			t.SleepWindow = b.SleepWindow()
+		}
+		b.hub.publish(t)
 	}
 }
 
-// openLocked opens the breaker as of at, starting a sleep window.
+// openLocked opens the breaker as of at, starting a sleep window: the
+// configured one when it trips, and a longer one for each trial that
+// failed since it last closed, when the Config says so.
 func (b *Breaker) openLocked(w uint64, at int64) {
+	if stateOf(w) == HalfOpen {
+		b.reopens++
+	} else {
+		b.reopens = 0
+	}
 	b.openedAt.Store(at)
+	b.sleepWindow.Store(int64(b.cfg.Load().sleepWindowAfter(b.reopens)))
 	b.setLocked(w, Open, 0, 0, at)
 }
 
@@ -465,6 +495,8 @@ func (b *Breaker) openLocked(w uint64, at int64) {
 // health stream and subscribes to it again; nil once the breaker is
 // closed for good.
 func (b *Breaker) closeLocked(w uint64, at int64) func() {
+	b.reopens = 0
+	b.sleepWindow.Store(int64(b.cfg.Load().SleepWindow))
 	b.setLocked(w, Closed, 0, 0, at)
 	b.lastHealth = metricsstream.HealthCounts{}
 	b.healthGen++

@@ -3,6 +3,7 @@ package breaker
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -81,7 +82,29 @@ type Config struct {
 	// trips the breaker when SlowCallDuration is set. Zero means 100. It
 	// must be zero when SlowCallDuration is zero.
 	SlowCallRatePercentage int
+
+	// MaxSleepWindow makes the sleep window grow while the breaker's
+	// trials fail, up to this bound: each time a HALF_OPEN breaker
+	// re-opens, its new window is the one before times
+	// SleepWindowMultiplier, and no longer than MaxSleepWindow. A close
+	// makes the next trip's window SleepWindow again. A dependency that
+	// stays down is then probed less and less often, as resilience4j's
+	// exponential wait in the open state and Polly's break-duration
+	// generator have it. Beyond Hystrix, opt-in: zero keeps every window
+	// SleepWindow, as Hystrix does. It must be zero or at least
+	// SleepWindow (5s when SleepWindow is zero).
+	MaxSleepWindow time.Duration
+
+	// SleepWindowMultiplier is the factor, more than 1, by which each
+	// re-opening lengthens the sleep window when MaxSleepWindow is set.
+	// Zero means 2. It must be zero when MaxSleepWindow is zero.
+	SleepWindowMultiplier float64
 }
+
+// DefaultSleepWindowMultiplier is the Config.SleepWindowMultiplier that
+// zero stands for when Config.MaxSleepWindow is set: each failed trial
+// doubles the sleep window.
+const DefaultSleepWindowMultiplier = 2
 
 // ErrInvalidConfig is the error every [ConfigError] matches with
 // errors.Is.
@@ -106,7 +129,9 @@ func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
 // Validate reports the fields of c that hold impossible values: negative
 // counts or durations (HalfOpenTrialTimeout excepted), percentages over
 // 100, more than MaxHalfOpenTrials trials, a SlowCallRatePercentage without
-// a SlowCallDuration. It returns nil for a valid Config; otherwise each
+// a SlowCallDuration, a MaxSleepWindow shorter than the sleep window, a
+// SleepWindowMultiplier that is not more than 1 or comes without a
+// MaxSleepWindow. It returns nil for a valid Config; otherwise each
 // problem is a *ConfigError (joined with errors.Join when there are
 // several), and errors.Is(err, ErrInvalidConfig) holds.
 func (c Config) Validate() error {
@@ -134,6 +159,23 @@ func (c Config) Validate() error {
 	} else if c.SlowCallRatePercentage != 0 && c.SlowCallDuration == 0 {
 		bad("SlowCallRatePercentage", c.SlowCallRatePercentage, "is set but SlowCallDuration is zero")
 	}
+	sleepWindow := c.SleepWindow
+	if sleepWindow == 0 {
+		sleepWindow = DefaultSleepWindow
+	}
+	switch {
+	case c.MaxSleepWindow < 0:
+		bad("MaxSleepWindow", c.MaxSleepWindow, "must not be negative")
+	case c.MaxSleepWindow != 0 && c.MaxSleepWindow < sleepWindow:
+		bad("MaxSleepWindow", c.MaxSleepWindow, fmt.Sprintf("must be zero or at least the sleep window, %v", sleepWindow))
+	}
+	switch m := c.SleepWindowMultiplier; {
+	case m == 0:
+	case !(m > 1) || math.IsInf(m, 1):
+		bad("SleepWindowMultiplier", m, "must be zero or a finite number more than 1")
+	case c.MaxSleepWindow == 0:
+		bad("SleepWindowMultiplier", m, "is set but MaxSleepWindow is zero")
+	}
 	return errors.Join(errs...)
 }
 
@@ -158,7 +200,32 @@ func (c Config) withDefaults() Config {
 	if c.SlowCallDuration > 0 && c.SlowCallRatePercentage == 0 {
 		c.SlowCallRatePercentage = DefaultSlowCallRatePercentage
 	}
+	if c.MaxSleepWindow != 0 && c.SleepWindowMultiplier == 0 {
+		c.SleepWindowMultiplier = DefaultSleepWindowMultiplier
+	}
 	return c
+}
+
+// sleepWindowAfter returns the sleep window of an opening that follows
+// reopens re-openings from HALF_OPEN since the breaker last closed: each
+// multiplies the window before it by SleepWindowMultiplier, up to
+// MaxSleepWindow. c has its defaults. The loop ends as soon as the
+// window stops growing, at MaxSleepWindow at the latest: however long the
+// dependency stays down, it runs no more often than it takes the
+// multiplier to reach MaxSleepWindow from SleepWindow.
+func (c *Config) sleepWindowAfter(reopens int) time.Duration {
+	w := c.SleepWindow
+	for range reopens {
+		next := c.MaxSleepWindow
+		if f := float64(w) * c.SleepWindowMultiplier; f < float64(next) {
+			next = time.Duration(f)
+		}
+		if next <= w {
+			break
+		}
+		w = next
+	}
+	return w
 }
 
 // mode returns the word's mode bits for c: Disabled wins over ForceOpen,

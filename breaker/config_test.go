@@ -2,6 +2,7 @@ package breaker_test
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -33,6 +34,16 @@ func TestConfigValidate(t *testing.T) {
 		{"negative slow duration", breaker.Config{SlowCallDuration: -1}, []string{"SlowCallDuration"}},
 		{"slow percentage over 100", breaker.Config{SlowCallDuration: 1, SlowCallRatePercentage: 150}, []string{"SlowCallRatePercentage"}},
 		{"slow percentage without duration", breaker.Config{SlowCallRatePercentage: 50}, []string{"SlowCallRatePercentage"}},
+		{"growing sleep window", breaker.Config{SleepWindow: time.Second, MaxSleepWindow: time.Minute, SleepWindowMultiplier: 1.5}, nil},
+		{"max sleep window of the default", breaker.Config{MaxSleepWindow: breaker.DefaultSleepWindow}, nil},
+		{"max sleep window under the default", breaker.Config{MaxSleepWindow: breaker.DefaultSleepWindow - 1}, []string{"MaxSleepWindow"}},
+		{"max sleep window under the sleep window", breaker.Config{SleepWindow: time.Second, MaxSleepWindow: time.Second - 1}, []string{"MaxSleepWindow"}},
+		{"negative max sleep window", breaker.Config{MaxSleepWindow: -1}, []string{"MaxSleepWindow"}},
+		{"multiplier of 1", breaker.Config{MaxSleepWindow: time.Minute, SleepWindowMultiplier: 1}, []string{"SleepWindowMultiplier"}},
+		{"negative multiplier", breaker.Config{MaxSleepWindow: time.Minute, SleepWindowMultiplier: -2}, []string{"SleepWindowMultiplier"}},
+		{"NaN multiplier", breaker.Config{MaxSleepWindow: time.Minute, SleepWindowMultiplier: math.NaN()}, []string{"SleepWindowMultiplier"}},
+		{"infinite multiplier", breaker.Config{MaxSleepWindow: time.Minute, SleepWindowMultiplier: math.Inf(1)}, []string{"SleepWindowMultiplier"}},
+		{"multiplier without max", breaker.Config{SleepWindowMultiplier: 2}, []string{"SleepWindowMultiplier"}},
 		{"several", breaker.Config{RequestVolumeThreshold: -1, SleepWindow: -1}, []string{"RequestVolumeThreshold", "SleepWindow"}},
 	}
 	for _, c := range cases {

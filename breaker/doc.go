@@ -28,7 +28,8 @@
 //     again. Snapshots still in flight from the old subscription are
 //     ignored.
 //   - HALF_OPEN -> OPEN when the trial reports MarkNonSuccess, with a new
-//     sleep window.
+//     sleep window: SleepWindow again, or a longer one when
+//     MaxSleepWindow is set (below).
 //
 // AllowRequest is Hystrix's side-effect-free allowRequest; IsOpen is
 // Hystrix's isOpen, true in both OPEN and HALF_OPEN. ForceOpen rejects
@@ -79,6 +80,15 @@
 //   - SlowCallDuration and SlowCallRatePercentage trip on the
 //     percentage of slow calls (HealthCounts.Slow), with the same volume
 //     threshold, as resilience4j and sentinel do.
+//   - MaxSleepWindow and SleepWindowMultiplier make the sleep window
+//     grow while trials fail: each re-opening from HALF_OPEN multiplies
+//     the window by SleepWindowMultiplier (2 unless set), up to
+//     MaxSleepWindow, and a close starts the next trip at SleepWindow
+//     again. A dependency that stays down for an hour is then probed a
+//     few times rather than every SleepWindow, as resilience4j's
+//     exponential open-state wait, failsafe-go's delay function and
+//     Polly's break-duration generator allow. [Breaker.SleepWindow] and
+//     [Transition].SleepWindow tell the window in force.
 //   - HalfOpenTrialTimeout and MarkIgnored, above.
 //   - [Breaker.Transitions] streams every state change, and
 //     [Breaker.State] names the state (Hystrix keeps both internal).

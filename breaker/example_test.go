@@ -179,3 +179,30 @@ func ExampleConfig_halfOpenTrials() {
 	// HALF_OPEN
 	// CLOSED
 }
+
+func ExampleConfig_maxSleepWindow() {
+	clk := clock.NewManual(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	health := &snapshots{}
+	b := breaker.New(breaker.Config{SleepWindow: 5 * time.Second, MaxSleepWindow: time.Minute}, health, breaker.WithClock(clk))
+	defer b.Close()
+
+	health.emit(metricsstream.HealthCounts{Total: 20, Errors: 20, ErrorPercentage: 100})
+	for range 5 {
+		fmt.Println(b.State(), "for", b.SleepWindow())
+		clk.Advance(b.SleepWindow() + time.Millisecond)
+		b.AttemptExecution() // the trial, which fails
+		b.MarkNonSuccess()
+	}
+	clk.Advance(b.SleepWindow() + time.Millisecond)
+	b.AttemptExecution() // a trial that succeeds
+	b.MarkSuccess()
+	fmt.Printf("%v; the next trip opens for %v\n", b.State(), b.SleepWindow())
+
+	// Output:
+	// OPEN for 5s
+	// OPEN for 10s
+	// OPEN for 20s
+	// OPEN for 40s
+	// OPEN for 1m0s
+	// CLOSED; the next trip opens for 5s
+}

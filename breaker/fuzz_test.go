@@ -35,6 +35,16 @@ func invalidBreakerFields(c breaker.Config) []string {
 		(c.SlowCallRatePercentage != 0 && c.SlowCallDuration == 0) {
 		bad = append(bad, "SlowCallRatePercentage")
 	}
+	sleep := c.SleepWindow
+	if sleep == 0 {
+		sleep = breaker.DefaultSleepWindow
+	}
+	if c.MaxSleepWindow < 0 || (c.MaxSleepWindow > 0 && c.MaxSleepWindow < sleep) {
+		bad = append(bad, "MaxSleepWindow")
+	}
+	if m := c.SleepWindowMultiplier; m != 0 && (math.IsNaN(m) || m <= 1 || math.IsInf(m, 1) || c.MaxSleepWindow == 0) {
+		bad = append(bad, "SleepWindowMultiplier")
+	}
 	return bad
 }
 
@@ -43,22 +53,28 @@ func invalidBreakerFields(c breaker.Config) []string {
 // SetConfig, a panic carrying that error) that names every bad field; a
 // valid one must make a breaker that follows Hystrix's state machine:
 // closed until a snapshot over the thresholds, open for the whole sleep
-// window however long, one trial after it, closed by the trial's success.
+// window however long, one trial after it, (with a growing window, a
+// trial that fails and a longer window), closed by the trial's success.
 func FuzzConfig(f *testing.F) {
-	f.Add(false, false, false, 0, 0, int64(0), 0, int64(0), int64(0), 0)
-	f.Add(false, false, false, 1, 40, int64(200*time.Millisecond), 0, int64(0), int64(0), 0)
-	f.Add(false, false, false, 20, 50, int64(5*time.Second), 3, int64(-1), int64(time.Second), 80)
-	f.Add(true, true, true, 1, 100, int64(time.Millisecond), breaker.MaxHalfOpenTrials, int64(-1), int64(1), 1)
-	f.Add(false, true, false, 5, 1, int64(time.Hour), 1, int64(time.Minute), int64(0), 0)
-	f.Add(false, false, true, 5, 1, int64(1), 1, int64(1), int64(0), 0)
-	f.Add(false, false, false, -1, 101, int64(-1), -1, int64(0), int64(-1), 101)
-	f.Add(false, false, false, 0, 0, int64(0), breaker.MaxHalfOpenTrials+1, int64(0), int64(0), 50)
-	f.Add(false, false, false, math.MaxInt, math.MinInt, int64(math.MaxInt64), math.MaxInt, int64(math.MinInt64), int64(math.MaxInt64), 100)
-	f.Add(false, false, false, 1, 1, int64(math.MaxInt64), 1, int64(0), int64(0), 0)
-	f.Add(false, false, false, 1, 1, int64(time.Second), 2, int64(math.MaxInt64), int64(0), 0)
+	f.Add(false, false, false, 0, 0, int64(0), 0, int64(0), int64(0), 0, int64(0), 0.0)
+	f.Add(false, false, false, 1, 40, int64(200*time.Millisecond), 0, int64(0), int64(0), 0, int64(0), 0.0)
+	f.Add(false, false, false, 20, 50, int64(5*time.Second), 3, int64(-1), int64(time.Second), 80, int64(0), 0.0)
+	f.Add(true, true, true, 1, 100, int64(time.Millisecond), breaker.MaxHalfOpenTrials, int64(-1), int64(1), 1, int64(0), 0.0)
+	f.Add(false, true, false, 5, 1, int64(time.Hour), 1, int64(time.Minute), int64(0), 0, int64(0), 0.0)
+	f.Add(false, false, true, 5, 1, int64(1), 1, int64(1), int64(0), 0, int64(0), 0.0)
+	f.Add(false, false, false, -1, 101, int64(-1), -1, int64(0), int64(-1), 101, int64(0), 0.0)
+	f.Add(false, false, false, 0, 0, int64(0), breaker.MaxHalfOpenTrials+1, int64(0), int64(0), 50, int64(0), 0.0)
+	f.Add(false, false, false, math.MaxInt, math.MinInt, int64(math.MaxInt64), math.MaxInt, int64(math.MinInt64), int64(math.MaxInt64), 100, int64(0), 0.0)
+	f.Add(false, false, false, 1, 1, int64(math.MaxInt64), 1, int64(0), int64(0), 0, int64(0), 0.0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 2, int64(math.MaxInt64), int64(0), 0, int64(0), 0.0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Minute), 0.0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(math.MaxInt64), 1e300)
+	f.Add(false, false, false, 1, 1, int64(0), 1, int64(0), int64(0), 0, int64(time.Second), 1.5)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 2.0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Hour), math.NaN())
 
 	f.Fuzz(func(t *testing.T, disabled, forceOpen, forceClosed bool, volume, errPct int, sleep int64,
-		trials int, trialTimeout, slowDuration int64, slowPct int) {
+		trials int, trialTimeout, slowDuration int64, slowPct int, maxSleep int64, multiplier float64) {
 		cfg := breaker.Config{
 			Disabled:                 disabled,
 			RequestVolumeThreshold:   volume,
@@ -70,6 +86,8 @@ func FuzzConfig(f *testing.F) {
 			HalfOpenTrialTimeout:     time.Duration(trialTimeout),
 			SlowCallDuration:         time.Duration(slowDuration),
 			SlowCallRatePercentage:   slowPct,
+			MaxSleepWindow:           time.Duration(maxSleep),
+			SleepWindowMultiplier:    multiplier,
 		}
 		bad := invalidBreakerFields(cfg)
 		err := cfg.Validate()
@@ -173,6 +191,25 @@ func checkStateMachine(t *testing.T, cfg breaker.Config) {
 	clk.Advance(sleep)
 	require.False(t, b.AttemptExecution(), "open until strictly after the sleep window")
 	clk.Advance(time.Nanosecond)
+	if got.MaxSleepWindow != 0 {
+		// A failed trial: a window SleepWindowMultiplier times longer,
+		// up to MaxSleepWindow.
+		require.True(t, b.AttemptExecution(), "a trial after the sleep window")
+		b.MarkNonSuccess()
+		longer := got.MaxSleepWindow
+		if f := float64(sleep) * got.SleepWindowMultiplier; f < float64(longer) {
+			longer = time.Duration(f)
+		}
+		require.Equal(t, longer, b.SleepWindow(), "the window after a failed trial")
+		if longer > longestWalk {
+			clk.Advance(longestWalk)
+			assert.False(t, b.AttemptExecution(), "sleep window %v rejects after %v", longer, longestWalk)
+			return
+		}
+		clk.Advance(longer)
+		require.False(t, b.AttemptExecution(), "open until strictly after the longer window")
+		clk.Advance(time.Nanosecond)
+	}
 	trials := got.HalfOpenTrials
 	for i := range trials {
 		require.True(t, b.AttemptExecution(), "trial %d of %d after the sleep window", i+1, trials)

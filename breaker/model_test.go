@@ -20,8 +20,9 @@ type refModel struct {
 	state               breaker.State
 	openedAt, lastAdmit time.Duration
 	admitted, successes int
-	episode             int // counts OPEN -> HALF_OPEN transitions
-	closes              int // HALF_OPEN -> CLOSED transitions, each resetting the stream
+	episode             int           // counts OPEN -> HALF_OPEN transitions
+	closes              int           // HALF_OPEN -> CLOSED transitions, each resetting the stream
+	window              time.Duration // the sleep window of the latest opening
 }
 
 // expire re-opens a HALF_OPEN model whose unreported trial is overdue.
@@ -32,11 +33,20 @@ func (m *refModel) expire() {
 	}
 }
 
+// open opens the model as of at: a trip starts a sleep window of
+// SleepWindow, and a re-opening one that is the window before times
+// SleepWindowMultiplier, up to MaxSleepWindow, when that is set.
 func (m *refModel) open(at time.Duration) {
+	switch {
+	case m.state != breaker.HalfOpen:
+		m.window = m.cfg.SleepWindow
+	case m.cfg.MaxSleepWindow != 0:
+		m.window = min(time.Duration(float64(m.window)*m.cfg.SleepWindowMultiplier), m.cfg.MaxSleepWindow)
+	}
 	m.state, m.openedAt, m.admitted, m.successes = breaker.Open, at, 0, 0
 }
 
-func (m *refModel) sleepWindowOver() bool { return m.now > m.openedAt+m.cfg.SleepWindow }
+func (m *refModel) sleepWindowOver() bool { return m.now > m.openedAt+m.window }
 
 func (m *refModel) tick(hc metricsstream.HealthCounts) {
 	m.expire()
@@ -126,6 +136,10 @@ func TestStateMachineAgainstModel(t *testing.T) {
 				-1, 0, 300 * time.Millisecond, 2 * time.Second,
 			}).Draw(rt, "trialTimeout"),
 		}
+		if grows := rapid.IntRange(0, 2).Draw(rt, "grows"); grows > 0 {
+			cfg.MaxSleepWindow = cfg.SleepWindow * time.Duration(rapid.IntRange(1, 20).Draw(rt, "maxTimes"))
+			cfg.SleepWindowMultiplier = []float64{0, 1.5}[grows-1]
+		}
 		clk := clock.NewManual(epoch)
 		h := newFakeHealth()
 		b := breaker.New(cfg, h, breaker.WithClock(clk))
@@ -203,6 +217,9 @@ func TestStateMachineAgainstModel(t *testing.T) {
 				m.expire()
 				if got := b.State(); got != m.state {
 					rt.Fatalf("State() = %v; model says %v", got, m.state)
+				}
+				if want := m.window; m.state != breaker.Closed && b.SleepWindow() != want {
+					rt.Fatalf("SleepWindow() = %v; model says %v", b.SleepWindow(), want)
 				}
 				if got, want := b.IsOpen(), m.state != breaker.Closed; got != want {
 					rt.Fatalf("IsOpen() = %v; want %v", got, want)

@@ -4,11 +4,11 @@ import "time"
 
 // RetryAfter returns how long until AttemptExecution could let a request
 // through, for the answer to a caller it refused (a server's Retry-After
-// header, say): 0 when it would now, and the rest of the sleep window when
-// the breaker is Open. It returns false when that depends on what has not
-// happened yet: a HalfOpen breaker whose trials are all out closes or
-// opens again on their results, and a breaker forced open stays so until
-// its Config changes.
+// header, say): 0 when it would now, and the rest of the sleep window
+// (SleepWindow) when the breaker is Open. It returns false when that
+// depends on what has not happened yet: a HalfOpen breaker whose trials
+// are all out closes or opens again on their results, and a breaker
+// forced open stays so until its Config changes.
 func (b *Breaker) RetryAfter() (time.Duration, bool) {
 	w := b.refresh()
 	switch {
@@ -21,7 +21,7 @@ func (b *Breaker) RetryAfter() (time.Duration, bool) {
 	switch stateOf(w) {
 	case Open:
 		elapsed := b.now() - b.openedAt.Load()
-		return time.Duration(max(int64(cfg.SleepWindow)-elapsed, 0)), true
+		return time.Duration(max(b.sleepWindow.Load()-elapsed, 0)), true
 	case HalfOpen:
 		return 0, admittedOf(w) < cfg.HalfOpenTrials
 	}

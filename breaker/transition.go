@@ -26,6 +26,11 @@ type Transition struct {
 	// a trip, the snapshot that tripped it. After a close the health
 	// stream starts again from zero counts.
 	Health metricsstream.HealthCounts
+	// SleepWindow is, for a change to OPEN, how long from Time the
+	// breaker refuses every request: Config.SleepWindow, or longer after
+	// failed trials when Config.MaxSleepWindow is set. It is zero for
+	// the other changes.
+	SleepWindow time.Duration
 }
 
 // String returns "FROM -> TO", prefixed with the name if there is one.

@@ -32,9 +32,9 @@ func TestTransitions(t *testing.T) {
 
 	at := func(d time.Duration) time.Time { return epoch.Add(d) }
 	want := []breaker.Transition{
-		{Name: "GetUser", From: breaker.Closed, To: breaker.Open, Time: at(time.Second), Health: trip},
+		{Name: "GetUser", From: breaker.Closed, To: breaker.Open, Time: at(time.Second), Health: trip, SleepWindow: 200 * time.Millisecond},
 		{Name: "GetUser", From: breaker.Open, To: breaker.HalfOpen, Time: at(1250 * time.Millisecond), Health: trip},
-		{Name: "GetUser", From: breaker.HalfOpen, To: breaker.Open, Time: at(1260 * time.Millisecond), Health: health(0, 0, 0)},
+		{Name: "GetUser", From: breaker.HalfOpen, To: breaker.Open, Time: at(1260 * time.Millisecond), Health: health(0, 0, 0), SleepWindow: 200 * time.Millisecond},
 		{Name: "GetUser", From: breaker.Open, To: breaker.HalfOpen, Time: at(1510 * time.Millisecond), Health: health(0, 0, 0)},
 		{Name: "GetUser", From: breaker.HalfOpen, To: breaker.Closed, Time: at(1520 * time.Millisecond), Health: health(0, 0, 0)},
 	}
