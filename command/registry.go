@@ -192,13 +192,16 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 	open := !cfg.Breaker.Disabled && k.breaker.IsOpen()
 	permits, _ := k.permits(cfg)
 	st := metricsstream.CommandStatus{
-		Group:              cfg.Group,
-		Pool:               cfg.Pool,
-		CircuitBreakerOpen: open,
+		Group:                     cfg.Group,
+		Pool:                      cfg.Pool,
+		CircuitBreakerOpen:        open,
+		CircuitBreakerSleepWindow: k.breaker.SleepWindow(),
 		Properties: metricsstream.CommandProperties{
 			CircuitBreakerEnabled:         !cfg.Breaker.Disabled,
 			RequestVolumeThreshold:        bc.RequestVolumeThreshold,
 			SleepWindow:                   bc.SleepWindow,
+			MaxSleepWindow:                bc.MaxSleepWindow,
+			SleepWindowMultiplier:         bc.SleepWindowMultiplier,
 			ErrorThresholdPercentage:      bc.ErrorThresholdPercentage,
 			ForceOpen:                     bc.ForceOpen,
 			ForceClosed:                   bc.ForceClosed,

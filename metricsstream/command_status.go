@@ -11,6 +11,8 @@ type CommandProperties struct {
 	CircuitBreakerEnabled         bool
 	RequestVolumeThreshold        int
 	SleepWindow                   time.Duration
+	MaxSleepWindow                time.Duration // 0 when the sleep window does not grow
+	SleepWindowMultiplier         float64       // what a failed trial multiplies the sleep window by, with MaxSleepWindow
 	ErrorThresholdPercentage      int
 	ForceOpen, ForceClosed        bool
 	Isolation                     string        // Hystrix's name: "THREAD" or "SEMAPHORE"
@@ -32,7 +34,13 @@ type CommandProperties struct {
 type CommandStatus struct {
 	Group, Pool        string
 	CircuitBreakerOpen bool
-	Properties         CommandProperties
+	// CircuitBreakerSleepWindow is how long the command's breaker
+	// refuses every request once it opens: the window of its latest
+	// opening while it is open, grown by failed trials when
+	// Properties.MaxSleepWindow is set, and SleepWindow while it is
+	// closed.
+	CircuitBreakerSleepWindow time.Duration
+	Properties                CommandProperties
 	// Partitions are the partitions of the command's execution permits
 	// (command.Config.Partitions), in the order its Config names them;
 	// nil for a command without.

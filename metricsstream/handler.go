@@ -94,7 +94,10 @@ const (
 //     partition name: partitionShare, partitionGuaranteed,
 //     partitionInFlight and partitionRejected (since the key was first
 //     used); with a backlog (command.Config.Backlog), backlogSize and
-//     backlogWaiting, the executions waiting for a permit now.
+//     backlogWaiting, the executions waiting for a permit now; with a
+//     sleep window that grows (breaker.Config.MaxSleepWindow),
+//     circuitBreakerSleepWindowInMilliseconds, the window of the
+//     breaker's latest opening.
 func Handler(opts ...HandlerOption) http.Handler {
 	return newHandler("Handler", (*frame).appendMetrics, DefaultStreamInterval, opts)
 }

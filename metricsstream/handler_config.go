@@ -43,7 +43,10 @@ const DefaultConfigStreamInterval = 5 * time.Second
 //     (command.Config.Partitions) adds "partitions" after them, each
 //     partition's name and share, in the order of its Config; a command
 //     with a backlog (command.Config.Backlog) adds "backlog", its size,
-//     timeoutInMilliseconds and order ("LIFO" or "FIFO").
+//     timeoutInMilliseconds and order ("LIFO" or "FIFO"); a command
+//     whose sleep window grows (breaker.Config.MaxSleepWindow) adds
+//     "maxSleepInMilliseconds" and "sleepMultiplier" after Hystrix's
+//     fields of "circuitBreaker".
 //   - A collapser of WithCollapsers has no metrics windows here: its
 //     object leaves out "metrics".
 //
@@ -134,6 +137,10 @@ func appendCommandConfig(commands *jsonObject, m *CommandMetrics) {
 	cb.int("requestVolumeThreshold", int64(p.RequestVolumeThreshold))
 	cb.int("errorPercentageThreshold", int64(p.ErrorThresholdPercentage))
 	cb.millis("sleepInMilliseconds", p.SleepWindow)
+	if p.MaxSleepWindow > 0 {
+		cb.millis("maxSleepInMilliseconds", p.MaxSleepWindow)
+		cb.float("sleepMultiplier", p.SleepWindowMultiplier)
+	}
 	c.close(&cb)
 	commands.close(&c)
 }

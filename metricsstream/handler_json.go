@@ -1,6 +1,7 @@
 package metricsstream
 
 import (
+	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -81,6 +82,17 @@ func (o *jsonObject) close(inner *jsonObject) { o.b = inner.end() }
 // millis writes d in whole milliseconds, truncated, as Hystrix's int
 // latencies and properties.
 func (o *jsonObject) millis(name string, d time.Duration) { o.int(name, d.Milliseconds()) }
+
+// float writes v as the shortest JSON number that reads back as v, and
+// null for a NaN or an infinity, which JSON has no number for.
+func (o *jsonObject) float(name string, v float64) {
+	o.key(name)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		o.b = append(o.b, "null"...)
+		return
+	}
+	o.b = strconv.AppendFloat(o.b, v, 'g', -1, 64)
+}
 
 // latencyKeys are the keys of the latencyExecute and latencyTotal objects,
 // in Hystrix's order, with the percentiles they stand for.
@@ -184,6 +196,9 @@ func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
 	if b := &s.Status.Backlog; b.Size > 0 {
 		o.int("backlogSize", int64(b.Size))
 		o.int("backlogWaiting", b.Waiting)
+	}
+	if p.MaxSleepWindow > 0 {
+		o.millis("circuitBreakerSleepWindowInMilliseconds", s.Status.CircuitBreakerSleepWindow)
 	}
 	return o.end()
 }

@@ -41,6 +41,11 @@
 //	rxhystrix.command.backlog.size     gauge  {execution}  the most executions that may wait for a permit
 //	rxhystrix.command.backlog.waiting  gauge  {execution}  executions waiting for a permit now
 //
+// and, for a command whose breaker's sleep window grows
+// (breaker.Config.MaxSleepWindow), with the command's attributes:
+//
+//	rxhystrix.command.circuit.sleep_window  gauge  s  the breaker's sleep window now
+//
 // Per worker pool, with rxhystrix.pool.name:
 //
 //	rxhystrix.pool.active_commands  gauge    {command}  commands running on the pool's workers

@@ -18,6 +18,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/limit"
@@ -31,7 +32,7 @@ var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // and times out; Search runs on a pool of two workers; Checkout, of one
 // permit partitioned, runs live, then batch within it on batch's
 // guarantee, then live again within that, which is refused; Reserve,
-// with a backlog, runs once; a collapser
+// with a backlog and a growing sleep window, runs once; a collapser
 // sends one batch. Their run advances the clock to make their latency. Every
 // rolling and percentile bucket they recorded in is closed on return.
 func executions(t *testing.T) (*command.Registry, *clock.Manual) {
@@ -81,6 +82,7 @@ func executions(t *testing.T) (*command.Registry, *clock.Manual) {
 	reserve := command.New("Reserve", func(ctx context.Context, n int) (int, error) { return n, nil },
 		command.WithRegistry(reg), command.WithConfig(command.Config{
 			Isolation: command.SemaphoreIsolation, Timeout: -1, Backlog: command.BacklogConfig{Size: 4},
+			Breaker: breaker.Config{MaxSleepWindow: time.Minute},
 		}))
 	_, err = reserve.Execute(ctx, 1)
 	require.NoError(t, err)
@@ -156,6 +158,7 @@ var (
 		"rxhystrix.command.partition.rejected":                "rxhystrix_command_partition_rejected_total",
 		"rxhystrix.command.backlog.size":                      "rxhystrix_command_backlog_size",
 		"rxhystrix.command.backlog.waiting":                   "rxhystrix_command_backlog_waiting",
+		"rxhystrix.command.circuit.sleep_window":              "rxhystrix_command_circuit_sleep_window_seconds",
 		"rxhystrix.turbine.instance.connected":                "rxhystrix_turbine_instance_connected",
 		"rxhystrix.turbine.instance.objects":                  "rxhystrix_turbine_instance_objects",
 		"rxhystrix.turbine.instance.ignored_events":           "rxhystrix_turbine_instance_ignored_events_total",
@@ -268,6 +271,8 @@ func TestValuesEqualThePrometheusCollectors(t *testing.T) {
 	assert.Equal(t, 0.0, got["rxhystrix_command_partition_in_flight{command=Checkout,group=Checkout,partition=live}"])
 	assert.Equal(t, 4.0, got["rxhystrix_command_backlog_size{command=Reserve,group=Reserve}"])
 	assert.Equal(t, 0.0, got["rxhystrix_command_backlog_waiting{command=Reserve,group=Reserve}"])
+	assert.Equal(t, 5.0, got["rxhystrix_command_circuit_sleep_window_seconds{command=Reserve,group=Reserve}"])
+	assert.NotContains(t, got, "rxhystrix_command_circuit_sleep_window_seconds{command=GetUser,group=Users}", "a fixed window")
 
 	assert.Equal(t, prom, got)
 }

@@ -69,6 +69,9 @@ var (
 	backlogWaiting = instrument{"rxhystrix.command.backlog.waiting", "{execution}",
 		"Executions waiting for a permit in the command's backlog now."}
 
+	sleepWindow = instrument{"rxhystrix.command.circuit.sleep_window", "s",
+		"How long the command's circuit breaker refuses every request once it opens: the window of its latest opening, grown by failed trials, for a breaker whose window grows (breaker.Config.MaxSleepWindow)."}
+
 	poolActive = instrument{"rxhystrix.pool.active_commands", "{command}",
 		"Commands running on the pool's workers now."}
 	poolQueued = instrument{"rxhystrix.pool.queued_commands", "{command}",

@@ -20,6 +20,7 @@ type instruments struct {
 	partitionGuaranteed, partitionInFlight                     metric.Int64ObservableGauge
 	partitionRejected                                          metric.Int64ObservableCounter
 	backlogSize, backlogWaiting                                metric.Int64ObservableGauge
+	sleepWindow                                                metric.Float64ObservableGauge
 	adaptiveLimit, poolAdaptiveLimit                           metric.Int64ObservableGauge
 	poolExecuted, poolRejected                                 metric.Int64ObservableCounter
 	poolActive, poolQueued, poolCoreSize, poolWorkers          metric.Int64ObservableGauge
@@ -48,6 +49,11 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 		errs = append(errs, err)
 		return g
 	}
+	floatGauge := func(i instrument) metric.Float64ObservableGauge {
+		g, err := meter.Float64ObservableGauge(i.name, metric.WithUnit(i.unit), metric.WithDescription(i.description))
+		errs = append(errs, err)
+		return g
+	}
 	in.commandEvents = counter(commandEvents)
 	in.completionsDropped = counter(completionsDropped)
 	in.streamPanics = counter(streamPanics)
@@ -64,6 +70,7 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 	in.partitionRejected = counter(partitionRejected)
 	in.backlogSize = gauge(backlogSize)
 	in.backlogWaiting = gauge(backlogWaiting)
+	in.sleepWindow = floatGauge(sleepWindow)
 	in.adaptiveLimit = gauge(adaptiveLimit)
 	in.poolAdaptiveLimit = gauge(poolAdaptiveLimit)
 	in.poolExecuted = counter(poolExecuted)
@@ -85,7 +92,7 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 		in.poolActive, in.poolQueued, in.poolCoreSize, in.poolWorkers, in.collapserEvents,
 		in.streamPanics, in.requestEventsDropped, in.requestEventsPanics,
 		in.partitionGuaranteed, in.partitionInFlight, in.partitionRejected,
-		in.backlogSize, in.backlogWaiting, in.adaptiveLimit, in.poolAdaptiveLimit)
+		in.backlogSize, in.backlogWaiting, in.sleepWindow, in.adaptiveLimit, in.poolAdaptiveLimit)
 }
 
 // observe reports r and every command, pool and collapser of it, with
@@ -126,6 +133,9 @@ func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
 		if b := s.Status.Backlog; b.Size > 0 {
 			o.ObserveInt64(in.backlogSize, int64(b.Size), set)
 			o.ObserveInt64(in.backlogWaiting, b.Waiting, set)
+		}
+		if s.Status.Properties.MaxSleepWindow > 0 {
+			o.ObserveFloat64(in.sleepWindow, s.Status.CircuitBreakerSleepWindow.Seconds(), set)
 		}
 	}
 	for p := range r.Pools() {

@@ -98,6 +98,9 @@ var (
 		commandLabels, nil)
 	backlogWaitingDesc = prometheus.NewDesc("rxhystrix_command_backlog_waiting",
 		"Executions waiting for a permit in the command's backlog now.", commandLabels, nil)
+	sleepWindowDesc = prometheus.NewDesc("rxhystrix_command_circuit_sleep_window_seconds",
+		"How long the command's circuit breaker refuses every request once it opens: the window of its latest opening, grown by failed trials, for a breaker whose window grows (breaker.Config.MaxSleepWindow).",
+		commandLabels, nil)
 
 	collapserEventsDesc = prometheus.NewDesc("rxhystrix_collapser_events_total",
 		"Events of the request collapser by Hystrix collapser event type (BATCH_EXECUTED, ADDED_TO_BATCH, RESPONSE_FROM_CACHE), since its metrics were created (up to the last closed rolling bucket).",
@@ -110,7 +113,7 @@ var (
 		poolActiveDesc, poolQueuedDesc, poolExecutedDesc, poolRejectedDesc, poolCoreSizeDesc, poolWorkersDesc,
 		poolAdaptiveLimitDesc, adaptiveLimitDesc,
 		partitionGuaranteedDesc, partitionInFlightDesc, partitionRejectedDesc,
-		backlogSizeDesc, backlogWaitingDesc, collapserEventsDesc,
+		backlogSizeDesc, backlogWaitingDesc, sleepWindowDesc, collapserEventsDesc,
 	}
 )
 
@@ -211,6 +214,9 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 				gauge(backlogSizeDesc, float64(b.Size), labels),
 				gauge(backlogWaitingDesc, float64(b.Waiting), labels),
 			)
+		}
+		if s.Status.Properties.MaxSleepWindow > 0 {
+			out = append(out, gauge(sleepWindowDesc, s.Status.CircuitBreakerSleepWindow.Seconds(), labels))
 		}
 
 		f := c.folds.Add(m)

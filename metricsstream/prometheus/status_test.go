@@ -3,6 +3,7 @@ package prometheus
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
@@ -33,4 +34,29 @@ func TestCollectorReportsBacklogs(t *testing.T) {
 	gather(t, c)
 	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(wantBacklog),
 		"rxhystrix_command_backlog_size", "rxhystrix_command_backlog_waiting"))
+}
+
+const wantSleepWindow = `
+# HELP rxhystrix_command_circuit_sleep_window_seconds How long the command's circuit breaker refuses every request once it opens: the window of its latest opening, grown by failed trials, for a breaker whose window grows (breaker.Config.MaxSleepWindow).
+# TYPE rxhystrix_command_circuit_sleep_window_seconds gauge
+rxhystrix_command_circuit_sleep_window_seconds{command="Search",group="Web"} 20
+`
+
+// A command whose breaker's sleep window grows reports the window now; a
+// command whose window is fixed does not.
+func TestCollectorReportsGrowingSleepWindows(t *testing.T) {
+	reg := metricsstream.NewRegistry(clock.NewManual(t0))
+	reg.Command("Search", metricsstream.Config{}).SetStatusProvider(commandStatus{
+		Group:                     "Web",
+		CircuitBreakerSleepWindow: 20 * time.Second,
+		Properties:                metricsstream.CommandProperties{SleepWindow: 5 * time.Second, MaxSleepWindow: time.Minute, SleepWindowMultiplier: 2},
+	})
+	reg.Command("Plain", metricsstream.Config{}).SetStatusProvider(commandStatus{
+		CircuitBreakerSleepWindow: 5 * time.Second,
+		Properties:                metricsstream.CommandProperties{SleepWindow: 5 * time.Second},
+	})
+	c := NewCollector(reg)
+	gather(t, c)
+	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(wantSleepWindow),
+		"rxhystrix_command_circuit_sleep_window_seconds"))
 }

@@ -1,0 +1,46 @@
+package command
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+)
+
+// A command whose breaker's sleep window grows waits longer after each
+// failed trial, in every way of executing it, and reports the window in
+// force to its metrics.
+func TestCommandSleepWindowGrowsWhileTrialsFail(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		cfg := tripAfterThree
+		cfg.MaxSleepWindow = 4 * cfg.SleepWindow
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			return "", errBoom
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: cfg, Timeout: -1}))
+		h.openBreaker(func() { m.exec(context.Background(), c, 1) }, 3, "GetUser")
+		status := func() time.Duration { return h.state("GetUser").CommandStatus().CircuitBreakerSleepWindow }
+		assert.Equal(t, cfg.SleepWindow, status())
+
+		for _, window := range []time.Duration{cfg.SleepWindow, 2 * cfg.SleepWindow, 4 * cfg.SleepWindow, 4 * cfg.SleepWindow} {
+			require.Equal(t, window, status())
+			h.clock.Advance(window)
+			_, err := m.exec(context.Background(), c, 1)
+			require.ErrorIs(t, err, ErrShortCircuited, "open for the whole %v window", window)
+			h.completion()
+			h.clock.Advance(time.Millisecond)
+			_, err = m.exec(context.Background(), c, 1)
+			require.ErrorIs(t, err, errBoom, "the trial after the %v window runs, and fails", window)
+			h.completion()
+			require.Equal(t, breaker.Open, h.reg.Breaker("GetUser").State())
+		}
+		st := h.state("GetUser").CommandStatus()
+		assert.Equal(t, 4*cfg.SleepWindow, st.CircuitBreakerSleepWindow)
+		assert.Equal(t, cfg.SleepWindow, st.Properties.SleepWindow)
+		assert.Equal(t, cfg.MaxSleepWindow, st.Properties.MaxSleepWindow)
+		assert.Equal(t, float64(breaker.DefaultSleepWindowMultiplier), st.Properties.SleepWindowMultiplier)
+	})
+}
