@@ -139,7 +139,8 @@ func TestBrowser(t *testing.T) {
 
 		// Circuit states, as the Hystrix dashboard words them.
 		assert.Equal(t, "Closed", text(t, tab, field("command", "GetUser", "circuit")))
-		assert.Equal(t, "Open", text(t, tab, field("command", "PaymentGateway", "circuit")))
+		assert.Equal(t, "Open \u00b7 window 40s", text(t, tab, field("command", "PaymentGateway", "circuit")),
+			"failed trials lengthened its sleep window")
 		assert.Equal(t, "open", attr(t, tab, `[data-command="PaymentGateway"]`, "data-circuit"))
 		assert.Equal(t, "Forced Open", text(t, tab, field("command", "LegacyInventory", "circuit")))
 		assert.Equal(t, "Open 1 Closed 2", text(t, tab, field("command", "SearchProducts", "circuit")))

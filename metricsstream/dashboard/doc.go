@@ -123,7 +123,9 @@
 // started, as "live 6/7 · batch 4/3 (1,243 refused)", or, for a command
 // with a backlog (command.Config.Backlog), the executions waiting for a
 // permit out of the most that may, as "Backlog 5/32 waiting". Through
-// Turbine, they are the cluster's sums.
+// Turbine, they are the cluster's sums. The circuit of a command whose
+// breaker's failed trials have lengthened its sleep window
+// (breaker.Config.MaxSleepWindow) reads "Open · window 40s".
 //
 // # Streams as they are
 //

@@ -117,6 +117,7 @@ type commandCounts struct {
 	concurrent                    int64
 	partitions                    []partitionCounts // rxhystrix's own, written only when set
 	backlogSize, backlogWaiting   int64             // rxhystrix's own, written when backlogSize is set
+	sleepWindowMillis             int64             // rxhystrix's own grown sleep window, written when set
 }
 
 // partitionCounts is one partition of a command's semaphore
@@ -224,6 +225,9 @@ func hystrixCommand(c commandCounts, currentTime int64) jsonObject {
 			{"backlogWaiting", c.backlogWaiting},
 		}...)
 	}
+	if c.sleepWindowMillis > 0 {
+		o = append(o, jsonField{"circuitBreakerSleepWindowInMilliseconds", c.sleepWindowMillis})
+	}
 	return o
 }
 
@@ -325,7 +329,8 @@ func getUser(k int) commandCounts {
 }
 
 // paymentGateway has tripped: its circuit is open and most calls are
-// short-circuited, after failures and timeouts.
+// short-circuited, after failures and timeouts; failed trials have
+// lengthened its sleep window from 5s to 40s.
 func paymentGateway(k int) commandCounts {
 	return commandCounts{
 		name: "PaymentGateway", group: "PaymentService", pool: "PaymentService", isolation: "THREAD",
@@ -335,6 +340,7 @@ func paymentGateway(k int) commandCounts {
 		latency:       [9]int64{12, 180, 450, 800, 1000, 1000, 1000, 1000, 1001},
 		latencyMean:   520,
 		timeoutMillis: 1000, semaphoreLimit: 10, windowMillis: 10000, concurrent: 9,
+		sleepWindowMillis: 40000,
 	}
 }
 

@@ -237,6 +237,15 @@
 		return {text: 'Unknown', state: 'unknown'};
 	}
 
+	// sleepWindowNote is what follows 'Open' for a circuit whose failed
+	// trials have lengthened its sleep window beyond the configured one
+	// (rxhystrix's breaker.Config.MaxSleepWindow): '' for any other.
+	function sleepWindowNote(d, hosts) {
+		var w = perHost(d.circuitBreakerSleepWindowInMilliseconds, hosts);
+		var configured = perHost(d.propertyValue_circuitBreakerSleepWindowInMilliseconds, hosts);
+		return w > configured ? ' \u00b7 window ' + Math.round(w / 100) / 10 + 's' : '';
+	}
+
 	// resilienceCounts is the line of rxhystrix's own events, which only
 	// its stream has: empty for Hystrix's and Turbine's, and while nothing
 	// was retried, hedged or rate limited.
@@ -340,7 +349,7 @@
 		card.set('clusterRate', oneDecimal(rate));
 
 		var circuit = circuitState(d, hosts);
-		card.set('circuit', circuit.text);
+		card.set('circuit', circuit.state === 'open' ? circuit.text + sleepWindowNote(d, hosts) : circuit.text);
 		card.fields.circuit.setAttribute('data-state', circuit.state);
 		card.el.setAttribute('data-circuit', circuit.state);
 		card.set('forcedClosed', truthy(d.propertyValue_circuitBreakerForceClosed) ? '[ Forced Closed ]' : '');
