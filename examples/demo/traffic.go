@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -75,6 +76,10 @@ func startTraffic(ctx context.Context, reg *command.Registry, sc scenario, base 
 
 	// A downstream that fails for a while: the circuit opens, lets a
 	// trial through every sleep window, and closes once a trial succeeds.
+	// Each failed trial doubles the window, up to four times the first,
+	// and the dashboard shows it grow.
+	paymentBreaker := brk
+	paymentBreaker.MaxSleepWindow = 4 * cmp.Or(sc.sleepWindow, breaker.DefaultSleepWindow)
 	payment := command.New("PaymentGateway", func(ctx context.Context, amount int) (string, error) {
 		if sc.paymentFails(time.Since(started)) {
 			if err := downstream(ctx, between(5*ms, 20*ms)); err != nil {
@@ -86,7 +91,7 @@ func startTraffic(ctx context.Context, reg *command.Registry, sc scenario, base 
 			return "", err
 		}
 		return "paid " + strconv.Itoa(amount), nil
-	}, command.WithRegistry(reg), command.WithConfig(command.Config{Group: "PaymentService", Breaker: brk}))
+	}, command.WithRegistry(reg), command.WithConfig(command.Config{Group: "PaymentService", Breaker: paymentBreaker}))
 
 	// A pool too small for its callers: 4 workers and a queue of 2 for 7
 	// callers, so some calls are rejected and the fallback answers.
