@@ -63,7 +63,7 @@ func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error
 	}
 	resp.Body = &body{ReadCloser: resp.Body, release: cancel}
 
-	err = classify(resp)
+	err = classify(resp, t.failure)
 	var failed *StatusError
 	if errors.As(err, &failed) {
 		return nil, err

@@ -28,6 +28,9 @@
 //     status and the headers (Retry-After, say).
 //   - Other 4xx are bad requests: recorded as BAD_REQUEST, not counted in
 //     health, no fallback, and the caller gets the response as it is.
+//   - [WithFailureStatus] chooses other statuses of failure for a
+//     downstream whose statuses say something else: every other status
+//     of 400 or more is then a bad request.
 //   - Connection errors (refused, reset, DNS) are failures.
 //   - The command's timeout (1s by default) cancels the request's context
 //     and fails it as TIMEOUT; the caller's context cancelling it is
@@ -107,11 +110,12 @@
 //		return command.Config{AdaptiveLimit: limit.Gradient2{}}
 //	}}
 //
-// // # Where it differs from Hystrix
+// # Where it differs from Hystrix
 //
 // Hystrix wraps calls, not transports or servers, so it has no rule of
-// its own for HTTP statuses. The rules above count against a host's health what says
-// the host is failing or refusing the load (5xx, 429, no connection), and
-// not what says the request was wrong: every other 4xx, 408 Request
-// Timeout included, is the caller's to fix and opens no circuit.
+// its own for HTTP statuses. The rules above count against a host's
+// health what says the host is failing or refusing the load (5xx, 429,
+// no connection), and not what says the request was wrong: every other
+// 4xx, 408 Request Timeout included, is the caller's to fix and opens no
+// circuit.
 package httpcommand

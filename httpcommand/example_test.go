@@ -161,3 +161,34 @@ func ExampleGuard_retryAfter() {
 	// 200 Retry-After: ""
 	// 429 Retry-After: "4"
 }
+
+// A downstream answers 501 Not Implemented for a report it has no
+// template for: the request was wrong, not the server, so the 501 comes
+// back to the caller as it is, a bad request, not counted in the host's
+// health. (By default it is a failure, and the caller gets an error.)
+func ExampleWithFailureStatus() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no template for "+r.URL.Path, http.StatusNotImplemented)
+	}))
+	defer srv.Close()
+	registry := command.NewRegistry()
+	defer registry.Close()
+
+	client := &http.Client{Transport: httpcommand.New(
+		httpcommand.WithRegistry(registry),
+		httpcommand.WithFailureStatus(func(code int) bool {
+			return code != http.StatusNotImplemented && httpcommand.DefaultFailureStatus(code)
+		}),
+	)}
+	defer client.CloseIdleConnections()
+	resp, err := client.Get(srv.URL + "/reports/2026")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Printf("%d %s\n", resp.StatusCode, strings.TrimSpace(string(b)))
+	// Output:
+	// 501 no template for /reports/2026
+}

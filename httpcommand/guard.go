@@ -257,11 +257,11 @@ func (e *servedStatusError) Error() string {
 }
 
 // classifyServed returns the error a response Handler wrote with status
-// code counts as, by the rules of classify; 0 (nothing written) is a
-// success.
+// code counts as, by the rules of classify with DefaultFailureStatus; 0
+// (nothing written) is a success.
 func classifyServed(code int) error {
 	switch {
-	case failedStatus(code):
+	case DefaultFailureStatus(code):
 		return &servedStatusError{code: code}
 	case code >= 400:
 		return command.BadRequest(&servedStatusError{code: code})

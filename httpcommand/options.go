@@ -55,6 +55,23 @@ func WithPoolConfig(f func(key string) command.PoolConfig) Option {
 	return optionFunc(func(t *Transport) { t.commands.PoolConfig = f })
 }
 
+// WithFailureStatus makes f, instead of [DefaultFailureStatus], say which
+// response statuses count as failures: in the breaker's health, retried
+// if the key retries, answered by the fallback, with a [*StatusError] as
+// the cause. Any other status of 400 or more is then a bad request, and
+// any other below 400 a success. For a downstream whose 501 Not
+// Implemented says that the request was wrong, not that the server is:
+//
+//	httpcommand.WithFailureStatus(func(code int) bool {
+//		return code != http.StatusNotImplemented && httpcommand.DefaultFailureStatus(code)
+//	})
+//
+// f is called for every response, from any goroutine.
+func WithFailureStatus(f func(code int) bool) Option {
+	mustNotNil("WithFailureStatus", f == nil)
+	return optionFunc(func(t *Transport) { t.failure = f })
+}
+
 // WithFallback answers the requests that failed, timed out, were
 // rejected or short-circuited: f gets the request and the command's
 // error (a *StatusError as its cause for a 5xx or 429) and can build a

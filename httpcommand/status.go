@@ -30,10 +30,11 @@ type clientError struct{ resp *http.Response }
 func (e *clientError) Error() string { return fmt.Sprintf("the server answered %s", e.resp.Status) }
 
 // classify returns the error a response is counted as: a *StatusError
-// for a failure (its body closed), a bad request for another 4xx, or nil.
-func classify(resp *http.Response) error {
+// for a failure by failure (its body closed), a bad request for another
+// status of 400 or more, or nil.
+func classify(resp *http.Response, failure func(code int) bool) error {
 	switch code := resp.StatusCode; {
-	case failedStatus(code):
+	case failure(code):
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10) // so the connection can be reused
 		_ = resp.Body.Close()
 		return &StatusError{StatusCode: code, Status: resp.Status, Header: resp.Header}
@@ -43,8 +44,10 @@ func classify(resp *http.Response) error {
 	return nil
 }
 
-// failedStatus reports whether a response's status says the server
-// failed or refused the load: a 5xx or 429 Too Many Requests.
-func failedStatus(code int) bool {
+// DefaultFailureStatus reports whether a response's status code says
+// the server failed or refused the load, a 5xx or 429 Too Many Requests:
+// the statuses a [Transport] counts as failures unless
+// [WithFailureStatus] says otherwise, and those of a [Guard]'s handler.
+func DefaultFailureStatus(code int) bool {
 	return code >= 500 || code == http.StatusTooManyRequests
 }

@@ -17,6 +17,7 @@ import (
 type Transport struct {
 	base     http.RoundTripper
 	key      func(*http.Request) string
+	failure  func(code int) bool // which statuses are failures
 	commands keyedcommand.Set[*call, *http.Response]
 }
 
@@ -25,7 +26,7 @@ type Transport struct {
 // by host, with Hystrix's default configuration (a 1s timeout, a pool of
 // 10 workers per host) and no fallback. It panics if an option is nil.
 func New(opts ...Option) *Transport {
-	t := &Transport{base: http.DefaultTransport, key: Host}
+	t := &Transport{base: http.DefaultTransport, key: Host, failure: DefaultFailureStatus}
 	t.commands.Package = "httpcommand"
 	t.commands.Run = t.send
 	for i, o := range opts {

@@ -361,6 +361,7 @@ func TestOptionsPanicOnNil(t *testing.T) {
 	assert.PanicsWithValue(t, "httpcommand: New: option 0 is nil", func() { New(nil) })
 	assert.PanicsWithValue(t, "httpcommand: WithKey with nil argument", func() { WithKey(nil) })
 	assert.PanicsWithValue(t, "httpcommand: WithBase with nil argument", func() { WithBase(nil) })
+	assert.PanicsWithValue(t, "httpcommand: WithFailureStatus with nil argument", func() { WithFailureStatus(nil) })
 }
 
 func TestInvalidConfigFailsTheRequestsOfItsKey(t *testing.T) {
