@@ -19,7 +19,7 @@ var indexPage = template.Must(template.New("index").Parse(`<!DOCTYPE html>
 <h1>Turbine</h1>
 {{range .}}
 <h2 id="{{.Name}}">{{.Name}}</h2>
-<p><a href="{{.Dashboard}}">dashboard</a> · <a href="{{.Stream}}">stream</a> · {{.What}}{{with .Discovery}} · looked up every {{.Interval}}
+<p><a href="{{.Dashboard}}">dashboard</a> · <a href="{{.Stream}}">stream</a> · {{.What}}{{with .Discovery}} · {{if .MaxWait}}looked up as it changes{{else}}looked up every {{.Interval}}{{end}}
 {{- if .Err}}, <span class="down">the last lookup failed: {{.Err}}</span>{{end}}{{end}}</p>
 <table>
 <tr><th>instance</th><th>read</th><th>objects</th><th>last error</th></tr>

@@ -24,7 +24,9 @@
 //   - consul:URL?service=NAME, an instance for each instance of NAME
 //     whose checks pass in the Consul agent whose HTTP API is at URL,
 //     found again every -interval; the query may also say tag=, dc=,
-//     scheme=https, path= and port=, and the environment's
+//     scheme=https, path= and port=, and wait=5m, which finds them
+//     again as soon as they change (Consul's blocking queries, each
+//     waiting up to 5m for a change), and the environment's
 //     CONSUL_HTTP_TOKEN is the ACL token.
 //
 // In Kubernetes, a headless Service (clusterIP: None) selecting the pods

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/rxhystrix/rxhystrix/metricsstream/turbine"
 )
@@ -14,7 +15,7 @@ import (
 // URL of its API, and what to ask it in that URL's query:
 //
 //	eureka:http://eureka:8761/eureka/?app=ORDERS&path=/actuator/hystrix.stream
-//	consul:http://127.0.0.1:8500/?service=orders&tag=metrics
+//	consul:http://127.0.0.1:8500/?service=orders&tag=metrics&wait=5m
 //
 // so that a cluster is one flag whatever finds its instances.
 
@@ -37,6 +38,7 @@ var (
 		"scheme":  func(c *turbine.ConsulConfig, v string) error { c.Scheme = v; return nil },
 		"path":    func(c *turbine.ConsulConfig, v string) error { c.Path = v; return nil },
 		"port":    func(c *turbine.ConsulConfig, v string) (err error) { c.Port, err = strconv.Atoi(v); return err },
+		"wait":    func(c *turbine.ConsulConfig, v string) (err error) { c.Wait, err = time.ParseDuration(v); return err },
 	}
 )
 

@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,6 +49,8 @@ func TestRunRefusesBadFlags(t *testing.T) {
 		{[]string{"-cluster", "api=consul:http://127.0.0.1:8500/?tag=metrics"}, `ConsulConfig.Service "" is not a service's name`},
 		{[]string{"-cluster", "api=consul:http://127.0.0.1:8500/?service=orders&scheme=ftp"}, `ConsulConfig.Scheme "ftp" is not http or https`},
 		{[]string{"-cluster", "api=consul:http://127.0.0.1:8500/?service=orders&path=%zz"}, `the query of "http://127.0.0.1:8500/?service=orders&path=%zz"`},
+		{[]string{"-cluster", "api=consul:http://127.0.0.1:8500/?service=orders&wait=5"}, `parameter wait="5": time: missing unit in duration "5"`},
+		{[]string{"-cluster", "api=consul:http://127.0.0.1:8500/?service=orders&wait=1h"}, `ConsulConfig.Wait 1h0m0s is not between 0 and 10m0s`},
 		{[]string{"-cluster", "api=http://10.0.0.7/s", "-interval", "0s"}, "-interval 0s is not positive"},
 		{[]string{"-cluster", "api=http://10.0.0.7/s", "extra"}, `unexpected argument "extra"`},
 		{[]string{"-cluster", "api=http://10.0.0.7/s", "-retry-delay", "-1s"}, "-retry-delay -1s is not positive"},
@@ -190,11 +193,15 @@ func TestRunFindsInstancesInEurekaAndConsul(t *testing.T) {
 	t.Cleanup(srv.Close)
 	host, port, err := net.SplitHostPort(srv.Listener.Addr().String())
 	require.NoError(t, err)
+	var waited atomic.Bool // a question to Consul waited for a change
 	registry := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/eureka/apps/ORDERS":
 			fmt.Fprintf(w, `{"application": {"instance": [{"hostName": %q, "status": "UP", "port": {"$": %s, "@enabled": "true"}}]}}`, host, port)
 		case "/v1/health/service/billing":
+			if r.URL.Query().Get("wait") == "300000ms" {
+				waited.Store(true)
+			}
 			assert.Equal(t, "metrics", r.URL.Query().Get("tag"))
 			assert.Equal(t, "token", r.Header.Get("X-Consul-Token"))
 			fmt.Fprintf(w, `[{"Node": {"Address": %q}, "Service": {"Port": %s}}]`, host, port)
@@ -206,7 +213,7 @@ func TestRunFindsInstancesInEurekaAndConsul(t *testing.T) {
 	t.Setenv("CONSUL_HTTP_TOKEN", "token")
 	base := started(t,
 		"-cluster", "orders=eureka:"+registry.URL+"/eureka/?app=ORDERS&path=/hystrix.stream",
-		"-cluster", "billing=consul:"+registry.URL+"?service=billing&tag=metrics")
+		"-cluster", "billing=consul:"+registry.URL+"?service=billing&tag=metrics&wait=5m")
 
 	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
 	defer cancel()
@@ -229,6 +236,11 @@ func TestRunFindsInstancesInEurekaAndConsul(t *testing.T) {
 	}
 	_, body := get(t, base+"/")
 	assert.Contains(t, body, "eureka:"+registry.URL+"/eureka/?app=ORDERS&amp;path=/hystrix.stream · looked up every 30s")
+	assert.Contains(t, body, "consul:"+registry.URL+"?service=billing&amp;tag=metrics&amp;wait=5m · looked up as it changes")
+	for !waited.Load() {
+		require.NoError(t, ctx.Err(), "Consul was asked to wait for a change, a second after its first answer")
+		runtime.Gosched()
+	}
 }
 
 // htmlAttr escapes s as html/template escapes an attribute's value.

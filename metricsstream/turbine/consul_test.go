@@ -3,6 +3,7 @@ package turbine
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -72,6 +73,8 @@ func TestConsulRefusesABadConfig(t *testing.T) {
 		{ConsulConfig{Server: "http://127.0.0.1:8500", Service: "orders", Scheme: "grpc"}, `ConsulConfig.Scheme "grpc" is not http or https`},
 		{ConsulConfig{Server: "http://127.0.0.1:8500", Service: "orders", Path: "x"}, `ConsulConfig.Path "x" is not a path`},
 		{ConsulConfig{Server: "http://127.0.0.1:8500", Service: "orders", Port: -1}, `ConsulConfig.Port -1 is not a TCP port`},
+		{ConsulConfig{Server: "http://127.0.0.1:8500", Service: "orders", Wait: -time.Second}, `ConsulConfig.Wait -1s is not between 0 and 10m0s`},
+		{ConsulConfig{Server: "http://127.0.0.1:8500", Service: "orders", Wait: 11 * time.Minute}, `ConsulConfig.Wait 11m0s is not between 0 and 10m0s`},
 	} {
 		_, err := Consul(tc.cfg)
 		assert.ErrorIs(t, err, ErrBadDiscovery)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -17,6 +18,27 @@ type Discovery interface {
 	// when the Aggregator closes, or when the answer is overdue.
 	Instances(ctx context.Context) ([]string, error)
 }
+
+// A WaitingDiscovery is a Discovery whose Instances, after its first
+// answer, may wait for the instances to change before it answers, for
+// no longer than MaxWait: a long poll, as Consul's blocking queries are.
+// [WithDiscovery] asks it again as soon as it has answered, though no
+// more than once every [WaitingDiscoveryGap], rather than every interval,
+// so that a change is read as soon as the registry knows it; a question
+// is overdue only after its interval and MaxWait.
+type WaitingDiscovery interface {
+	Discovery
+	// MaxWait is the longest Instances waits for a change; 0 when it
+	// does not wait, and is asked every interval.
+	MaxWait() time.Duration
+}
+
+// WaitingDiscoveryGap is the least time between two questions of a
+// [WaitingDiscovery] that answered: a registry whose answers change all
+// the time (every health check, say) is asked once a second, not as
+// fast as it answers. A change in between is in the next answer, which
+// the registry gives at once.
+const WaitingDiscoveryGap = time.Second
 
 // DiscoveryFunc is a function that is a Discovery: a registry's client,
 // a file of URLs read again.
@@ -34,7 +56,9 @@ func (f DiscoveryFunc) Instances(ctx context.Context) ([]string, error) { return
 // after interval, changes nothing: the instances found before are still
 // read, as Turbine keeps them when its discovery fails, and an instance
 // that is really gone shows as not connected. The instances given to New
-// are read until the first answer.
+// are read until the first answer. A [WaitingDiscovery] is asked again
+// as soon as it answers (see WaitingDiscoveryGap), and again after
+// interval when it fails.
 //
 // It panics if d is nil or interval is not positive.
 func WithDiscovery(d Discovery, interval time.Duration) Option {
@@ -44,8 +68,12 @@ func WithDiscovery(d Discovery, interval time.Duration) Option {
 	if interval <= 0 {
 		panic(fmt.Sprintf("turbine: WithDiscovery: interval %v is not positive", interval))
 	}
+	var maxWait time.Duration
+	if w, ok := d.(WaitingDiscovery); ok {
+		maxWait = max(w.MaxWait(), 0)
+	}
 	return optionFunc(func(a *Aggregator) {
-		a.discovery = &discovery{Discovery: d, interval: interval}
+		a.discovery = &discovery{Discovery: d, interval: interval, maxWait: maxWait}
 	})
 }
 
@@ -53,6 +81,11 @@ func WithDiscovery(d Discovery, interval time.Duration) Option {
 type DiscoveryStatus struct {
 	// Interval is the time between two discoveries.
 	Interval time.Duration
+	// MaxWait is, for a [WaitingDiscovery], the longest a discovery
+	// waits for a change: such a discovery is asked again as soon as it
+	// answers, and after Interval only when it fails. Zero for any
+	// other.
+	MaxWait time.Duration
 	// Found is when a discovery last found the instances; zero before
 	// the first that did.
 	Found time.Time
@@ -64,7 +97,7 @@ type DiscoveryStatus struct {
 }
 
 // ErrDiscoveryOverdue is the error of a discovery that gave no answer
-// within its interval.
+// within its interval (and, for a [WaitingDiscovery], its MaxWait).
 var ErrDiscoveryOverdue = errors.New("turbine: the discovery gave no answer within its interval")
 
 // discovery is an Aggregator's Discovery and what it knows of it; the
@@ -72,6 +105,7 @@ var ErrDiscoveryOverdue = errors.New("turbine: the discovery gave no answer with
 type discovery struct {
 	Discovery
 	interval time.Duration
+	maxWait  time.Duration      // a WaitingDiscovery's MaxWait; 0 for any other
 	cancel   context.CancelFunc // makes discover return
 	done     chan struct{}      // closed when discover returns
 	status   DiscoveryStatus
@@ -86,7 +120,7 @@ func (a *Aggregator) Discovery() (DiscoveryStatus, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := a.discovery.status
-	s.Interval = a.discovery.interval
+	s.Interval, s.MaxWait = a.discovery.interval, a.discovery.maxWait
 	return s, true
 }
 
@@ -102,7 +136,8 @@ func (a *Aggregator) startDiscovery() {
 }
 
 // discover asks d for the instances until ctx ends: at once, and then
-// every interval.
+// every interval, or, for a WaitingDiscovery that answered, after
+// WaitingDiscoveryGap.
 func (a *Aggregator) discover(ctx context.Context, d *discovery) {
 	defer close(d.done)
 	for {
@@ -118,7 +153,11 @@ func (a *Aggregator) discover(ctx context.Context, d *discovery) {
 			d.status.Found = a.clock.Now()
 		}
 		a.mu.Unlock()
-		if !a.wait(ctx, d.interval) {
+		pause := d.interval
+		if err == nil && d.maxWait > 0 {
+			pause = min(pause, WaitingDiscoveryGap)
+		}
+		if !a.wait(ctx, pause) {
 			return
 		}
 	}
@@ -126,11 +165,15 @@ func (a *Aggregator) discover(ctx context.Context, d *discovery) {
 
 // discoverOnce asks d for the instances once, and reads those it finds.
 func (a *Aggregator) discoverOnce(ctx context.Context, d *discovery) error {
-	askCtx, cancel := a.clock.WithTimeout(ctx, d.interval)
+	bound := d.interval + d.maxWait
+	if bound < d.interval {
+		bound = math.MaxInt64 // a MaxWait too long to add
+	}
+	askCtx, cancel := a.clock.WithTimeout(ctx, bound)
 	defer cancel()
 	urls, err := d.Instances(askCtx)
 	if ctx.Err() == nil && askCtx.Err() != nil {
-		return fmt.Errorf("%w (%v)", ErrDiscoveryOverdue, d.interval)
+		return fmt.Errorf("%w (%v)", ErrDiscoveryOverdue, bound)
 	}
 	if err != nil {
 		return fmt.Errorf("turbine: discovery: %w", err)

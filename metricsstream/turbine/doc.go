@@ -39,7 +39,10 @@
 //
 // Eureka and Consul are asked over their HTTP APIs, with net/http: one
 // GET each time, where their client libraries would bring modules of
-// their own.
+// their own. With ConsulConfig.Wait, Consul is a [WaitingDiscovery]: its
+// blocking queries answer when the instances change, and the Aggregator
+// asks again as soon as they do, so that a new instance is read within
+// a second of Consul's knowing it rather than at the next interval.
 //
 // A discovery that fails keeps the instances found before; an instance
 // really gone then shows as not connected. [Aggregator.Discovery] says
@@ -109,9 +112,9 @@
 //   - The clusters a Turbine serves are those its program gives
 //     [ClusterHandler], an Aggregator each, rather than those its
 //     configuration names.
-//   - The instances are found by the Aggregator's Discovery, not by
-//     Eureka; a Discovery for Eureka or Consul is a DiscoveryFunc over
-//     its client.
+//   - The instances are found by the Aggregator's Discovery, in DNS,
+//     Eureka or Consul, or by a DiscoveryFunc anywhere else, not by
+//     Eureka alone.
 //
 // # Goroutines
 //

@@ -107,7 +107,7 @@ func (p eurekaPort) enabled() bool { return p.Enabled == "true" }
 
 func (d eurekaDiscovery) Instances(ctx context.Context) ([]string, error) {
 	var app eurekaApplication
-	err := getJSON(ctx, d.cfg.Client, d.apps, nil, &app)
+	_, err := getJSON(ctx, d.cfg.Client, d.apps, nil, &app)
 	switch {
 	case errors.Is(err, errRegistryNotFound):
 		return []string{}, nil

@@ -78,13 +78,13 @@ func instanceURL(scheme, host string, port int, path *url.URL) string {
 // for an application it does not know.
 var errRegistryNotFound = errors.New("404 Not Found")
 
-// getJSON asks client for u with header, and decodes the answer's JSON
-// into v. A status other than 200 is an error that names it, and matches
-// errRegistryNotFound for a 404.
-func getJSON(ctx context.Context, client *http.Client, u string, header http.Header, v any) error {
+// getJSON asks client for u with header, decodes the answer's JSON into
+// v, and returns the answer's header. A status other than 200 is an
+// error that names it, and matches errRegistryNotFound for a 404.
+func getJSON(ctx context.Context, client *http.Client, u string, header http.Header, v any) (http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for k, vs := range header {
 		req.Header[k] = vs
@@ -95,20 +95,20 @@ func getJSON(ctx context.Context, client *http.Client, u string, header http.Hea
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	switch resp.StatusCode {
 	case http.StatusOK:
 	case http.StatusNotFound:
-		return fmt.Errorf("GET %s: %w", redacted(u), errRegistryNotFound)
+		return nil, fmt.Errorf("GET %s: %w", redacted(u), errRegistryNotFound)
 	default:
-		return fmt.Errorf("GET %s: %s", redacted(u), resp.Status)
+		return nil, fmt.Errorf("GET %s: %s", redacted(u), resp.Status)
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, maxRegistryAnswer)).Decode(v); err != nil {
-		return fmt.Errorf("GET %s: %w", redacted(u), err)
+		return nil, fmt.Errorf("GET %s: %w", redacted(u), err)
 	}
-	return nil
+	return resp.Header, nil
 }
 
 // redacted is u with its password, if any, replaced, for an error.
