@@ -131,12 +131,12 @@ func (b *Breaker) Name() string { return b.name }
 func (b *Breaker) Config() Config { return *b.cfg.Load() }
 
 // SetConfig changes the configuration of a live breaker. New thresholds
-// apply from the next health snapshot, a new sleep window (SleepWindow,
-// MaxSleepWindow, SleepWindowMultiplier) to the current one, as grown
-// by the re-openings since the breaker last closed, force flags and
-// HalfOpenTrials at once. Disabling a breaker that is
-// not Closed closes it (resetting the health stream). It panics with
-// cfg.Validate's error if cfg is invalid.
+// apply from the next health snapshot; a new sleep window (SleepWindow,
+// MaxSleepWindow, SleepWindowMultiplier) to the current one, grown by
+// the re-openings since the breaker last closed; force flags and
+// HalfOpenTrials at once. Disabling a breaker that is not Closed closes
+// it (resetting the health stream). It panics with cfg.Validate's error
+// if cfg is invalid.
 func (b *Breaker) SetConfig(cfg Config) {
 	if err := cfg.Validate(); err != nil {
 		panic(err)

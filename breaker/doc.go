@@ -84,8 +84,8 @@
 //     grow while trials fail: each re-opening from HALF_OPEN multiplies
 //     the window by SleepWindowMultiplier (2 unless set), up to
 //     MaxSleepWindow, and a close starts the next trip at SleepWindow
-//     again. A dependency that stays down for an hour is then probed a
-//     few times rather than every SleepWindow, as resilience4j's
+//     again. A dependency that stays down is then probed every
+//     MaxSleepWindow rather than every SleepWindow, as resilience4j's
 //     exponential open-state wait, failsafe-go's delay function and
 //     Polly's break-duration generator allow. [Breaker.SleepWindow] and
 //     [Transition].SleepWindow tell the window in force.
