@@ -83,7 +83,9 @@ type Breaker struct {
 	healthGen  uint64     // the current health subscription; older ones are ignored
 	healthSub  observable.Subscription
 	lastHealth metricsstream.HealthCounts
-	reopens    int // re-openings from HalfOpen since the breaker last closed
+	reopens    int            // re-openings from HalfOpen since the breaker last closed
+	jitter     float64        // the share of SleepWindowJitter drawn at the latest opening
+	rand       func() float64 // draws jitter
 	closed     bool
 }
 
@@ -113,6 +115,7 @@ func New(cfg Config, health HealthSource, opts ...Option) *Breaker {
 		epoch:     o.clock.Now(),
 		health:    health,
 		buffer:    o.buffer,
+		rand:      o.rand,
 		healthGen: 1,
 	}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
@@ -132,8 +135,9 @@ func (b *Breaker) Config() Config { return *b.cfg.Load() }
 
 // SetConfig changes the configuration of a live breaker. New thresholds
 // apply from the next health snapshot; a new sleep window (SleepWindow,
-// MaxSleepWindow, SleepWindowMultiplier) to the current one, grown by
-// the re-openings since the breaker last closed; force flags and
+// MaxSleepWindow, SleepWindowMultiplier, SleepWindowJitter) to the
+// current one, grown by the re-openings since the breaker last closed,
+// with the share of the jitter drawn when it opened; force flags and
 // HalfOpenTrials at once. Disabling a breaker that is not Closed closes
 // it (resetting the health stream). It panics with cfg.Validate's error
 // if cfg is invalid.
@@ -145,7 +149,7 @@ func (b *Breaker) SetConfig(cfg Config) {
 	b.mu.Lock()
 	now := b.now()
 	b.cfg.Store(&resolved)
-	b.sleepWindow.Store(int64(resolved.sleepWindowAfter(b.reopens)))
+	b.sleepWindow.Store(int64(b.sleepWindowLocked(&resolved)))
 	b.expireLocked(now)
 	w := b.word.Load()&^modeMask | resolved.mode()
 	b.word.Store(w)
@@ -405,8 +409,9 @@ func (b *Breaker) now() int64 { return int64(b.clock.Since(b.epoch)) }
 // SleepWindow returns how long the breaker refuses every request once it
 // opens: while it is Open or HalfOpen, the sleep window its latest
 // opening started, longer than Config.SleepWindow after failed trials
-// when Config.MaxSleepWindow is set; while it is Closed, the window the
-// next trip will start, Config.SleepWindow.
+// when Config.MaxSleepWindow is set, with its Config.SleepWindowJitter;
+// while it is Closed, Config.SleepWindow, the window the next trip will
+// start before its jitter.
 func (b *Breaker) SleepWindow() time.Duration {
 	return time.Duration(b.sleepWindow.Load())
 }
@@ -485,9 +490,20 @@ func (b *Breaker) openLocked(w uint64, at int64) {
 	} else {
 		b.reopens = 0
 	}
+	b.jitter = 0
+	if b.cfg.Load().SleepWindowJitter > 0 {
+		b.jitter = b.rand()
+	}
 	b.openedAt.Store(at)
-	b.sleepWindow.Store(int64(b.cfg.Load().sleepWindowAfter(b.reopens)))
+	b.sleepWindow.Store(int64(b.sleepWindowLocked(b.cfg.Load())))
 	b.setLocked(w, Open, 0, 0, at)
+}
+
+// sleepWindowLocked returns the sleep window of the latest opening by
+// cfg: grown by the re-openings since the breaker last closed, with the
+// jitter drawn when it opened.
+func (b *Breaker) sleepWindowLocked(cfg *Config) time.Duration {
+	return cfg.sleepWindowOf(b.reopens, b.jitter)
 }
 
 // closeLocked closes the breaker and retires its health subscription. It
@@ -495,7 +511,7 @@ func (b *Breaker) openLocked(w uint64, at int64) {
 // health stream and subscribes to it again; nil once the breaker is
 // closed for good.
 func (b *Breaker) closeLocked(w uint64, at int64) func() {
-	b.reopens = 0
+	b.reopens, b.jitter = 0, 0
 	b.sleepWindow.Store(int64(b.cfg.Load().SleepWindow))
 	b.setLocked(w, Closed, 0, 0, at)
 	b.lastHealth = metricsstream.HealthCounts{}

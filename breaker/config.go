@@ -99,6 +99,15 @@ type Config struct {
 	// re-opening lengthens the sleep window when MaxSleepWindow is set.
 	// Zero means 2. It must be zero when MaxSleepWindow is zero.
 	SleepWindowMultiplier float64
+
+	// SleepWindowJitter adds to each sleep window a random time in
+	// [0, SleepWindowJitter), drawn when the breaker opens, so that the
+	// breakers of a fleet's instances, opened together by one
+	// dependency's failure, do not all send it their trials, and then
+	// their traffic, at the same moment, as Envoy jitters the ejection
+	// time of its outlier detection. Beyond Hystrix, opt-in: zero adds
+	// none.
+	SleepWindowJitter time.Duration
 }
 
 // DefaultSleepWindowMultiplier is the Config.SleepWindowMultiplier that
@@ -131,7 +140,7 @@ func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
 // 100, more than MaxHalfOpenTrials trials, a SlowCallRatePercentage without
 // a SlowCallDuration, a MaxSleepWindow shorter than the sleep window, a
 // SleepWindowMultiplier that is not more than 1 or comes without a
-// MaxSleepWindow. It returns nil for a valid Config; otherwise each
+// MaxSleepWindow, a negative SleepWindowJitter. It returns nil for a valid Config; otherwise each
 // problem is a *ConfigError (joined with errors.Join when there are
 // several), and errors.Is(err, ErrInvalidConfig) holds.
 func (c Config) Validate() error {
@@ -168,6 +177,9 @@ func (c Config) Validate() error {
 		bad("MaxSleepWindow", c.MaxSleepWindow, "must not be negative")
 	case c.MaxSleepWindow != 0 && c.MaxSleepWindow < sleepWindow:
 		bad("MaxSleepWindow", c.MaxSleepWindow, fmt.Sprintf("must be zero or at least the sleep window, %v", sleepWindow))
+	}
+	if c.SleepWindowJitter < 0 {
+		bad("SleepWindowJitter", c.SleepWindowJitter, "must not be negative")
 	}
 	switch m := c.SleepWindowMultiplier; {
 	case m == 0:
@@ -224,6 +236,18 @@ func (c *Config) sleepWindowAfter(reopens int) time.Duration {
 			break
 		}
 		w = next
+	}
+	return w
+}
+
+// sleepWindowOf returns the sleep window of an opening that follows
+// reopens re-openings from HALF_OPEN, with jitter, uniform in [0, 1),
+// the share of SleepWindowJitter drawn for it. A window too long to add
+// the jitter to stays as it is.
+func (c *Config) sleepWindowOf(reopens int, jitter float64) time.Duration {
+	w := c.sleepWindowAfter(reopens)
+	if j := time.Duration(jitter * float64(c.SleepWindowJitter)); j > 0 && w+j > w {
+		w += j
 	}
 	return w
 }

@@ -44,6 +44,8 @@ func TestConfigValidate(t *testing.T) {
 		{"NaN multiplier", breaker.Config{MaxSleepWindow: time.Minute, SleepWindowMultiplier: math.NaN()}, []string{"SleepWindowMultiplier"}},
 		{"infinite multiplier", breaker.Config{MaxSleepWindow: time.Minute, SleepWindowMultiplier: math.Inf(1)}, []string{"SleepWindowMultiplier"}},
 		{"multiplier without max", breaker.Config{SleepWindowMultiplier: 2}, []string{"SleepWindowMultiplier"}},
+		{"jitter", breaker.Config{SleepWindowJitter: time.Second}, nil},
+		{"negative jitter", breaker.Config{SleepWindowJitter: -1}, []string{"SleepWindowJitter"}},
 		{"several", breaker.Config{RequestVolumeThreshold: -1, SleepWindow: -1}, []string{"RequestVolumeThreshold", "SleepWindow"}},
 	}
 	for _, c := range cases {

@@ -87,8 +87,10 @@
 //     again. A dependency that stays down is then probed every
 //     MaxSleepWindow rather than every SleepWindow, as resilience4j's
 //     exponential open-state wait, failsafe-go's delay function and
-//     Polly's break-duration generator allow. [Breaker.SleepWindow] and
-//     [Transition].SleepWindow tell the window in force.
+//     Polly's break-duration generator allow. SleepWindowJitter adds a
+//     random time to each window, so that the trials of a fleet's
+//     breakers that opened together are spread out. [Breaker.SleepWindow]
+//     and [Transition].SleepWindow tell the window in force.
 //   - HalfOpenTrialTimeout and MarkIgnored, above.
 //   - [Breaker.Transitions] streams every state change, and
 //     [Breaker.State] names the state (Hystrix keeps both internal).

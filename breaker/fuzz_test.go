@@ -45,6 +45,9 @@ func invalidBreakerFields(c breaker.Config) []string {
 	if m := c.SleepWindowMultiplier; m != 0 && (math.IsNaN(m) || m <= 1 || math.IsInf(m, 1) || c.MaxSleepWindow == 0) {
 		bad = append(bad, "SleepWindowMultiplier")
 	}
+	if c.SleepWindowJitter < 0 {
+		bad = append(bad, "SleepWindowJitter")
+	}
 	return bad
 }
 
@@ -56,25 +59,28 @@ func invalidBreakerFields(c breaker.Config) []string {
 // window however long, one trial after it, (with a growing window, a
 // trial that fails and a longer window), closed by the trial's success.
 func FuzzConfig(f *testing.F) {
-	f.Add(false, false, false, 0, 0, int64(0), 0, int64(0), int64(0), 0, int64(0), 0.0)
-	f.Add(false, false, false, 1, 40, int64(200*time.Millisecond), 0, int64(0), int64(0), 0, int64(0), 0.0)
-	f.Add(false, false, false, 20, 50, int64(5*time.Second), 3, int64(-1), int64(time.Second), 80, int64(0), 0.0)
-	f.Add(true, true, true, 1, 100, int64(time.Millisecond), breaker.MaxHalfOpenTrials, int64(-1), int64(1), 1, int64(0), 0.0)
-	f.Add(false, true, false, 5, 1, int64(time.Hour), 1, int64(time.Minute), int64(0), 0, int64(0), 0.0)
-	f.Add(false, false, true, 5, 1, int64(1), 1, int64(1), int64(0), 0, int64(0), 0.0)
-	f.Add(false, false, false, -1, 101, int64(-1), -1, int64(0), int64(-1), 101, int64(0), 0.0)
-	f.Add(false, false, false, 0, 0, int64(0), breaker.MaxHalfOpenTrials+1, int64(0), int64(0), 50, int64(0), 0.0)
-	f.Add(false, false, false, math.MaxInt, math.MinInt, int64(math.MaxInt64), math.MaxInt, int64(math.MinInt64), int64(math.MaxInt64), 100, int64(0), 0.0)
-	f.Add(false, false, false, 1, 1, int64(math.MaxInt64), 1, int64(0), int64(0), 0, int64(0), 0.0)
-	f.Add(false, false, false, 1, 1, int64(time.Second), 2, int64(math.MaxInt64), int64(0), 0, int64(0), 0.0)
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Minute), 0.0)
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(math.MaxInt64), 1e300)
-	f.Add(false, false, false, 1, 1, int64(0), 1, int64(0), int64(0), 0, int64(time.Second), 1.5)
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 2.0)
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Hour), math.NaN())
+	f.Add(false, false, false, 0, 0, int64(0), 0, int64(0), int64(0), 0, int64(0), 0.0, int64(0))
+	f.Add(false, false, false, 1, 40, int64(200*time.Millisecond), 0, int64(0), int64(0), 0, int64(0), 0.0, int64(0))
+	f.Add(false, false, false, 20, 50, int64(5*time.Second), 3, int64(-1), int64(time.Second), 80, int64(0), 0.0, int64(0))
+	f.Add(true, true, true, 1, 100, int64(time.Millisecond), breaker.MaxHalfOpenTrials, int64(-1), int64(1), 1, int64(0), 0.0, int64(0))
+	f.Add(false, true, false, 5, 1, int64(time.Hour), 1, int64(time.Minute), int64(0), 0, int64(0), 0.0, int64(0))
+	f.Add(false, false, true, 5, 1, int64(1), 1, int64(1), int64(0), 0, int64(0), 0.0, int64(0))
+	f.Add(false, false, false, -1, 101, int64(-1), -1, int64(0), int64(-1), 101, int64(0), 0.0, int64(0))
+	f.Add(false, false, false, 0, 0, int64(0), breaker.MaxHalfOpenTrials+1, int64(0), int64(0), 50, int64(0), 0.0, int64(0))
+	f.Add(false, false, false, math.MaxInt, math.MinInt, int64(math.MaxInt64), math.MaxInt, int64(math.MinInt64), int64(math.MaxInt64), 100, int64(0), 0.0, int64(0))
+	f.Add(false, false, false, 1, 1, int64(math.MaxInt64), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0))
+	f.Add(false, false, false, 1, 1, int64(time.Second), 2, int64(math.MaxInt64), int64(0), 0, int64(0), 0.0, int64(0))
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Minute), 0.0, int64(0))
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(math.MaxInt64), 1e300, int64(0))
+	f.Add(false, false, false, 1, 1, int64(0), 1, int64(0), int64(0), 0, int64(time.Second), 1.5, int64(0))
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 2.0, int64(0))
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Hour), math.NaN(), int64(0))
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Minute), 0.0, int64(time.Second))
+	f.Add(false, false, false, 1, 1, int64(math.MaxInt64), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(math.MaxInt64))
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(-1))
 
 	f.Fuzz(func(t *testing.T, disabled, forceOpen, forceClosed bool, volume, errPct int, sleep int64,
-		trials int, trialTimeout, slowDuration int64, slowPct int, maxSleep int64, multiplier float64) {
+		trials int, trialTimeout, slowDuration int64, slowPct int, maxSleep int64, multiplier float64, jitter int64) {
 		cfg := breaker.Config{
 			Disabled:                 disabled,
 			RequestVolumeThreshold:   volume,
@@ -88,6 +94,7 @@ func FuzzConfig(f *testing.F) {
 			SlowCallRatePercentage:   slowPct,
 			MaxSleepWindow:           time.Duration(maxSleep),
 			SleepWindowMultiplier:    multiplier,
+			SleepWindowJitter:        time.Duration(jitter),
 		}
 		bad := invalidBreakerFields(cfg)
 		err := cfg.Validate()
@@ -139,7 +146,7 @@ const longestWalk = 24 * time.Hour
 // its sleep window, a trial and a close.
 func checkStateMachine(t *testing.T, cfg breaker.Config) {
 	t.Helper()
-	b, h, clk := newBreaker(t, cfg)
+	b, h, clk := newBreaker(t, cfg, breaker.WithRand(func() float64 { return 0.5 }))
 	got := b.Config()
 	assert.Equal(t, orDefault(cfg.RequestVolumeThreshold, breaker.DefaultRequestVolumeThreshold), got.RequestVolumeThreshold)
 	assert.Equal(t, orDefault(cfg.ErrorThresholdPercentage, breaker.DefaultErrorThresholdPercentage), got.ErrorThresholdPercentage)
@@ -149,6 +156,13 @@ func checkStateMachine(t *testing.T, cfg breaker.Config) {
 		sleep = breaker.DefaultSleepWindow
 	}
 	assert.Equal(t, sleep, got.SleepWindow)
+	// Each window has half its jitter, unless it is too long to add it to.
+	jittered := func(w time.Duration) time.Duration {
+		if j := got.SleepWindowJitter / 2; w+j > w {
+			return w + j
+		}
+		return w
+	}
 
 	// Start the walk an hour after the breaker's epoch, as a breaker that
 	// has lived a while.
@@ -181,6 +195,9 @@ func checkStateMachine(t *testing.T, cfg breaker.Config) {
 	require.False(t, b.AttemptExecution(), "open at the start of the sleep window")
 
 	// The whole sleep window rejects, however long it is.
+	base := sleep
+	sleep = jittered(sleep)
+	require.Equal(t, sleep, b.SleepWindow())
 	if sleep > longestWalk {
 		clk.Advance(longestWalk)
 		assert.False(t, b.AttemptExecution(), "sleep window %v rejects after %v", sleep, longestWalk)
@@ -197,9 +214,10 @@ func checkStateMachine(t *testing.T, cfg breaker.Config) {
 		require.True(t, b.AttemptExecution(), "a trial after the sleep window")
 		b.MarkNonSuccess()
 		longer := got.MaxSleepWindow
-		if f := float64(sleep) * got.SleepWindowMultiplier; f < float64(longer) {
+		if f := float64(base) * got.SleepWindowMultiplier; f < float64(longer) {
 			longer = time.Duration(f)
 		}
+		longer = jittered(longer)
 		require.Equal(t, longer, b.SleepWindow(), "the window after a failed trial")
 		if longer > longestWalk {
 			clk.Advance(longestWalk)

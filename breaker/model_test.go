@@ -22,7 +22,9 @@ type refModel struct {
 	admitted, successes int
 	episode             int           // counts OPEN -> HALF_OPEN transitions
 	closes              int           // HALF_OPEN -> CLOSED transitions, each resetting the stream
-	window              time.Duration // the sleep window of the latest opening
+	window              time.Duration // the sleep window of the latest opening, without its jitter
+	jitter              time.Duration // the jitter of the latest opening
+	rand                func() float64
 }
 
 // expire re-opens a HALF_OPEN model whose unreported trial is overdue.
@@ -43,10 +45,14 @@ func (m *refModel) open(at time.Duration) {
 	case m.cfg.MaxSleepWindow != 0:
 		m.window = min(time.Duration(float64(m.window)*m.cfg.SleepWindowMultiplier), m.cfg.MaxSleepWindow)
 	}
+	m.jitter = 0
+	if m.cfg.SleepWindowJitter > 0 {
+		m.jitter = time.Duration(m.rand() * float64(m.cfg.SleepWindowJitter))
+	}
 	m.state, m.openedAt, m.admitted, m.successes = breaker.Open, at, 0, 0
 }
 
-func (m *refModel) sleepWindowOver() bool { return m.now > m.openedAt+m.window }
+func (m *refModel) sleepWindowOver() bool { return m.now > m.openedAt+m.window+m.jitter }
 
 func (m *refModel) tick(hc metricsstream.HealthCounts) {
 	m.expire()
@@ -112,6 +118,16 @@ func (m *refModel) ignored() {
 	}
 }
 
+// sequence returns a function that returns 0, 1/7, 2/7, ... 6/7, 0, ...:
+// the breaker and the model each draw their jitter from one.
+func sequence() func() float64 {
+	n := 0
+	return func() float64 {
+		n++
+		return float64(n%7) / 7
+	}
+}
+
 // call is an execution AttemptExecution admitted.
 type call struct {
 	episode int           // the model's episode when admitted
@@ -140,11 +156,12 @@ func TestStateMachineAgainstModel(t *testing.T) {
 			cfg.MaxSleepWindow = cfg.SleepWindow * time.Duration(rapid.IntRange(1, 20).Draw(rt, "maxTimes"))
 			cfg.SleepWindowMultiplier = []float64{0, 1.5}[grows-1]
 		}
+		cfg.SleepWindowJitter = rapid.SampledFrom([]time.Duration{0, 0, time.Millisecond, 700 * time.Millisecond}).Draw(rt, "jitter")
 		clk := clock.NewManual(epoch)
 		h := newFakeHealth()
-		b := breaker.New(cfg, h, breaker.WithClock(clk))
+		b := breaker.New(cfg, h, breaker.WithClock(clk), breaker.WithRand(sequence()))
 		defer b.Close()
-		m := &refModel{cfg: b.Config()}
+		m := &refModel{cfg: b.Config(), rand: sequence()}
 		var inflight, lost []call
 		var latestTrial time.Duration // when the current episode last admitted a trial
 
@@ -218,7 +235,7 @@ func TestStateMachineAgainstModel(t *testing.T) {
 				if got := b.State(); got != m.state {
 					rt.Fatalf("State() = %v; model says %v", got, m.state)
 				}
-				if want := m.window; m.state != breaker.Closed && b.SleepWindow() != want {
+				if want := m.window + m.jitter; m.state != breaker.Closed && b.SleepWindow() != want {
 					rt.Fatalf("SleepWindow() = %v; model says %v", b.SleepWindow(), want)
 				}
 				if got, want := b.IsOpen(), m.state != breaker.Closed; got != want {

@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/rxhystrix/rxhystrix/clock"
 )
@@ -18,10 +19,11 @@ type options struct {
 	clock  clock.Clock
 	name   string
 	buffer int
+	rand   func() float64
 }
 
 func defaultOptions() options {
-	return options{clock: clock.Real, buffer: DefaultTransitionBuffer}
+	return options{clock: clock.Real, buffer: DefaultTransitionBuffer, rand: rand.Float64}
 }
 
 type optionFunc func(*options)
@@ -52,4 +54,15 @@ func WithTransitionBuffer(n int) Option {
 		panic(fmt.Sprintf("breaker: WithTransitionBuffer(%d): n must be at least 1", n))
 	}
 	return optionFunc(func(o *options) { o.buffer = n })
+}
+
+// WithRand makes the breaker draw the jitter of its sleep windows
+// (Config.SleepWindowJitter) with r, which returns numbers uniform in
+// [0, 1), instead of math/rand/v2's Float64: for a simulation or a test
+// that must repeat itself. It panics if r is nil.
+func WithRand(r func() float64) Option {
+	if r == nil {
+		panic("breaker: WithRand with nil function")
+	}
+	return optionFunc(func(o *options) { o.rand = r })
 }

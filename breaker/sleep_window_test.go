@@ -148,3 +148,59 @@ func TestTransitionsCarryTheSleepWindow(t *testing.T) {
 	assert.Equal(t, []string{"CLOSED -> OPEN", "OPEN -> HALF_OPEN", "HALF_OPEN -> OPEN", "OPEN -> HALF_OPEN", "HALF_OPEN -> CLOSED"}, got)
 	assert.Equal(t, []time.Duration{200 * time.Millisecond, 0, 400 * time.Millisecond, 0, 0}, windows)
 }
+
+// shares returns a WithRand function that draws the given shares of the
+// jitter, in order, and then 0.
+func shares(s ...float64) func() float64 {
+	return func() float64 {
+		if len(s) == 0 {
+			return 0
+		}
+		v := s[0]
+		s = s[1:]
+		return v
+	}
+}
+
+func TestSleepWindowJitter(t *testing.T) {
+	cfg := hystrixTestConfig
+	cfg.SleepWindowJitter = 100 * time.Millisecond
+	b, h, clk := newBreaker(t, cfg, breaker.WithRand(shares(0.5, 0.25, 0.9)))
+	assert.Equal(t, 200*time.Millisecond, b.SleepWindow(), "closed: the window before its jitter")
+	h.emit(health(4, 4, 0))
+	failTrial(t, b, clk, 250*time.Millisecond)
+	failTrial(t, b, clk, 225*time.Millisecond)
+	assertRetryAfter(t, b, 290*time.Millisecond, true, "the window with its jitter")
+
+	cfg.SleepWindowJitter = 200 * time.Millisecond
+	b.SetConfig(cfg)
+	assert.Equal(t, 380*time.Millisecond, b.SleepWindow(), "the share drawn at the opening, of the new jitter")
+}
+
+func TestSleepWindowJitterOfAGrowingWindow(t *testing.T) {
+	cfg := growingConfig
+	cfg.SleepWindowJitter = 100 * time.Millisecond
+	b, h, clk := newBreaker(t, cfg, breaker.WithRand(shares(0.1, 0.2, 0.3)))
+	done := collect(t, b)
+	h.emit(health(4, 4, 0))
+	failTrial(t, b, clk, 210*time.Millisecond)
+	failTrial(t, b, clk, 420*time.Millisecond)
+	assert.Equal(t, 830*time.Millisecond, b.SleepWindow(), "grown from the window without its jitter")
+	var windows []time.Duration
+	for _, tr := range done() {
+		if tr.To == breaker.Open {
+			windows = append(windows, tr.SleepWindow)
+		}
+	}
+	assert.Equal(t, []time.Duration{210 * time.Millisecond, 420 * time.Millisecond, 830 * time.Millisecond}, windows)
+}
+
+// Without SleepWindowJitter the breaker draws nothing.
+func TestSleepWindowWithoutJitterDrawsNothing(t *testing.T) {
+	b, h, clk := newBreaker(t, hystrixTestConfig, breaker.WithRand(func() float64 {
+		t.Error("drew a jitter")
+		return 0.5
+	}))
+	h.emit(health(4, 4, 0))
+	failTrial(t, b, clk, 200*time.Millisecond)
+}

@@ -202,6 +202,7 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 			SleepWindow:                   bc.SleepWindow,
 			MaxSleepWindow:                bc.MaxSleepWindow,
 			SleepWindowMultiplier:         bc.SleepWindowMultiplier,
+			SleepWindowJitter:             bc.SleepWindowJitter,
 			ErrorThresholdPercentage:      bc.ErrorThresholdPercentage,
 			ForceOpen:                     bc.ForceOpen,
 			ForceClosed:                   bc.ForceClosed,

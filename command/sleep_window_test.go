@@ -44,3 +44,22 @@ func TestCommandSleepWindowGrowsWhileTrialsFail(t *testing.T) {
 		assert.Equal(t, float64(breaker.DefaultSleepWindowMultiplier), st.Properties.SleepWindowMultiplier)
 	})
 }
+
+// A command's status carries its breaker's jitter, and the window with
+// it once the breaker opens.
+func TestCommandSleepWindowJitterInStatus(t *testing.T) {
+	h := newHarness(t)
+	cfg := tripAfterThree
+	cfg.SleepWindowJitter = time.Second
+	c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+		return "", errBoom
+	}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Breaker: cfg, Timeout: -1}))
+	st := h.state("GetUser").CommandStatus()
+	assert.Equal(t, time.Second, st.Properties.SleepWindowJitter)
+	assert.Equal(t, cfg.SleepWindow, st.CircuitBreakerSleepWindow, "closed: the window before its jitter")
+	h.openBreaker(func() { _, _ = c.Execute(context.Background(), 1) }, 3, "GetUser")
+	w := h.state("GetUser").CommandStatus().CircuitBreakerSleepWindow
+	assert.GreaterOrEqual(t, w, cfg.SleepWindow)
+	assert.Less(t, w, cfg.SleepWindow+time.Second)
+	assert.Equal(t, h.reg.Breaker("GetUser").SleepWindow(), w)
+}

@@ -31,7 +31,10 @@
 // would, while in the fleet's sum it weighs only as much as this
 // instance's share of the traffic, so one bad instance cannot trip the
 // others. The breaker's thresholds are read live ([command.KeyHealth]
-// Breaker, judged by [breaker.Config.Trips]).
+// Breaker, judged by [breaker.Config.Trips]). Since a fleet's breakers
+// open together on the fleet's sum, their sleep windows end together:
+// breaker.Config.SleepWindowJitter spreads their trials, and the traffic
+// that follows a close, over a time the downstream can take.
 //
 // # Buckets in Redis
 //

@@ -13,6 +13,7 @@ type CommandProperties struct {
 	SleepWindow                   time.Duration
 	MaxSleepWindow                time.Duration // 0 when the sleep window does not grow
 	SleepWindowMultiplier         float64       // what a failed trial multiplies the sleep window by, with MaxSleepWindow
+	SleepWindowJitter             time.Duration // the most random time added to each sleep window
 	ErrorThresholdPercentage      int
 	ForceOpen, ForceClosed        bool
 	Isolation                     string        // Hystrix's name: "THREAD" or "SEMAPHORE"
@@ -28,6 +29,13 @@ type CommandProperties struct {
 	RequestLogEnabled             bool
 }
 
+// SleepWindowVaries reports whether the breaker's sleep window may differ
+// from SleepWindow, so that CommandStatus.CircuitBreakerSleepWindow
+// tells something: it grows (MaxSleepWindow), or has a jitter.
+func (p *CommandProperties) SleepWindowVaries() bool {
+	return p.MaxSleepWindow > 0 || p.SleepWindowJitter > 0
+}
+
 // CommandStatus is what a command knows of itself that its metrics do not:
 // its group and pool keys, whether its circuit breaker is open, and its
 // properties.
@@ -37,8 +45,8 @@ type CommandStatus struct {
 	// CircuitBreakerSleepWindow is how long the command's breaker
 	// refuses every request once it opens: the window of its latest
 	// opening while it is open, grown by failed trials when
-	// Properties.MaxSleepWindow is set, and SleepWindow while it is
-	// closed.
+	// Properties.MaxSleepWindow is set, with its jitter, and SleepWindow
+	// while it is closed.
 	CircuitBreakerSleepWindow time.Duration
 	Properties                CommandProperties
 	// Partitions are the partitions of the command's execution permits

@@ -95,7 +95,8 @@ const (
 //     partitionInFlight and partitionRejected (since the key was first
 //     used); with a backlog (command.Config.Backlog), backlogSize and
 //     backlogWaiting, the executions waiting for a permit now; with a
-//     sleep window that grows (breaker.Config.MaxSleepWindow),
+//     sleep window that grows or has a jitter
+//     (breaker.Config.MaxSleepWindow, SleepWindowJitter),
 //     circuitBreakerSleepWindowInMilliseconds, the window of the
 //     breaker's latest opening.
 func Handler(opts ...HandlerOption) http.Handler {

@@ -46,7 +46,8 @@ const DefaultConfigStreamInterval = 5 * time.Second
 //     timeoutInMilliseconds and order ("LIFO" or "FIFO"); a command
 //     whose sleep window grows (breaker.Config.MaxSleepWindow) adds
 //     "maxSleepInMilliseconds" and "sleepMultiplier" after Hystrix's
-//     fields of "circuitBreaker".
+//     fields of "circuitBreaker", and one whose sleep window has a
+//     jitter "sleepJitterInMilliseconds".
 //   - A collapser of WithCollapsers has no metrics windows here: its
 //     object leaves out "metrics".
 //
@@ -140,6 +141,9 @@ func appendCommandConfig(commands *jsonObject, m *CommandMetrics) {
 	if p.MaxSleepWindow > 0 {
 		cb.millis("maxSleepInMilliseconds", p.MaxSleepWindow)
 		cb.float("sleepMultiplier", p.SleepWindowMultiplier)
+	}
+	if p.SleepWindowJitter > 0 {
+		cb.millis("sleepJitterInMilliseconds", p.SleepWindowJitter)
 	}
 	c.close(&cb)
 	commands.close(&c)

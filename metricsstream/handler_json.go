@@ -197,7 +197,7 @@ func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
 		o.int("backlogSize", int64(b.Size))
 		o.int("backlogWaiting", b.Waiting)
 	}
-	if p.MaxSleepWindow > 0 {
+	if p.SleepWindowVaries() {
 		o.millis("circuitBreakerSleepWindowInMilliseconds", s.Status.CircuitBreakerSleepWindow)
 	}
 	return o.end()

@@ -41,8 +41,9 @@
 //	rxhystrix.command.backlog.size     gauge  {execution}  the most executions that may wait for a permit
 //	rxhystrix.command.backlog.waiting  gauge  {execution}  executions waiting for a permit now
 //
-// and, for a command whose breaker's sleep window grows
-// (breaker.Config.MaxSleepWindow), with the command's attributes:
+// and, for a command whose breaker's sleep window grows or has a jitter
+// (breaker.Config.MaxSleepWindow, SleepWindowJitter), with the command's
+// attributes:
 //
 //	rxhystrix.command.circuit.sleep_window  gauge  s  the breaker's sleep window now
 //

@@ -70,7 +70,7 @@ var (
 		"Executions waiting for a permit in the command's backlog now."}
 
 	sleepWindow = instrument{"rxhystrix.command.circuit.sleep_window", "s",
-		"How long the command's circuit breaker refuses every request once it opens: the window of its latest opening, grown by failed trials, for a breaker whose window grows (breaker.Config.MaxSleepWindow)."}
+		"How long the command's circuit breaker refuses every request once it opens: the window of its latest opening, grown by failed trials and with its jitter, for a breaker whose window grows or has a jitter (breaker.Config.MaxSleepWindow, SleepWindowJitter)."}
 
 	poolActive = instrument{"rxhystrix.pool.active_commands", "{command}",
 		"Commands running on the pool's workers now."}

@@ -134,7 +134,7 @@ func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
 			o.ObserveInt64(in.backlogSize, int64(b.Size), set)
 			o.ObserveInt64(in.backlogWaiting, b.Waiting, set)
 		}
-		if s.Status.Properties.MaxSleepWindow > 0 {
+		if s.Status.Properties.SleepWindowVaries() {
 			o.ObserveFloat64(in.sleepWindow, s.Status.CircuitBreakerSleepWindow.Seconds(), set)
 		}
 	}

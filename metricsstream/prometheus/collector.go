@@ -99,7 +99,7 @@ var (
 	backlogWaitingDesc = prometheus.NewDesc("rxhystrix_command_backlog_waiting",
 		"Executions waiting for a permit in the command's backlog now.", commandLabels, nil)
 	sleepWindowDesc = prometheus.NewDesc("rxhystrix_command_circuit_sleep_window_seconds",
-		"How long the command's circuit breaker refuses every request once it opens: the window of its latest opening, grown by failed trials, for a breaker whose window grows (breaker.Config.MaxSleepWindow).",
+		"How long the command's circuit breaker refuses every request once it opens: the window of its latest opening, grown by failed trials and with its jitter, for a breaker whose window grows or has a jitter (breaker.Config.MaxSleepWindow, SleepWindowJitter).",
 		commandLabels, nil)
 
 	collapserEventsDesc = prometheus.NewDesc("rxhystrix_collapser_events_total",
@@ -215,7 +215,7 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 				gauge(backlogWaitingDesc, float64(b.Waiting), labels),
 			)
 		}
-		if s.Status.Properties.MaxSleepWindow > 0 {
+		if s.Status.Properties.SleepWindowVaries() {
 			out = append(out, gauge(sleepWindowDesc, s.Status.CircuitBreakerSleepWindow.Seconds(), labels))
 		}
 

@@ -31,7 +31,7 @@
 //	rxhystrix_command_partition_rejected_total{partition} counter  the partition's executions refused at the limit
 //	rxhystrix_command_backlog_size                      gauge      the most executions that may wait for a permit (command.Config.Backlog)
 //	rxhystrix_command_backlog_waiting                   gauge      executions waiting for a permit now
-//	rxhystrix_command_circuit_sleep_window_seconds      gauge      the breaker's sleep window now, when it grows (breaker.Config.MaxSleepWindow)
+//	rxhystrix_command_circuit_sleep_window_seconds      gauge      the breaker's sleep window now, when it grows or has a jitter
 //
 // Per worker pool, labelled pool:
 //

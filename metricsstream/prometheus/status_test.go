@@ -37,19 +37,25 @@ func TestCollectorReportsBacklogs(t *testing.T) {
 }
 
 const wantSleepWindow = `
-# HELP rxhystrix_command_circuit_sleep_window_seconds How long the command's circuit breaker refuses every request once it opens: the window of its latest opening, grown by failed trials, for a breaker whose window grows (breaker.Config.MaxSleepWindow).
+# HELP rxhystrix_command_circuit_sleep_window_seconds How long the command's circuit breaker refuses every request once it opens: the window of its latest opening, grown by failed trials and with its jitter, for a breaker whose window grows or has a jitter (breaker.Config.MaxSleepWindow, SleepWindowJitter).
 # TYPE rxhystrix_command_circuit_sleep_window_seconds gauge
+rxhystrix_command_circuit_sleep_window_seconds{command="Reserve",group="Web"} 5.3
 rxhystrix_command_circuit_sleep_window_seconds{command="Search",group="Web"} 20
 `
 
-// A command whose breaker's sleep window grows reports the window now; a
-// command whose window is fixed does not.
+// A command whose breaker's sleep window grows or has a jitter reports
+// the window now; a command whose window is fixed does not.
 func TestCollectorReportsGrowingSleepWindows(t *testing.T) {
 	reg := metricsstream.NewRegistry(clock.NewManual(t0))
 	reg.Command("Search", metricsstream.Config{}).SetStatusProvider(commandStatus{
 		Group:                     "Web",
 		CircuitBreakerSleepWindow: 20 * time.Second,
 		Properties:                metricsstream.CommandProperties{SleepWindow: 5 * time.Second, MaxSleepWindow: time.Minute, SleepWindowMultiplier: 2},
+	})
+	reg.Command("Reserve", metricsstream.Config{}).SetStatusProvider(commandStatus{
+		Group:                     "Web",
+		CircuitBreakerSleepWindow: 5300 * time.Millisecond,
+		Properties:                metricsstream.CommandProperties{SleepWindow: 5 * time.Second, SleepWindowJitter: time.Second},
 	})
 	reg.Command("Plain", metricsstream.Config{}).SetStatusProvider(commandStatus{
 		CircuitBreakerSleepWindow: 5 * time.Second,
