@@ -50,12 +50,20 @@ func TestRetryAfterWithTrialsLeftAndWhenForced(t *testing.T) {
 }
 
 func TestRetryAfterOfATrialThatNeverReports(t *testing.T) {
-	b, h, clk := newBreaker(t, hystrixTestConfig) // HalfOpenTrialTimeout: the 200ms sleep window
+	b, h, clk := newBreaker(t, hystrixTestConfig)
+	loseTrial(t, b, h, clk)
+	assertRetryAfter(t, b, 200*time.Millisecond-1, true, "the overdue trial opened it again as its bound ran out")
+}
+
+// loseTrial trips b, a breaker whose sleep window and HalfOpenTrialTimeout
+// are Hystrix's test config's 200ms, and lets the trial it admits after
+// the window run out of its bound without reporting, 1ns ago.
+func loseTrial(t *testing.T, b *breaker.Breaker, h *fakeHealth, clk clockAdvancer) {
+	t.Helper()
 	h.emit(health(4, 4, 0))
 	clk.Advance(afterSleepWindow)
 	require.True(t, b.AttemptExecution())
 	clk.Advance(200*time.Millisecond + 1)
-	assertRetryAfter(t, b, 200*time.Millisecond-1, true, "the overdue trial opened it again as its bound ran out")
 }
 
 func assertRetryAfter(t *testing.T, b *breaker.Breaker, want time.Duration, wantOK bool, msg string) {

@@ -73,11 +73,8 @@ func TestSleepWindowMultiplier(t *testing.T) {
 }
 
 func TestSleepWindowGrowsWhenATrialIsOverdue(t *testing.T) {
-	b, h, clk := newBreaker(t, growingConfig) // HalfOpenTrialTimeout: the 200ms sleep window
-	h.emit(health(4, 4, 0))
-	clk.Advance(afterSleepWindow)
-	require.True(t, b.AttemptExecution())
-	clk.Advance(200*time.Millisecond + 1)
+	b, h, clk := newBreaker(t, growingConfig)
+	loseTrial(t, b, h, clk)
 	require.Equal(t, breaker.Open, b.State(), "the trial never reported")
 	assert.Equal(t, 400*time.Millisecond, b.SleepWindow(), "an overdue trial is a failed one")
 	assertRetryAfter(t, b, 400*time.Millisecond-1, true, "the longer window, from when the trial's bound ran out")

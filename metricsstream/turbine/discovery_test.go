@@ -75,6 +75,21 @@ func newDiscoveredAggregator(t *testing.T, d Discovery, interval time.Duration, 
 	return a, mc
 }
 
+// firstFailure waits until a has counted its discovery's first failure,
+// and returns its status then.
+func firstFailure(t *testing.T, a *Aggregator) DiscoveryStatus {
+	t.Helper()
+	deadline := time.Now().Add(failAfter)
+	for {
+		s, _ := a.Discovery()
+		if s.Failures > 0 {
+			return s
+		}
+		require.False(t, time.Now().After(deadline), "the failure was not counted")
+		runtime.Gosched()
+	}
+}
+
 func urlsOf(ins []Instance) []string {
 	var urls []string
 	for _, in := range ins {
@@ -157,12 +172,7 @@ func TestDiscoveryThatDoesNotAnswerWithinItsIntervalFails(t *testing.T) {
 	blockUntil(t, mc, 1, "the ask's deadline")
 	mc.Advance(time.Minute)
 	<-ask.ctx.Done()
-	deadline := time.Now().Add(failAfter)
-	for s, _ := a.Discovery(); s.Failures == 0; s, _ = a.Discovery() {
-		require.False(t, time.Now().After(deadline), "the overdue ask was not counted")
-		runtime.Gosched()
-	}
-	s, _ := a.Discovery()
+	s := firstFailure(t, a)
 	assert.ErrorIs(t, s.Err, ErrDiscoveryOverdue)
 	assert.EqualError(t, s.Err, "turbine: the discovery gave no answer within its interval (1m0s)")
 
