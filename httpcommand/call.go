@@ -81,10 +81,29 @@ func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error
 	return resp, nil
 }
 
+// keep takes resp, a fallback's answer, among the responses that finish
+// closes unless the caller gets it, and reports true; once the caller
+// has its answer (it left while the fallback ran), it closes resp's body
+// and reports false.
+func (c *call) keep(resp *http.Response) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.finished {
+		if resp.Body != nil {
+			_ = resp.Body.Close()
+		}
+		return false
+	}
+	if resp.Body != nil {
+		c.resps = append(c.resps, resp)
+	}
+	return true
+}
+
 // finish ends the call for the caller, who got answer (nil or not): a
 // request body never sent is closed, and so is every response of run's
 // that the caller did not get (a fallback answered, or another attempt
-// won a hedge's race).
+// won a hedge's race), and every fallback's answer it did not get.
 func (c *call) finish(answer *http.Response) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -76,12 +76,17 @@ func WithFailureStatus(f func(code int) bool) Option {
 // rejected or short-circuited: f gets the request and the command's
 // error (a *StatusError as its cause for a 5xx or 429) and can build a
 // response, cached or degraded, or return an error. Bad requests (other
-// 4xx) never reach it.
+// 4xx) never reach it. A response of f's that the caller does not get,
+// because it left while f ran, is closed.
 func WithFallback(f func(req *http.Request, err error) (*http.Response, error)) Option {
 	mustNotNil("WithFallback", f == nil)
 	return optionFunc(func(t *Transport) {
 		t.commands.Fallback = func(_ context.Context, c *call, err error) (*http.Response, error) {
-			return f(c.req, err)
+			resp, err := f(c.req, err)
+			if resp != nil && !c.keep(resp) {
+				return nil, context.Canceled
+			}
+			return resp, err
 		}
 	})
 }

@@ -370,3 +370,38 @@ func TestInvalidConfigFailsTheRequestsOfItsKey(t *testing.T) {
 	_, err := h.get(t, srv.URL)
 	assert.ErrorContains(t, err, "Config.MaxConcurrentRequests: -1 is negative")
 }
+
+// A fallback that answers after its caller left has its response closed,
+// since nobody else will; one that answers before is closed unless the
+// caller gets it.
+func TestAFallbackAnswerTheCallerDoesNotGetIsClosed(t *testing.T) {
+	answers := []*trackedBody{}
+	tr := New(WithFallback(func(*http.Request, error) (*http.Response, error) {
+		b := &trackedBody{Reader: strings.NewReader("cached"), name: "fallback"}
+		answers = append(answers, b)
+		return &http.Response{StatusCode: http.StatusOK, Status: "200 OK", Header: http.Header{}, Body: b}, nil
+	}))
+	fallback := tr.commands.Fallback
+	req, err := http.NewRequest(http.MethodGet, "http://downstream.test/", nil)
+	require.NoError(t, err)
+
+	left := &call{req: req}
+	left.finish(nil) // the caller left while the fallback ran
+	resp, err := fallback(context.Background(), left, errors.New("timed out"))
+	assert.Nil(t, resp)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, int32(1), answers[0].closes.Load(), "closed, the caller gone")
+
+	got := &call{req: req}
+	resp, err = fallback(context.Background(), got, errors.New("timed out"))
+	require.NoError(t, err)
+	got.finish(resp)
+	assert.Zero(t, answers[1].closes.Load(), "the caller's to close")
+
+	lost := &call{req: req}
+	resp, err = fallback(context.Background(), lost, errors.New("timed out"))
+	require.NoError(t, err)
+	require.NotNil(t, resp)
+	lost.finish(nil) // the caller got an error of its own instead
+	assert.Equal(t, int32(1), answers[2].closes.Load(), "closed when the call ends without it")
+}
