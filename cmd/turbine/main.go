@@ -40,7 +40,8 @@
 // when its files change, as a certificate rotated on disk by
 // cert-manager does; a pair that no longer loads is reported and the
 // one before stays in use; with -client-ca it serves only readers that
-// present a certificate of one of those authorities. The instances'
+// present a certificate of one of those authorities, read again when the
+// file changes, likewise. The instances'
 // streams and the registries are read over https with the system's
 // roots and those of -ca, and with -client-cert and -client-key the
 // turbine presents a certificate to those that ask for one (mutual

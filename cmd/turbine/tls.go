@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -26,7 +28,7 @@ type tlsFlags struct {
 func (f *tlsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cert, "tls-cert", "", "serve HTTPS with this PEM certificate (chain), read again when it changes; needs -tls-key")
 	fs.StringVar(&f.key, "tls-key", "", "the PEM private key of -tls-cert")
-	fs.StringVar(&f.clientCA, "client-ca", "", "PEM certificates of the authorities whose client certificates the HTTPS server requires of every reader; needs -tls-cert")
+	fs.StringVar(&f.clientCA, "client-ca", "", "PEM certificates of the authorities whose client certificates the HTTPS server requires of every reader, read again when it changes; needs -tls-cert")
 	fs.StringVar(&f.ca, "ca", "", "PEM certificates of the authorities to trust, beside the system's, when reading instances and registries over https")
 	fs.StringVar(&f.clientCert, "client-cert", "", "the PEM certificate to present to instances and registries that ask for one, read again when it changes; needs -client-key")
 	fs.StringVar(&f.clientKey, "client-key", "", "the PEM private key of -client-cert")
@@ -48,13 +50,30 @@ func (f *tlsFlags) serverConfig(errs io.Writer) (*tls.Config, error) {
 		MinVersion:     tls.VersionTLS12,
 		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return pair.get(), nil },
 	}
-	if f.clientCA != "" {
-		if cfg.ClientCAs, err = readPool("-client-ca", f.clientCA, x509.NewCertPool()); err != nil {
+	if f.clientCA == "" {
+		return cfg, nil
+	}
+	// The authorities are watched as the certificate is: each handshake
+	// gets the configuration of the authorities on disk.
+	withCAs, err := newWatched([]string{f.clientCA}, func() (*tls.Config, error) {
+		pool, err := readPool("-client-ca", f.clientCA, x509.NewCertPool())
+		if err != nil {
 			return nil, err
 		}
-		cfg.ClientAuth = tls.RequireAndVerifyClientCert
+		c := cfg.Clone()
+		c.ClientCAs, c.ClientAuth = pool, tls.RequireAndVerifyClientCert
+		// http.Server offers HTTP/2 in the configuration it serves
+		// with, which a handshake's own does not inherit.
+		c.NextProtos = []string{"h2", "http/1.1"}
+		return c, nil
+	}, "the authorities read before stay in use", errs)
+	if err != nil {
+		return nil, err
 	}
-	return cfg, nil
+	return &tls.Config{
+		MinVersion:         tls.VersionTLS12,
+		GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) { return withCAs.get(), nil },
+	}, nil
 }
 
 // readPool adds the PEM certificates of the file that flag names to
@@ -97,25 +116,84 @@ func (f *tlsFlags) client(errs io.Writer) (*http.Client, error) {
 	return &http.Client{Transport: t}, nil
 }
 
-// keyPair is a certificate and its key read from two files, and read
-// again when either file's modification time changes, so that a
-// certificate rotated on disk (by cert-manager, say) is used without a
-// restart. The files are looked at on each handshake: a turbine makes
-// few, its connections being long streams.
-type keyPair struct {
-	certFile, keyFile string
-	errs              io.Writer
+// watched is a value read from files, and read again when a file's
+// modification time changes, so that a certificate or an authority
+// rotated on disk (by cert-manager, say) is used without a restart. The
+// files are looked at each time the value is asked for, on each
+// handshake: a turbine makes few, its connections being long streams.
+type watched[T any] struct {
+	files []string
+	read  func() (T, error)
+	kept  string // what a read that fails says of the value kept
+	errs  io.Writer
 
-	mu              sync.Mutex
-	cert            *tls.Certificate
-	certMod, keyMod time.Time
-	failed          [2]time.Time // the modification times of the last pair that did not load
+	mu     sync.Mutex
+	value  T
+	mods   []time.Time // of the files the value was read from
+	failed []time.Time // of the files of the last read that failed
+}
+
+// newWatched reads the value from files with read. kept ends the report
+// of a later read that fails ("the certificate read before stays in
+// use"), written to errs.
+func newWatched[T any](files []string, read func() (T, error), kept string, errs io.Writer) (*watched[T], error) {
+	w := &watched[T]{files: files, read: read, kept: kept, errs: errs}
+	mods, err := w.modTimes()
+	if err == nil {
+		err = w.load(mods)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *watched[T]) modTimes() ([]time.Time, error) {
+	mods := make([]time.Time, len(w.files))
+	for i, f := range w.files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return nil, err
+		}
+		mods[i] = st.ModTime()
+	}
+	return mods, nil
+}
+
+func (w *watched[T]) load(mods []time.Time) error {
+	v, err := w.read()
+	if err != nil {
+		return err
+	}
+	w.value, w.mods = v, mods
+	return nil
+}
+
+// get returns the value, read again if a file changed since. A value
+// that no longer reads (a rotation half written, a file gone) leaves the
+// one before in use, and is reported to errs once per change of the
+// files.
+func (w *watched[T]) get() T {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	mods, err := w.modTimes()
+	if err == nil && slices.EqualFunc(mods, w.mods, time.Time.Equal) {
+		return w.value
+	}
+	if err == nil {
+		err = w.load(mods)
+	}
+	if err != nil && !slices.EqualFunc(mods, w.failed, time.Time.Equal) {
+		w.failed = mods
+		fmt.Fprintf(w.errs, "turbine: %s: %v; %s\n", strings.Join(w.files, ", "), err, w.kept)
+	}
+	return w.value
 }
 
 // loadKeyPair reads the pair that the flags certFlag and keyFlag name,
-// or returns nil when neither is set. One without the other, or a pair
-// that does not load, is an error naming the flags.
-func loadKeyPair(certFlag, certFile, keyFlag, keyFile string, errs io.Writer) (*keyPair, error) {
+// watched, or returns nil when neither is set. One without the other, or
+// a pair that does not load, is an error naming the flags.
+func loadKeyPair(certFlag, certFile, keyFlag, keyFile string, errs io.Writer) (*watched[*tls.Certificate], error) {
 	switch {
 	case certFile == "" && keyFile == "":
 		return nil, nil
@@ -124,54 +202,12 @@ func loadKeyPair(certFlag, certFile, keyFlag, keyFile string, errs io.Writer) (*
 	case keyFile == "":
 		return nil, fmt.Errorf("%s without %s", certFlag, keyFlag)
 	}
-	p := &keyPair{certFile: certFile, keyFile: keyFile, errs: errs}
-	certMod, keyMod, err := p.modTimes()
-	if err == nil {
-		err = p.load(certMod, keyMod)
-	}
+	pair, err := newWatched([]string{certFile, keyFile}, func() (*tls.Certificate, error) {
+		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+		return &cert, err
+	}, "the certificate read before stays in use", errs)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s, %s %s: %w", certFlag, certFile, keyFlag, keyFile, err)
 	}
-	return p, nil
-}
-
-func (p *keyPair) modTimes() (cert, key time.Time, err error) {
-	c, err := os.Stat(p.certFile)
-	if err != nil {
-		return cert, key, err
-	}
-	k, err := os.Stat(p.keyFile)
-	if err != nil {
-		return cert, key, err
-	}
-	return c.ModTime(), k.ModTime(), nil
-}
-
-func (p *keyPair) load(certMod, keyMod time.Time) error {
-	cert, err := tls.LoadX509KeyPair(p.certFile, p.keyFile)
-	if err != nil {
-		return err
-	}
-	p.cert, p.certMod, p.keyMod = &cert, certMod, keyMod
-	return nil
-}
-
-// get returns the pair, read again if a file changed since. A pair that
-// no longer loads (a rotation half written, a file gone) leaves the one
-// before in use, and is reported to errs once per change of the files.
-func (p *keyPair) get() *tls.Certificate {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	certMod, keyMod, err := p.modTimes()
-	if err == nil && certMod.Equal(p.certMod) && keyMod.Equal(p.keyMod) {
-		return p.cert
-	}
-	if err == nil {
-		err = p.load(certMod, keyMod)
-	}
-	if err != nil && !(certMod.Equal(p.failed[0]) && keyMod.Equal(p.failed[1])) {
-		p.failed = [2]time.Time{certMod, keyMod}
-		fmt.Fprintf(p.errs, "turbine: %s, %s: %v; the certificate read before stays in use\n", p.certFile, p.keyFile, err)
-	}
-	return p.cert
+	return pair, nil
 }

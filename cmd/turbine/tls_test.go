@@ -287,6 +287,59 @@ func TestRunRequiresClientCertificatesOfClientCA(t *testing.T) {
 	}
 }
 
+// The authorities of -client-ca rotated on disk are those of the next
+// handshake; a file that no longer reads leaves those before in use, and
+// is reported once.
+func TestRunReadsTheClientCAOnDisk(t *testing.T) {
+	ca, first, second, dir := newTestCA(t), newTestCA(t), newTestCA(t), t.TempDir()
+	servedCert, servedKey := ca.issue(t, "turbine")
+	clientCA := filepath.Join(dir, "readers.crt")
+	epoch := time.Now().Add(-time.Minute)
+	write := func(data []byte, s int) {
+		t.Helper()
+		at := epoch.Add(time.Duration(s) * time.Second)
+		require.NoError(t, os.WriteFile(clientCA, data, 0o600))
+		require.NoError(t, os.Chtimes(clientCA, at, at))
+	}
+	write(first.pem, 0)
+	base, out := startedWithOutput(t, "-cluster", "api=http://127.0.0.1:1/hystrix.stream",
+		"-tls-cert", writeFile(t, dir, "tls.crt", servedCert), "-tls-key", writeFile(t, dir, "tls.key", servedKey),
+		"-client-ca", clientCA)
+	// served gets the page as a reader with a certificate of issuer, and
+	// reports whether it was served, over HTTP/2.
+	served := func(issuer *testCA) bool {
+		t.Helper()
+		certPEM, keyPEM := issuer.issue(t, "reader")
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
+		require.NoError(t, err)
+		client := clientOf(ca)
+		client.Transport.(*http.Transport).TLSClientConfig.Certificates = []tls.Certificate{cert}
+		res, err := client.Get(base + "/")
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		assert.Equal(t, 2, res.ProtoMajor, "HTTP/2 with a client certificate too")
+		return res.StatusCode == http.StatusOK
+	}
+	const report = "the authorities read before stay in use"
+
+	assert.True(t, served(first))
+	assert.False(t, served(second))
+	write(second.pem, 1)
+	assert.False(t, served(first), "the authority rotated out")
+	assert.True(t, served(second), "the authority rotated in")
+	write(append(append([]byte{}, first.pem...), second.pem...), 2)
+	assert.True(t, served(first), "a bundle of both")
+	assert.True(t, served(second))
+
+	write([]byte("half written"), 3)
+	assert.True(t, served(first), "the authorities before stay in use")
+	assert.True(t, served(second))
+	assert.Equal(t, 1, strings.Count(out(), report), "reported once: %s", out())
+	assert.Contains(t, out(), clientCA+": -client-ca "+clientCA+": no PEM certificate in it; "+report)
+}
+
 func TestRunRefusesBadTLSFlags(t *testing.T) {
 	dir := t.TempDir()
 	notPEM := writeFile(t, dir, "ca.crt", []byte("not a certificate"))
