@@ -131,6 +131,7 @@ type watched[T any] struct {
 	value  T
 	mods   []time.Time // of the files the value was read from
 	failed []time.Time // of the files of the last read that failed
+	why    string      // why it failed
 }
 
 // newWatched reads the value from files with read. kept ends the report
@@ -183,8 +184,8 @@ func (w *watched[T]) get() T {
 	if err == nil {
 		err = w.load(mods)
 	}
-	if err != nil && !slices.EqualFunc(mods, w.failed, time.Time.Equal) {
-		w.failed = mods
+	if err != nil && (err.Error() != w.why || !slices.EqualFunc(mods, w.failed, time.Time.Equal)) {
+		w.failed, w.why = mods, err.Error()
 		fmt.Fprintf(w.errs, "turbine: %s: %v; %s\n", strings.Join(w.files, ", "), err, w.kept)
 	}
 	return w.value

@@ -338,6 +338,12 @@ func TestRunReadsTheClientCAOnDisk(t *testing.T) {
 	assert.True(t, served(second))
 	assert.Equal(t, 1, strings.Count(out(), report), "reported once: %s", out())
 	assert.Contains(t, out(), clientCA+": -client-ca "+clientCA+": no PEM certificate in it; "+report)
+
+	require.NoError(t, os.Remove(clientCA))
+	assert.True(t, served(first), "a file gone leaves the authorities before in use")
+	assert.True(t, served(second))
+	assert.Equal(t, 2, strings.Count(out(), report), "reported once more: %s", out())
+	assert.Contains(t, out(), clientCA+": stat "+clientCA+": no such file or directory; "+report)
 }
 
 func TestRunRefusesBadTLSFlags(t *testing.T) {
