@@ -368,3 +368,19 @@ func TestRunRefusesBadTLSFlags(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want, "%q", tc.args)
 	}
 }
+
+// A watched file that is gone before any read failed is reported, once,
+// and the value read before stays.
+func TestWatchedFileGoneIsReportedOnce(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "value", []byte("first"))
+	var out strings.Builder
+	w, err := newWatched([]string{file}, func() (string, error) {
+		b, err := os.ReadFile(file)
+		return string(b), err
+	}, "the value read before stays in use", &out)
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(file))
+	assert.Equal(t, "first", w.get())
+	assert.Equal(t, "first", w.get())
+	assert.Equal(t, "turbine: "+file+": stat "+file+": no such file or directory; the value read before stays in use\n", out.String())
+}
