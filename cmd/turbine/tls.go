@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 )
@@ -56,7 +55,7 @@ func (f *tlsFlags) serverConfig(errs io.Writer) (*tls.Config, error) {
 	// The authorities are watched as the certificate is: each handshake
 	// gets the configuration of the authorities on disk.
 	withCAs, err := newWatched([]string{f.clientCA}, func() (*tls.Config, error) {
-		pool, err := readPool("-client-ca", f.clientCA, x509.NewCertPool())
+		pool, err := readPool(f.clientCA, x509.NewCertPool())
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +67,7 @@ func (f *tlsFlags) serverConfig(errs io.Writer) (*tls.Config, error) {
 		return c, nil
 	}, "the authorities read before stay in use", errs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("-client-ca: %w", err)
 	}
 	return &tls.Config{
 		MinVersion:         tls.VersionTLS12,
@@ -76,15 +75,15 @@ func (f *tlsFlags) serverConfig(errs io.Writer) (*tls.Config, error) {
 	}, nil
 }
 
-// readPool adds the PEM certificates of the file that flag names to
-// pool, and returns it; a file without one is an error.
-func readPool(flag, file string, pool *x509.CertPool) (*x509.CertPool, error) {
+// readPool adds the PEM certificates of file to pool, and returns it; a
+// file without one is an error. Its errors name the file.
+func readPool(file string, pool *x509.CertPool) (*x509.CertPool, error) {
 	pem, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", flag, err)
+		return nil, err
 	}
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("%s %s: no PEM certificate in it", flag, file)
+		return nil, fmt.Errorf("%s: no PEM certificate in it", file)
 	}
 	return pool, nil
 }
@@ -100,8 +99,8 @@ func (f *tlsFlags) client(errs io.Writer) (*http.Client, error) {
 		if err != nil {
 			roots = x509.NewCertPool() // a system without a pool of its own
 		}
-		if cfg.RootCAs, err = readPool("-ca", f.ca, roots); err != nil {
-			return nil, err
+		if cfg.RootCAs, err = readPool(f.ca, roots); err != nil {
+			return nil, fmt.Errorf("-ca: %w", err)
 		}
 	}
 	pair, err := loadKeyPair("-client-cert", f.clientCert, "-client-key", f.clientKey, errs)
@@ -123,8 +122,8 @@ func (f *tlsFlags) client(errs io.Writer) (*http.Client, error) {
 // handshake: a turbine makes few, its connections being long streams.
 type watched[T any] struct {
 	files []string
-	read  func() (T, error)
-	kept  string // what a read that fails says of the value kept
+	read  func() (T, error) // its errors name the files, as os's do
+	kept  string            // what a read that fails says of the value kept
 	errs  io.Writer
 
 	mu     sync.Mutex
@@ -134,9 +133,9 @@ type watched[T any] struct {
 	why    string      // why it failed
 }
 
-// newWatched reads the value from files with read. kept ends the report
-// of a later read that fails ("the certificate read before stays in
-// use"), written to errs.
+// newWatched reads the value from files with read, whose errors name
+// the files. kept ends the report of a later read that fails ("the
+// certificate read before stays in use"), written to errs.
 func newWatched[T any](files []string, read func() (T, error), kept string, errs io.Writer) (*watched[T], error) {
 	w := &watched[T]{files: files, read: read, kept: kept, errs: errs}
 	mods, err := w.modTimes()
@@ -186,7 +185,7 @@ func (w *watched[T]) get() T {
 	}
 	if err != nil && (err.Error() != w.why || !slices.EqualFunc(mods, w.failed, time.Time.Equal)) {
 		w.failed, w.why = mods, err.Error()
-		fmt.Fprintf(w.errs, "turbine: %s: %v; %s\n", strings.Join(w.files, ", "), err, w.kept)
+		fmt.Fprintf(w.errs, "turbine: %v; %s\n", err, w.kept)
 	}
 	return w.value
 }
@@ -205,10 +204,13 @@ func loadKeyPair(certFlag, certFile, keyFlag, keyFile string, errs io.Writer) (*
 	}
 	pair, err := newWatched([]string{certFile, keyFile}, func() (*tls.Certificate, error) {
 		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-		return &cert, err
+		if err != nil {
+			return nil, fmt.Errorf("%s, %s: %w", certFile, keyFile, err)
+		}
+		return &cert, nil
 	}, "the certificate read before stays in use", errs)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s, %s %s: %w", certFlag, certFile, keyFlag, keyFile, err)
+		return nil, fmt.Errorf("%s, %s: %w", certFlag, keyFlag, err)
 	}
 	return pair, nil
 }

@@ -265,7 +265,7 @@ func TestRunRequiresClientCertificatesOfClientCA(t *testing.T) {
 	notPEM := writeFile(t, dir, "not.crt", []byte("not a certificate"))
 	err = run(context.Background(), []string{"-cluster", "api=http://127.0.0.1:1/s",
 		"-tls-cert", filepath.Join(dir, "tls.crt"), "-tls-key", filepath.Join(dir, "tls.key"), "-client-ca", notPEM}, io.Discard, io.Discard)
-	assert.EqualError(t, err, "-client-ca "+notPEM+": no PEM certificate in it")
+	assert.EqualError(t, err, "-client-ca: "+notPEM+": no PEM certificate in it")
 
 	for _, tc := range []struct {
 		issuer *testCA
@@ -337,13 +337,13 @@ func TestRunReadsTheClientCAOnDisk(t *testing.T) {
 	assert.True(t, served(first), "the authorities before stay in use")
 	assert.True(t, served(second))
 	assert.Equal(t, 1, strings.Count(out(), report), "reported once: %s", out())
-	assert.Contains(t, out(), clientCA+": -client-ca "+clientCA+": no PEM certificate in it; "+report)
+	assert.Contains(t, out(), "turbine: "+clientCA+": no PEM certificate in it; "+report)
 
 	require.NoError(t, os.Remove(clientCA))
 	assert.True(t, served(first), "a file gone leaves the authorities before in use")
 	assert.True(t, served(second))
 	assert.Equal(t, 2, strings.Count(out(), report), "reported once more: %s", out())
-	assert.Contains(t, out(), clientCA+": stat "+clientCA+": no such file or directory; "+report)
+	assert.Contains(t, out(), "turbine: stat "+clientCA+": no such file or directory; "+report)
 }
 
 func TestRunRefusesBadTLSFlags(t *testing.T) {
@@ -357,10 +357,10 @@ func TestRunRefusesBadTLSFlags(t *testing.T) {
 		{[]string{"-tls-key", "tls.key"}, "-tls-key without -tls-cert"},
 		{[]string{"-client-key", "c.key"}, "-client-key without -client-cert"},
 		{[]string{"-tls-cert", filepath.Join(dir, "none.crt"), "-tls-key", filepath.Join(dir, "none.key")},
-			"-tls-cert " + filepath.Join(dir, "none.crt") + ", -tls-key " + filepath.Join(dir, "none.key") + ": stat"},
+			"-tls-cert, -tls-key: stat " + filepath.Join(dir, "none.crt")},
 		{[]string{"-tls-cert", notPEM, "-tls-key", notPEM}, "tls: failed to find any PEM data in certificate input"},
 		{[]string{"-ca", filepath.Join(dir, "none.crt")}, "-ca: open " + filepath.Join(dir, "none.crt")},
-		{[]string{"-ca", notPEM}, "-ca " + notPEM + ": no PEM certificate in it"},
+		{[]string{"-ca", notPEM}, "-ca: " + notPEM + ": no PEM certificate in it"},
 		{[]string{"-client-ca", notPEM}, "-client-ca without -tls-cert"},
 	} {
 		err := run(context.Background(), append([]string{"-cluster", "api=http://10.0.0.7/s"}, tc.args...), io.Discard, io.Discard)
@@ -382,5 +382,5 @@ func TestWatchedFileGoneIsReportedOnce(t *testing.T) {
 	require.NoError(t, os.Remove(file))
 	assert.Equal(t, "first", w.get())
 	assert.Equal(t, "first", w.get())
-	assert.Equal(t, "turbine: "+file+": stat "+file+": no such file or directory; the value read before stays in use\n", out.String())
+	assert.Equal(t, "turbine: stat "+file+": no such file or directory; the value read before stays in use\n", out.String())
 }
