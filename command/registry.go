@@ -195,6 +195,7 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 		Group:                     cfg.Group,
 		Pool:                      cfg.Pool,
 		CircuitBreakerOpen:        open,
+		CircuitBreakerState:       circuitState(cfg, &bc, k.breaker),
 		CircuitBreakerSleepWindow: k.breaker.SleepWindow(),
 		Properties: metricsstream.CommandProperties{
 			CircuitBreakerEnabled:         !cfg.Breaker.Disabled,
@@ -225,6 +226,27 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 		st.Backlog = metricsstream.BacklogStatus{Size: b.Size, Timeout: b.Timeout, Order: b.Order.String(), Waiting: k.backlog.waiting.Load()}
 	}
 	return st
+}
+
+// circuitState names the state of b, the breaker of a key with cfg, its
+// Config, and bc, its breaker's Config with the defaults: the settings
+// that override the state machine first, as the breaker applies them.
+func circuitState(cfg *Config, bc *breaker.Config, b *breaker.Breaker) string {
+	switch {
+	case cfg.Breaker.Disabled:
+		return metricsstream.CircuitDisabled
+	case bc.ForceOpen:
+		return metricsstream.CircuitForcedOpen
+	case bc.ForceClosed:
+		return metricsstream.CircuitForcedClosed
+	}
+	switch b.State() {
+	case breaker.Open:
+		return metricsstream.CircuitOpen
+	case breaker.HalfOpen:
+		return metricsstream.CircuitHalfOpen
+	}
+	return metricsstream.CircuitClosed
 }
 
 // permits returns the execution permits of the key under semaphore

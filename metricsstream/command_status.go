@@ -42,6 +42,10 @@ func (p *CommandProperties) SleepWindowVaries() bool {
 type CommandStatus struct {
 	Group, Pool        string
 	CircuitBreakerOpen bool
+	// CircuitBreakerState is the state of the command's breaker, one of
+	// [CircuitStates], as resilience4j reports it beside the open flag
+	// Hystrix has; "" when the provider does not tell it.
+	CircuitBreakerState string
 	// CircuitBreakerSleepWindow is how long the command's breaker
 	// refuses every request once it opens: the window of its latest
 	// opening while it is open, grown by failed trials when
@@ -58,6 +62,22 @@ type CommandStatus struct {
 	// without.
 	Backlog BacklogStatus
 }
+
+// The states of a command's circuit breaker, as
+// CommandStatus.CircuitBreakerState names them: the state machine's
+// three, and the three that configuration sets over it.
+const (
+	CircuitClosed       = "CLOSED"
+	CircuitOpen         = "OPEN"
+	CircuitHalfOpen     = "HALF_OPEN"
+	CircuitForcedOpen   = "FORCED_OPEN"   // circuitBreaker.forceOpen
+	CircuitForcedClosed = "FORCED_CLOSED" // circuitBreaker.forceClosed
+	CircuitDisabled     = "DISABLED"      // circuitBreaker.enabled = false
+)
+
+// CircuitStates are the states of a command's circuit breaker, in the
+// order above: a metric that has a series for each state lists them so.
+var CircuitStates = []string{CircuitClosed, CircuitOpen, CircuitHalfOpen, CircuitForcedOpen, CircuitForcedClosed, CircuitDisabled}
 
 // BacklogStatus is a command's backlog of executions waiting for an
 // execution permit (command.Config.Backlog), at the instant of its

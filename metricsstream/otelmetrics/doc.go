@@ -17,6 +17,7 @@
 //
 //	rxhystrix.command.events{rxhystrix.event.type}       counter    {event}      executions by Hystrix event type ("SUCCESS", "TIMEOUT", ...)
 //	rxhystrix.command.circuit.open                       gauge      {circuit}    1 while the circuit breaker is open, else 0
+//	rxhystrix.command.circuit.state{rxhystrix.circuit.state}  gauge  {circuit}  1 for the breaker's state (CLOSED, OPEN, HALF_OPEN, ...), 0 for the others
 //	rxhystrix.command.health.error                       gauge      %            the health window's error percentage (what the breaker judges)
 //	rxhystrix.command.health.requests                    gauge      {request}    requests in the health window
 //	rxhystrix.command.health.errors                      gauge      {error}      errors in the health window

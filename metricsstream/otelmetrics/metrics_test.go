@@ -159,6 +159,7 @@ var (
 		"rxhystrix.command.backlog.size":                      "rxhystrix_command_backlog_size",
 		"rxhystrix.command.backlog.waiting":                   "rxhystrix_command_backlog_waiting",
 		"rxhystrix.command.circuit.sleep_window":              "rxhystrix_command_circuit_sleep_window_seconds",
+		"rxhystrix.command.circuit.state":                     "rxhystrix_command_circuit_state",
 		"rxhystrix.turbine.instance.connected":                "rxhystrix_turbine_instance_connected",
 		"rxhystrix.turbine.instance.objects":                  "rxhystrix_turbine_instance_objects",
 		"rxhystrix.turbine.instance.ignored_events":           "rxhystrix_turbine_instance_ignored_events_total",
@@ -167,7 +168,7 @@ var (
 	}
 	labelNames = map[attribute.Key]string{
 		CommandKey: "command", GroupKey: "group", EventKey: "event", PoolKey: "pool", CollapserKey: "collapser",
-		TurbineInstanceKey: "instance", PartitionKey: "partition", AlgorithmKey: "algorithm",
+		TurbineInstanceKey: "instance", PartitionKey: "partition", AlgorithmKey: "algorithm", CircuitStateKey: "state",
 	}
 )
 
@@ -272,6 +273,8 @@ func TestValuesEqualThePrometheusCollectors(t *testing.T) {
 	assert.Equal(t, 4.0, got["rxhystrix_command_backlog_size{command=Reserve,group=Reserve}"])
 	assert.Equal(t, 0.0, got["rxhystrix_command_backlog_waiting{command=Reserve,group=Reserve}"])
 	assert.Equal(t, 5.0, got["rxhystrix_command_circuit_sleep_window_seconds{command=Reserve,group=Reserve}"])
+	assert.Equal(t, 1.0, got["rxhystrix_command_circuit_state{command=GetUser,group=Users,state=CLOSED}"])
+	assert.Equal(t, 0.0, got["rxhystrix_command_circuit_state{command=GetUser,group=Users,state=OPEN}"])
 	assert.NotContains(t, got, "rxhystrix_command_circuit_sleep_window_seconds{command=GetUser,group=Users}", "a fixed window")
 
 	assert.Equal(t, prom, got)

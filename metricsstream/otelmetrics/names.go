@@ -23,6 +23,9 @@ const (
 	// AlgorithmKey names the algorithm of an adaptive limit ("vegas",
 	// "gradient2", "aimd").
 	AlgorithmKey = attribute.Key("rxhystrix.limit.algorithm")
+	// CircuitStateKey names a state of a command's circuit breaker
+	// (metricsstream.CircuitStates).
+	CircuitStateKey = attribute.Key("rxhystrix.circuit.state")
 )
 
 // instrument is the name, unit and description of one instrument.
@@ -33,6 +36,8 @@ var (
 		"Executions of the command by Hystrix event type, since its metrics were created (up to the last closed rolling bucket)."}
 	circuitOpen = instrument{"rxhystrix.command.circuit.open", "{circuit}",
 		"1 while the command's circuit breaker is open, else 0."}
+	circuitState = instrument{"rxhystrix.command.circuit.state", "{circuit}",
+		"1 for the state the command's circuit breaker is in (CLOSED, OPEN, HALF_OPEN, FORCED_OPEN, FORCED_CLOSED, DISABLED), 0 for the others."}
 	errorPercentage = instrument{"rxhystrix.command.health.error", "%",
 		"Errors per 100 requests in the command's health window, truncated: what its circuit breaker compares with its threshold."}
 	healthRequests = instrument{"rxhystrix.command.health.requests", "{request}",

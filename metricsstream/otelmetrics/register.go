@@ -16,6 +16,7 @@ type instruments struct {
 	commandEvents, completionsDropped, streamPanics            metric.Int64ObservableCounter
 	requestEventsDropped, requestEventsPanics                  metric.Int64ObservableCounter
 	circuitOpen, errorPercentage, healthRequests, healthErrors metric.Int64ObservableGauge
+	circuitState                                               metric.Int64ObservableGauge
 	concurrent, rollingMaxConcurrent                           metric.Int64ObservableGauge
 	partitionGuaranteed, partitionInFlight                     metric.Int64ObservableGauge
 	partitionRejected                                          metric.Int64ObservableCounter
@@ -60,6 +61,7 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 	in.requestEventsDropped = counter(requestEventsDropped)
 	in.requestEventsPanics = counter(requestEventsPanics)
 	in.circuitOpen = gauge(circuitOpen)
+	in.circuitState = gauge(circuitState)
 	in.errorPercentage = gauge(errorPercentage)
 	in.healthRequests = gauge(healthRequests)
 	in.healthErrors = gauge(healthErrors)
@@ -87,7 +89,7 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 		in.observe(o, m.registry)
 		return nil
 	},
-		in.commandEvents, in.completionsDropped, in.circuitOpen, in.errorPercentage, in.healthRequests,
+		in.commandEvents, in.completionsDropped, in.circuitOpen, in.circuitState, in.errorPercentage, in.healthRequests,
 		in.healthErrors, in.concurrent, in.rollingMaxConcurrent, in.poolExecuted, in.poolRejected,
 		in.poolActive, in.poolQueued, in.poolCoreSize, in.poolWorkers, in.collapserEvents,
 		in.streamPanics, in.requestEventsDropped, in.requestEventsPanics,
@@ -113,6 +115,15 @@ func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
 			open = 1
 		}
 		o.ObserveInt64(in.circuitOpen, open, set)
+		if st := s.Status.CircuitBreakerState; st != "" {
+			for _, state := range metricsstream.CircuitStates {
+				in1 := int64(0)
+				if state == st {
+					in1 = 1
+				}
+				o.ObserveInt64(in.circuitState, in1, metric.WithAttributes(attrs[0], attrs[1], CircuitStateKey.String(state)))
+			}
+		}
 		o.ObserveInt64(in.errorPercentage, int64(s.Health.ErrorPercentage), set)
 		o.ObserveInt64(in.healthRequests, s.Health.Total, set)
 		o.ObserveInt64(in.healthErrors, s.Health.Errors, set)

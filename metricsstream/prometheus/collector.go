@@ -35,6 +35,9 @@ var (
 		[]string{"command", "group", "event"}, nil)
 	circuitOpenDesc = prometheus.NewDesc("rxhystrix_command_circuit_open",
 		"1 while the command's circuit breaker is open, else 0.", commandLabels, nil)
+	circuitStateDesc = prometheus.NewDesc("rxhystrix_command_circuit_state",
+		"1 for the state the command's circuit breaker is in (CLOSED, OPEN, HALF_OPEN, FORCED_OPEN, FORCED_CLOSED, DISABLED), 0 for the others.",
+		[]string{"command", "group", "state"}, nil)
 	errorPercentageDesc = prometheus.NewDesc("rxhystrix_command_error_percentage",
 		"Errors per 100 requests in the command's health window, truncated: what its circuit breaker compares with its threshold.",
 		commandLabels, nil)
@@ -107,7 +110,7 @@ var (
 		[]string{"collapser", "event"}, nil)
 
 	allDescs = []*prometheus.Desc{
-		commandEventsDesc, circuitOpenDesc, errorPercentageDesc, healthRequestsDesc, healthErrorsDesc,
+		commandEventsDesc, circuitOpenDesc, circuitStateDesc, errorPercentageDesc, healthRequestsDesc, healthErrorsDesc,
 		concurrentDesc, rollingMaxConcurrentDesc, executionLatencyDesc, totalLatencyDesc, completionsDroppedDesc,
 		streamPanicsDesc, requestEventsDroppedDesc, requestEventsPanicsDesc,
 		poolActiveDesc, poolQueuedDesc, poolExecutedDesc, poolRejectedDesc, poolCoreSizeDesc, poolWorkersDesc,
@@ -198,6 +201,15 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 			prometheus.MustNewConstMetric(streamPanicsDesc, prometheus.CounterValue,
 				float64(m.PanickedSubscribers()), labels...),
 		)
+		if st := s.Status.CircuitBreakerState; st != "" {
+			for _, state := range metricsstream.CircuitStates {
+				in := 0.0
+				if state == st {
+					in = 1
+				}
+				out = append(out, gauge(circuitStateDesc, in, append(labels[:2:2], state)))
+			}
+		}
 		if p := s.Status.Properties; p.AdaptiveLimit != "" {
 			out = append(out, gauge(adaptiveLimitDesc, float64(p.MaxConcurrentRequests), append(labels, p.AdaptiveLimit)))
 		}

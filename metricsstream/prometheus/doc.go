@@ -16,6 +16,7 @@
 //
 //	rxhystrix_command_events_total{event}              counter    executions by Hystrix event type ("SUCCESS", "TIMEOUT", ...)
 //	rxhystrix_command_circuit_open                      gauge      1 while the circuit breaker is open, else 0
+//	rxhystrix_command_circuit_state{state}              gauge      1 for the breaker's state (CLOSED, OPEN, HALF_OPEN, FORCED_OPEN, FORCED_CLOSED, DISABLED), 0 for the others
 //	rxhystrix_command_error_percentage                  gauge      the health window's error percentage (what the breaker judges)
 //	rxhystrix_command_health_requests                   gauge      requests in the health window
 //	rxhystrix_command_health_errors                     gauge      errors in the health window

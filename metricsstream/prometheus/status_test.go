@@ -66,3 +66,28 @@ func TestCollectorReportsGrowingSleepWindows(t *testing.T) {
 	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(wantSleepWindow),
 		"rxhystrix_command_circuit_sleep_window_seconds"))
 }
+
+const wantCircuitStates = `
+# HELP rxhystrix_command_circuit_state 1 for the state the command's circuit breaker is in (CLOSED, OPEN, HALF_OPEN, FORCED_OPEN, FORCED_CLOSED, DISABLED), 0 for the others.
+# TYPE rxhystrix_command_circuit_state gauge
+rxhystrix_command_circuit_state{command="Search",group="Web",state="CLOSED"} 0
+rxhystrix_command_circuit_state{command="Search",group="Web",state="DISABLED"} 0
+rxhystrix_command_circuit_state{command="Search",group="Web",state="FORCED_CLOSED"} 0
+rxhystrix_command_circuit_state{command="Search",group="Web",state="FORCED_OPEN"} 0
+rxhystrix_command_circuit_state{command="Search",group="Web",state="HALF_OPEN"} 1
+rxhystrix_command_circuit_state{command="Search",group="Web",state="OPEN"} 0
+`
+
+// A command whose status names its breaker's state has a series for each
+// state, 1 for the one it is in; a command whose status does not has
+// none.
+func TestCollectorReportsCircuitStates(t *testing.T) {
+	reg := metricsstream.NewRegistry(clock.NewManual(t0))
+	reg.Command("Search", metricsstream.Config{}).SetStatusProvider(commandStatus{
+		Group: "Web", CircuitBreakerOpen: true, CircuitBreakerState: metricsstream.CircuitHalfOpen,
+	})
+	reg.Command("Plain", metricsstream.Config{}).SetStatusProvider(commandStatus{})
+	c := NewCollector(reg)
+	gather(t, c)
+	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(wantCircuitStates), "rxhystrix_command_circuit_state"))
+}

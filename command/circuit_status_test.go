@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
 // A command whose breaker's sleep window grows waits longer after each
@@ -62,4 +63,32 @@ func TestCommandSleepWindowJitterInStatus(t *testing.T) {
 	assert.GreaterOrEqual(t, w, cfg.SleepWindow)
 	assert.Less(t, w, cfg.SleepWindow+time.Second)
 	assert.Equal(t, h.reg.Breaker("GetUser").SleepWindow(), w)
+}
+
+// A command's status names its breaker's state: the state machine's,
+// or the setting that overrides it.
+func TestCommandStatusNamesTheCircuitState(t *testing.T) {
+	h := newHarness(t)
+	c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+		return "", errBoom
+	}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Breaker: tripAfterThree, Timeout: -1}))
+	state := func() string { return h.state("GetUser").CommandStatus().CircuitBreakerState }
+	assert.Equal(t, metricsstream.CircuitClosed, state())
+	h.openBreaker(func() { _, _ = c.Execute(context.Background(), 1) }, 3, "GetUser")
+	assert.Equal(t, metricsstream.CircuitOpen, state())
+	h.clock.Advance(tripAfterThree.SleepWindow + time.Millisecond)
+	require.True(t, h.reg.Breaker("GetUser").AttemptExecution(), "a trial, still out")
+	assert.Equal(t, metricsstream.CircuitHalfOpen, state())
+
+	for _, tc := range []struct {
+		breaker breaker.Config
+		want    string
+	}{
+		{breaker.Config{ForceOpen: true, ForceClosed: true}, metricsstream.CircuitForcedOpen},
+		{breaker.Config{ForceClosed: true}, metricsstream.CircuitForcedClosed},
+		{breaker.Config{Disabled: true, ForceOpen: true}, metricsstream.CircuitDisabled},
+	} {
+		require.NoError(t, h.reg.Configure("GetUser", Config{Isolation: SemaphoreIsolation, Breaker: tc.breaker, Timeout: -1}))
+		assert.Equal(t, tc.want, state(), "%+v", tc.breaker)
+	}
 }
