@@ -87,7 +87,10 @@ const (
 //     Hystrix Dashboard ignores and Turbine sums: a command's rolling
 //     counts of its own events (rollingCountRetried, rollingCountHedged,
 //     rollingCountRetryBudgetExhausted, rollingCountRateLimited) after
-//     Hystrix's last field; with an adaptive limit, its algorithm
+//     Hystrix's last field, and circuitBreakerState, the breaker's state
+//     (CommandStatus.CircuitBreakerState: HALF_OPEN, FORCED_OPEN, ...),
+//     where isCircuitBreakerOpen says only open or not; with an adaptive
+//     limit, its algorithm
 //     (propertyValue_executionIsolationSemaphoreAdaptiveLimit, or a
 //     pool's propertyValue_adaptiveLimit and propertyValue_maximumSize);
 //     and with partitions (command.Config.Partitions), objects keyed by

@@ -190,6 +190,9 @@ func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
 	o.int("rollingCountHedged", r[Hedged])
 	o.int("rollingCountRetryBudgetExhausted", r[BudgetExhausted])
 	o.int("rollingCountRateLimited", r[RateLimited])
+	if st := s.Status.CircuitBreakerState; st != "" {
+		o.string("circuitBreakerState", st)
+	}
 	if len(s.Status.Partitions) > 0 {
 		o.partitions(s.Status.Partitions)
 	}

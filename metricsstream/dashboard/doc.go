@@ -57,7 +57,8 @@
 // rolling window; the error percentage; the request rate per host and for the
 // cluster (the window's request count over its length); the circuit:
 // Closed, Open, Forced Open, or Turbine's "Open 1 Closed 2", with
-// "[ Forced Closed ]" when forced closed; and the 90th, 99th, 99.5th
+// "[ Forced Closed ]" when forced closed, and Half Open when an rxhystrix
+// stream says its trials are out; and the 90th, 99th, 99.5th
 // percentile, median and mean execution latency. A circle behind the figures
 // grows with the square root of the rate per host and turns from green
 // through yellow and orange to red as the error percentage goes 10, 25, 40,

@@ -118,6 +118,7 @@ type commandCounts struct {
 	partitions                    []partitionCounts // rxhystrix's own, written only when set
 	backlogSize, backlogWaiting   int64             // rxhystrix's own, written when backlogSize is set
 	sleepWindowMillis             int64             // rxhystrix's own grown sleep window, written when set
+	circuitState                  string            // rxhystrix's own circuitBreakerState, written when set
 }
 
 // partitionCounts is one partition of a command's semaphore
@@ -203,6 +204,9 @@ func hystrixCommand(c commandCounts, currentTime int64) jsonObject {
 			{"rollingCountRetryBudgetExhausted", 0},
 			{"rollingCountRateLimited", c.rateLimited},
 		}...)
+	}
+	if c.circuitState != "" {
+		o = append(o, jsonField{"circuitBreakerState", c.circuitState})
 	}
 	if len(c.partitions) > 0 {
 		var share, guaranteed, inFlight, rejected jsonObject
@@ -318,7 +322,7 @@ func getUser(k int) commandCounts {
 	}
 	return commandCounts{
 		name: "GetUser", group: "UserService", pool: "UserService", isolation: "THREAD",
-		open:    false,
+		open: false, circuitState: "CLOSED",
 		success: requests - failures - timeouts, failures: failures, timeouts: timeouts,
 		badRequests: 2, fallbackSuccess: failures + timeouts,
 		retried: 1200, rateLimited: 3,
@@ -376,12 +380,13 @@ func getRecommendations(k int) commandCounts {
 }
 
 // reserveStock runs under semaphore isolation with a backlog
-// (command.Config.Backlog): at its permits, calls wait for one.
+// (command.Config.Backlog): at its permits, calls wait for one. Its
+// circuit is half open: a trial is out.
 func reserveStock(k int) commandCounts {
 	requests := wave(k+2, 90, 150, 25)
 	return commandCounts{
 		name: "ReserveStock", group: "InventoryService", pool: "InventoryService",
-		isolation: "SEMAPHORE", open: false,
+		isolation: "SEMAPHORE", open: true, circuitState: "HALF_OPEN",
 		success: requests - 2, semaphoreRejected: 2, fallbackSuccess: 2,
 		latency:       [9]int64{4, 30, 55, 80, 110, 130, 160, 180, 240},
 		latencyMean:   50,

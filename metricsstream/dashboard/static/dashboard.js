@@ -218,7 +218,10 @@
 		}
 		var open = d.isCircuitBreakerOpen;
 		if (open === true || open === 'true') {
-			return {text: 'Open', state: 'open'};
+			// rxhystrix's stream tells a half-open circuit, whose trials
+			// are out, from an open one.
+			return d.circuitBreakerState === 'HALF_OPEN' ?
+				{text: 'Half Open', state: 'half-open'} : {text: 'Open', state: 'open'};
 		}
 		if (open === false || open === 'false' || open === 0) {
 			return {text: 'Closed', state: 'closed'};
