@@ -101,7 +101,8 @@
 // which a Transport that retries honours. (Its breaker is
 // off unless Guard.CircuitBreaker turns it on: Hystrix counts
 // rejections in a key's health, and a busy server is not a broken one.)
-// The handler's statuses count as a Transport counts a response's, the
+// The handler's statuses count as a Transport counts a response's
+// (Guard.FailureStatus chooses others, as WithFailureStatus does), the
 // server's load is on the dashboard beside its downstreams', and
 // Guard.Bypass lets through what must reach a busy server (a load
 // balancer's health check):

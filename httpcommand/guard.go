@@ -128,6 +128,13 @@ type Guard struct {
 	// [GuardErrorHandler].
 	ErrorHandler func(w http.ResponseWriter, r *http.Request, err error)
 
+	// FailureStatus says which statuses Handler writes count as failures,
+	// in the key's health and, for an adaptive limit, as drops; any
+	// other of 400 or more is a bad request. nil means
+	// [DefaultFailureStatus]: 5xx and 429, as a [Transport] counts a
+	// response's ([WithFailureStatus]).
+	FailureStatus func(code int) bool
+
 	// CircuitBreaker turns on the circuit breaker of the guard's keys,
 	// which Config.Breaker configures. It is off by default, where a
 	// command's is on: Hystrix counts a rejection as an error of the
@@ -199,7 +206,10 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			ctx = command.WithPartition(ctx, p)
 		}
 	}
-	c := &inbound{handler: g.Handler, req: r, w: startWriter{ResponseWriter: w}}
+	c := &inbound{handler: g.Handler, failure: g.FailureStatus, req: r, w: startWriter{ResponseWriter: w}}
+	if c.failure == nil {
+		c.failure = DefaultFailureStatus
+	}
 	_, err = cmd.Execute(command.OneAttempt(ctx), c)
 	c.Wait()
 	if err != nil && c.w.code == 0 {
@@ -234,6 +244,7 @@ func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, err error) {
 type inbound struct {
 	keyedcommand.Inbound
 	handler http.Handler
+	failure func(code int) bool // the guard's FailureStatus
 	req     *http.Request
 	w       startWriter
 }
@@ -245,7 +256,7 @@ func serveInbound(ctx context.Context, c *inbound) (struct{}, error) {
 	if err := c.Serve(func() { c.handler.ServeHTTP(&c.w, c.req.WithContext(ctx)) }); err != nil {
 		return struct{}{}, fmt.Errorf("httpcommand: Guard: %w", err)
 	}
-	return struct{}{}, classifyServed(c.w.code)
+	return struct{}{}, classifyServed(c.w.code, c.failure)
 }
 
 // servedStatusError is the error a guard's execution records for a
@@ -257,11 +268,13 @@ func (e *servedStatusError) Error() string {
 }
 
 // classifyServed returns the error a response Handler wrote with status
-// code counts as, by the rules of classify with DefaultFailureStatus; 0
-// (nothing written) is a success.
-func classifyServed(code int) error {
+// code counts as, by the rules of classify with failure; 0 (nothing
+// written) is a success.
+func classifyServed(code int, failure func(code int) bool) error {
 	switch {
-	case DefaultFailureStatus(code):
+	case code == 0:
+		return nil
+	case failure(code):
 		return &servedStatusError{code: code}
 	case code >= 400:
 		return command.BadRequest(&servedStatusError{code: code})

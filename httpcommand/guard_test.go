@@ -130,6 +130,24 @@ func TestGuardCountsTheStatusTheHandlerWrote(t *testing.T) {
 	}
 }
 
+// A guard's FailureStatus says which of its handler's statuses fail: a
+// 501 it leaves out is a bad request, a 404 it adds a failure.
+func TestGuardFailureStatus(t *testing.T) {
+	for code, events := range map[int]string{
+		http.StatusNotImplemented: "[BAD_REQUEST: 1, EXCEPTION_THROWN: 1]",
+		http.StatusNotFound:       "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]",
+		http.StatusBadGateway:     "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]",
+		http.StatusOK:             "[SUCCESS: 1]",
+	} {
+		g := newGuardHarness(t, status(code), command.Config{})
+		g.guard.FailureStatus = func(code int) bool {
+			return code == http.StatusNotFound || (code != http.StatusNotImplemented && DefaultFailureStatus(code))
+		}
+		assert.Equal(t, code, g.serve("/").Code, "the handler's answer, as it wrote it")
+		assert.Equal(t, events, g.Events(DefaultGuardKey), "%d", code)
+	}
+}
+
 func TestGuardTimeoutCancelsTheHandler(t *testing.T) {
 	entered := make(chan struct{})
 	silent := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -47,7 +47,8 @@ func classify(resp *http.Response, failure func(code int) bool) error {
 // DefaultFailureStatus reports whether a response's status code says
 // the server failed or refused the load, a 5xx or 429 Too Many Requests:
 // the statuses a [Transport] counts as failures unless
-// [WithFailureStatus] says otherwise, and those of a [Guard]'s handler.
+// [WithFailureStatus] says otherwise, and a [Guard] unless its
+// FailureStatus does.
 func DefaultFailureStatus(code int) bool {
 	return code >= 500 || code == http.StatusTooManyRequests
 }
