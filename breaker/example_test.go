@@ -206,3 +206,24 @@ func ExampleConfig_maxSleepWindow() {
 	// OPEN for 1m0s
 	// CLOSED; the next trip opens for 5s
 }
+
+// The breakers of three instances open together on one dependency's
+// failure. A jitter of up to 2s spreads their first trials over two
+// seconds; WithRand stands for math/rand/v2 here, so that the output is
+// the same at every run.
+func ExampleConfig_sleepWindowJitter() {
+	for i, share := range []float64{0.1, 0.5, 0.9} {
+		clk := clock.NewManual(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		health := &snapshots{}
+		b := breaker.New(breaker.Config{SleepWindow: 5 * time.Second, SleepWindowJitter: 2 * time.Second}, health,
+			breaker.WithClock(clk), breaker.WithRand(func() float64 { return share }))
+		health.emit(metricsstream.HealthCounts{Total: 20, Errors: 20, ErrorPercentage: 100})
+		fmt.Printf("instance %d: first trial after %v\n", i+1, b.SleepWindow())
+		b.Close()
+	}
+
+	// Output:
+	// instance 1: first trial after 5.2s
+	// instance 2: first trial after 6s
+	// instance 3: first trial after 6.8s
+}
