@@ -120,7 +120,7 @@ func New(cfg Config, health HealthSource, opts ...Option) *Breaker {
 	}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	b.cfg.Store(&resolved)
-	b.sleepWindow.Store(int64(resolved.SleepWindow))
+	b.storeSleepWindowLocked(&resolved) // no opening yet: SleepWindow
 	b.word.Store(resolved.mode())
 	b.subscribe(1)
 	return b
@@ -149,7 +149,7 @@ func (b *Breaker) SetConfig(cfg Config) {
 	b.mu.Lock()
 	now := b.now()
 	b.cfg.Store(&resolved)
-	b.sleepWindow.Store(int64(b.sleepWindowLocked(&resolved)))
+	b.storeSleepWindowLocked(&resolved)
 	b.expireLocked(now)
 	w := b.word.Load()&^modeMask | resolved.mode()
 	b.word.Store(w)
@@ -490,20 +490,22 @@ func (b *Breaker) openLocked(w uint64, at int64) {
 	} else {
 		b.reopens = 0
 	}
+	cfg := b.cfg.Load()
 	b.jitter = 0
-	if b.cfg.Load().SleepWindowJitter > 0 {
+	if cfg.SleepWindowJitter > 0 {
 		b.jitter = b.rand()
 	}
 	b.openedAt.Store(at)
-	b.sleepWindow.Store(int64(b.sleepWindowLocked(b.cfg.Load())))
+	b.storeSleepWindowLocked(cfg)
 	b.setLocked(w, Open, 0, 0, at)
 }
 
-// sleepWindowLocked returns the sleep window of the latest opening by
-// cfg: grown by the re-openings since the breaker last closed, with the
-// jitter drawn when it opened.
-func (b *Breaker) sleepWindowLocked(cfg *Config) time.Duration {
-	return cfg.sleepWindowOf(b.reopens, b.jitter)
+// storeSleepWindowLocked sets the sleep window to the one of the latest
+// opening by cfg: grown by the re-openings since the breaker last
+// closed, with the jitter drawn when it opened. With neither, as while
+// the breaker is Closed, it is cfg.SleepWindow.
+func (b *Breaker) storeSleepWindowLocked(cfg *Config) {
+	b.sleepWindow.Store(int64(cfg.sleepWindowOf(b.reopens, b.jitter)))
 }
 
 // closeLocked closes the breaker and retires its health subscription. It
@@ -512,7 +514,7 @@ func (b *Breaker) sleepWindowLocked(cfg *Config) time.Duration {
 // closed for good.
 func (b *Breaker) closeLocked(w uint64, at int64) func() {
 	b.reopens, b.jitter = 0, 0
-	b.sleepWindow.Store(int64(b.cfg.Load().SleepWindow))
+	b.storeSleepWindowLocked(b.cfg.Load())
 	b.setLocked(w, Closed, 0, 0, at)
 	b.lastHealth = metricsstream.HealthCounts{}
 	b.healthGen++
