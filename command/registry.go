@@ -189,13 +189,13 @@ func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation)
 func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 	cfg := k.config.Load()
 	bc := k.breaker.Config() // with the breaker's defaults filled in
-	open := !cfg.Breaker.Disabled && k.breaker.IsOpen()
+	state := circuitState(&bc, k.breaker)
 	permits, _ := k.permits(cfg)
 	st := metricsstream.CommandStatus{
 		Group:                     cfg.Group,
 		Pool:                      cfg.Pool,
-		CircuitBreakerOpen:        open,
-		CircuitBreakerState:       circuitState(cfg, &bc, k.breaker),
+		CircuitBreakerOpen:        circuitOpen(state),
+		CircuitBreakerState:       state,
 		CircuitBreakerSleepWindow: k.breaker.SleepWindow(),
 		Properties: metricsstream.CommandProperties{
 			CircuitBreakerEnabled:         !cfg.Breaker.Disabled,
@@ -228,12 +228,12 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 	return st
 }
 
-// circuitState names the state of b, the breaker of a key with cfg, its
-// Config, and bc, its breaker's Config with the defaults: the settings
-// that override the state machine first, as the breaker applies them.
-func circuitState(cfg *Config, bc *breaker.Config, b *breaker.Breaker) string {
+// circuitState names the state of b, whose Config with the defaults is
+// bc: the settings that override the state machine first, as the
+// breaker applies them.
+func circuitState(bc *breaker.Config, b *breaker.Breaker) string {
 	switch {
-	case cfg.Breaker.Disabled:
+	case bc.Disabled:
 		return metricsstream.CircuitDisabled
 	case bc.ForceOpen:
 		return metricsstream.CircuitForcedOpen
@@ -247,6 +247,16 @@ func circuitState(cfg *Config, bc *breaker.Config, b *breaker.Breaker) string {
 		return metricsstream.CircuitHalfOpen
 	}
 	return metricsstream.CircuitClosed
+}
+
+// circuitOpen reports whether a breaker in state is open as Hystrix's
+// isOpen says: open, half open or forced open.
+func circuitOpen(state string) bool {
+	switch state {
+	case metricsstream.CircuitOpen, metricsstream.CircuitHalfOpen, metricsstream.CircuitForcedOpen:
+		return true
+	}
+	return false
 }
 
 // permits returns the execution permits of the key under semaphore
