@@ -40,7 +40,8 @@ const DefaultGuardKey = "http-server"
 //     [Transport] applies to a response: 5xx and 429 Too Many Requests
 //     are failures (counted in the breaker's health), other 4xx bad
 //     requests (BAD_REQUEST, not counted), anything else, no status
-//     written included, a success.
+//     written included, a success; FailureStatus chooses other statuses
+//     of failure.
 //   - The command's timeout (1s by default; a negative Config.Timeout
 //     turns it off) cancels the request's context: the execution is
 //     TIMEOUT, and if Handler has written nothing when it returns,
@@ -145,6 +146,7 @@ type Guard struct {
 	CircuitBreaker bool
 
 	once     sync.Once
+	failure  func(code int) bool // FailureStatus, or DefaultFailureStatus
 	commands keyedcommand.Set[*inbound, struct{}]
 }
 
@@ -206,10 +208,7 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			ctx = command.WithPartition(ctx, p)
 		}
 	}
-	c := &inbound{handler: g.Handler, failure: g.FailureStatus, req: r, w: startWriter{ResponseWriter: w}}
-	if c.failure == nil {
-		c.failure = DefaultFailureStatus
-	}
+	c := &inbound{handler: g.Handler, failure: g.failure, req: r, w: startWriter{ResponseWriter: w}}
 	_, err = cmd.Execute(command.OneAttempt(ctx), c)
 	c.Wait()
 	if err != nil && c.w.code == 0 {
@@ -220,6 +219,10 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (g *Guard) init() {
 	if g.Handler == nil {
 		panic("httpcommand: Guard with nil Handler")
+	}
+	g.failure = g.FailureStatus
+	if g.failure == nil {
+		g.failure = DefaultFailureStatus
 	}
 	g.commands.Package = "httpcommand: Guard"
 	g.commands.Registry = g.Registry
