@@ -108,3 +108,22 @@ func BenchmarkNoOpAttemptExecution(b *testing.B) {
 		sink = cb.AttemptExecution()
 	}
 }
+
+// A closed breaker throttling half its requests: AttemptExecution leaves
+// the one-load fast path for a draw (math/rand/v2's, safe for concurrent
+// use). Compare with BenchmarkAttemptExecutionClosedParallel.
+func BenchmarkAttemptExecutionThrottlingParallel(b *testing.B) {
+	h := newFakeHealth()
+	br := breaker.New(breaker.Config{ErrorThresholdPercentage: 100, ThrottleSuccessPercentage: 100, MaxThrottlePercentage: 50}, h)
+	b.Cleanup(br.Close)
+	h.emit(health(10, 90, 0))
+	if br.ThrottleProbability() != 0.5 {
+		b.Fatalf("throttle probability %v, want 0.5", br.ThrottleProbability())
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			sink = br.AttemptExecution()
+		}
+	})
+}

@@ -67,7 +67,11 @@ type Breaker struct {
 	sleepWindow atomic.Int64
 	// lastAdmit is the clock reading of the latest trial admission.
 	lastAdmit atomic.Int64
-	cfg       atomic.Pointer[Config] // with defaults applied
+	// throttle holds the float64 bits of the rejection probability of a
+	// throttling breaker; it is read only while the word's throttlingBit
+	// is set.
+	throttle atomic.Uint64
+	cfg      atomic.Pointer[Config] // with defaults applied
 
 	name   string
 	clock  clock.Clock
@@ -85,7 +89,7 @@ type Breaker struct {
 	lastHealth metricsstream.HealthCounts
 	reopens    int            // re-openings from HalfOpen since the breaker last closed
 	jitter     float64        // the share of SleepWindowJitter drawn at the latest opening
-	rand       func() float64 // draws jitter
+	rand       func() float64 // draws jitter and throttled rejections
 	closed     bool
 }
 
@@ -134,7 +138,8 @@ func (b *Breaker) Name() string { return b.name }
 func (b *Breaker) Config() Config { return *b.cfg.Load() }
 
 // SetConfig changes the configuration of a live breaker. New thresholds
-// apply from the next health snapshot; a new sleep window (SleepWindow,
+// apply from the next health snapshot, the throttling fields at once, to
+// the latest snapshot; a new sleep window (SleepWindow,
 // MaxSleepWindow, SleepWindowMultiplier, SleepWindowJitter) to the
 // current one, grown by the re-openings since the breaker last closed,
 // with the share of the jitter drawn when it opened; force flags and
@@ -153,6 +158,8 @@ func (b *Breaker) SetConfig(cfg Config) {
 	b.expireLocked(now)
 	w := b.word.Load()&^modeMask | resolved.mode()
 	b.word.Store(w)
+	b.throttleLocked(&resolved, b.lastHealth)
+	w = b.word.Load()
 	var resubscribe func()
 	if resolved.Disabled && stateOf(w) != Closed {
 		resubscribe = b.closeLocked(w, now)
@@ -164,11 +171,12 @@ func (b *Breaker) SetConfig(cfg Config) {
 }
 
 // AttemptExecution reports whether a request may execute now (Hystrix's
-// attemptExecution). A closed breaker answers with one atomic load. An
-// open breaker says no until its sleep window has passed; then exactly
-// one caller (HalfOpenTrials callers) wins a trial and moves it to
-// HalfOpen. The winner must report the trial's outcome with MarkSuccess,
-// MarkNonSuccess or MarkIgnored.
+// attemptExecution). A closed breaker answers with one atomic load; one
+// that throttles (Config.ThrottleSuccessPercentage) draws, and refuses
+// with its ThrottleProbability. An open breaker says no until its sleep
+// window has passed; then exactly one caller (HalfOpenTrials callers)
+// wins a trial and moves it to HalfOpen. The winner must report the
+// trial's outcome with MarkSuccess, MarkNonSuccess or MarkIgnored.
 func (b *Breaker) AttemptExecution() bool {
 	if b.word.Load()&slowPathMask == 0 {
 		return true
@@ -184,11 +192,12 @@ func (b *Breaker) attemptSlow() bool {
 	case w&allowAllBit != 0:
 		return true
 	}
+	if stateOf(w) == Closed {
+		return w&throttlingBit == 0 || !b.throttled()
+	}
 	now := b.now()
 	cfg := b.cfg.Load()
 	switch stateOf(w) {
-	case Closed:
-		return true
 	case Open:
 		if !b.sleepWindowOver(now) {
 			return false
@@ -235,8 +244,8 @@ func (b *Breaker) admitLocked(now int64) bool {
 
 // AllowRequest reports whether AttemptExecution would let a request
 // through now, without claiming a trial (Hystrix's allowRequest): true
-// when Closed, when Open with the sleep window over, and when HalfOpen
-// with a trial still to admit.
+// when Closed (throttling or not: AttemptExecution draws), when Open with
+// the sleep window over, and when HalfOpen with a trial still to admit.
 func (b *Breaker) AllowRequest() bool {
 	if b.word.Load()&slowPathMask == 0 {
 		return true
@@ -560,9 +569,11 @@ func (b *Breaker) onHealth(gen uint64, hc metricsstream.HealthCounts) {
 	b.lastHealth = hc
 	b.expireLocked(now)
 	w := b.word.Load()
-	if stateOf(w) == Closed && w&disabledBit == 0 && trips(b.cfg.Load(), hc) {
+	cfg := b.cfg.Load()
+	if stateOf(w) == Closed && w&disabledBit == 0 && trips(cfg, hc) {
 		b.openLocked(w, now)
 	}
+	b.throttleLocked(cfg, hc)
 }
 
 // Trips reports whether a Closed breaker configured by c would open on

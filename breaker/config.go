@@ -14,6 +14,8 @@ const (
 	DefaultSleepWindow              = 5 * time.Second
 	DefaultHalfOpenTrials           = 1
 	DefaultSlowCallRatePercentage   = 100
+	DefaultMaxThrottlePercentage    = 80
+	DefaultThrottleAggression       = 1.0
 )
 
 // MaxHalfOpenTrials is the largest Config.HalfOpenTrials a breaker
@@ -108,6 +110,36 @@ type Config struct {
 	// time of its outlier detection. Beyond Hystrix, opt-in: zero adds
 	// none.
 	SleepWindowJitter time.Duration
+
+	// ThrottleSuccessPercentage turns on adaptive throttling, Google's
+	// client-side throttling as Envoy's admission control filter has it:
+	// while the breaker is Closed and the success percentage of the
+	// health window is below this value, 1 to 100, it rejects each
+	// request with a probability that grows as the success percentage
+	// falls (see ThrottleProbability), rather than all or nothing. A
+	// dependency that answers half its calls then gets fewer of them,
+	// without a trip that would cut its traffic off. Successes are the
+	// executions of HealthCounts.Total that are not HealthCounts.Errors;
+	// with fewer than RequestVolumeThreshold executions in the window
+	// nothing is rejected. The error threshold still trips the breaker;
+	// set ErrorThresholdPercentage to 100 for a breaker that throttles a
+	// failing dependency and opens only when every call fails. Beyond
+	// Hystrix, opt-in: zero turns it off.
+	ThrottleSuccessPercentage int
+
+	// ThrottleAggression shapes the rejection probability: 1 makes it
+	// rise in proportion as the success percentage falls below
+	// ThrottleSuccessPercentage; more than 1 rejects more at a success
+	// percentage just below it. Zero means 1. It must be zero when
+	// ThrottleSuccessPercentage is zero.
+	ThrottleAggression float64
+
+	// MaxThrottlePercentage bounds the rejection probability, 1 to 100,
+	// so that some requests still reach the dependency and tell the
+	// breaker when it has recovered. Zero means 80, as Envoy's
+	// max_rejection_probability. It must be zero when
+	// ThrottleSuccessPercentage is zero.
+	MaxThrottlePercentage int
 }
 
 // DefaultSleepWindowMultiplier is the Config.SleepWindowMultiplier that
@@ -140,7 +172,9 @@ func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
 // 100, more than MaxHalfOpenTrials trials, a SlowCallRatePercentage without
 // a SlowCallDuration, a MaxSleepWindow shorter than the sleep window, a
 // SleepWindowMultiplier that is not more than 1 or comes without a
-// MaxSleepWindow, a negative SleepWindowJitter. It returns nil for a valid Config; otherwise each
+// MaxSleepWindow, a negative SleepWindowJitter, a throttle aggression that
+// is not a positive finite number, or a throttle aggression or maximum
+// without ThrottleSuccessPercentage. It returns nil for a valid Config; otherwise each
 // problem is a *ConfigError (joined with errors.Join when there are
 // several), and errors.Is(err, ErrInvalidConfig) holds.
 func (c Config) Validate() error {
@@ -188,6 +222,7 @@ func (c Config) Validate() error {
 	case c.MaxSleepWindow == 0:
 		bad("SleepWindowMultiplier", m, "is set but MaxSleepWindow is zero")
 	}
+	errs = append(errs, c.validateThrottle()...)
 	return errors.Join(errs...)
 }
 
@@ -214,6 +249,14 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxSleepWindow != 0 && c.SleepWindowMultiplier == 0 {
 		c.SleepWindowMultiplier = DefaultSleepWindowMultiplier
+	}
+	if c.ThrottleSuccessPercentage != 0 {
+		if c.ThrottleAggression == 0 {
+			c.ThrottleAggression = DefaultThrottleAggression
+		}
+		if c.MaxThrottlePercentage == 0 {
+			c.MaxThrottlePercentage = DefaultMaxThrottlePercentage
+		}
 	}
 	return c
 }

@@ -91,6 +91,16 @@
 //     random time to each window, so that the trials of a fleet's
 //     breakers that opened together are spread out. [Breaker.SleepWindow]
 //     and [Transition].SleepWindow tell the window in force.
+//   - ThrottleSuccessPercentage turns on adaptive throttling, Google's
+//     client-side throttling as Envoy's admission control filter has it:
+//     below that success percentage a Closed breaker refuses each request
+//     with a probability that grows as the success rate falls, bounded by
+//     MaxThrottlePercentage (see throttle.go for the formula). A refused
+//     request is short-circuited, as by an open breaker, but the breaker
+//     stays Closed, and the dependency keeps a share of its traffic rather
+//     than all or none of it. The probability is worked out on each health
+//     snapshot, so a breaker that does not throttle still answers with one
+//     load; [Breaker.ThrottleProbability] tells it.
 //   - HalfOpenTrialTimeout and MarkIgnored, above.
 //   - [Breaker.Transitions] streams every state change, and
 //     [Breaker.State] names the state (Hystrix keeps both internal).

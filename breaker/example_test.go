@@ -227,3 +227,30 @@ func ExampleConfig_sleepWindowJitter() {
 	// instance 2: first trial after 6s
 	// instance 3: first trial after 6.8s
 }
+
+// A breaker that throttles below a 50% success rate, the SRE book's
+// K = 2, and opens only when every call fails. As the dependency's
+// success rate falls, the share of requests it refuses grows, up to the
+// 80% default bound; the breaker stays Closed throughout.
+func ExampleConfig_throttle() {
+	health := &snapshots{}
+	b := breaker.New(breaker.Config{
+		ErrorThresholdPercentage:  100,
+		ThrottleSuccessPercentage: 50,
+	}, health)
+	defer b.Close()
+
+	for _, succeeded := range []int64{100, 60, 45, 30, 10, 0} {
+		errs := 100 - succeeded
+		health.emit(metricsstream.HealthCounts{Total: 100, Errors: errs, ErrorPercentage: int(errs)})
+		fmt.Printf("%3d%% succeed: %v, refuses %2.0f%%\n", succeeded, b.State(), 100*b.ThrottleProbability())
+	}
+
+	// Output:
+	// 100% succeed: CLOSED, refuses  0%
+	//  60% succeed: CLOSED, refuses  0%
+	//  45% succeed: CLOSED, refuses 10%
+	//  30% succeed: CLOSED, refuses 40%
+	//  10% succeed: CLOSED, refuses 79%
+	//   0% succeed: OPEN, refuses  0%
+}

@@ -48,6 +48,16 @@ func invalidBreakerFields(c breaker.Config) []string {
 	if c.SleepWindowJitter < 0 {
 		bad = append(bad, "SleepWindowJitter")
 	}
+	throttles := c.ThrottleSuccessPercentage != 0
+	if c.ThrottleSuccessPercentage < 0 || c.ThrottleSuccessPercentage > 100 {
+		bad = append(bad, "ThrottleSuccessPercentage")
+	}
+	if a := c.ThrottleAggression; a != 0 && (math.IsNaN(a) || a < 0 || math.IsInf(a, 1) || !throttles) {
+		bad = append(bad, "ThrottleAggression")
+	}
+	if m := c.MaxThrottlePercentage; m < 0 || m > 100 || (m != 0 && !throttles) {
+		bad = append(bad, "MaxThrottlePercentage")
+	}
 	return bad
 }
 
@@ -59,28 +69,34 @@ func invalidBreakerFields(c breaker.Config) []string {
 // window however long, one trial after it, (with a growing window, a
 // trial that fails and a longer window), closed by the trial's success.
 func FuzzConfig(f *testing.F) {
-	f.Add(false, false, false, 0, 0, int64(0), 0, int64(0), int64(0), 0, int64(0), 0.0, int64(0))
-	f.Add(false, false, false, 1, 40, int64(200*time.Millisecond), 0, int64(0), int64(0), 0, int64(0), 0.0, int64(0))
-	f.Add(false, false, false, 20, 50, int64(5*time.Second), 3, int64(-1), int64(time.Second), 80, int64(0), 0.0, int64(0))
-	f.Add(true, true, true, 1, 100, int64(time.Millisecond), breaker.MaxHalfOpenTrials, int64(-1), int64(1), 1, int64(0), 0.0, int64(0))
-	f.Add(false, true, false, 5, 1, int64(time.Hour), 1, int64(time.Minute), int64(0), 0, int64(0), 0.0, int64(0))
-	f.Add(false, false, true, 5, 1, int64(1), 1, int64(1), int64(0), 0, int64(0), 0.0, int64(0))
-	f.Add(false, false, false, -1, 101, int64(-1), -1, int64(0), int64(-1), 101, int64(0), 0.0, int64(0))
-	f.Add(false, false, false, 0, 0, int64(0), breaker.MaxHalfOpenTrials+1, int64(0), int64(0), 50, int64(0), 0.0, int64(0))
-	f.Add(false, false, false, math.MaxInt, math.MinInt, int64(math.MaxInt64), math.MaxInt, int64(math.MinInt64), int64(math.MaxInt64), 100, int64(0), 0.0, int64(0))
-	f.Add(false, false, false, 1, 1, int64(math.MaxInt64), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0))
-	f.Add(false, false, false, 1, 1, int64(time.Second), 2, int64(math.MaxInt64), int64(0), 0, int64(0), 0.0, int64(0))
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Minute), 0.0, int64(0))
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(math.MaxInt64), 1e300, int64(0))
-	f.Add(false, false, false, 1, 1, int64(0), 1, int64(0), int64(0), 0, int64(time.Second), 1.5, int64(0))
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 2.0, int64(0))
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Hour), math.NaN(), int64(0))
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Minute), 0.0, int64(time.Second))
-	f.Add(false, false, false, 1, 1, int64(math.MaxInt64), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(math.MaxInt64))
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(-1))
+	f.Add(false, false, false, 0, 0, int64(0), 0, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0)
+	f.Add(false, false, false, 1, 40, int64(200*time.Millisecond), 0, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0)
+	f.Add(false, false, false, 20, 50, int64(5*time.Second), 3, int64(-1), int64(time.Second), 80, int64(0), 0.0, int64(0), 0, 0.0, 0)
+	f.Add(true, true, true, 1, 100, int64(time.Millisecond), breaker.MaxHalfOpenTrials, int64(-1), int64(1), 1, int64(0), 0.0, int64(0), 0, 0.0, 0)
+	f.Add(false, true, false, 5, 1, int64(time.Hour), 1, int64(time.Minute), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0)
+	f.Add(false, false, true, 5, 1, int64(1), 1, int64(1), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0)
+	f.Add(false, false, false, -1, 101, int64(-1), -1, int64(0), int64(-1), 101, int64(0), 0.0, int64(0), 0, 0.0, 0)
+	f.Add(false, false, false, 0, 0, int64(0), breaker.MaxHalfOpenTrials+1, int64(0), int64(0), 50, int64(0), 0.0, int64(0), 0, 0.0, 0)
+	f.Add(false, false, false, math.MaxInt, math.MinInt, int64(math.MaxInt64), math.MaxInt, int64(math.MinInt64), int64(math.MaxInt64), 100, int64(0), 0.0, int64(0), 0, 0.0, 0)
+	f.Add(false, false, false, 1, 1, int64(math.MaxInt64), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 2, int64(math.MaxInt64), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Minute), 0.0, int64(0), 0, 0.0, 0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(math.MaxInt64), 1e300, int64(0), 0, 0.0, 0)
+	f.Add(false, false, false, 1, 1, int64(0), 1, int64(0), int64(0), 0, int64(time.Second), 1.5, int64(0), 0, 0.0, 0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 2.0, int64(0), 0, 0.0, 0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Hour), math.NaN(), int64(0), 0, 0.0, 0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Minute), 0.0, int64(time.Second), 0, 0.0, 0)
+	f.Add(false, false, false, 1, 1, int64(math.MaxInt64), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(math.MaxInt64), 0, 0.0, 0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(-1), 0, 0.0, 0)
+	f.Add(false, false, false, 10, 100, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 50, 0.0, 0)
+	f.Add(false, false, false, 1, 60, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 95, 2.5, 100)
+	f.Add(false, true, false, 1, 60, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 100, 1e-300, 1)
+	f.Add(false, false, false, 1, 60, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 101, math.Inf(1), 101)
+	f.Add(false, false, false, 1, 60, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 0, 1.0, 80)
 
 	f.Fuzz(func(t *testing.T, disabled, forceOpen, forceClosed bool, volume, errPct int, sleep int64,
-		trials int, trialTimeout, slowDuration int64, slowPct int, maxSleep int64, multiplier float64, jitter int64) {
+		trials int, trialTimeout, slowDuration int64, slowPct int, maxSleep int64, multiplier float64, jitter int64,
+		throttleSuccess int, aggression float64, maxThrottle int) {
 		cfg := breaker.Config{
 			Disabled:                 disabled,
 			RequestVolumeThreshold:   volume,
@@ -95,6 +111,10 @@ func FuzzConfig(f *testing.F) {
 			MaxSleepWindow:           time.Duration(maxSleep),
 			SleepWindowMultiplier:    multiplier,
 			SleepWindowJitter:        time.Duration(jitter),
+
+			ThrottleSuccessPercentage: throttleSuccess,
+			ThrottleAggression:        aggression,
+			MaxThrottlePercentage:     maxThrottle,
 		}
 		bad := invalidBreakerFields(cfg)
 		err := cfg.Validate()
@@ -169,8 +189,18 @@ func checkStateMachine(t *testing.T, cfg breaker.Config) {
 	clk.Advance(time.Hour)
 	volume, threshold := int64(got.RequestVolumeThreshold), got.ErrorThresholdPercentage
 	// Below the volume, or below the error percentage: no trip.
-	h.emit(metricsstream.HealthCounts{Total: volume - 1, Errors: volume - 1, ErrorPercentage: 100})
-	h.emit(metricsstream.HealthCounts{Total: volume, Errors: 0, ErrorPercentage: threshold - 1})
+	under := []metricsstream.HealthCounts{
+		{Total: volume - 1, Errors: volume - 1, ErrorPercentage: 100},
+		{Total: volume, Errors: volume / 100 * int64(threshold-1), ErrorPercentage: threshold - 1},
+	}
+	for _, hc := range under {
+		h.emit(hc)
+		want := got.ThrottleProbability(hc)
+		if cfg.Disabled {
+			want = 0
+		}
+		assert.Equal(t, want, b.ThrottleProbability(), "throttling after %+v", hc)
+	}
 	require.Equal(t, breaker.Closed, b.State(), "snapshots under the thresholds")
 	// At both thresholds: a trip, unless disabled.
 	h.emit(metricsstream.HealthCounts{Total: volume, Errors: volume, ErrorPercentage: threshold})

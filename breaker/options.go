@@ -57,9 +57,12 @@ func WithTransitionBuffer(n int) Option {
 }
 
 // WithRand makes the breaker draw the jitter of its sleep windows
-// (Config.SleepWindowJitter) with r, which returns numbers uniform in
-// [0, 1), instead of math/rand/v2's Float64: for a simulation or a test
-// that must repeat itself. It panics if r is nil.
+// (Config.SleepWindowJitter) and the requests it throttles
+// (Config.ThrottleSuccessPercentage) with r, which returns numbers
+// uniform in [0, 1), instead of math/rand/v2's Float64: for a simulation
+// or a test that must repeat itself. A throttling breaker calls r from
+// every goroutine that asks AttemptExecution, so r must then be safe for
+// concurrent use. It panics if r is nil.
 func WithRand(r func() float64) Option {
 	if r == nil {
 		panic("breaker: WithRand with nil function")

@@ -40,6 +40,7 @@ func (s State) String() string {
 //	bit   2     forced open (Config.ForceOpen and not Disabled)
 //	bit   3     allow all (Config.ForceClosed or Disabled, and not forced open)
 //	bit   4     disabled
+//	bit   5     throttling: Closed, with a rejection probability above zero
 //	bits  8-23  trials admitted in the current HALF_OPEN episode
 //	bits 24-39  trials of the current HALF_OPEN episode reported successful
 const (
@@ -47,6 +48,7 @@ const (
 	forcedOpenBit uint64 = 1 << 2
 	allowAllBit   uint64 = 1 << 3
 	disabledBit   uint64 = 1 << 4
+	throttlingBit uint64 = 1 << 5
 	modeMask             = forcedOpenBit | allowAllBit | disabledBit
 
 	admittedShift = 8
@@ -55,8 +57,9 @@ const (
 )
 
 // slowPathMask selects the bits that send AttemptExecution and
-// AllowRequest off the fast path: any state but Closed, or forced open.
-const slowPathMask = stateMask | forcedOpenBit
+// AllowRequest off the fast path: any state but Closed, forced open, or
+// throttling.
+const slowPathMask = stateMask | forcedOpenBit | throttlingBit
 
 func stateOf(w uint64) State  { return State(w & stateMask) }
 func admittedOf(w uint64) int { return int(w >> admittedShift & countMask) }
