@@ -38,10 +38,10 @@ type harness struct {
 
 // newHarness returns a harness whose registry is closed when the test
 // ends.
-func newHarness(t testing.TB) *harness {
+func newHarness(t testing.TB, opts ...RegistryOption) *harness {
 	t.Helper()
 	mc := clock.NewManual(harnessStart)
-	r := NewRegistry(WithClock(mc))
+	r := NewRegistry(append([]RegistryOption{WithClock(mc)}, opts...)...)
 	h := &harness{t: t, clock: mc, reg: r, completions: make(chan metricsstream.Completion, 1024)}
 	r.onCompletion = func(c *metricsstream.Completion) { h.completions <- *c }
 	t.Cleanup(r.Close)

@@ -23,7 +23,10 @@
 //     breaker trips on the key's own metrics, as in Hystrix, unless the
 //     registry was made [WithHealthSource] and that chose another health
 //     stream for the key (package fleet's, on the health of every instance
-//     of the service).
+//     of the service). A breaker configured to throttle
+//     (breaker.Config.ThrottleSuccessPercentage) refuses a share of the
+//     executions while it is closed, as its health falls: each is
+//     SHORT_CIRCUITED and answered by the fallback, as when it is open.
 //   - [Command.Execute] waits for the result. [Command.Queue] returns a
 //     Future at once, [Command.Observe] starts at once and replays the
 //     result to every subscriber, [Command.ToObservable] is cold and runs

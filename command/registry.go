@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +43,9 @@ type Registry struct {
 	healthSource HealthSourceFunc
 	// tracer, when set, traces every execution (see SetTracer).
 	tracer atomic.Pointer[Tracer]
+	// breakerOptions are given to each key's breaker before the
+	// registry's own (see WithBreakerOptions).
+	breakerOptions []breaker.Option
 }
 
 // RegistryOption configures a Registry.
@@ -55,6 +59,27 @@ func (o registryClockOption) applyRegistry(r *Registry) { r.clock = o.c }
 // pools, read time from c: a clock.Manual, say, in a test that moves time
 // itself instead of sleeping.
 func WithClock(c clock.Clock) RegistryOption { return registryClockOption{c} }
+
+type registryBreakerOptions []breaker.Option
+
+func (o registryBreakerOptions) applyRegistry(r *Registry) {
+	r.breakerOptions = append(r.breakerOptions, o...)
+}
+
+// WithBreakerOptions makes the registry build each key's circuit breaker
+// with opts: breaker.WithRand, say, so that a simulation whose breakers
+// throttle or jitter their sleep windows repeats itself, or
+// breaker.WithTransitionBuffer. The registry's clock and the key's name
+// win over a breaker.WithClock or breaker.WithName among them. It panics
+// if an option is nil.
+func WithBreakerOptions(opts ...breaker.Option) RegistryOption {
+	for _, o := range opts {
+		if o == nil {
+			panic("command: WithBreakerOptions with a nil option")
+		}
+	}
+	return registryBreakerOptions(opts)
+}
 
 // NewRegistry returns an empty Registry on the real clock unless an option
 // says otherwise.
@@ -178,7 +203,8 @@ func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation)
 	}
 	k.metrics = r.metrics.Command(key, metricsCfg)
 	k.setRateLimit(cfg.RateLimit)
-	k.breaker = breaker.New(cfg.Breaker, r.healthSourceOf(k), breaker.WithClock(r.clock), breaker.WithName(key))
+	opts := append(slices.Clip(r.breakerOptions), breaker.WithClock(r.clock), breaker.WithName(key))
+	k.breaker = breaker.New(cfg.Breaker, r.healthSourceOf(k), opts...)
 	k.metrics.SetStatusProvider(k)
 	r.keys.Store(key, k)
 	return k
@@ -197,6 +223,7 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 		CircuitBreakerOpen:        circuitOpen(state),
 		CircuitBreakerState:       state,
 		CircuitBreakerSleepWindow: k.breaker.SleepWindow(),
+		CircuitBreakerThrottle:    k.breaker.ThrottleProbability(),
 		Properties: metricsstream.CommandProperties{
 			CircuitBreakerEnabled:         !cfg.Breaker.Disabled,
 			RequestVolumeThreshold:        bc.RequestVolumeThreshold,
@@ -205,6 +232,9 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 			SleepWindowMultiplier:         bc.SleepWindowMultiplier,
 			SleepWindowJitter:             bc.SleepWindowJitter,
 			ErrorThresholdPercentage:      bc.ErrorThresholdPercentage,
+			ThrottleSuccessPercentage:     bc.ThrottleSuccessPercentage,
+			ThrottleAggression:            bc.ThrottleAggression,
+			MaxThrottlePercentage:         bc.MaxThrottlePercentage,
 			ForceOpen:                     bc.ForceOpen,
 			ForceClosed:                   bc.ForceClosed,
 			Isolation:                     cfg.Isolation.String(),

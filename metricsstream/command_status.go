@@ -15,6 +15,9 @@ type CommandProperties struct {
 	SleepWindowMultiplier         float64       // what a failed trial multiplies the sleep window by, with MaxSleepWindow
 	SleepWindowJitter             time.Duration // the most random time added to each sleep window
 	ErrorThresholdPercentage      int
+	ThrottleSuccessPercentage     int     // the success percentage below which the breaker throttles; 0 when it does not
+	ThrottleAggression            float64 // the shape of the throttling curve, with ThrottleSuccessPercentage
+	MaxThrottlePercentage         int     // the most executions the breaker throttles, with ThrottleSuccessPercentage
 	ForceOpen, ForceClosed        bool
 	Isolation                     string        // Hystrix's name: "THREAD" or "SEMAPHORE"
 	Timeout                       time.Duration // of the execution
@@ -36,6 +39,11 @@ func (p *CommandProperties) SleepWindowVaries() bool {
 	return p.MaxSleepWindow > 0 || p.SleepWindowJitter > 0
 }
 
+// Throttles reports whether the breaker throttles executions while
+// closed (breaker.Config.ThrottleSuccessPercentage), so that
+// CommandStatus.CircuitBreakerThrottle tells something.
+func (p *CommandProperties) Throttles() bool { return p.ThrottleSuccessPercentage > 0 }
+
 // CommandStatus is what a command knows of itself that its metrics do not:
 // its group and pool keys, whether its circuit breaker is open, and its
 // properties.
@@ -52,7 +60,12 @@ type CommandStatus struct {
 	// Properties.MaxSleepWindow is set, with its jitter, and SleepWindow
 	// while it is closed.
 	CircuitBreakerSleepWindow time.Duration
-	Properties                CommandProperties
+	// CircuitBreakerThrottle is the probability, 0 to 1, with which the
+	// command's closed breaker refuses an execution now, when it
+	// throttles (Properties.Throttles); a refused execution is
+	// SHORT_CIRCUITED.
+	CircuitBreakerThrottle float64
+	Properties             CommandProperties
 	// Partitions are the partitions of the command's execution permits
 	// (command.Config.Partitions), in the order its Config names them;
 	// nil for a command without.
