@@ -101,7 +101,10 @@ const (
 //     sleep window that grows or has a jitter
 //     (breaker.Config.MaxSleepWindow, SleepWindowJitter),
 //     circuitBreakerSleepWindowInMilliseconds, the window of the
-//     breaker's latest opening.
+//     breaker's latest opening; with a breaker that throttles
+//     (breaker.Config.ThrottleSuccessPercentage),
+//     circuitBreakerThrottlePercentage, the share of executions, 0 to
+//     100, it refuses now.
 func Handler(opts ...HandlerOption) http.Handler {
 	return newHandler("Handler", (*frame).appendMetrics, DefaultStreamInterval, opts)
 }

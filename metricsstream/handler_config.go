@@ -46,8 +46,11 @@ const DefaultConfigStreamInterval = 5 * time.Second
 //     timeoutInMilliseconds and order ("LIFO" or "FIFO"); a command
 //     whose sleep window grows (breaker.Config.MaxSleepWindow) adds
 //     "maxSleepInMilliseconds" and "sleepMultiplier" after Hystrix's
-//     fields of "circuitBreaker", and one whose sleep window has a
-//     jitter "sleepJitterInMilliseconds".
+//     fields of "circuitBreaker", one whose sleep window has a jitter
+//     "sleepJitterInMilliseconds", and one whose breaker throttles
+//     (breaker.Config.ThrottleSuccessPercentage)
+//     "throttleSuccessPercentage", "throttleAggression" and
+//     "maxThrottlePercentage".
 //   - A collapser of WithCollapsers has no metrics windows here: its
 //     object leaves out "metrics".
 //
@@ -144,6 +147,11 @@ func appendCommandConfig(commands *jsonObject, m *CommandMetrics) {
 	}
 	if p.SleepWindowJitter > 0 {
 		cb.millis("sleepJitterInMilliseconds", p.SleepWindowJitter)
+	}
+	if p.Throttles() {
+		cb.int("throttleSuccessPercentage", int64(p.ThrottleSuccessPercentage))
+		cb.float("throttleAggression", p.ThrottleAggression)
+		cb.int("maxThrottlePercentage", int64(p.MaxThrottlePercentage))
 	}
 	c.close(&cb)
 	commands.close(&c)

@@ -203,6 +203,9 @@ func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
 	if p.SleepWindowVaries() {
 		o.millis("circuitBreakerSleepWindowInMilliseconds", s.Status.CircuitBreakerSleepWindow)
 	}
+	if p.Throttles() {
+		o.float("circuitBreakerThrottlePercentage", 100*s.Status.CircuitBreakerThrottle)
+	}
 	return o.end()
 }
 

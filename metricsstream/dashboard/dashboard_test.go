@@ -143,6 +143,9 @@ func TestBrowser(t *testing.T) {
 			"failed trials lengthened its sleep window")
 		assert.Equal(t, "open", attr(t, tab, `[data-command="PaymentGateway"]`, "data-circuit"))
 		assert.Equal(t, "Forced Open", text(t, tab, field("command", "LegacyInventory", "circuit")))
+		assert.Equal(t, "Closed \u00b7 refusing 12%", text(t, tab, field("command", "GetRecommendations", "circuit")),
+			"its breaker throttles")
+		assert.Equal(t, "closed", attr(t, tab, `[data-command="GetRecommendations"]`, "data-circuit"))
 		assert.Equal(t, "Half Open", text(t, tab, field("command", "ReserveStock", "circuit")), "rxhystrix's stream tells a trial out")
 		assert.Equal(t, "half-open", attr(t, tab, `[data-command="ReserveStock"]`, "data-circuit"))
 		assert.Equal(t, "Open 1 Closed 2", text(t, tab, field("command", "SearchProducts", "circuit")))

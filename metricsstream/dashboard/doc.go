@@ -126,7 +126,10 @@
 // permit out of the most that may, as "Backlog 5/32 waiting". Through
 // Turbine, they are the cluster's sums. The circuit of a command whose
 // breaker's failed trials have lengthened its sleep window
-// (breaker.Config.MaxSleepWindow) reads "Open · window 40s".
+// (breaker.Config.MaxSleepWindow) reads "Open · window 40s", and the
+// circuit of a command whose closed breaker refuses a share of its
+// executions (breaker.Config.ThrottleSuccessPercentage) "Closed ·
+// refusing 12%".
 //
 // # Streams as they are
 //

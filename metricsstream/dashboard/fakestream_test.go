@@ -118,6 +118,7 @@ type commandCounts struct {
 	partitions                    []partitionCounts // rxhystrix's own, written only when set
 	backlogSize, backlogWaiting   int64             // rxhystrix's own, written when backlogSize is set
 	sleepWindowMillis             int64             // rxhystrix's own grown sleep window, written when set
+	throttlePercentage            float64           // rxhystrix's own share its closed breaker refuses, written when set
 	circuitState                  string            // rxhystrix's own circuitBreakerState, written when set
 }
 
@@ -231,6 +232,9 @@ func hystrixCommand(c commandCounts, currentTime int64) jsonObject {
 	}
 	if c.sleepWindowMillis > 0 {
 		o = append(o, jsonField{"circuitBreakerSleepWindowInMilliseconds", c.sleepWindowMillis})
+	}
+	if c.throttlePercentage > 0 {
+		o = append(o, jsonField{"circuitBreakerThrottlePercentage", c.throttlePercentage})
 	}
 	return o
 }
@@ -366,7 +370,7 @@ func getRecommendations(k int) commandCounts {
 	rejected := int64(40 + k%7)
 	return commandCounts{
 		name: "GetRecommendations", group: "RecommendationService", pool: "RecommendationService",
-		isolation: "SEMAPHORE", open: false,
+		isolation: "SEMAPHORE", open: false, throttlePercentage: 12.4,
 		success: requests - failures - rejected, failures: failures, semaphoreRejected: rejected,
 		fallbackSuccess: failures + rejected,
 		latency:         [9]int64{5, 60, 140, 300, 520, 700, 900, 1200, 1900},

@@ -48,6 +48,12 @@
 //
 //	rxhystrix.command.circuit.sleep_window  gauge  s  the breaker's sleep window now
 //
+// and, for a command whose breaker throttles
+// (breaker.Config.ThrottleSuccessPercentage), with the command's
+// attributes:
+//
+//	rxhystrix.command.circuit.throttle  gauge  1  the share of executions, 0 to 1, the closed breaker refuses now
+//
 // Per worker pool, with rxhystrix.pool.name:
 //
 //	rxhystrix.pool.active_commands  gauge    {command}  commands running on the pool's workers

@@ -32,7 +32,8 @@ var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // and times out; Search runs on a pool of two workers; Checkout, of one
 // permit partitioned, runs live, then batch within it on batch's
 // guarantee, then live again within that, which is refused; Reserve,
-// with a backlog and a growing sleep window, runs once; a collapser
+// with a backlog, a growing sleep window and a breaker that throttles,
+// runs once; a collapser
 // sends one batch. Their run advances the clock to make their latency. Every
 // rolling and percentile bucket they recorded in is closed on return.
 func executions(t *testing.T) (*command.Registry, *clock.Manual) {
@@ -82,7 +83,7 @@ func executions(t *testing.T) (*command.Registry, *clock.Manual) {
 	reserve := command.New("Reserve", func(ctx context.Context, n int) (int, error) { return n, nil },
 		command.WithRegistry(reg), command.WithConfig(command.Config{
 			Isolation: command.SemaphoreIsolation, Timeout: -1, Backlog: command.BacklogConfig{Size: 4},
-			Breaker: breaker.Config{MaxSleepWindow: time.Minute},
+			Breaker: breaker.Config{MaxSleepWindow: time.Minute, ThrottleSuccessPercentage: 50},
 		}))
 	_, err = reserve.Execute(ctx, 1)
 	require.NoError(t, err)
@@ -159,6 +160,7 @@ var (
 		"rxhystrix.command.backlog.size":                      "rxhystrix_command_backlog_size",
 		"rxhystrix.command.backlog.waiting":                   "rxhystrix_command_backlog_waiting",
 		"rxhystrix.command.circuit.sleep_window":              "rxhystrix_command_circuit_sleep_window_seconds",
+		"rxhystrix.command.circuit.throttle":                  "rxhystrix_command_circuit_throttle_ratio",
 		"rxhystrix.command.circuit.state":                     "rxhystrix_command_circuit_state",
 		"rxhystrix.turbine.instance.connected":                "rxhystrix_turbine_instance_connected",
 		"rxhystrix.turbine.instance.objects":                  "rxhystrix_turbine_instance_objects",
@@ -276,6 +278,8 @@ func TestValuesEqualThePrometheusCollectors(t *testing.T) {
 	assert.Equal(t, 1.0, got["rxhystrix_command_circuit_state{command=GetUser,group=Users,state=CLOSED}"])
 	assert.Equal(t, 0.0, got["rxhystrix_command_circuit_state{command=GetUser,group=Users,state=OPEN}"])
 	assert.NotContains(t, got, "rxhystrix_command_circuit_sleep_window_seconds{command=GetUser,group=Users}", "a fixed window")
+	assert.Equal(t, 0.0, got["rxhystrix_command_circuit_throttle_ratio{command=Reserve,group=Reserve}"], "its one execution succeeded")
+	assert.NotContains(t, got, "rxhystrix_command_circuit_throttle_ratio{command=GetUser,group=Users}", "a breaker that does not throttle")
 
 	assert.Equal(t, prom, got)
 }

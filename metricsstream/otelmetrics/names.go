@@ -77,6 +77,9 @@ var (
 	sleepWindow = instrument{"rxhystrix.command.circuit.sleep_window", "s",
 		"How long the command's circuit breaker refuses every request once it opens: the window of its latest opening, grown by failed trials and with its jitter, for a breaker whose window grows or has a jitter (breaker.Config.MaxSleepWindow, SleepWindowJitter)."}
 
+	throttle = instrument{"rxhystrix.command.circuit.throttle", "1",
+		"The share of executions, 0 to 1, that the command's closed circuit breaker refuses now, for a breaker that throttles (breaker.Config.ThrottleSuccessPercentage)."}
+
 	poolActive = instrument{"rxhystrix.pool.active_commands", "{command}",
 		"Commands running on the pool's workers now."}
 	poolQueued = instrument{"rxhystrix.pool.queued_commands", "{command}",

@@ -21,7 +21,7 @@ type instruments struct {
 	partitionGuaranteed, partitionInFlight                     metric.Int64ObservableGauge
 	partitionRejected                                          metric.Int64ObservableCounter
 	backlogSize, backlogWaiting                                metric.Int64ObservableGauge
-	sleepWindow                                                metric.Float64ObservableGauge
+	sleepWindow, throttle                                      metric.Float64ObservableGauge
 	adaptiveLimit, poolAdaptiveLimit                           metric.Int64ObservableGauge
 	poolExecuted, poolRejected                                 metric.Int64ObservableCounter
 	poolActive, poolQueued, poolCoreSize, poolWorkers          metric.Int64ObservableGauge
@@ -73,6 +73,7 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 	in.backlogSize = gauge(backlogSize)
 	in.backlogWaiting = gauge(backlogWaiting)
 	in.sleepWindow = floatGauge(sleepWindow)
+	in.throttle = floatGauge(throttle)
 	in.adaptiveLimit = gauge(adaptiveLimit)
 	in.poolAdaptiveLimit = gauge(poolAdaptiveLimit)
 	in.poolExecuted = counter(poolExecuted)
@@ -94,7 +95,7 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 		in.poolActive, in.poolQueued, in.poolCoreSize, in.poolWorkers, in.collapserEvents,
 		in.streamPanics, in.requestEventsDropped, in.requestEventsPanics,
 		in.partitionGuaranteed, in.partitionInFlight, in.partitionRejected,
-		in.backlogSize, in.backlogWaiting, in.sleepWindow, in.adaptiveLimit, in.poolAdaptiveLimit)
+		in.backlogSize, in.backlogWaiting, in.sleepWindow, in.throttle, in.adaptiveLimit, in.poolAdaptiveLimit)
 }
 
 // observe reports r and every command, pool and collapser of it, with
@@ -147,6 +148,9 @@ func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
 		}
 		if s.Status.Properties.SleepWindowVaries() {
 			o.ObserveFloat64(in.sleepWindow, s.Status.CircuitBreakerSleepWindow.Seconds(), set)
+		}
+		if s.Status.Properties.Throttles() {
+			o.ObserveFloat64(in.throttle, s.Status.CircuitBreakerThrottle, set)
 		}
 	}
 	for p := range r.Pools() {

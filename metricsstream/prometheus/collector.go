@@ -101,6 +101,9 @@ var (
 		commandLabels, nil)
 	backlogWaitingDesc = prometheus.NewDesc("rxhystrix_command_backlog_waiting",
 		"Executions waiting for a permit in the command's backlog now.", commandLabels, nil)
+	throttleDesc = prometheus.NewDesc("rxhystrix_command_circuit_throttle_ratio",
+		"The share of executions, 0 to 1, that the command's closed circuit breaker refuses now, for a breaker that throttles (breaker.Config.ThrottleSuccessPercentage).",
+		commandLabels, nil)
 	sleepWindowDesc = prometheus.NewDesc("rxhystrix_command_circuit_sleep_window_seconds",
 		"How long the command's circuit breaker refuses every request once it opens: the window of its latest opening, grown by failed trials and with its jitter, for a breaker whose window grows or has a jitter (breaker.Config.MaxSleepWindow, SleepWindowJitter).",
 		commandLabels, nil)
@@ -116,7 +119,7 @@ var (
 		poolActiveDesc, poolQueuedDesc, poolExecutedDesc, poolRejectedDesc, poolCoreSizeDesc, poolWorkersDesc,
 		poolAdaptiveLimitDesc, adaptiveLimitDesc,
 		partitionGuaranteedDesc, partitionInFlightDesc, partitionRejectedDesc,
-		backlogSizeDesc, backlogWaitingDesc, sleepWindowDesc, collapserEventsDesc,
+		backlogSizeDesc, backlogWaitingDesc, sleepWindowDesc, throttleDesc, collapserEventsDesc,
 	}
 )
 
@@ -229,6 +232,9 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 		}
 		if s.Status.Properties.SleepWindowVaries() {
 			out = append(out, gauge(sleepWindowDesc, s.Status.CircuitBreakerSleepWindow.Seconds(), labels))
+		}
+		if s.Status.Properties.Throttles() {
+			out = append(out, gauge(throttleDesc, s.Status.CircuitBreakerThrottle, labels))
 		}
 
 		f := c.folds.Add(m)

@@ -33,6 +33,7 @@
 //	rxhystrix_command_backlog_size                      gauge      the most executions that may wait for a permit (command.Config.Backlog)
 //	rxhystrix_command_backlog_waiting                   gauge      executions waiting for a permit now
 //	rxhystrix_command_circuit_sleep_window_seconds      gauge      the breaker's sleep window now, when it grows or has a jitter
+//	rxhystrix_command_circuit_throttle_ratio            gauge      the share of executions, 0 to 1, the closed breaker refuses now, when it throttles
 //
 // Per worker pool, labelled pool:
 //

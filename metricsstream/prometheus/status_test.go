@@ -67,6 +67,30 @@ func TestCollectorReportsGrowingSleepWindows(t *testing.T) {
 		"rxhystrix_command_circuit_sleep_window_seconds"))
 }
 
+const wantThrottle = `
+# HELP rxhystrix_command_circuit_throttle_ratio The share of executions, 0 to 1, that the command's closed circuit breaker refuses now, for a breaker that throttles (breaker.Config.ThrottleSuccessPercentage).
+# TYPE rxhystrix_command_circuit_throttle_ratio gauge
+rxhystrix_command_circuit_throttle_ratio{command="Idle",group="Web"} 0
+rxhystrix_command_circuit_throttle_ratio{command="Search",group="Web"} 0.365
+`
+
+// A command whose breaker throttles reports the share it refuses now,
+// zero while it refuses none; a command whose breaker does not throttle
+// has no series.
+func TestCollectorReportsThrottles(t *testing.T) {
+	reg := metricsstream.NewRegistry(clock.NewManual(t0))
+	throttles := metricsstream.CommandProperties{ThrottleSuccessPercentage: 50, ThrottleAggression: 1, MaxThrottlePercentage: 80}
+	reg.Command("Search", metricsstream.Config{}).SetStatusProvider(commandStatus{
+		Group: "Web", CircuitBreakerThrottle: 0.365, Properties: throttles,
+	})
+	reg.Command("Idle", metricsstream.Config{}).SetStatusProvider(commandStatus{Group: "Web", Properties: throttles})
+	reg.Command("Plain", metricsstream.Config{}).SetStatusProvider(commandStatus{Group: "Web"})
+	c := NewCollector(reg)
+	gather(t, c)
+	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(wantThrottle),
+		"rxhystrix_command_circuit_throttle_ratio"))
+}
+
 const wantCircuitStates = `
 # HELP rxhystrix_command_circuit_state 1 for the state the command's circuit breaker is in (CLOSED, OPEN, HALF_OPEN, FORCED_OPEN, FORCED_CLOSED, DISABLED), 0 for the others.
 # TYPE rxhystrix_command_circuit_state gauge

@@ -249,6 +249,14 @@
 		return w > configured ? ' \u00b7 window ' + Math.round(w / 100) / 10 + 's' : '';
 	}
 
+	// throttleNote is what follows 'Closed' for a circuit whose breaker
+	// refuses a share of the executions (rxhystrix's
+	// breaker.Config.ThrottleSuccessPercentage): '' while it refuses none.
+	function throttleNote(d, hosts) {
+		var p = perHost(d.circuitBreakerThrottlePercentage, hosts);
+		return p > 0 ? ' \u00b7 refusing ' + Math.round(p) + '%' : '';
+	}
+
 	// resilienceCounts is the line of rxhystrix's own events, which only
 	// its stream has: empty for Hystrix's and Turbine's, and while nothing
 	// was retried, hedged or rate limited.
@@ -352,7 +360,9 @@
 		card.set('clusterRate', oneDecimal(rate));
 
 		var circuit = circuitState(d, hosts);
-		card.set('circuit', circuit.state === 'open' ? circuit.text + sleepWindowNote(d, hosts) : circuit.text);
+		var note = circuit.state === 'open' ? sleepWindowNote(d, hosts) :
+			circuit.state === 'closed' ? throttleNote(d, hosts) : '';
+		card.set('circuit', circuit.text + note);
 		card.fields.circuit.setAttribute('data-state', circuit.state);
 		card.el.setAttribute('data-circuit', circuit.state);
 		card.set('forcedClosed', truthy(d.propertyValue_circuitBreakerForceClosed) ? '[ Forced Closed ]' : '');
