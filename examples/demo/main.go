@@ -25,7 +25,7 @@
 // behind a guard:
 //
 //	GetUser             a healthy downstream, in its own worker pool
-//	GetRecommendations  a slow one under semaphore isolation: some calls time out, the fallback answers
+//	GetRecommendations  a slow one under semaphore isolation: some calls time out, the fallback answers; its breaker throttles, refusing some 13%
 //	PaymentGateway      one that fails for 15s out of every 25s: its circuit opens, then closes again
 //	SearchProducts      a pool of 4 workers and a queue of 2 for 7 callers: some calls are rejected
 //	LegacyInventory     a circuit forced open by configuration: every call is short-circuited

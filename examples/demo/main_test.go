@@ -99,6 +99,8 @@ type streamObject struct {
 	RollingCountRateLimited       int64
 	RollingCountRetried           int64
 	ForceOpen                     bool `json:"propertyValue_circuitBreakerForceOpen"`
+	// CircuitBreakerThrottlePercentage is rxhystrix's own field.
+	CircuitBreakerThrottlePercentage float64
 }
 
 // readStream reads the demo's stream until seen returns true for the
@@ -222,6 +224,17 @@ func TestDemoCircuitOpensAndCloses(t *testing.T) {
 		return opened && !p.IsCircuitBreakerOpen
 	})
 	assert.True(t, opened)
+}
+
+// GetRecommendations' breaker throttles: some 13% of its calls time out,
+// below its 95% success threshold, so it refuses a share of the calls
+// and stays closed.
+func TestDemoBreakerThrottles(t *testing.T) {
+	d := startDemo(t, defaultScenario)
+	readStream(t, d.base+"/hystrix/stream", func(f map[string]streamObject) bool {
+		r := f["HystrixCommand GetRecommendations"]
+		return r.CircuitBreakerThrottlePercentage > 0 && r.RollingCountShortCircuited > 0 && !r.IsCircuitBreakerOpen
+	})
 }
 
 func TestDemoPoolRejects(t *testing.T) {

@@ -168,6 +168,8 @@ func circuit(s metricsstream.CommandSnapshot) string {
 		return "Forced open"
 	case s.Status.CircuitBreakerOpen:
 		return "OPEN"
+	case s.Status.CircuitBreakerThrottle > 0:
+		return fmt.Sprintf("Throttle %.0f%%", 100*s.Status.CircuitBreakerThrottle)
 	}
 	return "Closed"
 }

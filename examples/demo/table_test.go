@@ -52,6 +52,28 @@ func TestTableLinesShowEachCommand(t *testing.T) {
 	assert.Regexp(t, `^Slow +0\.4 +25% +40ms +Closed +semaphore 0/10$`, lines[3])
 }
 
+// A closed circuit whose breaker throttles shows the share it refuses.
+func TestTableShowsAThrottlingCircuit(t *testing.T) {
+	mc := clock.NewManual(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	reg := command.NewRegistry(command.WithClock(mc))
+	defer reg.Close()
+	flaky := command.New("Flaky", func(ctx context.Context, n int) (int, error) {
+		if n == 0 {
+			return 0, errors.New("down")
+		}
+		return n, nil
+	}, command.WithRegistry(reg), command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation, Timeout: -1,
+		Breaker: breaker.Config{RequestVolumeThreshold: 4, ErrorThresholdPercentage: 100, ThrottleSuccessPercentage: 100, MaxThrottlePercentage: 100}}))
+	for _, n := range []int{1, 0, 0, 0} {
+		_, _ = flaky.Execute(context.Background(), n)
+	}
+	mc.Advance(time.Second) // a health snapshot: 1 of 4 succeeded, p = (4 − 1)/5
+
+	lines := tableLines(reg.Metrics(), 20*time.Second)
+	require.Len(t, lines, 3, "%q", lines)
+	assert.Regexp(t, `^Flaky +[0-9.]+ +75% +\S+ +Throttle 60% +semaphore 0/10$`, lines[2])
+}
+
 // The rate counts from the start in the first seconds of the demo.
 func TestWindowIsShortAtFirst(t *testing.T) {
 	reg := command.NewRegistry()

@@ -61,7 +61,12 @@ func startTraffic(ctx context.Context, reg *command.Registry, sc scenario, base 
 	}, command.WithRegistry(reg), command.WithConfig(command.Config{Group: "UserService", Breaker: brk}))
 
 	// A slow downstream under semaphore isolation: calls past 300ms time
-	// out and the fallback answers.
+	// out and the fallback answers. Its breaker throttles below a 95%
+	// success rate, Envoy's admission control default: with some 13% of
+	// the calls timing out, it refuses about as many, which the fallback
+	// answers at once, and stays closed.
+	recommendationsBreaker := brk
+	recommendationsBreaker.ThrottleSuccessPercentage = 95
 	getRecommendations := command.New("GetRecommendations", func(ctx context.Context, id int) ([]string, error) {
 		latency := between(40*ms, 200*ms)
 		if rand.IntN(100) < 15 {
@@ -72,7 +77,7 @@ func startTraffic(ctx context.Context, reg *command.Registry, sc scenario, base 
 		}
 		return []string{"book", "lamp"}, nil
 	}, command.WithRegistry(reg), command.WithConfig(command.Config{Group: "RecommendationService", Isolation: command.SemaphoreIsolation,
-		Timeout: 300 * ms, Breaker: brk})).WithFallback(func(ctx context.Context, id int, err error) ([]string, error) { return nil, nil })
+		Timeout: 300 * ms, Breaker: recommendationsBreaker})).WithFallback(func(ctx context.Context, id int, err error) ([]string, error) { return nil, nil })
 
 	// A downstream that fails for a while: the circuit opens, lets a
 	// trial through every sleep window, and closes once a trial succeeds.
