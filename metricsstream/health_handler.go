@@ -24,6 +24,11 @@ type Health struct {
 	// RateLimited are the commands whose rate limit refused executions
 	// in the rolling window (RATE_LIMITED).
 	RateLimited []string `json:"rateLimited,omitempty"`
+	// ThrottlingCircuitBreakers are the commands whose closed breaker
+	// refuses a share of the executions now
+	// (CommandStatus.CircuitBreakerThrottle): the downstream's success
+	// rate is below the breaker's throttle threshold.
+	ThrottlingCircuitBreakers []string `json:"throttlingCircuitBreakers,omitempty"`
 }
 
 // The statuses of a [Health].
@@ -35,7 +40,8 @@ const (
 // HealthOf returns the health of r's commands: CIRCUIT_OPEN when a
 // command's circuit is open, forced open included, naming each, and
 // the commands that refused executions at their bulkhead or their rate
-// limit in the rolling window, whatever the status.
+// limit in the rolling window, and those whose breaker throttles now,
+// whatever the status.
 func HealthOf(r *Registry) Health {
 	var h Health
 	for m := range r.Commands() {
@@ -52,10 +58,14 @@ func HealthOf(r *Registry) Health {
 		if rolling[RateLimited] > 0 {
 			h.RateLimited = append(h.RateLimited, name)
 		}
+		if s.CircuitBreakerThrottle > 0 {
+			h.ThrottlingCircuitBreakers = append(h.ThrottlingCircuitBreakers, name)
+		}
 	}
 	slices.Sort(h.OpenCircuitBreakers)
 	slices.Sort(h.RejectingBulkheads)
 	slices.Sort(h.RateLimited)
+	slices.Sort(h.ThrottlingCircuitBreakers)
 	h.Status = HealthUp
 	if len(h.OpenCircuitBreakers) > 0 {
 		h.Status = HealthCircuitOpen

@@ -36,6 +36,17 @@ func TestHealthNamesTheOpenCircuits(t *testing.T) {
 	assert.JSONEq(t, `{"status":"CIRCUIT_OPEN","openCircuitBreakers":["Audit::Audit","Users::GetUser"]}`, body)
 }
 
+// The health names the commands whose closed breaker throttles now,
+// without changing the status.
+func TestHealthNamesTheThrottlingCircuits(t *testing.T) {
+	r := NewRegistry(clock.NewManual(t0))
+	throttles := CommandProperties{ThrottleSuccessPercentage: 90, ThrottleAggression: 1, MaxThrottlePercentage: 80}
+	r.Command("Recommend", Config{}).SetStatusProvider(commandStatus{Group: "Shop", CircuitBreakerThrottle: 0.12, Properties: throttles})
+	r.Command("Idle", Config{}).SetStatusProvider(commandStatus{Group: "Shop", Properties: throttles})
+	r.Command("GetUser", Config{}).SetStatusProvider(commandStatus{Group: "Users"})
+	assert.Equal(t, Health{Status: HealthUp, ThrottlingCircuitBreakers: []string{"Shop::Recommend"}}, HealthOf(r))
+}
+
 // The health names the commands whose bulkhead or rate limit refused
 // executions in the rolling window, without changing the status, and
 // forgets them once the refusals leave the window.

@@ -11,7 +11,7 @@
 //	/hystrix/stream  the Hystrix metrics stream it reads (metricsstream.Handler)
 //	/hystrix.stream  the same stream at the path Netflix's dashboard and Turbine users type
 //	/metrics         Prometheus metrics (package metricsstream/prometheus)
-//	/health          the open circuits, as Spring Cloud's Hystrix health, and the refusing bulkheads and rate limits (metricsstream.HealthHandler)
+//	/health          the open circuits, as Spring Cloud's Hystrix health, and the refusing bulkheads, rate limits and throttling circuits (metricsstream.HealthHandler)
 //	/api/checkout    the demo's own API, guarded (POST)
 //
 // While it runs it redraws, every second, a table of the commands in the
