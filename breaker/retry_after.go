@@ -7,8 +7,10 @@ import "time"
 // header, say): 0 when it would now, and the rest of the sleep window
 // (SleepWindow) when the breaker is Open. It returns false when that
 // depends on what has not happened yet: a HalfOpen breaker whose trials
-// are all out closes or opens again on their results, and a breaker
-// forced open stays so until its Config changes.
+// are all out closes or opens again on their results, a breaker forced
+// open stays so until its Config changes, and a Closed breaker that
+// throttles admits the next request or not by a draw (a caller told to
+// retry at once would only add to the load it sheds).
 func (b *Breaker) RetryAfter() (time.Duration, bool) {
 	w := b.refresh()
 	switch {
@@ -25,5 +27,5 @@ func (b *Breaker) RetryAfter() (time.Duration, bool) {
 	case HalfOpen:
 		return 0, admittedOf(w) < cfg.HalfOpenTrials
 	}
-	return 0, true
+	return 0, w&throttlingBit == 0
 }

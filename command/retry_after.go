@@ -9,7 +9,8 @@ import (
 // would admit another, for the answer to a caller it refused: a server's
 // Retry-After header or grpc-retry-pushback-ms trailer, which the guards
 // of httpcommand and grpccommand send. For a short circuit it is the rest
-// of the key's sleep window (breaker.Breaker.RetryAfter); for the rate
+// of the key's sleep window (breaker.Breaker.RetryAfter), and unknown
+// while the key's closed breaker throttles; for the rate
 // limit, the time until the key's token bucket has a token. It returns
 // false for any other error, a rejection by the permits or the pool
 // among them (when one frees is not known), and for an error of a key

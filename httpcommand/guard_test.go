@@ -209,6 +209,33 @@ func TestGuardOpenCircuitShortCircuits(t *testing.T) {
 	assert.True(t, g.Breaker(DefaultGuardKey).IsOpen())
 }
 
+// A request the guard's throttling breaker refuses is answered 503
+// without a Retry-After: whether the next goes through is a draw, and a
+// client told to retry at once would only add to the load it sheds.
+func TestGuardThrottledRequestHasNoRetryAfter(t *testing.T) {
+	var fail atomic.Bool
+	fail.Store(true)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fail.Load() {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+	})
+	g := &guardHarness{Registry: registrytest.New(t, t0, command.WithBreakerOptions(breaker.WithRand(func() float64 { return 0 })))}
+	cfg := command.Config{Breaker: breaker.Config{RequestVolumeThreshold: 2, ErrorThresholdPercentage: 100, ThrottleSuccessPercentage: 100}}
+	g.guard = &Guard{Handler: h, Registry: g.Registry.Registry, CircuitBreaker: true, Config: func(string) command.Config { return cfg }}
+	assert.Equal(t, http.StatusInternalServerError, g.serve("/").Code)
+	fail.Store(false)
+	assert.Equal(t, http.StatusOK, g.serve("/").Code)
+	g.Clock.Advance(500 * time.Millisecond) // the health snapshot: one of two succeeded
+	require.Positive(t, g.Breaker(DefaultGuardKey).ThrottleProbability())
+
+	rec := g.serve("/")
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
+	assert.Empty(t, rec.Header().Values("Retry-After"))
+	assert.False(t, g.Breaker(DefaultGuardKey).IsOpen(), "throttling, not open")
+	assert.Equal(t, "[SUCCESS: 1, FAILURE: 1, SHORT_CIRCUITED: 1, FALLBACK_MISSING: 2, EXCEPTION_THROWN: 2]", g.Events(DefaultGuardKey))
+}
+
 func TestGuardRaisesTheHandlersPanicAgain(t *testing.T) {
 	for _, value := range []any{"boom", http.ErrAbortHandler} {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { panic(value) })

@@ -23,12 +23,12 @@ type Registry struct {
 	TimedOut chan struct{}
 }
 
-// New returns a Registry whose clock starts at start, closed at the
-// end of t.
-func New(t testing.TB, start time.Time) *Registry {
+// New returns a Registry whose clock starts at start, made with opts
+// besides that clock, and closed at the end of t.
+func New(t testing.TB, start time.Time, opts ...command.RegistryOption) *Registry {
 	t.Helper()
 	r := &Registry{Clock: clock.NewManual(start), TimedOut: make(chan struct{}, 16)}
-	r.Registry = command.NewRegistry(command.WithClock(r.Clock))
+	r.Registry = command.NewRegistry(append([]command.RegistryOption{command.WithClock(r.Clock)}, opts...)...)
 	t.Cleanup(r.Close)
 	r.AddEventNotifier(command.EventNotifierFunc(func(_ string, e metricsstream.EventType) {
 		if e == metricsstream.Timeout {
