@@ -34,7 +34,11 @@
 // Breaker, judged by [breaker.Config.Trips]). Since a fleet's breakers
 // open together on the fleet's sum, their sleep windows end together:
 // breaker.Config.SleepWindowJitter spreads their trials, and the traffic
-// that follows a close, over a time the downstream can take.
+// that follows a close, over a time the downstream can take. A breaker
+// that throttles (breaker.Config.ThrottleSuccessPercentage) throttles on
+// the snapshot it is sent: on the fleet's sum, every instance refuses the
+// same share of its calls, by the success rate the whole fleet sees,
+// where each alone would judge a few calls of its own.
 //
 // # Buckets in Redis
 //
