@@ -67,6 +67,9 @@ type Breaker struct {
 	sleepWindow atomic.Int64
 	// lastAdmit is the clock reading of the latest trial admission.
 	lastAdmit atomic.Int64
+	// failureRun counts the executions in a row reported MarkNonSuccess
+	// while Closed, when Config.ConsecutiveFailures is set.
+	failureRun atomic.Int64
 	// throttle holds the float64 bits of the rejection probability of a
 	// throttling breaker; it is read only while the word's throttlingBit
 	// is set.
@@ -88,6 +91,7 @@ type Breaker struct {
 	healthSub  observable.Subscription
 	lastHealth metricsstream.HealthCounts
 	reopens    int            // re-openings from HalfOpen since the breaker last closed
+	tripRun    int            // the run of failures that tripped the latest opening, if one did
 	jitter     float64        // the share of SleepWindowJitter drawn at the latest opening
 	rand       func() float64 // draws jitter and throttled rejections
 	closed     bool
@@ -292,10 +296,15 @@ func (b *Breaker) State() State { return stateOf(b.refresh()) }
 // MarkSuccess reports that an admitted execution succeeded (Hystrix's
 // markSuccess). In HalfOpen it counts a successful trial; once
 // HalfOpenTrials trials have succeeded the breaker closes, resets the
-// health stream and subscribes to it again. In other states it does
-// nothing: the health stream does the counting.
+// health stream and subscribes to it again. With
+// Config.ConsecutiveFailures set it ends the run of failures. Otherwise
+// it does nothing: the health stream does the counting.
 func (b *Breaker) MarkSuccess() {
-	if stateOf(b.word.Load()) == HalfOpen {
+	w := b.word.Load()
+	if w&countsRunBit != 0 {
+		b.endRun()
+	}
+	if stateOf(w) == HalfOpen {
 		b.markSuccessSlow()
 	}
 }
@@ -324,8 +333,26 @@ func (b *Breaker) markSuccessSlow() {
 // MarkNonSuccess reports that an admitted execution did not succeed
 // (Hystrix's markNonSuccess): it failed, timed out, was rejected by a pool
 // or semaphore, was cancelled, or panicked. In HalfOpen it re-opens the
-// breaker and starts a new sleep window; in other states it does nothing.
+// breaker and starts a new sleep window. In Closed, with
+// Config.ConsecutiveFailures set, it counts toward the run of failures
+// that trips the breaker; otherwise it does nothing.
 func (b *Breaker) MarkNonSuccess() {
+	w := b.word.Load()
+	switch {
+	case stateOf(w) == HalfOpen:
+		b.markNonSuccessSlow()
+	case w&countsRunBit != 0 && stateOf(w) == Closed:
+		b.countFailure()
+	}
+}
+
+// MarkCancelled reports that an admitted execution ended because its
+// caller left before it did. In HalfOpen it is a failed trial, as
+// MarkNonSuccess, which Hystrix 1.5.13 reports for an unsubscribed trial;
+// in Closed it neither counts toward nor ends a run of
+// Config.ConsecutiveFailures, as a cancellation does not count in health:
+// the caller's leaving says nothing of the dependency.
+func (b *Breaker) MarkCancelled() {
 	if stateOf(b.word.Load()) == HalfOpen {
 		b.markNonSuccessSlow()
 	}
@@ -336,7 +363,7 @@ func (b *Breaker) markNonSuccessSlow() {
 	now := b.now()
 	b.expireLocked(now)
 	if w := b.word.Load(); stateOf(w) == HalfOpen {
-		b.openLocked(w, now)
+		b.openLocked(w, now, 0)
 	}
 	b.mu.Unlock()
 }
@@ -467,7 +494,7 @@ func (b *Breaker) expireLocked(now int64) {
 	}
 	cfg := b.cfg.Load()
 	if b.trialOverdue(w, cfg, now) {
-		b.openLocked(w, b.lastAdmit.Load()+int64(cfg.HalfOpenTrialTimeout))
+		b.openLocked(w, b.lastAdmit.Load()+int64(cfg.HalfOpenTrialTimeout), 0)
 	}
 }
 
@@ -485,6 +512,7 @@ func (b *Breaker) setLocked(w uint64, to State, admitted, successes int, at int6
 		}
 		if to == Open {
 			t.SleepWindow = b.SleepWindow()
+			t.ConsecutiveFailures = b.tripRun
 		}
 		b.hub.publish(t)
 	}
@@ -492,8 +520,11 @@ func (b *Breaker) setLocked(w uint64, to State, admitted, successes int, at int6
 
 // openLocked opens the breaker as of at, starting a sleep window: the
 // configured one when it trips, and a longer one for each trial that
-// failed since it last closed, when the Config says so.
-func (b *Breaker) openLocked(w uint64, at int64) {
+// failed since it last closed, when the Config says so. run is the run
+// of failures that tripped it (Config.ConsecutiveFailures), 0 when
+// something else opened it.
+func (b *Breaker) openLocked(w uint64, at int64, run int) {
+	b.tripRun = run
 	if stateOf(w) == HalfOpen {
 		b.reopens++
 	} else {
@@ -523,6 +554,7 @@ func (b *Breaker) storeSleepWindowLocked(cfg *Config) {
 // closed for good.
 func (b *Breaker) closeLocked(w uint64, at int64) func() {
 	b.reopens, b.jitter = 0, 0
+	b.failureRun.Store(0)
 	b.storeSleepWindowLocked(b.cfg.Load())
 	b.setLocked(w, Closed, 0, 0, at)
 	b.lastHealth = metricsstream.HealthCounts{}
@@ -571,7 +603,7 @@ func (b *Breaker) onHealth(gen uint64, hc metricsstream.HealthCounts) {
 	w := b.word.Load()
 	cfg := b.cfg.Load()
 	if stateOf(w) == Closed && w&disabledBit == 0 && trips(cfg, hc) {
-		b.openLocked(w, now)
+		b.openLocked(w, now, 0)
 	}
 	b.throttleLocked(cfg, hc)
 }

@@ -111,6 +111,18 @@ type Config struct {
 	// none.
 	SleepWindowJitter time.Duration
 
+	// ConsecutiveFailures trips a Closed breaker as soon as this many
+	// executions in a row did not succeed (MarkNonSuccess: failed, timed
+	// out, rejected or panicked), at once, without waiting for a health
+	// snapshot or for RequestVolumeThreshold executions in the window. A
+	// command called a few times a minute never reaches Hystrix's volume
+	// threshold, so its breaker never trips on the error percentage; this
+	// one does. A success ends the run; a bad request (MarkIgnored) and a
+	// cancellation (MarkCancelled) neither count nor end it. gobreaker
+	// trips after more than 5 by default, failsafe-go's failure threshold
+	// counts the same way. Beyond Hystrix, opt-in: zero turns it off.
+	ConsecutiveFailures int
+
 	// ThrottleSuccessPercentage turns on adaptive throttling, Google's
 	// client-side throttling as Envoy's admission control filter has it:
 	// while the breaker is Closed and the success percentage of the
@@ -196,6 +208,9 @@ func (c Config) Validate() error {
 	}
 	if c.SlowCallDuration < 0 {
 		bad("SlowCallDuration", c.SlowCallDuration, "must not be negative")
+	}
+	if c.ConsecutiveFailures < 0 {
+		bad("ConsecutiveFailures", c.ConsecutiveFailures, "must not be negative")
 	}
 	if c.SlowCallRatePercentage < 0 || c.SlowCallRatePercentage > 100 {
 		bad("SlowCallRatePercentage", c.SlowCallRatePercentage, "must be between 0 and 100")
@@ -296,15 +311,21 @@ func (c *Config) sleepWindowOf(reopens int, jitter float64) time.Duration {
 }
 
 // mode returns the word's mode bits for c: Disabled wins over ForceOpen,
-// which wins over ForceClosed.
+// which wins over ForceClosed; a breaker that is not disabled counts runs
+// of failures when ConsecutiveFailures is set.
 func (c Config) mode() uint64 {
-	switch {
-	case c.Disabled:
+	if c.Disabled {
 		return disabledBit | allowAllBit
-	case c.ForceOpen:
-		return forcedOpenBit
-	case c.ForceClosed:
-		return allowAllBit
 	}
-	return 0
+	var m uint64
+	if c.ConsecutiveFailures > 0 {
+		m = countsRunBit
+	}
+	switch {
+	case c.ForceOpen:
+		m |= forcedOpenBit
+	case c.ForceClosed:
+		m |= allowAllBit
+	}
+	return m
 }

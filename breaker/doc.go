@@ -47,21 +47,23 @@
 //
 //   - MarkSuccess when it succeeded;
 //   - MarkNonSuccess when it failed, timed out, was rejected by a pool or
-//     semaphore after being admitted, was cancelled (unsubscribed,
-//     context done) before finishing, or panicked;
+//     semaphore after being admitted, or panicked;
+//   - MarkCancelled when it was cancelled (unsubscribed, context done)
+//     before finishing; MarkNonSuccess does as well, but counts toward a
+//     run of ConsecutiveFailures;
 //   - MarkIgnored when it was a bad request (counts as neither).
 //
 // AttemptExecution that returns false (a short-circuit) needs no report.
-// In CLOSED and OPEN the reports do nothing (the health stream counts), so
-// the contract matters only for half-open trials, and it is what keeps a
-// breaker from being stuck HALF_OPEN: Hystrix 1.5.12 stayed HALF_OPEN
-// forever when its trial was unsubscribed (fixed in 1.5.13 by
-// Netflix/Hystrix#1621), 1.5.13 still does when the trial is rejected by
-// the execution semaphore, and resilience4j and sentinel-golang have had
-// the same hole. The reports
-// carry no token, as in Hystrix: a report from an execution admitted
-// before the breaker opened counts as the trial's if it arrives while
-// HALF_OPEN.
+// In CLOSED and OPEN the reports do nothing (the health stream counts),
+// except that a CLOSED breaker with ConsecutiveFailures counts its runs
+// of failures, so the contract matters mostly for half-open trials, and
+// it is what keeps a breaker from being stuck HALF_OPEN: Hystrix 1.5.12
+// stayed HALF_OPEN forever when its trial was unsubscribed (fixed in
+// 1.5.13 by Netflix/Hystrix#1621), 1.5.13 still does when the trial is
+// rejected by the execution semaphore, and resilience4j and
+// sentinel-golang have had the same hole. The reports carry no token, as
+// in Hystrix: a report from an execution admitted before the breaker
+// opened counts as the trial's if it arrives while HALF_OPEN.
 //
 // As a safety net for a caller that breaks the contract, a HALF_OPEN
 // breaker whose latest trial has been out for longer than
@@ -91,6 +93,15 @@
 //     random time to each window, so that the trials of a fleet's
 //     breakers that opened together are spread out. [Breaker.SleepWindow]
 //     and [Transition].SleepWindow tell the window in force.
+//   - ConsecutiveFailures trips a Closed breaker as soon as that many
+//     executions in a row did not succeed, without waiting for a health
+//     snapshot or for RequestVolumeThreshold: a command called a few
+//     times a minute, which never reaches Hystrix's volume threshold,
+//     trips too, as gobreaker's and failsafe-go's breakers do. The run is
+//     counted only when the setting is on (a bit of the word says so);
+//     [Transition].ConsecutiveFailures tells the run that tripped it.
+//     [Breaker.MarkCancelled] reports a cancellation, which, as in
+//     health, does not count.
 //   - ThrottleSuccessPercentage turns on adaptive throttling, Google's
 //     client-side throttling as Envoy's admission control filter has it:
 //     below that success percentage a Closed breaker refuses each request

@@ -254,3 +254,35 @@ func ExampleConfig_throttle() {
 	//  10% succeed: CLOSED, refuses 79%
 	//   0% succeed: OPEN, refuses  0%
 }
+
+// A breaker of a command called a few times a minute: Hystrix's volume
+// threshold of 20 requests in the window is never reached, so only a run
+// of failures can trip it.
+func ExampleConfig_consecutiveFailures() {
+	b := breaker.New(breaker.Config{ConsecutiveFailures: 3}, &snapshots{})
+	defer b.Close()
+	done := make(chan breaker.Transition, 1)
+	sub := b.Transitions().SubscribeFunc(context.Background(), func(t breaker.Transition) { done <- t }, nil, nil)
+	defer sub.Unsubscribe()
+
+	for _, ok := range []bool{false, false, true, false, false, false} {
+		b.AttemptExecution()
+		if ok {
+			b.MarkSuccess()
+		} else {
+			b.MarkNonSuccess()
+		}
+		fmt.Println(ok, b.State())
+	}
+	t := <-done
+	fmt.Println(t, "after", t.ConsecutiveFailures, "failures in a row")
+
+	// Output:
+	// false CLOSED
+	// false CLOSED
+	// true CLOSED
+	// false CLOSED
+	// false CLOSED
+	// false OPEN
+	// CLOSED -> OPEN after 3 failures in a row
+}

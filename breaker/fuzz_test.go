@@ -48,6 +48,9 @@ func invalidBreakerFields(c breaker.Config) []string {
 	if c.SleepWindowJitter < 0 {
 		bad = append(bad, "SleepWindowJitter")
 	}
+	if c.ConsecutiveFailures < 0 {
+		bad = append(bad, "ConsecutiveFailures")
+	}
 	throttles := c.ThrottleSuccessPercentage != 0
 	if c.ThrottleSuccessPercentage < 0 || c.ThrottleSuccessPercentage > 100 {
 		bad = append(bad, "ThrottleSuccessPercentage")
@@ -69,34 +72,37 @@ func invalidBreakerFields(c breaker.Config) []string {
 // window however long, one trial after it, (with a growing window, a
 // trial that fails and a longer window), closed by the trial's success.
 func FuzzConfig(f *testing.F) {
-	f.Add(false, false, false, 0, 0, int64(0), 0, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0)
-	f.Add(false, false, false, 1, 40, int64(200*time.Millisecond), 0, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0)
-	f.Add(false, false, false, 20, 50, int64(5*time.Second), 3, int64(-1), int64(time.Second), 80, int64(0), 0.0, int64(0), 0, 0.0, 0)
-	f.Add(true, true, true, 1, 100, int64(time.Millisecond), breaker.MaxHalfOpenTrials, int64(-1), int64(1), 1, int64(0), 0.0, int64(0), 0, 0.0, 0)
-	f.Add(false, true, false, 5, 1, int64(time.Hour), 1, int64(time.Minute), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0)
-	f.Add(false, false, true, 5, 1, int64(1), 1, int64(1), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0)
-	f.Add(false, false, false, -1, 101, int64(-1), -1, int64(0), int64(-1), 101, int64(0), 0.0, int64(0), 0, 0.0, 0)
-	f.Add(false, false, false, 0, 0, int64(0), breaker.MaxHalfOpenTrials+1, int64(0), int64(0), 50, int64(0), 0.0, int64(0), 0, 0.0, 0)
-	f.Add(false, false, false, math.MaxInt, math.MinInt, int64(math.MaxInt64), math.MaxInt, int64(math.MinInt64), int64(math.MaxInt64), 100, int64(0), 0.0, int64(0), 0, 0.0, 0)
-	f.Add(false, false, false, 1, 1, int64(math.MaxInt64), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0)
-	f.Add(false, false, false, 1, 1, int64(time.Second), 2, int64(math.MaxInt64), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0)
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Minute), 0.0, int64(0), 0, 0.0, 0)
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(math.MaxInt64), 1e300, int64(0), 0, 0.0, 0)
-	f.Add(false, false, false, 1, 1, int64(0), 1, int64(0), int64(0), 0, int64(time.Second), 1.5, int64(0), 0, 0.0, 0)
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 2.0, int64(0), 0, 0.0, 0)
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Hour), math.NaN(), int64(0), 0, 0.0, 0)
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Minute), 0.0, int64(time.Second), 0, 0.0, 0)
-	f.Add(false, false, false, 1, 1, int64(math.MaxInt64), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(math.MaxInt64), 0, 0.0, 0)
-	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(-1), 0, 0.0, 0)
-	f.Add(false, false, false, 10, 100, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 50, 0.0, 0)
-	f.Add(false, false, false, 1, 60, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 95, 2.5, 100)
-	f.Add(false, true, false, 1, 60, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 100, 1e-300, 1)
-	f.Add(false, false, false, 1, 60, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 101, math.Inf(1), 101)
-	f.Add(false, false, false, 1, 60, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 0, 1.0, 80)
+	f.Add(false, false, false, 0, 0, int64(0), 0, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0, 0)
+	f.Add(false, false, false, 1, 40, int64(200*time.Millisecond), 0, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0, 0)
+	f.Add(false, false, false, 20, 50, int64(5*time.Second), 3, int64(-1), int64(time.Second), 80, int64(0), 0.0, int64(0), 0, 0.0, 0, 0)
+	f.Add(true, true, true, 1, 100, int64(time.Millisecond), breaker.MaxHalfOpenTrials, int64(-1), int64(1), 1, int64(0), 0.0, int64(0), 0, 0.0, 0, 0)
+	f.Add(false, true, false, 5, 1, int64(time.Hour), 1, int64(time.Minute), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0, 0)
+	f.Add(false, false, true, 5, 1, int64(1), 1, int64(1), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0, 0)
+	f.Add(false, false, false, -1, 101, int64(-1), -1, int64(0), int64(-1), 101, int64(0), 0.0, int64(0), 0, 0.0, 0, 0)
+	f.Add(false, false, false, 0, 0, int64(0), breaker.MaxHalfOpenTrials+1, int64(0), int64(0), 50, int64(0), 0.0, int64(0), 0, 0.0, 0, 0)
+	f.Add(false, false, false, math.MaxInt, math.MinInt, int64(math.MaxInt64), math.MaxInt, int64(math.MinInt64), int64(math.MaxInt64), 100, int64(0), 0.0, int64(0), 0, 0.0, 0, 0)
+	f.Add(false, false, false, 1, 1, int64(math.MaxInt64), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0, 0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 2, int64(math.MaxInt64), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0, 0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Minute), 0.0, int64(0), 0, 0.0, 0, 0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(math.MaxInt64), 1e300, int64(0), 0, 0.0, 0, 0)
+	f.Add(false, false, false, 1, 1, int64(0), 1, int64(0), int64(0), 0, int64(time.Second), 1.5, int64(0), 0, 0.0, 0, 0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 2.0, int64(0), 0, 0.0, 0, 0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Hour), math.NaN(), int64(0), 0, 0.0, 0, 0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(time.Minute), 0.0, int64(time.Second), 0, 0.0, 0, 0)
+	f.Add(false, false, false, 1, 1, int64(math.MaxInt64), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(math.MaxInt64), 0, 0.0, 0, 0)
+	f.Add(false, false, false, 1, 1, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(-1), 0, 0.0, 0, 0)
+	f.Add(false, false, false, 10, 100, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 50, 0.0, 0, 0)
+	f.Add(false, false, false, 1, 60, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 95, 2.5, 100, 0)
+	f.Add(false, true, false, 1, 60, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 100, 1e-300, 1, 0)
+	f.Add(false, false, false, 1, 60, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 101, math.Inf(1), 101, 0)
+	f.Add(false, false, false, 1, 60, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 0, 1.0, 80, 0)
+	f.Add(false, false, false, 20, 50, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0, 5)
+	f.Add(false, false, false, 20, 50, int64(time.Second), 2, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 50, 0.0, 0, 1)
+	f.Add(false, false, false, 20, 50, int64(time.Second), 1, int64(0), int64(0), 0, int64(0), 0.0, int64(0), 0, 0.0, 0, -3)
 
 	f.Fuzz(func(t *testing.T, disabled, forceOpen, forceClosed bool, volume, errPct int, sleep int64,
 		trials int, trialTimeout, slowDuration int64, slowPct int, maxSleep int64, multiplier float64, jitter int64,
-		throttleSuccess int, aggression float64, maxThrottle int) {
+		throttleSuccess int, aggression float64, maxThrottle int, run int) {
 		cfg := breaker.Config{
 			Disabled:                 disabled,
 			RequestVolumeThreshold:   volume,
@@ -115,6 +121,7 @@ func FuzzConfig(f *testing.F) {
 			ThrottleSuccessPercentage: throttleSuccess,
 			ThrottleAggression:        aggression,
 			MaxThrottlePercentage:     maxThrottle,
+			ConsecutiveFailures:       run,
 		}
 		bad := invalidBreakerFields(cfg)
 		err := cfg.Validate()
@@ -270,6 +277,20 @@ func checkStateMachine(t *testing.T, cfg breaker.Config) {
 	assert.Equal(t, breaker.Closed, b.State(), "the trials' successes close the breaker")
 	assert.True(t, b.AttemptExecution())
 	assert.Equal(t, 1, h.resetCount(), "closing resets the health stream")
+
+	// A run of ConsecutiveFailures failures trips it again, one fewer
+	// does not.
+	if n := got.ConsecutiveFailures; n > 0 && n <= 1000 {
+		b.MarkSuccess()
+		for i := range n - 1 {
+			require.True(t, b.AttemptExecution(), "failure %d of a run of %d", i+1, n)
+			b.MarkNonSuccess()
+		}
+		require.Equal(t, breaker.Closed, b.State(), "a run one short of %d", n)
+		require.True(t, b.AttemptExecution())
+		b.MarkNonSuccess()
+		assert.Equal(t, breaker.Open, b.State(), "a run of %d", n)
+	}
 }
 
 func orDefault(v, d int) int {

@@ -41,6 +41,7 @@ func (s State) String() string {
 //	bit   3     allow all (Config.ForceClosed or Disabled, and not forced open)
 //	bit   4     disabled
 //	bit   5     throttling: Closed, with a rejection probability above zero
+//	bit   6     counts runs of failures (Config.ConsecutiveFailures, not Disabled)
 //	bits  8-23  trials admitted in the current HALF_OPEN episode
 //	bits 24-39  trials of the current HALF_OPEN episode reported successful
 const (
@@ -49,7 +50,8 @@ const (
 	allowAllBit   uint64 = 1 << 3
 	disabledBit   uint64 = 1 << 4
 	throttlingBit uint64 = 1 << 5
-	modeMask             = forcedOpenBit | allowAllBit | disabledBit
+	countsRunBit  uint64 = 1 << 6
+	modeMask             = forcedOpenBit | allowAllBit | disabledBit | countsRunBit
 
 	admittedShift = 8
 	successShift  = 24

@@ -26,6 +26,10 @@ type Transition struct {
 	// a trip, the snapshot that tripped it. After a close the health
 	// stream starts again from zero counts.
 	Health metricsstream.HealthCounts
+	// ConsecutiveFailures is, for a trip by Config.ConsecutiveFailures,
+	// the run of executions that did not succeed; zero for the other
+	// changes, a trip by the health snapshot among them.
+	ConsecutiveFailures int
 	// SleepWindow is, for a change to OPEN, how long from Time the
 	// breaker refuses every request: Config.SleepWindow, or longer after
 	// failed trials when Config.MaxSleepWindow is set. It is zero for
