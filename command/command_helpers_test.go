@@ -139,7 +139,7 @@ type callResult[Out any] struct {
 	err error
 }
 
-// async runs f on a new goroutine and delivers its result.
+// goCall runs f on a new goroutine and delivers its result.
 func goCall[Out any](f func() (Out, error)) <-chan callResult[Out] {
 	ch := make(chan callResult[Out], 1)
 	go func() {

@@ -296,7 +296,9 @@ func (e *execution) cancelled(now int64) {
 		e.execLatency = time.Duration(now - e.start)
 	}
 	e.mark(metricsstream.Cancelled)
-	e.markNonSuccess()
+	if !e.cfg.Breaker.Disabled {
+		e.k.breaker.MarkCancelled()
+	}
 	e.hook(func(h ExecutionHook) { h.Unsubscribe(e.k.key) })
 }
 

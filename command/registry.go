@@ -232,6 +232,7 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 			SleepWindowMultiplier:         bc.SleepWindowMultiplier,
 			SleepWindowJitter:             bc.SleepWindowJitter,
 			ErrorThresholdPercentage:      bc.ErrorThresholdPercentage,
+			ConsecutiveFailures:           bc.ConsecutiveFailures,
 			ThrottleSuccessPercentage:     bc.ThrottleSuccessPercentage,
 			ThrottleAggression:            bc.ThrottleAggression,
 			MaxThrottlePercentage:         bc.MaxThrottlePercentage,

@@ -15,6 +15,7 @@ type CommandProperties struct {
 	SleepWindowMultiplier         float64       // what a failed trial multiplies the sleep window by, with MaxSleepWindow
 	SleepWindowJitter             time.Duration // the most random time added to each sleep window
 	ErrorThresholdPercentage      int
+	ConsecutiveFailures           int     // the run of failures that trips the breaker at once; 0 when none does
 	ThrottleSuccessPercentage     int     // the success percentage below which the breaker throttles; 0 when it does not
 	ThrottleAggression            float64 // the shape of the throttling curve, with ThrottleSuccessPercentage
 	MaxThrottlePercentage         int     // the most executions the breaker throttles, with ThrottleSuccessPercentage

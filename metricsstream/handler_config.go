@@ -47,7 +47,9 @@ const DefaultConfigStreamInterval = 5 * time.Second
 //     whose sleep window grows (breaker.Config.MaxSleepWindow) adds
 //     "maxSleepInMilliseconds" and "sleepMultiplier" after Hystrix's
 //     fields of "circuitBreaker", one whose sleep window has a jitter
-//     "sleepJitterInMilliseconds", and one whose breaker throttles
+//     "sleepJitterInMilliseconds", one whose breaker trips on a run of
+//     failures (breaker.Config.ConsecutiveFailures)
+//     "consecutiveFailures", and one whose breaker throttles
 //     (breaker.Config.ThrottleSuccessPercentage)
 //     "throttleSuccessPercentage", "throttleAggression" and
 //     "maxThrottlePercentage".
@@ -147,6 +149,9 @@ func appendCommandConfig(commands *jsonObject, m *CommandMetrics) {
 	}
 	if p.SleepWindowJitter > 0 {
 		cb.millis("sleepJitterInMilliseconds", p.SleepWindowJitter)
+	}
+	if p.ConsecutiveFailures > 0 {
+		cb.int("consecutiveFailures", int64(p.ConsecutiveFailures))
 	}
 	if p.Throttles() {
 		cb.int("throttleSuccessPercentage", int64(p.ThrottleSuccessPercentage))

@@ -40,19 +40,24 @@ func TestHandlerShowsTheThrottle(t *testing.T) {
 }
 
 // A command whose breaker throttles lists the throttle's settings in its
-// "circuitBreaker", after Hystrix's fields.
+// "circuitBreaker", after Hystrix's fields, after the run of failures
+// that trips it when it has one.
 func TestConfigHandlerShowsTheThrottle(t *testing.T) {
 	reg, _ := newStreamRegistry()
 	status := throttling
 	status.Properties.ThrottleAggression = 1.5
+	status.Properties.ConsecutiveFailures = 5
 	reg.Command("Search", Config{}).SetStatusProvider(status)
 	reg.Command("Lookup", Config{})
 	srv := newStreamServer(t, ConfigHandler(WithRegistry(reg)))
 	o := oneEvent(t, connect(t, srv.URL))
 	cb := o.object(t, "commands").object(t, "Search").object(t, "circuitBreaker")
-	assert.Equal(t, []string{"sleepInMilliseconds", "throttleSuccessPercentage", "throttleAggression", "maxThrottlePercentage"}, cb.keys[len(cb.keys)-4:])
+	assert.Equal(t, []string{"sleepInMilliseconds", "consecutiveFailures", "throttleSuccessPercentage", "throttleAggression", "maxThrottlePercentage"}, cb.keys[len(cb.keys)-5:])
+	assert.Equal(t, json.Number("5"), cb.get(t, "consecutiveFailures"))
 	assert.Equal(t, json.Number("50"), cb.get(t, "throttleSuccessPercentage"))
 	assert.Equal(t, json.Number("1.5"), cb.get(t, "throttleAggression"))
 	assert.Equal(t, json.Number("80"), cb.get(t, "maxThrottlePercentage"))
-	assert.NotContains(t, o.object(t, "commands").object(t, "Lookup").object(t, "circuitBreaker").keys, "throttleSuccessPercentage")
+	lookup := o.object(t, "commands").object(t, "Lookup").object(t, "circuitBreaker").keys
+	assert.NotContains(t, lookup, "throttleSuccessPercentage")
+	assert.NotContains(t, lookup, "consecutiveFailures")
 }
