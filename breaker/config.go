@@ -128,7 +128,7 @@ type Config struct {
 	// while the breaker is Closed and the success percentage of the
 	// health window is below this value, 1 to 100, it rejects each
 	// request with a probability that grows as the success percentage
-	// falls (see ThrottleProbability), rather than all or nothing. A
+	// falls (see Config.ThrottleProbability), rather than all or nothing. A
 	// dependency that answers half its calls then gets fewer of them,
 	// without a trip that would cut its traffic off. Successes are the
 	// executions of HealthCounts.Total that are not HealthCounts.Errors;
@@ -186,9 +186,9 @@ func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
 // SleepWindowMultiplier that is not more than 1 or comes without a
 // MaxSleepWindow, a negative SleepWindowJitter, a throttle aggression that
 // is not a positive finite number, or a throttle aggression or maximum
-// without ThrottleSuccessPercentage. It returns nil for a valid Config; otherwise each
-// problem is a *ConfigError (joined with errors.Join when there are
-// several), and errors.Is(err, ErrInvalidConfig) holds.
+// without ThrottleSuccessPercentage. It returns nil for a valid Config;
+// otherwise each problem is a *ConfigError (joined with errors.Join when
+// there are several), and errors.Is(err, ErrInvalidConfig) holds.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(field string, value any, reason string) {

@@ -106,7 +106,7 @@
 //     client-side throttling as Envoy's admission control filter has it:
 //     below that success percentage a Closed breaker refuses each request
 //     with a probability that grows as the success rate falls, bounded by
-//     MaxThrottlePercentage (see throttle.go for the formula). A refused
+//     MaxThrottlePercentage (see [Config.ThrottleProbability]). A refused
 //     request is short-circuited, as by an open breaker, but the breaker
 //     stays Closed, and the dependency keeps a share of its traffic rather
 //     than all or none of it. The probability is worked out on each health

@@ -7,30 +7,28 @@ import (
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
-// Adaptive throttling (Config.ThrottleSuccessPercentage) is Google's
-// client-side throttling, in the form of Envoy's admission control
-// filter: with n executions in the health window, s of them successes,
-// a success threshold t (ThrottleSuccessPercentage/100) and an
-// aggression a, a Closed breaker rejects each request with probability
-//
-//	p = ((n − s/t) / (n + 1))^(1/a)
-//
-// bounded by MaxThrottlePercentage and zero below RequestVolumeThreshold.
-// With t = 1/K it is the SRE book's max(0, (requests − K·accepts) /
-// (requests + 1)). As Envoy's filter, and unlike the book, n counts the
-// executions that ran, not the requests the breaker rejected: those are
-// SHORT_CIRCUITED, which health does not count, so p follows the
-// dependency's success rate and does not feed on its own rejections.
-//
-// The breaker works p out on each health snapshot, as it judges a trip,
-// so the hot path still reads one word: a bit in it (throttlingBit)
-// sends AttemptExecution to a draw only while p is above zero.
+// The breaker works the probability out on each health snapshot, as it
+// judges a trip, so the hot path still reads one word: a bit in it
+// (throttlingBit) sends AttemptExecution to a draw only while the
+// probability is above zero.
 
 // ThrottleProbability returns the probability with which a Closed
 // breaker configured by c rejects a request after the health snapshot
-// hc: zero unless ThrottleSuccessPercentage is set, hc.Total reaches
-// RequestVolumeThreshold and the success percentage is below
-// ThrottleSuccessPercentage, and at most MaxThrottlePercentage/100. Zero
+// hc. It is Google's client-side throttling in the form of Envoy's
+// admission control filter: with n = hc.Total, s = hc.Total − hc.Errors
+// the successes, t = ThrottleSuccessPercentage/100 and a =
+// ThrottleAggression,
+//
+//	p = ((n − s/t) / (n + 1))^(1/a)
+//
+// when that is above zero, at most MaxThrottlePercentage/100; zero unless
+// ThrottleSuccessPercentage is set and n reaches RequestVolumeThreshold.
+// With t = 1/K it is the SRE book's max(0, (requests − K·accepts) /
+// (requests + 1)). As in Envoy's filter, and unlike the book, n counts
+// what health counts (successes, failures, timeouts, rejections by the
+// pool or semaphore), not the requests the breaker refused: those are
+// SHORT_CIRCUITED, which health does not count, so p follows the
+// dependency's success rate and does not feed on its own refusals. Zero
 // fields of c take their defaults.
 func (c Config) ThrottleProbability(hc metricsstream.HealthCounts) float64 {
 	resolved := c.withDefaults()
