@@ -24,6 +24,8 @@ type refModel struct {
 	closes              int           // HALF_OPEN -> CLOSED transitions, each resetting the stream
 	window              time.Duration // the sleep window of the latest opening, without its jitter
 	jitter              time.Duration // the jitter of the latest opening
+	run                 int           // failures in a row while Closed (ConsecutiveFailures)
+	throttle            float64       // the rejection probability of the latest snapshot, while Closed
 	rand                func() float64
 }
 
@@ -49,7 +51,7 @@ func (m *refModel) open(at time.Duration) {
 	if m.cfg.SleepWindowJitter > 0 {
 		m.jitter = time.Duration(m.rand() * float64(m.cfg.SleepWindowJitter))
 	}
-	m.state, m.openedAt, m.admitted, m.successes = breaker.Open, at, 0, 0
+	m.state, m.openedAt, m.admitted, m.successes, m.throttle = breaker.Open, at, 0, 0, 0
 }
 
 func (m *refModel) sleepWindowOver() bool { return m.now > m.openedAt+m.window+m.jitter }
@@ -60,11 +62,17 @@ func (m *refModel) tick(hc metricsstream.HealthCounts) {
 		hc.ErrorPercentage >= m.cfg.ErrorThresholdPercentage {
 		m.open(m.now)
 	}
+	m.throttle = 0
+	if m.state == breaker.Closed {
+		m.throttle = m.cfg.ThrottleProbability(hc)
+	}
 }
 
 func (m *refModel) attempt() bool {
 	m.expire()
 	switch m.state {
+	case breaker.Closed:
+		return m.throttle == 0 || m.rand() >= m.throttle
 	case breaker.Open:
 		if !m.sleepWindowOver() {
 			return false
@@ -94,17 +102,32 @@ func (m *refModel) allow() bool {
 
 func (m *refModel) success() {
 	m.expire()
+	m.run = 0
 	if m.state != breaker.HalfOpen {
 		return
 	}
 	m.successes++
 	if m.successes >= m.cfg.HalfOpenTrials {
-		m.state, m.admitted, m.successes = breaker.Closed, 0, 0
+		m.state, m.admitted, m.successes, m.throttle = breaker.Closed, 0, 0, 0
 		m.closes++
 	}
 }
 
 func (m *refModel) nonSuccess() {
+	m.expire()
+	switch {
+	case m.state == breaker.HalfOpen:
+		m.open(m.now)
+	case m.state == breaker.Closed && m.cfg.ConsecutiveFailures > 0:
+		m.run++
+		if m.run >= m.cfg.ConsecutiveFailures {
+			m.run = 0
+			m.open(m.now)
+		}
+	}
+}
+
+func (m *refModel) cancelled() {
 	m.expire()
 	if m.state == breaker.HalfOpen {
 		m.open(m.now)
@@ -119,7 +142,8 @@ func (m *refModel) ignored() {
 }
 
 // sequence returns a function that returns 0, 1/7, 2/7, ... 6/7, 0, ...:
-// the breaker and the model each draw their jitter from one.
+// the breaker and the model each draw their jitter and their throttled
+// rejections from one.
 func sequence() func() float64 {
 	n := 0
 	return func() float64 {
@@ -135,7 +159,7 @@ type call struct {
 }
 
 // TestStateMachineAgainstModel drives random sequences of health
-// snapshots, attempts, trial results (success, failure, cancellation,
+// snapshots, attempts, results (success, failure, cancellation,
 // rejection, panic, bad request, never reported) and clock advances, and
 // checks that the breaker agrees with the reference model and is never
 // stuck HALF_OPEN: while HALF_OPEN, either another trial can be admitted,
@@ -157,6 +181,8 @@ func TestStateMachineAgainstModel(t *testing.T) {
 			cfg.SleepWindowMultiplier = []float64{0, 1.5}[grows-1]
 		}
 		cfg.SleepWindowJitter = rapid.SampledFrom([]time.Duration{0, 0, time.Millisecond, 700 * time.Millisecond}).Draw(rt, "jitter")
+		cfg.ConsecutiveFailures = rapid.SampledFrom([]int{0, 0, 1, 3}).Draw(rt, "consecutiveFailures")
+		cfg.ThrottleSuccessPercentage = rapid.SampledFrom([]int{0, 0, 50, 90}).Draw(rt, "throttleBelow")
 		clk := clock.NewManual(epoch)
 		h := newFakeHealth()
 		b := breaker.New(cfg, h, breaker.WithClock(clk), breaker.WithRand(sequence()))
@@ -205,10 +231,15 @@ func TestStateMachineAgainstModel(t *testing.T) {
 				b.MarkSuccess()
 				m.success()
 			},
-			"fail": func(rt *rapid.T) { // failure, timeout, rejection, cancellation, panic
+			"fail": func(rt *rapid.T) { // failure, timeout, rejection, panic
 				take(rt, &inflight)
 				b.MarkNonSuccess()
 				m.nonSuccess()
+			},
+			"cancel": func(rt *rapid.T) {
+				take(rt, &inflight)
+				b.MarkCancelled()
+				m.cancelled()
 			},
 			"badRequest": func(rt *rapid.T) {
 				take(rt, &inflight)
@@ -237,6 +268,9 @@ func TestStateMachineAgainstModel(t *testing.T) {
 				}
 				if want := m.window + m.jitter; m.state != breaker.Closed && b.SleepWindow() != want {
 					rt.Fatalf("SleepWindow() = %v; model says %v", b.SleepWindow(), want)
+				}
+				if got := b.ThrottleProbability(); got != m.throttle {
+					rt.Fatalf("ThrottleProbability() = %v; model says %v", got, m.throttle)
 				}
 				if got, want := b.IsOpen(), m.state != breaker.Closed; got != want {
 					rt.Fatalf("IsOpen() = %v; want %v", got, want)
