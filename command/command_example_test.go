@@ -224,3 +224,21 @@ func ExampleRegistry_RetryAfter() {
 	// true
 	// 500ms true
 }
+
+// A lookup whose "not found" is the caller's answer, not the database's
+// failure: WithBadRequests makes it a bad request, which gets no fallback
+// and never trips the breaker.
+func ExampleCommand_WithBadRequests() {
+	r := command.NewRegistry()
+	defer r.Close()
+	errNoRows := errors.New("no rows in result set")
+	getUser := command.New("GetUser", func(ctx context.Context, id int) (string, error) {
+		return "", errNoRows // as a database driver returns it
+	}, command.WithRegistry(r)).
+		WithBadRequests(func(err error) bool { return errors.Is(err, errNoRows) }).
+		WithFallback(func(ctx context.Context, id int, err error) (string, error) { return "anonymous", nil })
+
+	_, err := getUser.Execute(context.Background(), 42)
+	fmt.Println(errors.Is(err, errNoRows), command.IsBadRequest(err))
+	// Output: true true
+}

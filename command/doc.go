@@ -37,6 +37,8 @@
 //     [ErrTimeout], [ErrPoolRejected] and the other sentinels, or with
 //     errors.As. A run that returns [BadRequest](err) gets no fallback and
 //     does not count against the breaker; its error is returned as it is.
+//     [Command.WithBadRequests] picks the errors that are bad requests
+//     among those run returns as they are (sql.ErrNoRows, say).
 //     A panic in run or in a fallback is an error ([*PanicError]).
 //   - The context is the cancellation. When the caller's context ends, a
 //     Future is cancelled or every subscriber has left before the result,

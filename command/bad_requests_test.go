@@ -1,0 +1,71 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// errNoRows stands for an error a library returns as it is, which says
+// the request was wrong, not the dependency.
+var errNoRows = errors.New("no rows in result set")
+
+func isNoRows(err error) bool { return errors.Is(err, errNoRows) }
+
+// A command's errors that WithBadRequests picks are bad requests in
+// every way of executing it: no fallback, no count against the breaker;
+// its other errors stay failures.
+func TestWithBadRequestsPicksBadRequests(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		fallbacks := 0
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			if id < 0 {
+				return "", errBoom
+			}
+			return "", errNoRows
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: -1, Breaker: breaker.Config{ConsecutiveFailures: 2}})).
+			WithBadRequests(isNoRows).
+			WithFallback(func(ctx context.Context, id int, err error) (string, error) { fallbacks++; return "fallback", nil })
+		ctx := context.Background()
+		for range 3 {
+			_, err := m.exec(ctx, c, 1)
+			require.ErrorIs(t, err, errNoRows, "the error as run returned it")
+			assert.True(t, IsBadRequest(err))
+			assert.Equal(t, []string{"BAD_REQUEST"}, h.events())
+		}
+		assert.Zero(t, fallbacks, "a bad request gets no fallback")
+		assert.Equal(t, breaker.Closed, h.reg.Breaker("GetUser").State(), "nor counts as a failure")
+
+		v, err := m.exec(ctx, c, -1)
+		require.NoError(t, err)
+		assert.Equal(t, "fallback", v, "another error is a failure")
+		assert.Equal(t, []string{"FAILURE", "FALLBACK_SUCCESS"}, h.events())
+	})
+}
+
+// An ObservableCommand's stream error that WithBadRequests picks is a
+// bad request.
+func TestObservableWithBadRequests(t *testing.T) {
+	h := newHarness(t)
+	c := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[int] {
+		return observable.Error[int](errNoRows)
+	}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: -1})).WithBadRequests(isNoRows)
+	_, err := c.ToObservable(context.Background(), 1).First(context.Background())
+	require.ErrorIs(t, err, errNoRows)
+	assert.True(t, IsBadRequest(err))
+	assert.Equal(t, []string{"BAD_REQUEST"}, h.events())
+}
+
+func TestWithBadRequestsRefusesNil(t *testing.T) {
+	h := newHarness(t)
+	c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", nil }, WithRegistry(h.reg))
+	assert.PanicsWithValue(t, `command: WithBadRequests of "GetUser" with nil f`, func() { c.WithBadRequests(nil) })
+	o := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[int] { return observable.Just(in) }, WithRegistry(h.reg))
+	assert.PanicsWithValue(t, `command: WithBadRequests of "Stream" with nil f`, func() { o.WithBadRequests(nil) })
+}
