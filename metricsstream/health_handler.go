@@ -15,6 +15,11 @@ import (
 type Health struct {
 	Status              string   `json:"status"`
 	OpenCircuitBreakers []string `json:"openCircuitBreakers,omitempty"`
+	// HalfOpenCircuitBreakers are those of OpenCircuitBreakers whose
+	// breaker is half open (CommandStatus.CircuitBreakerState
+	// HALF_OPEN): a trial is out, and the circuit closes if it succeeds.
+	// Spring's indicator counts them open, as Hystrix's isOpen does.
+	HalfOpenCircuitBreakers []string `json:"halfOpenCircuitBreakers,omitempty"`
 	// RejectingBulkheads are the commands that refused executions at
 	// their bulkhead in the rolling window: a worker pool and its queue
 	// full (THREAD_POOL_REJECTED), or every semaphore permit taken
@@ -38,7 +43,8 @@ const (
 )
 
 // HealthOf returns the health of r's commands: CIRCUIT_OPEN when a
-// command's circuit is open, forced open included, naming each, and
+// command's circuit is open, forced open or half open included, naming
+// each and, apart, the half-open ones, and
 // the commands that refused executions at their bulkhead or their rate
 // limit in the rolling window, and those whose breaker throttles now,
 // whatever the status.
@@ -50,6 +56,9 @@ func HealthOf(r *Registry) Health {
 		name := group + "::" + m.Key()
 		if s.CircuitBreakerOpen {
 			h.OpenCircuitBreakers = append(h.OpenCircuitBreakers, name)
+			if s.CircuitBreakerState == CircuitHalfOpen {
+				h.HalfOpenCircuitBreakers = append(h.HalfOpenCircuitBreakers, name)
+			}
 		}
 		rolling := m.RollingCounts()
 		if rolling[PoolRejected] > 0 || rolling[SemaphoreRejected] > 0 {
@@ -63,6 +72,7 @@ func HealthOf(r *Registry) Health {
 		}
 	}
 	slices.Sort(h.OpenCircuitBreakers)
+	slices.Sort(h.HalfOpenCircuitBreakers)
 	slices.Sort(h.RejectingBulkheads)
 	slices.Sort(h.RateLimited)
 	slices.Sort(h.ThrottlingCircuitBreakers)

@@ -36,6 +36,20 @@ func TestHealthNamesTheOpenCircuits(t *testing.T) {
 	assert.JSONEq(t, `{"status":"CIRCUIT_OPEN","openCircuitBreakers":["Audit::Audit","Users::GetUser"]}`, body)
 }
 
+// The health names the half-open circuits among the open ones, as
+// Spring's indicator counts them, and apart.
+func TestHealthNamesTheHalfOpenCircuits(t *testing.T) {
+	r := NewRegistry(clock.NewManual(t0))
+	r.Command("GetUser", Config{}).SetStatusProvider(commandStatus{Group: "Users", CircuitBreakerOpen: true, CircuitBreakerState: CircuitHalfOpen})
+	r.Command("Pay", Config{}).SetStatusProvider(commandStatus{Group: "Payments", CircuitBreakerOpen: true, CircuitBreakerState: CircuitOpen})
+	r.Command("Audit", Config{}).SetStatusProvider(commandStatus{CircuitBreakerState: CircuitClosed})
+	assert.Equal(t, Health{
+		Status:                  HealthCircuitOpen,
+		OpenCircuitBreakers:     []string{"Payments::Pay", "Users::GetUser"},
+		HalfOpenCircuitBreakers: []string{"Users::GetUser"},
+	}, HealthOf(r))
+}
+
 // The health names the commands whose closed breaker throttles now,
 // without changing the status.
 func TestHealthNamesTheThrottlingCircuits(t *testing.T) {
