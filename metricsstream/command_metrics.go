@@ -47,6 +47,7 @@ type CommandMetrics struct {
 	rolling      *counterRing
 	latency      *latencyRing
 	health       atomic.Pointer[counterRing] // replaced by ResetStream
+	calls        atomic.Pointer[callWindow]  // with Config.HealthWindowCalls; replaced by ResetStream
 	evicted      atomic.Bool
 	caches       []recordCache // per exclusive stripe
 
@@ -73,6 +74,9 @@ func newCommandMetrics(key string, cfg Config, c clock.Clock, r *Registry) *Comm
 	m.rolling = newCounterRing(now, cfg.rollingBucket(), cfg.Buckets, int(NumEventTypes), 1, true)
 	m.latency = newLatencyRing(now, cfg.percentileBucket(), cfg.PercentileBuckets)
 	m.health.Store(newHealthRing(now, cfg))
+	if cfg.HealthWindowCalls > 0 {
+		m.calls.Store(newCallWindow(cfg.HealthWindowCalls))
+	}
 	m.caches = make([]recordCache, exclusiveStripes)
 	return m
 }
@@ -193,9 +197,13 @@ func (m *CommandMetrics) MarkCompletionAt(c *Completion, end int64) {
 		addTo(healthAdds[:], healthTotal, total)
 		addTo(healthAdds[:], healthErrors, errs)
 		healthWords = 1 // the word of total and errors
-		if m.cfg.SlowCallDuration > 0 && c.ExecutionLatency >= m.cfg.SlowCallDuration {
+		slow := m.cfg.SlowCallDuration > 0 && c.ExecutionLatency >= m.cfg.SlowCallDuration
+		if slow {
 			addTo(healthAdds[:], healthSlow, 1)
 			healthWords |= 1 << (healthSlow / 2)
+		}
+		if w := m.calls.Load(); w != nil {
+			w.record(errs > 0, slow)
 		}
 	}
 	latency := c.Executed && !m.cfg.PercentileDisabled

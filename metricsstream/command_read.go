@@ -6,11 +6,15 @@ import (
 )
 
 // HealthCounts returns the health counts of the closed buckets of the
-// health window, what the circuit breaker judges by (see [HealthCounts]).
+// health window, what the circuit breaker judges by (see [HealthCounts]),
+// or, with Config.HealthWindowCalls, those of the latest executions.
 // After [CommandMetrics.ResetStream] they start again from zero.
 func (m *CommandMetrics) HealthCounts() HealthCounts { return m.healthAt(m.clock.Now()) }
 
 func (m *CommandMetrics) healthAt(now time.Time) HealthCounts {
+	if w := m.calls.Load(); w != nil {
+		return w.health()
+	}
 	r := m.health.Load()
 	var c [healthCounters]int64
 	r.sumsInto(r.bucketAt(now), c[:])
@@ -23,7 +27,8 @@ func (m *CommandMetrics) healthAt(now time.Time) HealthCounts {
 // after it counts, in the first new bucket if it ended before the reset
 // (its recorder read the clock, then the breaker closed), as Hystrix
 // counts an event in the bucket it reaches the stream in. The circuit
-// breaker calls it when it closes. Rolling and cumulative counts,
+// breaker calls it when it closes. With Config.HealthWindowCalls the
+// window of calls starts empty too. Rolling and cumulative counts,
 // latencies and the other streams are not affected; subscribers of
 // [CommandMetrics.HealthStream] stay subscribed and tick from then on at
 // the boundaries of the new buckets.
@@ -32,6 +37,9 @@ func (m *CommandMetrics) ResetStream() {
 	h := newHealthRing(now, m.cfg)
 	h.offset = now.Sub(m.created)
 	m.health.Store(h)
+	if m.calls.Load() != nil {
+		m.calls.Store(newCallWindow(m.cfg.HealthWindowCalls))
+	}
 	if s := m.streams.Load(); s != nil {
 		s.health.realign()
 	}

@@ -59,6 +59,19 @@ type Config struct {
 	// SlowCallDuration makes executions whose execution latency is at
 	// least this long count in [HealthCounts.Slow]. 0 turns it off.
 	SlowCallDuration time.Duration
+	// HealthWindowCalls makes the health counts those of the latest
+	// HealthWindowCalls executions that count in health, however long
+	// ago they ended, instead of those of the rolling window:
+	// resilience4j's count-based sliding window (its default, of 100
+	// calls). A command called a few times a minute then has a window
+	// of its latest calls to judge, where Hystrix's 10 seconds hold one
+	// or two. The health stream still ticks every
+	// HealthSnapshotInterval, and the rolling counts stay time-based.
+	// Each execution then also adds to a counter of the key's, a write
+	// shared by all its callers. [CommandMetrics.HealthBuckets], which
+	// package fleet sums, stay time-based. 0 (the default) keeps
+	// Hystrix's time window; at most [MaxHealthWindowCalls].
+	HealthWindowCalls int
 }
 
 // Validate reports the first field of c that is negative, is a window
@@ -79,6 +92,10 @@ func (c Config) Validate() error {
 		return invalid("PercentileBuckets", c.PercentileBuckets, "is negative")
 	case c.SlowCallDuration < 0:
 		return invalid("SlowCallDuration", c.SlowCallDuration, "is negative")
+	case c.HealthWindowCalls < 0:
+		return invalid("HealthWindowCalls", c.HealthWindowCalls, "is negative")
+	case c.HealthWindowCalls > MaxHealthWindowCalls:
+		return invalid("HealthWindowCalls", c.HealthWindowCalls, fmt.Sprintf("is more than MaxHealthWindowCalls (%d)", MaxHealthWindowCalls))
 	}
 	d := c.withDefaults()
 	switch {

@@ -129,6 +129,10 @@
 //     1.5 ignores metrics.rollingPercentile.enabled).
 //   - Config.SlowCallDuration and HealthCounts.Slow have no Hystrix
 //     counterpart: they let a breaker trip on slow calls.
+//   - Config.HealthWindowCalls has none either: the health counts are
+//     then those of the latest calls, resilience4j's count-based window,
+//     and count a call as soon as it is recorded, where the time window
+//     counts closed buckets only.
 //   - The event types are Hystrix 1.5.12's; FALLBACK_DISABLED, added on
 //     Hystrix's master after 1.5.13, is not one of them.
 //   - PoolMetrics.MarkRejected leaves the active count alone (Hystrix's

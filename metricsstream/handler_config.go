@@ -52,7 +52,9 @@ const DefaultConfigStreamInterval = 5 * time.Second
 //     "consecutiveFailures", and one whose breaker throttles
 //     (breaker.Config.ThrottleSuccessPercentage)
 //     "throttleSuccessPercentage", "throttleAggression" and
-//     "maxThrottlePercentage".
+//     "maxThrottlePercentage"; a command whose health counts its latest
+//     calls (Config.HealthWindowCalls) adds "healthWindowCalls" after
+//     Hystrix's fields of "metrics".
 //   - A collapser of WithCollapsers has no metrics windows here: its
 //     object leaves out "metrics".
 //
@@ -135,6 +137,9 @@ func appendCommandConfig(commands *jsonObject, m *CommandMetrics) {
 	mo := c.open("metrics")
 	mo.millis("healthBucketSizeInMs", cfg.HealthSnapshotInterval)
 	appendWindows(&mo, &cfg)
+	if cfg.HealthWindowCalls > 0 {
+		mo.int("healthWindowCalls", int64(cfg.HealthWindowCalls))
+	}
 	c.close(&mo)
 	cb := c.open("circuitBreaker")
 	cb.bool("enabled", p.CircuitBreakerEnabled)
