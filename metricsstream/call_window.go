@@ -34,6 +34,24 @@ const (
 
 func newCallWindow(n int) *callWindow { return &callWindow{slots: make([]atomic.Uint32, n)} }
 
+// slow reports whether c counts in HealthCounts.Slow.
+func (m *CommandMetrics) slow(c *Completion) bool {
+	return m.cfg.SlowCallDuration > 0 && c.ExecutionLatency >= m.cfg.SlowCallDuration
+}
+
+// recordCall records c, an execution that counts in health, in the
+// window of calls. It is a function of its own, kept out of
+// MarkCompletionAt, so that a key without a window pays a field test
+// there and nothing more: with the recording written in line,
+// bench/peers' rxhystrix-semaphore ÷ cep21-minimal at 1 caller had a
+// median of 0.785× against 0.772× without it, five rounds each; with
+// this function, 0.767× against 0.777×.
+//
+//go:noinline
+func (m *CommandMetrics) recordCall(failed bool, c *Completion) {
+	m.calls.Load().record(failed, m.slow(c))
+}
+
 // record stores an execution's outcome in the next slot.
 func (w *callWindow) record(failed, slow bool) {
 	o := callSuccess

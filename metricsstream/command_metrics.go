@@ -197,13 +197,12 @@ func (m *CommandMetrics) MarkCompletionAt(c *Completion, end int64) {
 		addTo(healthAdds[:], healthTotal, total)
 		addTo(healthAdds[:], healthErrors, errs)
 		healthWords = 1 // the word of total and errors
-		slow := m.cfg.SlowCallDuration > 0 && c.ExecutionLatency >= m.cfg.SlowCallDuration
-		if slow {
+		if m.slow(c) {
 			addTo(healthAdds[:], healthSlow, 1)
 			healthWords |= 1 << (healthSlow / 2)
 		}
-		if w := m.calls.Load(); w != nil {
-			w.record(errs > 0, slow)
+		if m.cfg.HealthWindowCalls > 0 {
+			m.recordCall(errs > 0, c)
 		}
 	}
 	latency := c.Executed && !m.cfg.PercentileDisabled
