@@ -75,8 +75,9 @@ type Config struct {
 }
 
 // Validate reports the first field of c that is negative, is a window
-// longer than [MaxWindow], makes a bucket empty or cuts a window into more
-// than [MaxBuckets] buckets, in an error that names it and wraps
+// longer than [MaxWindow], makes a bucket empty, cuts a window into more
+// than [MaxBuckets] buckets or asks for a window of more than
+// [MaxHealthWindowCalls] calls, in an error that names it and wraps
 // [ErrInvalidConfig]. Zero fields are valid: they take their defaults.
 func (c Config) Validate() error {
 	switch {
