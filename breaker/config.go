@@ -237,7 +237,7 @@ func (c Config) Validate() error {
 	case c.MaxSleepWindow == 0:
 		bad("SleepWindowMultiplier", m, "is set but MaxSleepWindow is zero")
 	}
-	errs = append(errs, c.validateThrottle()...)
+	c.validateThrottle(bad)
 	return errors.Join(errs...)
 }
 

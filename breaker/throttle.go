@@ -1,7 +1,6 @@
 package breaker
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/rxhystrix/rxhystrix/metricsstream"
@@ -51,13 +50,9 @@ func (c *Config) throttleProbability(hc metricsstream.HealthCounts) float64 {
 	return min(p, float64(c.MaxThrottlePercentage)/100)
 }
 
-// validateThrottle reports the throttling fields of c that hold
-// impossible values.
-func (c Config) validateThrottle() []error {
-	var errs []error
-	bad := func(field string, value any, reason string) {
-		errs = append(errs, &ConfigError{Field: field, Value: value, Reason: reason})
-	}
+// validateThrottle reports to bad, Validate's, the throttling fields of
+// c that hold impossible values.
+func (c Config) validateThrottle(bad func(field string, value any, reason string)) {
 	off := c.ThrottleSuccessPercentage == 0
 	if c.ThrottleSuccessPercentage < 0 || c.ThrottleSuccessPercentage > 100 {
 		bad("ThrottleSuccessPercentage", c.ThrottleSuccessPercentage, "must be between 0 and 100")
@@ -71,11 +66,10 @@ func (c Config) validateThrottle() []error {
 	}
 	switch m := c.MaxThrottlePercentage; {
 	case m < 0 || m > 100:
-		bad("MaxThrottlePercentage", m, fmt.Sprintf("must be between 0 and %d", 100))
+		bad("MaxThrottlePercentage", m, "must be between 0 and 100")
 	case m != 0 && off:
 		bad("MaxThrottlePercentage", m, "is set but ThrottleSuccessPercentage is zero")
 	}
-	return errs
 }
 
 // ThrottleProbability returns the probability with which the breaker
