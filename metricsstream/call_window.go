@@ -34,11 +34,6 @@ const (
 
 func newCallWindow(n int) *callWindow { return &callWindow{slots: make([]atomic.Uint32, n)} }
 
-// slow reports whether c counts in HealthCounts.Slow.
-func (m *CommandMetrics) slow(c *Completion) bool {
-	return m.cfg.SlowCallDuration > 0 && c.ExecutionLatency >= m.cfg.SlowCallDuration
-}
-
 // recordCall records c, an execution that counts in health, in the
 // window of calls. It is a function of its own, kept out of
 // MarkCompletionAt, so that a key without a window pays a field test

@@ -245,6 +245,12 @@ func (m *CommandMetrics) MarkCompletionAt(c *Completion, end int64) {
 	m.touch()
 }
 
+// slow reports whether c counts in HealthCounts.Slow, in the health
+// buckets and in the window of calls alike.
+func (m *CommandMetrics) slow(c *Completion) bool {
+	return m.cfg.SlowCallDuration > 0 && c.ExecutionLatency >= m.cfg.SlowCallDuration
+}
+
 // touch brings evicted metrics back into their registry when they are
 // used again.
 func (m *CommandMetrics) touch() {
