@@ -82,7 +82,7 @@ func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec ex
 func (c *core[In, Out]) runHere(ctx context.Context, e *execution, in In) (Out, error) {
 	e.runStarted()
 	runCtx, deadline := runContextFor(ctx, c.k.registry.clock, e.start, e.cfg.Timeout)
-	v, err := c.invoke(runCtx, in)
+	v, err := c.invoke(runCtx, e.cfg, in)
 	now := c.k.registry.now()
 	o := classifyTimed(ctx, runCtx != ctx && timedOut(runCtx, deadline, now), err)
 	endRunContext(deadline)
@@ -95,16 +95,16 @@ func (c *core[In, Out]) runHere(ctx context.Context, e *execution, in In) (Out, 
 // It is small enough to be inlined, so that a Command's run is called as
 // directly as before ObservableCommands came this way (bench/peers
 // rxhystrix-semaphore, 3 to 6 ns).
-func (c *core[In, Out]) invoke(ctx context.Context, in In) (Out, error) {
+func (c *core[In, Out]) invoke(ctx context.Context, cfg *Config, in In) (Out, error) {
 	if c.run != nil {
-		return callRun(c.run, ctx, in)
+		return c.callUser(ctx, cfg, in)
 	}
-	return c.firstOfBody(ctx, in)
+	return c.firstOfBody(ctx, cfg, in)
 }
 
 // firstOfBody is invoke for an ObservableCommand.
-func (c *core[In, Out]) firstOfBody(ctx context.Context, in In) (Out, error) {
-	return firstOf(ctx, constructBody(c.construct, ctx, in))
+func (c *core[In, Out]) firstOfBody(ctx context.Context, cfg *Config, in In) (Out, error) {
+	return firstOf(ctx, c.body(ctx, cfg, in))
 }
 
 // conclude records how run ended, at now, and produces the caller's

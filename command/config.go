@@ -126,6 +126,9 @@ type Config struct {
 	Hedge HedgeConfig
 	// RateLimit limits the rate of executions; off by default.
 	RateLimit RateLimitConfig
+	// Faults injects delays and errors into the key's executions, to
+	// test that its resilience holds; off by default.
+	Faults FaultConfig
 }
 
 // Default values, as Hystrix's.
@@ -176,7 +179,10 @@ func (c Config) Validate() error {
 	if err := c.Hedge.validate(); err != nil {
 		return err
 	}
-	return c.RateLimit.validate()
+	if err := c.RateLimit.validate(); err != nil {
+		return err
+	}
+	return c.Faults.validate()
 }
 
 // withDefaults returns c with its zero fields set to the defaults, for the

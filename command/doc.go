@@ -155,6 +155,21 @@
 // execution to emit (or to complete) is the stream, and the others are
 // cancelled.
 //
+// # Fault injection
+//
+// [Config.Faults] injects delays and errors into a key's executions, live,
+// so that a team sees its timeout, fallback, breaker and isolation hold
+// before the downstream fails by itself: what Netflix's Failure Injection
+// Testing did at Hystrix's commands. A fault stands in for the user's code,
+// where the downstream would fail, so that everything else works as for a
+// real failure: a delay holds the permit or the pool worker and runs into
+// the timeout, and an injected error is a FAILURE that the fallback
+// answers and the breaker counts. With MarkedOnly, only the executions of
+// requests marked by [WithFaultInjection] meet them, as FIT failed only
+// the requests it chose. The key's status counts the faults injected, and
+// the streams, Prometheus, OpenTelemetry and the dashboard show them, so
+// that nobody takes them for the downstream's.
+//
 // # Tracing
 //
 // [Registry.SetTracer] traces every execution of a registry's commands

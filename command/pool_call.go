@@ -44,6 +44,7 @@ func yieldSometimes() { proc.YieldSometimes(yieldEvery) }
 type poolCall[In, Out any] struct {
 	cmd   *core[In, Out]
 	ctx   context.Context
+	cfg   *Config // of the execution
 	in    In
 	out   Out
 	err   error
@@ -69,13 +70,13 @@ type poolCall[In, Out any] struct {
 	workStart int64
 }
 
-func (c *core[In, Out]) getCall(ctx context.Context, in In) *poolCall[In, Out] {
+func (c *core[In, Out]) getCall(ctx context.Context, cfg *Config, in In) *poolCall[In, Out] {
 	call, _ := c.calls.Get().(*poolCall[In, Out])
 	if call == nil {
 		call = &poolCall[In, Out]{cmd: c, wait: newCallWait(c.k.registry.clock)}
 		call.work = call.workOnPool
 	}
-	call.ctx, call.in = ctx, in
+	call.ctx, call.cfg, call.in = ctx, cfg, in
 	call.state.Store(callQueued)
 	return call
 }
@@ -83,7 +84,7 @@ func (c *core[In, Out]) getCall(ctx context.Context, in In) *poolCall[In, Out] {
 func (call *poolCall[In, Out]) recycle() {
 	var zeroIn In
 	var zeroOut Out
-	call.ctx, call.in, call.out, call.err, call.end, call.started = nil, zeroIn, zeroOut, nil, 0, 0
+	call.ctx, call.cfg, call.in, call.out, call.err, call.end, call.started = nil, nil, zeroIn, zeroOut, nil, 0, 0
 	call.owner = nil
 	call.concurrency.Store(0)
 	call.cmd.calls.Put(call)
@@ -117,7 +118,7 @@ func (call *poolCall[In, Out]) workOnPool() {
 // runAlone runs a run that runHandedOver handed to this goroutine, whose
 // start its caller recorded.
 func (call *poolCall[In, Out]) runAlone() {
-	out, err := call.cmd.invoke(call.ctx, call.in)
+	out, err := call.cmd.invoke(call.ctx, call.cfg, call.in)
 	call.out, call.err, call.end = out, err, call.cmd.k.registry.now()
 	call.returned()
 }
@@ -151,7 +152,7 @@ func (call *poolCall[In, Out]) runTask(p *pool, start int64) {
 	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
 		callHooks(global, local, func(h ExecutionHook) { h.ExecutionStart(k.key) })
 	}
-	out, err := call.cmd.invoke(call.ctx, call.in)
+	out, err := call.cmd.invoke(call.ctx, call.cfg, call.in)
 	end := k.registry.now()
 	call.out, call.err, call.end = out, err, end
 	p.ran(end)
@@ -236,7 +237,7 @@ func (c *core[In, Out]) executeInPool(ctx context.Context, e *execution, in In) 
 	if deadline == nil && ctx.Done() == nil && p.enter(e.start) {
 		return c.executeHere(ctx, e, in, p)
 	}
-	call := c.getCall(runCtx, in)
+	call := c.getCall(runCtx, e.cfg, in)
 	p, submitted := c.k.registry.submit(p, call, e.start)
 	if !submitted {
 		call.recycle()
@@ -324,7 +325,7 @@ var errNoAnswer = errors.New("command: run did not return before its caller left
 func (c *core[In, Out]) executeHere(ctx context.Context, e *execution, in In, p *pool) (Out, error) {
 	p.recorder.MarkStartedAt(e.start, p.active())
 	e.runStarted()
-	v, err := c.invoke(ctx, in)
+	v, err := c.invoke(ctx, e.cfg, in)
 	now := c.k.registry.now()
 	p.exit(now)
 	return c.conclude(ctx, e, in, classifyTimed(ctx, false, err), v, err, now)

@@ -18,7 +18,7 @@ import (
 func newTestCall(t *testing.T, h *harness) *poolCall[int, string] {
 	t.Helper()
 	c := New("GetUser", func(context.Context, int) (string, error) { return "", nil }, WithRegistry(h.reg))
-	return c.getCall(context.Background(), 1)
+	return c.getCall(context.Background(), c.k.config.Load(), 1)
 }
 
 // awaitAsync runs call.wait.until(deadline.UnixNano(), nil) on a new goroutine

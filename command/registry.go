@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -46,6 +47,8 @@ type Registry struct {
 	// breakerOptions are given to each key's breaker before the
 	// registry's own (see WithBreakerOptions).
 	breakerOptions []breaker.Option
+	// rand draws the executions that get injected faults (see WithRand).
+	rand func() float64
 }
 
 // RegistryOption configures a Registry.
@@ -81,10 +84,26 @@ func WithBreakerOptions(opts ...breaker.Option) RegistryOption {
 	return registryBreakerOptions(opts)
 }
 
+type registryRandOption func() float64
+
+func (o registryRandOption) applyRegistry(r *Registry) { r.rand = o }
+
+// WithRand makes the registry draw the executions that get injected
+// faults (Config.Faults) with r, which returns numbers uniform in [0, 1),
+// instead of math/rand/v2's Float64: for a test or a simulation that must
+// repeat itself. Executions call r from their own goroutines, so r must
+// be safe for concurrent use. It panics if r is nil.
+func WithRand(r func() float64) RegistryOption {
+	if r == nil {
+		panic("command: WithRand with nil function")
+	}
+	return registryRandOption(r)
+}
+
 // NewRegistry returns an empty Registry on the real clock unless an option
 // says otherwise.
 func NewRegistry(opts ...RegistryOption) *Registry {
-	r := &Registry{clock: clock.Real}
+	r := &Registry{clock: clock.Real, rand: rand.Float64}
 	for _, o := range opts {
 		o.applyRegistry(r)
 	}
@@ -155,6 +174,9 @@ type keyState struct {
 	lastRetryPolicy atomic.Pointer[ofConfig[observable.RetryPolicy]]
 	// backlog holds the executions waiting for a permit (Config.Backlog).
 	backlog backlog
+	// faults counts the faults injected into the key's executions, by
+	// kind (see faults.go).
+	faults [numFaultKinds]atomic.Int64
 }
 
 // namedPool returns the pool name, the key's Config.Pool, from the key's
@@ -256,6 +278,7 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 	if b := cfg.Backlog; b.Size > 0 {
 		st.Backlog = metricsstream.BacklogStatus{Size: b.Size, Timeout: b.Timeout, Order: b.Order.String(), Waiting: k.backlog.waiting.Load()}
 	}
+	st.Faults = k.faultStatus(cfg)
 	return st
 }
 
@@ -321,7 +344,8 @@ func (k *keyState) limiterFor(cfg *Config) *limit.Limiter {
 
 // Configure changes the configuration of the commands of key, live: the
 // timeout, the permits, the breaker's thresholds and force flags and the
-// fallback switches apply to the next execution. Metrics windows are kept.
+// fallback switches, the retries, hedges, rate limit and injected faults
+// apply to the next execution. Metrics windows are kept.
 // A key that has no command yet takes cfg as its first Config. An empty
 // key or one that is not valid UTF-8 is an error that is ErrInvalidKey.
 func (r *Registry) Configure(key string, cfg Config) error {

@@ -19,7 +19,7 @@ import "context"
 func (c *core[In, Out]) runHandedOver(ctx context.Context, e *execution, in In) (Out, error) {
 	e.runStarted()
 	runCtx, deadline := runContextFor(ctx, c.k.registry.clock, e.start, e.cfg.Timeout)
-	call := c.getCall(runCtx, in)
+	call := c.getCall(runCtx, e.cfg, in)
 	// What a pool worker records when it starts run, recorded here:
 	// awaitRun gives it back to e, and a caller that leaves waits for it.
 	call.started = e.runStart

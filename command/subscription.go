@@ -116,7 +116,7 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, rec 
 	s.mu.Unlock()
 	growStack()
 	if c.run != nil {
-		v, err := callRun(c.run, s.runContext(), in)
+		v, err := c.callUser(s.runContext(), s.e.cfg, in)
 		s.runReturned(v, err, c.k.registry.now(), false)
 		return
 	}
@@ -173,7 +173,7 @@ func (s *subscription[In, Out]) submit() {
 	// Armed before the run is queued, so that whoever sees it queued may
 	// count on its timeout.
 	s.armTimeout()
-	call := c.getCall(s.runContext(), s.in)
+	call := c.getCall(s.runContext(), s.e.cfg, s.in)
 	call.owner = s
 	p, submitted := c.k.registry.submit(p, call, s.e.start)
 	if !submitted {

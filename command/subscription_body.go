@@ -19,7 +19,7 @@ import (
 // observable.Single hands its result over directly (bench/peers
 // rxhystrix-*-observable-command).
 func (s *subscription[In, Out]) subscribeBody(ctx context.Context, wait bool) {
-	src := constructBody(s.c.construct, ctx, s.in)
+	src := s.c.body(ctx, s.e.cfg, s.in)
 	if one, ok := src.AsSingle(); ok && !one.Async() {
 		v, err := callSingle(one, ctx)
 		end := s.c.k.registry.now()
@@ -40,7 +40,7 @@ func (s *subscription[In, Out]) subscribeBody(ctx context.Context, wait bool) {
 func (s *subscription[In, Out]) runOnWorker(p *pool, ctx context.Context, in In) {
 	c := s.c
 	if c.run != nil {
-		out, err := callRun(c.run, ctx, in)
+		out, err := c.callUser(ctx, s.e.cfg, in)
 		end := c.k.registry.now()
 		p.ran(end)
 		s.runReturned(out, err, end, true)

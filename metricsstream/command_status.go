@@ -75,6 +75,9 @@ type CommandStatus struct {
 	// permit (command.Config.Backlog); its Size is 0 for a command
 	// without.
 	Backlog BacklogStatus
+	// Faults is the command's fault injection (command.Config.Faults)
+	// and the faults it has injected.
+	Faults FaultStatus
 }
 
 // The states of a command's circuit breaker, as
@@ -107,6 +110,25 @@ type BacklogStatus struct {
 	// Waiting is the number of executions waiting now.
 	Waiting int64
 }
+
+// FaultStatus is a command's fault injection (command.Config.Faults), at
+// the instant of its CommandStatus: its settings, and the faults injected
+// since the command's key was first used.
+type FaultStatus struct {
+	// Enabled is true while the command injects faults.
+	Enabled         bool
+	DelayPercentage float64       // the share, 0 to 100, of executions delayed
+	Delay           time.Duration // how long each of them is delayed
+	ErrorPercentage float64       // the share, 0 to 100, of executions failed
+	MarkedOnly      bool          // only executions of marked requests meet the faults
+	// Delays counts the executions delayed, and Errors those failed with
+	// the injected error instead of running the command's code.
+	Delays, Errors int64
+}
+
+// Shown reports whether there is anything to show of the fault
+// injection: it is on, or has injected faults.
+func (f *FaultStatus) Shown() bool { return f.Enabled || f.Delays > 0 || f.Errors > 0 }
 
 // PartitionStatus is one partition of a command's execution permits
 // (command.Config.Partitions), at the instant of its CommandStatus.

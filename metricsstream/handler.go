@@ -104,7 +104,10 @@ const (
 //     breaker's latest opening; with a breaker that throttles
 //     (breaker.Config.ThrottleSuccessPercentage),
 //     circuitBreakerThrottlePercentage, the share of executions, 0 to
-//     100, it refuses now.
+//     100, it refuses now; with faults injected (command.Config.Faults),
+//     faultInjectionEnabled, whether it injects them now, and
+//     cumulativeCountFaultDelays and cumulativeCountFaultErrors, the
+//     executions it delayed and failed since the key was first used.
 func Handler(opts ...HandlerOption) http.Handler {
 	return newHandler("Handler", (*frame).appendMetrics, DefaultStreamInterval, opts)
 }

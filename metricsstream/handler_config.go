@@ -43,7 +43,10 @@ const DefaultConfigStreamInterval = 5 * time.Second
 //     (command.Config.Partitions) adds "partitions" after them, each
 //     partition's name and share, in the order of its Config; a command
 //     with a backlog (command.Config.Backlog) adds "backlog", its size,
-//     timeoutInMilliseconds and order ("LIFO" or "FIFO"); a command
+//     timeoutInMilliseconds and order ("LIFO" or "FIFO"); a command that
+//     injects faults (command.Config.Faults) adds "faults", its
+//     delayPercentage, delayInMilliseconds, errorPercentage and
+//     markedOnly; a command
 //     whose sleep window grows (breaker.Config.MaxSleepWindow) adds
 //     "maxSleepInMilliseconds" and "sleepMultiplier" after Hystrix's
 //     fields of "circuitBreaker", one whose sleep window has a jitter
@@ -132,6 +135,14 @@ func appendCommandConfig(commands *jsonObject, m *CommandMetrics) {
 		bo.millis("timeoutInMilliseconds", b.Timeout)
 		bo.string("order", b.Order)
 		e.close(&bo)
+	}
+	if f := &st.Faults; f.Enabled {
+		fo := e.open("faults")
+		fo.float("delayPercentage", f.DelayPercentage)
+		fo.millis("delayInMilliseconds", f.Delay)
+		fo.float("errorPercentage", f.ErrorPercentage)
+		fo.bool("markedOnly", f.MarkedOnly)
+		e.close(&fo)
 	}
 	c.close(&e)
 	mo := c.open("metrics")

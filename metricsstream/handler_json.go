@@ -206,6 +206,11 @@ func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
 	if p.Throttles() {
 		o.float("circuitBreakerThrottlePercentage", 100*s.Status.CircuitBreakerThrottle)
 	}
+	if f := &s.Status.Faults; f.Shown() {
+		o.bool("faultInjectionEnabled", f.Enabled)
+		o.int("cumulativeCountFaultDelays", f.Delays)
+		o.int("cumulativeCountFaultErrors", f.Errors)
+	}
 	return o.end()
 }
 
