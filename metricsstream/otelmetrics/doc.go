@@ -54,6 +54,12 @@
 //
 //	rxhystrix.command.circuit.throttle  gauge  1  the share of executions, 0 to 1, the closed breaker refuses now
 //
+// and, for a command that injects faults or did (command.Config.Faults),
+// with the command's attributes:
+//
+//	rxhystrix.command.fault_injection.enabled  gauge    1            1 while it injects faults, else 0
+//	rxhystrix.command.faults.injected          counter  {execution}  executions delayed or failed by a fault, by rxhystrix.fault ("delay", "error")
+//
 // Per worker pool, with rxhystrix.pool.name:
 //
 //	rxhystrix.pool.active_commands  gauge    {command}  commands running on the pool's workers

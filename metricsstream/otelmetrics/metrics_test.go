@@ -33,7 +33,7 @@ var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // permit partitioned, runs live, then batch within it on batch's
 // guarantee, then live again within that, which is refused; Reserve,
 // with a backlog, a growing sleep window and a breaker that throttles,
-// runs once; a collapser
+// runs once; Audit fails twice by an injected fault; a collapser
 // sends one batch. Their run advances the clock to make their latency. Every
 // rolling and percentile bucket they recorded in is closed on return.
 func executions(t *testing.T) (*command.Registry, *clock.Manual) {
@@ -87,6 +87,14 @@ func executions(t *testing.T) (*command.Registry, *clock.Manual) {
 		}))
 	_, err = reserve.Execute(ctx, 1)
 	require.NoError(t, err)
+	audit := command.New("Audit", func(ctx context.Context, n int) (int, error) { return n, nil },
+		command.WithRegistry(reg), command.WithConfig(command.Config{
+			Isolation: command.SemaphoreIsolation, Faults: command.FaultConfig{Enabled: true, ErrorPercentage: 100},
+		}))
+	for range 2 {
+		_, err = audit.Execute(ctx, 1)
+		require.ErrorIs(t, err, command.ErrInjectedFault)
+	}
 
 	mc.Advance(10 * time.Second)
 	return reg, mc
@@ -162,6 +170,8 @@ var (
 		"rxhystrix.command.circuit.sleep_window":              "rxhystrix_command_circuit_sleep_window_seconds",
 		"rxhystrix.command.circuit.throttle":                  "rxhystrix_command_circuit_throttle_ratio",
 		"rxhystrix.command.circuit.state":                     "rxhystrix_command_circuit_state",
+		"rxhystrix.command.fault_injection.enabled":           "rxhystrix_command_fault_injection_enabled",
+		"rxhystrix.command.faults.injected":                   "rxhystrix_command_faults_injected_total",
 		"rxhystrix.turbine.instance.connected":                "rxhystrix_turbine_instance_connected",
 		"rxhystrix.turbine.instance.objects":                  "rxhystrix_turbine_instance_objects",
 		"rxhystrix.turbine.instance.ignored_events":           "rxhystrix_turbine_instance_ignored_events_total",
@@ -171,6 +181,7 @@ var (
 	labelNames = map[attribute.Key]string{
 		CommandKey: "command", GroupKey: "group", EventKey: "event", PoolKey: "pool", CollapserKey: "collapser",
 		TurbineInstanceKey: "instance", PartitionKey: "partition", AlgorithmKey: "algorithm", CircuitStateKey: "state",
+		FaultKey: "fault",
 	}
 )
 
@@ -280,6 +291,10 @@ func TestValuesEqualThePrometheusCollectors(t *testing.T) {
 	assert.NotContains(t, got, "rxhystrix_command_circuit_sleep_window_seconds{command=GetUser,group=Users}", "a fixed window")
 	assert.Equal(t, 0.0, got["rxhystrix_command_circuit_throttle_ratio{command=Reserve,group=Reserve}"], "its one execution succeeded")
 	assert.NotContains(t, got, "rxhystrix_command_circuit_throttle_ratio{command=GetUser,group=Users}", "a breaker that does not throttle")
+	assert.Equal(t, 1.0, got["rxhystrix_command_fault_injection_enabled{command=Audit,group=Audit}"])
+	assert.Equal(t, 2.0, got["rxhystrix_command_faults_injected_total{command=Audit,fault=error,group=Audit}"])
+	assert.Equal(t, 0.0, got["rxhystrix_command_faults_injected_total{command=Audit,fault=delay,group=Audit}"])
+	assert.NotContains(t, got, "rxhystrix_command_fault_injection_enabled{command=GetUser,group=Users}", "no faults")
 
 	assert.Equal(t, prom, got)
 }

@@ -26,6 +26,9 @@ const (
 	// CircuitStateKey names a state of a command's circuit breaker
 	// (metricsstream.CircuitStates).
 	CircuitStateKey = attribute.Key("rxhystrix.circuit.state")
+	// FaultKey names the kind of an injected fault (command.Config.Faults):
+	// "delay" or "error".
+	FaultKey = attribute.Key("rxhystrix.fault")
 )
 
 // instrument is the name, unit and description of one instrument.
@@ -79,6 +82,11 @@ var (
 
 	throttle = instrument{"rxhystrix.command.circuit.throttle", "1",
 		"The share of executions, 0 to 1, that the command's closed circuit breaker refuses now, for a breaker that throttles (breaker.Config.ThrottleSuccessPercentage)."}
+
+	faultInjection = instrument{"rxhystrix.command.fault_injection.enabled", "1",
+		"1 while the command injects faults into its executions (command.Config.Faults), else 0; for a command that does or did."}
+	faultsInjected = instrument{"rxhystrix.command.faults.injected", "{execution}",
+		"Executions of the command into which a fault was injected (command.Config.Faults), by fault (rxhystrix.fault): delay or error, since its key was first used."}
 
 	poolActive = instrument{"rxhystrix.pool.active_commands", "{command}",
 		"Commands running on the pool's workers now."}

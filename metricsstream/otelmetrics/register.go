@@ -21,6 +21,8 @@ type instruments struct {
 	partitionGuaranteed, partitionInFlight                     metric.Int64ObservableGauge
 	partitionRejected                                          metric.Int64ObservableCounter
 	backlogSize, backlogWaiting                                metric.Int64ObservableGauge
+	faultInjection                                             metric.Int64ObservableGauge
+	faultsInjected                                             metric.Int64ObservableCounter
 	sleepWindow, throttle                                      metric.Float64ObservableGauge
 	adaptiveLimit, poolAdaptiveLimit                           metric.Int64ObservableGauge
 	poolExecuted, poolRejected                                 metric.Int64ObservableCounter
@@ -74,6 +76,8 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 	in.backlogWaiting = gauge(backlogWaiting)
 	in.sleepWindow = floatGauge(sleepWindow)
 	in.throttle = floatGauge(throttle)
+	in.faultInjection = gauge(faultInjection)
+	in.faultsInjected = counter(faultsInjected)
 	in.adaptiveLimit = gauge(adaptiveLimit)
 	in.poolAdaptiveLimit = gauge(poolAdaptiveLimit)
 	in.poolExecuted = counter(poolExecuted)
@@ -95,7 +99,8 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 		in.poolActive, in.poolQueued, in.poolCoreSize, in.poolWorkers, in.collapserEvents,
 		in.streamPanics, in.requestEventsDropped, in.requestEventsPanics,
 		in.partitionGuaranteed, in.partitionInFlight, in.partitionRejected,
-		in.backlogSize, in.backlogWaiting, in.sleepWindow, in.throttle, in.adaptiveLimit, in.poolAdaptiveLimit)
+		in.backlogSize, in.backlogWaiting, in.sleepWindow, in.throttle, in.adaptiveLimit, in.poolAdaptiveLimit,
+		in.faultInjection, in.faultsInjected)
 }
 
 // observe reports r and every command, pool and collapser of it, with
@@ -151,6 +156,15 @@ func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
 		}
 		if s.Status.Properties.Throttles() {
 			o.ObserveFloat64(in.throttle, s.Status.CircuitBreakerThrottle, set)
+		}
+		if f := s.Status.Faults; f.Shown() {
+			enabled := int64(0)
+			if f.Enabled {
+				enabled = 1
+			}
+			o.ObserveInt64(in.faultInjection, enabled, set)
+			o.ObserveInt64(in.faultsInjected, f.Delays, metric.WithAttributes(attrs[0], attrs[1], FaultKey.String("delay")))
+			o.ObserveInt64(in.faultsInjected, f.Errors, metric.WithAttributes(attrs[0], attrs[1], FaultKey.String("error")))
 		}
 	}
 	for p := range r.Pools() {

@@ -108,6 +108,13 @@ var (
 		"How long the command's circuit breaker refuses every request once it opens: the window of its latest opening, grown by failed trials and with its jitter, for a breaker whose window grows or has a jitter (breaker.Config.MaxSleepWindow, SleepWindowJitter).",
 		commandLabels, nil)
 
+	faultInjectionDesc = prometheus.NewDesc("rxhystrix_command_fault_injection_enabled",
+		"1 while the command injects faults into its executions (command.Config.Faults), else 0; for a command that does or did.",
+		commandLabels, nil)
+	faultsInjectedDesc = prometheus.NewDesc("rxhystrix_command_faults_injected_total",
+		"Executions of the command into which a fault was injected (command.Config.Faults), by fault: delay (the command's code started late) or error (it was not run and the injected error stood for it), since its key was first used.",
+		[]string{"command", "group", "fault"}, nil)
+
 	collapserEventsDesc = prometheus.NewDesc("rxhystrix_collapser_events_total",
 		"Events of the request collapser by Hystrix collapser event type (BATCH_EXECUTED, ADDED_TO_BATCH, RESPONSE_FROM_CACHE), since its metrics were created (up to the last closed rolling bucket).",
 		[]string{"collapser", "event"}, nil)
@@ -119,7 +126,8 @@ var (
 		poolActiveDesc, poolQueuedDesc, poolExecutedDesc, poolRejectedDesc, poolCoreSizeDesc, poolWorkersDesc,
 		poolAdaptiveLimitDesc, adaptiveLimitDesc,
 		partitionGuaranteedDesc, partitionInFlightDesc, partitionRejectedDesc,
-		backlogSizeDesc, backlogWaitingDesc, sleepWindowDesc, throttleDesc, collapserEventsDesc,
+		backlogSizeDesc, backlogWaitingDesc, sleepWindowDesc, throttleDesc, faultInjectionDesc, faultsInjectedDesc,
+		collapserEventsDesc,
 	}
 )
 
@@ -235,6 +243,17 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 		}
 		if s.Status.Properties.Throttles() {
 			out = append(out, gauge(throttleDesc, s.Status.CircuitBreakerThrottle, labels))
+		}
+		if f := s.Status.Faults; f.Shown() {
+			enabled := 0.0
+			if f.Enabled {
+				enabled = 1
+			}
+			out = append(out,
+				gauge(faultInjectionDesc, enabled, labels),
+				prometheus.MustNewConstMetric(faultsInjectedDesc, prometheus.CounterValue, float64(f.Delays), labels[0], labels[1], "delay"),
+				prometheus.MustNewConstMetric(faultsInjectedDesc, prometheus.CounterValue, float64(f.Errors), labels[0], labels[1], "error"),
+			)
 		}
 
 		f := c.folds.Add(m)

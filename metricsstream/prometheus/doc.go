@@ -34,6 +34,8 @@
 //	rxhystrix_command_backlog_waiting                   gauge      executions waiting for a permit now
 //	rxhystrix_command_circuit_sleep_window_seconds      gauge      the breaker's sleep window now, when it grows or has a jitter
 //	rxhystrix_command_circuit_throttle_ratio            gauge      the share of executions, 0 to 1, the closed breaker refuses now, when it throttles
+//	rxhystrix_command_fault_injection_enabled           gauge      1 while the command injects faults (command.Config.Faults), for one that does or did
+//	rxhystrix_command_faults_injected_total{fault}      counter    executions delayed ("delay") or failed ("error") by an injected fault
 //
 // Per worker pool, labelled pool:
 //

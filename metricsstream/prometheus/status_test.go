@@ -115,3 +115,35 @@ func TestCollectorReportsCircuitStates(t *testing.T) {
 	gather(t, c)
 	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(wantCircuitStates), "rxhystrix_command_circuit_state"))
 }
+
+const wantFaults = `
+# HELP rxhystrix_command_fault_injection_enabled 1 while the command injects faults into its executions (command.Config.Faults), else 0; for a command that does or did.
+# TYPE rxhystrix_command_fault_injection_enabled gauge
+rxhystrix_command_fault_injection_enabled{command="Browse",group="Web"} 0
+rxhystrix_command_fault_injection_enabled{command="Search",group="Web"} 1
+# HELP rxhystrix_command_faults_injected_total Executions of the command into which a fault was injected (command.Config.Faults), by fault: delay (the command's code started late) or error (it was not run and the injected error stood for it), since its key was first used.
+# TYPE rxhystrix_command_faults_injected_total counter
+rxhystrix_command_faults_injected_total{command="Browse",fault="delay",group="Web"} 0
+rxhystrix_command_faults_injected_total{command="Browse",fault="error",group="Web"} 4
+rxhystrix_command_faults_injected_total{command="Search",fault="delay",group="Web"} 7
+rxhystrix_command_faults_injected_total{command="Search",fault="error",group="Web"} 3
+`
+
+// A command that injects faults, or did, reports whether it does now and
+// how many it injected; a command that never did has neither series.
+func TestCollectorReportsInjectedFaults(t *testing.T) {
+	reg := metricsstream.NewRegistry(clock.NewManual(t0))
+	reg.Command("Search", metricsstream.Config{}).SetStatusProvider(commandStatus{
+		Group:  "Web",
+		Faults: metricsstream.FaultStatus{Enabled: true, DelayPercentage: 10, Delay: time.Second, Delays: 7, Errors: 3},
+	})
+	reg.Command("Browse", metricsstream.Config{}).SetStatusProvider(commandStatus{
+		Group:  "Web",
+		Faults: metricsstream.FaultStatus{Errors: 4},
+	})
+	reg.Command("Plain", metricsstream.Config{}).SetStatusProvider(commandStatus{})
+	c := NewCollector(reg)
+	gather(t, c)
+	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(wantFaults),
+		"rxhystrix_command_fault_injection_enabled", "rxhystrix_command_faults_injected_total"))
+}
