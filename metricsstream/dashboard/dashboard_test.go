@@ -182,6 +182,10 @@ func TestBrowser(t *testing.T) {
 		// rxhystrix's own counts, on a line only its stream fills.
 		assert.Equal(t, "Retried 1,200 \u00b7 Rate limited 3", text(t, tab, field("command", "GetUser", "resilience")))
 		assert.Equal(t, "", text(t, tab, field("command", "SearchProducts", "resilience")))
+		// Faults injected, on the same line, first: nobody takes them
+		// for the downstream's.
+		assert.Equal(t, fmt.Sprintf("Injecting faults: %s delayed, 12 failed", commas(reserveStock(frameBeforeStep).faultDelays)),
+			text(t, tab, field("command", "ReserveStock", "resilience")))
 		// A command's partitions of its permits, on a line of their own.
 		assert.Equal(t, fmt.Sprintf("live 6/7 \u00b7 batch 4/3 (%s refused)", commas(1200+rec.semaphoreRejected)),
 			text(t, tab, field("command", "GetRecommendations", "partitions")))

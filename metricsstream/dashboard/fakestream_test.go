@@ -120,6 +120,8 @@ type commandCounts struct {
 	sleepWindowMillis             int64             // rxhystrix's own grown sleep window, written when set
 	throttlePercentage            float64           // rxhystrix's own share its closed breaker refuses, written when set
 	circuitState                  string            // rxhystrix's own circuitBreakerState, written when set
+	faultDelays, faultErrors      int64             // rxhystrix's own injected faults, written while faultInjection
+	faultInjection                bool
 }
 
 // partitionCounts is one partition of a command's semaphore
@@ -235,6 +237,13 @@ func hystrixCommand(c commandCounts, currentTime int64) jsonObject {
 	}
 	if c.throttlePercentage > 0 {
 		o = append(o, jsonField{"circuitBreakerThrottlePercentage", c.throttlePercentage})
+	}
+	if c.faultInjection {
+		o = append(o, jsonObject{
+			{"faultInjectionEnabled", true},
+			{"cumulativeCountFaultDelays", c.faultDelays},
+			{"cumulativeCountFaultErrors", c.faultErrors},
+		}...)
 	}
 	return o
 }
@@ -385,7 +394,8 @@ func getRecommendations(k int) commandCounts {
 
 // reserveStock runs under semaphore isolation with a backlog
 // (command.Config.Backlog): at its permits, calls wait for one. Its
-// circuit is half open: a trial is out.
+// circuit is half open: a trial is out. Faults are injected into it
+// (command.Config.Faults).
 func reserveStock(k int) commandCounts {
 	requests := wave(k+2, 90, 150, 25)
 	return commandCounts{
@@ -396,6 +406,7 @@ func reserveStock(k int) commandCounts {
 		latencyMean:   50,
 		timeoutMillis: 1000, semaphoreLimit: 8, windowMillis: 10000, concurrent: 8,
 		backlogSize: 32, backlogWaiting: 5 + int64(k%3),
+		faultInjection: true, faultDelays: 1500 + int64(k), faultErrors: 12,
 	}
 }
 

@@ -259,9 +259,16 @@
 
 	// resilienceCounts is the line of rxhystrix's own events, which only
 	// its stream has: empty for Hystrix's and Turbine's, and while nothing
-	// was retried, hedged or rate limited.
+	// was retried, hedged or rate limited and no fault is injected. Faults
+	// injected (command.Config.Faults) come first, so that nobody takes
+	// the failures they make for the downstream's.
 	function resilienceCounts(d) {
-		var parts = [], named = [
+		var parts = [];
+		if (d.faultInjectionEnabled === true) {
+			parts.push('Injecting faults: ' + commas(num(d.cumulativeCountFaultDelays)) + ' delayed, ' +
+				commas(num(d.cumulativeCountFaultErrors)) + ' failed');
+		}
+		var named = [
 			['Retried', d.rollingCountRetried], ['Hedged', d.rollingCountHedged],
 			['Budget refused', d.rollingCountRetryBudgetExhausted], ['Rate limited', d.rollingCountRateLimited]];
 		for (var i = 0; i < named.length; i++) {
