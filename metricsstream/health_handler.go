@@ -34,6 +34,11 @@ type Health struct {
 	// (CommandStatus.CircuitBreakerThrottle): the downstream's success
 	// rate is below the breaker's throttle threshold.
 	ThrottlingCircuitBreakers []string `json:"throttlingCircuitBreakers,omitempty"`
+	// InjectingFaults are the commands that inject faults into their
+	// executions now (command.Config.Faults): the failures they make are
+	// not their downstream's, and an injection left on is a finding of
+	// its own.
+	InjectingFaults []string `json:"injectingFaults,omitempty"`
 }
 
 // The statuses of a [Health].
@@ -46,8 +51,8 @@ const (
 // command's circuit is open, forced open or half open included, naming
 // each and, apart, the half-open ones, and
 // the commands that refused executions at their bulkhead or their rate
-// limit in the rolling window, and those whose breaker throttles now,
-// whatever the status.
+// limit in the rolling window, those whose breaker throttles now and
+// those that inject faults now, whatever the status.
 func HealthOf(r *Registry) Health {
 	var h Health
 	for m := range r.Commands() {
@@ -70,12 +75,16 @@ func HealthOf(r *Registry) Health {
 		if s.CircuitBreakerThrottle > 0 {
 			h.ThrottlingCircuitBreakers = append(h.ThrottlingCircuitBreakers, name)
 		}
+		if s.Faults.Enabled {
+			h.InjectingFaults = append(h.InjectingFaults, name)
+		}
 	}
 	slices.Sort(h.OpenCircuitBreakers)
 	slices.Sort(h.HalfOpenCircuitBreakers)
 	slices.Sort(h.RejectingBulkheads)
 	slices.Sort(h.RateLimited)
 	slices.Sort(h.ThrottlingCircuitBreakers)
+	slices.Sort(h.InjectingFaults)
 	h.Status = HealthUp
 	if len(h.OpenCircuitBreakers) > 0 {
 		h.Status = HealthCircuitOpen

@@ -61,6 +61,16 @@ func TestHealthNamesTheThrottlingCircuits(t *testing.T) {
 	assert.Equal(t, Health{Status: HealthUp, ThrottlingCircuitBreakers: []string{"Shop::Recommend"}}, HealthOf(r))
 }
 
+// The health names the commands that inject faults now, without changing
+// the status, and not those that no longer do.
+func TestHealthNamesTheCommandsInjectingFaults(t *testing.T) {
+	r := NewRegistry(clock.NewManual(t0))
+	r.Command("Recommend", Config{}).SetStatusProvider(commandStatus{Group: "Shop", Faults: FaultStatus{Enabled: true, ErrorPercentage: 5}})
+	r.Command("Checkout", Config{}).SetStatusProvider(commandStatus{Group: "Shop", Faults: FaultStatus{Errors: 40}})
+	r.Command("GetUser", Config{}).SetStatusProvider(commandStatus{Group: "Users"})
+	assert.Equal(t, Health{Status: HealthUp, InjectingFaults: []string{"Shop::Recommend"}}, HealthOf(r))
+}
+
 // The health names the commands whose bulkhead or rate limit refused
 // executions in the rolling window, without changing the status, and
 // forgets them once the refusals leave the window.
