@@ -37,7 +37,7 @@ func (c *client) invoke(ctx context.Context, call *call) (any, error) {
 	// copy of the caller's: attempts of one call run side by side.
 	var trailer metadata.MD
 	opts := append(call.opts[:len(call.opts):len(call.opts)], grpc.Trailer(&trailer))
-	err := call.invoker(ctx, call.method, call.req, reply, call.cc, opts...)
+	err := call.invoker(withOutgoingMark(ctx, c.faultKey), call.method, call.req, reply, call.cc, opts...)
 	if err == nil {
 		return reply, nil
 	}

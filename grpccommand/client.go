@@ -49,6 +49,7 @@ type client struct {
 	key      func(target, method string) string
 	failures codeSet
 	commands keyedcommand.Set[*call, any]
+	faultKey string // "": the calls' marks for fault injection are not sent (see WithFaultMetadata)
 }
 
 func (c *client) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {

@@ -99,6 +99,16 @@
 // log and request-scoped collapsers, and which ends with the call.
 // [WithLogTrailer] sends the request log in the call's trailer.
 //
+// # Fault injection across services
+//
+// [WithFaultMetadata], given to the server and the client interceptors,
+// carries a call's mark for fault injection (command.WithFaultInjection)
+// in its metadata ([FaultMetadata]) from service to service, with the
+// values of httpcommand.FaultHeader, so that the mark of a test request
+// crosses HTTP and gRPC alike: in every service it reaches, it meets the
+// faults that the commands there inject into marked requests only
+// (command.FaultConfig.MarkedOnly).
+//
 // # Incoming calls: a guard
 //
 // [Guard] bounds what a server takes in as the client interceptor bounds

@@ -30,6 +30,10 @@ const LogTrailer = "x-hystrixlog"
 func UnaryServerInterceptor(opts ...ServerOption) grpc.UnaryServerInterceptor {
 	s := newServer("UnaryServerInterceptor", opts)
 	return func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		ctx, err := s.markIncoming(ctx)
+		if err != nil {
+			return nil, err
+		}
 		ctx = command.WithRequestContext(ctx)
 		resp, err := handler(ctx, req)
 		if trailer := s.trailer(ctx); trailer != nil {
@@ -46,8 +50,12 @@ func UnaryServerInterceptor(opts ...ServerOption) grpc.UnaryServerInterceptor {
 func StreamServerInterceptor(opts ...ServerOption) grpc.StreamServerInterceptor {
 	s := newServer("StreamServerInterceptor", opts)
 	return func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-		ctx := command.WithRequestContext(ss.Context())
-		err := handler(srv, &requestStream{ServerStream: ss, ctx: ctx})
+		ctx, err := s.markIncoming(ss.Context())
+		if err != nil {
+			return err
+		}
+		ctx = command.WithRequestContext(ctx)
+		err = handler(srv, &requestStream{ServerStream: ss, ctx: ctx})
 		if trailer := s.trailer(ctx); trailer != nil {
 			ss.SetTrailer(trailer)
 		}
@@ -93,6 +101,7 @@ func WithLogTrailer(key string) ServerOption {
 // server is what the server interceptors are made of.
 type server struct {
 	logTrailer string // "": no trailer
+	faultKey   string // "": the calls' marks for fault injection are not read (see WithFaultMetadata)
 }
 
 func newServer(name string, opts []ServerOption) *server {

@@ -73,7 +73,7 @@ func StreamClientInterceptor(opts ...Option) grpc.StreamClientInterceptor {
 	if c.commands.Fallback != nil {
 		panic("grpccommand: StreamClientInterceptor: WithFallback fills a unary call's reply; a stream has none")
 	}
-	s := &streamClient{key: c.key, failures: c.failures, registry: c.commands.Registry}
+	s := &streamClient{key: c.key, failures: c.failures, registry: c.commands.Registry, faultKey: c.faultKey}
 	if s.registry == nil {
 		s.registry = command.DefaultRegistry
 	}
@@ -112,6 +112,7 @@ type streamClient struct {
 	failures codeSet
 	commands keyedcommand.Set[*outboundStream, struct{}]
 	registry *command.Registry // the commands', for their keys' Configs
+	faultKey string            // "": the streams' marks for fault injection are not sent (see WithFaultMetadata)
 }
 
 func (s *streamClient) intercept(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
@@ -172,7 +173,7 @@ var errNotAgain = command.BadRequest(errors.New("grpccommand: a stream's attempt
 // with the end of its context (the command's timeout, the caller's
 // cancellation), which ends the stream too.
 func (s *streamClient) run(ctx context.Context, st *outboundStream) (struct{}, error) {
-	cs, err := st.streamer(ctx, st.desc, st.cc, st.method, st.opts...)
+	cs, err := st.streamer(withOutgoingMark(ctx, s.faultKey), st.desc, st.cc, st.method, st.opts...)
 	if err != nil {
 		return struct{}{}, s.ended(ctx, err)
 	}

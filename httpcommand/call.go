@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"sync"
+
+	"github.com/rxhystrix/rxhystrix/internal/faultmark"
 )
 
 // call is one request on its way through a command. The caller and run
@@ -40,6 +42,12 @@ func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error
 
 	ctx, cancel := context.WithCancel(c.req.Context())
 	req := c.req.WithContext(ctx)
+	if t.faultHeader != "" {
+		if v, marked := faultmark.Value(ctx); marked {
+			req.Header = req.Header.Clone() // the caller's request is not ours to change
+			req.Header.Set(t.faultHeader, v)
+		}
+	}
 	if again {
 		body, err := bodyAgain(c.req)
 		if err != nil {

@@ -86,6 +86,20 @@
 //
 //	handler = httpcommand.RequestContext(mux, httpcommand.WithLogHeader(httpcommand.LogHeader))
 //
+// # Fault injection across services
+//
+// [WithFaultHeader], given to both [RequestContext] and [New], carries a
+// request's mark for fault injection (command.WithFaultInjection) in a
+// header ([FaultHeader]) from service to service: a test request marked
+// at the edge meets, in every service it reaches, the faults that the
+// commands there inject into marked requests only
+// (command.FaultConfig.MarkedOnly), as Netflix's Failure Injection
+// Testing failed chosen requests through its call graph.
+//
+//	mark := httpcommand.WithFaultHeader(httpcommand.FaultHeader)
+//	handler = httpcommand.RequestContext(mux, mark)
+//	client := &http.Client{Transport: httpcommand.New(mark)}
+//
 // # Incoming requests: a guard
 //
 // [Guard] bounds what a server takes in as a Transport bounds what a

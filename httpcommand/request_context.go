@@ -7,6 +7,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/faultmark"
 )
 
 // LogHeader is the response header Hystrix's request log filter
@@ -64,12 +65,21 @@ func WithLogHeader(name string) RequestContextOption {
 
 // requestContextHandler is the handler RequestContext returns.
 type requestContextHandler struct {
-	next      http.Handler
-	logHeader string // "": no header
+	next        http.Handler
+	logHeader   string // "": no header
+	faultHeader string // "": the requests' marks for fault injection are not read (see WithFaultHeader)
 }
 
 func (h *requestContextHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx := command.WithRequestContext(r.Context())
+	ctx := r.Context()
+	if h.faultHeader != "" {
+		var err error
+		if ctx, err = faultmark.Mark(ctx, r.Header.Values(h.faultHeader)); err != nil {
+			http.Error(w, fmt.Sprintf("httpcommand: header %s: %v", h.faultHeader, err), http.StatusBadRequest)
+			return
+		}
+	}
+	ctx = command.WithRequestContext(ctx)
 	r = r.WithContext(ctx)
 	if h.logHeader == "" {
 		h.next.ServeHTTP(w, r)

@@ -19,6 +19,9 @@ type Transport struct {
 	key      func(*http.Request) string
 	failure  func(code int) bool // which statuses are failures
 	commands keyedcommand.Set[*call, *http.Response]
+	// faultHeader, when not "", is the header that carries a request's
+	// mark for fault injection (see WithFaultHeader).
+	faultHeader string
 }
 
 // New returns a Transport. Without options it sends requests with
