@@ -24,6 +24,10 @@
 //     keys each call by the province's address and the method, with a
 //     pool and a breaker per address, and keeps the 29 others served
 //     alike;
+//   - a rehearsal of the incident before it happens, with every network
+//     healthy: Config.Faults delays every push to the province beyond
+//     its timeout, and the 29 others are served alike, as a team running
+//     a game day would check;
 //   - without isolation (every push in the command group's one pool, as
 //     Hystrix does without a threadPoolKey), the hung province's pushes
 //     take the shared workers and the healthy provinces' pushes are
@@ -171,6 +175,29 @@ func run(w io.Writer, opts options) error {
 	defer svcGRPC.close()
 	hangUnder(ctx, w, svcGRPC, provinces, hung, opts)
 
+	// A rehearsal of the incident before it happens: the hang injected
+	// into Henan's command (Config.Faults), its network healthy.
+	fmt.Fprintf(w, "a rehearsal, Config.Faults: a pool of %d workers per province URL, a breaker per province, every province's network healthy\n", perURL)
+	regRehearsal := command.NewRegistry()
+	defer regRehearsal.Close()
+	for _, p := range provinces {
+		if err := regRehearsal.ConfigurePool(p.URL, command.PoolConfig{CoreSize: perURL}); err != nil {
+			return err
+		}
+	}
+	svcRehearsal := newService(regRehearsal, provinces, cfg, poolPerURL)
+	defer svcRehearsal.close()
+	faulty := svcRehearsal.commands[hung.Name]
+	fmt.Fprintf(w, "  every push to %s delayed by %v, for %v:\n", hung.Name, opts.Hang, opts.Hang)
+	var injectErr error
+	outage(ctx, w, svcRehearsal, provinces, hung, opts,
+		func() { injectErr = injectDelay(regRehearsal, faulty.Key(), opts.Hang) },
+		func() { injectErr = errors.Join(injectErr, injectDelay(regRehearsal, faulty.Key(), 0)) })
+	if injectErr != nil {
+		return injectErr
+	}
+	fmt.Fprintf(w, "    faults injected: %d pushes delayed\n", faulty.Metrics().Snapshot().Status.Faults.Delays)
+
 	// Without isolation: the command group's one pool, a breaker per
 	// province.
 	shared := poolSize(float64(opts.Rate), opts.Latency)
@@ -205,14 +232,29 @@ func run(w io.Writer, opts options) error {
 // the hung one got.
 func hangUnder(ctx context.Context, w io.Writer, svc pusher, provinces []*province, hung *province, opts options) {
 	fmt.Fprintf(w, "  %s's network hangs for %v:\n", hung.Name, opts.Hang)
-	hung.hang()
+	outage(ctx, w, svc, provinces, hung, opts, hung.hang, hung.recover)
+}
+
+// outage calls fail, lets svc push to every province for opts.Hang,
+// calls recover, and writes what the healthy provinces and the failing
+// one, hung, got.
+func outage(ctx context.Context, w io.Writer, svc pusher, provinces []*province, hung *province, opts options, fail, recover func()) {
+	fail()
 	outcomes := loadFor(ctx, opts.Hang, svc, provinces, opts.Rate)
-	hung.recover()
+	recover()
 	good := tallyOf(outcomes, func(name string) bool { return name != hung.Name })
 	bad := tallyOf(outcomes, func(name string) bool { return name == hung.Name })
 	fmt.Fprintf(w, "    %d healthy provinces: %s, p50 %v, p99 %v\n",
 		len(provinces)-1, good.summary(), good.percentile(50).Round(time.Millisecond), good.percentile(99).Round(time.Millisecond))
 	fmt.Fprintf(w, "    %s: %s; %s\n", hung.Name, bad.summary(), bad.reasons())
+}
+
+// injectDelay makes key's executions start d late, every one of them,
+// or, when d is 0, stops the faults.
+func injectDelay(r *command.Registry, key string, d time.Duration) error {
+	cfg, _ := r.Config(key)
+	cfg.Faults = command.FaultConfig{Enabled: d > 0, DelayPercentage: 100, Delay: d}
+	return r.Configure(key, cfg)
 }
 
 // poolSize is seed 004's rule: the workers busy at the given rate and

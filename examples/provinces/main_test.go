@@ -30,6 +30,8 @@ func TestRunIsolatesTheHungProvince(t *testing.T) {
 	require.True(t, ok, "the output has a run through the transport")
 	isolatedTail, overGRPC, ok := strings.Cut(isolatedTail, "over gRPC, grpc.WithUnaryInterceptor(grpccommand.UnaryClientInterceptor(...))")
 	require.True(t, ok, "the output has a run over gRPC")
+	overGRPC, rehearsal, ok := strings.Cut(overGRPC, "a rehearsal, Config.Faults:")
+	require.True(t, ok, "the output has a rehearsal")
 
 	// With a pool per URL, the healthy provinces keep their service.
 	healthy := submatch(t, isolated, `29 healthy provinces: (\d+)/(\d+) pushes succeeded .*, p50 \S+, p99 \S+`)
@@ -65,6 +67,20 @@ func TestRunIsolatesTheHungProvince(t *testing.T) {
 	assert.Equal(t, atoi(t, hungGRPC[1]), atoi(t, hungGRPC[2])+atoi(t, hungGRPC[3])+atoi(t, hungGRPC[4]))
 	assert.Positive(t, atoi(t, hungGRPC[2]), "timed out over gRPC")
 	assert.Positive(t, atoi(t, hungGRPC[3]), "rejected by the address's pool over gRPC")
+
+	// The rehearsal, a delay injected into Henan's command with its
+	// network healthy, plays out as the hang: the healthy provinces are
+	// served, and each push to Henan that ran was delayed into its
+	// timeout.
+	viaRehearsal := submatch(t, rehearsal, `29 healthy provinces: (\d+)/(\d+) pushes succeeded .*, p50 \S+, p99 \S+`)
+	assert.GreaterOrEqual(t, rate(t, viaRehearsal[1], viaRehearsal[2]), 99.0, "healthy provinces' success rate in the rehearsal")
+	hungRehearsal := submatch(t, rehearsal, `Henan: 0/(\d+) pushes succeeded \(0\.0%\); (\d+) timed out, (\d+) rejected by the pool, (\d+) short-circuited: answered by the fallback\n`)
+	for i, what := range []string{"timed out", "rejected", "short-circuited"} {
+		assert.Positive(t, atoi(t, hungRehearsal[2+i]), "%s in the rehearsal", what)
+	}
+	assert.Equal(t, atoi(t, hungRehearsal[1]), atoi(t, hungRehearsal[2])+atoi(t, hungRehearsal[3])+atoi(t, hungRehearsal[4]))
+	delayed := submatch(t, rehearsal, `faults injected: (\d+) pushes delayed\n`)
+	assert.Equal(t, atoi(t, hungRehearsal[2]), atoi(t, delayed[1]), "every push to Henan that ran was delayed into its timeout")
 
 	// Without isolation the hung province takes the healthy ones down.
 	healthyShared := submatch(t, shared, `29 healthy provinces: (\d+)/(\d+) pushes succeeded \S+; \d+ timed out, (\d+) rejected by the pool`)
