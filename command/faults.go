@@ -95,8 +95,9 @@ type faultMark struct{ keys []string }
 // later mark replaces an earlier one. It panics if ctx is nil.
 //
 // The mark is a context value: pool workers, fallbacks and the calls the
-// user's code makes with its context carry it, and package httpcommand
-// and grpccommand can carry it to the downstream services as a header.
+// user's code makes with its context carry it, and httpcommand's
+// WithFaultHeader and grpccommand's WithFaultMetadata carry it to the
+// downstream services, in a header or gRPC metadata.
 func WithFaultInjection(ctx context.Context, keys ...string) context.Context {
 	if ctx == nil {
 		panic("command: WithFaultInjection with nil ctx")
