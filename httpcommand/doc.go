@@ -100,6 +100,12 @@
 //	handler = httpcommand.RequestContext(mux, mark)
 //	client := &http.Client{Transport: httpcommand.New(mark)}
 //
+// [FaultsHandler] reads and sets the faults of a registry's commands
+// live, over HTTP, for a game day run from a terminal:
+//
+//	adminMux.Handle("/faults", httpcommand.FaultsHandler(command.DefaultRegistry))
+//	// curl -X PUT 'localhost:9090/faults?command=GetUser' -d '{"enabled":true,"errorPercentage":50}'
+//
 // # Incoming requests: a guard
 //
 // [Guard] bounds what a server takes in as a Transport bounds what a

@@ -12,6 +12,7 @@
 //	/hystrix.stream  the same stream at the path Netflix's dashboard and Turbine users type
 //	/metrics         Prometheus metrics (package metricsstream/prometheus)
 //	/health          the open circuits, as Spring Cloud's Hystrix health, and the refusing bulkheads, rate limits and throttling circuits (metricsstream.HealthHandler)
+//	/faults          the commands' injected faults, read and set live for a game day (httpcommand.FaultsHandler)
 //	/api/checkout    the demo's own API, guarded (POST)
 //
 // While it runs it redraws, every second, a table of the commands in the

@@ -99,8 +99,11 @@ type streamObject struct {
 	RollingCountRateLimited       int64
 	RollingCountRetried           int64
 	ForceOpen                     bool `json:"propertyValue_circuitBreakerForceOpen"`
-	// CircuitBreakerThrottlePercentage is rxhystrix's own field.
+	// CircuitBreakerThrottlePercentage is rxhystrix's own field, as are
+	// the two of the faults.
 	CircuitBreakerThrottlePercentage float64
+	FaultInjectionEnabled            bool
+	CumulativeCountFaultErrors       int64
 }
 
 // readStream reads the demo's stream until seen returns true for the
@@ -205,6 +208,30 @@ func TestDemoServesStreamDashboardAndMetrics(t *testing.T) {
 
 	code, _ = get(t, d.base+"/")
 	assert.Equal(t, http.StatusOK, code, "/ leads to the dashboard")
+
+	// A game day: every GetUser call fails by an injected fault, which
+	// the stream counts and the health names, until it is turned off.
+	req, err := http.NewRequest(http.MethodPut, d.base+"/faults?command=GetUser", strings.NewReader(`{"enabled":true,"errorPercentage":100}`))
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	readStream(t, d.base+"/hystrix/stream", func(f map[string]streamObject) bool {
+		u := f["HystrixCommand GetUser"]
+		return u.FaultInjectionEnabled && u.CumulativeCountFaultErrors > 0
+	})
+	code, health = get(t, d.base+"/health")
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, health, `"injectingFaults":["UserService::GetUser"]`)
+	req, err = http.NewRequest(http.MethodDelete, d.base+"/faults?command=GetUser", nil)
+	require.NoError(t, err)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusNoContent, resp.StatusCode)
+	_, health = get(t, d.base+"/health")
+	assert.NotContains(t, health, "injectingFaults")
 
 	require.NoError(t, d.stop())
 	assert.Contains(t, d.out.String(), "stopped")

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/httpcommand"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/metricsstream/dashboard"
 	rxprometheus "github.com/rxhystrix/rxhystrix/metricsstream/prometheus"
@@ -23,8 +24,8 @@ import (
 // same stream at /hystrix.stream (where Netflix's dashboard and Turbine
 // look, as the README mounts it), Hystrix's configuration, utilization
 // and request events streams at their paths, Prometheus metrics at
-// /metrics and the open circuits at /health; and the demo's own API,
-// guarded, at checkoutPath. Streams end when shutdown is closed.
+// /metrics, the open circuits at /health and the commands' injected
+// faults at /faults; and the demo's own API, guarded, at checkoutPath. Streams end when shutdown is closed.
 func newHandler(reg *command.Registry, shutdown <-chan struct{}) http.Handler {
 	opts := []metricsstream.HandlerOption{
 		metricsstream.WithRegistry(reg.Metrics()),
@@ -42,6 +43,7 @@ func newHandler(reg *command.Registry, shutdown <-chan struct{}) http.Handler {
 	mux.Handle("/hystrix/requests.stream", metricsstream.RequestEventsHandler(opts...))
 	mux.Handle("/metrics", promhttp.HandlerFor(prom, promhttp.HandlerOpts{}))
 	mux.Handle("/health", metricsstream.HealthHandler(reg.Metrics()))
+	mux.Handle("/faults", httpcommand.FaultsHandler(reg)) // 127.0.0.1 only: whoever reaches it can fail the calls
 	mux.Handle("POST "+checkoutPath, checkoutGuard(reg))
 	mux.Handle("GET /{$}", http.RedirectHandler("/hystrix/", http.StatusFound))
 	return mux
@@ -71,7 +73,8 @@ func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenari
 		"  requests    %s/hystrix/requests.stream\n"+
 		"  prometheus  %s/metrics\n"+
 		"  health      %s/health\n"+
-		"  api         POST %s%s\n", base, base, base, base, base, base, base, base, base, checkoutPath)
+		"  faults      %s/faults (curl -X PUT '%s/faults?command=GetUser' -d '{\"enabled\":true,\"errorPercentage\":50}')\n"+
+		"  api         POST %s%s\n", base, base, base, base, base, base, base, base, base, base, base, checkoutPath)
 	if _, ok := ctx.Deadline(); ok {
 		fmt.Fprintln(out, "It stops by itself after -duration; Ctrl-C stops it sooner.")
 	} else {

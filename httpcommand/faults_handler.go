@@ -1,0 +1,171 @@
+package httpcommand
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/command"
+)
+
+// FaultsHandler returns a handler that reads and sets the faults r's
+// commands inject (command.Config.Faults), live: a game day run from a
+// terminal, as Chaos Monkey for Spring Boot's actuator endpoint sets its
+// assaults. The command is named by the query parameter "command":
+//
+//	GET    /faults                  the faults of every command that injects them or did
+//	GET    /faults?command=GetUser  GetUser's
+//	PUT    /faults?command=GetUser  sets GetUser's faults to the request's JSON body
+//	DELETE /faults?command=GetUser  turns GetUser's faults off
+//
+// The JSON of a command's faults holds its FaultConfig, the delay as a
+// Go duration and the error as its message ("" for
+// command.ErrInjectedFault), and the faults injected since its key was
+// first used:
+//
+//	{"command":"GetUser","enabled":true,"delayPercentage":10,"delay":"2s","errorPercentage":5,"error":"","markedOnly":false,"delays":7,"errors":3}
+//
+// PUT reads the same fields, ignoring the command and the counts, so that
+// what GET answers can be sent back changed; a field left out is zero. It
+// replaces the faults of the Config in force and keeps the rest. A
+// command the registry does not know is 404, so that a typo injects
+// nothing; a body that is not such JSON, or faults that
+// command.Config.Validate refuses, are 400 with the error. GET and PUT
+// answer with the command's faults.
+//
+// Whoever reaches the handler can fail the service's calls: serve it on
+// an administrative listener only. It panics if r is nil.
+func FaultsHandler(r *command.Registry) http.Handler {
+	mustNotNil("FaultsHandler", r == nil)
+	return &faultsHandler{r: r}
+}
+
+type faultsHandler struct{ r *command.Registry }
+
+// faultsJSON is the JSON of a command's faults.
+type faultsJSON struct {
+	Command         string  `json:"command"`
+	Enabled         bool    `json:"enabled"`
+	DelayPercentage float64 `json:"delayPercentage"`
+	Delay           string  `json:"delay"`
+	ErrorPercentage float64 `json:"errorPercentage"`
+	Error           string  `json:"error"`
+	MarkedOnly      bool    `json:"markedOnly"`
+	Delays          int64   `json:"delays"`
+	Errors          int64   `json:"errors"`
+}
+
+func (h *faultsHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	key := req.URL.Query().Get("command")
+	switch req.Method {
+	case http.MethodGet, http.MethodHead:
+		if key == "" {
+			writeJSON(w, h.all())
+			return
+		}
+	case http.MethodPut, http.MethodDelete:
+		if key == "" {
+			http.Error(w, "httpcommand: FaultsHandler: "+req.Method+" needs ?command=", http.StatusBadRequest)
+			return
+		}
+	default:
+		w.Header().Set("Allow", "GET, HEAD, PUT, DELETE")
+		http.Error(w, "httpcommand: FaultsHandler: method "+req.Method+" not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	cfg, ok := h.r.Config(key)
+	if !ok {
+		http.Error(w, fmt.Sprintf("httpcommand: FaultsHandler: no command %q", key), http.StatusNotFound)
+		return
+	}
+	switch req.Method {
+	case http.MethodPut:
+		f, err := readFaults(req)
+		if err == nil {
+			cfg.Faults = f
+			err = h.r.Configure(key, cfg)
+		}
+		if err != nil {
+			http.Error(w, "httpcommand: FaultsHandler: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+	case http.MethodDelete:
+		cfg.Faults.Enabled = false
+		if err := h.r.Configure(key, cfg); err != nil { // the rest of cfg is in force, hence valid
+			http.Error(w, "httpcommand: FaultsHandler: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeJSON(w, h.faultsOf(key))
+}
+
+// readFaults reads a FaultConfig from req's JSON body.
+func readFaults(req *http.Request) (command.FaultConfig, error) {
+	var j faultsJSON
+	dec := json.NewDecoder(http.MaxBytesReader(nil, req.Body, 1<<16))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return command.FaultConfig{}, fmt.Errorf("the body is not the JSON of faults: %w", err)
+	}
+	f := command.FaultConfig{
+		Enabled:         j.Enabled,
+		DelayPercentage: j.DelayPercentage,
+		ErrorPercentage: j.ErrorPercentage,
+		MarkedOnly:      j.MarkedOnly,
+	}
+	if j.Delay != "" {
+		d, err := time.ParseDuration(j.Delay)
+		if err != nil {
+			return command.FaultConfig{}, fmt.Errorf("delay: %w", err)
+		}
+		f.Delay = d
+	}
+	if j.Error != "" {
+		f.Error = errors.New(j.Error)
+	}
+	return f, nil
+}
+
+// faultsOf returns key's faults and those injected.
+func (h *faultsHandler) faultsOf(key string) faultsJSON {
+	cfg, _ := h.r.Config(key)
+	f := cfg.Faults
+	j := faultsJSON{
+		Command: key, Enabled: f.Enabled, DelayPercentage: f.DelayPercentage, Delay: f.Delay.String(),
+		ErrorPercentage: f.ErrorPercentage, MarkedOnly: f.MarkedOnly,
+	}
+	if f.Error != nil {
+		j.Error = f.Error.Error()
+	}
+	if m, ok := h.r.Metrics().LookupCommand(key); ok {
+		st, _ := m.Status()
+		j.Delays, j.Errors = st.Faults.Delays, st.Faults.Errors
+	}
+	return j
+}
+
+// all returns the faults of every command that injects them or did,
+// sorted by key.
+func (h *faultsHandler) all() []faultsJSON {
+	out := []faultsJSON{}
+	for m := range h.r.Metrics().Commands() {
+		if st, _ := m.Status(); st.Faults.Shown() {
+			out = append(out, h.faultsOf(m.Key()))
+		}
+	}
+	slices.SortFunc(out, func(a, b faultsJSON) int { return strings.Compare(a.Command, b.Command) })
+	return out
+}
+
+// writeJSON answers with v as JSON.
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache")
+	_ = json.NewEncoder(w).Encode(v)
+}

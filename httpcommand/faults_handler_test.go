@@ -1,0 +1,110 @@
+package httpcommand
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/command"
+)
+
+// faultsRequest sends a request to h and returns its status and body.
+func faultsRequest(t *testing.T, h http.Handler, method, target, body string) (int, string) {
+	t.Helper()
+	req := httptest.NewRequest(method, target, strings.NewReader(body))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	b, err := io.ReadAll(rec.Result().Body)
+	require.NoError(t, err)
+	return rec.Code, string(b)
+}
+
+// A game day through the handler: PUT injects faults into a command,
+// which its executions meet; GET tells them and the faults injected;
+// DELETE turns them off.
+func TestFaultsHandlerSetsAndTellsFaults(t *testing.T) {
+	reg := command.NewRegistry()
+	t.Cleanup(reg.Close)
+	getUser := command.New("GetUser", func(context.Context, int) (string, error) { return "ann", nil },
+		command.WithRegistry(reg), command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation, Timeout: -1}))
+	command.New("GetOrders", func(context.Context, int) (string, error) { return "none", nil }, command.WithRegistry(reg))
+	h := FaultsHandler(reg)
+
+	code, body := faultsRequest(t, h, http.MethodGet, "/faults", "")
+	require.Equal(t, http.StatusOK, code)
+	assert.JSONEq(t, `[]`, body, "no command injects faults")
+
+	code, body = faultsRequest(t, h, http.MethodPut, "/faults?command=GetUser",
+		`{"enabled":true,"errorPercentage":100,"error":"province down","delay":"2s"}`)
+	require.Equal(t, http.StatusOK, code, body)
+	assert.JSONEq(t, `{"command":"GetUser","enabled":true,"delayPercentage":0,"delay":"2s","errorPercentage":100,"error":"province down","markedOnly":false,"delays":0,"errors":0}`, body)
+	cfg, _ := reg.Config("GetUser")
+	assert.Equal(t, command.SemaphoreIsolation, cfg.Isolation, "the rest of the Config is kept")
+
+	for range 2 {
+		_, err := getUser.Execute(context.Background(), 1)
+		assert.EqualError(t, err, "GetUser failed and no fallback available (cause: province down)")
+	}
+	code, body = faultsRequest(t, h, http.MethodGet, "/faults", "")
+	require.Equal(t, http.StatusOK, code)
+	var all []faultsJSON
+	require.NoError(t, json.Unmarshal([]byte(body), &all))
+	require.Len(t, all, 1)
+	assert.Equal(t, "GetUser", all[0].Command)
+	assert.Equal(t, int64(2), all[0].Errors)
+
+	// What GET answers goes back changed.
+	all[0].ErrorPercentage = 0
+	back, err := json.Marshal(all[0])
+	require.NoError(t, err)
+	code, _ = faultsRequest(t, h, http.MethodPut, "/faults?command=GetUser", string(back))
+	require.Equal(t, http.StatusOK, code)
+	_, err = getUser.Execute(context.Background(), 1)
+	require.NoError(t, err)
+
+	code, _ = faultsRequest(t, h, http.MethodDelete, "/faults?command=GetUser", "")
+	require.Equal(t, http.StatusNoContent, code)
+	cfg, _ = reg.Config("GetUser")
+	assert.False(t, cfg.Faults.Enabled)
+	code, body = faultsRequest(t, h, http.MethodGet, "/faults?command=GetUser", "")
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, `"enabled":false`)
+	assert.Contains(t, body, `"errors":2`, "what was injected stays counted")
+}
+
+// Bad requests name what is wrong, and change nothing.
+func TestFaultsHandlerRefusesBadRequests(t *testing.T) {
+	reg := command.NewRegistry()
+	t.Cleanup(reg.Close)
+	command.New("GetUser", func(context.Context, int) (string, error) { return "ann", nil }, command.WithRegistry(reg))
+	h := FaultsHandler(reg)
+	for _, tc := range []struct {
+		method, target, body string
+		code                 int
+		says                 string
+	}{
+		{http.MethodPut, "/faults?command=GetUsr", `{"enabled":true}`, http.StatusNotFound, `no command "GetUsr"`},
+		{http.MethodPut, "/faults", `{"enabled":true}`, http.StatusBadRequest, "PUT needs ?command="},
+		{http.MethodDelete, "/faults", ``, http.StatusBadRequest, "DELETE needs ?command="},
+		{http.MethodPut, "/faults?command=GetUser", `{"enabled":true,"errorPercent":5}`, http.StatusBadRequest, `unknown field "errorPercent"`},
+		{http.MethodPut, "/faults?command=GetUser", `{"enabled":true,"delayPercentage":5,"delay":"2 s"}`, http.StatusBadRequest, "delay: time: "},
+		{http.MethodPut, "/faults?command=GetUser", `{"enabled":true,"errorPercentage":500}`, http.StatusBadRequest, "Config.Faults.ErrorPercentage: 500 is not within [0, 100]"},
+		{http.MethodPost, "/faults?command=GetUser", `{}`, http.StatusMethodNotAllowed, "method POST not allowed"},
+	} {
+		code, body := faultsRequest(t, h, tc.method, tc.target, tc.body)
+		assert.Equal(t, tc.code, code, "%s %s %s", tc.method, tc.target, tc.body)
+		assert.Contains(t, body, tc.says)
+	}
+	cfg, _ := reg.Config("GetUser")
+	assert.Equal(t, command.FaultConfig{}, cfg.Faults, "nothing changed")
+	_, ok := reg.Config("GetUsr")
+	assert.False(t, ok, "no command made by a typo")
+	assert.Panics(t, func() { FaultsHandler(nil) })
+}
