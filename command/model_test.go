@@ -29,10 +29,13 @@ const (
 	runRejected       // another execution holds the only permit or worker
 	callerLeftBefore  // the caller's context ended before the call
 	callerLeavesMid   // the caller's context ends while run waits on it
+	faultFails        // an injected error stands in for run (Config.Faults)
+	faultDelays       // an injected delay runs into the timeout; run is not called
 )
 
 var stepOutcomeNames = [...]string{"succeeds", "fails", "panics", "bad request", "times out",
-	"short-circuited", "rejected", "caller left before", "caller leaves mid-run"}
+	"short-circuited", "rejected", "caller left before", "caller leaves mid-run",
+	"injected error", "injected delay"}
 
 func (o stepOutcome) String() string { return stepOutcomeNames[o] }
 
@@ -69,6 +72,8 @@ func modelRun(ctx context.Context, in modelInput) (string, error) {
 	case runTimesOut, callerLeavesMid:
 		<-ctx.Done()
 		return "", ctx.Err()
+	case faultFails, faultDelays:
+		return "ran under a fault", nil // a success the model does not expect
 	}
 	if in.hold != nil {
 		<-in.hold
@@ -110,9 +115,9 @@ func modelStep(o stepOutcome, f fallbackOutcome, iso Isolation) expected {
 		return expected{plainErr: context.Canceled}
 	case callerLeavesMid:
 		return expected{plainErr: context.Canceled, events: []string{"CANCELLED"}}
-	case runFails, runPanics:
+	case runFails, runPanics, faultFails:
 		failure, event = CommandFailure, "FAILURE"
-	case runTimesOut:
+	case runTimesOut, faultDelays:
 		failure, event = TimeoutFailure, "TIMEOUT"
 	case runShortCircuited:
 		failure, event = ShortCircuitFailure, "SHORT_CIRCUITED"
@@ -174,9 +179,9 @@ func TestEveryModeFollowsTheModel(t *testing.T) {
 		m := newModelKey(rt, iso, timed)
 		defer m.close()
 		outcomes := []stepOutcome{runSucceeds, runFails, runPanics, runBadRequest,
-			runShortCircuited, runRejected, callerLeftBefore, callerLeavesMid}
+			runShortCircuited, runRejected, callerLeftBefore, callerLeavesMid, faultFails}
 		if timed {
-			outcomes = append(outcomes, runTimesOut)
+			outcomes = append(outcomes, runTimesOut, faultDelays)
 		}
 		steps := rapid.IntRange(1, 8).Draw(rt, "steps")
 		for i := range steps {
@@ -253,7 +258,14 @@ func (m *modelKey) step(o stepOutcome, f fallbackOutcome, mode execModeOf[modelI
 		cancel()
 	case runTimesOut, callerLeavesMid:
 		in.entered = make(chan struct{})
+	case faultFails:
+		m.configureFaults(FaultConfig{Enabled: true, ErrorPercentage: 100})
+		defer m.configureFaults(FaultConfig{})
+	case faultDelays:
+		m.configureFaults(FaultConfig{Enabled: true, DelayPercentage: 100, Delay: 2 * modelTimeout})
+		defer m.configureFaults(FaultConfig{})
 	}
+	delays := m.reg.state("model", Config{}).faults[faultDelay].Load()
 
 	callerCtx := context.Context(ctx)
 	if nilCtx {
@@ -267,6 +279,11 @@ func (m *modelKey) step(o stepOutcome, f fallbackOutcome, mode execModeOf[modelI
 	case callerLeavesMid:
 		m.wait(in.entered, "run to start")
 		cancel()
+	case faultDelays:
+		waitFor(m.t, "the injected delay to begin", func() bool {
+			return m.reg.state("model", Config{}).faults[faultDelay].Load() > delays
+		})
+		m.clock.Advance(modelTimeout)
 	}
 	res := m.result(call)
 	want := modelStep(o, f, m.iso)
@@ -296,6 +313,15 @@ func (m *modelKey) configure(b breaker.Config) {
 	cfg, _ := m.reg.Config("model")
 	b.RequestVolumeThreshold = 1 << 20
 	cfg.Breaker = b
+	if err := m.reg.Configure("model", cfg); err != nil {
+		m.t.Fatal(err)
+	}
+}
+
+// configureFaults sets the key's faults, keeping the rest.
+func (m *modelKey) configureFaults(f FaultConfig) {
+	cfg, _ := m.reg.Config("model")
+	cfg.Faults = f
 	if err := m.reg.Configure("model", cfg); err != nil {
 		m.t.Fatal(err)
 	}
