@@ -125,10 +125,8 @@ func run(w io.Writer, opts options) error {
 	fmt.Fprintf(w, "isolated: a pool of %d workers per province URL, a breaker per province\n", perURL)
 	reg := command.NewRegistry()
 	defer reg.Close()
-	for _, p := range provinces {
-		if err := reg.ConfigurePool(p.URL, command.PoolConfig{CoreSize: perURL}); err != nil {
-			return err
-		}
+	if err := poolPerProvince(reg, provinces, perURL); err != nil {
+		return err
 	}
 	svc := newService(reg, provinces, cfg, poolPerURL)
 	defer svc.close()
@@ -180,10 +178,8 @@ func run(w io.Writer, opts options) error {
 	fmt.Fprintf(w, "a rehearsal, Config.Faults: a pool of %d workers per province URL, a breaker per province, every province's network healthy\n", perURL)
 	regRehearsal := command.NewRegistry()
 	defer regRehearsal.Close()
-	for _, p := range provinces {
-		if err := regRehearsal.ConfigurePool(p.URL, command.PoolConfig{CoreSize: perURL}); err != nil {
-			return err
-		}
+	if err := poolPerProvince(regRehearsal, provinces, perURL); err != nil {
+		return err
 	}
 	svcRehearsal := newService(regRehearsal, provinces, cfg, poolPerURL)
 	defer svcRehearsal.close()
@@ -247,6 +243,16 @@ func outage(ctx context.Context, w io.Writer, svc pusher, provinces []*province,
 	fmt.Fprintf(w, "    %d healthy provinces: %s, p50 %v, p99 %v\n",
 		len(provinces)-1, good.summary(), good.percentile(50).Round(time.Millisecond), good.percentile(99).Round(time.Millisecond))
 	fmt.Fprintf(w, "    %s: %s; %s\n", hung.Name, bad.summary(), bad.reasons())
+}
+
+// poolPerProvince gives each province URL a pool of size workers in r.
+func poolPerProvince(r *command.Registry, provinces []*province, size int) error {
+	for _, p := range provinces {
+		if err := r.ConfigurePool(p.URL, command.PoolConfig{CoreSize: size}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // injectDelay makes key's executions start d late, every one of them,
