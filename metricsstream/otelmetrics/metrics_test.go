@@ -22,6 +22,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/limit"
+	"github.com/rxhystrix/rxhystrix/metricsstream/internal/reading"
 	rxprometheus "github.com/rxhystrix/rxhystrix/metricsstream/prometheus"
 )
 
@@ -345,4 +346,15 @@ func TestOptionsPanicOnBadInput(t *testing.T) {
 	}
 	m := New(reg.Metrics(), WithLatencyBuckets(.1, 1))
 	assert.True(t, slices.Equal([]float64{.1, 1}, m.bounds))
+}
+
+// Every command metric both exporters report has its instrument, and
+// each labelled one its attribute key.
+func TestEveryCommandMetricHasAnInstrument(t *testing.T) {
+	for m, i := range commandInstruments {
+		cm := reading.CommandMetric(m)
+		assert.NotEmpty(t, i.name, "command metric %d", m)
+		assert.Contains(t, prometheusNames, i.name)
+		assert.Equal(t, cm.Labelled(), commandLabelKeys[m] != "", "%s: a key for a labelled metric only", i.name)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/rxhystrix/rxhystrix/internal/otelattr"
+	"github.com/rxhystrix/rxhystrix/metricsstream/internal/reading"
 )
 
 // The attribute keys. The values are the keys of commands, groups, pools
@@ -33,6 +34,43 @@ const (
 
 // instrument is the name, unit and description of one instrument.
 type instrument struct{ name, unit, description string }
+
+// commandInstruments are the instruments of the command metrics both
+// exporters report (reading.CommandPoints), and commandLabelKeys the
+// attribute keys of those with a label of their own.
+var (
+	commandInstruments = [reading.NumCommandMetrics]instrument{
+		reading.CommandEvents:                  commandEvents,
+		reading.CircuitOpen:                    circuitOpen,
+		reading.ErrorPercentage:                errorPercentage,
+		reading.HealthRequests:                 healthRequests,
+		reading.HealthErrors:                   healthErrors,
+		reading.ConcurrentExecutions:           concurrent,
+		reading.RollingMaxConcurrentExecutions: rollingMaxConcurrent,
+		reading.CompletionsDropped:             completionsDropped,
+		reading.StreamPanics:                   streamPanics,
+		reading.CircuitState:                   circuitState,
+		reading.AdaptiveLimit:                  adaptiveLimit,
+		reading.PartitionGuaranteed:            partitionGuaranteed,
+		reading.PartitionInFlight:              partitionInFlight,
+		reading.PartitionRejected:              partitionRejected,
+		reading.BacklogSize:                    backlogSize,
+		reading.BacklogWaiting:                 backlogWaiting,
+		reading.SleepWindow:                    sleepWindow,
+		reading.Throttle:                       throttle,
+		reading.FaultInjection:                 faultInjection,
+		reading.FaultsInjected:                 faultsInjected,
+	}
+	commandLabelKeys = [reading.NumCommandMetrics]attribute.Key{
+		reading.CommandEvents:       EventKey,
+		reading.CircuitState:        CircuitStateKey,
+		reading.AdaptiveLimit:       AlgorithmKey,
+		reading.PartitionGuaranteed: PartitionKey,
+		reading.PartitionInFlight:   PartitionKey,
+		reading.PartitionRejected:   PartitionKey,
+		reading.FaultsInjected:      FaultKey,
+	}
+)
 
 var (
 	commandEvents = instrument{"rxhystrix.command.events", "{event}",

@@ -11,23 +11,18 @@ import (
 	"github.com/rxhystrix/rxhystrix/metricsstream/internal/reading"
 )
 
-// instruments are the observable instruments one Register made.
+// instruments are the observable instruments one Register made: those
+// of the command metrics both exporters report, by reading.CommandMetric
+// (an Int64 instrument each, a Float64 one for the fractional ones), and
+// the rest.
 type instruments struct {
-	commandEvents, completionsDropped, streamPanics            metric.Int64ObservableCounter
-	requestEventsDropped, requestEventsPanics                  metric.Int64ObservableCounter
-	circuitOpen, errorPercentage, healthRequests, healthErrors metric.Int64ObservableGauge
-	circuitState                                               metric.Int64ObservableGauge
-	concurrent, rollingMaxConcurrent                           metric.Int64ObservableGauge
-	partitionGuaranteed, partitionInFlight                     metric.Int64ObservableGauge
-	partitionRejected                                          metric.Int64ObservableCounter
-	backlogSize, backlogWaiting                                metric.Int64ObservableGauge
-	faultInjection                                             metric.Int64ObservableGauge
-	faultsInjected                                             metric.Int64ObservableCounter
-	sleepWindow, throttle                                      metric.Float64ObservableGauge
-	adaptiveLimit, poolAdaptiveLimit                           metric.Int64ObservableGauge
-	poolExecuted, poolRejected                                 metric.Int64ObservableCounter
-	poolActive, poolQueued, poolCoreSize, poolWorkers          metric.Int64ObservableGauge
-	collapserEvents                                            metric.Int64ObservableCounter
+	commandInts                                       [reading.NumCommandMetrics]metric.Int64Observable
+	commandFloats                                     [reading.NumCommandMetrics]metric.Float64Observable
+	requestEventsDropped, requestEventsPanics         metric.Int64ObservableCounter
+	poolAdaptiveLimit                                 metric.Int64ObservableGauge
+	poolExecuted, poolRejected                        metric.Int64ObservableCounter
+	poolActive, poolQueued, poolCoreSize, poolWorkers metric.Int64ObservableGauge
+	collapserEvents                                   metric.Int64ObservableCounter
 }
 
 // Register makes the counters and gauges on meter (which should be named
@@ -57,28 +52,23 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 		errs = append(errs, err)
 		return g
 	}
-	in.commandEvents = counter(commandEvents)
-	in.completionsDropped = counter(completionsDropped)
-	in.streamPanics = counter(streamPanics)
+	var observables []metric.Observable
+	for cm := reading.CommandMetric(0); cm < reading.NumCommandMetrics; cm++ {
+		i := commandInstruments[cm]
+		switch {
+		case cm.Fractional():
+			in.commandFloats[cm] = floatGauge(i)
+			observables = append(observables, in.commandFloats[cm])
+		case cm.Counter():
+			in.commandInts[cm] = counter(i)
+			observables = append(observables, in.commandInts[cm])
+		default:
+			in.commandInts[cm] = gauge(i)
+			observables = append(observables, in.commandInts[cm])
+		}
+	}
 	in.requestEventsDropped = counter(requestEventsDropped)
 	in.requestEventsPanics = counter(requestEventsPanics)
-	in.circuitOpen = gauge(circuitOpen)
-	in.circuitState = gauge(circuitState)
-	in.errorPercentage = gauge(errorPercentage)
-	in.healthRequests = gauge(healthRequests)
-	in.healthErrors = gauge(healthErrors)
-	in.concurrent = gauge(concurrent)
-	in.rollingMaxConcurrent = gauge(rollingMaxConcurrent)
-	in.partitionGuaranteed = gauge(partitionGuaranteed)
-	in.partitionInFlight = gauge(partitionInFlight)
-	in.partitionRejected = counter(partitionRejected)
-	in.backlogSize = gauge(backlogSize)
-	in.backlogWaiting = gauge(backlogWaiting)
-	in.sleepWindow = floatGauge(sleepWindow)
-	in.throttle = floatGauge(throttle)
-	in.faultInjection = gauge(faultInjection)
-	in.faultsInjected = counter(faultsInjected)
-	in.adaptiveLimit = gauge(adaptiveLimit)
 	in.poolAdaptiveLimit = gauge(poolAdaptiveLimit)
 	in.poolExecuted = counter(poolExecuted)
 	in.poolRejected = counter(poolRejected)
@@ -90,17 +80,12 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	observables = append(observables, in.requestEventsDropped, in.requestEventsPanics, in.poolAdaptiveLimit,
+		in.poolExecuted, in.poolRejected, in.poolActive, in.poolQueued, in.poolCoreSize, in.poolWorkers, in.collapserEvents)
 	return meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		in.observe(o, m.registry)
 		return nil
-	},
-		in.commandEvents, in.completionsDropped, in.circuitOpen, in.circuitState, in.errorPercentage, in.healthRequests,
-		in.healthErrors, in.concurrent, in.rollingMaxConcurrent, in.poolExecuted, in.poolRejected,
-		in.poolActive, in.poolQueued, in.poolCoreSize, in.poolWorkers, in.collapserEvents,
-		in.streamPanics, in.requestEventsDropped, in.requestEventsPanics,
-		in.partitionGuaranteed, in.partitionInFlight, in.partitionRejected,
-		in.backlogSize, in.backlogWaiting, in.sleepWindow, in.throttle, in.adaptiveLimit, in.poolAdaptiveLimit,
-		in.faultInjection, in.faultsInjected)
+	}, observables...)
 }
 
 // observe reports r and every command, pool and collapser of it, with
@@ -111,60 +96,17 @@ func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
 	for c := range r.Commands() {
 		s := c.Snapshot()
 		attrs := commandAttributes(s)
-		for e := range reading.EventTypes() {
-			o.ObserveInt64(in.commandEvents, s.Cumulative[e],
-				metric.WithAttributes(attrs[0], attrs[1], EventKey.String(e.String())))
-		}
 		set := metric.WithAttributes(attrs...)
-		open := int64(0)
-		if s.Status.CircuitBreakerOpen {
-			open = 1
-		}
-		o.ObserveInt64(in.circuitOpen, open, set)
-		if st := s.Status.CircuitBreakerState; st != "" {
-			for _, state := range metricsstream.CircuitStates {
-				in1 := int64(0)
-				if state == st {
-					in1 = 1
-				}
-				o.ObserveInt64(in.circuitState, in1, metric.WithAttributes(attrs[0], attrs[1], CircuitStateKey.String(state)))
+		for p := range reading.CommandPoints(c, &s) {
+			opt := set
+			if p.Metric.Labelled() {
+				opt = metric.WithAttributes(attrs[0], attrs[1], commandLabelKeys[p.Metric].String(p.Label))
 			}
-		}
-		o.ObserveInt64(in.errorPercentage, int64(s.Health.ErrorPercentage), set)
-		o.ObserveInt64(in.healthRequests, s.Health.Total, set)
-		o.ObserveInt64(in.healthErrors, s.Health.Errors, set)
-		o.ObserveInt64(in.concurrent, s.ConcurrentExecutions, set)
-		o.ObserveInt64(in.rollingMaxConcurrent, s.RollingMaxConcurrentExecutions, set)
-		o.ObserveInt64(in.completionsDropped, int64(c.DroppedCompletions()), set)
-		o.ObserveInt64(in.streamPanics, int64(c.PanickedSubscribers()), set)
-		if p := s.Status.Properties; p.AdaptiveLimit != "" {
-			o.ObserveInt64(in.adaptiveLimit, int64(p.MaxConcurrentRequests),
-				metric.WithAttributes(attrs[0], attrs[1], AlgorithmKey.String(p.AdaptiveLimit)))
-		}
-		for _, p := range s.Status.Partitions {
-			ps := metric.WithAttributes(attrs[0], attrs[1], PartitionKey.String(reading.LabelValue(p.Name)))
-			o.ObserveInt64(in.partitionGuaranteed, int64(p.Guaranteed), ps)
-			o.ObserveInt64(in.partitionInFlight, p.InFlight, ps)
-			o.ObserveInt64(in.partitionRejected, int64(p.Rejected), ps)
-		}
-		if b := s.Status.Backlog; b.Size > 0 {
-			o.ObserveInt64(in.backlogSize, int64(b.Size), set)
-			o.ObserveInt64(in.backlogWaiting, b.Waiting, set)
-		}
-		if s.Status.Properties.SleepWindowVaries() {
-			o.ObserveFloat64(in.sleepWindow, s.Status.CircuitBreakerSleepWindow.Seconds(), set)
-		}
-		if s.Status.Properties.Throttles() {
-			o.ObserveFloat64(in.throttle, s.Status.CircuitBreakerThrottle, set)
-		}
-		if f := s.Status.Faults; f.Shown() {
-			enabled := int64(0)
-			if f.Enabled {
-				enabled = 1
+			if f := in.commandFloats[p.Metric]; f != nil {
+				o.ObserveFloat64(f, p.Value, opt)
+			} else {
+				o.ObserveInt64(in.commandInts[p.Metric], int64(p.Value), opt)
 			}
-			o.ObserveInt64(in.faultInjection, enabled, set)
-			o.ObserveInt64(in.faultsInjected, f.Delays, metric.WithAttributes(attrs[0], attrs[1], FaultKey.String("delay")))
-			o.ObserveInt64(in.faultsInjected, f.Errors, metric.WithAttributes(attrs[0], attrs[1], FaultKey.String("error")))
 		}
 	}
 	for p := range r.Pools() {

@@ -119,6 +119,31 @@ var (
 		"Events of the request collapser by Hystrix collapser event type (BATCH_EXECUTED, ADDED_TO_BATCH, RESPONSE_FROM_CACHE), since its metrics were created (up to the last closed rolling bucket).",
 		[]string{"collapser", "event"}, nil)
 
+	// commandDescs are the descriptions of the command metrics both
+	// exporters report (reading.CommandPoints).
+	commandDescs = [reading.NumCommandMetrics]*prometheus.Desc{
+		reading.CommandEvents:                  commandEventsDesc,
+		reading.CircuitOpen:                    circuitOpenDesc,
+		reading.ErrorPercentage:                errorPercentageDesc,
+		reading.HealthRequests:                 healthRequestsDesc,
+		reading.HealthErrors:                   healthErrorsDesc,
+		reading.ConcurrentExecutions:           concurrentDesc,
+		reading.RollingMaxConcurrentExecutions: rollingMaxConcurrentDesc,
+		reading.CompletionsDropped:             completionsDroppedDesc,
+		reading.StreamPanics:                   streamPanicsDesc,
+		reading.CircuitState:                   circuitStateDesc,
+		reading.AdaptiveLimit:                  adaptiveLimitDesc,
+		reading.PartitionGuaranteed:            partitionGuaranteedDesc,
+		reading.PartitionInFlight:              partitionInFlightDesc,
+		reading.PartitionRejected:              partitionRejectedDesc,
+		reading.BacklogSize:                    backlogSizeDesc,
+		reading.BacklogWaiting:                 backlogWaitingDesc,
+		reading.SleepWindow:                    sleepWindowDesc,
+		reading.Throttle:                       throttleDesc,
+		reading.FaultInjection:                 faultInjectionDesc,
+		reading.FaultsInjected:                 faultsInjectedDesc,
+	}
+
 	allDescs = []*prometheus.Desc{
 		commandEventsDesc, circuitOpenDesc, circuitStateDesc, errorPercentageDesc, healthRequestsDesc, healthErrorsDesc,
 		concurrentDesc, rollingMaxConcurrentDesc, executionLatencyDesc, totalLatencyDesc, completionsDroppedDesc,
@@ -192,70 +217,17 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 	for m := range c.registry.Commands() {
 		s := m.Snapshot()
 		labels := []string{reading.LabelValue(s.Key), reading.LabelValue(reading.Group(s))}
-		for e := range reading.EventTypes() {
-			out = append(out, prometheus.MustNewConstMetric(commandEventsDesc, prometheus.CounterValue,
-				float64(s.Cumulative[e]), labels[0], labels[1], e.String()))
-		}
-		open := 0.0
-		if s.Status.CircuitBreakerOpen {
-			open = 1
-		}
-		out = append(out,
-			gauge(circuitOpenDesc, open, labels),
-			gauge(errorPercentageDesc, float64(s.Health.ErrorPercentage), labels),
-			gauge(healthRequestsDesc, float64(s.Health.Total), labels),
-			gauge(healthErrorsDesc, float64(s.Health.Errors), labels),
-			gauge(concurrentDesc, float64(s.ConcurrentExecutions), labels),
-			gauge(rollingMaxConcurrentDesc, float64(s.RollingMaxConcurrentExecutions), labels),
-			prometheus.MustNewConstMetric(completionsDroppedDesc, prometheus.CounterValue,
-				float64(m.DroppedCompletions()), labels...),
-			prometheus.MustNewConstMetric(streamPanicsDesc, prometheus.CounterValue,
-				float64(m.PanickedSubscribers()), labels...),
-		)
-		if st := s.Status.CircuitBreakerState; st != "" {
-			for _, state := range metricsstream.CircuitStates {
-				in := 0.0
-				if state == st {
-					in = 1
-				}
-				out = append(out, gauge(circuitStateDesc, in, append(labels[:2:2], state)))
+		for p := range reading.CommandPoints(m, &s) {
+			kind := prometheus.GaugeValue
+			if p.Metric.Counter() {
+				kind = prometheus.CounterValue
 			}
-		}
-		if p := s.Status.Properties; p.AdaptiveLimit != "" {
-			out = append(out, gauge(adaptiveLimitDesc, float64(p.MaxConcurrentRequests), append(labels, p.AdaptiveLimit)))
-		}
-		for _, p := range s.Status.Partitions {
-			pl := append(labels[:2:2], reading.LabelValue(p.Name))
-			out = append(out,
-				gauge(partitionGuaranteedDesc, float64(p.Guaranteed), pl),
-				gauge(partitionInFlightDesc, float64(p.InFlight), pl),
-				prometheus.MustNewConstMetric(partitionRejectedDesc, prometheus.CounterValue, float64(p.Rejected), pl...),
-			)
-		}
-		if b := s.Status.Backlog; b.Size > 0 {
-			out = append(out,
-				gauge(backlogSizeDesc, float64(b.Size), labels),
-				gauge(backlogWaitingDesc, float64(b.Waiting), labels),
-			)
-		}
-		if s.Status.Properties.SleepWindowVaries() {
-			out = append(out, gauge(sleepWindowDesc, s.Status.CircuitBreakerSleepWindow.Seconds(), labels))
-		}
-		if s.Status.Properties.Throttles() {
-			out = append(out, gauge(throttleDesc, s.Status.CircuitBreakerThrottle, labels))
-		}
-		if f := s.Status.Faults; f.Shown() {
-			enabled := 0.0
-			if f.Enabled {
-				enabled = 1
+			l := labels
+			if p.Metric.Labelled() {
+				l = append(labels[:2:2], p.Label)
 			}
-			out = append(out,
-				gauge(faultInjectionDesc, enabled, labels),
-				prometheus.MustNewConstMetric(faultsInjectedDesc, prometheus.CounterValue, float64(f.Delays), labels[0], labels[1], "delay"),
-				prometheus.MustNewConstMetric(faultsInjectedDesc, prometheus.CounterValue, float64(f.Errors), labels[0], labels[1], "error"),
-			)
+			out = append(out, prometheus.MustNewConstMetric(commandDescs[p.Metric], kind, p.Value, l...))
 		}
-
 		f := c.folds.Add(m)
 		out = append(out,
 			histogram(executionLatencyDesc, &f.Execution, c.bounds, labels),

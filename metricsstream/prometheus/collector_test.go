@@ -393,3 +393,12 @@ rxhystrix_request_events_subscribers_panicked_total 1
 		"rxhystrix_command_stream_subscribers_panicked_total", "rxhystrix_request_events_dropped_total",
 		"rxhystrix_request_events_subscribers_panicked_total"))
 }
+
+// Every command metric both exporters report has its description, and
+// Describe sends it.
+func TestEveryCommandMetricIsDescribed(t *testing.T) {
+	for m, d := range commandDescs {
+		require.NotNil(t, d, "command metric %d", m)
+		assert.Contains(t, allDescs, d)
+	}
+}
