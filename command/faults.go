@@ -22,13 +22,13 @@ import (
 // the execution's permit or pool worker and runs into its timeout, and an
 // injected error is a FAILURE that the fallback answers and the breaker
 // counts. Both are drawn for each execution, the delay first, as in
-// Envoy: an execution may be delayed and then fail. The key's
-// CommandStatus counts the faults injected (FaultsInjected), and the
-// streams, Prometheus, OpenTelemetry and the dashboard show them, so that
-// nobody takes them for the downstream's.
+// Envoy: an execution may be delayed and then fail. The key's status
+// counts the faults injected (metricsstream.CommandStatus.Faults), and the
+// streams, Prometheus, OpenTelemetry, the dashboard and the health show
+// them, so that nobody takes them for the downstream's.
 //
 // Configure switches faults on and off live. Nothing is drawn while
-// Enabled is false, and an execution costs no more than without faults.
+// Enabled is false: an execution then pays one test of the flag.
 type FaultConfig struct {
 	// Enabled turns the injection on.
 	Enabled bool
@@ -58,8 +58,8 @@ type FaultConfig struct {
 // unless FaultConfig.Error says otherwise.
 var ErrInjectedFault = errors.New("command: injected fault")
 
-// The kinds of fault FaultConfig injects, as CommandStatus.FaultsInjected
-// counts them.
+// The kinds of fault FaultConfig injects, by which keyState.faults counts
+// them.
 const (
 	faultDelay = iota
 	faultError
@@ -106,8 +106,11 @@ func WithFaultInjection(ctx context.Context, keys ...string) context.Context {
 }
 
 // FaultInjectionOf reports whether ctx is marked by WithFaultInjection,
-// and the keys it names (none for every key).
+// and the keys it names (none for every key). A nil ctx is not marked.
 func FaultInjectionOf(ctx context.Context) (keys []string, marked bool) {
+	if ctx == nil {
+		return nil, false
+	}
 	m, _ := ctx.Value(faultMarkKey{}).(*faultMark)
 	if m == nil {
 		return nil, false
@@ -115,7 +118,7 @@ func FaultInjectionOf(ctx context.Context) (keys []string, marked bool) {
 	return slices.Clone(m.keys), true
 }
 
-// marks reports whether ctx is marked for key.
+// marks reports whether the mark names key; a nil mark names no key.
 func (m *faultMark) marks(key string) bool {
 	return m != nil && (m.keys == nil || slices.Contains(m.keys, key))
 }
@@ -194,9 +197,9 @@ func (r *Registry) drawn(percentage float64) bool {
 }
 
 // delay waits d on k's registry's clock, or until ctx ends: it returns
-// ctx's error then, else nil. It counts the delay once its timer is
-// armed, so that a test that sees the count may move a manual clock past
-// it.
+// ctx's error then, else nil. It counts the delay, even when ctx has
+// already ended, and once its timer is armed, so that a test that sees
+// the count may move a manual clock past it.
 func (k *keyState) delay(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		k.faults[faultDelay].Add(1)

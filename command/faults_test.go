@@ -172,6 +172,8 @@ func TestMarkedOnlyFaultsMeetMarkedRequests(t *testing.T) {
 	assert.Equal(t, []string{"GetOrder"}, keys)
 	_, marked = FaultInjectionOf(bg)
 	assert.False(t, marked)
+	_, marked = FaultInjectionOf(nil)
+	assert.False(t, marked)
 }
 
 // Configure switches the faults on and off live.
