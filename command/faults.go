@@ -193,7 +193,7 @@ func (r *Registry) drawn(percentage float64) bool {
 	case percentage >= 100:
 		return true
 	}
-	return r.rand()*100 < percentage
+	return r.rand() < percentage/100
 }
 
 // delay waits d on k's registry's clock, or until ctx ends: it returns
