@@ -100,6 +100,11 @@
 //	handler = httpcommand.RequestContext(mux, mark)
 //	client := &http.Client{Transport: httpcommand.New(mark)}
 //
+// A [Guard]'s key takes faults as any command's, which makes them the
+// server's own, as Envoy's fault filter injects them: an injected error
+// is answered 503 without reaching the handler, and an injected delay
+// holds the request's permit until the timeout.
+//
 // [FaultsHandler] reads and sets the faults of a registry's commands
 // live, over HTTP, for a game day run from a terminal:
 //
