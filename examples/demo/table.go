@@ -98,7 +98,8 @@ func (d display) start(ctx context.Context, out io.Writer, metrics *metricsstrea
 // tableLines returns the table of the commands and collapsers of metrics
 // after elapsed: one line per command with its request rate over the
 // rolling window, error percentage (the health window's, as the breaker
-// judges it), p99 execution latency, circuit and pool or semaphore use.
+// judges it), p99 execution latency, circuit and pool or semaphore use,
+// and whether it injects faults.
 func tableLines(metrics *metricsstream.Registry, elapsed time.Duration) []string {
 	var snaps []metricsstream.CommandSnapshot
 	for m := range metrics.Commands() {
@@ -111,9 +112,13 @@ func tableLines(metrics *metricsstream.Registry, elapsed time.Duration) []string
 		fmt.Sprintf("%-20s %8s %6s %7s  %-12s %s", "COMMAND", "REQ/S", "ERR%", "P99", "CIRCUIT", "POOL OR SEMAPHORE IN USE"),
 	}
 	for _, s := range snaps {
-		lines = append(lines, fmt.Sprintf("%-20s %8.1f %5d%% %7s  %-12s %s",
+		line := fmt.Sprintf("%-20s %8.1f %5d%% %7s  %-12s %s",
 			s.Key, float64(executions(s))/window(s.Config, elapsed), s.Health.ErrorPercentage,
-			p99(s.Latency.Execution), circuit(s), use(metrics, s)))
+			p99(s.Latency.Execution), circuit(s), use(metrics, s))
+		if s.Status.Faults.Enabled {
+			line += ", injecting faults" // set at /faults: the failures are not the downstream's
+		}
+		lines = append(lines, line)
 	}
 	var collapsers []string
 	for c := range metrics.Collapsers() {

@@ -52,6 +52,21 @@ func TestTableLinesShowEachCommand(t *testing.T) {
 	assert.Regexp(t, `^Slow +0\.4 +25% +40ms +Closed +semaphore 0/10$`, lines[3])
 }
 
+// A command that injects faults says so at the end of its line.
+func TestTableShowsACommandInjectingFaults(t *testing.T) {
+	mc := clock.NewManual(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	reg := command.NewRegistry(command.WithClock(mc))
+	defer reg.Close()
+	command.New("Chaos", func(ctx context.Context, n int) (int, error) { return n, nil }, command.WithRegistry(reg),
+		command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation, Faults: command.FaultConfig{Enabled: true, ErrorPercentage: 50}}))
+	command.New("Calm", func(ctx context.Context, n int) (int, error) { return n, nil }, command.WithRegistry(reg),
+		command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation}))
+	lines := tableLines(reg.Metrics(), 20*time.Second)
+	require.Len(t, lines, 4, "%q", lines)
+	assert.Regexp(t, `^Calm +.* semaphore 0/10$`, lines[2])
+	assert.Regexp(t, `^Chaos +.* semaphore 0/10, injecting faults$`, lines[3])
+}
+
 // A closed circuit whose breaker throttles shows the share it refuses.
 func TestTableShowsAThrottlingCircuit(t *testing.T) {
 	mc := clock.NewManual(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
