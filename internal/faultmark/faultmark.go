@@ -26,7 +26,7 @@ func Value(ctx context.Context) (string, bool) {
 	}
 	escaped := make([]string, len(keys))
 	for i, k := range keys {
-		escaped[i] = strings.ReplaceAll(url.PathEscape(k), "*", "%2A") // a key "*" is not every key
+		escaped[i] = url.PathEscape(k) // escapes * too: a key "*" is not every key
 	}
 	return strings.Join(escaped, ","), true
 }
