@@ -166,9 +166,10 @@
 // the timeout, and an injected error is a FAILURE that the fallback
 // answers and the breaker counts. With MarkedOnly, only the executions of
 // requests marked by [WithFaultInjection] meet them, as FIT failed only
-// the requests it chose. The key's status counts the faults injected, and
-// the streams, Prometheus, OpenTelemetry and the dashboard show them, so
-// that nobody takes them for the downstream's.
+// the requests it chose. With Until, the faults stop by themselves at a
+// time, as a chaos experiment has a duration. The key's status counts the
+// faults injected, and the streams, Prometheus, OpenTelemetry and the
+// dashboard show them, so that nobody takes them for the downstream's.
 //
 // # Tracing
 //

@@ -52,6 +52,11 @@ type FaultConfig struct {
 	// WithFaultInjection marked for the key, so that only chosen
 	// requests (a test's, a canary's) meet them.
 	MarkedOnly bool
+	// Until, when not zero, ends the faults at that time of the
+	// registry's clock, as if Enabled were false from then on: an
+	// injection started for a game day stops by itself, even if nobody
+	// turns it off, as a chaos experiment has a duration.
+	Until time.Time
 }
 
 // ErrInjectedFault is the error of an execution that FaultConfig failed,
@@ -81,6 +86,12 @@ func (c FaultConfig) validate() error {
 		return invalidConfig("command: Config.Faults.ErrorPercentage: %v is not within [0, 100]", c.ErrorPercentage)
 	}
 	return nil
+}
+
+// activeAt reports whether the faults are injected at now: enabled, and
+// not past Until.
+func (c *FaultConfig) activeAt(now time.Time) bool {
+	return c.Enabled && (c.Until.IsZero() || now.Before(c.Until))
 }
 
 // faultMarkKey is the context key of WithFaultInjection's mark.
@@ -129,6 +140,9 @@ func (m *faultMark) marks(key string) bool {
 // the delay, or f's error if one is drawn. When it returns nil, the
 // user's code runs.
 func (k *keyState) injectFault(ctx context.Context, f *FaultConfig) error {
+	if !f.activeAt(k.registry.clock.Now()) {
+		return nil
+	}
 	if f.MarkedOnly {
 		m, _ := ctx.Value(faultMarkKey{}).(*faultMark)
 		if !m.marks(k.key) {
@@ -221,7 +235,8 @@ func (k *keyState) delay(ctx context.Context, d time.Duration) error {
 func (k *keyState) faultStatus(cfg *Config) metricsstream.FaultStatus {
 	f := &cfg.Faults
 	return metricsstream.FaultStatus{
-		Enabled:         f.Enabled,
+		Enabled:         f.activeAt(k.registry.clock.Now()),
+		Until:           f.Until,
 		DelayPercentage: f.DelayPercentage,
 		Delay:           f.Delay,
 		ErrorPercentage: f.ErrorPercentage,

@@ -282,3 +282,31 @@ func TestNoDrawWithoutFaults(t *testing.T) {
 	_, err = c.Execute(context.Background(), 1)
 	require.NoError(t, err)
 }
+
+// Faults with an end stop by themselves at it, and the status says they
+// are no longer injected while it still counts those that were.
+func TestFaultsEndByThemselves(t *testing.T) {
+	h := newHarness(t)
+	end := harnessStart.Add(time.Minute)
+	c := New("GetUser", succeedRun, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Faults:    FaultConfig{Enabled: true, ErrorPercentage: 100, Until: end},
+	}))
+	ctx := context.Background()
+	_, err := c.Execute(ctx, 1)
+	assert.ErrorIs(t, err, ErrInjectedFault)
+	st := h.state("GetUser").CommandStatus().Faults
+	assert.True(t, st.Enabled)
+	assert.Equal(t, end, st.Until)
+
+	h.clock.Advance(time.Minute - time.Nanosecond)
+	_, err = c.Execute(ctx, 1)
+	assert.ErrorIs(t, err, ErrInjectedFault, "a nanosecond before the end")
+	h.clock.Advance(time.Nanosecond)
+	_, err = c.Execute(ctx, 1)
+	require.NoError(t, err, "at the end")
+	st = h.state("GetUser").CommandStatus().Faults
+	assert.False(t, st.Enabled)
+	assert.True(t, st.Shown())
+	assert.Equal(t, int64(2), st.Errors)
+}

@@ -109,7 +109,7 @@
 // live, over HTTP, for a game day run from a terminal:
 //
 //	adminMux.Handle("/faults", httpcommand.FaultsHandler(command.DefaultRegistry))
-//	// curl -X PUT 'localhost:9090/faults?command=GetUser' -d '{"enabled":true,"errorPercentage":50}'
+//	// curl -X PUT 'localhost:9090/faults?command=GetUser' -d '{"enabled":true,"errorPercentage":50,"for":"10m"}'
 //
 // # Incoming requests: a guard
 //

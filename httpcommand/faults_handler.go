@@ -23,14 +23,19 @@ import (
 //	DELETE /faults?command=GetUser  turns GetUser's faults off
 //
 // The JSON of a command's faults holds its FaultConfig, the delay as a
-// Go duration and the error as its message ("" for
-// command.ErrInjectedFault), and the faults injected since its key was
-// first used:
+// Go duration, the error as its message ("" for
+// command.ErrInjectedFault) and the end of the faults in RFC 3339 ("" for
+// none), and the faults injected since its key was first used:
 //
-//	{"command":"GetUser","enabled":true,"delayPercentage":10,"delay":"2s","errorPercentage":5,"error":"","markedOnly":false,"delays":7,"errors":3}
+//	{"command":"GetUser","enabled":true,"delayPercentage":10,"delay":"2s","errorPercentage":5,"error":"","markedOnly":false,"until":"2026-12-06T12:30:00Z","active":true,"delays":7,"errors":3}
 //
-// PUT reads the same fields, ignoring the command and the counts, so that
-// what GET answers can be sent back changed; a field left out is zero. It
+// active says whether the faults are injected now: enabled, and until
+// not past. PUT reads the same fields, ignoring the command, active and
+// the counts, so that
+// what GET answers can be sent back changed; a field left out is zero.
+// Instead of until, PUT may give "for", a Go duration: the faults end that
+// long after the request, on the registry's clock ({"enabled":true,
+// "errorPercentage":50,"for":"10m"} runs a ten-minute game day). It
 // replaces the faults of the Config in force and keeps the rest. A
 // command the registry does not know is 404, so that a typo injects
 // nothing; a body that is not such JSON, or faults that
@@ -55,8 +60,15 @@ type faultsJSON struct {
 	ErrorPercentage float64 `json:"errorPercentage"`
 	Error           string  `json:"error"`
 	MarkedOnly      bool    `json:"markedOnly"`
-	Delays          int64   `json:"delays"`
-	Errors          int64   `json:"errors"`
+	// Until is when the faults end by themselves, in RFC 3339, or "".
+	Until string `json:"until"`
+	// For, read by PUT only, sets Until that long after now.
+	For string `json:"for,omitempty"`
+	// Active, written by GET only, is true while the faults are
+	// injected: enabled, and until not past.
+	Active bool  `json:"active"`
+	Delays int64 `json:"delays"`
+	Errors int64 `json:"errors"`
 }
 
 func (h *faultsHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -84,7 +96,7 @@ func (h *faultsHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	switch req.Method {
 	case http.MethodPut:
-		f, err := readFaults(req)
+		f, err := readFaults(req, h.r.Clock().Now())
 		if err == nil {
 			cfg.Faults = f
 			err = h.r.Configure(key, cfg)
@@ -105,8 +117,8 @@ func (h *faultsHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	writeJSON(w, h.faultsOf(key))
 }
 
-// readFaults reads a FaultConfig from req's JSON body.
-func readFaults(req *http.Request) (command.FaultConfig, error) {
+// readFaults reads a FaultConfig from req's JSON body, at now.
+func readFaults(req *http.Request, now time.Time) (command.FaultConfig, error) {
 	var j faultsJSON
 	dec := json.NewDecoder(http.MaxBytesReader(nil, req.Body, 1<<16))
 	dec.DisallowUnknownFields()
@@ -129,6 +141,22 @@ func readFaults(req *http.Request) (command.FaultConfig, error) {
 	if j.Error != "" {
 		f.Error = errors.New(j.Error)
 	}
+	switch {
+	case j.For != "" && j.Until != "":
+		return command.FaultConfig{}, errors.New("for and until: give one")
+	case j.For != "":
+		d, err := time.ParseDuration(j.For)
+		if err != nil || d <= 0 {
+			return command.FaultConfig{}, fmt.Errorf("for: %q is not a positive duration", j.For)
+		}
+		f.Until = now.Add(d)
+	case j.Until != "":
+		t, err := time.Parse(time.RFC3339Nano, j.Until)
+		if err != nil {
+			return command.FaultConfig{}, fmt.Errorf("until: %w", err)
+		}
+		f.Until = t
+	}
 	return f, nil
 }
 
@@ -140,12 +168,15 @@ func (h *faultsHandler) faultsOf(key string) faultsJSON {
 		Command: key, Enabled: f.Enabled, DelayPercentage: f.DelayPercentage, Delay: f.Delay.String(),
 		ErrorPercentage: f.ErrorPercentage, MarkedOnly: f.MarkedOnly,
 	}
+	if !f.Until.IsZero() {
+		j.Until = f.Until.UTC().Format(time.RFC3339Nano)
+	}
 	if f.Error != nil {
 		j.Error = f.Error.Error()
 	}
 	if m, ok := h.r.Metrics().LookupCommand(key); ok {
 		st, _ := m.Status()
-		j.Delays, j.Errors = st.Faults.Delays, st.Faults.Errors
+		j.Active, j.Delays, j.Errors = st.Faults.Enabled, st.Faults.Delays, st.Faults.Errors
 	}
 	return j
 }

@@ -8,11 +8,13 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/registrytest"
 )
 
 // faultsRequest sends a request to h and returns its status and body.
@@ -44,7 +46,7 @@ func TestFaultsHandlerSetsAndTellsFaults(t *testing.T) {
 	code, body = faultsRequest(t, h, http.MethodPut, "/faults?command=GetUser",
 		`{"enabled":true,"errorPercentage":100,"error":"province down","delay":"2s"}`)
 	require.Equal(t, http.StatusOK, code, body)
-	assert.JSONEq(t, `{"command":"GetUser","enabled":true,"delayPercentage":0,"delay":"2s","errorPercentage":100,"error":"province down","markedOnly":false,"delays":0,"errors":0}`, body)
+	assert.JSONEq(t, `{"command":"GetUser","enabled":true,"delayPercentage":0,"delay":"2s","errorPercentage":100,"error":"province down","markedOnly":false,"until":"","active":true,"delays":0,"errors":0}`, body)
 	cfg, _ := reg.Config("GetUser")
 	assert.Equal(t, command.SemaphoreIsolation, cfg.Isolation, "the rest of the Config is kept")
 
@@ -107,4 +109,45 @@ func TestFaultsHandlerRefusesBadRequests(t *testing.T) {
 	_, ok := reg.Config("GetUsr")
 	assert.False(t, ok, "no command made by a typo")
 	assert.Panics(t, func() { FaultsHandler(nil) })
+}
+
+// A game day with an end: PUT "for" sets the faults' end that long after
+// now on the registry's clock, GET tells it and whether the faults are
+// still injected, and they stop by themselves at it.
+func TestFaultsHandlerGameDayEndsByItself(t *testing.T) {
+	reg := registrytest.New(t, t0)
+	getUser := command.New("GetUser", func(context.Context, int) (string, error) { return "ann", nil },
+		command.WithRegistry(reg.Registry), command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation}))
+	h := FaultsHandler(reg.Registry)
+
+	code, body := faultsRequest(t, h, http.MethodPut, "/faults?command=GetUser", `{"enabled":true,"errorPercentage":100,"for":"10m"}`)
+	require.Equal(t, http.StatusOK, code, body)
+	var got faultsJSON
+	require.NoError(t, json.Unmarshal([]byte(body), &got))
+	assert.Equal(t, t0.Add(10*time.Minute).UTC().Format(time.RFC3339Nano), got.Until)
+	assert.True(t, got.Active)
+	_, err := getUser.Execute(context.Background(), 1)
+	require.ErrorIs(t, err, command.ErrInjectedFault)
+
+	reg.Clock.Advance(10 * time.Minute)
+	_, err = getUser.Execute(context.Background(), 1)
+	require.NoError(t, err, "the game day is over")
+	_, body = faultsRequest(t, h, http.MethodGet, "/faults?command=GetUser", "")
+	require.NoError(t, json.Unmarshal([]byte(body), &got))
+	assert.True(t, got.Enabled, "as configured")
+	assert.False(t, got.Active, "but no longer injected")
+
+	// until goes back as it came; for and until together, or a for that is
+	// not a positive duration, are refused.
+	code, _ = faultsRequest(t, h, http.MethodPut, "/faults?command=GetUser", `{"enabled":true,"errorPercentage":100,"until":"`+got.Until+`"}`)
+	assert.Equal(t, http.StatusOK, code)
+	for body, says := range map[string]string{
+		`{"enabled":true,"for":"1m","until":"` + got.Until + `"}`: "for and until: give one",
+		`{"enabled":true,"for":"-1m"}`:                            `for: "-1m" is not a positive duration`,
+		`{"enabled":true,"until":"tomorrow"}`:                     "until: ",
+	} {
+		code, answer := faultsRequest(t, h, http.MethodPut, "/faults?command=GetUser", body)
+		assert.Equal(t, http.StatusBadRequest, code, body)
+		assert.Contains(t, answer, says)
+	}
 }

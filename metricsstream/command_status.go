@@ -115,8 +115,10 @@ type BacklogStatus struct {
 // the instant of its CommandStatus: its settings, and the faults injected
 // since the command's key was first used.
 type FaultStatus struct {
-	// Enabled is true while the command injects faults.
+	// Enabled is true while the command injects faults: they are on, and
+	// Until, when set, has not passed.
 	Enabled         bool
+	Until           time.Time     // when the faults end by themselves; zero when they do not
 	DelayPercentage float64       // the share, 0 to 100, of executions delayed
 	Delay           time.Duration // how long each of them is delayed
 	ErrorPercentage float64       // the share, 0 to 100, of executions failed

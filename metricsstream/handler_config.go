@@ -45,8 +45,8 @@ const DefaultConfigStreamInterval = 5 * time.Second
 //     with a backlog (command.Config.Backlog) adds "backlog", its size,
 //     timeoutInMilliseconds and order ("LIFO" or "FIFO"); a command that
 //     injects faults (command.Config.Faults) adds "faults", its
-//     delayPercentage, delayInMilliseconds, errorPercentage and
-//     markedOnly; a command
+//     delayPercentage, delayInMilliseconds, errorPercentage, markedOnly
+//     and, when they end by themselves, until (RFC 3339, UTC); a command
 //     whose sleep window grows (breaker.Config.MaxSleepWindow) adds
 //     "maxSleepInMilliseconds" and "sleepMultiplier" after Hystrix's
 //     fields of "circuitBreaker", one whose sleep window has a jitter
@@ -142,6 +142,9 @@ func appendCommandConfig(commands *jsonObject, m *CommandMetrics) {
 		fo.millis("delayInMilliseconds", f.Delay)
 		fo.float("errorPercentage", f.ErrorPercentage)
 		fo.bool("markedOnly", f.MarkedOnly)
+		if !f.Until.IsZero() {
+			fo.string("until", f.Until.UTC().Format(time.RFC3339Nano))
+		}
 		e.close(&fo)
 	}
 	c.close(&e)

@@ -60,3 +60,15 @@ func TestConfigHandlerShowsFaults(t *testing.T) {
 	assert.Equal(t, true, f.get(t, "markedOnly"))
 	assert.NotContains(t, o.object(t, "commands").object(t, "Lookup").object(t, "execution").keys, "faults")
 }
+
+// Faults that end by themselves write their end, in RFC 3339.
+func TestConfigHandlerShowsTheEndOfFaults(t *testing.T) {
+	reg, _ := newStreamRegistry()
+	ending := injecting
+	ending.Faults.Until = time.Date(2026, 12, 6, 12, 30, 0, 0, time.UTC)
+	reg.Command("Search", Config{}).SetStatusProvider(ending)
+	srv := newStreamServer(t, ConfigHandler(WithRegistry(reg)))
+	f := oneEvent(t, connect(t, srv.URL)).object(t, "commands").object(t, "Search").object(t, "execution").object(t, "faults")
+	assert.Equal(t, "until", f.keys[len(f.keys)-1])
+	assert.Equal(t, "2026-12-06T12:30:00Z", f.get(t, "until"))
+}

@@ -73,7 +73,7 @@ func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenari
 		"  requests    %s/hystrix/requests.stream\n"+
 		"  prometheus  %s/metrics\n"+
 		"  health      %s/health\n"+
-		"  faults      %s/faults (curl -X PUT '%s/faults?command=GetUser' -d '{\"enabled\":true,\"errorPercentage\":50}')\n"+
+		"  faults      %s/faults (curl -X PUT '%s/faults?command=GetUser' -d '{\"enabled\":true,\"errorPercentage\":50,\"for\":\"5m\"}')\n"+
 		"  api         POST %s%s\n", base, base, base, base, base, base, base, base, base, base, base, checkoutPath)
 	if _, ok := ctx.Deadline(); ok {
 		fmt.Fprintln(out, "It stops by itself after -duration; Ctrl-C stops it sooner.")
