@@ -107,7 +107,10 @@
 // values of httpcommand.FaultHeader, so that the mark of a test request
 // crosses HTTP and gRPC alike: in every service it reaches, it meets the
 // faults that the commands there inject into marked requests only
-// (command.FaultConfig.MarkedOnly).
+// (command.FaultConfig.MarkedOnly). A [Guard]'s key takes faults as any
+// command's, which makes them the server's own: the handler is not
+// called, and the caller gets the injected error, with its code when it
+// has one (status.Error(codes.Unavailable, ...), say).
 //
 // # Incoming calls: a guard
 //

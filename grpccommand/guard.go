@@ -190,9 +190,12 @@ func (g *Guard) execute(ctx context.Context, method string, c *inboundCall) erro
 	switch {
 	case err == nil:
 		return nil
-	case command.IsBadRequest(err),
-		errors.As(err, &failed) && failed.Failure == command.CommandFailure:
+	case c.err != nil && (command.IsBadRequest(err) || errors.As(err, &failed) && failed.Failure == command.CommandFailure):
 		return c.err // the handler's own answer
+	case errors.As(err, &failed) && failed.Failure == command.CommandFailure:
+		// A fault injected in the handler's place (command.Config.Faults),
+		// as the handler would have returned it.
+		return failed.Cause
 	}
 	if d, ok := g.commands.RetryAfter(err); ok {
 		pushBack(ctx, c.ss, d)
