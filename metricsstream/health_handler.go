@@ -26,6 +26,11 @@ type Health struct {
 	// (SEMAPHORE_REJECTED). The downstream is slower than the traffic
 	// needs, or the bulkhead is too small for it.
 	RejectingBulkheads []string `json:"rejectingBulkheads,omitempty"`
+	// RejectingPools are the worker pools, by name, that refused
+	// executions in the rolling window (their queue and workers full),
+	// whichever commands they serve: where several commands share a
+	// pool, the one to grow or to split.
+	RejectingPools []string `json:"rejectingPools,omitempty"`
 	// RateLimited are the commands whose rate limit refused executions
 	// in the rolling window (RATE_LIMITED).
 	RateLimited []string `json:"rateLimited,omitempty"`
@@ -51,7 +56,7 @@ const (
 // command's circuit is open, forced open or half open included, naming
 // each and, apart, the half-open ones, and
 // the commands that refused executions at their bulkhead or their rate
-// limit in the rolling window, those whose breaker throttles now and
+// limit in the rolling window, the pools that refused them, those whose breaker throttles now and
 // those that inject faults now, whatever the status.
 func HealthOf(r *Registry) Health {
 	var h Health
@@ -79,9 +84,15 @@ func HealthOf(r *Registry) Health {
 			h.InjectingFaults = append(h.InjectingFaults, name)
 		}
 	}
+	for p := range r.Pools() {
+		if p.RollingCount(PoolRejection) > 0 {
+			h.RejectingPools = append(h.RejectingPools, p.Key())
+		}
+	}
 	slices.Sort(h.OpenCircuitBreakers)
 	slices.Sort(h.HalfOpenCircuitBreakers)
 	slices.Sort(h.RejectingBulkheads)
+	slices.Sort(h.RejectingPools)
 	slices.Sort(h.RateLimited)
 	slices.Sort(h.ThrottlingCircuitBreakers)
 	slices.Sort(h.InjectingFaults)

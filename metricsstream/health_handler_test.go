@@ -88,19 +88,22 @@ func TestHealthNamesTheCommandsThatRefuse(t *testing.T) {
 	recordEvents(healthy, time.Millisecond, time.Millisecond, Success)
 	recordEvents(healthy, time.Millisecond, time.Millisecond, Failure, FallbackSuccess)
 	recordEvents(healthy, time.Millisecond, time.Millisecond, Timeout, FallbackSuccess)
+	r.Pool("Search", Config{}).MarkRejected()
+	r.Pool("Idle", Config{})
 	mc.Advance(time.Second) // the bucket closes
 
 	assert.Equal(t, Health{
 		Status:              HealthCircuitOpen,
 		OpenCircuitBreakers: []string{"Users::GetUser"},
 		RejectingBulkheads:  []string{"Search::Suggest", "Users::GetUser"},
+		RejectingPools:      []string{"Search"},
 		RateLimited:         []string{"Checkout::Checkout"},
 	}, HealthOf(r))
 
 	semaphore.SetStatusProvider(commandStatus{Group: "Users"})
 	rec := httptest.NewRecorder()
 	HealthHandler(r).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/health", nil))
-	assert.JSONEq(t, `{"status":"UP","rejectingBulkheads":["Search::Suggest","Users::GetUser"],"rateLimited":["Checkout::Checkout"]}`,
+	assert.JSONEq(t, `{"status":"UP","rejectingBulkheads":["Search::Suggest","Users::GetUser"],"rejectingPools":["Search"],"rateLimited":["Checkout::Checkout"]}`,
 		rec.Body.String(), "refusals leave the status UP")
 
 	mc.Advance(DefaultRollingWindow)

@@ -11,7 +11,7 @@
 //	/hystrix/stream  the Hystrix metrics stream it reads (metricsstream.Handler)
 //	/hystrix.stream  the same stream at the path Netflix's dashboard and Turbine users type
 //	/metrics         Prometheus metrics (package metricsstream/prometheus)
-//	/health          the open circuits, as Spring Cloud's Hystrix health, and the refusing bulkheads, rate limits and throttling circuits (metricsstream.HealthHandler)
+//	/health          the open circuits, as Spring Cloud's Hystrix health, and the refusing bulkheads, pools and rate limits, the throttling circuits and the commands injecting faults (metricsstream.HealthHandler)
 //	/faults          the commands' injected faults, read and set live for a game day (httpcommand.FaultsHandler)
 //	/api/checkout    the demo's own API, guarded (POST)
 //
