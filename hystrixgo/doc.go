@@ -18,8 +18,11 @@
 // the key's circuit breaker, timeout and metrics. So the same commands
 // are also on rxhystrix's own dashboard stream (metricsstream.Handler),
 // dashboard and Prometheus collector, beside this package's
-// StreamHandler, which writes hystrix-go's stream. The empty name, which
-// rxhystrix does not take as a key, is the key `""` there.
+// StreamHandler, which writes hystrix-go's stream; and they take
+// rxhystrix's injected faults (command.Config.Faults, set live with
+// httpcommand.FaultsHandler(command.DefaultRegistry)), which
+// ConfigureCommand keeps. The empty name, which rxhystrix does not take
+// as a key, is the key `""` there.
 //
 // # Where it is deliberately better than hystrix-go
 //

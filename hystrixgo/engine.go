@@ -68,6 +68,9 @@ func (e *engine) settingsFor(name string) *Settings {
 func (e *engine) configure(name string, s *Settings) {
 	key := keyOf(name)
 	cfg, pool := commandConfig(key, s)
+	if old, ok := e.reg.Config(key); ok {
+		cfg.Faults = old.Faults // hystrix-go has no such setting: a game day outlives a reconfiguration
+	}
 	if err := cfg.Validate(); err != nil {
 		logf("hystrix: ConfigureCommand(%q): %v", name, err)
 		return
