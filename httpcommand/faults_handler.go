@@ -24,10 +24,11 @@ import (
 //
 // The JSON of a command's faults holds its FaultConfig, the delay as a
 // Go duration, the error as its message ("" for
-// command.ErrInjectedFault) and the end of the faults in RFC 3339 ("" for
-// none), and the faults injected since its key was first used:
+// command.ErrInjectedFault) and whether it is a command.BadRequest, and
+// the end of the faults in RFC 3339 ("" for none), and the faults
+// injected since its key was first used:
 //
-//	{"command":"GetUser","enabled":true,"delayPercentage":10,"delay":"2s","errorPercentage":5,"error":"","markedOnly":false,"until":"2026-12-06T12:30:00Z","active":true,"delays":7,"errors":3}
+//	{"command":"GetUser","enabled":true,"delayPercentage":10,"delay":"2s","errorPercentage":5,"error":"","badRequest":false,"markedOnly":false,"until":"2026-12-06T12:30:00Z","active":true,"delays":7,"errors":3}
 //
 // active says whether the faults are injected now: enabled, and until
 // not past. PUT reads the same fields, ignoring the command, active and
@@ -59,7 +60,10 @@ type faultsJSON struct {
 	Delay           string  `json:"delay"`
 	ErrorPercentage float64 `json:"errorPercentage"`
 	Error           string  `json:"error"`
-	MarkedOnly      bool    `json:"markedOnly"`
+	// BadRequest makes the injected error a command.BadRequest: no
+	// fallback, no count against the breaker.
+	BadRequest bool `json:"badRequest"`
+	MarkedOnly bool `json:"markedOnly"`
 	// Until is when the faults end by themselves, in RFC 3339, or "".
 	Until string `json:"until"`
 	// For, read by PUT only, sets Until that long after now.
@@ -141,6 +145,12 @@ func readFaults(req *http.Request, now time.Time) (command.FaultConfig, error) {
 	if j.Error != "" {
 		f.Error = errors.New(j.Error)
 	}
+	if j.BadRequest {
+		if f.Error == nil {
+			f.Error = command.ErrInjectedFault
+		}
+		f.Error = command.BadRequest(f.Error)
+	}
 	switch {
 	case j.For != "" && j.Until != "":
 		return command.FaultConfig{}, errors.New("for and until: give one")
@@ -172,7 +182,15 @@ func (h *faultsHandler) faultsOf(key string) faultsJSON {
 		j.Until = f.Until.UTC().Format(time.RFC3339Nano)
 	}
 	if f.Error != nil {
-		j.Error = f.Error.Error()
+		j.BadRequest = command.IsBadRequest(f.Error)
+		if inner := errors.Unwrap(f.Error); j.BadRequest && inner != nil {
+			j.Error = inner.Error()
+		} else {
+			j.Error = f.Error.Error()
+		}
+		if j.Error == command.ErrInjectedFault.Error() {
+			j.Error = ""
+		}
 	}
 	if m, ok := h.r.Metrics().LookupCommand(key); ok {
 		st, _ := m.Status()

@@ -46,7 +46,7 @@ func TestFaultsHandlerSetsAndTellsFaults(t *testing.T) {
 	code, body = faultsRequest(t, h, http.MethodPut, "/faults?command=GetUser",
 		`{"enabled":true,"errorPercentage":100,"error":"province down","delay":"2s"}`)
 	require.Equal(t, http.StatusOK, code, body)
-	assert.JSONEq(t, `{"command":"GetUser","enabled":true,"delayPercentage":0,"delay":"2s","errorPercentage":100,"error":"province down","markedOnly":false,"until":"","active":true,"delays":0,"errors":0}`, body)
+	assert.JSONEq(t, `{"command":"GetUser","enabled":true,"delayPercentage":0,"delay":"2s","errorPercentage":100,"error":"province down","badRequest":false,"markedOnly":false,"until":"","active":true,"delays":0,"errors":0}`, body)
 	cfg, _ := reg.Config("GetUser")
 	assert.Equal(t, command.SemaphoreIsolation, cfg.Isolation, "the rest of the Config is kept")
 
@@ -150,4 +150,26 @@ func TestFaultsHandlerGameDayEndsByItself(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, code, body)
 		assert.Contains(t, answer, says)
 	}
+}
+
+// An injected error may be a bad request: no fallback, no count against
+// the breaker, BAD_REQUEST; GET tells it and what it wraps.
+func TestFaultsHandlerInjectsBadRequests(t *testing.T) {
+	reg := registrytest.New(t, t0)
+	getUser := command.New("GetUser", func(context.Context, int) (string, error) { return "ann", nil },
+		command.WithRegistry(reg.Registry), command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation})).
+		WithFallback(func(context.Context, int, error) (string, error) { return "anonymous", nil })
+	h := FaultsHandler(reg.Registry)
+	for _, tc := range []struct{ body, err, says string }{
+		{`{"enabled":true,"errorPercentage":100,"error":"no such user","badRequest":true}`, "no such user", `"error":"no such user","badRequest":true`},
+		{`{"enabled":true,"errorPercentage":100,"badRequest":true}`, command.ErrInjectedFault.Error(), `"error":"","badRequest":true`},
+	} {
+		code, body := faultsRequest(t, h, http.MethodPut, "/faults?command=GetUser", tc.body)
+		require.Equal(t, http.StatusOK, code, body)
+		assert.Contains(t, body, tc.says)
+		_, err := getUser.Execute(context.Background(), 1)
+		assert.True(t, command.IsBadRequest(err), "%v", err)
+		assert.ErrorContains(t, err, tc.err)
+	}
+	assert.Equal(t, "[BAD_REQUEST: 2, EXCEPTION_THROWN: 2]", reg.Events("GetUser"), "no fallback, nothing against the breaker")
 }
