@@ -105,9 +105,11 @@ const (
 //     (breaker.Config.ThrottleSuccessPercentage),
 //     circuitBreakerThrottlePercentage, the share of executions, 0 to
 //     100, it refuses now; with faults injected (command.Config.Faults),
-//     faultInjectionEnabled, whether it injects them now, and
+//     faultInjectionEnabled, whether it injects them now,
 //     cumulativeCountFaultDelays and cumulativeCountFaultErrors, the
-//     executions it delayed and failed since the key was first used.
+//     executions it delayed and failed since the key was first used, and,
+//     while faults that end by themselves are on, faultInjectionUntil,
+//     their end (RFC 3339, UTC; a string, which Turbine does not sum).
 func Handler(opts ...HandlerOption) http.Handler {
 	return newHandler("Handler", (*frame).appendMetrics, DefaultStreamInterval, opts)
 }

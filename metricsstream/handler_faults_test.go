@@ -72,3 +72,23 @@ func TestConfigHandlerShowsTheEndOfFaults(t *testing.T) {
 	assert.Equal(t, "until", f.keys[len(f.keys)-1])
 	assert.Equal(t, "2026-12-06T12:30:00Z", f.get(t, "until"))
 }
+
+// Faults that end by themselves write their end while they are on, as a
+// string Turbine does not sum; once over, they do not.
+func TestHandlerShowsTheEndOfFaults(t *testing.T) {
+	reg, mc := newStreamRegistry()
+	ending := injecting
+	ending.Faults.Until = time.Date(2026, 12, 6, 12, 30, 0, 0, time.UTC)
+	reg.Command("Search", Config{}).SetStatusProvider(ending)
+	over := ending
+	over.Faults.Enabled = false
+	reg.Command("Browse", Config{}).SetStatusProvider(over)
+	mc.Advance(1e9)
+
+	objs := objectsOfFrame(t, c0(t, reg))
+	require.Equal(t, []string{"HystrixCommand Browse", "HystrixCommand Search"}, names(objs))
+	browse, search := objs[0], objs[1]
+	assert.Equal(t, "faultInjectionUntil", search.keys[len(search.keys)-1])
+	assert.Equal(t, "2026-12-06T12:30:00Z", search.values["faultInjectionUntil"])
+	assert.NotContains(t, browse.keys, "faultInjectionUntil")
+}

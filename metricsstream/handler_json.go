@@ -210,6 +210,9 @@ func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
 		o.bool("faultInjectionEnabled", f.Enabled)
 		o.int("cumulativeCountFaultDelays", f.Delays)
 		o.int("cumulativeCountFaultErrors", f.Errors)
+		if f.Enabled && !f.Until.IsZero() {
+			o.string("faultInjectionUntil", f.Until.UTC().Format(time.RFC3339))
+		}
 	}
 	return o.end()
 }

@@ -184,7 +184,7 @@ func TestBrowser(t *testing.T) {
 		assert.Equal(t, "", text(t, tab, field("command", "SearchProducts", "resilience")))
 		// Faults injected, on the same line, first: nobody takes them
 		// for the downstream's.
-		assert.Equal(t, fmt.Sprintf("Injecting faults: %s delayed, 12 failed", commas(reserveStock(frameBeforeStep).faultDelays)),
+		assert.Equal(t, fmt.Sprintf("Injecting faults until 12:30 UTC: %s delayed, 12 failed", commas(reserveStock(frameBeforeStep).faultDelays)),
 			text(t, tab, field("command", "ReserveStock", "resilience")))
 		// A command's partitions of its permits, on a line of their own.
 		assert.Equal(t, fmt.Sprintf("live 6/7 \u00b7 batch 4/3 (%s refused)", commas(1200+rec.semaphoreRejected)),

@@ -119,8 +119,9 @@
 // Java Hystrix stream never fills: the rolling counts of retries, hedges,
 // the retries and hedges the budget refused, and rate-limit rejections,
 // while one is not zero, after "Injecting faults: 1,500 delayed, 12
-// failed" while the command injects faults (command.Config.Faults), so
-// that nobody takes the failures they make for the downstream's; and, for a command whose permits are partitioned
+// failed" while the command injects faults (command.Config.Faults), with
+// " until 12:30 UTC" for faults that end by themselves, so that nobody
+// takes the failures they make for the downstream's; and, for a command whose permits are partitioned
 // (command.Config.Partitions), each partition's executions in flight out
 // of the permits it is guaranteed, with those refused since the command
 // started, as "live 6/7 · batch 4/3 (1,243 refused)", or, for a command

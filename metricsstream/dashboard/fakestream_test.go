@@ -122,6 +122,7 @@ type commandCounts struct {
 	circuitState                  string            // rxhystrix's own circuitBreakerState, written when set
 	faultDelays, faultErrors      int64             // rxhystrix's own injected faults, written while faultInjection
 	faultInjection                bool
+	faultsUntil                   string // RFC 3339, written while faultInjection when set
 }
 
 // partitionCounts is one partition of a command's semaphore
@@ -244,6 +245,9 @@ func hystrixCommand(c commandCounts, currentTime int64) jsonObject {
 			{"cumulativeCountFaultDelays", c.faultDelays},
 			{"cumulativeCountFaultErrors", c.faultErrors},
 		}...)
+		if c.faultsUntil != "" {
+			o = append(o, jsonField{"faultInjectionUntil", c.faultsUntil})
+		}
 	}
 	return o
 }
@@ -406,7 +410,7 @@ func reserveStock(k int) commandCounts {
 		latencyMean:   50,
 		timeoutMillis: 1000, semaphoreLimit: 8, windowMillis: 10000, concurrent: 8,
 		backlogSize: 32, backlogWaiting: 5 + int64(k%3),
-		faultInjection: true, faultDelays: 1500 + int64(k), faultErrors: 12,
+		faultInjection: true, faultDelays: 1500 + int64(k), faultErrors: 12, faultsUntil: "2026-12-06T12:30:00Z",
 	}
 }
 

@@ -257,6 +257,19 @@
 		return p > 0 ? ' \u00b7 refusing ' + Math.round(p) + '%' : '';
 	}
 
+	// faultsEnd is ' until 12:30 UTC' for faults that end by themselves
+	// at that time (rxhystrix's faultInjectionUntil, RFC 3339), '' for
+	// others: in UTC, as the stream writes it, so that every reader of a
+	// game day sees the same time.
+	function faultsEnd(until) {
+		var t = typeof until === 'string' ? Date.parse(until) : NaN;
+		if (!has(t)) {
+			return '';
+		}
+		var iso = new Date(t).toISOString(); // 2026-12-06T12:30:00.000Z
+		return ' until ' + iso.slice(11, 16) + ' UTC';
+	}
+
 	// resilienceCounts is the line of rxhystrix's own events, which only
 	// its stream has: empty for Hystrix's and Turbine's, and while nothing
 	// was retried, hedged or rate limited and no fault is injected. Faults
@@ -265,7 +278,8 @@
 	function resilienceCounts(d) {
 		var parts = [];
 		if (d.faultInjectionEnabled === true) {
-			parts.push('Injecting faults: ' + commas(num(d.cumulativeCountFaultDelays)) + ' delayed, ' +
+			parts.push('Injecting faults' + faultsEnd(d.faultInjectionUntil) + ': ' +
+				commas(num(d.cumulativeCountFaultDelays)) + ' delayed, ' +
 				commas(num(d.cumulativeCountFaultErrors)) + ' failed');
 		}
 		var named = [
