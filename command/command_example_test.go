@@ -204,6 +204,24 @@ func ExampleRegistry_Configure() {
 	// GetUser failed and fallback disabled (cause: unreachable)
 }
 
+// ConfigureFunc changes one field of a key's configuration and keeps the
+// rest, even when another caller changes the configuration meanwhile.
+func ExampleRegistry_ConfigureFunc() {
+	r := command.NewRegistry()
+	defer r.Close()
+	command.New("GetUser", func(ctx context.Context, id int) (string, error) {
+		return "Ada", nil
+	}, command.WithRegistry(r), command.WithConfig(command.Config{Timeout: 300 * time.Millisecond}))
+
+	err := r.ConfigureFunc("GetUser", func(cfg *command.Config) {
+		cfg.Faults = command.FaultConfig{Enabled: true, ErrorPercentage: 5}
+	})
+	cfg, _ := r.Config("GetUser")
+	fmt.Println(err, cfg.Timeout, cfg.Faults.ErrorPercentage)
+	// Output:
+	// <nil> 300ms 5
+}
+
 // A server that refuses a call can tell its caller when the command
 // would admit another: here, when the rate limit's next token is due.
 func ExampleRegistry_RetryAfter() {

@@ -19,7 +19,8 @@
 //   - Commands of one key share one breaker, one metrics, one pair of
 //     semaphores and, by default, one pool (in a [Registry]; the
 //     package-level functions use [DefaultRegistry]). The first [Config]
-//     seen for a key holds until [Configure] changes it, live. A key's
+//     seen for a key holds until [Configure] changes it, live, or
+//     [Registry.ConfigureFunc] changes the fields it names. A key's
 //     breaker trips on the key's own metrics, as in Hystrix, unless the
 //     registry was made [WithHealthSource] and that chose another health
 //     stream for the key (package fleet's, on the health of every instance

@@ -27,7 +27,8 @@ type Registry struct {
 	metrics *metricsstream.Registry
 	plugins pluginSet
 
-	mu          sync.Mutex // serializes creation
+	mu          sync.Mutex // serializes creation, and ConfigurePool with it
+	configMu    sync.Mutex // serializes Configure and ConfigureFunc
 	keys        sync.Map   // string → *keyState
 	pools       sync.Map   // string → *pool
 	poolConfigs sync.Map   // string → PoolConfig, from ConfigurePool
@@ -348,10 +349,42 @@ func (k *keyState) limiterFor(cfg *Config) *limit.Limiter {
 // apply to the next execution. Metrics windows are kept.
 // A key that has no command yet takes cfg as its first Config. An empty
 // key or one that is not valid UTF-8 is an error that is ErrInvalidKey.
+//
+// Calls of Configure and ConfigureFunc take effect one after another: the
+// key's breaker, semaphores, rate limit and Config are all of the same
+// call.
 func (r *Registry) Configure(key string, cfg Config) error {
 	if err := checkKey("key", key); err != nil {
 		return fmt.Errorf("command: Configure: %w", err)
 	}
+	r.configMu.Lock()
+	defer r.configMu.Unlock()
+	return r.configureLocked(key, cfg)
+}
+
+// ConfigureFunc changes the configuration of key by change, live: change
+// is given a copy of the Config in force (the zero Config for a key that
+// has no command yet), and what it leaves there is put in force as by
+// Configure. No other Configure or ConfigureFunc of the registry runs in
+// between, so that two callers that each change a field of their own (an
+// operator's injected faults, a configuration source's timeout) do not
+// undo each other's change, as a Config followed by a Configure may.
+// change must not configure the registry itself. An empty key or one that
+// is not valid UTF-8 is an error that is ErrInvalidKey, and change is not
+// called.
+func (r *Registry) ConfigureFunc(key string, change func(*Config)) error {
+	if err := checkKey("key", key); err != nil {
+		return fmt.Errorf("command: ConfigureFunc: %w", err)
+	}
+	r.configMu.Lock()
+	defer r.configMu.Unlock()
+	cfg, _ := r.Config(key)
+	change(&cfg)
+	return r.configureLocked(key, cfg)
+}
+
+// configureLocked is Configure, under r.configMu.
+func (r *Registry) configureLocked(key string, cfg Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -425,6 +458,10 @@ func (r *Registry) ConfigurePool(key string, cfg PoolConfig) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	// Under r.mu, which makes pools: a pool made meanwhile would
+	// otherwise be made with the configuration before this one.
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.poolConfigs.Store(key, cfg)
 	if p, ok := r.pools.Load(key); ok {
 		p.(*pool).configure(cfg)
@@ -549,6 +586,12 @@ func (r *Registry) Close() {
 // regexp.MustCompile does, since what they are given is fixed in the
 // program.
 func Configure(key string, cfg Config) error { return DefaultRegistry.Configure(key, cfg) }
+
+// ConfigureFunc changes the configuration of key in DefaultRegistry by
+// change, live: it is DefaultRegistry.ConfigureFunc.
+func ConfigureFunc(key string, change func(*Config)) error {
+	return DefaultRegistry.ConfigureFunc(key, change)
+}
 
 // ConfigurePool changes the pool key of DefaultRegistry, live: it is
 // DefaultRegistry.ConfigurePool, and returns an error naming what is

@@ -93,8 +93,7 @@ func (h *faultsHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "httpcommand: FaultsHandler: method "+req.Method+" not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	cfg, ok := h.r.Config(key)
-	if !ok {
+	if _, ok := h.r.Config(key); !ok {
 		http.Error(w, fmt.Sprintf("httpcommand: FaultsHandler: no command %q", key), http.StatusNotFound)
 		return
 	}
@@ -102,16 +101,15 @@ func (h *faultsHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	case http.MethodPut:
 		f, err := readFaults(req, h.r.Clock().Now())
 		if err == nil {
-			cfg.Faults = f
-			err = h.r.Configure(key, cfg)
+			err = h.r.ConfigureFunc(key, func(cfg *command.Config) { cfg.Faults = f })
 		}
 		if err != nil {
 			http.Error(w, "httpcommand: FaultsHandler: "+err.Error(), http.StatusBadRequest)
 			return
 		}
 	case http.MethodDelete:
-		cfg.Faults.Enabled = false
-		if err := h.r.Configure(key, cfg); err != nil { // the rest of cfg is in force, hence valid
+		err := h.r.ConfigureFunc(key, func(cfg *command.Config) { cfg.Faults.Enabled = false })
+		if err != nil { // the rest of the Config is in force, hence valid
 			http.Error(w, "httpcommand: FaultsHandler: "+err.Error(), http.StatusInternalServerError)
 			return
 		}

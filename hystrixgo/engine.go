@@ -68,9 +68,6 @@ func (e *engine) settingsFor(name string) *Settings {
 func (e *engine) configure(name string, s *Settings) {
 	key := keyOf(name)
 	cfg, pool := commandConfig(key, s)
-	if old, ok := e.reg.Config(key); ok {
-		cfg.Faults = old.Faults // hystrix-go has no such setting: a game day outlives a reconfiguration
-	}
 	if err := cfg.Validate(); err != nil {
 		logf("hystrix: ConfigureCommand(%q): %v", name, err)
 		return
@@ -85,7 +82,12 @@ func (e *engine) configure(name string, s *Settings) {
 	if err := e.reg.ConfigurePool(key, pool); err != nil {
 		logf("hystrix: ConfigureCommand(%q): %v", name, err)
 	}
-	if err := e.reg.Configure(key, cfg); err != nil {
+	err := e.reg.ConfigureFunc(key, func(c *command.Config) {
+		faults := c.Faults // hystrix-go has no such setting: a game day outlives a reconfiguration
+		*c = cfg
+		c.Faults = faults
+	})
+	if err != nil {
 		logf("hystrix: ConfigureCommand(%q): %v", name, err)
 	}
 	e.mu.Lock()

@@ -258,9 +258,9 @@ func poolPerProvince(r *command.Registry, provinces []*province, size int) error
 // injectDelay makes key's executions start d late, every one of them,
 // or, when d is 0, stops the faults.
 func injectDelay(r *command.Registry, key string, d time.Duration) error {
-	cfg, _ := r.Config(key)
-	cfg.Faults = command.FaultConfig{Enabled: d > 0, DelayPercentage: 100, Delay: d}
-	return r.Configure(key, cfg)
+	return r.ConfigureFunc(key, func(cfg *command.Config) {
+		cfg.Faults = command.FaultConfig{Enabled: d > 0, DelayPercentage: 100, Delay: d}
+	})
 }
 
 // poolSize is seed 004's rule: the workers busy at the given rate and
