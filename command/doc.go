@@ -179,8 +179,9 @@
 // each retry and hedge too, is traced from before its breaker is asked
 // to its Completion, under its caller's context, and its run and
 // fallback get the trace's context, so that what they do is the
-// execution's child. A registry without a tracer pays one load of a
-// pointer per execution.
+// execution's child. A trace that is a [FaultTrace] is told of the faults
+// injected into its execution. A registry without a tracer pays one load
+// of a pointer per execution.
 //
 // # Where it differs from Hystrix
 //

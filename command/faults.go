@@ -140,7 +140,8 @@ func (m *faultMark) marks(key string) bool {
 // the delay, or f's error if one is drawn. When it returns nil, the
 // user's code runs.
 func (k *keyState) injectFault(ctx context.Context, f *FaultConfig) error {
-	if !f.activeAt(k.registry.clock.Now()) {
+	now := k.registry.clock.Now()
+	if !f.activeAt(now) {
 		return nil
 	}
 	if f.MarkedOnly {
@@ -150,16 +151,19 @@ func (k *keyState) injectFault(ctx context.Context, f *FaultConfig) error {
 		}
 	}
 	if k.registry.drawn(f.DelayPercentage) {
+		traceDelay(ctx, k.key, now, f.Delay)
 		if err := k.delay(ctx, f.Delay); err != nil {
 			return err
 		}
 	}
 	if k.registry.drawn(f.ErrorPercentage) {
 		k.faults[faultError].Add(1)
-		if f.Error == nil {
-			return ErrInjectedFault
+		err := f.Error
+		if err == nil {
+			err = ErrInjectedFault
 		}
-		return f.Error
+		traceError(ctx, k.key, k.registry.clock.Now(), err)
+		return err
 	}
 	return nil
 }

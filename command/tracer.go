@@ -44,6 +44,21 @@ type ExecutionTrace interface {
 	End(c *metricsstream.Completion)
 }
 
+// FaultTrace is an [ExecutionTrace] that is told of the faults
+// [Config.Faults] injects into its execution, so that a trace tells an
+// injected delay or failure from the downstream's. Its methods are called
+// on the goroutine that would run the user's code, at the time the fault
+// begins on the registry's clock: before the execution ends, unless a
+// timeout or the caller ended it first. They must not block.
+type FaultTrace interface {
+	ExecutionTrace
+	// InjectedDelay is told that the user's code starts d late.
+	InjectedDelay(at time.Time, d time.Duration)
+	// InjectedError is told that err stands in for the user's code's
+	// result.
+	InjectedError(at time.Time, err error)
+}
+
 // SetTracer makes t trace every execution of r's commands that begins
 // from now on; nil stops the tracing. An execution keeps the tracer it
 // began with. Without a tracer an execution pays one load of a pointer
@@ -66,7 +81,7 @@ func (e *execution) traced(t *Tracer, ctx context.Context) context.Context {
 	if trace == nil {
 		return ctx
 	}
-	return tracedContext(trace, ctx)
+	return e.faultTraced(trace, tracedContext(trace, ctx))
 }
 
 // tracedSubscription is traced for a subscription: its trace begins under
@@ -78,7 +93,7 @@ func (e *execution) tracedSubscription(t *Tracer, subCtx, callerCtx context.Cont
 	if trace == nil {
 		return subCtx, callerCtx
 	}
-	traced := tracedContext(trace, subCtx)
+	traced := e.faultTraced(trace, tracedContext(trace, subCtx))
 	switch callerCtx {
 	case nil:
 		return traced, nil
@@ -101,6 +116,54 @@ func (e *execution) beginTrace(t *Tracer, ctx context.Context) (trace ExecutionT
 		e.traceEnd = trace.End
 	}
 	return trace
+}
+
+// faultTrace is the FaultTrace of an execution of key, in the context
+// its user's code runs under.
+type faultTrace struct {
+	key   string
+	trace FaultTrace
+}
+
+type faultTraceKey struct{}
+
+// faultTraced returns ctx, traced by trace, with trace in it for the
+// faults injected into the execution, if trace is a FaultTrace and the
+// execution's Config injects faults. Others pay nothing.
+func (e *execution) faultTraced(trace ExecutionTrace, ctx context.Context) context.Context {
+	ft, ok := trace.(FaultTrace)
+	if !ok || !e.cfg.Faults.Enabled {
+		return ctx
+	}
+	return context.WithValue(ctx, faultTraceKey{}, &faultTrace{key: e.k.key, trace: ft})
+}
+
+// faultTraceOf returns the FaultTrace of the execution of key whose user's
+// code would run under ctx, or nil. The key tells it from the trace of an
+// execution whose user's code calls this one, and whose faultTrace ctx
+// inherits when this one's trace is not a FaultTrace.
+func faultTraceOf(ctx context.Context, key string) FaultTrace {
+	if t, _ := ctx.Value(faultTraceKey{}).(*faultTrace); t != nil && t.key == key {
+		return t.trace
+	}
+	return nil
+}
+
+// traceDelay tells the FaultTrace in ctx, if any, of a delay of d injected
+// at at into an execution of key, recovering a panic of the trace's.
+func traceDelay(ctx context.Context, key string, at time.Time, d time.Duration) {
+	if t := faultTraceOf(ctx, key); t != nil {
+		defer func() { _ = recover() }()
+		t.InjectedDelay(at, d)
+	}
+}
+
+// traceError is traceDelay for an injected error.
+func traceError(ctx context.Context, key string, at time.Time, err error) {
+	if t := faultTraceOf(ctx, key); t != nil {
+		defer func() { _ = recover() }()
+		t.InjectedError(at, err)
+	}
 }
 
 // tracedContext returns ctx with trace in it, or ctx itself if the
