@@ -26,9 +26,19 @@
 //	rxhystrix.execution.events  string[]  Hystrix's events of the execution, in Hystrix's order ("TIMEOUT", "FALLBACK_SUCCESS")
 //	rxhystrix.execution.ran     bool      whether the command's code ran: false for a short circuit or a rejection
 //
-// The names of the command, the group and the pool are those of package
-// otelmetrics's attributes, so that a span and the metrics of its command
-// can be joined.
+// An execution that command.Config.Faults delayed or failed says so, so
+// that nobody takes the failure for the downstream's:
+//
+//	rxhystrix.fault.delay       float64   the delay injected, in seconds
+//	rxhystrix.fault.error       string    the text of the error injected in place of the code's result
+//
+// and has an event named rxhystrix.fault.injected for each, at the time
+// it began, with the same attribute and rxhystrix.fault, its kind ("delay"
+// or "error").
+//
+// The names of the command, the group, the pool and a fault's kind are
+// those of package otelmetrics's attributes, so that a span and the
+// metrics of its command can be joined.
 //
 // Its status is Error when the caller got no value, from the command's
 // code or its fallback: the execution ended with neither SUCCESS nor

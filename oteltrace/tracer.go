@@ -26,7 +26,20 @@ const (
 	// BatchArgKey is the index, in a collapser's batch, of the argument
 	// a linked caller asked for.
 	BatchArgKey = attribute.Key("rxhystrix.collapser.batch.arg")
+	// FaultDelayKey is the delay, in seconds, injected into an execution
+	// (command.Config.Faults), and FaultErrorKey the text of the error
+	// injected in place of its code's result.
+	FaultDelayKey = attribute.Key("rxhystrix.fault.delay")
+	FaultErrorKey = attribute.Key("rxhystrix.fault.error")
+	// FaultKey is the kind of an injected fault, "delay" or "error", on
+	// the span event FaultEvent; the name is that of the attribute of the
+	// metrics that count them (package otelmetrics).
+	FaultKey = otelattr.FaultKey
 )
+
+// FaultEvent is the name of a span's event for each fault injected into
+// its execution, at the time the fault begins.
+const FaultEvent = "rxhystrix.fault.injected"
 
 // New returns a command.Tracer that makes a span of each execution with
 // the tracer of tp named [ScopeName], for command.Registry.SetTracer. It
@@ -132,6 +145,8 @@ func callerLinks(b *command.Batch) []trace.Link {
 // execution is the span of one execution.
 type execution struct{ span trace.Span }
 
+var _ command.FaultTrace = execution{}
+
 // Context puts the span in ctx.
 func (e execution) Context(ctx context.Context) context.Context {
 	return trace.ContextWithSpan(ctx, e.span)
@@ -152,6 +167,20 @@ func (e execution) End(c *metricsstream.Completion) {
 		e.span.SetStatus(codes.Error, failure)
 	}
 	e.span.End(trace.WithTimestamp(c.End))
+}
+
+// InjectedDelay marks the span as delayed by d, from at.
+func (e execution) InjectedDelay(at time.Time, d time.Duration) {
+	delay := FaultDelayKey.Float64(d.Seconds())
+	e.span.SetAttributes(delay)
+	e.span.AddEvent(FaultEvent, trace.WithTimestamp(at), trace.WithAttributes(FaultKey.String("delay"), delay))
+}
+
+// InjectedError marks the span as failed by err, at at.
+func (e execution) InjectedError(at time.Time, err error) {
+	text := FaultErrorKey.String(err.Error())
+	e.span.SetAttributes(text)
+	e.span.AddEvent(FaultEvent, trace.WithTimestamp(at), trace.WithAttributes(FaultKey.String("error"), text))
 }
 
 // failures are the events that say why an execution's code did not

@@ -19,6 +19,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
 	"github.com/rxhystrix/rxhystrix/oteltrace"
 )
@@ -330,6 +331,59 @@ func TestWithKeysLeavesOtherKeysUntraced(t *testing.T) {
 
 	assert.PanicsWithValue(t, "oteltrace: WithKeys with nil function", func() { oteltrace.WithKeys(nil) })
 	assert.PanicsWithValue(t, "oteltrace: New: option 0 is nil", func() { oteltrace.New(tr.provider, nil) })
+}
+
+// An execution that injected faults failed says so on its span, with an
+// event at the time each fault began; one without faults has none of it.
+func TestASpanSaysWhichFaultsWereInjected(t *testing.T) {
+	tr := newTraced(t)
+	getUser := command.New("GetUser", func(ctx context.Context, id int) (string, error) {
+		return "Ada", nil
+	}, command.WithRegistry(tr.reg), command.WithConfig(command.Config{
+		Isolation: command.SemaphoreIsolation,
+		Timeout:   -1,
+		Faults:    command.FaultConfig{Enabled: true, DelayPercentage: 100, Delay: 2 * time.Second, ErrorPercentage: 100},
+	}))
+	done := make(chan error)
+	go func() {
+		_, err := getUser.Execute(context.Background(), 1)
+		done <- err
+	}()
+	delays := func() int64 {
+		st, _ := tr.reg.Metrics().Command("GetUser", metricsstream.Config{}).Status()
+		return st.Faults.Delays
+	}
+	for deadline := time.Now().Add(10 * time.Second); delays() == 0; runtime.Gosched() {
+		require.False(t, time.Now().After(deadline), "the delay did not begin")
+	}
+	tr.clock.Advance(2 * time.Second)
+	require.ErrorIs(t, <-done, command.ErrInjectedFault)
+
+	span := tr.span(t, "GetUser")
+	a := attrs(span)
+	assert.Equal(t, 2.0, a[oteltrace.FaultDelayKey].AsFloat64())
+	assert.Equal(t, "command: injected fault", a[oteltrace.FaultErrorKey].AsString())
+	assert.Equal(t, codes.Error, span.Status().Code)
+	require.Len(t, span.Events(), 2)
+	delay, failure := span.Events()[0], span.Events()[1]
+	assert.Equal(t, oteltrace.FaultEvent, delay.Name)
+	assert.Equal(t, t0, delay.Time.UTC())
+	assert.Contains(t, delay.Attributes, oteltrace.FaultKey.String("delay"))
+	assert.Contains(t, delay.Attributes, oteltrace.FaultDelayKey.Float64(2))
+	assert.Equal(t, oteltrace.FaultEvent, failure.Name)
+	assert.Equal(t, t0.Add(2*time.Second), failure.Time.UTC())
+	assert.Contains(t, failure.Attributes, oteltrace.FaultKey.String("error"))
+
+	tr.recorder.Reset()
+	plain := command.New("Plain", func(ctx context.Context, id int) (string, error) {
+		return "Ada", nil
+	}, command.WithRegistry(tr.reg), command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation}))
+	_, err := plain.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	span = tr.span(t, "Plain")
+	assert.NotContains(t, attrs(span), oteltrace.FaultDelayKey)
+	assert.NotContains(t, attrs(span), oteltrace.FaultErrorKey)
+	assert.Empty(t, span.Events())
 }
 
 func TestNewPanicsWithoutAProvider(t *testing.T) {

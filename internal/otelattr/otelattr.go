@@ -14,3 +14,7 @@ const (
 	PoolKey      = attribute.Key("rxhystrix.pool.name")
 	CollapserKey = attribute.Key("rxhystrix.collapser.name")
 )
+
+// FaultKey names the kind of a fault injected into a command's executions
+// (command.Config.Faults): "delay" or "error".
+const FaultKey = attribute.Key("rxhystrix.fault")

@@ -29,7 +29,7 @@ const (
 	CircuitStateKey = attribute.Key("rxhystrix.circuit.state")
 	// FaultKey names the kind of an injected fault (command.Config.Faults):
 	// "delay" or "error".
-	FaultKey = attribute.Key("rxhystrix.fault")
+	FaultKey = otelattr.FaultKey
 )
 
 // instrument is the name, unit and description of one instrument.
