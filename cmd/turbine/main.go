@@ -43,7 +43,8 @@
 // present a certificate of one of those authorities, read again when the
 // file changes, likewise. The instances'
 // streams and the registries are read over https with the system's
-// roots and those of -ca, and with -client-cert and -client-key the
+// roots and those of -ca, read again when its file changes (a connection
+// made before goes on), and with -client-cert and -client-key the
 // turbine presents a certificate to those that ask for one (mutual
 // TLS), read again likewise.
 //

@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,7 +29,7 @@ func (f *tlsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cert, "tls-cert", "", "serve HTTPS with this PEM certificate (chain), read again when it changes; needs -tls-key")
 	fs.StringVar(&f.key, "tls-key", "", "the PEM private key of -tls-cert")
 	fs.StringVar(&f.clientCA, "client-ca", "", "PEM certificates of the authorities whose client certificates the HTTPS server requires of every reader, read again when it changes; needs -tls-cert")
-	fs.StringVar(&f.ca, "ca", "", "PEM certificates of the authorities to trust, beside the system's, when reading instances and registries over https")
+	fs.StringVar(&f.ca, "ca", "", "PEM certificates of the authorities to trust, beside the system's, when reading instances and registries over https, read again when it changes")
 	fs.StringVar(&f.clientCert, "client-cert", "", "the PEM certificate to present to instances and registries that ask for one, read again when it changes; needs -client-key")
 	fs.StringVar(&f.clientKey, "client-key", "", "the PEM private key of -client-cert")
 }
@@ -90,19 +91,10 @@ func readPool(file string, pool *x509.CertPool) (*x509.CertPool, error) {
 
 // client returns the client that reads the instances and asks the
 // registries: http.DefaultTransport's settings, with -ca's roots and
-// -client-cert's certificate. It has no Timeout, which would cut every
-// stream.
+// -client-cert's certificate, each read again when its files change. It
+// has no Timeout, which would cut every stream.
 func (f *tlsFlags) client(errs io.Writer) (*http.Client, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	if f.ca != "" {
-		roots, err := x509.SystemCertPool()
-		if err != nil {
-			roots = x509.NewCertPool() // a system without a pool of its own
-		}
-		if cfg.RootCAs, err = readPool(f.ca, roots); err != nil {
-			return nil, fmt.Errorf("-ca: %w", err)
-		}
-	}
 	pair, err := loadKeyPair("-client-cert", f.clientCert, "-client-key", f.clientKey, errs)
 	if err != nil {
 		return nil, err
@@ -112,7 +104,53 @@ func (f *tlsFlags) client(errs io.Writer) (*http.Client, error) {
 	}
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.TLSClientConfig = cfg
-	return &http.Client{Transport: t}, nil
+	if f.ca == "" {
+		return &http.Client{Transport: t}, nil
+	}
+	// A transport's roots are fixed once it dials, so each set of roots
+	// read gets a transport of its own, cloned from t.
+	transports, err := newWatched([]string{f.ca}, func() (*http.Transport, error) {
+		roots, err := x509.SystemCertPool()
+		if err != nil {
+			roots = x509.NewCertPool() // a system without a pool of its own
+		}
+		if roots, err = readPool(f.ca, roots); err != nil {
+			return nil, err
+		}
+		withRoots := t.Clone()
+		withRoots.TLSClientConfig.RootCAs = roots
+		return withRoots, nil
+	}, "the authorities read before stay in use", errs)
+	if err != nil {
+		return nil, fmt.Errorf("-ca: %w", err)
+	}
+	return &http.Client{Transport: &rootsTransport{transports: transports}}, nil
+}
+
+// rootsTransport sends each request with the transport of the roots on
+// disk: a connection made before the roots changed goes on (a stream
+// read keeps its connection), and a new one trusts the roots read last.
+type rootsTransport struct {
+	transports *watched[*http.Transport]
+	last       atomic.Pointer[http.Transport]
+}
+
+// RoundTrip sends req with the transport of the roots on disk, and closes
+// the idle connections of the one before it, if it changed.
+func (r *rootsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t := r.transports.get()
+	if old := r.last.Swap(t); old != nil && old != t {
+		old.CloseIdleConnections()
+	}
+	return t.RoundTrip(req)
+}
+
+// CloseIdleConnections closes the idle connections of the transport in
+// use, for http.Client's CloseIdleConnections.
+func (r *rootsTransport) CloseIdleConnections() {
+	if t := r.last.Load(); t != nil {
+		t.CloseIdleConnections()
+	}
 }
 
 // watched is a value read from files, and read again when a file's

@@ -359,7 +359,7 @@ func TestRunRefusesBadTLSFlags(t *testing.T) {
 		{[]string{"-tls-cert", filepath.Join(dir, "none.crt"), "-tls-key", filepath.Join(dir, "none.key")},
 			"-tls-cert, -tls-key: stat " + filepath.Join(dir, "none.crt")},
 		{[]string{"-tls-cert", notPEM, "-tls-key", notPEM}, "tls: failed to find any PEM data in certificate input"},
-		{[]string{"-ca", filepath.Join(dir, "none.crt")}, "-ca: open " + filepath.Join(dir, "none.crt")},
+		{[]string{"-ca", filepath.Join(dir, "none.crt")}, "-ca: stat " + filepath.Join(dir, "none.crt")},
 		{[]string{"-ca", notPEM}, "-ca: " + notPEM + ": no PEM certificate in it"},
 		{[]string{"-client-ca", notPEM}, "-client-ca without -tls-cert"},
 	} {
@@ -383,4 +383,72 @@ func TestWatchedFileGoneIsReportedOnce(t *testing.T) {
 	assert.Equal(t, "first", w.get())
 	assert.Equal(t, "first", w.get())
 	assert.Equal(t, "turbine: stat "+file+": no such file or directory; the value read before stays in use\n", out.String())
+}
+
+// The roots of -ca rotated on disk are trusted from the next connection,
+// and the idle connections made with the roots before are closed; roots
+// that do not read leave those before in use, reported once.
+func TestClientReadsTheCAOnDisk(t *testing.T) {
+	first, second, dir := newTestCA(t), newTestCA(t), t.TempDir()
+	// serverOf serves with a certificate of ca, and tells closed when a
+	// connection it served closes.
+	serverOf := func(ca *testCA) (u string, closed chan struct{}) {
+		certPEM, keyPEM := ca.issue(t, "instance")
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
+		require.NoError(t, err)
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+		srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+		closed = make(chan struct{}, 16)
+		srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+			if s == http.StateClosed {
+				closed <- struct{}{}
+			}
+		}
+		srv.StartTLS()
+		t.Cleanup(srv.Close)
+		return srv.URL, closed
+	}
+	ofFirst, firstClosed := serverOf(first)
+	ofSecond, _ := serverOf(second)
+	caFile := filepath.Join(dir, "ca.crt")
+	epoch := time.Now().Add(-time.Minute)
+	write := func(data []byte, s int) {
+		t.Helper()
+		at := epoch.Add(time.Duration(s) * time.Second)
+		require.NoError(t, os.WriteFile(caFile, data, 0o600))
+		require.NoError(t, os.Chtimes(caFile, at, at))
+	}
+	write(first.pem, 0)
+	var out strings.Builder
+	client, err := (&tlsFlags{ca: caFile}).client(&out)
+	require.NoError(t, err)
+	t.Cleanup(client.CloseIdleConnections)
+	trusted := func(u string) bool {
+		t.Helper()
+		res, err := client.Get(u)
+		if err != nil {
+			require.ErrorContains(t, err, "certificate signed by unknown authority")
+			return false
+		}
+		res.Body.Close()
+		return true
+	}
+	const report = "the authorities read before stay in use"
+
+	assert.True(t, trusted(ofFirst))
+	assert.False(t, trusted(ofSecond))
+	write(second.pem, 1)
+	assert.True(t, trusted(ofSecond), "the authority rotated in")
+	select {
+	case <-firstClosed:
+	case <-time.After(failAfter):
+		t.Fatal("the idle connection made with the roots before was not closed")
+	}
+	assert.False(t, trusted(ofFirst), "the authority rotated out")
+
+	write([]byte("half written"), 2)
+	assert.True(t, trusted(ofSecond), "the authorities before stay in use")
+	assert.False(t, trusted(ofFirst))
+	assert.Equal(t, 1, strings.Count(out.String(), report), "reported once: %s", out.String())
+	assert.Contains(t, out.String(), "turbine: "+caFile+": no PEM certificate in it; "+report)
 }
