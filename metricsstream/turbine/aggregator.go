@@ -81,6 +81,13 @@ func New(instances []string, opts ...Option) (*Aggregator, error) {
 // changes. After Close it returns ErrClosed. With [WithDiscovery], the
 // Discovery's next answer replaces the list.
 func (a *Aggregator) SetInstances(urls []string) error {
+	return a.setInstances(urls, nil)
+}
+
+// setInstances is SetInstances, for the discovery d when it is not nil:
+// d's status says it found the instances under the lock that stores them,
+// so that whoever sees them sees when they were found.
+func (a *Aggregator) setInstances(urls []string, d *discovery) error {
 	seen := make(map[string]bool, len(urls))
 	for _, u := range urls {
 		if _, err := parseInstanceURL(u); err != nil {
@@ -111,6 +118,9 @@ func (a *Aggregator) SetInstances(urls []string) error {
 			a.instances[u] = in
 			go a.follow(ctx, in)
 		}
+	}
+	if d != nil {
+		d.status.Err, d.status.Found = nil, a.clock.Now()
 	}
 	a.mu.Unlock()
 	for _, in := range stopped {

@@ -145,14 +145,12 @@ func (a *Aggregator) discover(ctx context.Context, d *discovery) {
 		if ctx.Err() != nil {
 			return // closed: what the discovery said no longer matters
 		}
-		a.mu.Lock()
-		d.status.Err = err
-		if err != nil {
+		if err != nil { // a discovery that found the instances said so as it read them
+			a.mu.Lock()
+			d.status.Err = err
 			d.status.Failures++
-		} else {
-			d.status.Found = a.clock.Now()
+			a.mu.Unlock()
 		}
-		a.mu.Unlock()
 		pause := d.interval
 		if err == nil && d.maxWait > 0 {
 			pause = min(pause, WaitingDiscoveryGap)
@@ -170,15 +168,16 @@ func (a *Aggregator) discoverOnce(ctx context.Context, d *discovery) error {
 		bound = math.MaxInt64 // a MaxWait too long to add
 	}
 	askCtx, cancel := a.clock.WithTimeout(ctx, bound)
-	defer cancel()
 	urls, err := d.Instances(askCtx)
-	if ctx.Err() == nil && askCtx.Err() != nil {
+	overdue := ctx.Err() == nil && askCtx.Err() != nil
+	cancel() // the ask's timer is stopped before its answer shows
+	if overdue {
 		return fmt.Errorf("%w (%v)", ErrDiscoveryOverdue, bound)
 	}
 	if err != nil {
 		return fmt.Errorf("turbine: discovery: %w", err)
 	}
-	return a.SetInstances(urls)
+	return a.setInstances(urls, d)
 }
 
 // stopDiscovery stops asking the Aggregator's Discovery, if it has one,
