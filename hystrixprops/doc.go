@@ -1,0 +1,71 @@
+// Package hystrixprops configures rxhystrix's commands and pools with
+// Hystrix's properties, as a Hystrix service is configured with Archaius
+// or a Spring application.properties:
+//
+//	hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds=2000
+//	hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=25
+//	hystrix.threadpool.Users.coreSize=20
+//
+// so that a service moving from Hystrix keeps its configuration file.
+//
+//	props, err := hystrixprops.Parse(file)
+//	getUser := command.New("GetUser", run, command.WithConfig(props.Command("GetUser", command.Config{
+//		Timeout: 500 * time.Millisecond, // the command's own, as Hystrix's Setter
+//	})))
+//
+// # Resolution
+//
+// Each field is resolved as Hystrix resolves a property, highest first:
+// the key's own property (hystrix.command.<key>.<name>), the value the
+// code gave (a field that is not its zero value), the default property
+// (hystrix.command.default.<name>), and Hystrix's default, which is what
+// a zero field means in package command. [Properties.Command] and
+// [Properties.Pool] do it for a command key and a pool key; the pool of a
+// command is named by its Config.Pool, which threadPoolKeyOverride sets.
+//
+// # Live changes
+//
+// Hystrix reads its dynamic properties on every use. Here the properties
+// are put in force when [Properties.Configure] and
+// [Properties.ConfigurePool] are called, with the code's values again:
+// after a configuration file changed, say. Configure changes only the
+// fields that properties name, with command.Registry.ConfigureFunc, so
+// that what an operator set meanwhile (injected faults, a rate limit)
+// stays. As in Hystrix, the metrics windows
+// (metrics.rollingStats.*, metrics.rollingPercentile.*,
+// metrics.healthSnapshot.intervalInMilliseconds) and maxQueueSize are read
+// once, when the key or the pool is made.
+//
+// # Bad input
+//
+// Hystrix ignores a property it does not know, and logs a value it cannot
+// read and uses the default. [Parse] refuses both, naming the property, so
+// that a typo does not leave a dependency unprotected. Properties that do
+// not start with "hystrix." are not Hystrix's and are left alone, since
+// they share the file with the rest of the program's. A value rxhystrix
+// cannot mean is refused too: a requestVolumeThreshold or a coreSize of
+// 0, an errorThresholdPercentage of 0 (a breaker that trips on
+// successes), a timeout of 0 (execution.timeout.enabled=false turns the
+// timeout off).
+//
+// Some of Hystrix's properties mean nothing in Go, or are rxhystrix's
+// behaviour already. [Properties.Ignored] names those a file set, and
+// why:
+//
+//   - execution.isolation.thread.interruptOnTimeout and
+//     interruptOnFutureCancel: a run's context always ends at its timeout
+//     and when its caller leaves;
+//   - metrics.rollingPercentile.bucketSize: a latency distribution keeps
+//     every value of its window;
+//   - hystrix.threadpool keepAliveTimeMinutes: workers are goroutines,
+//     started for each task;
+//   - hystrix.threadpool metrics.rollingStats.*: a pool's metrics have
+//     Hystrix's default windows;
+//   - hystrix.collapser.*: a collapser is configured in code
+//     (command.CollapserConfig).
+//
+// A pool's maximumSize, with allowMaximumSizeToDivergeFromCoreSize, is
+// its CoreSize when larger: Hystrix's pool then runs up to maximumSize
+// tasks at once without a queue, and rxhystrix's workers are started on
+// demand anyway.
+package hystrixprops

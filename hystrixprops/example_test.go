@@ -1,0 +1,52 @@
+package hystrixprops_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/hystrixprops"
+)
+
+// A service moving from Hystrix keeps its properties: the command's own
+// property beats the code's value, which beats the default property.
+func Example() {
+	props, err := hystrixprops.Parse(strings.NewReader(`
+hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds=2000
+hystrix.command.default.circuitBreaker.requestVolumeThreshold=10
+hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=25
+hystrix.command.GetUser.execution.isolation.thread.interruptOnTimeout=false
+server.port=8080
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := command.NewRegistry()
+	defer r.Close()
+	getUser := command.New("GetUser", func(ctx context.Context, id int) (string, error) {
+		return "Ada", nil
+	}, command.WithRegistry(r), command.WithConfig(props.Command("GetUser", command.Config{
+		Timeout: 500 * time.Millisecond,
+	})))
+	fmt.Println(getUser.Execute(context.Background(), 1))
+
+	cfg, _ := r.Config("GetUser")
+	b := r.Breaker("GetUser").Config()
+	fmt.Println(cfg.Timeout, b.RequestVolumeThreshold, b.ErrorThresholdPercentage)
+	fmt.Println(props.Ignored())
+	// Output:
+	// Ada <nil>
+	// 500ms 10 25
+	// [hystrix.command.GetUser.execution.isolation.thread.interruptOnTimeout: a run's context always ends at its timeout]
+}
+
+// A property Hystrix would ignore, misspelt, is refused.
+func ExampleParse() {
+	_, err := hystrixprops.Parse(strings.NewReader("hystrix.command.GetUser.circuitBreaker.errorThresholdPercent=25\n"))
+	fmt.Println(err)
+	// Output:
+	// hystrixprops: bad property hystrix.command.GetUser.circuitBreaker.errorThresholdPercent: no such property
+}

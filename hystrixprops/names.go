@@ -1,0 +1,138 @@
+package hystrixprops
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// valueKind is what a property's value must be.
+type valueKind int
+
+const (
+	positive    valueKind = iota // an integer of at least 1
+	nonNegative                  // an integer of at least 0
+	integer                      // any integer
+	boolean                      // true or false, in any case
+	percentage                   // an integer from 1 to 100
+	isolation                    // THREAD or SEMAPHORE
+	name                         // a pool key: any text but empty
+)
+
+// property is one of Hystrix's properties that a file may set.
+type property struct {
+	kind valueKind
+	// instanceOnly is set for a property without a default level
+	// (threadPoolKeyOverride).
+	instanceOnly bool
+	// ignored says why a property has no effect here; empty for one
+	// that does.
+	ignored string
+}
+
+// The properties of hystrix.command.<key>. and hystrix.threadpool.<key>.,
+// by name (HystrixCommandProperties, HystrixThreadPoolProperties).
+var (
+	commandProperties = map[string]property{
+		"execution.isolation.strategy":                        {kind: isolation},
+		"execution.isolation.thread.timeoutInMilliseconds":    {kind: positive},
+		"execution.timeout.enabled":                           {kind: boolean},
+		"execution.isolation.thread.interruptOnTimeout":       {kind: boolean, ignored: "a run's context always ends at its timeout"},
+		"execution.isolation.thread.interruptOnFutureCancel":  {kind: boolean, ignored: "a run's context always ends when its caller leaves"},
+		"execution.isolation.semaphore.maxConcurrentRequests": {kind: positive},
+		"fallback.isolation.semaphore.maxConcurrentRequests":  {kind: positive},
+		"fallback.enabled":                                    {kind: boolean},
+		"circuitBreaker.enabled":                              {kind: boolean},
+		"circuitBreaker.requestVolumeThreshold":               {kind: positive},
+		"circuitBreaker.sleepWindowInMilliseconds":            {kind: positive},
+		"circuitBreaker.errorThresholdPercentage":             {kind: percentage},
+		"circuitBreaker.forceOpen":                            {kind: boolean},
+		"circuitBreaker.forceClosed":                          {kind: boolean},
+		"metrics.rollingStats.timeInMilliseconds":             {kind: positive},
+		"metrics.rollingStats.numBuckets":                     {kind: positive},
+		"metrics.rollingPercentile.enabled":                   {kind: boolean},
+		"metrics.rollingPercentile.timeInMilliseconds":        {kind: positive},
+		"metrics.rollingPercentile.numBuckets":                {kind: positive},
+		"metrics.rollingPercentile.bucketSize":                {kind: positive, ignored: "a latency distribution keeps every value of its window"},
+		"metrics.healthSnapshot.intervalInMilliseconds":       {kind: positive},
+		"requestCache.enabled":                                {kind: boolean},
+		"requestLog.enabled":                                  {kind: boolean},
+		"threadPoolKeyOverride":                               {kind: name, instanceOnly: true},
+	}
+	poolProperties = map[string]property{
+		"coreSize":                                {kind: positive},
+		"maximumSize":                             {kind: positive},
+		"allowMaximumSizeToDivergeFromCoreSize":   {kind: boolean},
+		"keepAliveTimeMinutes":                    {kind: nonNegative, ignored: "workers are goroutines, started for each task"},
+		"maxQueueSize":                            {kind: integer},
+		"queueSizeRejectionThreshold":             {kind: positive},
+		"metrics.rollingStats.timeInMilliseconds": {kind: positive, ignored: "a pool's metrics have Hystrix's default windows"},
+		"metrics.rollingStats.numBuckets":         {kind: positive, ignored: "a pool's metrics have Hystrix's default windows"},
+	}
+)
+
+// The prefixes of Hystrix's properties, and the key of their default
+// level.
+const (
+	commandPrefix   = "hystrix.command."
+	poolPrefix      = "hystrix.threadpool."
+	collapserPrefix = "hystrix.collapser."
+	defaultKey      = "default"
+)
+
+// split splits the rest of a property's name after its prefix into the
+// key and the name of a property of known, the longest that ends it, so
+// that a key may hold dots ("GetUser.v2").
+func split(rest string, known map[string]property) (key, prop string, ok bool) {
+	for name := range known {
+		if k, found := strings.CutSuffix(rest, "."+name); found && k != "" && len(name) > len(prop) {
+			key, prop, ok = k, name, true
+		}
+	}
+	return key, prop, ok
+}
+
+// check reports whether value is a value of kind, with an error that says
+// what is wrong.
+func check(kind valueKind, value string) error {
+	switch kind {
+	case boolean:
+		if _, err := parseBool(value); err != nil {
+			return err
+		}
+	case isolation:
+		if value != "THREAD" && value != "SEMAPHORE" {
+			return fmt.Errorf("%q is neither THREAD nor SEMAPHORE", value)
+		}
+	case name:
+		if value == "" {
+			return fmt.Errorf("empty")
+		}
+	default:
+		n, err := strconv.Atoi(value)
+		if err != nil {
+			return fmt.Errorf("%q is not an integer", value)
+		}
+		switch {
+		case kind == positive && n < 1:
+			return fmt.Errorf("%d is not positive", n)
+		case kind == nonNegative && n < 0:
+			return fmt.Errorf("%d is negative", n)
+		case kind == percentage && (n < 1 || n > 100):
+			return fmt.Errorf("%d is not within [1, 100]", n)
+		}
+	}
+	return nil
+}
+
+// parseBool reads a boolean as Java's Boolean.parseBoolean does, except
+// that a value other than true or false is an error, not false.
+func parseBool(value string) (bool, error) {
+	switch strings.ToLower(value) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is neither true nor false", value)
+}

@@ -1,0 +1,124 @@
+package hystrixprops
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// ErrBadProperty is in the error of a Hystrix property that Parse or
+// FromMap does not take: one it does not know, or a value it cannot
+// read.
+var ErrBadProperty = errors.New("hystrixprops: bad property")
+
+// Properties are Hystrix's properties of commands and pools, checked. The
+// zero Properties sets none. A Properties is not changed after it is made,
+// and is safe for concurrent use.
+type Properties struct {
+	// command and pool hold the values by key ("default" for the
+	// default level) and name of the property.
+	command, pool map[string]map[string]string
+	ignored       []string
+}
+
+// FromMap returns the Hystrix properties among m, a property's full name
+// to its value (surrounding spaces are trimmed): those that start with
+// "hystrix.". Any of those that names no property of Hystrix's, or whose
+// value cannot be read, is an error that is ErrBadProperty and names it.
+func FromMap(m map[string]string) (*Properties, error) {
+	p := &Properties{command: map[string]map[string]string{}, pool: map[string]map[string]string{}}
+	for _, full := range slices.Sorted(maps.Keys(m)) {
+		if err := p.add(full, strings.TrimSpace(m[full])); err != nil {
+			return nil, fmt.Errorf("%w %s: %v", ErrBadProperty, full, err)
+		}
+	}
+	slices.Sort(p.ignored)
+	return p, nil
+}
+
+// add adds one property, by its full name.
+func (p *Properties) add(full, value string) error {
+	var (
+		rest   string
+		known  map[string]property
+		values map[string]map[string]string
+	)
+	switch {
+	case strings.HasPrefix(full, collapserPrefix):
+		p.ignored = append(p.ignored, full+": a collapser is configured in code (command.CollapserConfig)")
+		return nil
+	case strings.HasPrefix(full, commandPrefix):
+		rest, known, values = full[len(commandPrefix):], commandProperties, p.command
+	case strings.HasPrefix(full, poolPrefix):
+		rest, known, values = full[len(poolPrefix):], poolProperties, p.pool
+	case strings.HasPrefix(full, "hystrix."):
+		return errors.New("not a property of a command or a pool")
+	default:
+		return nil // the program's own
+	}
+	key, name, ok := split(rest, known)
+	switch {
+	case !ok:
+		return errors.New("no such property")
+	case known[name].instanceOnly && key == defaultKey:
+		return errors.New("has no default, only a command's own")
+	}
+	if err := check(known[name].kind, value); err != nil {
+		return err
+	}
+	if why := known[name].ignored; why != "" {
+		p.ignored = append(p.ignored, full+": "+why)
+	}
+	if values[key] == nil {
+		values[key] = map[string]string{}
+	}
+	values[key][name] = value
+	return nil
+}
+
+// Parse reads properties in the format of a Java .properties file
+// (Archaius's, Spring's application.properties): a property a line, its
+// name and value apart by "=", ":" or spaces; "#" or "!" opening a line
+// of comment; a line that ends in a backslash going on on the next. The
+// Hystrix properties among them are taken as FromMap takes them. A
+// property given twice is an error that names both lines, as is a line
+// without a value.
+func Parse(r io.Reader) (*Properties, error) {
+	m := map[string]string{}
+	lineOf := map[string]int{}
+	s := bufio.NewScanner(r)
+	for n := 1; s.Scan(); n++ {
+		line, start := strings.TrimSpace(s.Text()), n
+		for strings.HasSuffix(line, `\`) && s.Scan() {
+			n++
+			line = line[:len(line)-1] + strings.TrimSpace(s.Text())
+		}
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		i := strings.IndexAny(line, "=: \t")
+		if i < 0 {
+			return nil, fmt.Errorf("%w: line %d: %q has no value", ErrBadProperty, start, line)
+		}
+		key, value := line[:i], strings.TrimLeft(line[i:], " \t")
+		if value != "" && (value[0] == '=' || value[0] == ':') {
+			value = value[1:]
+		}
+		if first, ok := lineOf[key]; ok {
+			return nil, fmt.Errorf("%w: line %d: %s is set on line %d too", ErrBadProperty, start, key, first)
+		}
+		m[key], lineOf[key] = value, start
+	}
+	if err := s.Err(); err != nil {
+		return nil, fmt.Errorf("hystrixprops: Parse: %w", err)
+	}
+	return FromMap(m)
+}
+
+// Ignored names the properties given that have no effect in rxhystrix,
+// each with why, in order of their names.
+func (p *Properties) Ignored() []string { return slices.Clone(p.ignored) }

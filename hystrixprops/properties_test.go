@@ -1,0 +1,246 @@
+package hystrixprops
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func mustFromMap(t *testing.T, m map[string]string) *Properties {
+	t.Helper()
+	p, err := FromMap(m)
+	require.NoError(t, err)
+	return p
+}
+
+// Each field is the key's own property, else the code's value, else the
+// default property, else Hystrix's default (zero), as Hystrix's chained
+// properties resolve it.
+func TestAFieldIsResolvedAsHystrixResolvesIt(t *testing.T) {
+	const name = "circuitBreaker.errorThresholdPercentage"
+	for _, tc := range []struct {
+		what       string
+		own, dflt  string
+		code, want int
+	}{
+		{"the key's own beats the code's", "25", "75", 40, 25},
+		{"the code's beats the default", "", "75", 40, 40},
+		{"the default beats Hystrix's", "", "75", 0, 75},
+		{"Hystrix's, when none is set", "", "", 0, 0},
+		{"the key's own beats the default", "25", "75", 0, 25},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			m := map[string]string{}
+			if tc.own != "" {
+				m["hystrix.command.GetUser."+name] = tc.own
+			}
+			if tc.dflt != "" {
+				m["hystrix.command.default."+name] = tc.dflt
+			}
+			cfg := mustFromMap(t, m).Command("GetUser", command.Config{Breaker: breaker.Config{ErrorThresholdPercentage: tc.code}})
+			assert.Equal(t, tc.want, cfg.Breaker.ErrorThresholdPercentage)
+		})
+	}
+}
+
+// Every property of a command reaches its field, and the fields no
+// property sets are the code's.
+func TestEveryCommandPropertyReachesItsField(t *testing.T) {
+	p := mustFromMap(t, map[string]string{
+		"hystrix.command.GetUser.execution.isolation.strategy":                        "SEMAPHORE",
+		"hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds":    "300",
+		"hystrix.command.GetUser.execution.isolation.semaphore.maxConcurrentRequests": "30",
+		"hystrix.command.GetUser.fallback.isolation.semaphore.maxConcurrentRequests":  "7",
+		"hystrix.command.GetUser.fallback.enabled":                                    "false",
+		"hystrix.command.GetUser.requestCache.enabled":                                "FALSE",
+		"hystrix.command.GetUser.requestLog.enabled":                                  "false",
+		"hystrix.command.GetUser.threadPoolKeyOverride":                               "Users",
+		"hystrix.command.GetUser.circuitBreaker.enabled":                              "false",
+		"hystrix.command.GetUser.circuitBreaker.requestVolumeThreshold":               "5",
+		"hystrix.command.GetUser.circuitBreaker.sleepWindowInMilliseconds":            "8000",
+		"hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage":             "25",
+		"hystrix.command.GetUser.circuitBreaker.forceOpen":                            "true",
+		"hystrix.command.GetUser.circuitBreaker.forceClosed":                          "True",
+		"hystrix.command.GetUser.metrics.rollingStats.timeInMilliseconds":             "20000",
+		"hystrix.command.GetUser.metrics.rollingStats.numBuckets":                     "20",
+		"hystrix.command.GetUser.metrics.rollingPercentile.enabled":                   "false",
+		"hystrix.command.GetUser.metrics.rollingPercentile.timeInMilliseconds":        "30000",
+		"hystrix.command.GetUser.metrics.rollingPercentile.numBuckets":                "3",
+		"hystrix.command.GetUser.metrics.healthSnapshot.intervalInMilliseconds":       "250",
+	})
+	code := command.Config{Group: "Users", Retry: command.RetryConfig{MaxAttempts: 3}}
+	got := p.Command("GetUser", code)
+	assert.Equal(t, command.Config{
+		Group:                         "Users",
+		Pool:                          "Users",
+		Isolation:                     command.SemaphoreIsolation,
+		Timeout:                       300 * time.Millisecond,
+		MaxConcurrentRequests:         30,
+		FallbackMaxConcurrentRequests: 7,
+		FallbackDisabled:              true,
+		RequestCacheDisabled:          true,
+		RequestLogDisabled:            true,
+		Breaker: breaker.Config{Disabled: true, RequestVolumeThreshold: 5, SleepWindow: 8 * time.Second,
+			ErrorThresholdPercentage: 25, ForceOpen: true, ForceClosed: true},
+		Metrics: metricsstream.Config{RollingWindow: 20 * time.Second, Buckets: 20, PercentileDisabled: true,
+			PercentileWindow: 30 * time.Second, PercentileBuckets: 3, HealthSnapshotInterval: 250 * time.Millisecond},
+		Retry: command.RetryConfig{MaxAttempts: 3},
+	}, got)
+	assert.Equal(t, code, p.Command("GetOrder", code), "another key's properties")
+	assert.NoError(t, got.Validate())
+}
+
+// A boolean that turns something off in rxhystrix's Config is resolved
+// like any: the key's "enabled=true" turns on what the code turned off.
+func TestAnEnabledPropertyBeatsTheCodesDisabled(t *testing.T) {
+	p := mustFromMap(t, map[string]string{
+		"hystrix.command.default.fallback.enabled":       "false",
+		"hystrix.command.GetUser.circuitBreaker.enabled": "true",
+	})
+	cfg := p.Command("GetUser", command.Config{Breaker: breaker.Config{Disabled: true}})
+	assert.False(t, cfg.Breaker.Disabled)
+	assert.True(t, cfg.FallbackDisabled, "the default's")
+	assert.False(t, p.Command("GetUser", command.Config{}).Breaker.Disabled)
+}
+
+// The timeout is Hystrix's two properties: whether it is enabled, and its
+// length, each resolved on its own.
+func TestTheTimeoutIsEnabledAndLong(t *testing.T) {
+	for _, tc := range []struct {
+		what  string
+		props map[string]string
+		code  time.Duration
+		want  time.Duration
+	}{
+		{"the default's length", map[string]string{"hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds": "2000"}, 0, 2 * time.Second},
+		{"the code's length beats the default's", map[string]string{"hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds": "2000"}, 500 * time.Millisecond, 500 * time.Millisecond},
+		{"disabled by default", map[string]string{"hystrix.command.default.execution.timeout.enabled": "false"}, 500 * time.Millisecond, -1},
+		{"disabled by the code, whatever the length", map[string]string{"hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds": "300"}, -1, -1},
+		{"enabled by the key against the default", map[string]string{
+			"hystrix.command.default.execution.timeout.enabled":                        "false",
+			"hystrix.command.GetUser.execution.timeout.enabled":                        "true",
+			"hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds": "300",
+		}, 0, 300 * time.Millisecond},
+		{"enabled by the key against the code, at Hystrix's length", map[string]string{"hystrix.command.GetUser.execution.timeout.enabled": "true"}, -1, 0},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			assert.Equal(t, tc.want, mustFromMap(t, tc.props).Command("GetUser", command.Config{Timeout: tc.code}).Timeout)
+		})
+	}
+}
+
+// A pool's properties resolve as a command's; maximumSize, when allowed
+// to diverge and larger, is the pool's size.
+func TestPoolProperties(t *testing.T) {
+	p := mustFromMap(t, map[string]string{
+		"hystrix.threadpool.default.coreSize":                             "20",
+		"hystrix.threadpool.default.maxQueueSize":                         "50",
+		"hystrix.threadpool.Users.queueSizeRejectionThreshold":            "40",
+		"hystrix.threadpool.Orders.maximumSize":                           "30",
+		"hystrix.threadpool.Orders.allowMaximumSizeToDivergeFromCoreSize": "true",
+		"hystrix.threadpool.Search.maximumSize":                           "30",
+	})
+	assert.Equal(t, command.PoolConfig{CoreSize: 20, MaxQueueSize: 50, QueueSizeRejectionThreshold: 40},
+		p.Pool("Users", command.PoolConfig{}))
+	assert.Equal(t, command.PoolConfig{CoreSize: 8, MaxQueueSize: 50}, p.Pool("Mail", command.PoolConfig{CoreSize: 8}))
+	assert.Equal(t, 30, p.Pool("Orders", command.PoolConfig{}).CoreSize)
+	assert.Equal(t, 20, p.Pool("Search", command.PoolConfig{}).CoreSize, "maximumSize without allowMaximumSizeToDivergeFromCoreSize")
+	assert.NoError(t, p.Pool("Orders", command.PoolConfig{}).Validate())
+}
+
+// A key may hold dots: the property's name is the longest that ends it.
+func TestAKeyWithDots(t *testing.T) {
+	p := mustFromMap(t, map[string]string{"hystrix.command.users.GetUser.v2.circuitBreaker.forceOpen": "true"})
+	assert.True(t, p.Command("users.GetUser.v2", command.Config{}).Breaker.ForceOpen)
+}
+
+// A Hystrix property that names nothing, or whose value cannot be read or
+// meant, is refused, naming it; the program's own properties are left
+// alone.
+func TestBadPropertiesAreRefusedNamingThem(t *testing.T) {
+	for _, tc := range []struct{ name, value, want string }{
+		{"hystrix.command.GetUser.circuitBreaker.errorThresholdPercent", "50", "no such property"},
+		{"hystrix.command.circuitBreaker.forceOpen", "true", "no such property"},
+		{"hystrix.threadpool.Users.timeoutInMilliseconds", "5", "no such property"},
+		{"hystrix.stream.dashboard.intervalInMilliseconds", "500", "not a property of a command or a pool"},
+		{"hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds", "1s", `"1s" is not an integer`},
+		{"hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds", "0", "0 is not positive"},
+		{"hystrix.command.default.circuitBreaker.requestVolumeThreshold", "0", "0 is not positive"},
+		{"hystrix.command.default.circuitBreaker.errorThresholdPercentage", "0", "0 is not within [1, 100]"},
+		{"hystrix.command.default.circuitBreaker.errorThresholdPercentage", "101", "101 is not within [1, 100]"},
+		{"hystrix.command.default.execution.isolation.strategy", "thread", `"thread" is neither THREAD nor SEMAPHORE`},
+		{"hystrix.command.default.fallback.enabled", "yes", `"yes" is neither true nor false`},
+		{"hystrix.command.default.threadPoolKeyOverride", "Users", "has no default, only a command's own"},
+		{"hystrix.command.GetUser.threadPoolKeyOverride", " ", "empty"},
+		{"hystrix.threadpool.default.coreSize", "0", "0 is not positive"},
+		{"hystrix.threadpool.default.keepAliveTimeMinutes", "-1", "-1 is negative"},
+	} {
+		_, err := FromMap(map[string]string{tc.name: tc.value, "server.port": "8080"})
+		require.Error(t, err, tc.name)
+		assert.True(t, errors.Is(err, ErrBadProperty), "%v", err)
+		assert.Equal(t, "hystrixprops: bad property "+tc.name+": "+tc.want, err.Error())
+	}
+	p, err := FromMap(map[string]string{"server.port": "8080", "hystrixish": "x"})
+	require.NoError(t, err)
+	assert.Equal(t, command.Config{}, p.Command("GetUser", command.Config{}))
+}
+
+// The properties that mean nothing here are named, with why; a file
+// with none has none.
+func TestIgnoredPropertiesAreNamed(t *testing.T) {
+	p := mustFromMap(t, map[string]string{
+		"hystrix.command.default.execution.isolation.thread.interruptOnTimeout": "false",
+		"hystrix.threadpool.Users.keepAliveTimeMinutes":                         "2",
+		"hystrix.collapser.default.maxRequestsInBatch":                          "100",
+		"hystrix.command.GetUser.circuitBreaker.forceOpen":                      "false",
+	})
+	assert.Equal(t, []string{
+		"hystrix.collapser.default.maxRequestsInBatch: a collapser is configured in code (command.CollapserConfig)",
+		"hystrix.command.default.execution.isolation.thread.interruptOnTimeout: a run's context always ends at its timeout",
+		"hystrix.threadpool.Users.keepAliveTimeMinutes: workers are goroutines, started for each task",
+	}, p.Ignored())
+	assert.Empty(t, mustFromMap(t, nil).Ignored())
+}
+
+// Parse reads the .properties format: comments, the three separators,
+// spaces around, continued lines; and refuses a property given twice or
+// a line without a value.
+func TestParse(t *testing.T) {
+	p, err := Parse(strings.NewReader(`# Hystrix
+! also a comment
+hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds = 2000
+hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage: 25
+
+   hystrix.threadpool.Users.coreSize 20
+hystrix.command.GetUser.circuitBreaker.\
+    requestVolumeThreshold=5
+server.port=8080
+`))
+	require.NoError(t, err)
+	cfg := p.Command("GetUser", command.Config{})
+	assert.Equal(t, 2*time.Second, cfg.Timeout)
+	assert.Equal(t, 25, cfg.Breaker.ErrorThresholdPercentage)
+	assert.Equal(t, 5, cfg.Breaker.RequestVolumeThreshold)
+	assert.Equal(t, 20, p.Pool("Users", command.PoolConfig{}).CoreSize)
+
+	for text, want := range map[string]string{
+		"a=1\nhystrix.threadpool.Users.coreSize=2\nhystrix.threadpool.Users.coreSize=3\n": "hystrixprops: bad property: line 3: hystrix.threadpool.Users.coreSize is set on line 2 too",
+		"\nhystrix.threadpool.Users.coreSize\n":                                           `hystrixprops: bad property: line 2: "hystrix.threadpool.Users.coreSize" has no value`,
+		"hystrix.threadpool.Users.coreSize=ten\n":                                         `hystrixprops: bad property hystrix.threadpool.Users.coreSize: "ten" is not an integer`,
+	} {
+		_, err := Parse(strings.NewReader(text))
+		assert.True(t, errors.Is(err, ErrBadProperty), "%v", err)
+		assert.EqualError(t, err, want)
+	}
+}
