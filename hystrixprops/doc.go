@@ -19,9 +19,10 @@
 // the key's own property (hystrix.command.<key>.<name>), the value the
 // code gave (a field that is not its zero value), the default property
 // (hystrix.command.default.<name>), and Hystrix's default, which is what
-// a zero field means in package command. [Properties.Command] and
-// [Properties.Pool] do it for a command key and a pool key; the pool of a
-// command is named by its Config.Pool, which threadPoolKeyOverride sets.
+// a zero field means in package command. [Properties.Command],
+// [Properties.Pool] and [Properties.Collapser] do it for a command key, a
+// pool key and a collapser key; the pool of a command is named by its
+// Config.Pool, which threadPoolKeyOverride sets.
 //
 // # Live changes
 //
@@ -34,7 +35,8 @@
 // stays. As in Hystrix, the metrics windows
 // (metrics.rollingStats.*, metrics.rollingPercentile.*,
 // metrics.healthSnapshot.intervalInMilliseconds) and maxQueueSize are read
-// once, when the key or the pool is made.
+// once, when the key or the pool is made, and a collapser's properties
+// when it is made.
 //
 // # Bad input
 //
@@ -61,8 +63,8 @@
 //     started for each task;
 //   - hystrix.threadpool metrics.rollingStats.*: a pool's metrics have
 //     Hystrix's default windows;
-//   - hystrix.collapser.*: a collapser is configured in code
-//     (command.CollapserConfig).
+//   - hystrix.collapser metrics.*: a collapser's metrics windows are its
+//     batch command's.
 //
 // A pool's maximumSize, with allowMaximumSizeToDivergeFromCoreSize, is
 // its CoreSize when larger: Hystrix's pool then runs up to maximumSize

@@ -30,8 +30,12 @@ type property struct {
 	ignored string
 }
 
-// The properties of hystrix.command.<key>. and hystrix.threadpool.<key>.,
-// by name (HystrixCommandProperties, HystrixThreadPoolProperties).
+// collapserMetrics says why a collapser's metrics properties are ignored.
+const collapserMetrics = "a collapser's metrics windows are its batch command's (command.WithConfig's Metrics)"
+
+// The properties of hystrix.command.<key>., hystrix.collapser.<key>. and
+// hystrix.threadpool.<key>., by name (HystrixCommandProperties,
+// HystrixCollapserProperties, HystrixThreadPoolProperties).
 var (
 	commandProperties = map[string]property{
 		"execution.isolation.strategy":                        {kind: isolation},
@@ -58,6 +62,17 @@ var (
 		"requestCache.enabled":                                {kind: boolean},
 		"requestLog.enabled":                                  {kind: boolean},
 		"threadPoolKeyOverride":                               {kind: name, instanceOnly: true},
+	}
+	collapserProperties = map[string]property{
+		"maxRequestsInBatch":                           {kind: positive},
+		"timerDelayInMilliseconds":                     {kind: positive},
+		"requestCache.enabled":                         {kind: boolean},
+		"metrics.rollingStats.timeInMilliseconds":      {kind: positive, ignored: collapserMetrics},
+		"metrics.rollingStats.numBuckets":              {kind: positive, ignored: collapserMetrics},
+		"metrics.rollingPercentile.enabled":            {kind: boolean, ignored: collapserMetrics},
+		"metrics.rollingPercentile.timeInMilliseconds": {kind: positive, ignored: collapserMetrics},
+		"metrics.rollingPercentile.numBuckets":         {kind: positive, ignored: collapserMetrics},
+		"metrics.rollingPercentile.bucketSize":         {kind: positive, ignored: collapserMetrics},
 	}
 	poolProperties = map[string]property{
 		"coreSize":                                {kind: positive},

@@ -19,10 +19,10 @@ var ErrBadProperty = errors.New("hystrixprops: bad property")
 // zero Properties sets none. A Properties is not changed after it is made,
 // and is safe for concurrent use.
 type Properties struct {
-	// command and pool hold the values by key ("default" for the
-	// default level) and name of the property.
-	command, pool map[string]map[string]string
-	ignored       []string
+	// command, collapser and pool hold the values by key ("default"
+	// for the default level) and name of the property.
+	command, collapser, pool map[string]map[string]string
+	ignored                  []string
 }
 
 // FromMap returns the Hystrix properties among m, a property's full name
@@ -30,7 +30,8 @@ type Properties struct {
 // "hystrix.". Any of those that names no property of Hystrix's, or whose
 // value cannot be read, is an error that is ErrBadProperty and names it.
 func FromMap(m map[string]string) (*Properties, error) {
-	p := &Properties{command: map[string]map[string]string{}, pool: map[string]map[string]string{}}
+	p := &Properties{command: map[string]map[string]string{}, collapser: map[string]map[string]string{},
+		pool: map[string]map[string]string{}}
 	for _, full := range slices.Sorted(maps.Keys(m)) {
 		if err := p.add(full, strings.TrimSpace(m[full])); err != nil {
 			return nil, fmt.Errorf("%w %s: %v", ErrBadProperty, full, err)
@@ -49,14 +50,13 @@ func (p *Properties) add(full, value string) error {
 	)
 	switch {
 	case strings.HasPrefix(full, collapserPrefix):
-		p.ignored = append(p.ignored, full+": a collapser is configured in code (command.CollapserConfig)")
-		return nil
+		rest, known, values = full[len(collapserPrefix):], collapserProperties, p.collapser
 	case strings.HasPrefix(full, commandPrefix):
 		rest, known, values = full[len(commandPrefix):], commandProperties, p.command
 	case strings.HasPrefix(full, poolPrefix):
 		rest, known, values = full[len(poolPrefix):], poolProperties, p.pool
 	case strings.HasPrefix(full, "hystrix."):
-		return errors.New("not a property of a command or a pool")
+		return errors.New("not a property of a command, a collapser or a pool")
 	default:
 		return nil // the program's own
 	}

@@ -159,6 +159,20 @@ func TestPoolProperties(t *testing.T) {
 	assert.NoError(t, p.Pool("Orders", command.PoolConfig{}).Validate())
 }
 
+// A collapser's properties resolve as a command's.
+func TestCollapserProperties(t *testing.T) {
+	p := mustFromMap(t, map[string]string{
+		"hystrix.collapser.default.timerDelayInMilliseconds": "20",
+		"hystrix.collapser.GetUsers.maxRequestsInBatch":      "50",
+		"hystrix.collapser.GetUsers.requestCache.enabled":    "false",
+	})
+	assert.Equal(t, command.CollapserConfig{MaxRequestsInBatch: 50, Delay: 20 * time.Millisecond, RequestCacheDisabled: true,
+		Scope: command.GlobalScope}, p.Collapser("GetUsers", command.CollapserConfig{Scope: command.GlobalScope}))
+	assert.Equal(t, command.CollapserConfig{Delay: 5 * time.Millisecond}, p.Collapser("GetOrders", command.CollapserConfig{Delay: 5 * time.Millisecond}))
+	_, err := FromMap(map[string]string{"hystrix.collapser.default.timerDelayInMilliseconds": "0"})
+	assert.EqualError(t, err, "hystrixprops: bad property hystrix.collapser.default.timerDelayInMilliseconds: 0 is not positive")
+}
+
 // A key may hold dots: the property's name is the longest that ends it.
 func TestAKeyWithDots(t *testing.T) {
 	p := mustFromMap(t, map[string]string{"hystrix.command.users.GetUser.v2.circuitBreaker.forceOpen": "true"})
@@ -173,7 +187,7 @@ func TestBadPropertiesAreRefusedNamingThem(t *testing.T) {
 		{"hystrix.command.GetUser.circuitBreaker.errorThresholdPercent", "50", "no such property"},
 		{"hystrix.command.circuitBreaker.forceOpen", "true", "no such property"},
 		{"hystrix.threadpool.Users.timeoutInMilliseconds", "5", "no such property"},
-		{"hystrix.stream.dashboard.intervalInMilliseconds", "500", "not a property of a command or a pool"},
+		{"hystrix.stream.dashboard.intervalInMilliseconds", "500", "not a property of a command, a collapser or a pool"},
 		{"hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds", "1s", `"1s" is not an integer`},
 		{"hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds", "0", "0 is not positive"},
 		{"hystrix.command.default.circuitBreaker.requestVolumeThreshold", "0", "0 is not positive"},
@@ -202,11 +216,11 @@ func TestIgnoredPropertiesAreNamed(t *testing.T) {
 	p := mustFromMap(t, map[string]string{
 		"hystrix.command.default.execution.isolation.thread.interruptOnTimeout": "false",
 		"hystrix.threadpool.Users.keepAliveTimeMinutes":                         "2",
-		"hystrix.collapser.default.maxRequestsInBatch":                          "100",
+		"hystrix.collapser.default.metrics.rollingStats.numBuckets":             "20",
 		"hystrix.command.GetUser.circuitBreaker.forceOpen":                      "false",
 	})
 	assert.Equal(t, []string{
-		"hystrix.collapser.default.maxRequestsInBatch: a collapser is configured in code (command.CollapserConfig)",
+		"hystrix.collapser.default.metrics.rollingStats.numBuckets: a collapser's metrics windows are its batch command's (command.WithConfig's Metrics)",
 		"hystrix.command.default.execution.isolation.thread.interruptOnTimeout: a run's context always ends at its timeout",
 		"hystrix.threadpool.Users.keepAliveTimeMinutes: workers are goroutines, started for each task",
 	}, p.Ignored())

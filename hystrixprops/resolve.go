@@ -57,6 +57,19 @@ func (p *Properties) Pool(key string, code command.PoolConfig) command.PoolConfi
 	return cfg
 }
 
+// Collapser returns the CollapserConfig of the collapser key: code, with
+// each field that Hystrix's properties set resolved as Command resolves a
+// command's. A collapser's configuration is read when it is made, so
+// there is no Configure of it.
+func (p *Properties) Collapser(key string, code command.CollapserConfig) command.CollapserConfig {
+	cfg := code
+	r := resolver{p.collapser[key], p.collapser[defaultKey]}
+	cfg.MaxRequestsInBatch = resolve(r, "maxRequestsInBatch", code.MaxRequestsInBatch, atoi)
+	cfg.Delay = resolve(r, "timerDelayInMilliseconds", code.Delay, millis)
+	cfg.RequestCacheDisabled = resolve(r, "requestCache.enabled", code.RequestCacheDisabled, isFalse)
+	return cfg
+}
+
 // Configure puts the properties of key in force in r, live: the fields of
 // the key's Config that Hystrix's properties set become those of
 // Command(key, code), and the others stay as they are
