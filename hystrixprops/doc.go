@@ -26,13 +26,22 @@
 //
 // # Live changes
 //
-// Hystrix reads its dynamic properties on every use. Here the properties
-// are put in force when [Properties.Configure] and
-// [Properties.ConfigurePool] are called, with the code's values again:
-// after a configuration file changed, say. Configure changes only the
-// fields that properties name, with command.Registry.ConfigureFunc, so
-// that what an operator set meanwhile (injected faults, a rate limit)
-// stays. As in Hystrix, the metrics windows
+// Hystrix reads its dynamic properties on every use, and Archaius polls
+// its configuration file. Here a [Source] holds the properties in force
+// and the code's Config of each key configured through it; [Source.Set]
+// puts new properties in force for all of them at once, and
+// [Source.PollFile] polls a file (a mounted ConfigMap, say) and sets its
+// properties whenever it changes:
+//
+//	props := hystrixprops.NewSource(command.DefaultRegistry, nil)
+//	getUser := command.New("GetUser", run, command.WithConfig(props.Command("GetUser", command.Config{})))
+//	go props.PollFile(ctx, "/etc/hystrix/hystrix.properties", time.Minute, func(err error) { log.Print(err) })
+//
+// A key is configured again with command.Registry.ConfigureFunc, and
+// only in the fields that Hystrix's properties set, so that what an
+// operator set meanwhile (injected faults, a rate limit) stays. A
+// property removed falls back to the code's value, then to the default
+// property, as in Hystrix. As in Hystrix, the metrics windows
 // (metrics.rollingStats.*, metrics.rollingPercentile.*,
 // metrics.healthSnapshot.intervalInMilliseconds) and maxQueueSize are read
 // once, when the key or the pool is made, and a collapser's properties

@@ -50,3 +50,25 @@ func ExampleParse() {
 	// Output:
 	// hystrixprops: bad property hystrix.command.GetUser.circuitBreaker.errorThresholdPercent: no such property
 }
+
+// A Source puts new properties in force for every command configured
+// through it: after its file changed, say.
+func ExampleSource_Set() {
+	r := command.NewRegistry()
+	defer r.Close()
+	first, _ := hystrixprops.Parse(strings.NewReader("hystrix.command.default.circuitBreaker.forceOpen=false\n"))
+	props := hystrixprops.NewSource(r, first)
+	getUser := command.New("GetUser", func(ctx context.Context, id int) (string, error) {
+		return "Ada", nil
+	}, command.WithRegistry(r), command.WithConfig(props.Command("GetUser", command.Config{})))
+	fmt.Println(getUser.Execute(context.Background(), 1))
+
+	next, _ := hystrixprops.Parse(strings.NewReader("hystrix.command.GetUser.circuitBreaker.forceOpen=true\n"))
+	fmt.Println(props.Set(next))
+	_, err := getUser.Execute(context.Background(), 1)
+	fmt.Println(err)
+	// Output:
+	// Ada <nil>
+	// <nil>
+	// GetUser short-circuited and no fallback available
+}
