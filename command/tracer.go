@@ -131,8 +131,11 @@ type faultTraceKey struct{}
 // faults injected into the execution, if trace is a FaultTrace and the
 // execution's Config injects faults. Others pay nothing.
 func (e *execution) faultTraced(trace ExecutionTrace, ctx context.Context) context.Context {
+	if !e.cfg.Faults.Enabled {
+		return ctx
+	}
 	ft, ok := trace.(FaultTrace)
-	if !ok || !e.cfg.Faults.Enabled {
+	if !ok {
 		return ctx
 	}
 	return context.WithValue(ctx, faultTraceKey{}, &faultTrace{key: e.k.key, trace: ft})
