@@ -69,3 +69,26 @@ func TestWithBadRequestsRefusesNil(t *testing.T) {
 	o := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[int] { return observable.Just(in) }, WithRegistry(h.reg))
 	assert.PanicsWithValue(t, `command: WithBadRequests of "Stream" with nil f`, func() { o.WithBadRequests(nil) })
 }
+
+// An injected error stands in for run's, so WithBadRequests picks it as
+// it would pick run's, in every way of executing the command and for an
+// ObservableCommand too.
+func TestWithBadRequestsPicksAnInjectedError(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		c := New("GetUser", succeedRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso,
+			Faults: FaultConfig{Enabled: true, ErrorPercentage: 100, Error: errNoRows}})).
+			WithBadRequests(isNoRows).WithFallback(fallbackName)
+		_, err := m.exec(context.Background(), c, 1)
+		require.ErrorIs(t, err, errNoRows)
+		assert.True(t, IsBadRequest(err))
+		assert.Equal(t, []string{"BAD_REQUEST"}, h.events())
+	})
+	h := newHarness(t)
+	o := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[int] { return observable.Just(in) },
+		WithRegistry(h.reg), WithConfig(Config{Faults: FaultConfig{Enabled: true, ErrorPercentage: 100, Error: errNoRows}})).
+		WithBadRequests(isNoRows)
+	_, err := o.ToObservable(context.Background(), 1).First(context.Background())
+	require.ErrorIs(t, err, errNoRows)
+	assert.True(t, IsBadRequest(err))
+	assert.Equal(t, []string{"BAD_REQUEST"}, h.events())
+}

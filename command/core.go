@@ -21,7 +21,11 @@ type core[In, Out any] struct {
 	poolKey     func(In) string
 	// discard is the WithDiscard function, or nil.
 	discard func(Out)
-	calls   sync.Pool // *poolCall[In, Out]
+	// isBad picks the errors that are bad requests (WithBadRequests), or
+	// is nil. run and construct are wrapped to meet it; an injected error
+	// (Config.Faults), which stands in for theirs, meets it here.
+	isBad func(error) bool
+	calls sync.Pool // *poolCall[In, Out]
 	// spareAttempts holds the attempts of hedged calls that left nothing
 	// behind, for the next (callHedged).
 	spareAttempts sync.Pool // *attempts[In, Out]

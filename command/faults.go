@@ -182,7 +182,7 @@ func (c *core[In, Out]) callUser(ctx context.Context, cfg *Config, in In) (Out, 
 func (c *core[In, Out]) callFaulted(ctx context.Context, cfg *Config, in In) (Out, error) {
 	if err := c.k.injectFault(ctx, &cfg.Faults); err != nil {
 		var zero Out
-		return zero, err
+		return zero, badRequestIf(c.isBad, err)
 	}
 	return callRun(c.run, ctx, in)
 }
@@ -195,7 +195,7 @@ func (c *core[In, Out]) callFaulted(ctx context.Context, cfg *Config, in In) (Ou
 func (c *core[In, Out]) body(ctx context.Context, cfg *Config, in In) observable.Observable[Out] {
 	if cfg.Faults.Enabled {
 		if err := c.k.injectFault(ctx, &cfg.Faults); err != nil {
-			return observable.Error[Out](err)
+			return observable.Error[Out](badRequestIf(c.isBad, err))
 		}
 	}
 	return constructBody(c.construct, ctx, in)

@@ -15,7 +15,7 @@ import (
 
 // derive returns a copy of c's functions, with a pool of calls of its own.
 func (c *core[In, Out]) derive() core[In, Out] {
-	return core[In, Out]{k: c.k, run: c.run, construct: c.construct, fallback: c.fallback, fallbackObs: c.fallbackObs, poolKey: c.poolKey, discard: c.discard}
+	return core[In, Out]{k: c.k, run: c.run, construct: c.construct, fallback: c.fallback, fallbackObs: c.fallbackObs, poolKey: c.poolKey, discard: c.discard, isBad: c.isBad}
 }
 
 func (c *Command[In, Out]) derive() *Command[In, Out] {
