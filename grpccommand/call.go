@@ -46,7 +46,7 @@ func (c *client) invoke(ctx context.Context, call *call) (any, error) {
 		// attempt; the command tells which.
 		return nil, ctx.Err()
 	}
-	return nil, c.failures.classify(withPushback(err, trailer))
+	return nil, withPushback(err, trailer) // a bad request if its code is no failure (newClient's BadRequests)
 }
 
 // moveReply makes dst what src is. A protocol buffer message is merged

@@ -41,6 +41,7 @@ func newClient(caller string, opts []Option) *client {
 		}
 		o.apply(c)
 	}
+	c.commands.BadRequests = c.failures.isBad // a call's error, or a fault injected in its place
 	return c
 }
 

@@ -324,3 +324,28 @@ func TestOptionsPanicOnNil(t *testing.T) {
 	assert.PanicsWithValue(t, "grpccommand: WithPoolConfig with nil argument", func() { WithPoolConfig(nil) })
 	assert.PanicsWithValue(t, "grpccommand: WithFallback with nil argument", func() { WithFallback(nil) })
 }
+
+// A fault injected into a call's key stands in for the server's answer,
+// so its code says what it is, as the server's does: a failure code is a
+// FAILURE, any other a BAD_REQUEST; the server is not called.
+func TestInjectedStatusesAreClassifiedAsTheServers(t *testing.T) {
+	h := newHarness(t)
+	b := &backend{}
+	for _, tc := range []struct {
+		name  string
+		code  codes.Code
+		event metricsstream.EventType
+	}{
+		{"unavailable", codes.Unavailable, metricsstream.Failure},
+		{"notfound", codes.NotFound, metricsstream.BadRequest},
+	} {
+		client := h.serve(t, tc.name, b)
+		key := tc.name + unaryCall
+		require.NoError(t, h.registry.Configure(key, command.Config{
+			Faults: command.FaultConfig{Enabled: true, ErrorPercentage: 100, Error: status.Error(tc.code, "injected")}}))
+		_, err := client.UnaryCall(context.Background(), request("x"))
+		assert.Equal(t, tc.code, status.Code(err), tc.name)
+		assert.Equal(t, int64(1), h.events(key)[tc.event], tc.name)
+	}
+	assert.Zero(t, b.calls.Load(), "no call reached the server")
+}

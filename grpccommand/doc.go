@@ -110,7 +110,9 @@
 // (command.FaultConfig.MarkedOnly). A [Guard]'s key takes faults as any
 // command's, which makes them the server's own: the handler is not
 // called, and the caller gets the injected error, with its code when it
-// has one (status.Error(codes.Unavailable, ...), say).
+// has one (status.Error(codes.Unavailable, ...), say). An injected error
+// stands in for the server's answer, on a client's key as on a guard's,
+// so its code makes it a failure or a bad request as the answer's would.
 //
 // # Incoming calls: a guard
 //

@@ -214,6 +214,7 @@ func (g *Guard) init() {
 	g.commands.Package = "grpccommand: Guard"
 	g.commands.Registry = g.Registry
 	g.commands.Run = g.serve
+	g.commands.BadRequests = g.failures.isBad // the handler's error, or a fault injected in its place
 	g.commands.Config = keyedcommand.GuardConfig(g.Config, g.CircuitBreaker)
 }
 
@@ -247,7 +248,7 @@ func (g *Guard) serve(ctx context.Context, c *inboundCall) (any, error) {
 		return nil, fmt.Errorf("grpccommand: Guard: %w", err)
 	}
 	if c.err != nil {
-		return nil, g.failures.classify(c.err)
+		return nil, c.err // a bad request if its code is no failure (init's BadRequests)
 	}
 	return c.resp, nil
 }

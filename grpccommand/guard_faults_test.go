@@ -16,8 +16,8 @@ import (
 // server's own: the handler is not called, and the caller gets the
 // injected error, with its code when it has one, as Envoy's fault filter
 // aborts a call with the status it is given. The injected error stands
-// for the handler's before the guard reads its code, so it is a FAILURE
-// whatever its code, unless it is a command.BadRequest.
+// for the handler's, so its code says what it is, as the handler's does:
+// a FAILURE when the guard counts the code, a BAD_REQUEST otherwise.
 func TestGuardFaultsAreTheServersFaults(t *testing.T) {
 	var calls atomic.Int32
 	handler := func(context.Context, any) (any, error) { calls.Add(1); return "reply", nil }
@@ -29,7 +29,7 @@ func TestGuardFaultsAreTheServersFaults(t *testing.T) {
 	}{
 		{"a status", status.Error(codes.Unavailable, "injected"), codes.Unavailable, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]"},
 		{"no status", nil, codes.Unknown, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]"},
-		{"a code the guard does not count", status.Error(codes.NotFound, "injected"), codes.NotFound, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]"},
+		{"a code the guard does not count", status.Error(codes.NotFound, "injected"), codes.NotFound, "[BAD_REQUEST: 1, EXCEPTION_THROWN: 1]"},
 		{"a bad request", command.BadRequest(status.Error(codes.InvalidArgument, "injected")), codes.InvalidArgument, "[BAD_REQUEST: 1, EXCEPTION_THROWN: 1]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -55,12 +55,17 @@ func failureCodes(cs []codes.Code) (codeSet, error) {
 
 func (s codeSet) has(c codes.Code) bool { return c < 32 && s&(1<<c) != 0 }
 
-// classify returns the error an attempt's error counts as: itself, a
-// failure, when its code is in s or it has no code of gRPC's; a bad
-// request carrying it otherwise.
-func (s codeSet) classify(err error) error {
+// isBad reports whether err is a bad request: it has a code of gRPC's,
+// and the code is not in s. An error without a code is a failure.
+func (s codeSet) isBad(err error) bool {
 	st, ok := status.FromError(err)
-	if !ok || s.has(st.Code()) {
+	return ok && !s.has(st.Code())
+}
+
+// classify returns the error an attempt's error counts as: itself, a
+// failure, or a bad request carrying it, as isBad says.
+func (s codeSet) classify(err error) error {
+	if !s.isBad(err) {
 		return err
 	}
 	return command.BadRequest(err)

@@ -33,6 +33,10 @@ type Set[In, Out any] struct {
 	PoolConfig func(key string) command.PoolConfig
 	// Fallback, if not nil, is every command's fallback.
 	Fallback func(ctx context.Context, in In, err error) (Out, error)
+	// BadRequests, if not nil, picks the errors of Run that are bad
+	// requests, and those injected in its place (command.Config.Faults):
+	// every command's command.Command.WithBadRequests.
+	BadRequests func(error) bool
 
 	mu       sync.Mutex
 	commands map[string]*command.Command[In, Out]
@@ -65,6 +69,9 @@ func (s *Set[In, Out]) Get(key, pool string) (*command.Command[In, Out], error) 
 		}
 	}
 	c := command.New(key, s.Run, command.WithRegistry(registry), command.WithConfig(cfg))
+	if s.BadRequests != nil {
+		c = c.WithBadRequests(s.BadRequests)
+	}
 	if s.Fallback != nil {
 		c = c.WithFallback(s.Fallback)
 	}
