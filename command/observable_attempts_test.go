@@ -419,6 +419,7 @@ func TestObservableCommandDiscardsTheHedgeLosersValue(t *testing.T) {
 		t.Run(iso.String(), func(t *testing.T) {
 			h := newHarness(t)
 			var made atomic.Int32
+			var firstRuns atomic.Bool
 			var d discarded
 			c := NewObservable("Loser", func(context.Context, int) observable.Observable[string] {
 				first := made.Add(1) == 1
@@ -426,6 +427,7 @@ func TestObservableCommandDiscardsTheHedgeLosersValue(t *testing.T) {
 					if !first {
 						return "hedge", nil
 					}
+					firstRuns.Store(true)
 					<-ctx.Done() // cancelled when the hedge wins, it answers anyway
 					return "first", nil
 				})
@@ -435,7 +437,9 @@ func TestObservableCommandDiscardsTheHedgeLosersValue(t *testing.T) {
 				Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
 			})).WithDiscard(d.discard)
 			call := goCall(func() ([]string, error) { return c.Execute(context.Background(), 1) })
-			waitFor(t, "the first execution", func() bool { return made.Load() == 1 })
+			// Once its function runs: an Observable cancelled before then
+			// is never called, and has no value to discard.
+			waitFor(t, "the first execution", func() bool { return firstRuns.Load() })
 			h.clock.Advance(50 * time.Millisecond)
 			res := awaitCall(t, call)
 			require.NoError(t, res.err)
