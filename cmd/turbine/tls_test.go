@@ -100,6 +100,19 @@ func writeFile(t *testing.T, dir, name string, data []byte) string {
 	return path
 }
 
+// rewriter returns a function that writes data to file as it is at s
+// seconds past a minute ago, so that each rewrite has a modification time
+// of its own, however fast the test writes.
+func rewriter(t *testing.T, file string) func(data []byte, s int) {
+	epoch := time.Now().Add(-time.Minute)
+	return func(data []byte, s int) {
+		t.Helper()
+		at := epoch.Add(time.Duration(s) * time.Second)
+		require.NoError(t, os.WriteFile(file, data, 0o600))
+		require.NoError(t, os.Chtimes(file, at, at))
+	}
+}
+
 // tlsInstance is an instance's stream over TLS with the authority's
 // certificate, which asks its readers for one of the authority's.
 func tlsInstance(t *testing.T, ca *testCA) (stream string, instance *ssetest.Stream) {
@@ -294,13 +307,7 @@ func TestRunReadsTheClientCAOnDisk(t *testing.T) {
 	ca, first, second, dir := newTestCA(t), newTestCA(t), newTestCA(t), t.TempDir()
 	servedCert, servedKey := ca.issue(t, "turbine")
 	clientCA := filepath.Join(dir, "readers.crt")
-	epoch := time.Now().Add(-time.Minute)
-	write := func(data []byte, s int) {
-		t.Helper()
-		at := epoch.Add(time.Duration(s) * time.Second)
-		require.NoError(t, os.WriteFile(clientCA, data, 0o600))
-		require.NoError(t, os.Chtimes(clientCA, at, at))
-	}
+	write := rewriter(t, clientCA)
 	write(first.pem, 0)
 	base, out := startedWithOutput(t, "-cluster", "api=http://127.0.0.1:1/hystrix.stream",
 		"-tls-cert", writeFile(t, dir, "tls.crt", servedCert), "-tls-key", writeFile(t, dir, "tls.key", servedKey),
@@ -411,13 +418,7 @@ func TestClientReadsTheCAOnDisk(t *testing.T) {
 	ofFirst, firstClosed := serverOf(first)
 	ofSecond, _ := serverOf(second)
 	caFile := filepath.Join(dir, "ca.crt")
-	epoch := time.Now().Add(-time.Minute)
-	write := func(data []byte, s int) {
-		t.Helper()
-		at := epoch.Add(time.Duration(s) * time.Second)
-		require.NoError(t, os.WriteFile(caFile, data, 0o600))
-		require.NoError(t, os.Chtimes(caFile, at, at))
-	}
+	write := rewriter(t, caFile)
 	write(first.pem, 0)
 	var out strings.Builder
 	client, err := (&tlsFlags{ca: caFile}).client(&out)
