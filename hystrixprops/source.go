@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -72,7 +74,8 @@ func (s *Source) Properties() *Properties {
 // that p no longer sets falls back to the code's value, else the default
 // property, else Hystrix's default, as a property removed from Archaius
 // does. A key whose Config p makes invalid keeps the one before, and Set
-// returns an error naming each such key; the others take p.
+// returns an error naming each such key, in the order of the keys; the
+// others take p.
 func (s *Source) Set(p *Properties) error {
 	if p == nil {
 		p = &Properties{}
@@ -81,13 +84,13 @@ func (s *Source) Set(p *Properties) error {
 	defer s.mu.Unlock()
 	s.props = p
 	var errs []error
-	for key, code := range s.commands {
-		if err := p.Configure(s.r, key, code); err != nil {
+	for _, key := range slices.Sorted(maps.Keys(s.commands)) {
+		if err := p.Configure(s.r, key, s.commands[key]); err != nil {
 			errs = append(errs, fmt.Errorf("command %s: %w", key, err))
 		}
 	}
-	for key, code := range s.pools {
-		if err := p.ConfigurePool(s.r, key, code); err != nil {
+	for _, key := range slices.Sorted(maps.Keys(s.pools)) {
+		if err := p.ConfigurePool(s.r, key, s.pools[key]); err != nil {
 			errs = append(errs, fmt.Errorf("pool %s: %w", key, err))
 		}
 	}
