@@ -48,9 +48,17 @@ func (p *Properties) Pool(key string, code command.PoolConfig) command.PoolConfi
 	cfg := code
 	r := resolver{p.pool[key], p.pool[defaultKey]}
 	cfg.CoreSize = resolve(r, "coreSize", code.CoreSize, atoi)
-	// Hystrix's actualMaximumSize: maximumSize, when larger and allowed.
+	// Hystrix's actualMaximumSize: maximumSize (10 unless set), when
+	// allowed and larger than the core size (10 unless set).
 	if resolve(r, "allowMaximumSizeToDivergeFromCoreSize", false, isTrue) {
-		cfg.CoreSize = max(cfg.CoreSize, resolve(r, "maximumSize", 0, atoi))
+		core, maximum := cfg.CoreSize, resolve(r, "maximumSize", 0, atoi)
+		if core == 0 {
+			core = command.DefaultCoreSize
+		}
+		if maximum == 0 {
+			maximum = defaultMaximumSize
+		}
+		cfg.CoreSize = max(core, maximum)
 	}
 	cfg.MaxQueueSize = resolve(r, "maxQueueSize", code.MaxQueueSize, atoi)
 	cfg.QueueSizeRejectionThreshold = resolve(r, "queueSizeRejectionThreshold", code.QueueSizeRejectionThreshold, atoi)
@@ -101,6 +109,9 @@ func (p *Properties) Configure(r *command.Registry, key string, code command.Con
 func (p *Properties) ConfigurePool(r *command.Registry, key string, code command.PoolConfig) error {
 	return r.ConfigurePool(key, p.Pool(key, code))
 }
+
+// defaultMaximumSize is Hystrix's maximumSize unless set.
+const defaultMaximumSize = 10
 
 // resolver holds the properties of one key, own, and those of the
 // default level.
