@@ -93,12 +93,12 @@ func Parse(r io.Reader) (*Properties, error) {
 	s := bufio.NewScanner(r)
 	for n := 1; s.Scan(); n++ {
 		line, start := strings.TrimSpace(s.Text()), n
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue // a comment goes on no line, whatever it ends with
+		}
 		for strings.HasSuffix(line, `\`) && s.Scan() {
 			n++
 			line = line[:len(line)-1] + strings.TrimSpace(s.Text())
-		}
-		if line == "" || line[0] == '#' || line[0] == '!' {
-			continue
 		}
 		i := strings.IndexAny(line, "=: \t")
 		if i < 0 {

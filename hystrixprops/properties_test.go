@@ -156,6 +156,11 @@ func TestPoolProperties(t *testing.T) {
 	assert.Equal(t, command.PoolConfig{CoreSize: 8, MaxQueueSize: 50}, p.Pool("Mail", command.PoolConfig{CoreSize: 8}))
 	assert.Equal(t, 30, p.Pool("Orders", command.PoolConfig{}).CoreSize)
 	assert.Equal(t, 20, p.Pool("Search", command.PoolConfig{}).CoreSize, "maximumSize without allowMaximumSizeToDivergeFromCoreSize")
+	p = mustFromMap(t, map[string]string{"hystrix.threadpool.default.allowMaximumSizeToDivergeFromCoreSize": "true",
+		"hystrix.threadpool.Small.maximumSize": "5"})
+	assert.Equal(t, 10, p.Pool("Mail", command.PoolConfig{CoreSize: 4}).CoreSize, "Hystrix's maximumSize, 10, unless set")
+	assert.Equal(t, 12, p.Pool("Mail", command.PoolConfig{CoreSize: 12}).CoreSize, "the core size when larger")
+	assert.Equal(t, 10, p.Pool("Small", command.PoolConfig{}).CoreSize, "Hystrix's core size, 10, when larger")
 	assert.NoError(t, p.Pool("Orders", command.PoolConfig{}).Validate())
 }
 
@@ -228,12 +233,12 @@ func TestIgnoredPropertiesAreNamed(t *testing.T) {
 }
 
 // Parse reads the .properties format: comments, the three separators,
-// spaces around, continued lines; and refuses a property given twice or
+// spaces around, continued lines but for a comment's; and refuses a property given twice or
 // a line without a value.
 func TestParse(t *testing.T) {
-	p, err := Parse(strings.NewReader(`# Hystrix
-! also a comment
+	p, err := Parse(strings.NewReader(`# Hystrix; a comment goes on no line \
 hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds = 2000
+! also a comment
 hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage: 25
 
    hystrix.threadpool.Users.coreSize 20
