@@ -62,15 +62,6 @@ func (s codeSet) isBad(err error) bool {
 	return ok && !s.has(st.Code())
 }
 
-// classify returns the error an attempt's error counts as: itself, a
-// failure, or a bad request carrying it, as isBad says.
-func (s codeSet) classify(err error) error {
-	if !s.isBad(err) {
-		return err
-	}
-	return command.BadRequest(err)
-}
-
 // Error is the error of a call that the command ended without the
 // server's answer: short-circuited, rejected, rate limited, timed out,
 // or failed with no fallback to answer. Its code, which status.Code and

@@ -73,7 +73,7 @@ func StreamClientInterceptor(opts ...Option) grpc.StreamClientInterceptor {
 	if c.commands.Fallback != nil {
 		panic("grpccommand: StreamClientInterceptor: WithFallback fills a unary call's reply; a stream has none")
 	}
-	s := &streamClient{key: c.key, failures: c.failures, registry: c.commands.Registry, faultKey: c.faultKey}
+	s := &streamClient{key: c.key, registry: c.commands.Registry, faultKey: c.faultKey}
 	if s.registry == nil {
 		s.registry = command.DefaultRegistry
 	}
@@ -83,6 +83,8 @@ func StreamClientInterceptor(opts ...Option) grpc.StreamClientInterceptor {
 		Run:        s.run,
 		Config:     streamConfig(c.commands.Config),
 		PoolConfig: c.commands.PoolConfig,
+		// The stream's end, and a fault injected in the stream's place.
+		BadRequests: c.commands.BadRequests,
 	}
 	return s.intercept
 }
@@ -109,7 +111,6 @@ func streamConfig(f func(key string) command.Config) func(key string) command.Co
 // streamClient is what StreamClientInterceptor's interceptor runs on.
 type streamClient struct {
 	key      func(target, method string) string
-	failures codeSet
 	commands keyedcommand.Set[*outboundStream, struct{}]
 	registry *command.Registry // the commands', for their keys' Configs
 	faultKey string            // "": the streams' marks for fault injection are not sent (see WithFaultMetadata)
@@ -205,7 +206,7 @@ func (s *streamClient) ended(ctx context.Context, err error) error {
 	case ctx.Err() != nil:
 		return ctx.Err() // the command tells a timeout from a cancellation
 	}
-	return s.failures.classify(err)
+	return err // a bad request if its code is no failure (the commands' BadRequests)
 }
 
 // outboundStream is one streaming call on its way through a command: the

@@ -222,7 +222,7 @@ func TestRetriesStreams(t *testing.T) {
 // its first reply, does not: a Configure changed the key under the
 // stream.
 func TestStreamAttemptNotAgain(t *testing.T) {
-	s := &streamClient{failures: newCodeSet(nil)}
+	s := &streamClient{}
 	opened := 0
 	for _, tc := range []struct {
 		name string
