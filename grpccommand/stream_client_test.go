@@ -164,6 +164,35 @@ func TestStreamEndsAsItsStatusSays(t *testing.T) {
 	}
 }
 
+// A fault injected into a stream's key stands in for the stream, so its
+// code makes it a FAILURE or a BAD_REQUEST as the stream's end would; the
+// server never sees the stream.
+func TestStreamFaultsAreClassifiedAsItsEnd(t *testing.T) {
+	for _, tc := range []struct {
+		code   codes.Code
+		events string
+	}{
+		{codes.Unavailable, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]"},
+		{codes.NotFound, "[BAD_REQUEST: 1, EXCEPTION_THROWN: 1]"},
+	} {
+		t.Run(tc.code.String(), func(t *testing.T) {
+			h, serve := streamHarness(t)
+			opened := make(chan struct{}, 1)
+			client := serve("feed", &streams{opened: opened})
+			key := "feed" + streamingOutputCall
+			require.NoError(t, h.registry.Configure(key, command.Config{Isolation: command.SemaphoreIsolation,
+				Faults: command.FaultConfig{Enabled: true, ErrorPercentage: 100, Error: status.Error(tc.code, "injected")}}))
+			stream, err := client.StreamingOutputCall(context.Background(), outputs(2))
+			if err == nil {
+				_, err = receiveAll(stream)
+			}
+			assert.Equal(t, tc.code, status.Code(err))
+			assert.Equal(t, tc.events, h.events(key).String())
+			assert.Empty(t, opened, "the server never saw the stream")
+		})
+	}
+}
+
 // An open circuit, a full semaphore and a rate limit refuse a stream
 // before it opens: the server never sees it, the caller gets
 // Unavailable at once.
