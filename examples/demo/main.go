@@ -39,6 +39,12 @@
 //	-addr      where to listen (default 127.0.0.1:8080)
 //	-duration  stop after this long and exit 0 (default: run until interrupted)
 //	-refresh   how often the table is drawn (default 1s; 0 draws none)
+//	-hystrix-properties FILE
+//	           Hystrix's properties (package hystrixprops) that configure the
+//	           commands over their code, as a Java service's Archaius or Spring
+//	           file does, read again each second the file has changed:
+//	           hystrix.command.GetUser.circuitBreaker.forceOpen=true opens
+//	           GetUser's circuit on the dashboard, and taking it out closes it
 package main
 
 import (
@@ -73,6 +79,7 @@ func demoMain(ctx context.Context, args []string, stdout, stderr io.Writer, reg 
 	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to listen on; a free port of the host if that one is taken")
 	duration := fs.Duration("duration", 0, "stop after this long and exit 0 (0: run until interrupted)")
 	refresh := fs.Duration("refresh", time.Second, "how often the table of the commands is drawn (0: none)")
+	properties := fs.String("hystrix-properties", "", "a `file` of Hystrix's properties (hystrix.command.GetUser.circuitBreaker.forceOpen=true, ...) that configure the commands, read again when it changes")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -103,7 +110,9 @@ func demoMain(ctx context.Context, args []string, stdout, stderr io.Writer, reg 
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
 	}
-	if err := run(ctx, ln, reg, defaultScenario, stdout, displayFor(stdout, *refresh)); err != nil {
+	sc := defaultScenario
+	sc.properties = *properties
+	if err := run(ctx, ln, reg, sc, stdout, displayFor(stdout, *refresh)); err != nil {
 		fmt.Fprintln(stderr, "demo:", err)
 		return 1
 	}

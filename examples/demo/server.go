@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/httpcommand"
+	"github.com/rxhystrix/rxhystrix/hystrixprops"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/metricsstream/dashboard"
 	rxprometheus "github.com/rxhystrix/rxhystrix/metricsstream/prometheus"
@@ -83,7 +85,22 @@ func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenari
 
 	trafficCtx, stopTraffic := context.WithCancel(ctx)
 	defer stopTraffic()
-	traffic := startTraffic(trafficCtx, reg, sc, base)
+	props := hystrixprops.NewSource(reg, nil)
+	polled := make(chan struct{})
+	if sc.properties == "" {
+		close(polled)
+	} else {
+		if err := readProperties(props, sc.properties); err != nil {
+			ln.Close()
+			return err
+		}
+		fmt.Fprintf(out, "Hystrix's properties are read from %s, and again when it changes.\n", sc.properties)
+		go func() {
+			defer close(polled)
+			props.PollFile(trafficCtx, sc.properties, time.Second, func(err error) { log.Printf("demo: %v", err) })
+		}()
+	}
+	traffic := startTraffic(trafficCtx, reg, props, sc, base)
 	tableDone := disp.start(trafficCtx, out, reg.Metrics())
 
 	served := make(chan error, 1)
@@ -97,6 +114,7 @@ func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenari
 	}
 	stopTraffic()
 	traffic.Wait()
+	<-polled
 	tableDone()
 	endStreams()
 	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/hystrixprops"
 )
 
 // scenario sets what changes over the demo's run.
@@ -21,6 +22,10 @@ type scenario struct {
 	// sleepWindow is the circuit breakers' sleep window; 0 means
 	// Hystrix's 5s.
 	sleepWindow time.Duration
+	// properties names a file of Hystrix's properties that configure the
+	// commands over their code's Configs, read again when it changes
+	// (-hystrix-properties); "" for none.
+	properties string
 }
 
 // defaultScenario: the payment downstream answers for 10s, fails for
@@ -44,10 +49,11 @@ type user struct {
 	Name string
 }
 
-// startTraffic makes the demo's commands and collapser in reg and starts
-// their callers, and the callers of the demo's API at base, which stop
-// when ctx ends; wait on the WaitGroup for them.
-func startTraffic(ctx context.Context, reg *command.Registry, sc scenario, base string) *sync.WaitGroup {
+// startTraffic makes the demo's commands and collapser in reg, each
+// configured by props over its code's Config, and starts their callers,
+// and the callers of the demo's API at base, which stop when ctx ends;
+// wait on the WaitGroup for them.
+func startTraffic(ctx context.Context, reg *command.Registry, props *hystrixprops.Source, sc scenario, base string) *sync.WaitGroup {
 	const ms = time.Millisecond
 	started := time.Now()
 	brk := breaker.Config{SleepWindow: sc.sleepWindow}
@@ -58,7 +64,7 @@ func startTraffic(ctx context.Context, reg *command.Registry, sc scenario, base 
 			return user{}, err
 		}
 		return user{ID: id, Name: "user-" + strconv.Itoa(id)}, nil
-	}, command.WithRegistry(reg), command.WithConfig(command.Config{Group: "UserService", Breaker: brk}))
+	}, command.WithRegistry(reg), command.WithConfig(props.Command("GetUser", command.Config{Group: "UserService", Breaker: brk})))
 
 	// A slow downstream under semaphore isolation: calls past 300ms time
 	// out and the fallback answers. Its breaker throttles below a 95%
@@ -76,8 +82,8 @@ func startTraffic(ctx context.Context, reg *command.Registry, sc scenario, base 
 			return nil, err
 		}
 		return []string{"book", "lamp"}, nil
-	}, command.WithRegistry(reg), command.WithConfig(command.Config{Group: "RecommendationService", Isolation: command.SemaphoreIsolation,
-		Timeout: 300 * ms, Breaker: recommendationsBreaker})).WithFallback(func(ctx context.Context, id int, err error) ([]string, error) { return nil, nil })
+	}, command.WithRegistry(reg), command.WithConfig(props.Command("GetRecommendations", command.Config{Group: "RecommendationService", Isolation: command.SemaphoreIsolation,
+		Timeout: 300 * ms, Breaker: recommendationsBreaker}))).WithFallback(func(ctx context.Context, id int, err error) ([]string, error) { return nil, nil })
 
 	// A downstream that fails for a while: the circuit opens, lets a
 	// trial through every sleep window, and closes once a trial succeeds.
@@ -96,11 +102,11 @@ func startTraffic(ctx context.Context, reg *command.Registry, sc scenario, base 
 			return "", err
 		}
 		return "paid " + strconv.Itoa(amount), nil
-	}, command.WithRegistry(reg), command.WithConfig(command.Config{Group: "PaymentService", Breaker: paymentBreaker}))
+	}, command.WithRegistry(reg), command.WithConfig(props.Command("PaymentGateway", command.Config{Group: "PaymentService", Breaker: paymentBreaker})))
 
 	// A pool too small for its callers: 4 workers and a queue of 2 for 7
 	// callers, so some calls are rejected and the fallback answers.
-	if err := reg.ConfigurePool("SearchService", command.PoolConfig{CoreSize: 4, MaxQueueSize: 2, QueueSizeRejectionThreshold: 2}); err != nil {
+	if err := props.ConfigurePool("SearchService", command.PoolConfig{CoreSize: 4, MaxQueueSize: 2, QueueSizeRejectionThreshold: 2}); err != nil {
 		panic(err) // the configuration above is valid
 	}
 	search := command.New("SearchProducts", func(ctx context.Context, q string) ([]string, error) {
@@ -108,13 +114,13 @@ func startTraffic(ctx context.Context, reg *command.Registry, sc scenario, base 
 			return nil, err
 		}
 		return []string{q + " 1", q + " 2"}, nil
-	}, command.WithRegistry(reg), command.WithConfig(command.Config{Group: "SearchService", Breaker: brk})).WithFallback(func(ctx context.Context, q string, err error) ([]string, error) { return nil, nil })
+	}, command.WithRegistry(reg), command.WithConfig(props.Command("SearchProducts", command.Config{Group: "SearchService", Breaker: brk}))).WithFallback(func(ctx context.Context, q string, err error) ([]string, error) { return nil, nil })
 
 	// A dependency switched off by configuration: its circuit is forced
 	// open, every call is short-circuited to the fallback.
 	inventory := command.New("LegacyInventory", func(ctx context.Context, sku string) (int, error) {
 		return 0, downstream(ctx, between(10*ms, 30*ms))
-	}, command.WithRegistry(reg), command.WithConfig(command.Config{Group: "InventoryService", Breaker: breaker.Config{ForceOpen: true}})).WithFallback(func(ctx context.Context, sku string, err error) (int, error) { return -1, nil })
+	}, command.WithRegistry(reg), command.WithConfig(props.Command("LegacyInventory", command.Config{Group: "InventoryService", Breaker: breaker.Config{ForceOpen: true}}))).WithFallback(func(ctx context.Context, sku string, err error) (int, error) { return -1, nil })
 
 	// Price lookups, collapsed: the lookups of every caller within 10ms
 	// go to the downstream as one batch, run by the command GetPriceBatch.
@@ -128,8 +134,8 @@ func startTraffic(ctx context.Context, reg *command.Registry, sc scenario, base 
 		}
 		return out, nil
 	}, command.WithRegistry(reg),
-		command.WithCollapserConfig(command.CollapserConfig{Scope: command.GlobalScope}),
-		command.WithConfig(command.Config{Group: "PriceService", Isolation: command.SemaphoreIsolation, Breaker: brk}))
+		command.WithCollapserConfig(props.Properties().Collapser("GetPrice", command.CollapserConfig{Scope: command.GlobalScope})),
+		command.WithConfig(props.Command("GetPriceBatch", command.Config{Group: "PriceService", Isolation: command.SemaphoreIsolation, Breaker: brk})))
 
 	// Each call is one request of the service, with a request context
 	// that ends when the call returns: the requests stream shows each.
