@@ -284,3 +284,33 @@ func TestShownRedactsPasswords(t *testing.T) {
 		assert.Equal(t, want, f[0].shown())
 	}
 }
+
+// -stale-after and -retry-delay reach the clusters' reading: an instance
+// that writes nothing for -stale-after is given up, as the page says, and
+// one whose stream ends is asked again after -retry-delay. Hystrix's
+// defaults (10s and 1s) would take longer than the test waits.
+func TestRunTakesStaleAfterAndRetryDelay(t *testing.T) {
+	t.Run("stale-after", func(t *testing.T) {
+		instance := ssetest.NewStream()
+		t.Cleanup(instance.Close)
+		srv := httptest.NewServer(instance)
+		t.Cleanup(srv.Close)
+		base := started(t, "-cluster", "api="+srv.URL+"/hystrix.stream", "-stale-after", "300ms", "-retry-delay", "1h")
+		ctx, cancel := context.WithTimeout(context.Background(), failAfter)
+		defer cancel()
+		require.NoError(t, instance.Send(ctx, ssetest.Data(`{"type":"HystrixCommand","name":"GetUser","reportingHosts":1}`)))
+		waitFor(t, http.DefaultClient, base+"/", "wrote nothing for 300ms")
+	})
+	t.Run("retry-delay", func(t *testing.T) {
+		instance := ssetest.NewStream()
+		t.Cleanup(instance.Close)
+		srv := httptest.NewServer(instance)
+		t.Cleanup(srv.Close)
+		started(t, "-cluster", "api="+srv.URL+"/hystrix.stream", "-retry-delay", "10ms")
+		ctx, cancel := context.WithTimeout(context.Background(), failAfter)
+		defer cancel()
+		for instance.Connections() < 20 {
+			require.NoError(t, instance.HangUp(ctx), "asked again %d times", instance.Connections())
+		}
+	})
+}
