@@ -180,11 +180,19 @@ func (c *core[In, Out]) callUser(ctx context.Context, cfg *Config, in In) (Out, 
 
 // callFaulted is callUser while faults are on.
 func (c *core[In, Out]) callFaulted(ctx context.Context, cfg *Config, in In) (Out, error) {
-	if err := c.k.injectFault(ctx, &cfg.Faults); err != nil {
+	if err := c.injected(ctx, cfg); err != nil {
 		var zero Out
-		return zero, badRequestIf(c.isBad, err)
+		return zero, err
 	}
 	return callRun(c.run, ctx, in)
+}
+
+// injected draws cfg's faults for one execution whose user code would run
+// under ctx (keyState.injectFault), and returns the error that stands in
+// for the user code's, a bad request when the command's WithBadRequests
+// picks it, as it picks the user's own; nil when the user's code runs.
+func (c *core[In, Out]) injected(ctx context.Context, cfg *Config) error {
+	return badRequestIf(c.isBad, c.k.injectFault(ctx, &cfg.Faults))
 }
 
 // body returns an ObservableCommand's Observable for an execution under
@@ -194,8 +202,8 @@ func (c *core[In, Out]) callFaulted(ctx context.Context, cfg *Config, in In) (Ou
 // downstream slow to answer would hold it.
 func (c *core[In, Out]) body(ctx context.Context, cfg *Config, in In) observable.Observable[Out] {
 	if cfg.Faults.Enabled {
-		if err := c.k.injectFault(ctx, &cfg.Faults); err != nil {
-			return observable.Error[Out](badRequestIf(c.isBad, err))
+		if err := c.injected(ctx, cfg); err != nil {
+			return observable.Error[Out](err)
 		}
 	}
 	return constructBody(c.construct, ctx, in)
