@@ -112,7 +112,7 @@ func (s *Source) PollFile(ctx context.Context, path string, interval time.Durati
 	poll := func() {
 		if v := versionOf(path); v != seen {
 			seen = v
-			if err := s.setFile(path); err != nil && report != nil {
+			if err := s.SetFile(path); err != nil && report != nil {
 				report(err)
 			}
 		}
@@ -146,8 +146,11 @@ func versionOf(path string) fileVersion {
 	return fileVersion{modified: st.ModTime().UnixNano()}
 }
 
-// setFile parses path and puts its properties in force.
-func (s *Source) setFile(path string) error {
+// SetFile parses the properties of the file path and puts them in force
+// with Set: for a program's first read of the file, before PollFile
+// follows it. A file that cannot be read or parsed changes nothing, as
+// its error says.
+func (s *Source) SetFile(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("hystrixprops: %w; the properties before stay in force", err)

@@ -90,9 +90,12 @@ func run(ctx context.Context, ln net.Listener, reg *command.Registry, sc scenari
 	if sc.properties == "" {
 		close(polled)
 	} else {
-		if err := readProperties(props, sc.properties); err != nil {
+		if err := props.SetFile(sc.properties); err != nil {
 			ln.Close()
 			return err
+		}
+		for _, why := range props.Properties().Ignored() {
+			log.Printf("demo: %s: no effect: %s", sc.properties, why)
 		}
 		fmt.Fprintf(out, "Hystrix's properties are read from %s, and again when it changes.\n", sc.properties)
 		go func() {
