@@ -144,16 +144,12 @@ var (
 		reading.FaultsInjected:                 faultsInjectedDesc,
 	}
 
-	allDescs = []*prometheus.Desc{
-		commandEventsDesc, circuitOpenDesc, circuitStateDesc, errorPercentageDesc, healthRequestsDesc, healthErrorsDesc,
-		concurrentDesc, rollingMaxConcurrentDesc, executionLatencyDesc, totalLatencyDesc, completionsDroppedDesc,
-		streamPanicsDesc, requestEventsDroppedDesc, requestEventsPanicsDesc,
+	// allDescs are every description: commandDescs', then the others.
+	allDescs = append(commandDescs[:],
+		executionLatencyDesc, totalLatencyDesc, requestEventsDroppedDesc, requestEventsPanicsDesc,
 		poolActiveDesc, poolQueuedDesc, poolExecutedDesc, poolRejectedDesc, poolCoreSizeDesc, poolWorkersDesc,
-		poolAdaptiveLimitDesc, adaptiveLimitDesc,
-		partitionGuaranteedDesc, partitionInFlightDesc, partitionRejectedDesc,
-		backlogSizeDesc, backlogWaitingDesc, sleepWindowDesc, throttleDesc, faultInjectionDesc, faultsInjectedDesc,
-		collapserEventsDesc,
-	}
+		poolAdaptiveLimitDesc, collapserEventsDesc,
+	)
 )
 
 // NewCollector returns a Collector over the metrics of r, for example
