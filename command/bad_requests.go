@@ -1,11 +1,5 @@
 package command
 
-import (
-	"context"
-
-	"github.com/rxhystrix/rxhystrix/observable"
-)
-
 // WithBadRequests returns a copy of c for which every error of run that
 // isBad reports true for is a bad request, as if run had returned
 // BadRequest(err): it gets no fallback, does not count against the
@@ -19,16 +13,12 @@ import (
 //
 // isBad is called with each error run returns, on the goroutine that ran
 // it, and must be safe for concurrent use. A timeout or a cancellation is
-// decided before it is asked. It panics if isBad is nil.
+// decided before it is asked, and a panic of run's (*PanicError) is never
+// a bad request. It panics if isBad is nil.
 func (c *Command[In, Out]) WithBadRequests(isBad func(err error) bool) *Command[In, Out] {
 	mustFunc(c.k.key, "WithBadRequests", isBad == nil)
 	d := c.derive()
 	d.isBad = eitherBad(d.isBad, isBad)
-	run := d.run
-	d.run = func(ctx context.Context, in In) (Out, error) {
-		v, err := run(ctx, in)
-		return v, badRequestIf(isBad, err)
-	}
 	return d
 }
 
@@ -39,19 +29,19 @@ func (c *ObservableCommand[In, Out]) WithBadRequests(isBad func(err error) bool)
 	mustFunc(c.k.key, "WithBadRequests", isBad == nil)
 	d := c.derive()
 	d.isBad = eitherBad(d.isBad, isBad)
-	construct := d.construct
-	d.construct = func(ctx context.Context, in In) observable.Observable[Out] {
-		return construct(ctx, in).OnErrorResumeNext(func(err error) observable.Observable[Out] {
-			return observable.Error[Out](badRequestIf(isBad, err))
-		})
-	}
 	return d
 }
 
-// badRequestIf returns err as a bad request when isBad, if not nil, says
-// it is one.
-func badRequestIf(isBad func(error) bool, err error) error {
-	if err == nil || isBad == nil || IsBadRequest(err) || !isBad(err) {
+// judge returns err, an error of the user's code or one injected in its
+// place (Config.Faults), as a bad request when the command's
+// WithBadRequests picks it. It is the one place the predicate is applied:
+// callUser and body call it, so that run and construct are called as the
+// user gave them. A panic is never a bad request.
+func (c *core[In, Out]) judge(err error) error {
+	if err == nil || c.isBad == nil || IsBadRequest(err) {
+		return err
+	}
+	if _, panicked := err.(*PanicError); panicked || !c.isBad(err) {
 		return err
 	}
 	return BadRequest(err)

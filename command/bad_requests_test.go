@@ -92,3 +92,27 @@ func TestWithBadRequestsPicksAnInjectedError(t *testing.T) {
 	assert.True(t, IsBadRequest(err))
 	assert.Equal(t, []string{"BAD_REQUEST"}, h.events())
 }
+
+// A panic is never a bad request, even for a predicate that picks every
+// error: it is a FAILURE that the fallback answers, for a Command's run and
+// for an ObservableCommand's construct alike.
+func TestWithBadRequestsLeavesPanicsFailures(t *testing.T) {
+	everyError := func(error) bool { return true }
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) { panic("boom") },
+			WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: -1})).
+			WithBadRequests(everyError).WithFallback(fallbackName)
+		v, err := m.exec(context.Background(), c, 1)
+		require.NoError(t, err)
+		assert.Equal(t, "anonymous", v)
+		assert.Equal(t, []string{"FAILURE", "FALLBACK_SUCCESS"}, h.events())
+	})
+	h := newHarness(t)
+	o := NewObservable("Stream", func(ctx context.Context, in int) observable.Observable[int] { panic("boom") },
+		WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: -1})).WithBadRequests(everyError)
+	_, err := o.ToObservable(context.Background(), 1).First(context.Background())
+	var p *PanicError
+	require.ErrorAs(t, err, &p)
+	assert.False(t, IsBadRequest(err))
+	assert.Equal(t, []string{"FAILURE", "FALLBACK_MISSING"}, h.events())
+}

@@ -22,8 +22,8 @@ type core[In, Out any] struct {
 	// discard is the WithDiscard function, or nil.
 	discard func(Out)
 	// isBad picks the errors that are bad requests (WithBadRequests), or
-	// is nil. run and construct are wrapped to meet it; an injected error
-	// (Config.Faults), which stands in for theirs, meets it here.
+	// is nil; core.judge applies it to the user code's errors and to the
+	// errors injected in their place (Config.Faults).
 	isBad func(error) bool
 	calls sync.Pool // *poolCall[In, Out]
 	// spareAttempts holds the attempts of hedged calls that left nothing

@@ -170,43 +170,48 @@ func (k *keyState) injectFault(ctx context.Context, f *FaultConfig) error {
 
 // callUser calls a Command's run for an execution under cfg, unless a
 // fault of cfg.Faults stands in for it. It is small enough to be inlined
-// into invoke (see there).
+// into invoke (see there): a command that neither injects faults nor
+// picks bad requests pays one test for both.
 func (c *core[In, Out]) callUser(ctx context.Context, cfg *Config, in In) (Out, error) {
+	if cfg.Faults.Enabled || c.isBad != nil {
+		return c.callJudged(ctx, cfg, in)
+	}
+	return callRun(c.run, ctx, in)
+}
+
+// callJudged is callUser for a command that injects faults or picks bad
+// requests: the error that stands in for run's, or run's, is judged
+// (core.judge).
+func (c *core[In, Out]) callJudged(ctx context.Context, cfg *Config, in In) (Out, error) {
 	if cfg.Faults.Enabled {
-		return c.callFaulted(ctx, cfg, in)
+		if err := c.k.injectFault(ctx, &cfg.Faults); err != nil {
+			var zero Out
+			return zero, c.judge(err)
+		}
 	}
-	return callRun(c.run, ctx, in)
-}
-
-// callFaulted is callUser while faults are on.
-func (c *core[In, Out]) callFaulted(ctx context.Context, cfg *Config, in In) (Out, error) {
-	if err := c.injected(ctx, cfg); err != nil {
-		var zero Out
-		return zero, err
-	}
-	return callRun(c.run, ctx, in)
-}
-
-// injected draws cfg's faults for one execution whose user code would run
-// under ctx (keyState.injectFault), and returns the error that stands in
-// for the user code's, a bad request when the command's WithBadRequests
-// picks it, as it picks the user's own; nil when the user's code runs.
-func (c *core[In, Out]) injected(ctx context.Context, cfg *Config) error {
-	return badRequestIf(c.isBad, c.k.injectFault(ctx, &cfg.Faults))
+	v, err := callRun(c.run, ctx, in)
+	return v, c.judge(err)
 }
 
 // body returns an ObservableCommand's Observable for an execution under
 // cfg: the user's, or one that fails at once when a fault of cfg.Faults
 // stands in for it. A delay drawn is waited out before the user's
 // Observable is made, on the goroutine that subscribes it, as a
-// downstream slow to answer would hold it.
+// downstream slow to answer would hold it. The Observable's error is
+// judged (core.judge) when the command picks bad requests.
 func (c *core[In, Out]) body(ctx context.Context, cfg *Config, in In) observable.Observable[Out] {
 	if cfg.Faults.Enabled {
-		if err := c.injected(ctx, cfg); err != nil {
-			return observable.Error[Out](err)
+		if err := c.k.injectFault(ctx, &cfg.Faults); err != nil {
+			return observable.Error[Out](c.judge(err))
 		}
 	}
-	return constructBody(c.construct, ctx, in)
+	src := constructBody(c.construct, ctx, in)
+	if c.isBad != nil {
+		src = src.OnErrorResumeNext(func(err error) observable.Observable[Out] {
+			return observable.Error[Out](c.judge(err))
+		})
+	}
+	return src
 }
 
 // drawn reports whether an event of the given percentage happens this
