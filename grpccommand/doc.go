@@ -3,8 +3,9 @@
 // downstream, a timeout, metrics and, optionally, a fallback. One option
 // of grpc.NewClient puts a connection's calls under them, and another
 // its streams ([StreamClientInterceptor]: each stream one execution, as
-// long as the stream, bounded by its key's permits, and a server stream
-// retried until its first reply, as gRPC retries a stream):
+// long as the stream, bounded by its key's permits, and retried until its
+// first reply by sending again what the caller sent, as gRPC retries a
+// stream):
 //
 //	conn, err := grpc.NewClient(target,
 //		grpc.WithTransportCredentials(creds),

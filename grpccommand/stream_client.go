@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/keyedcommand"
@@ -51,18 +52,22 @@ import (
 // would cut every stream that outlives a call. A Timeout set bounds the
 // stream's whole life, or each attempt's.
 //
-// A stream to which the caller sends one message (a server stream) is
-// retried as gRPC retries a stream, when its key's Config.Retry says
-// so: an attempt that fails before the first reply (the stream does not
-// open, or its first RecvMsg returns a status) is an execution that
-// ends as its status says, and the next attempt, after the backoff or
-// the server's pushback ([PushbackTrailer]), opens the stream again and
-// sends the message again, while the caller's RecvMsg waits for it.
-// Once a reply has come, the stream is committed to its attempt. A
-// stream to which the caller streams, or whose key hedges
-// (Config.Hedge), makes one attempt: its attempts could not follow one
-// another, or would run side by side. A stream key should not be a
-// unary call's, whose configuration differs.
+// A stream is retried as gRPC retries a stream, when its key's
+// Config.Retry says so: an attempt that fails before the first reply
+// (the stream does not open, or RecvMsg returns a status before a reply)
+// is an execution that ends as its status says, and the next attempt,
+// after the backoff or the server's pushback ([PushbackTrailer]), opens
+// the stream again and sends again what the caller has sent, in order,
+// closing its side if the caller had, while the caller's RecvMsg waits
+// for it and its SendMsg goes on. The stream is committed to its attempt,
+// and no attempt follows, once a reply has come, or once what the caller
+// has sent would take more than the call's retry buffer: 256 KiB, or
+// what the call's grpc.MaxRetryRPCBufferSize option says, as in gRPC,
+// counting each message's encoded size (proto.Size). A message that is
+// not a protocol buffer message, whose size is not known, commits the
+// stream at once. A stream whose key hedges (Config.Hedge) makes one
+// attempt: its attempts would run side by side. A stream key should not
+// be a unary call's, whose configuration differs.
 //
 // As with gRPC, a caller must read a stream to its end or cancel its
 // context: until then the execution holds its permit. It panics if an
@@ -131,8 +136,9 @@ func (s *streamClient) intercept(ctx context.Context, desc *grpc.StreamDesc, cc 
 		opened: make(chan struct{}),
 		next:   make(chan struct{}),
 	}
-	if cfg, _ := s.registry.Config(key); !desc.ClientStreams && retriesStreams(&cfg) {
+	if cfg, _ := s.registry.Config(key); retriesStreams(&cfg) {
 		st.retries = true
+		st.bufferLeft = retryBufferSize(opts)
 	} else {
 		ctx = command.OneAttempt(ctx)
 	}
@@ -149,8 +155,8 @@ func (s *streamClient) intercept(ctx context.Context, desc *grpc.StreamDesc, cc 
 	}
 }
 
-// retriesStreams reports whether a stream of a key of cfg to which the
-// caller sends one message may be opened again until its first reply:
+// retriesStreams reports whether a stream of a key of cfg may be opened
+// again until it is committed to an attempt:
 // its key retries, does not hedge (its attempts follow one another, as
 // gRPC's retries of a stream do), and does not retry a timeout, which
 // may come after a reply, when the stream is committed to its attempt
@@ -161,12 +167,27 @@ func retriesStreams(cfg *command.Config) bool {
 	return cfg.Retry.MaxAttempts > 1 && cfg.Hedge.MaxHedges == 0 && (cfg.Timeout <= 0 || !retriesTimeouts)
 }
 
+// defaultRetryBufferSize is gRPC's bound on what a call keeps to send
+// again (grpc.MaxRetryRPCBufferSize).
+const defaultRetryBufferSize = 256 << 10
+
+// retryBufferSize returns the bound of opts' grpc.MaxRetryRPCBufferSize,
+// the last one's, or gRPC's default.
+func retryBufferSize(opts []grpc.CallOption) int {
+	size := defaultRetryBufferSize
+	for _, o := range opts {
+		if b, ok := o.(grpc.MaxRetryRPCBufferSizeCallOption); ok {
+			size = b.MaxRetryRPCBufferSize
+		}
+	}
+	return size
+}
+
 // errNotAgain is the error of an attempt that would have run beside
-// another of its stream, or after its first reply: a Configure gave the
-// stream's key hedges, or retries of timeouts, after the interceptor
-// looked. It is a bad request, which the key's health does not count and
-// no retry follows.
-var errNotAgain = command.BadRequest(errors.New("grpccommand: a stream's attempts follow one another, until its first reply; its key must neither hedge nor retry a timeout"))
+// another of its stream: a Configure gave the stream's key hedges, or
+// retries of timeouts, after the interceptor looked. It is a bad request,
+// which the key's health does not count and no retry follows.
+var errNotAgain = command.BadRequest(errors.New("grpccommand: a stream's attempts follow one another, until it is committed to one; its key must neither hedge nor retry a timeout"))
 
 // run is an attempt of a stream key: it opens the stream (again, after
 // an attempt that failed before the first reply), hands it to the
@@ -179,15 +200,15 @@ func (s *streamClient) run(ctx context.Context, st *outboundStream) (struct{}, e
 		return struct{}{}, s.ended(ctx, err)
 	}
 	a := &streamAttempt{ClientStream: cs, ended: make(chan error, 1)}
-	if !st.begin(a) {
+	if err := st.begin(a); err != nil {
 		_ = cs.CloseSend()
-		return struct{}{}, errNotAgain
+		return struct{}{}, err
 	}
 	defer st.finished(a)
 	select {
 	case err := <-a.ended:
-		if err != nil && st.replied.Load() {
-			err = &pushbackError{err: err, wait: -1} // no attempt follows a reply
+		if err != nil && st.committed.Load() {
+			err = &pushbackError{err: err, wait: -1} // no attempt follows a commit
 		} else if err != nil {
 			err = withPushback(err, cs.Trailer())
 		}
@@ -217,7 +238,7 @@ type outboundStream struct {
 	method   string
 	streamer grpc.Streamer
 	opts     []grpc.CallOption
-	retries  bool // an attempt that fails before the first reply may be followed by another
+	retries  bool // an attempt that fails before the stream is committed may be followed by another
 
 	execution *observable.Future[struct{}]
 	opened    chan struct{} // closed once the first attempt has begun
@@ -226,26 +247,40 @@ type outboundStream struct {
 	attempt    *streamAttempt // the attempt now, once one has begun
 	next       chan struct{}  // closed when the next attempt begins
 	sent       []any          // what the caller sent, for a next attempt to send again
-	sendClosed bool           // and whether it closed its side
-	replied    atomic.Bool    // a reply came: the stream is committed to its attempt (stored under mu, read without)
+	bufferLeft int            // the bytes sent may still grow by before the stream commits
+	sendClosed bool           // whether the caller closed its side
+	// committed: a reply came, or sent outgrew the retry buffer; no
+	// attempt follows the one now (stored under mu, read without).
+	committed atomic.Bool
 }
 
 // streamAttempt is the stream of one attempt.
 type streamAttempt struct {
 	grpc.ClientStream
 	ended   chan error // the stream's end as the caller saw it: nil for a good one
+	err     error      // what was sent on ended, written before it is
 	endOnce sync.Once
 	over    bool // under the outboundStream's mu: its run has returned
 }
 
 // begin makes a the attempt the caller's calls go to, once it has sent
-// what the caller sent before; false if another attempt's run has not
-// returned.
-func (st *outboundStream) begin(a *streamAttempt) bool {
+// what the caller sent before. It fails if another attempt's run has not
+// returned (errNotAgain), or if the stream was committed while the
+// attempt before waited for this one, as a message the caller sent then
+// outgrew the retry buffer: the stream ends as that attempt did, and no
+// attempt follows.
+func (st *outboundStream) begin(a *streamAttempt) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if prev := st.attempt; prev != nil && (!prev.over || st.replied.Load()) {
-		return false
+	if prev := st.attempt; prev != nil {
+		switch {
+		case !prev.over:
+			return errNotAgain
+		case st.committed.Load() && prev.err != nil:
+			return &pushbackError{err: prev.err, wait: -1}
+		case st.committed.Load():
+			return errNotAgain
+		}
 	}
 	for _, m := range st.sent {
 		if a.SendMsg(m) != nil {
@@ -263,7 +298,7 @@ func (st *outboundStream) begin(a *streamAttempt) bool {
 		close(st.next)
 		st.next = make(chan struct{})
 	}
-	return true
+	return nil
 }
 
 // finished records that a's run has returned.
@@ -282,7 +317,7 @@ func (st *outboundStream) current() (*streamAttempt, chan struct{}) {
 }
 
 // SendMsg sends m on the attempt's stream and, if the stream may be
-// opened again, keeps it to send again.
+// opened again, keeps it to send again (outboundStream.keep).
 // A stream that has failed (io.EOF) but may be opened again takes m
 // without an error: the next attempt sends it, and RecvMsg tells the end
 // if there is none.
@@ -292,17 +327,39 @@ func (st *outboundStream) current() (*streamAttempt, chan struct{}) {
 // holds it. An attempt that begins meanwhile sends m itself.
 func (st *outboundStream) SendMsg(m any) error {
 	st.mu.Lock()
-	retries := st.retries && !st.replied.Load()
-	if retries {
-		st.sent = append(st.sent, m)
-	}
+	kept := st.mayRetry() && st.keep(m)
 	a := st.attempt
 	st.mu.Unlock()
 	err := a.SendMsg(m)
-	if err == io.EOF && retries {
+	if err == io.EOF && kept {
 		return nil
 	}
 	return err
+}
+
+// keep keeps m to send again, under st.mu, and reports whether it did.
+// A message that would take what is kept past the retry buffer, or whose
+// size is not known, commits the stream to its attempt instead, as gRPC
+// commits a call whose buffer is full.
+func (st *outboundStream) keep(m any) bool {
+	size := -1
+	if pm, ok := m.(proto.Message); ok {
+		size = proto.Size(pm)
+	}
+	if size < 0 || size > st.bufferLeft {
+		st.commit()
+		return false
+	}
+	st.bufferLeft -= size
+	st.sent = append(st.sent, m)
+	return true
+}
+
+// commit commits the stream to its attempt, under st.mu: nothing is sent
+// again.
+func (st *outboundStream) commit() {
+	st.committed.Store(true)
+	st.sent = nil
 }
 
 // CloseSend closes the caller's side of the attempt's stream, and of the
@@ -343,10 +400,9 @@ func (st *outboundStream) RecvMsg(m any) error {
 		a, next := st.current()
 		err := a.RecvMsg(m)
 		if err == nil {
-			if !st.replied.Load() {
+			if !st.committed.Load() {
 				st.mu.Lock()
-				st.replied.Store(true)
-				st.sent = nil // committed: nothing is sent again
+				st.commit()
 				st.mu.Unlock()
 			}
 			if st.desc.ServerStreams {
@@ -367,8 +423,8 @@ func (st *outboundStream) RecvMsg(m any) error {
 }
 
 // mayRetry reports whether an attempt that fails now may be followed by
-// another: the stream may be opened again and no reply has come.
-func (st *outboundStream) mayRetry() bool { return st.retries && !st.replied.Load() }
+// another: the stream may be opened again and is not committed.
+func (st *outboundStream) mayRetry() bool { return st.retries && !st.committed.Load() }
 
 // tell ends attempt a with err, the stream's last answer (nil, the reply
 // of a stream of one, or io.EOF, or its status), once.
@@ -377,6 +433,7 @@ func (st *outboundStream) tell(a *streamAttempt, err error) {
 		if err == io.EOF {
 			err = nil
 		}
+		a.err = err
 		a.ended <- err
 	})
 }

@@ -15,6 +15,7 @@ import (
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/observable"
@@ -28,6 +29,7 @@ type flakyStreams struct {
 	failFirst int64
 	outputs   atomic.Int64 // StreamingOutputCalls begun
 	inputs    atomic.Int64 // StreamingInputCalls begun
+	duplexes  atomic.Int64 // FullDuplexCalls begun
 }
 
 func (s *flakyStreams) refuse(stream grpc.ServerStream) error {
@@ -47,6 +49,18 @@ func (s *flakyStreams) StreamingInputCall(stream testgrpc.TestService_StreamingI
 		return s.refuse(stream)
 	}
 	return s.streams.StreamingInputCall(stream)
+}
+
+// FullDuplexCall fails as the others do once it has read the caller's
+// first message: the stream has sent, and not yet had a reply.
+func (s *flakyStreams) FullDuplexCall(stream testgrpc.TestService_FullDuplexCallServer) error {
+	if s.duplexes.Add(1) <= s.failFirst {
+		if _, err := stream.Recv(); err != nil {
+			return err
+		}
+		return s.refuse(stream)
+	}
+	return s.streams.FullDuplexCall(stream)
 }
 
 // retrying is the configuration of a stream key that retries, with a
@@ -109,36 +123,95 @@ func TestServerStreamNotRetriedAfterItsFirstReply(t *testing.T) {
 	assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", h.events("feed"+streamingOutputCall).String())
 }
 
-// A stream the caller streams to, and a stream of a key that hedges,
-// make one attempt.
-func TestStreamsThatCannotFollowOneAnother(t *testing.T) {
-	t.Run("client stream", func(t *testing.T) {
-		h, serve := streamHarness(t, WithConfig(retrying(3)))
-		svc := &flakyStreams{failFirst: 1}
-		client := serve("upload", svc)
-		upload, err := client.StreamingInputCall(context.Background())
-		require.NoError(t, err)
-		_ = upload.Send(&testgrpc.StreamingInputCallRequest{Payload: &testgrpc.Payload{Body: []byte("ab")}})
-		_, err = upload.CloseAndRecv()
-		assert.Equal(t, codes.Unavailable, status.Code(err))
-		assert.Equal(t, int64(1), svc.inputs.Load())
-		assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", h.events("upload"+streamingInputCall).String())
-	})
-	t.Run("hedging key", func(t *testing.T) {
-		h, serve := streamHarness(t, WithConfig(func(key string) command.Config {
-			cfg := retrying(3)(key)
-			cfg.Hedge = command.HedgeConfig{MaxHedges: 1, Delay: time.Hour}
-			return cfg
-		}))
-		svc := &flakyStreams{failFirst: 1}
-		client := serve("feed", svc)
-		stream, err := client.StreamingOutputCall(context.Background(), outputs(1))
-		require.NoError(t, err)
-		_, err = receiveAll(stream)
-		assert.Equal(t, codes.Unavailable, status.Code(err))
-		assert.Equal(t, int64(1), svc.outputs.Load())
-		assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", h.events("feed"+streamingOutputCall).String())
-	})
+// A stream the caller streams to is opened again when it fails before
+// its reply, and the next attempt sends what the caller sent, in order,
+// and closes its side as the caller did: the server answers all of it.
+func TestClientStreamRetriedWithWhatItSent(t *testing.T) {
+	h, serve := streamHarness(t, WithConfig(retrying(3)))
+	svc := &flakyStreams{failFirst: 2}
+	client := serve("upload", svc)
+	upload, err := client.StreamingInputCall(context.Background())
+	require.NoError(t, err)
+	for _, body := range []string{"ab", "cde"} {
+		require.NoError(t, upload.Send(&testgrpc.StreamingInputCallRequest{Payload: &testgrpc.Payload{Body: []byte(body)}}))
+	}
+	reply, err := upload.CloseAndRecv()
+	require.NoError(t, err)
+	assert.Equal(t, int32(5), reply.GetAggregatedPayloadSize(), "both messages reached the third stream")
+	assert.Equal(t, int64(3), svc.inputs.Load())
+	assert.Equal(t, "[SUCCESS: 1, FAILURE: 2, RETRIED: 2]", h.events("upload"+streamingInputCall).String())
+}
+
+// A bidirectional stream that fails before its first reply is opened
+// again, with what the caller sent; the caller sends on meanwhile, and
+// reads the next attempt's replies.
+func TestBidirectionalStreamRetriedBeforeItsFirstReply(t *testing.T) {
+	h, serve := streamHarness(t, WithConfig(retrying(2)))
+	svc := &flakyStreams{failFirst: 1}
+	client := serve("chat", svc)
+	chat, err := client.FullDuplexCall(context.Background())
+	require.NoError(t, err)
+	say := func(body string) {
+		require.NoError(t, chat.Send(&testgrpc.StreamingOutputCallRequest{Payload: &testgrpc.Payload{Body: []byte(body)}}))
+	}
+	say("hi")
+	first, err := chat.Recv()
+	require.NoError(t, err)
+	assert.Equal(t, "hi", string(first.GetPayload().GetBody()), "the second stream's echo of the message sent again")
+	say("there")
+	second, err := chat.Recv()
+	require.NoError(t, err)
+	assert.Equal(t, "there", string(second.GetPayload().GetBody()))
+	require.NoError(t, chat.CloseSend())
+	_, err = chat.Recv()
+	assert.Equal(t, io.EOF, err)
+	assert.Equal(t, int64(2), svc.duplexes.Load())
+	assert.Equal(t, "[SUCCESS: 1, FAILURE: 1, RETRIED: 1]", h.events("chat"+fullDuplexCall).String())
+}
+
+// What a stream keeps to send again is bounded by the call's retry
+// buffer, as gRPC bounds it: a stream that has sent more is committed to
+// its attempt, and its failure ends it.
+func TestStreamRetryBufferBoundsWhatIsSentAgain(t *testing.T) {
+	h, serve := streamHarness(t, WithConfig(retrying(3)))
+	svc := &flakyStreams{failFirst: 1}
+	client := serve("upload", svc)
+	upload, err := client.StreamingInputCall(context.Background(), grpc.MaxRetryRPCBufferSize(8))
+	require.NoError(t, err)
+	for _, body := range []string{"ab", "cdefghijk"} { // the second outgrows 8 bytes
+		if err := upload.Send(&testgrpc.StreamingInputCallRequest{Payload: &testgrpc.Payload{Body: []byte(body)}}); err != nil {
+			assert.Equal(t, io.EOF, err, "the failed stream's, once nothing is sent again")
+		}
+	}
+	_, err = upload.CloseAndRecv()
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+	assert.Equal(t, int64(1), svc.inputs.Load())
+	assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", h.events("upload"+streamingInputCall).String())
+}
+
+// The retry buffer is gRPC's 256 KiB unless the call's
+// grpc.MaxRetryRPCBufferSize says otherwise, the last one given.
+func TestRetryBufferSize(t *testing.T) {
+	assert.Equal(t, 256<<10, retryBufferSize(nil))
+	assert.Equal(t, 10, retryBufferSize([]grpc.CallOption{grpc.MaxRetryRPCBufferSize(20), grpc.WaitForReady(true), grpc.MaxRetryRPCBufferSize(10)}))
+}
+
+// A stream of a key that hedges makes one attempt: its attempts would run
+// side by side.
+func TestStreamOfAHedgingKeyNotRetried(t *testing.T) {
+	h, serve := streamHarness(t, WithConfig(func(key string) command.Config {
+		cfg := retrying(3)(key)
+		cfg.Hedge = command.HedgeConfig{MaxHedges: 1, Delay: time.Hour}
+		return cfg
+	}))
+	svc := &flakyStreams{failFirst: 1}
+	client := serve("feed", svc)
+	stream, err := client.StreamingOutputCall(context.Background(), outputs(1))
+	require.NoError(t, err)
+	_, err = receiveAll(stream)
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+	assert.Equal(t, int64(1), svc.outputs.Load())
+	assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", h.events("feed"+streamingOutputCall).String())
 }
 
 // A stream that does not open is retried too, after its backoff on the
@@ -239,7 +312,7 @@ func TestStreamAttemptNotAgain(t *testing.T) {
 				return idleStream{}, nil
 			},
 		}
-		st.replied.Store(tc.sent)
+		st.committed.Store(tc.sent)
 		_, err := s.run(context.Background(), st)
 		assert.ErrorIs(t, err, command.ErrBadRequest, tc.name)
 		assert.Same(t, tc.prev, st.attempt, tc.name)
@@ -321,21 +394,47 @@ func (s *sendRecorder) CloseSend() error {
 // next attempt sends it, and RecvMsg tells the end. A stream that may
 // not keeps nothing and says io.EOF, as gRPC's does.
 func TestStreamSendMsgToAFailedStream(t *testing.T) {
+	request := message("request")
 	for _, retries := range []bool{true, false} {
-		st := &outboundStream{retries: retries, attempt: &streamAttempt{ClientStream: &sendRecorder{sendErr: io.EOF}}}
-		err := st.SendMsg("request")
+		st := &outboundStream{retries: retries, bufferLeft: defaultRetryBufferSize, attempt: &streamAttempt{ClientStream: &sendRecorder{sendErr: io.EOF}}}
+		err := st.SendMsg(request)
 		if retries {
 			assert.NoError(t, err)
-			assert.Equal(t, []any{"request"}, st.sent)
+			assert.Equal(t, []any{request}, st.sent)
 		} else {
 			assert.Equal(t, io.EOF, err)
 			assert.Empty(t, st.sent)
 		}
 	}
-	st := &outboundStream{retries: true, attempt: &streamAttempt{ClientStream: &sendRecorder{sendErr: io.EOF}}}
-	st.replied.Store(true)
-	assert.Equal(t, io.EOF, st.SendMsg("more"), "committed: nothing is sent again")
+	st := &outboundStream{retries: true, bufferLeft: defaultRetryBufferSize, attempt: &streamAttempt{ClientStream: &sendRecorder{sendErr: io.EOF}}}
+	st.committed.Store(true)
+	assert.Equal(t, io.EOF, st.SendMsg(message("more")), "committed: nothing is sent again")
 	assert.Empty(t, st.sent)
+}
+
+// message is a protocol buffer message of body.
+func message(body string) *testgrpc.StreamingInputCallRequest {
+	return &testgrpc.StreamingInputCallRequest{Payload: &testgrpc.Payload{Body: []byte(body)}}
+}
+
+// What is kept to send again counts each message's encoded size against
+// the retry buffer: the message that would outgrow it, or whose size is
+// not known, commits the stream, and what was kept is let go.
+func TestStreamKeepsWithinItsRetryBuffer(t *testing.T) {
+	a, b := message("a"), message("b")
+	size := proto.Size(a)
+	st := &outboundStream{retries: true, bufferLeft: 2 * size, attempt: &streamAttempt{ClientStream: &sendRecorder{}}}
+	require.NoError(t, st.SendMsg(a))
+	require.NoError(t, st.SendMsg(b))
+	assert.Equal(t, []any{a, b}, st.sent, "exactly full")
+	assert.False(t, st.committed.Load())
+	require.NoError(t, st.SendMsg(message("c")))
+	assert.True(t, st.committed.Load())
+	assert.Nil(t, st.sent)
+
+	st = &outboundStream{retries: true, bufferLeft: defaultRetryBufferSize, attempt: &streamAttempt{ClientStream: &sendRecorder{}}}
+	require.NoError(t, st.SendMsg("not a protocol buffer message"))
+	assert.True(t, st.committed.Load(), "a size not known")
 }
 
 // A next attempt sends what the caller sent, in order, and closes its
@@ -346,7 +445,7 @@ func TestStreamAttemptSendsAgain(t *testing.T) {
 	st := &outboundStream{attempt: prev, sent: []any{"a", "b"}, sendClosed: true, next: make(chan struct{})}
 	next := st.next
 	fresh := &sendRecorder{}
-	require.True(t, st.begin(&streamAttempt{ClientStream: fresh}))
+	require.NoError(t, st.begin(&streamAttempt{ClientStream: fresh}))
 	assert.Equal(t, []any{"a", "b"}, fresh.sent)
 	assert.True(t, fresh.sendClosed)
 	select {
@@ -357,6 +456,24 @@ func TestStreamAttemptSendsAgain(t *testing.T) {
 
 	st.attempt.over = true
 	broken := &sendRecorder{sendErr: io.EOF}
-	require.True(t, st.begin(&streamAttempt{ClientStream: broken}))
+	require.NoError(t, st.begin(&streamAttempt{ClientStream: broken}))
 	assert.Equal(t, []any{"a"}, broken.sent, "no send after one that failed")
+}
+
+// A stream committed while its attempt before waited for the next, as
+// the caller sent a message that outgrew the retry buffer, ends as that
+// attempt did: the next does not begin, and none follows it.
+func TestStreamCommittedBeforeItsNextAttempt(t *testing.T) {
+	failed := status.Error(codes.Unavailable, "not yet")
+	prev := &streamAttempt{ended: make(chan error, 1)}
+	st := &outboundStream{attempt: prev, next: make(chan struct{})}
+	st.tell(prev, failed)
+	assert.Equal(t, failed, <-prev.ended, "its run's")
+	prev.over = true
+	st.committed.Store(true)
+	err := st.begin(&streamAttempt{ClientStream: &sendRecorder{}})
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+	wait, ok := err.(*pushbackError).RetryAfter()
+	assert.True(t, ok)
+	assert.Negative(t, wait, "no attempt follows")
 }
