@@ -254,10 +254,7 @@ func TestGuardOverAConnection(t *testing.T) {
 
 	stream, err = client.FullDuplexCall(context.Background())
 	require.NoError(t, err)
-	require.NoError(t, stream.Send(&testgrpc.StreamingOutputCallRequest{Payload: &testgrpc.Payload{Body: []byte("hi")}}))
-	got, err := stream.Recv()
-	require.NoError(t, err)
-	assert.Equal(t, "hi", string(got.GetPayload().GetBody()))
+	echoes(t, stream, "hi")
 	require.NoError(t, stream.CloseSend())
 	_, err = stream.Recv()
 	assert.Equal(t, io.EOF, err)

@@ -86,6 +86,37 @@ func outputs(n int) *testgrpc.StreamingOutputCallRequest {
 	return &testgrpc.StreamingOutputCallRequest{ResponseParameters: make([]*testgrpc.ResponseParameters, n)}
 }
 
+// upload sends bodies on a client stream of client's, opened with opts,
+// and returns its reply. A Send that finds the stream ended (io.EOF)
+// stops the sending: the reply's error tells how it ended.
+func upload(t *testing.T, client testgrpc.TestServiceClient, bodies []string, opts ...grpc.CallOption) (*testgrpc.StreamingInputCallResponse, error) {
+	t.Helper()
+	stream, err := client.StreamingInputCall(context.Background(), opts...)
+	require.NoError(t, err)
+	for _, body := range bodies {
+		if err := stream.Send(message(body)); err != nil {
+			require.Equal(t, io.EOF, err)
+			break
+		}
+	}
+	return stream.CloseAndRecv()
+}
+
+// message is a protocol buffer message of body, as a client stream sends.
+func message(body string) *testgrpc.StreamingInputCallRequest {
+	return &testgrpc.StreamingInputCallRequest{Payload: &testgrpc.Payload{Body: []byte(body)}}
+}
+
+// echoes sends body on a bidirectional stream of streamer's, and checks
+// that it comes back.
+func echoes(t *testing.T, chat grpc.BidiStreamingClient[testgrpc.StreamingOutputCallRequest, testgrpc.StreamingOutputCallResponse], body string) {
+	t.Helper()
+	require.NoError(t, chat.Send(&testgrpc.StreamingOutputCallRequest{Payload: &testgrpc.Payload{Body: []byte(body)}}))
+	got, err := chat.Recv()
+	require.NoError(t, err)
+	assert.Equal(t, body, string(got.GetPayload().GetBody()))
+}
+
 // receiveAll reads stream to its end, and returns the messages' bodies
 // and the end.
 func receiveAll(stream grpc.ServerStreamingClient[testgrpc.StreamingOutputCallResponse]) ([]string, error) {
@@ -116,22 +147,14 @@ func TestStreamIsOneExecution(t *testing.T) {
 	assert.Equal(t, int64(0), m.ConcurrentExecutions(), "the execution ended with the stream, before its end reached the caller")
 	assert.Equal(t, "[SUCCESS: 1]", h.events("feed"+streamingOutputCall).String())
 
-	upload, err := client.StreamingInputCall(context.Background())
-	require.NoError(t, err)
-	for _, body := range []string{"ab", "cde"} {
-		require.NoError(t, upload.Send(&testgrpc.StreamingInputCallRequest{Payload: &testgrpc.Payload{Body: []byte(body)}}))
-	}
-	reply, err := upload.CloseAndRecv()
+	reply, err := upload(t, client, []string{"ab", "cde"})
 	require.NoError(t, err)
 	assert.Equal(t, int32(5), reply.GetAggregatedPayloadSize())
 	assert.Equal(t, "[SUCCESS: 1]", h.events("feed"+streamingInputCall).String(), "a stream of one reply ends with it")
 
 	chat, err := client.FullDuplexCall(context.Background())
 	require.NoError(t, err)
-	require.NoError(t, chat.Send(&testgrpc.StreamingOutputCallRequest{Payload: &testgrpc.Payload{Body: []byte("hi")}}))
-	echoed, err := chat.Recv()
-	require.NoError(t, err)
-	assert.Equal(t, "hi", string(echoed.GetPayload().GetBody()))
+	echoes(t, chat, "hi")
 	require.NoError(t, chat.CloseSend())
 	_, err = chat.Recv()
 	assert.Equal(t, io.EOF, err)

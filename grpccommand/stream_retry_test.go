@@ -129,13 +129,7 @@ func TestServerStreamNotRetriedAfterItsFirstReply(t *testing.T) {
 func TestClientStreamRetriedWithWhatItSent(t *testing.T) {
 	h, serve := streamHarness(t, WithConfig(retrying(3)))
 	svc := &flakyStreams{failFirst: 2}
-	client := serve("upload", svc)
-	upload, err := client.StreamingInputCall(context.Background())
-	require.NoError(t, err)
-	for _, body := range []string{"ab", "cde"} {
-		require.NoError(t, upload.Send(&testgrpc.StreamingInputCallRequest{Payload: &testgrpc.Payload{Body: []byte(body)}}))
-	}
-	reply, err := upload.CloseAndRecv()
+	reply, err := upload(t, serve("upload", svc), []string{"ab", "cde"})
 	require.NoError(t, err)
 	assert.Equal(t, int32(5), reply.GetAggregatedPayloadSize(), "both messages reached the third stream")
 	assert.Equal(t, int64(3), svc.inputs.Load())
@@ -148,20 +142,10 @@ func TestClientStreamRetriedWithWhatItSent(t *testing.T) {
 func TestBidirectionalStreamRetriedBeforeItsFirstReply(t *testing.T) {
 	h, serve := streamHarness(t, WithConfig(retrying(2)))
 	svc := &flakyStreams{failFirst: 1}
-	client := serve("chat", svc)
-	chat, err := client.FullDuplexCall(context.Background())
+	chat, err := serve("chat", svc).FullDuplexCall(context.Background())
 	require.NoError(t, err)
-	say := func(body string) {
-		require.NoError(t, chat.Send(&testgrpc.StreamingOutputCallRequest{Payload: &testgrpc.Payload{Body: []byte(body)}}))
-	}
-	say("hi")
-	first, err := chat.Recv()
-	require.NoError(t, err)
-	assert.Equal(t, "hi", string(first.GetPayload().GetBody()), "the second stream's echo of the message sent again")
-	say("there")
-	second, err := chat.Recv()
-	require.NoError(t, err)
-	assert.Equal(t, "there", string(second.GetPayload().GetBody()))
+	echoes(t, chat, "hi") // the second stream's echo of the message sent again
+	echoes(t, chat, "there")
 	require.NoError(t, chat.CloseSend())
 	_, err = chat.Recv()
 	assert.Equal(t, io.EOF, err)
@@ -175,15 +159,7 @@ func TestBidirectionalStreamRetriedBeforeItsFirstReply(t *testing.T) {
 func TestStreamRetryBufferBoundsWhatIsSentAgain(t *testing.T) {
 	h, serve := streamHarness(t, WithConfig(retrying(3)))
 	svc := &flakyStreams{failFirst: 1}
-	client := serve("upload", svc)
-	upload, err := client.StreamingInputCall(context.Background(), grpc.MaxRetryRPCBufferSize(8))
-	require.NoError(t, err)
-	for _, body := range []string{"ab", "cdefghijk"} { // the second outgrows 8 bytes
-		if err := upload.Send(&testgrpc.StreamingInputCallRequest{Payload: &testgrpc.Payload{Body: []byte(body)}}); err != nil {
-			assert.Equal(t, io.EOF, err, "the failed stream's, once nothing is sent again")
-		}
-	}
-	_, err = upload.CloseAndRecv()
+	_, err := upload(t, serve("upload", svc), []string{"ab", "cdefghijk"}, grpc.MaxRetryRPCBufferSize(8)) // the second outgrows 8 bytes
 	assert.Equal(t, codes.Unavailable, status.Code(err))
 	assert.Equal(t, int64(1), svc.inputs.Load())
 	assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", h.events("upload"+streamingInputCall).String())
@@ -410,11 +386,6 @@ func TestStreamSendMsgToAFailedStream(t *testing.T) {
 	st.committed.Store(true)
 	assert.Equal(t, io.EOF, st.SendMsg(message("more")), "committed: nothing is sent again")
 	assert.Empty(t, st.sent)
-}
-
-// message is a protocol buffer message of body.
-func message(body string) *testgrpc.StreamingInputCallRequest {
-	return &testgrpc.StreamingInputCallRequest{Payload: &testgrpc.Payload{Body: []byte(body)}}
 }
 
 // What is kept to send again counts each message's encoded size against
