@@ -1,13 +1,14 @@
 package hystrixprops
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/rxhystrix/rxhystrix/internal/javaprops"
 )
 
 // ErrBadProperty is in the error of a Hystrix property that Parse or
@@ -88,32 +89,12 @@ func (p *Properties) add(full, value string) error {
 // property given twice is an error that names both lines, as is a line
 // without a value.
 func Parse(r io.Reader) (*Properties, error) {
-	m := map[string]string{}
-	lineOf := map[string]int{}
-	s := bufio.NewScanner(r)
-	for n := 1; s.Scan(); n++ {
-		line, start := strings.TrimSpace(s.Text()), n
-		if line == "" || line[0] == '#' || line[0] == '!' {
-			continue // a comment goes on no line, whatever it ends with
-		}
-		for strings.HasSuffix(line, `\`) && s.Scan() {
-			n++
-			line = line[:len(line)-1] + strings.TrimSpace(s.Text())
-		}
-		i := strings.IndexAny(line, "=: \t")
-		if i < 0 {
-			return nil, fmt.Errorf("%w: line %d: %q has no value", ErrBadProperty, start, line)
-		}
-		key, value := line[:i], strings.TrimLeft(line[i:], " \t")
-		if value != "" && (value[0] == '=' || value[0] == ':') {
-			value = value[1:]
-		}
-		if first, ok := lineOf[key]; ok {
-			return nil, fmt.Errorf("%w: line %d: %s is set on line %d too", ErrBadProperty, start, key, first)
-		}
-		m[key], lineOf[key] = value, start
-	}
-	if err := s.Err(); err != nil {
+	m, err := javaprops.Parse(r)
+	var syntax *javaprops.SyntaxError
+	switch {
+	case errors.As(err, &syntax):
+		return nil, fmt.Errorf("%w: %w", ErrBadProperty, err)
+	case err != nil:
 		return nil, fmt.Errorf("hystrixprops: Parse: %w", err)
 	}
 	return FromMap(m)
