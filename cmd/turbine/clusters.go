@@ -46,6 +46,10 @@ func (c clusterSpec) stream() string {
 	return "/turbine.stream?cluster=" + url.QueryEscape(c.name)
 }
 
+// clusterNameForbidden are the characters a cluster's name cannot have,
+// since it is a query's value in the stream's URL.
+const clusterNameForbidden = " &?#/"
+
 // errBadCluster is a -cluster flag that cannot be served.
 var errBadCluster = errors.New("bad -cluster")
 
@@ -63,7 +67,7 @@ func (f *clusterFlag) Set(s string) error {
 	switch {
 	case !ok || name == "" || what == "":
 		return fmt.Errorf("%w %q: want NAME=INSTANCES", errBadCluster, s)
-	case strings.ContainsAny(name, " &?#/"):
+	case strings.ContainsAny(name, clusterNameForbidden):
 		return fmt.Errorf("%w %q: the name %q cannot be a query's cluster", errBadCluster, s, name)
 	}
 	for _, c := range *f {

@@ -29,6 +29,27 @@
 //     waiting up to 5m for a change), and the environment's
 //     CONSUL_HTTP_TOKEN is the ACL token.
 //
+// With -config FILE it serves too the clusters of a Java Turbine's
+// config.properties, the file a fleet moving from Netflix's Turbine has:
+//
+//	turbine.aggregator.clusterConfig=api,batch
+//	turbine.ConfigPropertyBasedDiscovery.api.instances=10.0.0.7,10.0.0.8
+//	turbine.ConfigPropertyBasedDiscovery.batch.instances=10.0.1.9
+//	turbine.instanceUrlSuffix=:8080/hystrix.stream
+//	turbine.instanceUrlSuffix.batch=:9090/actuator/hystrix.stream
+//
+// Each instance's stream is http:// + its host + its cluster's suffix (or
+// the default suffix), as Turbine makes it; an instance that names its
+// scheme (https://10.0.0.7) keeps it. The clusters are those the file
+// lists at start ("default" when it lists none), as Turbine starts a
+// monitor for each once; their instances are read from the file again
+// every -interval, as Turbine reads its properties again, so that an
+// instance added is read and one taken out leaves the sum. A file that
+// Turbine would not start with (a cluster without instances or a suffix,
+// instances of a cluster it does not list, another
+// InstanceDiscovery.impl) is refused, naming the property; Turbine's
+// other properties are named as having no effect.
+//
 // In Kubernetes, a headless Service (clusterIP: None) selecting the pods
 // of a service gives dns: the addresses of its ready pods; a named port of
 // that Service gives srv: its records, under a name such as

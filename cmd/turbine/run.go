@@ -27,6 +27,7 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 	fs.SetOutput(usage)
 	var clusters clusterFlag
 	fs.Var(&clusters, "cluster", "a cluster to serve, NAME=URL[,URL...], NAME=dns:URL, NAME=srv:URL, NAME=eureka:URL?app=APP or NAME=consul:URL?service=NAME (repeatable)")
+	config := fs.String("config", "", "a Turbine config.properties whose clusters to serve too (turbine.aggregator.clusterConfig, turbine.ConfigPropertyBasedDiscovery.NAME.instances, turbine.instanceUrlSuffix), their instances read again every -interval")
 	listen := fs.String("listen", ":7979", "the address to serve on")
 	interval := fs.Duration("interval", 30*time.Second, "how often dns:, srv:, eureka: and consul: clusters are looked up again")
 	retryDelay := fs.Duration("retry-delay", turbine.DefaultRetryDelay, "how long an instance whose stream failed waits before it is asked again")
@@ -36,11 +37,18 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	var ignored []string
+	if *config != "" {
+		var err error
+		if ignored, err = clusters.addConfig(*config); err != nil {
+			return err
+		}
+	}
 	switch {
 	case fs.NArg() > 0:
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case len(clusters) == 0:
-		return errors.New("no -cluster to serve")
+		return errors.New("no -cluster or -config to serve")
 	case *interval <= 0:
 		return fmt.Errorf("-interval %v is not positive", *interval)
 	case *retryDelay <= 0:
@@ -103,6 +111,9 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 		srv.Serve(ln)
 	})
 	fmt.Fprintf(out, "turbine: serving %d clusters on %s://%s/\n", len(clusters), scheme, ln.Addr())
+	for _, key := range ignored {
+		fmt.Fprintf(out, "turbine: %s: %s has no effect here\n", *config, key)
+	}
 
 	<-ctx.Done()
 	close(streamsDone) // the streams end, so that Shutdown need not wait for their clients

@@ -34,7 +34,7 @@ func TestRunRefusesBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "no -cluster to serve"},
+		{nil, "no -cluster or -config to serve"},
 		{[]string{"-cluster", "api"}, `invalid value "api" for flag -cluster: bad -cluster "api": want NAME=INSTANCES`},
 		{[]string{"-cluster", "=http://10.0.0.7/hystrix.stream"}, `want NAME=INSTANCES`},
 		{[]string{"-cluster", "a b=http://10.0.0.7/hystrix.stream"}, `the name "a b" cannot be a query's cluster`},
