@@ -114,6 +114,11 @@
 // has one (status.Error(codes.Unavailable, ...), say). An injected error
 // stands in for the server's answer, on a client's key as on a guard's,
 // so its code makes it a failure or a bad request as the answer's would.
+// [FaultStatuses] lets httpcommand.FaultsHandler inject a status an
+// operator names ({"code":"Unavailable","error":"draining"}), live, for
+// a game day on a gRPC service:
+//
+//	adminMux.Handle("/faults", httpcommand.FaultsHandler(command.DefaultRegistry, grpccommand.FaultStatuses))
 //
 // # Incoming calls: a guard
 //

@@ -111,6 +111,9 @@
 //	adminMux.Handle("/faults", httpcommand.FaultsHandler(command.DefaultRegistry))
 //	// curl -X PUT 'localhost:9090/faults?command=GetUser' -d '{"enabled":true,"errorPercentage":50,"for":"10m"}'
 //
+// Given a [FaultErrors] (grpccommand.FaultStatuses), it injects errors of
+// a protocol's codes too, a gRPC status the operator names.
+//
 // # Incoming requests: a guard
 //
 // [Guard] bounds what a server takes in as a Transport bounds what a

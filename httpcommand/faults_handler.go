@@ -24,7 +24,8 @@ import (
 //
 // The JSON of a command's faults holds its FaultConfig, the delay as a
 // Go duration, the error as its message ("" for
-// command.ErrInjectedFault) and whether it is a command.BadRequest, and
+// command.ErrInjectedFault) and whether it is a command.BadRequest, the
+// error's code when codes (each a [FaultErrors]) made it, and
 // the end of the faults in RFC 3339 ("" for none), and the faults
 // injected since its key was first used:
 //
@@ -43,14 +44,25 @@ import (
 // command.Config.Validate refuses, are 400 with the error. GET and PUT
 // answer with the command's faults.
 //
+// A PUT that gives a code has its error made by the first of codes that
+// knows the code, with the message of "error": a service that calls, or
+// serves, gRPC passes grpccommand.FaultStatuses, and
+// {"enabled":true,"errorPercentage":50,"code":"Unavailable","error":"draining"}
+// injects the status a draining server answers, which the key counts,
+// and the caller gets, as the server's. A code that none of codes knows
+// is 400, naming it.
+//
 // Whoever reaches the handler can fail the service's calls: serve it on
-// an administrative listener only. It panics if r is nil.
-func FaultsHandler(r *command.Registry) http.Handler {
-	mustNotNil("FaultsHandler", r == nil)
-	return &faultsHandler{r: r}
+// an administrative listener only. It panics if r or one of codes is nil.
+func FaultsHandler(r *command.Registry, codes ...FaultErrors) http.Handler {
+	mustNotNil("FaultsHandler", r == nil || slices.Contains(codes, nil))
+	return &faultsHandler{r: r, codes: codes}
 }
 
-type faultsHandler struct{ r *command.Registry }
+type faultsHandler struct {
+	r     *command.Registry
+	codes []FaultErrors
+}
 
 // faultsJSON is the JSON of a command's faults.
 type faultsJSON struct {
@@ -60,6 +72,8 @@ type faultsJSON struct {
 	Delay           string  `json:"delay"`
 	ErrorPercentage float64 `json:"errorPercentage"`
 	Error           string  `json:"error"`
+	// Code is the code of the error, made by a FaultErrors, or "".
+	Code string `json:"code,omitempty"`
 	// BadRequest makes the injected error a command.BadRequest: no
 	// fallback, no count against the breaker.
 	BadRequest bool `json:"badRequest"`
@@ -99,7 +113,7 @@ func (h *faultsHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	switch req.Method {
 	case http.MethodPut:
-		f, err := readFaults(req, h.r.Clock().Now())
+		f, err := h.readFaults(req, h.r.Clock().Now())
 		if err == nil {
 			err = h.r.ConfigureFunc(key, func(cfg *command.Config) { cfg.Faults = f })
 		}
@@ -120,7 +134,7 @@ func (h *faultsHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 // readFaults reads a FaultConfig from req's JSON body, at now.
-func readFaults(req *http.Request, now time.Time) (command.FaultConfig, error) {
+func (h *faultsHandler) readFaults(req *http.Request, now time.Time) (command.FaultConfig, error) {
 	var j faultsJSON
 	dec := json.NewDecoder(http.MaxBytesReader(nil, req.Body, 1<<16))
 	dec.DisallowUnknownFields()
@@ -140,7 +154,14 @@ func readFaults(req *http.Request, now time.Time) (command.FaultConfig, error) {
 		}
 		f.Delay = d
 	}
-	if j.Error != "" {
+	switch {
+	case j.Code != "":
+		err, bad := faultError(h.codes, j.Code, j.Error)
+		if bad != nil {
+			return command.FaultConfig{}, bad
+		}
+		f.Error = err
+	case j.Error != "":
 		f.Error = errors.New(j.Error)
 	}
 	if j.BadRequest {
@@ -181,12 +202,15 @@ func (h *faultsHandler) faultsOf(key string) faultsJSON {
 	}
 	if f.Error != nil {
 		j.BadRequest = command.IsBadRequest(f.Error)
-		if inner := errors.Unwrap(f.Error); j.BadRequest && inner != nil {
-			j.Error = inner.Error()
-		} else {
-			j.Error = f.Error.Error()
+		err := f.Error
+		if inner := errors.Unwrap(err); j.BadRequest && inner != nil {
+			err = inner
 		}
-		if j.Error == command.ErrInjectedFault.Error() {
+		var ok bool
+		if j.Code, j.Error, ok = faultCode(h.codes, err); !ok {
+			j.Error = err.Error()
+		}
+		if err == command.ErrInjectedFault {
 			j.Error = ""
 		}
 	}

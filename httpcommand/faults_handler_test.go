@@ -3,6 +3,8 @@ package httpcommand
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -172,4 +174,58 @@ func TestFaultsHandlerInjectsBadRequests(t *testing.T) {
 		assert.ErrorContains(t, err, tc.err)
 	}
 	assert.Equal(t, "[BAD_REQUEST: 2, EXCEPTION_THROWN: 2]", reg.Events("GetUser"), "no fallback, nothing against the breaker")
+}
+
+// codedError is an error of a protocol of codes, for the tests of
+// FaultErrors.
+type codedError struct{ code, message string }
+
+func (e *codedError) Error() string { return e.code + " " + e.message }
+
+// lettered is a FaultErrors whose codes are single capital letters.
+type lettered struct{}
+
+func (lettered) FaultError(code, message string) (error, error) {
+	if len(code) != 1 || code[0] < 'A' || code[0] > 'Z' {
+		return nil, fmt.Errorf("not a letter")
+	}
+	return &codedError{code, message}, nil
+}
+
+func (lettered) FaultCode(err error) (string, string, bool) {
+	var c *codedError
+	if errors.As(err, &c) {
+		return c.code, c.message, true
+	}
+	return "", "", false
+}
+
+// A PUT with a code injects the error of the FaultErrors that knows it,
+// and GET tells the code back; a code that none knows, or given to a
+// handler without FaultErrors, is refused.
+func TestFaultsHandlerInjectsErrorsOfACode(t *testing.T) {
+	reg := command.NewRegistry()
+	t.Cleanup(reg.Close)
+	getUser := command.New("GetUser", func(context.Context, int) (string, error) { return "ann", nil },
+		command.WithRegistry(reg), command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation, Timeout: -1}))
+	h := FaultsHandler(reg, lettered{})
+
+	code, body := faultsRequest(t, h, http.MethodPut, "/faults?command=GetUser", `{"enabled":true,"errorPercentage":100,"code":"U","error":"draining","badRequest":true}`)
+	require.Equal(t, http.StatusOK, code, body)
+	assert.JSONEq(t, `{"command":"GetUser","enabled":true,"delayPercentage":0,"delay":"0s","errorPercentage":100,"error":"draining","code":"U","badRequest":true,"markedOnly":false,"until":"","active":true,"delays":0,"errors":0}`, body)
+	_, err := getUser.Execute(context.Background(), 1)
+	var coded *codedError
+	require.ErrorAs(t, err, &coded)
+	assert.Equal(t, codedError{"U", "draining"}, *coded)
+	assert.True(t, command.IsBadRequest(err))
+
+	code, body = faultsRequest(t, h, http.MethodPut, "/faults?command=GetUser", `{"enabled":true,"code":"unavailable"}`)
+	assert.Equal(t, http.StatusBadRequest, code)
+	assert.Contains(t, body, `code "unavailable": not a letter`)
+	code, body = faultsRequest(t, FaultsHandler(reg), http.MethodPut, "/faults?command=GetUser", `{"enabled":true,"code":"U"}`)
+	assert.Equal(t, http.StatusBadRequest, code)
+	assert.Contains(t, body, `code "U": a code needs a FaultErrors`)
+	cfg, _ := reg.Config("GetUser")
+	assert.Equal(t, &codedError{"U", "draining"}, errors.Unwrap(cfg.Faults.Error), "the refused PUTs changed nothing")
+	assert.Panics(t, func() { FaultsHandler(reg, nil) })
 }
