@@ -102,8 +102,9 @@
 //
 // A [Guard]'s key takes faults as any command's, which makes them the
 // server's own, as Envoy's fault filter injects them: an injected error
-// is answered 503 without reaching the handler, and an injected delay
-// holds the request's permit until the timeout.
+// is answered 503 without reaching the handler (an injected status of
+// [FaultStatuses] with that status), and an injected delay holds the
+// request's permit until the timeout.
 //
 // [FaultsHandler] reads and sets the faults of a registry's commands
 // live, over HTTP, for a game day run from a terminal:
@@ -111,8 +112,9 @@
 //	adminMux.Handle("/faults", httpcommand.FaultsHandler(command.DefaultRegistry))
 //	// curl -X PUT 'localhost:9090/faults?command=GetUser' -d '{"enabled":true,"errorPercentage":50,"for":"10m"}'
 //
-// Given a [FaultErrors] (grpccommand.FaultStatuses), it injects errors of
-// a protocol's codes too, a gRPC status the operator names.
+// Given a [FaultErrors], it injects errors of a protocol's codes too: an
+// HTTP status with [FaultStatuses] ({"code":"503"}), as Envoy's fault
+// filter aborts a request, a gRPC status with grpccommand.FaultStatuses.
 //
 // # Incoming requests: a guard
 //

@@ -45,8 +45,10 @@ import (
 // answer with the command's faults.
 //
 // A PUT that gives a code has its error made by the first of codes that
-// knows the code, with the message of "error": a service that calls, or
-// serves, gRPC passes grpccommand.FaultStatuses, and
+// knows the code, with the message of "error": with [FaultStatuses],
+// {"enabled":true,"errorPercentage":50,"code":"503"} answers half the
+// requests 503, as the server would; a service that calls, or serves,
+// gRPC passes grpccommand.FaultStatuses too, and
 // {"enabled":true,"errorPercentage":50,"code":"Unavailable","error":"draining"}
 // injects the status a draining server answers, which the key counts,
 // and the caller gets, as the server's. A code that none of codes knows

@@ -166,15 +166,19 @@ func GuardErrorHandler(w http.ResponseWriter, _ *http.Request, err error) {
 // GuardStatus returns the status a [Guard] answers err with by default:
 // 429 Too Many Requests for the rate limit (command.ErrRateLimited), 500
 // Internal Server Error for an invalid key or configuration
-// (command.ErrInvalidKey, command.ErrInvalidConfig), and 503 Service
-// Unavailable for a short circuit, a rejection, a timeout or a
-// cancellation.
+// (command.ErrInvalidKey, command.ErrInvalidConfig), an injected
+// status's own ([FaultStatuses]), and 503 Service Unavailable for a
+// short circuit, a rejection, a timeout, a cancellation or another
+// injected error.
 func GuardStatus(err error) int {
 	switch {
 	case errors.Is(err, command.ErrRateLimited):
 		return http.StatusTooManyRequests
 	case errors.Is(err, command.ErrInvalidKey), errors.Is(err, command.ErrInvalidConfig):
 		return http.StatusInternalServerError
+	}
+	if s, ok := statusOf(err); ok {
+		return s.StatusCode
 	}
 	return http.StatusServiceUnavailable
 }
@@ -228,6 +232,7 @@ func (g *Guard) init() {
 	g.commands.Registry = g.Registry
 	g.commands.Run = serveInbound
 	g.commands.Config = keyedcommand.GuardConfig(g.Config, g.CircuitBreaker)
+	g.commands.BadRequests = notFailureStatus(g.failure) // an injected status (FaultStatuses)
 }
 
 // refuse answers r with ErrorHandler, after a Retry-After header when

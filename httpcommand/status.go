@@ -12,7 +12,8 @@ import (
 // server failed or refused the load: a 5xx status or 429 Too Many
 // Requests. Its response has been read (up to 4 KB) and closed; the
 // fallback gets it as the cause of the command's error, found with
-// errors.As.
+// errors.As. It is also the error of a status injected in the server's
+// place ([FaultStatuses]), of any status of 400 to 599.
 type StatusError struct {
 	StatusCode int         // 503, say
 	Status     string      // "503 Service Unavailable"

@@ -38,6 +38,7 @@ func New(opts ...Option) *Transport {
 		}
 		o.apply(t)
 	}
+	t.commands.BadRequests = notFailureStatus(t.failure) // an injected status (FaultStatuses)
 	return t
 }
 
@@ -71,6 +72,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var client *clientError
 	if errors.As(err, &client) {
 		resp, err = client.resp, nil
+	} else if s, ok := statusOf(err); ok && command.IsBadRequest(err) {
+		resp, err = s.response(req), nil // an injected status that is no failure
 	}
 	c.finish(resp)
 	return resp, err

@@ -45,7 +45,7 @@ func newHandler(reg *command.Registry, shutdown <-chan struct{}) http.Handler {
 	mux.Handle("/hystrix/requests.stream", metricsstream.RequestEventsHandler(opts...))
 	mux.Handle("/metrics", promhttp.HandlerFor(prom, promhttp.HandlerOpts{}))
 	mux.Handle("/health", metricsstream.HealthHandler(reg.Metrics()))
-	mux.Handle("/faults", httpcommand.FaultsHandler(reg)) // 127.0.0.1 only: whoever reaches it can fail the calls
+	mux.Handle("/faults", httpcommand.FaultsHandler(reg, httpcommand.FaultStatuses)) // 127.0.0.1 only: whoever reaches it can fail the calls
 	mux.Handle("POST "+checkoutPath, checkoutGuard(reg))
 	mux.Handle("GET /{$}", http.RedirectHandler("/hystrix/", http.StatusFound))
 	return mux
