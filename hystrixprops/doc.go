@@ -31,7 +31,9 @@
 // and the code's Config of each key configured through it; [Source.Set]
 // puts new properties in force for all of them at once, and
 // [Source.PollFile] polls a file (a mounted ConfigMap, say) and sets its
-// properties whenever it changes:
+// properties whenever it changes, as [Source.PollURL] polls a URL (a
+// configuration server's, as Archaius's additionalUrls), with
+// conditional GETs:
 //
 //	props := hystrixprops.NewSource(command.DefaultRegistry, nil)
 //	getUser := command.New("GetUser", run, command.WithConfig(props.Command("GetUser", command.Config{})))

@@ -109,15 +109,20 @@ func (s *Source) PollFile(ctx context.Context, path string, interval time.Durati
 		return fmt.Errorf("hystrixprops: PollFile: interval %v is not positive", interval)
 	}
 	var seen fileVersion
-	poll := func() {
+	return s.poll(ctx, interval, func() {
 		if v := versionOf(path); v != seen {
 			seen = v
 			if err := s.SetFile(path); err != nil && report != nil {
 				report(err)
 			}
 		}
-	}
-	poll()
+	})
+}
+
+// poll calls read at once, and then every interval on the registry's
+// clock, until ctx ends; then it returns ctx's error.
+func (s *Source) poll(ctx context.Context, interval time.Duration, read func()) error {
+	read()
 	timer := s.r.Clock().NewTimer(interval)
 	defer timer.Stop()
 	for {
@@ -126,7 +131,7 @@ func (s *Source) PollFile(ctx context.Context, path string, interval time.Durati
 			return ctx.Err()
 		case <-timer.C():
 		}
-		poll()
+		read()
 		timer.Reset(interval)
 	}
 }

@@ -1,0 +1,122 @@
+package hystrixprops
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/command"
+)
+
+// propertiesServer serves a body of properties with an ETag of its
+// version, answering 304 to a GET that has it, or fails with a status.
+type propertiesServer struct {
+	mu          sync.Mutex
+	body        string
+	version     string
+	status      int      // not 0: the answer to every GET
+	conditional []string // the If-None-Match of each GET
+}
+
+func (p *propertiesServer) set(body, version string, status int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.body, p.version, p.status = body, version, status
+}
+
+func (p *propertiesServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.conditional = append(p.conditional, r.Header.Get("If-None-Match"))
+	switch {
+	case p.status != 0:
+		w.WriteHeader(p.status)
+	case r.Header.Get("If-None-Match") == p.version:
+		w.WriteHeader(http.StatusNotModified)
+	default:
+		w.Header().Set("ETag", p.version)
+		_, _ = io.WriteString(w, p.body)
+	}
+}
+
+// PollURL reads the properties at once and again every interval, with a
+// conditional GET; it puts them in force when they changed, and reports
+// a GET or a body that fails once, keeping the properties before.
+func TestPollURLFollowsTheServer(t *testing.T) {
+	mc := clock.NewManual(time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC))
+	r := command.NewRegistry(command.WithClock(mc))
+	defer r.Close()
+	s := NewSource(r, nil)
+	command.New("GetUser", succeed, command.WithRegistry(r), command.WithConfig(s.Command("GetUser", command.Config{})))
+	threshold := func() int { return r.Breaker("GetUser").Config().ErrorThresholdPercentage }
+	server := &propertiesServer{}
+	server.set("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=25\n", `"v1"`, 0)
+	srv := httptest.NewServer(server)
+	defer srv.Close()
+
+	var mu sync.Mutex
+	var reports []string
+	reported := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), reports...)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		done <- s.PollURL(ctx, srv.Client(), srv.URL+"/hystrix.properties", time.Minute, func(err error) {
+			mu.Lock()
+			reports = append(reports, err.Error())
+			mu.Unlock()
+		})
+	}()
+	poll := func() {
+		t.Helper()
+		waitCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+		defer stop()
+		require.NoError(t, mc.BlockUntil(waitCtx, 1), "the poll's timer")
+		mc.Advance(time.Minute)
+		require.NoError(t, mc.BlockUntil(waitCtx, 1), "the poll's timer again")
+	}
+	poll() // the first read is at once, before the timer is armed
+	assert.Equal(t, 25, threshold())
+
+	server.set("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=30\n", `"v2"`, 0)
+	poll()
+	assert.Equal(t, 30, threshold())
+
+	server.set("hystrix.command.GetUser.circuitBreaker.errorThresholdPercent=35\n", `"v3"`, 0)
+	poll()
+	poll()
+	assert.Equal(t, 30, threshold(), "the properties before stay in force")
+	require.Len(t, reported(), 1, "reported once: %v", reported())
+	assert.Contains(t, reported()[0], "/hystrix.properties: hystrixprops: bad property hystrix.command.GetUser.circuitBreaker.errorThresholdPercent: no such property")
+
+	server.set("", "", http.StatusServiceUnavailable)
+	poll()
+	poll()
+	require.Len(t, reported(), 2, "reported once more: %v", reported())
+	assert.Contains(t, reported()[1], "/hystrix.properties: the server answered 503 Service Unavailable; the properties before stay in force")
+
+	server.set("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=40\n", `"v4"`, 0)
+	poll()
+	assert.Equal(t, 40, threshold(), "the server is back")
+
+	cancel()
+	assert.ErrorIs(t, <-done, context.Canceled)
+	server.mu.Lock()
+	defer server.mu.Unlock()
+	assert.Equal(t, []string{"", `"v1"`, `"v1"`, `"v2"`, `"v3"`, `"v3"`, `"v3"`, `"v3"`}, server.conditional[:8],
+		"each GET sends the ETag of the answer before")
+	assert.Len(t, reported(), 2)
+	assert.EqualError(t, s.PollURL(context.Background(), nil, srv.URL, 0, nil), "hystrixprops: PollURL: interval 0s is not positive")
+	assert.ErrorContains(t, s.PollURL(context.Background(), nil, "://bad", time.Second, nil), "hystrixprops: PollURL: ")
+}
