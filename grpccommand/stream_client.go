@@ -243,6 +243,14 @@ type outboundStream struct {
 	execution *observable.Future[struct{}]
 	opened    chan struct{} // closed once the first attempt has begun
 
+	// sendMu orders what is sent: the caller's SendMsg and CloseSend, and
+	// an attempt's sending again of what the caller sent, each whole, so
+	// that a stream's sends are never concurrent and keep their order. mu
+	// guards the fields below and is never held while a message is sent,
+	// so that RecvMsg reads while a send waits for flow control: a
+	// server that answers as it reads is read while an attempt sends
+	// again.
+	sendMu     sync.Mutex
 	mu         sync.Mutex
 	attempt    *streamAttempt // the attempt now, once one has begun
 	next       chan struct{}  // closed when the next attempt begins
@@ -263,32 +271,44 @@ type streamAttempt struct {
 	over    bool // under the outboundStream's mu: its run has returned
 }
 
-// begin makes a the attempt the caller's calls go to, once it has sent
-// what the caller sent before. It fails if another attempt's run has not
-// returned (errNotAgain), or if the stream was committed while the
-// attempt before waited for this one, as a message the caller sent then
-// outgrew the retry buffer: the stream ends as that attempt did, and no
-// attempt follows.
+// begin makes a the attempt the caller's calls go to, and sends on it
+// what the caller sent before, before any message the caller sends next.
+// It fails if another attempt's run has not returned (errNotAgain), or
+// if the stream was committed while the attempt before waited for this
+// one, as a message the caller sent then outgrew the retry buffer: the
+// stream ends as that attempt did, and no attempt follows.
 func (st *outboundStream) begin(a *streamAttempt) error {
+	st.sendMu.Lock()
+	defer st.sendMu.Unlock()
+	sent, sendClosed, err := st.switchTo(a)
+	if err != nil {
+		return err
+	}
+	for _, m := range sent {
+		if a.SendMsg(m) != nil {
+			break // the stream has failed: its RecvMsg says how
+		}
+	}
+	if sendClosed {
+		_ = a.CloseSend()
+	}
+	return nil
+}
+
+// switchTo makes a the attempt now, under st.mu, and returns what it is
+// to send again: see begin.
+func (st *outboundStream) switchTo(a *streamAttempt) (sent []any, sendClosed bool, err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if prev := st.attempt; prev != nil {
 		switch {
 		case !prev.over:
-			return errNotAgain
+			return nil, false, errNotAgain
 		case st.committed.Load() && prev.err != nil:
-			return &pushbackError{err: prev.err, wait: -1}
+			return nil, false, &pushbackError{err: prev.err, wait: -1}
 		case st.committed.Load():
-			return errNotAgain
+			return nil, false, errNotAgain
 		}
-	}
-	for _, m := range st.sent {
-		if a.SendMsg(m) != nil {
-			break // the stream has failed: its RecvMsg says how
-		}
-	}
-	if st.sendClosed {
-		_ = a.CloseSend()
 	}
 	first := st.attempt == nil
 	st.attempt = a
@@ -298,7 +318,7 @@ func (st *outboundStream) begin(a *streamAttempt) error {
 		close(st.next)
 		st.next = make(chan struct{})
 	}
-	return nil
+	return st.sent, st.sendClosed, nil
 }
 
 // finished records that a's run has returned.
@@ -322,10 +342,12 @@ func (st *outboundStream) current() (*streamAttempt, chan struct{}) {
 // without an error: the next attempt sends it, and RecvMsg tells the end
 // if there is none.
 //
-// The lock is not held while m is sent: a bidirectional stream's
-// SendMsg may wait for its caller's RecvMsg to read, as flow control
-// holds it. An attempt that begins meanwhile sends m itself.
+// st.mu is not held while m is sent: a bidirectional stream's SendMsg
+// may wait for its caller's RecvMsg to read, as flow control holds it.
+// An attempt that begins meanwhile waits for m to be sent (sendMu).
 func (st *outboundStream) SendMsg(m any) error {
+	st.sendMu.Lock()
+	defer st.sendMu.Unlock()
 	st.mu.Lock()
 	kept := st.mayRetry() && st.keep(m)
 	a := st.attempt
@@ -365,6 +387,8 @@ func (st *outboundStream) commit() {
 // CloseSend closes the caller's side of the attempt's stream, and of the
 // next's.
 func (st *outboundStream) CloseSend() error {
+	st.sendMu.Lock()
+	defer st.sendMu.Unlock()
 	st.mu.Lock()
 	st.sendClosed = true
 	a := st.attempt

@@ -448,3 +448,36 @@ func TestStreamCommittedBeforeItsNextAttempt(t *testing.T) {
 	assert.True(t, ok)
 	assert.Negative(t, wait, "no attempt follows")
 }
+
+// The caller reads while an attempt sends again what it sent: a server
+// that answers each message as it reads it, more of them than flow
+// control lets wait unread, is read as the attempt sends, and the
+// stream ends with every answer.
+func TestBidirectionalStreamReadWhileItIsSentAgain(t *testing.T) {
+	h, serve := streamHarness(t, WithConfig(retrying(2)))
+	svc := &flakyStreams{failFirst: 1}
+	// Not a deadline: the registry's clock, which the retry policy reads,
+	// is the test's. Cancelled, a stream that hangs ends.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer time.AfterFunc(stuckAfter, cancel).Stop()
+	chat, err := serve("chat", svc).FullDuplexCall(ctx, grpc.MaxRetryRPCBufferSize(4<<20))
+	require.NoError(t, err)
+	const messages, size = 32, 32 << 10 // 1 MiB, past the windows of flow control both ways
+	body := make([]byte, size)
+	for range messages { // the first stream reads one and fails: the rest are kept for the next
+		require.NoError(t, chat.Send(&testgrpc.StreamingOutputCallRequest{Payload: &testgrpc.Payload{Body: body}}))
+	}
+	require.NoError(t, chat.CloseSend())
+	received := 0
+	for {
+		_, err := chat.Recv()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err, "after %d answers", received)
+		received++
+	}
+	assert.Equal(t, messages, received)
+	assert.Equal(t, int64(2), svc.duplexes.Load())
+	assert.Equal(t, "[SUCCESS: 1, FAILURE: 1, RETRIED: 1]", h.events("chat"+fullDuplexCall).String())
+}
