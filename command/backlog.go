@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
 // BacklogConfig lets an execution that finds every permit of its key
@@ -92,6 +94,11 @@ func (c *Config) validateBacklog() error {
 // the slow path alone touches it, and Size bounds it.
 type backlog struct {
 	waiting atomic.Int64 // len(waiters), read after each permit given back
+	// What the waits came to, for the key's status (BacklogStatus):
+	// the waits that took a permit and their time in sum, and the
+	// executions refused as the backlog was full or their wait ran out.
+	admitted, waitedNanos, full, expired atomic.Int64
+
 	mu      sync.Mutex
 	waiters []*permitWaiter // by joined
 	joins   uint64          // the waiters that have joined
@@ -202,6 +209,7 @@ func (e *execution) awaitPermit(ctx, callerCtx context.Context) FailureType {
 		}
 	}
 	if bounded && wait <= 0 {
+		e.k.backlog.expired.Add(1) // no time left to wait
 		return SemaphoreRejectedFailure
 	}
 	w := &permitWaiter{woken: make(chan struct{}, 1)}
@@ -212,13 +220,17 @@ func (e *execution) awaitPermit(ctx, callerCtx context.Context) FailureType {
 		expired = t.C()
 	}
 	b := &e.k.backlog
+	joined := now
 	for {
 		if !b.join(w, cfg.Size) {
+			b.full.Add(1)
 			return SemaphoreRejectedFailure
 		}
 		if n, ok := e.k.metrics.TryMarkStartAt(now, e.permitsUnder(e.k.config.Load())); ok {
 			b.leave(w, cfg.Order)
 			e.concurrency, e.runStart = n, now
+			b.admitted.Add(1)
+			b.waitedNanos.Add(now - joined)
 			return noFailure
 		}
 		select {
@@ -230,11 +242,21 @@ func (e *execution) awaitPermit(ctx, callerCtx context.Context) FailureType {
 			continue
 		case <-expired:
 			b.leave(w, cfg.Order)
+			b.expired.Add(1)
 			return SemaphoreRejectedFailure
 		case <-ctx.Done():
 		case <-callerCtx.Done():
 		}
 		b.leave(w, cfg.Order)
 		return runCancelled
+	}
+}
+
+// status returns the backlog's BacklogStatus under cfg.
+func (b *backlog) status(cfg BacklogConfig) metricsstream.BacklogStatus {
+	return metricsstream.BacklogStatus{
+		Size: cfg.Size, Timeout: cfg.Timeout, Order: cfg.Order.String(), Waiting: b.waiting.Load(),
+		Admitted: b.admitted.Load(), WaitTime: time.Duration(b.waitedNanos.Load()),
+		Full: b.full.Load(), Expired: b.expired.Load(),
 	}
 }

@@ -142,6 +142,35 @@ func TestFullBacklogRejectsAtOnce(t *testing.T) {
 	})
 }
 
+// The key's status counts what the waits came to: the waiters that took
+// a permit and how long they waited, on the registry's clock, and the
+// executions refused as the backlog was full or as their wait ran out.
+func TestBacklogStatusCountsTheWaits(t *testing.T) {
+	h := newHarness(t)
+	cfg := backlogConfig(1, LIFO)
+	cfg.Backlog.Timeout = time.Minute
+	c, ts, first := holdingThePermit(t, h, cfg)
+	m := execModes[0]
+	served := waitInBacklog(t, h, m, c, 1, 1)
+	_, err := m.exec(context.Background(), c, 2)
+	require.ErrorIs(t, err, ErrSemaphoreRejected, "the backlog is full")
+
+	h.clock.Advance(10 * time.Second)
+	ts.letThrough(0)
+	require.Equal(t, 1, recv(t, ts.entered, "the waiter, after 10s"))
+	expires := waitInBacklog(t, h, m, c, 3, 1)
+	h.clock.Advance(time.Minute)
+	require.ErrorIs(t, awaitCall(t, expires).err, ErrSemaphoreRejected, "its wait ran out")
+
+	st, _ := c.Metrics().Status()
+	assert.Equal(t, metricsstream.BacklogStatus{Size: 1, Timeout: time.Minute, Order: "LIFO",
+		Admitted: 1, WaitTime: 10 * time.Second, Full: 1, Expired: 1}, st.Backlog)
+	ts.letThrough(1)
+	require.NoError(t, awaitCall(t, first).err)
+	require.NoError(t, awaitCall(t, served).err)
+	h.assertReleased("Backlogged")
+}
+
 // A wait ends at Backlog.Timeout, on the registry's clock, in a
 // SEMAPHORE_REJECTED; the permit given back later wakes nobody.
 func TestBacklogWaitEndsAtItsTimeout(t *testing.T) {

@@ -277,7 +277,7 @@ func (k *keyState) CommandStatus() metricsstream.CommandStatus {
 		st.Partitions = k.partitionStatus(cfg, int64(st.Properties.MaxConcurrentRequests))
 	}
 	if b := cfg.Backlog; b.Size > 0 {
-		st.Backlog = metricsstream.BacklogStatus{Size: b.Size, Timeout: b.Timeout, Order: b.Order.String(), Waiting: k.backlog.waiting.Load()}
+		st.Backlog = k.backlog.status(b)
 	}
 	st.Faults = k.faultStatus(cfg)
 	return st

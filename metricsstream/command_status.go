@@ -109,6 +109,17 @@ type BacklogStatus struct {
 	Order string
 	// Waiting is the number of executions waiting now.
 	Waiting int64
+	// Admitted counts the executions that waited and took a permit, and
+	// WaitTime is how long they waited, in sum: WaitTime / Admitted is
+	// the mean wait of an execution the backlog served.
+	Admitted int64
+	WaitTime time.Duration
+	// Full counts the executions refused because the backlog was full,
+	// and Expired those whose wait ran out (Timeout, or the time the
+	// execution's timeout left) before a permit came: both are
+	// SEMAPHORE_REJECTED. An execution whose caller left while it waited
+	// is CANCELLED, and in neither.
+	Full, Expired int64
 }
 
 // FaultStatus is a command's fault injection (command.Config.Faults), at

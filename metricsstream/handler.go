@@ -96,8 +96,13 @@ const (
 //     and with partitions (command.Config.Partitions), objects keyed by
 //     partition name: partitionShare, partitionGuaranteed,
 //     partitionInFlight and partitionRejected (since the key was first
-//     used); with a backlog (command.Config.Backlog), backlogSize and
-//     backlogWaiting, the executions waiting for a permit now; with a
+//     used); with a backlog (command.Config.Backlog), backlogSize,
+//     backlogWaiting (the executions waiting for a permit now),
+//     cumulativeCountBacklogAdmitted and
+//     cumulativeBacklogWaitTimeInMilliseconds (the waits that took a
+//     permit, and their time in sum), cumulativeCountBacklogFull and
+//     cumulativeCountBacklogExpired (the executions it refused: full, or
+//     their wait ran out), since the key was first used; with a
 //     sleep window that grows or has a jitter
 //     (breaker.Config.MaxSleepWindow, SleepWindowJitter),
 //     circuitBreakerSleepWindowInMilliseconds, the window of the

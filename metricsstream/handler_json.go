@@ -199,6 +199,10 @@ func appendCommandJSON(b []byte, s *CommandSnapshot) []byte {
 	if b := &s.Status.Backlog; b.Size > 0 {
 		o.int("backlogSize", int64(b.Size))
 		o.int("backlogWaiting", b.Waiting)
+		o.int("cumulativeCountBacklogAdmitted", b.Admitted)
+		o.millis("cumulativeBacklogWaitTimeInMilliseconds", b.WaitTime)
+		o.int("cumulativeCountBacklogFull", b.Full)
+		o.int("cumulativeCountBacklogExpired", b.Expired)
 	}
 	if p.SleepWindowVaries() {
 		o.millis("circuitBreakerSleepWindowInMilliseconds", s.Status.CircuitBreakerSleepWindow)

@@ -55,7 +55,8 @@ func TestHandlerShowsBacklogs(t *testing.T) {
 	backlogged := reg.Command("Search", Config{})
 	backlogged.SetStatusProvider(commandStatus{
 		Properties: CommandProperties{Isolation: "SEMAPHORE", MaxConcurrentRequests: 10},
-		Backlog:    BacklogStatus{Size: 40, Timeout: time.Second, Order: "LIFO", Waiting: 6},
+		Backlog: BacklogStatus{Size: 40, Timeout: time.Second, Order: "LIFO", Waiting: 6,
+			Admitted: 90, WaitTime: 4500 * time.Millisecond, Full: 3, Expired: 2},
 	})
 	plain := reg.Command("Lookup", Config{})
 	plain.SetStatusProvider(commandStatus{Properties: CommandProperties{Isolation: "SEMAPHORE", MaxConcurrentRequests: 10}})
@@ -66,10 +67,13 @@ func TestHandlerShowsBacklogs(t *testing.T) {
 	objs := objectsOfFrame(t, c0(t, reg))
 	require.Equal(t, []string{"HystrixCommand Lookup", "HystrixCommand Search"}, names(objs))
 	lookup, search := objs[0], objs[1]
-	fields := []string{"backlogSize", "backlogWaiting"}
+	fields := []string{"backlogSize", "backlogWaiting", "cumulativeCountBacklogAdmitted", "cumulativeBacklogWaitTimeInMilliseconds",
+		"cumulativeCountBacklogFull", "cumulativeCountBacklogExpired"}
 	assert.Equal(t, fields, search.keys[len(search.keys)-len(fields):], "the backlog comes last")
-	assert.Equal(t, json.Number("40"), search.values["backlogSize"])
-	assert.Equal(t, json.Number("6"), search.values["backlogWaiting"])
+	for field, want := range map[string]string{"backlogSize": "40", "backlogWaiting": "6", "cumulativeCountBacklogAdmitted": "90",
+		"cumulativeBacklogWaitTimeInMilliseconds": "4500", "cumulativeCountBacklogFull": "3", "cumulativeCountBacklogExpired": "2"} {
+		assert.Equal(t, json.Number(want), search.values[field], field)
+	}
 	for _, f := range fields {
 		assert.NotContains(t, lookup.keys, f)
 	}

@@ -39,8 +39,11 @@
 // and, for a command with a backlog (command.Config.Backlog), with the
 // command's attributes:
 //
-//	rxhystrix.command.backlog.size     gauge  {execution}  the most executions that may wait for a permit
-//	rxhystrix.command.backlog.waiting  gauge  {execution}  executions waiting for a permit now
+//	rxhystrix.command.backlog.size                       gauge    {execution}  the most executions that may wait for a permit
+//	rxhystrix.command.backlog.waiting                    gauge    {execution}  executions waiting for a permit now
+//	rxhystrix.command.backlog.admitted                   counter  {execution}  executions that waited and took a permit
+//	rxhystrix.command.backlog.wait_time                  counter  s            how long those waited, in sum
+//	rxhystrix.command.backlog.rejected{rxhystrix.reason} counter  {execution}  executions the backlog refused: "full", or "timeout"
 //
 // and, for a command whose breaker's sleep window grows or has a jitter
 // (breaker.Config.MaxSleepWindow, SleepWindowJitter), with the command's

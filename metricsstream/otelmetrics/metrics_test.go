@@ -168,6 +168,9 @@ var (
 		"rxhystrix.command.partition.rejected":                "rxhystrix_command_partition_rejected_total",
 		"rxhystrix.command.backlog.size":                      "rxhystrix_command_backlog_size",
 		"rxhystrix.command.backlog.waiting":                   "rxhystrix_command_backlog_waiting",
+		"rxhystrix.command.backlog.admitted":                  "rxhystrix_command_backlog_admitted_total",
+		"rxhystrix.command.backlog.wait_time":                 "rxhystrix_command_backlog_wait_seconds_total",
+		"rxhystrix.command.backlog.rejected":                  "rxhystrix_command_backlog_rejected_total",
 		"rxhystrix.command.circuit.sleep_window":              "rxhystrix_command_circuit_sleep_window_seconds",
 		"rxhystrix.command.circuit.throttle":                  "rxhystrix_command_circuit_throttle_ratio",
 		"rxhystrix.command.circuit.state":                     "rxhystrix_command_circuit_state",
@@ -182,7 +185,7 @@ var (
 	labelNames = map[attribute.Key]string{
 		CommandKey: "command", GroupKey: "group", EventKey: "event", PoolKey: "pool", CollapserKey: "collapser",
 		TurbineInstanceKey: "instance", PartitionKey: "partition", AlgorithmKey: "algorithm", CircuitStateKey: "state",
-		FaultKey: "fault",
+		FaultKey: "fault", ReasonKey: "reason",
 	}
 )
 
@@ -220,6 +223,12 @@ func otelPoints(t *testing.T, rm metricdata.ResourceMetrics) map[string]float64 
 				require.Equal(t, metricdata.CumulativeTemporality, d.Temporality, md.Name)
 				for _, p := range d.DataPoints {
 					out[series(name, labels(p.Attributes))] = float64(p.Value)
+				}
+			case metricdata.Sum[float64]:
+				require.True(t, d.IsMonotonic, md.Name)
+				require.Equal(t, metricdata.CumulativeTemporality, d.Temporality, md.Name)
+				for _, p := range d.DataPoints {
+					out[series(name, labels(p.Attributes))] = p.Value
 				}
 			case metricdata.Gauge[int64]:
 				for _, p := range d.DataPoints {
@@ -286,6 +295,8 @@ func TestValuesEqualThePrometheusCollectors(t *testing.T) {
 	assert.Equal(t, 0.0, got["rxhystrix_command_partition_in_flight{command=Checkout,group=Checkout,partition=live}"])
 	assert.Equal(t, 4.0, got["rxhystrix_command_backlog_size{command=Reserve,group=Reserve}"])
 	assert.Equal(t, 0.0, got["rxhystrix_command_backlog_waiting{command=Reserve,group=Reserve}"])
+	assert.Equal(t, 0.0, got["rxhystrix_command_backlog_rejected_total{command=Reserve,group=Reserve,reason=full}"])
+	assert.Contains(t, got, "rxhystrix_command_backlog_wait_seconds_total{command=Reserve,group=Reserve}")
 	assert.Equal(t, 5.0, got["rxhystrix_command_circuit_sleep_window_seconds{command=Reserve,group=Reserve}"])
 	assert.Equal(t, 1.0, got["rxhystrix_command_circuit_state{command=GetUser,group=Users,state=CLOSED}"])
 	assert.Equal(t, 0.0, got["rxhystrix_command_circuit_state{command=GetUser,group=Users,state=OPEN}"])

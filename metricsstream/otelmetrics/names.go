@@ -30,6 +30,9 @@ const (
 	// FaultKey names the kind of an injected fault (command.Config.Faults):
 	// "delay" or "error".
 	FaultKey = otelattr.FaultKey
+	// ReasonKey names why a command's backlog refused an execution
+	// (command.Config.Backlog): "full" or "timeout".
+	ReasonKey = attribute.Key("rxhystrix.reason")
 )
 
 // instrument is the name, unit and description of one instrument.
@@ -56,6 +59,9 @@ var (
 		reading.PartitionRejected:              partitionRejected,
 		reading.BacklogSize:                    backlogSize,
 		reading.BacklogWaiting:                 backlogWaiting,
+		reading.BacklogAdmitted:                backlogAdmitted,
+		reading.BacklogWaitTime:                backlogWaitTime,
+		reading.BacklogRejected:                backlogRejected,
 		reading.SleepWindow:                    sleepWindow,
 		reading.Throttle:                       throttle,
 		reading.FaultInjection:                 faultInjection,
@@ -68,6 +74,7 @@ var (
 		reading.PartitionGuaranteed: PartitionKey,
 		reading.PartitionInFlight:   PartitionKey,
 		reading.PartitionRejected:   PartitionKey,
+		reading.BacklogRejected:     ReasonKey,
 		reading.FaultsInjected:      FaultKey,
 	}
 )
@@ -114,6 +121,12 @@ var (
 		"The most executions that may wait for a permit in the command's backlog, for a command that has one (command.Config.Backlog)."}
 	backlogWaiting = instrument{"rxhystrix.command.backlog.waiting", "{execution}",
 		"Executions waiting for a permit in the command's backlog now."}
+	backlogAdmitted = instrument{"rxhystrix.command.backlog.admitted", "{execution}",
+		"Executions that waited in the command's backlog and took a permit, since its key was first used."}
+	backlogWaitTime = instrument{"rxhystrix.command.backlog.wait_time", "s",
+		"How long the executions that waited in the command's backlog and took a permit waited, in sum, since its key was first used."}
+	backlogRejected = instrument{"rxhystrix.command.backlog.rejected", "{execution}",
+		"Executions of the command refused (SEMAPHORE_REJECTED) by its backlog, by rxhystrix.reason: full (the backlog was) or timeout (the wait ran out before a permit came), since its key was first used."}
 
 	sleepWindow = instrument{"rxhystrix.command.circuit.sleep_window", "s",
 		"How long the command's circuit breaker refuses every request once it opens: the window of its latest opening, grown by failed trials and with its jitter, for a breaker whose window grows or has a jitter (breaker.Config.MaxSleepWindow, SleepWindowJitter)."}

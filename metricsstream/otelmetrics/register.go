@@ -52,10 +52,18 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 		errs = append(errs, err)
 		return g
 	}
+	floatCounter := func(i instrument) metric.Float64ObservableCounter {
+		c, err := meter.Float64ObservableCounter(i.name, metric.WithUnit(i.unit), metric.WithDescription(i.description))
+		errs = append(errs, err)
+		return c
+	}
 	var observables []metric.Observable
 	for cm := reading.CommandMetric(0); cm < reading.NumCommandMetrics; cm++ {
 		i := commandInstruments[cm]
 		switch {
+		case cm.Fractional() && cm.Counter():
+			in.commandFloats[cm] = floatCounter(i)
+			observables = append(observables, in.commandFloats[cm])
 		case cm.Fractional():
 			in.commandFloats[cm] = floatGauge(i)
 			observables = append(observables, in.commandFloats[cm])

@@ -101,6 +101,14 @@ var (
 		commandLabels, nil)
 	backlogWaitingDesc = prometheus.NewDesc("rxhystrix_command_backlog_waiting",
 		"Executions waiting for a permit in the command's backlog now.", commandLabels, nil)
+	backlogAdmittedDesc = prometheus.NewDesc("rxhystrix_command_backlog_admitted_total",
+		"Executions that waited in the command's backlog and took a permit, since its key was first used.", commandLabels, nil)
+	backlogWaitDesc = prometheus.NewDesc("rxhystrix_command_backlog_wait_seconds_total",
+		"How long the executions that waited in the command's backlog and took a permit waited, in sum, since its key was first used: over rxhystrix_command_backlog_admitted_total, the mean wait.",
+		commandLabels, nil)
+	backlogRejectedDesc = prometheus.NewDesc("rxhystrix_command_backlog_rejected_total",
+		"Executions of the command refused (SEMAPHORE_REJECTED) by its backlog, by reason: full (the backlog was) or timeout (the wait ran out before a permit came), since its key was first used.",
+		[]string{"command", "group", "reason"}, nil)
 	throttleDesc = prometheus.NewDesc("rxhystrix_command_circuit_throttle_ratio",
 		"The share of executions, 0 to 1, that the command's closed circuit breaker refuses now, for a breaker that throttles (breaker.Config.ThrottleSuccessPercentage).",
 		commandLabels, nil)
@@ -138,6 +146,9 @@ var (
 		reading.PartitionRejected:              partitionRejectedDesc,
 		reading.BacklogSize:                    backlogSizeDesc,
 		reading.BacklogWaiting:                 backlogWaitingDesc,
+		reading.BacklogAdmitted:                backlogAdmittedDesc,
+		reading.BacklogWaitTime:                backlogWaitDesc,
+		reading.BacklogRejected:                backlogRejectedDesc,
 		reading.SleepWindow:                    sleepWindowDesc,
 		reading.Throttle:                       throttleDesc,
 		reading.FaultInjection:                 faultInjectionDesc,

@@ -32,6 +32,9 @@
 //	rxhystrix_command_partition_rejected_total{partition} counter  the partition's executions refused at the limit
 //	rxhystrix_command_backlog_size                      gauge      the most executions that may wait for a permit (command.Config.Backlog)
 //	rxhystrix_command_backlog_waiting                   gauge      executions waiting for a permit now
+//	rxhystrix_command_backlog_admitted_total            counter    executions that waited and took a permit
+//	rxhystrix_command_backlog_wait_seconds_total        counter    how long those waited, in sum: over admitted_total, the mean wait
+//	rxhystrix_command_backlog_rejected_total{reason}    counter    executions the backlog refused: "full", or their wait ran out ("timeout")
 //	rxhystrix_command_circuit_sleep_window_seconds      gauge      the breaker's sleep window now, when it grows or has a jitter
 //	rxhystrix_command_circuit_throttle_ratio            gauge      the share of executions, 0 to 1, the closed breaker refuses now, when it throttles
 //	rxhystrix_command_fault_injection_enabled           gauge      1 while the command injects faults (command.Config.Faults), for one that does or did

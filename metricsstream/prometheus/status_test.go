@@ -19,21 +19,32 @@ rxhystrix_command_backlog_size{command="Search",group="Web"} 50
 # HELP rxhystrix_command_backlog_waiting Executions waiting for a permit in the command's backlog now.
 # TYPE rxhystrix_command_backlog_waiting gauge
 rxhystrix_command_backlog_waiting{command="Search",group="Web"} 7
+# HELP rxhystrix_command_backlog_admitted_total Executions that waited in the command's backlog and took a permit, since its key was first used.
+# TYPE rxhystrix_command_backlog_admitted_total counter
+rxhystrix_command_backlog_admitted_total{command="Search",group="Web"} 40
+# HELP rxhystrix_command_backlog_wait_seconds_total How long the executions that waited in the command's backlog and took a permit waited, in sum, since its key was first used: over rxhystrix_command_backlog_admitted_total, the mean wait.
+# TYPE rxhystrix_command_backlog_wait_seconds_total counter
+rxhystrix_command_backlog_wait_seconds_total{command="Search",group="Web"} 2.5
+# HELP rxhystrix_command_backlog_rejected_total Executions of the command refused (SEMAPHORE_REJECTED) by its backlog, by reason: full (the backlog was) or timeout (the wait ran out before a permit came), since its key was first used.
+# TYPE rxhystrix_command_backlog_rejected_total counter
+rxhystrix_command_backlog_rejected_total{command="Search",group="Web",reason="full"} 3
+rxhystrix_command_backlog_rejected_total{command="Search",group="Web",reason="timeout"} 1
 `
 
-// A command with a backlog reports its size and its waiters; a command
-// without has neither series.
+// A command with a backlog reports its size, its waiters and what their
+// waits came to; a command without has none of those series.
 func TestCollectorReportsBacklogs(t *testing.T) {
 	reg := metricsstream.NewRegistry(clock.NewManual(t0))
 	reg.Command("Search", metricsstream.Config{}).SetStatusProvider(commandStatus{
 		Group:   "Web",
-		Backlog: metricsstream.BacklogStatus{Size: 50, Order: "LIFO", Waiting: 7},
+		Backlog: metricsstream.BacklogStatus{Size: 50, Order: "LIFO", Waiting: 7, Admitted: 40, WaitTime: 2500 * time.Millisecond, Full: 3, Expired: 1},
 	})
 	reg.Command("Plain", metricsstream.Config{}).SetStatusProvider(commandStatus{})
 	c := NewCollector(reg)
 	gather(t, c)
 	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(wantBacklog),
-		"rxhystrix_command_backlog_size", "rxhystrix_command_backlog_waiting"))
+		"rxhystrix_command_backlog_size", "rxhystrix_command_backlog_waiting", "rxhystrix_command_backlog_admitted_total",
+		"rxhystrix_command_backlog_wait_seconds_total", "rxhystrix_command_backlog_rejected_total"))
 }
 
 const wantSleepWindow = `

@@ -30,6 +30,9 @@ const (
 	PartitionRejected                                   // counter, by partition
 	BacklogSize                                         // with a backlog
 	BacklogWaiting                                      // with a backlog
+	BacklogAdmitted                                     // counter, with a backlog: the waits that took a permit
+	BacklogWaitTime                                     // counter, seconds, with a backlog: how long those waited
+	BacklogRejected                                     // counter, by reason ("full", "timeout"), with a backlog
 	SleepWindow                                         // seconds, when the window varies
 	Throttle                                            // 0 to 1, when the breaker throttles
 	FaultInjection                                      // 1 while faults are injected, else 0, when they are or were
@@ -41,7 +44,7 @@ const (
 // going up and down (a gauge).
 func (m CommandMetric) Counter() bool {
 	switch m {
-	case CommandEvents, CompletionsDropped, StreamPanics, PartitionRejected, FaultsInjected:
+	case CommandEvents, CompletionsDropped, StreamPanics, PartitionRejected, BacklogAdmitted, BacklogWaitTime, BacklogRejected, FaultsInjected:
 		return true
 	}
 	return false
@@ -49,10 +52,10 @@ func (m CommandMetric) Counter() bool {
 
 // Labelled reports whether the metric has a label of its own beside the
 // command and its group (Point.Label): the event type, the state, the
-// algorithm, the partition or the fault.
+// algorithm, the partition, the reason of a refusal or the fault.
 func (m CommandMetric) Labelled() bool {
 	switch m {
-	case CommandEvents, CircuitState, AdaptiveLimit, PartitionGuaranteed, PartitionInFlight, PartitionRejected, FaultsInjected:
+	case CommandEvents, CircuitState, AdaptiveLimit, PartitionGuaranteed, PartitionInFlight, PartitionRejected, BacklogRejected, FaultsInjected:
 		return true
 	}
 	return false
@@ -60,7 +63,9 @@ func (m CommandMetric) Labelled() bool {
 
 // Fractional reports whether the metric's values have fractions (seconds,
 // a ratio), where the others are whole numbers.
-func (m CommandMetric) Fractional() bool { return m == SleepWindow || m == Throttle }
+func (m CommandMetric) Fractional() bool {
+	return m == BacklogWaitTime || m == SleepWindow || m == Throttle
+}
 
 // Point is one value of a command's metric.
 type Point struct {
@@ -121,7 +126,9 @@ func CommandPoints(m *metricsstream.CommandMetrics, s *metricsstream.CommandSnap
 			}
 		}
 		if b := &st.Backlog; b.Size > 0 {
-			if !yield(Point{BacklogSize, "", float64(b.Size)}) || !yield(Point{BacklogWaiting, "", float64(b.Waiting)}) {
+			if !yield(Point{BacklogSize, "", float64(b.Size)}) || !yield(Point{BacklogWaiting, "", float64(b.Waiting)}) ||
+				!yield(Point{BacklogAdmitted, "", float64(b.Admitted)}) || !yield(Point{BacklogWaitTime, "", b.WaitTime.Seconds()}) ||
+				!yield(Point{BacklogRejected, "full", float64(b.Full)}) || !yield(Point{BacklogRejected, "timeout", float64(b.Expired)}) {
 				return
 			}
 		}
