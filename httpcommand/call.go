@@ -2,7 +2,6 @@ package httpcommand
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"sync"
@@ -45,6 +44,9 @@ func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error
 	if t.faultHeader != "" {
 		if v, marked := faultmark.Value(ctx); marked {
 			req.Header = req.Header.Clone() // the caller's request is not ours to change
+			if req.Header == nil {
+				req.Header = http.Header{} // a request made by hand, which http.Transport takes
+			}
 			req.Header.Set(t.faultHeader, v)
 		}
 	}
@@ -63,19 +65,21 @@ func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error
 		cancel()
 		return nil, err
 	}
+	// A failure's body is drained while run's context can still end it:
+	// a body that stalls must not hold run past its timeout.
+	err = classify(resp, t.failure)
+	if _, failed := statusOf(err); failed {
+		stopRun()
+		cancel()
+		return nil, err
+	}
 	if !stopRun() {
 		// The command ended (timed out, say) while the headers came.
 		cancel()
 		_ = resp.Body.Close()
 		return nil, runCtx.Err()
 	}
-	resp.Body = &body{ReadCloser: resp.Body, release: cancel}
-
-	err = classify(resp, t.failure)
-	var failed *StatusError
-	if errors.As(err, &failed) {
-		return nil, err
-	}
+	resp.Body = releasing(resp.Body, cancel)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.finished {
@@ -138,4 +142,23 @@ func (b *body) Close() error {
 	err := b.ReadCloser.Close()
 	b.release()
 	return err
+}
+
+// writableBody is the body of a 101 Switching Protocols response, the
+// connection both ways, which stays writable: httputil.ReverseProxy and
+// the WebSocket clients write to it (io.ReadWriteCloser).
+type writableBody struct {
+	body
+	w io.Writer
+}
+
+func (b *writableBody) Write(p []byte) (int, error) { return b.w.Write(p) }
+
+// releasing returns rc as a body whose Close also calls release, and
+// that is writable if rc is.
+func releasing(rc io.ReadCloser, release func()) io.ReadCloser {
+	if rw, ok := rc.(io.ReadWriteCloser); ok {
+		return &writableBody{body: body{ReadCloser: rc, release: release}, w: rw}
+	}
+	return &body{ReadCloser: rc, release: release}
 }

@@ -1,6 +1,7 @@
 package httpcommand
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -25,7 +26,9 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
 	}
-	if secs, err := strconv.ParseUint(v, 10, 63); err == nil {
+	// A number too large is a wait too long: ParseUint returns its
+	// largest, which min bounds.
+	if secs, err := strconv.ParseUint(v, 10, 63); err == nil || errors.Is(err, strconv.ErrRange) {
 		return time.Duration(min(secs, uint64(maxRetryAfter/time.Second))) * time.Second, true
 	}
 	at, err := http.ParseTime(v)

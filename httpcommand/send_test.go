@@ -1,0 +1,154 @@
+package httpcommand
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/command"
+)
+
+// failAfter bounds, in real time, a wait for what should have happened
+// already, so that a broken test fails instead of hanging.
+const failAfter = 10 * time.Second
+
+// readSignal is a transport whose responses' bodies tell read when they
+// are first read.
+type readSignal struct {
+	base http.RoundTripper
+	read chan struct{}
+}
+
+func (s *readSignal) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := s.base.RoundTrip(req)
+	if err == nil {
+		resp.Body = &signalBody{ReadCloser: resp.Body, read: s.read}
+	}
+	return resp, err
+}
+
+type signalBody struct {
+	io.ReadCloser
+	read chan struct{}
+	once atomic.Bool
+}
+
+func (b *signalBody) Read(p []byte) (int, error) {
+	if b.once.CompareAndSwap(false, true) {
+		b.read <- struct{}{}
+	}
+	return b.ReadCloser.Read(p)
+}
+
+// A failure's body is drained under the command's timeout: a host that
+// sends a 503's headers and then stalls its body holds neither the caller
+// nor the key's worker past the timeout.
+func TestStalledFailureBodyEndsAtTheTimeout(t *testing.T) {
+	for _, iso := range []command.Isolation{command.PoolIsolation, command.SemaphoreIsolation} {
+		t.Run(iso.String(), func(t *testing.T) {
+			signal := &readSignal{base: &http.Transport{}, read: make(chan struct{}, 1)}
+			h := newHarness(t, WithBase(signal),
+				WithConfig(func(string) command.Config {
+					return command.Config{Timeout: 100 * time.Millisecond, Isolation: iso, MaxConcurrentRequests: 1}
+				}),
+				WithPoolConfig(func(string) command.PoolConfig { return command.PoolConfig{CoreSize: 1} }))
+			release := make(chan struct{})
+			defer close(release)
+			srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/ok" {
+					return
+				}
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = w.Write([]byte("partial"))
+				w.(http.Flusher).Flush()
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+			})
+			answered := make(chan error, 1)
+			go func() {
+				resp, err := h.get(t, srv.URL+"/stall")
+				if resp != nil {
+					resp.Body.Close()
+				}
+				answered <- err
+			}()
+			select {
+			case <-signal.read: // the 503's body is being drained
+			case <-time.After(failAfter):
+				t.Fatal("the 503's body was not read")
+			}
+			h.clock.Advance(100 * time.Millisecond)
+			select {
+			case err := <-answered:
+				assert.ErrorIs(t, err, command.ErrTimeout)
+			case <-time.After(failAfter):
+				t.Fatal("the caller waits past the command's timeout")
+			}
+			resp, err := h.get(t, srv.URL+"/ok")
+			require.NoError(t, err, "the key's one worker, or permit, is free")
+			readBody(t, resp)
+		})
+	}
+}
+
+// The body of a 101 Switching Protocols response is the connection both
+// ways, and stays writable, as a reverse proxy of WebSockets needs.
+func TestUpgradedBodyStaysWritable(t *testing.T) {
+	h := newHarness(t)
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		conn, rw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		_, _ = rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+		_ = rw.Flush()
+		line, _ := rw.ReadString('\n')
+		_, _ = rw.WriteString(line)
+		_ = rw.Flush()
+	})
+	req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
+	require.NoError(t, err)
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "echo")
+	resp, err := h.transport.RoundTrip(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusSwitchingProtocols, resp.StatusCode)
+	conn, ok := resp.Body.(io.ReadWriteCloser)
+	require.True(t, ok, "the body of a 101 is not writable: %T", resp.Body)
+	_, err = io.WriteString(conn, "ping\n")
+	require.NoError(t, err)
+	echoed, err := bufio.NewReader(conn).ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, "ping\n", echoed)
+}
+
+// A request made by hand without a Header, which http.Transport takes,
+// carries its mark for fault injection too, and its body is closed.
+func TestMarkedRequestWithoutAHeader(t *testing.T) {
+	h := newHarness(t, WithFaultHeader(FaultHeader))
+	var got atomic.Value
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) { got.Store(r.Header.Get(FaultHeader)) })
+	u, err := url.Parse(srv.URL)
+	require.NoError(t, err)
+	b := &closeCounter{Reader: strings.NewReader("data")}
+	req := (&http.Request{Method: http.MethodPut, URL: u, Host: u.Host, Body: b, ContentLength: 4}).
+		WithContext(command.WithFaultInjection(context.Background()))
+	resp, err := h.transport.RoundTrip(req)
+	require.NoError(t, err)
+	readBody(t, resp)
+	assert.Equal(t, int64(1), b.closed.Load(), "the request's body is closed")
+	assert.Equal(t, "*", got.Load())
+}
