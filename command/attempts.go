@@ -295,6 +295,7 @@ func (k *keyState) hedgePolicy(cfg *Config) *observable.HedgePolicy {
 			Delay:     k.hedgeDelay,
 			OnError:   cfg.Hedge.OnError,
 			Permit:    k.budgetPermits,
+			Final:     IsBadRequest, // no other execution makes the request good: it is the answer
 		}
 	})
 }

@@ -807,3 +807,35 @@ func TestOneAttemptMakesOneExecution(t *testing.T) {
 		h.noMoreCompletions()
 	})
 }
+
+// A bad request is the answer of a hedged call, as it is of a retried
+// one: the execution that returns it ends the race, and the one that
+// hangs is cancelled, since no other execution makes the request good.
+func TestHedgedBadRequestEndsTheRace(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, _ *harness, m execMode, iso Isolation) {
+		h, spy := newSpiedHarness(t)
+		var calls atomic.Int32
+		c := New("Lookup", func(ctx context.Context, id int) (string, error) {
+			if calls.Add(1) == 1 {
+				<-ctx.Done() // the first call hangs until cancelled
+				return "", ctx.Err()
+			}
+			return "", BadRequest(errNoRows)
+		}, WithRegistry(h.reg), WithConfig(Config{
+			Isolation: iso,
+			Timeout:   -1,
+			Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+		})).WithFallback(fallbackName)
+		call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
+		recv(t, spy.armed, "the hedge's timer")
+		waitFor(t, "the first run", func() bool { return calls.Load() == 1 })
+		h.clock.Advance(50 * time.Millisecond)
+		res := awaitCall(t, call)
+		require.ErrorIs(t, res.err, errNoRows)
+		assert.True(t, IsBadRequest(res.err), "no fallback")
+		got := [][]string{h.events(), h.events()}
+		assert.ElementsMatch(t, [][]string{evs("BAD_REQUEST", "HEDGED"), evs("CANCELLED")}, got,
+			"the hedge's bad request, and the first cancelled")
+		h.noMoreCompletions()
+	})
+}

@@ -128,8 +128,8 @@
 //     caller's deadline. A retry is recorded RETRIED.
 //   - [Config.Hedge] starts another execution when one has not answered
 //     after a delay, fixed or the key's live latency percentile; the first
-//     success wins and the others are cancelled (CANCELLED). A hedge is
-//     recorded HEDGED.
+//     success, or bad request, wins and the others are cancelled
+//     (CANCELLED). A hedge is recorded HEDGED.
 //   - The retry budget (RetryConfig.Budget, Envoy's) bounds a key's
 //     retries and hedges in flight to a share of its executions in
 //     flight; a retry counts from the moment it is granted, its backoff

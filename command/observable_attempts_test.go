@@ -449,3 +449,42 @@ func TestObservableCommandDiscardsTheHedgeLosersValue(t *testing.T) {
 		})
 	}
 }
+
+// A bad request before the first value is the answer of a hedged
+// ObservableCommand's race too, in every way of executing it: the
+// execution that hangs is cancelled.
+func TestObservableCommandHedgedBadRequestEndsTheRace(t *testing.T) {
+	for _, iso := range bothIsolations {
+		for _, m := range obsModesWithFirst {
+			t.Run(iso.String()+"/"+m.name, func(t *testing.T) {
+				h := newHarness(t)
+				var made atomic.Int32
+				c := NewObservable("Lookup", func(context.Context, int) observable.Observable[bool] {
+					first := made.Add(1) == 1
+					return observable.Create(func(ctx context.Context, o observable.Observer[bool]) {
+						if first {
+							<-ctx.Done() // hangs until the race ends it
+							o.OnError(ctx.Err())
+							return
+						}
+						o.OnError(BadRequest(errNoRows))
+					})
+				}, WithRegistry(h.reg), WithConfig(Config{
+					Isolation: iso,
+					Timeout:   -1,
+					Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+				}))
+				call := goCall(func() ([]bool, error) { return m.exec(context.Background(), c, 1) })
+				waitFor(t, "the first execution", func() bool { return made.Load() == 1 })
+				h.stepUntil("the hedge", func() bool { return made.Load() == 2 })
+				res := awaitCall(t, call)
+				require.ErrorIs(t, res.err, errNoRows)
+				assert.True(t, IsBadRequest(res.err))
+				assert.ElementsMatch(t, [][]string{evs("BAD_REQUEST", "HEDGED"), evs("CANCELLED")}, [][]string{h.events(), h.events()},
+					"the hedge's bad request, and the first cancelled")
+				h.noMoreCompletions()
+				h.assertReleased("Lookup")
+			})
+		}
+	}
+}

@@ -48,7 +48,9 @@ type RetryBudget struct {
 // answered after a delay, another starts beside it; the first to succeed
 // wins and the others are cancelled (recorded CANCELLED). A hedge is
 // recorded HEDGED and counts in the retry budget. A failure the others
-// may still make good runs no fallback; the last attempt to fail does.
+// may still make good runs no fallback; the last attempt to fail does. A
+// bad request, which no other attempt makes good, is the answer: it ends
+// the race as a success does, as gRPC's hedging ends on a fatal status.
 // An ObservableCommand's executions race for the first value: the first
 // to emit, or to complete, is the stream, as in gRPC's hedged streaming
 // calls, and the others are cancelled.

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
 // failAfter bounds, in real time, a wait for what should have happened
@@ -160,4 +161,44 @@ func TestMarkedRequestWithoutAHeader(t *testing.T) {
 	readBody(t, resp)
 	assert.Equal(t, int64(1), b.closed.Load(), "the request's body is closed")
 	assert.Equal(t, "*", got.Load())
+}
+
+// A hedge's 404 is the caller's answer, as the server's 4xx always is:
+// the request that hangs is cancelled rather than waited for.
+func TestHedgedNotFoundReachesTheCaller(t *testing.T) {
+	h := newHarness(t, WithConfig(func(string) command.Config {
+		return command.Config{Timeout: -1, Hedge: command.HedgeConfig{MaxHedges: 1, Delay: 10 * time.Millisecond}}
+	}))
+	var requests atomic.Int32
+	first := make(chan struct{})
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == 1 {
+			close(first)
+			<-r.Context().Done()
+			return
+		}
+		http.NotFound(w, r)
+	})
+	type result struct {
+		resp *http.Response
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := h.get(t, srv.URL)
+		done <- result{resp, err}
+	}()
+	<-first
+	h.clock.Advance(10 * time.Millisecond)
+	select {
+	case r := <-done:
+		require.NoError(t, r.err)
+		assert.Equal(t, http.StatusNotFound, r.resp.StatusCode)
+		readBody(t, r.resp)
+	case <-time.After(failAfter):
+		t.Fatal("the 404 did not reach the caller")
+	}
+	ev := h.events(hostOf(srv))
+	assert.Equal(t, int64(1), ev[metricsstream.BadRequest])
+	assert.Equal(t, int64(1), ev[metricsstream.Cancelled], "the request that hung")
 }

@@ -38,7 +38,16 @@ type HedgePolicy struct {
 	// Permit, if not nil, has the last word on each hedge: false starts
 	// none (the attempts in flight go on). It is where a budget goes.
 	Permit func() bool
+	// Final, if not nil, reports whether an attempt's failure is the
+	// answer, which no other attempt would make good: the race ends with
+	// it and the other attempts are cancelled, as gRPC's hedging ends on
+	// a status that is not among its non-fatal codes. A bad request is
+	// such a failure (command.IsBadRequest).
+	Final func(err error) bool
 }
+
+// final reports whether err, an attempt's failure, ends the race.
+func (p *HedgePolicy) final(err error) bool { return p.Final != nil && p.Final(err) }
 
 // Validate reports the first field of p that is out of range.
 func (p HedgePolicy) Validate() error {
@@ -431,6 +440,12 @@ func (r *hedgeRace[T]) failing(s *attemptScope, err error) bool {
 		r.mu.Unlock()
 		return true
 	}
+	if r.h.Policy.final(err) {
+		r.closed = true // its result, when it comes, ends the race
+		r.disarmLocked()
+		r.mu.Unlock()
+		return false
+	}
 	if next, j, ok := r.afterFailureLocked(err); ok {
 		r.countOutLocked(i)
 		r.mu.Unlock()
@@ -562,7 +577,7 @@ func (r *hedgeRace[T]) ended(i int, v T, err error) (finished bool) {
 		r.drop(v, err) // a loser's
 		return false
 	}
-	if err == nil || r.h.Wins != nil && r.h.Wins(err) {
+	if err == nil || r.h.Wins != nil && r.h.Wins(err) || r.h.Policy.final(err) {
 		r.v, r.err = v, err
 		r.finishLocked(i)
 		return true

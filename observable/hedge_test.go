@@ -264,3 +264,64 @@ func TestHedgeSingleWinsEndsTheRaceOnTheErrorsItNames(t *testing.T) {
 		})
 	}
 }
+
+// errFinal is a failure that no other attempt makes good.
+var errFinal = errors.New("the request is wrong")
+
+func isFinal(err error) bool { return errors.Is(err, errFinal) }
+
+// A failure HedgePolicy.Final names is the answer: the race ends with it,
+// and the hedge in flight is cancelled; another failure leaves the race to
+// the hedge.
+func TestHedgeFinalFailureEndsTheRace(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	a := newAttempts()
+	o := a.observable().HedgeOn(HedgePolicy{Delay: func() time.Duration { return 100 * time.Millisecond }, Final: isFinal}, mc)
+	done := callAside(func() (int, error) { return o.First(context.Background()) })
+	assert.Equal(t, 0, <-a.started)
+	require.NoError(t, mc.BlockUntil(context.Background(), 1))
+	mc.Advance(100 * time.Millisecond)
+	assert.Equal(t, 1, <-a.started)
+
+	a.answers[1] <- errFinal // the hedge's answer, while the first hangs
+	r := <-done
+	assert.ErrorIs(t, r.err, errFinal)
+	assert.ErrorIs(t, <-a.ended[0], context.Canceled, "the first attempt is cancelled")
+}
+
+// An attempt that tells the race it is failing with a failure Final names
+// keeps its answer: the race ends with what it makes of it.
+func TestHedgeFailingAttemptWithAFinalFailureAnswers(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	var told atomic.Bool
+	calls := atomic.Int32{}
+	first := make(chan struct{})
+	o := FromFunc(func(ctx context.Context) (int, error) {
+		if calls.Add(1) == 1 {
+			close(first)
+			<-ctx.Done()
+			return 0, ctx.Err()
+		}
+		told.Store(FailingAttempt(ctx, errFinal))
+		return 42, nil // what the attempt makes of its failure
+	}).HedgeOn(HedgePolicy{Delay: func() time.Duration { return 0 }, Final: isFinal}, mc)
+	v, err := o.First(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 42, v)
+	assert.False(t, told.Load(), "the race does not do without its answer")
+	<-first
+}
+
+// A hedged stream ends on a failure before a value that Final names.
+func TestHedgeStreamFinalFailureEndsTheRace(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	s := newStreamAttempts()
+	o := HedgeStreamOn(s.observable(), HedgePolicy{Delay: delayOf(time.Second), Final: isFinal}, mc)
+	got := s.subscribeAside(t, context.Background(), o, mc)
+	mc.Advance(time.Second)
+	require.Equal(t, 1, <-s.started)
+	s.notes[1] <- note{err: errFinal}
+	assert.Equal(t, note{err: errFinal}, <-got)
+	assert.ErrorIs(t, <-s.ended[0], context.Canceled, "the first attempt is cancelled")
+	<-s.ended[1]
+}
