@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rxhystrix/rxhystrix/command"
@@ -60,12 +61,15 @@ import (
 // the stream again and sends again what the caller has sent, in order,
 // closing its side if the caller had, while the caller's RecvMsg waits
 // for it and its SendMsg goes on. The stream is committed to its attempt,
-// and no attempt follows, once a reply has come, or once what the caller
-// has sent would take more than the call's retry buffer: 256 KiB, or
-// what the call's grpc.MaxRetryRPCBufferSize option says, as in gRPC,
-// counting each message's encoded size (proto.Size). A message that is
-// not a protocol buffer message, whose size is not known, commits the
-// stream at once. A stream whose key hedges (Config.Hedge) makes one
+// and no attempt follows, as gRPC commits a call: once the server's
+// header or a reply has come, once the caller has asked for the stream's
+// Context, or once what the caller has sent would take more than the
+// call's retry buffer: 256 KiB, or what the call's
+// grpc.MaxRetryRPCBufferSize option says, counting each message's encoded
+// size (proto.Size). A message that is not a protocol buffer message,
+// whose size is not known, commits the stream at once. When the attempts
+// end without another beginning, the caller's RecvMsg returns how the
+// last ended: its status, or the command's (a refusal, a timeout). A stream whose key hedges (Config.Hedge) makes one
 // attempt: its attempts would run side by side. A stream key should not
 // be a unary call's, whose configuration differs.
 //
@@ -194,14 +198,23 @@ var errNotAgain = command.BadRequest(errors.New("grpccommand: a stream's attempt
 // caller, and returns with its end, which the caller's RecvMsg tells, or
 // with the end of its context (the command's timeout, the caller's
 // cancellation), which ends the stream too.
+//
+// An attempt that may not begin (see begin) opens no stream, or, when
+// the stream was committed while it opened one, cancels it: a stream
+// whose side is closed before the caller's messages are sent on it would
+// be an empty request, whole, to the server.
 func (s *streamClient) run(ctx context.Context, st *outboundStream) (struct{}, error) {
+	if err := st.refusal(); err != nil {
+		return struct{}{}, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // once the stream has ended, or to reset one that may not begin
 	cs, err := st.streamer(withOutgoingMark(ctx, s.faultKey), st.desc, st.cc, st.method, st.opts...)
 	if err != nil {
 		return struct{}{}, s.ended(ctx, err)
 	}
 	a := &streamAttempt{ClientStream: cs, ended: make(chan error, 1)}
 	if err := st.begin(a); err != nil {
-		_ = cs.CloseSend()
 		return struct{}{}, err
 	}
 	defer st.finished(a)
@@ -295,20 +308,36 @@ func (st *outboundStream) begin(a *streamAttempt) error {
 	return nil
 }
 
+// refusal returns why an attempt may not begin now (see begin), or nil.
+func (st *outboundStream) refusal() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.refusalLocked()
+}
+
+// refusalLocked is refusal, under st.mu.
+func (st *outboundStream) refusalLocked() error {
+	prev := st.attempt
+	switch {
+	case prev == nil:
+		return nil
+	case !prev.over:
+		return errNotAgain
+	case st.committed.Load() && prev.err != nil:
+		return &pushbackError{err: prev.err, wait: -1}
+	case st.committed.Load():
+		return errNotAgain
+	}
+	return nil
+}
+
 // switchTo makes a the attempt now, under st.mu, and returns what it is
 // to send again: see begin.
 func (st *outboundStream) switchTo(a *streamAttempt) (sent []any, sendClosed bool, err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if prev := st.attempt; prev != nil {
-		switch {
-		case !prev.over:
-			return nil, false, errNotAgain
-		case st.committed.Load() && prev.err != nil:
-			return nil, false, &pushbackError{err: prev.err, wait: -1}
-		case st.committed.Load():
-			return nil, false, errNotAgain
-		}
+	if err := st.refusalLocked(); err != nil {
+		return nil, false, err
 	}
 	first := st.attempt == nil
 	st.attempt = a
@@ -396,10 +425,16 @@ func (st *outboundStream) CloseSend() error {
 	return a.CloseSend()
 }
 
-// Header returns the header of the attempt's stream.
+// Header returns the header of the attempt's stream. A header that came
+// commits the stream to its attempt, as gRPC commits a call whose header
+// was read: the caller holds the attempt's word.
 func (st *outboundStream) Header() (metadata.MD, error) {
 	a, _ := st.current()
-	return a.Header()
+	md, err := a.Header()
+	if md != nil {
+		st.commitNow()
+	}
+	return md, err
 }
 
 // Trailer returns the trailer of the attempt's stream.
@@ -408,9 +443,12 @@ func (st *outboundStream) Trailer() metadata.MD {
 	return a.Trailer()
 }
 
-// Context returns the context of the attempt's stream.
+// Context returns the context of the attempt's stream, and commits the
+// stream to it, as gRPC's Context commits a call: the caller holds the
+// attempt's context.
 func (st *outboundStream) Context() context.Context {
 	a, _ := st.current()
+	st.commitNow()
 	return a.Context()
 }
 
@@ -424,21 +462,17 @@ func (st *outboundStream) RecvMsg(m any) error {
 		a, next := st.current()
 		err := a.RecvMsg(m)
 		if err == nil {
-			if !st.committed.Load() {
-				st.mu.Lock()
-				st.commit()
-				st.mu.Unlock()
-			}
+			st.commitNow()
 			if st.desc.ServerStreams {
 				return nil
 			}
-		} else if err != io.EOF && st.mayRetry() {
+		} else if err != io.EOF && st.mayRetry() && !st.headerCame(a) {
 			st.tell(a, err)
 			select {
 			case <-next:
 				continue
 			case <-st.execution.Done():
-				return st.result(err)
+				return st.lastAnswer(err)
 			}
 		}
 		st.tell(a, err)
@@ -450,6 +484,27 @@ func (st *outboundStream) RecvMsg(m any) error {
 // another: the stream may be opened again and is not committed.
 func (st *outboundStream) mayRetry() bool { return st.retries && !st.committed.Load() }
 
+// commitNow commits the stream to its attempt, if it is not yet.
+func (st *outboundStream) commitNow() {
+	if !st.committed.Load() {
+		st.mu.Lock()
+		st.commit()
+		st.mu.Unlock()
+	}
+}
+
+// headerCame reports whether a, which has failed, had its header from the
+// server, and if so commits the stream: gRPC retries only a call that
+// ended with its trailers alone, since a server that sent its header had
+// begun to answer.
+func (st *outboundStream) headerCame(a *streamAttempt) bool {
+	if md, _ := a.Header(); md == nil { // an ended stream's header does not wait
+		return false
+	}
+	st.commitNow()
+	return true
+}
+
 // tell ends attempt a with err, the stream's last answer (nil, the reply
 // of a stream of one, or io.EOF, or its status), once.
 func (st *outboundStream) tell(a *streamAttempt, err error) {
@@ -460,6 +515,26 @@ func (st *outboundStream) tell(a *streamAttempt, err error) {
 		a.err = err
 		a.ended <- err
 	})
+}
+
+// lastAnswer is what RecvMsg returns when the execution ended after an
+// attempt that failed with err, without another attempt beginning: err,
+// if it is how the execution ended (no retry followed), or else the end
+// of the attempt that followed and did not begin (a stream that did not
+// open), or the command's own (a refusal, a timeout, the caller's
+// cancellation), as the caller of a unary call gets it.
+func (st *outboundStream) lastAnswer(err error) error {
+	_, cmdErr := st.execution.Get(context.Background())
+	if cmdErr == nil || errors.Is(cmdErr, err) {
+		return st.result(err)
+	}
+	var failed *command.Error
+	if errors.As(cmdErr, &failed) && failed.Failure == command.CommandFailure {
+		if s, ok := status.FromError(failed.Cause); ok {
+			return s.Err() // the server's status, as it sent it
+		}
+	}
+	return statusError(cmdErr)
 }
 
 // result returns once the execution has ended, so that its metrics count

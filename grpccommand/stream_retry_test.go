@@ -2,6 +2,7 @@ package grpccommand
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"runtime"
 	"sync/atomic"
@@ -268,8 +269,8 @@ func TestRetriesStreams(t *testing.T) {
 }
 
 // An attempt that would begin beside another of its stream's, or after
-// its first reply, does not: a Configure changed the key under the
-// stream.
+// its first reply, does not, and opens no stream: a Configure changed the
+// key under the stream.
 func TestStreamAttemptNotAgain(t *testing.T) {
 	s := &streamClient{}
 	opened := 0
@@ -293,7 +294,7 @@ func TestStreamAttemptNotAgain(t *testing.T) {
 		assert.ErrorIs(t, err, command.ErrBadRequest, tc.name)
 		assert.Same(t, tc.prev, st.attempt, tc.name)
 	}
-	assert.Equal(t, 2, opened)
+	assert.Zero(t, opened, "no stream opened for nothing")
 }
 
 // idleStream is a ClientStream that does nothing.
@@ -480,4 +481,114 @@ func TestBidirectionalStreamReadWhileItIsSentAgain(t *testing.T) {
 	assert.Equal(t, messages, received)
 	assert.Equal(t, int64(2), svc.duplexes.Load())
 	assert.Equal(t, "[SUCCESS: 1, FAILURE: 1, RETRIED: 1]", h.events("chat"+fullDuplexCall).String())
+}
+
+// sendCounter is a ClientStream that records whether its side was closed
+// before anything was sent on it.
+type sendCounter struct {
+	grpc.ClientStream
+	sent        atomic.Int64
+	closedEmpty atomic.Bool
+}
+
+func (s *sendCounter) SendMsg(m any) error { s.sent.Add(1); return s.ClientStream.SendMsg(m) }
+
+func (s *sendCounter) CloseSend() error {
+	s.closedEmpty.Store(s.sent.Load() == 0)
+	return s.ClientStream.CloseSend()
+}
+
+// A stream committed while its next attempt opens (the caller sent past
+// the retry buffer meanwhile) does not close that attempt's side: the
+// server would take an empty upload, whole. The attempt is cancelled, and
+// the stream ends as the attempt before it did.
+func TestStreamCommittedWhileItsNextAttemptOpens(t *testing.T) {
+	h := newHarness(t)
+	interceptor := StreamClientInterceptor(WithRegistry(h.registry), WithConfig(retrying(2)))
+	reopening, proceed := make(chan struct{}), make(chan struct{})
+	var opens atomic.Int64
+	second := &sendCounter{}
+	gate := func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		if opens.Add(1) != 2 {
+			return streamer(ctx, desc, cc, method, opts...)
+		}
+		close(reopening)
+		<-proceed
+		cs, err := streamer(ctx, desc, cc, method, opts...)
+		second.ClientStream = cs
+		return second, err
+	}
+	client := testgrpc.NewTestServiceClient(dial(t, "upload", &flakyStreams{failFirst: 1}, nil, grpc.WithChainStreamInterceptor(interceptor, gate)))
+	stream, err := client.StreamingInputCall(context.Background(), grpc.MaxRetryRPCBufferSize(8))
+	require.NoError(t, err)
+	require.NoError(t, stream.Send(message("ab")), "kept: 6 bytes")
+	ended := make(chan error, 1)
+	go func() { ended <- stream.RecvMsg(new(testgrpc.StreamingInputCallResponse)) }()
+	recv(t, reopening, "the second attempt")
+	assert.Equal(t, io.EOF, stream.Send(message("cdefghijk")), "past the buffer: committed, to the attempt that failed")
+	close(proceed)
+	assert.Equal(t, codes.Unavailable, status.Code(recv(t, ended, "the stream's end")))
+	assert.False(t, second.closedEmpty.Load(), "the second attempt's side closed with nothing sent")
+}
+
+// When the attempt after a failure does not begin (its stream does not
+// open), the caller gets that attempt's status, as the execution ended
+// with it, not the failure before.
+func TestStreamEndsAsItsLastAttemptDid(t *testing.T) {
+	h := newHarness(t)
+	interceptor := StreamClientInterceptor(WithRegistry(h.registry), WithConfig(retrying(2)))
+	var opens atomic.Int64
+	refuseSecond := func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		if opens.Add(1) == 2 {
+			return nil, status.Error(codes.PermissionDenied, "attempt 2")
+		}
+		return streamer(ctx, desc, cc, method, opts...)
+	}
+	client := testgrpc.NewTestServiceClient(dial(t, "feed", &flakyStreams{failFirst: 1}, nil, grpc.WithChainStreamInterceptor(interceptor, refuseSecond)))
+	stream, err := client.StreamingOutputCall(context.Background(), outputs(1))
+	require.NoError(t, err)
+	_, err = receiveAll(stream)
+	assert.Equal(t, codes.PermissionDenied, status.Code(err), "got %v", err)
+	assert.Equal(t, "[FAILURE: 1, BAD_REQUEST: 1, EXCEPTION_THROWN: 1, RETRIED: 1]", h.events("feed"+streamingOutputCall).String())
+}
+
+// headerThenFail is a TestService whose first StreamingOutputCall sends
+// its header and then fails, saying to retry at once.
+type headerThenFail struct {
+	streams
+	outputs atomic.Int64
+}
+
+func (s *headerThenFail) StreamingOutputCall(req *testgrpc.StreamingOutputCallRequest, stream testgrpc.TestService_StreamingOutputCallServer) error {
+	if s.outputs.Add(1) > 1 {
+		return s.streams.StreamingOutputCall(req, stream)
+	}
+	if err := stream.SendHeader(metadata.Pairs("attempt", "1")); err != nil {
+		return err
+	}
+	stream.SetTrailer(metadata.Pairs(PushbackTrailer, "0"))
+	return status.Error(codes.Unavailable, "failed after its header")
+}
+
+// A stream whose server sent its header has begun to be answered: as in
+// gRPC, its failure is not retried, whether or not the caller read the
+// header.
+func TestStreamCommittedByItsHeader(t *testing.T) {
+	for _, read := range []bool{true, false} {
+		t.Run(fmt.Sprintf("header read %v", read), func(t *testing.T) {
+			h, serve := streamHarness(t, WithConfig(retrying(2)))
+			svc := &headerThenFail{}
+			stream, err := serve("feed", svc).StreamingOutputCall(context.Background(), outputs(1))
+			require.NoError(t, err)
+			if read {
+				md, err := stream.Header()
+				require.NoError(t, err)
+				require.Equal(t, []string{"1"}, md.Get("attempt"))
+			}
+			_, err = receiveAll(stream)
+			assert.Equal(t, codes.Unavailable, status.Code(err))
+			assert.Equal(t, int64(1), svc.outputs.Load())
+			assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", h.events("feed"+streamingOutputCall).String())
+		})
+	}
 }
