@@ -35,6 +35,8 @@ rxhystrix_fleet_health_requests{command="GetUser"} 10
 
 	mem.setFail(nil)
 	c.tick()
+	assert.True(t, b.source().Stats().Fallback, "the first exchange after the outage writes, and judges alone")
+	c.tick()
 	assert.NoError(t, testutil.CollectAndCompare(b.fleet.Collector(), strings.NewReader(`
 # HELP rxhystrix_fleet_local_fallback 1 while the command's breaker judges on this instance's health alone, Redis having failed, else 0.
 # TYPE rxhystrix_fleet_local_fallback gauge

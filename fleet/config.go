@@ -35,7 +35,9 @@ type Config struct {
 	// health. Every other key keeps its own metrics.
 	Keys []string
 	// Prefix begins every Redis key the fleet writes. "" means
-	// DefaultPrefix.
+	// DefaultPrefix. Services that share a Redis and have command keys
+	// in common need a prefix each: the keys name the command, not the
+	// service.
 	Prefix string
 	// Timeout bounds each exchange with Redis, in real time whatever the
 	// registry's clock: past it, the exchange counts as failed and the

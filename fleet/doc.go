@@ -49,11 +49,20 @@
 // the buckets and reads the sums back: one Redis operation per key, per
 // instance and per interval (two a second at Hystrix's 500ms), and three
 // numbers per bucket back whatever the fleet's size. The braces put a
-// key's buckets in one Redis Cluster slot. Writing a bucket sets it to
-// expire after the window and two intervals, so an instance that stops
+// key's buckets in one Redis Cluster slot. Each exchange writes every
+// closed bucket of the window, not only the new ones, so that a Redis
+// that lost them (restarted empty, failed over to a replica behind,
+// evicted them) has them again an interval later. A bucket expires two
+// intervals after it leaves the window, and a write only ever lengthens
+// its expiry, so that an instance of a shorter window (during a deploy
+// that changes it) does not cut the others'; an instance that stops
 // leaves nothing behind once its buckets are out of every window. Only
 // buckets that hold executions are written: a key with no traffic
 // writes nothing, and still reads.
+//
+// The keys name the command key, not the service: services that share a
+// Redis and have command keys in common need a Config.Prefix each, or
+// they add up each other's health.
 //
 // # Clock skew
 //
@@ -64,8 +73,11 @@
 // leaves the reader's window one interval early. Up to one bucket of
 // skew thus changes the fleet's volume by at most a bucket per instance
 // at the window's edges and moves nothing out of the window; the error
-// percentage, a ratio, hardly moves. Beyond that the sums are still
-// sums, of slightly different windows.
+// percentage, a ratio, hardly moves. A few buckets of skew sum windows
+// that overlap less; a skew as long as the window leaves instances that
+// no longer read each other's buckets at all, each judging on its own
+// health and the others it still overlaps: keep the clocks in step (NTP)
+// well within the window.
 //
 // # ResetStream
 //
@@ -84,7 +96,9 @@
 // Source's goroutine, each bounded by [Config.Timeout]. When an exchange
 // fails (Redis slow, unreachable, restarted), the Source sends the
 // breaker this instance's own health, counts the failure and says so in
-// [Source.Stats] and the [Collector]'s metrics; the next exchange that
-// succeeds writes every bucket of the window again, so a Redis restarted
-// empty learns them back, and the fleet's sum returns.
+// [Source.Stats] and the [Collector]'s metrics. The next exchange that
+// succeeds writes the window again and still judges on local health: the
+// instances that exchange later in the interval may not have written
+// theirs yet, and a sum of a few of them (a bad instance's window alone,
+// say) could trip the breaker. The one after reads the fleet's sum.
 package fleet

@@ -127,6 +127,26 @@ func (c *cluster) tick() {
 	}
 }
 
+// tickInOrder moves the live instances' clocks one interval on, one
+// after the other, each exchanging before the next moves, as instances
+// that exchange at different moments of the interval do; then it runs
+// between.
+func (c *cluster) tickInOrder(between func()) {
+	c.t.Helper()
+	for _, in := range c.instances {
+		if in.stopped() {
+			continue
+		}
+		in.clk.Advance(interval)
+		select {
+		case <-c.exchanged:
+		case <-time.After(settle):
+			c.t.Fatal("a source did not exchange after its tick")
+		}
+	}
+	between()
+}
+
 // ticks ticks n times.
 func (c *cluster) ticks(n int) {
 	c.t.Helper()

@@ -55,7 +55,9 @@ func (m *memStore) exchange(ctx context.Context, x exchange) (reading, error) {
 			m.buckets[b] = map[string]counts{}
 		}
 		m.buckets[b][x.instance] = w.counts
-		m.expires[b] = m.clk.Now().Add(x.expiry)
+		if at := m.clk.Now().Add(w.expiry); at.After(m.expires[b]) {
+			m.expires[b] = at // a write only lengthens the expiry, as redisStore's
+		}
 	}
 	r := reading{others: make([]counts, x.buckets)}
 	seen := map[string]bool{}

@@ -67,8 +67,8 @@ type modelInstance struct {
 	metrics *metricsstream.CommandMetrics
 
 	local     map[int64]counts // this instance's buckets by fleet index
-	published int64
-	others    []counts // read at the latest exchange; nil after a failed one
+	rejoining bool             // the latest exchange failed
+	others    []counts         // read at the latest exchange; nil after a failed one
 	from      int64
 	seen      int // other instances at the latest successful exchange
 	resetAt   time.Duration
@@ -94,7 +94,7 @@ func newFleetModel(rt *rapid.T) *fleetModel {
 	}
 	metricsCfg := metricsstream.Config{RollingWindow: time.Duration(m.window) * modelInterval, HealthSnapshotInterval: modelInterval}
 	for i := range rapid.IntRange(2, 3).Draw(rt, "instances") {
-		in := &modelInstance{name: fmt.Sprintf("instance-%d", i), clk: clock.NewManual(epoch), local: map[int64]counts{}, published: nonePublished}
+		in := &modelInstance{name: fmt.Sprintf("instance-%d", i), clk: clock.NewManual(epoch), local: map[int64]counts{}}
 		in.metrics = metricsstream.NewRegistry(in.clk).Command(key, metricsCfg)
 		in.fleet = newFleet(Config{Instance: in.name, Keys: []string{key}}.withDefaults(), m.store)
 		in.fleet.afterExchange = func(s *Source) { m.exchanged <- s }
@@ -185,7 +185,7 @@ func (m *fleetModel) exchange(in *modelInstance) {
 	from := current - int64(m.window)
 	if m.failing {
 		in.failures++
-		in.others, in.published = nil, nonePublished
+		in.others, in.rejoining = nil, true
 		return
 	}
 	for b, at := range m.expires {
@@ -194,31 +194,35 @@ func (m *fleetModel) exchange(in *modelInstance) {
 			delete(m.expires, b)
 		}
 	}
-	newest := in.published
-	for b, c := range in.local {
-		if b <= in.published || b < from || b >= current || c.total == 0 {
+	for b, c := range in.local { // every closed bucket of the window, each time
+		if b < from || b >= current || c.total == 0 {
 			continue
 		}
 		if m.buckets[b] == nil {
 			m.buckets[b] = map[int]counts{}
 		}
 		m.buckets[b][m.index(in)] = c
-		m.expires[b] = m.now + time.Duration(m.window+2)*modelInterval
-		newest = max(newest, b)
+		// Until two intervals after it leaves the window: m.now is the
+		// start of the current bucket.
+		m.expires[b] = m.now + time.Duration(b+int64(m.window)+3-current)*modelInterval
 	}
-	in.others, in.from = make([]counts, m.window+1), from
+	others := make([]counts, m.window+1)
 	seen := map[int]bool{}
-	for j := range in.others {
+	for j := range others {
 		for who, c := range m.buckets[from+int64(j)] {
 			if who != m.index(in) {
-				in.others[j] = in.others[j].add(c)
+				others[j] = others[j].add(c)
 				seen[who] = true
 			}
 		}
 	}
 	in.seen = len(seen)
 	in.exchanges++
-	in.published = newest
+	if in.rejoining { // the first success after a failure writes, and judges alone
+		in.rejoining = false
+		return
+	}
+	in.others, in.from = others, from
 }
 
 func (m *fleetModel) index(in *modelInstance) int {

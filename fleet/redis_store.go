@@ -23,17 +23,23 @@ type redisStore struct {
 }
 
 // exchangeScript runs an exchange. KEYS are the buckets read, oldest
-// first. ARGV: the instance, the expiry in milliseconds, the number of
-// writes, then per write the position of its bucket in KEYS and its
-// total, errors and slow. It returns the total, errors and slow of the
-// other instances per bucket read, then how many other instances wrote.
+// first. ARGV: the instance, the number of writes, then per write the
+// position of its bucket in KEYS, its total, errors and slow, and its
+// expiry in milliseconds. A write only lengthens a bucket's expiry: an
+// instance whose window is shorter (during a deploy that changes it)
+// must not expire a bucket that the others still read. It returns the
+// total, errors and slow of the other instances per bucket read, then
+// how many other instances wrote.
 var exchangeScript = redis.NewScript(`
-local me, expiry, writes = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local me, writes = ARGV[1], tonumber(ARGV[2])
 for i = 0, writes - 1 do
-	local at = 4 + 4 * i
+	local at = 3 + 5 * i
 	local key = KEYS[tonumber(ARGV[at])]
 	redis.call('HSET', key, me, ARGV[at + 1] .. ' ' .. ARGV[at + 2] .. ' ' .. ARGV[at + 3])
-	redis.call('PEXPIRE', key, expiry)
+	local expiry = tonumber(ARGV[at + 4])
+	if redis.call('PTTL', key) < expiry then
+		redis.call('PEXPIRE', key, expiry)
+	end
 end
 local out, seen, instances = {}, {}, 0
 for _, key in ipairs(KEYS) do
@@ -70,10 +76,10 @@ func (s redisStore) exchange(ctx context.Context, x exchange) (reading, error) {
 	for i := range keys {
 		keys[i] = s.bucketKey(&x, x.from+int64(i))
 	}
-	args := make([]any, 0, 3+4*len(x.writes))
-	args = append(args, x.instance, x.expiry.Milliseconds(), len(x.writes))
+	args := make([]any, 0, 2+5*len(x.writes))
+	args = append(args, x.instance, len(x.writes))
 	for _, w := range x.writes {
-		args = append(args, w.index-x.from+1, w.counts.total, w.counts.errors, w.counts.slow)
+		args = append(args, w.index-x.from+1, w.counts.total, w.counts.errors, w.counts.slow, max(w.expiry.Milliseconds(), 1))
 	}
 	vals, err := exchangeScript.Run(ctx, s.client, keys, args...).Int64Slice()
 	if err != nil {

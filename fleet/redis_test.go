@@ -194,3 +194,51 @@ func TestRedisTooSlowTimesOutAndRejoins(t *testing.T) {
 	}
 	assert.False(t, a.source().Stats().Fallback, "the source rejoins once Redis answers")
 }
+
+// Redis restarts empty between two exchanges that both succeed (go-redis
+// dials again without a word): the next exchange writes every bucket of
+// the window again, so the fleet's sum is whole at once.
+func TestRedisRestartedBetweenExchangesLearnsTheWindowAgain(t *testing.T) {
+	srv := startRedis(t)
+	c := newCluster(t)
+	onRedis := func(name string) *instance {
+		return c.addWith(name, clock.NewManual(epoch), redisStore{client: newClient(t, srv), prefix: DefaultPrefix},
+			func(cfg *Config) { cfg.Timeout = settle })
+	}
+	a, b := onRedis("a"), onRedis("b")
+	a.down.Store(true)
+	b.down.Store(true)
+	a.run(15)
+	b.run(15)
+	c.tick() // each writes its bucket of 15 errors
+	require.NoError(t, srv.Stop())
+	require.NoError(t, srv.Restart()) // back, empty, before the next exchange
+
+	c.ticks(2)
+	for _, in := range []*instance{a, b} {
+		st := in.source().Stats()
+		assert.Zero(t, st.Failures, in.name)
+		assert.Equal(t, 1, st.Instances, "%s reads the other's bucket again", in.name)
+		assert.Equal(t, int64(30), st.Health.Total, "%s judges the fleet's 30 errors", in.name)
+	}
+}
+
+// A write only lengthens a bucket's expiry: an instance whose window is
+// shorter (a deploy that changes it) does not cut the life of a bucket
+// that the others' longer windows still read.
+func TestRedisShortWindowWriterKeepsTheLongerExpiry(t *testing.T) {
+	srv := startRedis(t)
+	s := redisStore{client: newClient(t, srv), prefix: DefaultPrefix}
+	ctx := context.Background()
+	write := func(who string, c counts, expiry time.Duration) {
+		t.Helper()
+		_, err := s.exchange(ctx, exchange{key: key, instance: who, interval: interval, from: 100, buckets: 1,
+			writes: []bucketWrite{{index: 100, counts: c, expiry: expiry}}})
+		require.NoError(t, err)
+	}
+	write("long", counts{15, 15, 0}, 22*interval)
+	write("short", counts{1, 0, 0}, 4*interval)
+	ttl, err := newClient(t, srv).PTTL(ctx, s.bucketKey(&exchange{key: key, interval: interval}, 100)).Result()
+	require.NoError(t, err)
+	assert.Greater(t, ttl, 20*interval, "the long window's expiry stands")
+}

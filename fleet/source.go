@@ -31,10 +31,12 @@ type Source struct {
 	stop   chan struct{}
 	done   chan struct{}
 
-	mu        sync.Mutex // serializes views and what is sent to the breaker
-	published int64      // the newest bucket Redis holds from this instance
-	resetAt   time.Time  // the latest ResetStream (see view)
-	others    []counts   // from the latest exchange; nil after a failed one
+	mu sync.Mutex // serializes views and what is sent to the breaker
+	// rejoining: the latest exchange failed, so the next one writes and
+	// does not read yet (see exchange).
+	rejoining bool
+	resetAt   time.Time // the latest ResetStream (see view)
+	others    []counts  // from the latest exchange; nil after a failed one
 	from      int64
 
 	exchanges atomic.Uint64
@@ -50,17 +52,16 @@ var _ breaker.HealthSource = (*Source)(nil)
 func newSource(f *Fleet, key string, local *metricsstream.CommandMetrics, cfg func() breaker.Config, c clock.Clock) *Source {
 	mc := local.Config()
 	s := &Source{
-		fleet:     f,
-		key:       key,
-		local:     local,
-		breaker:   cfg,
-		clock:     c,
-		interval:  mc.HealthSnapshotInterval,
-		window:    max(int(mc.RollingWindow/mc.HealthSnapshotInterval), 1),
-		health:    observable.NewBehaviorSubject(metricsstream.HealthCounts{}),
-		stop:      make(chan struct{}),
-		done:      make(chan struct{}),
-		published: nonePublished,
+		fleet:    f,
+		key:      key,
+		local:    local,
+		breaker:  cfg,
+		clock:    c,
+		interval: mc.HealthSnapshotInterval,
+		window:   max(int(mc.RollingWindow/mc.HealthSnapshotInterval), 1),
+		health:   observable.NewBehaviorSubject(metricsstream.HealthCounts{}),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
 	}
 	s.fallback.Store(true) // until the first exchange succeeds
 	ticker := c.NewTicker(s.interval)
@@ -106,10 +107,23 @@ func (s *Source) run(ticker clock.Ticker) {
 	}
 }
 
-// exchange writes this instance's buckets that closed since the latest
-// successful exchange (all of the window's after a failed one, so that a
-// restarted Redis learns them again), reads the other instances' buckets
-// of the window and sends the breaker the new view.
+// exchange writes this instance's closed buckets of the window, reads the
+// other instances' buckets of the window and sends the breaker the new
+// view.
+//
+// Every bucket of the window is written each time, not only those that
+// closed since: a Redis that restarted empty, failed over to a replica
+// behind, or evicted a bucket between two exchanges that both succeed
+// learns them again at the next, where a write of the new ones alone
+// would leave the fleet's sum short for a window, unseen. It is a few
+// HSETs more in the one script call.
+//
+// The first exchange that succeeds after a failed one writes, and reads
+// nothing yet: the instances that exchange later in the interval may not
+// have written their windows again either, and a sum of some of them (a
+// bad instance's window, say, and none of the healthy ones') could trip
+// the breaker on one bad instance. The breaker judges on this instance's
+// health for that one more interval.
 func (s *Source) exchange() {
 	now := s.clock.Now()
 	current := bucketIndex(now, s.interval)
@@ -122,19 +136,13 @@ func (s *Source) exchange() {
 		interval: s.interval,
 		from:     from,
 		buckets:  s.window + 1,
-		expiry:   max(time.Duration(s.window+2)*s.interval, time.Millisecond),
 	}
-	s.mu.Lock()
-	published := s.published
-	s.mu.Unlock()
-	newest := published
 	for _, b := range s.local.HealthBuckets(nil) {
 		i := bucketIndex(b.Start, s.interval)
-		if i <= published || i < from || i > current {
+		if i < from || i > current {
 			continue
 		}
-		x.writes = append(x.writes, bucketWrite{index: i, counts: counts{b.Total, b.Errors, b.Slow}})
-		newest = max(newest, i)
+		x.writes = append(x.writes, bucketWrite{index: i, counts: counts{b.Total, b.Errors, b.Slow}, expiry: s.expiry(i, now)})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.fleet.cfg.Timeout)
 	r, err := s.fleet.store.exchange(ctx, x)
@@ -142,23 +150,36 @@ func (s *Source) exchange() {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err != nil {
+	switch {
+	case err != nil:
 		s.failures.Add(1)
 		s.lastError.Store(&err)
 		s.fallback.Store(true)
 		s.others = nil
-		s.published = nonePublished
-	} else {
+		s.rejoining = true
+	case s.rejoining:
+		s.exchanges.Add(1)
+		s.instances.Store(int64(r.instances))
+		s.rejoining = false // and the fallback stays, for this interval
+	default:
 		s.exchanges.Add(1)
 		s.fallback.Store(false)
 		s.instances.Store(int64(r.instances))
 		s.others, s.from = r.others, from
-		s.published = max(s.published, newest)
 	}
 	s.sendLocked()
 	if h := s.fleet.afterExchange; h != nil {
 		h(s)
 	}
+}
+
+// expiry is how long after now bucket i is to live: until two intervals
+// after it leaves the window of a reader whose clock is this one's, so
+// that readers up to a bucket behind still find it. A bucket written
+// again is given the same end, however often it is written.
+func (s *Source) expiry(i int64, now time.Time) time.Duration {
+	end := (i + int64(s.window) + 3) * int64(s.interval)
+	return max(time.Duration(end-now.UnixNano()), time.Millisecond)
 }
 
 // sendLocked sends the breaker the snapshot of the current view.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -190,4 +191,47 @@ func TestFleetStoppedInstancesLeaveNoHealthBehind(t *testing.T) {
 	assert.True(t, mem.writers()["a"])
 	assert.Equal(t, 1, b.source().Stats().Instances, "only a is left in b's window")
 	assert.Equal(t, 0, a.source().Stats().Instances, "b wrote no bucket")
+}
+
+// After an outage, Redis back empty: the instances write their windows
+// again one after the other in the interval, and the first exchange that
+// succeeds judges on local health, so that no instance reads a fleet of
+// the bad instance alone and trips on it.
+func TestRejoiningAfterAnOutageJudgesAloneFirst(t *testing.T) {
+	c := newCluster(t)
+	badClock := clock.NewManual(epoch)
+	mem := newMemStore(badClock)
+	bad := c.add("bad", badClock, mem) // exchanges first in each interval
+	a := c.add("a", clock.NewManual(epoch), mem)
+	big := c.add("big", clock.NewManual(epoch), mem)
+	traffic := func() { a.run(1); big.run(10) }
+
+	traffic()
+	for range 20 { // a window of steady traffic
+		c.tickInOrder(traffic)
+	}
+	bad.down.Store(true)
+	bad.run(25) // bad's own fault: it opens alone
+	c.tickInOrder(traffic)
+	c.tickInOrder(traffic)
+	require.True(t, bad.open())
+	require.False(t, a.open(), "25 errors in the fleet's ~235 do not trip a")
+
+	mem.setFail(errors.New("connection refused"))
+	c.tickInOrder(traffic)
+	c.tickInOrder(traffic)
+	require.True(t, a.source().Stats().Fallback)
+	mem.mu.Lock() // Redis restarted empty
+	mem.buckets, mem.expires = map[string]map[string]counts{}, map[string]time.Time{}
+	mem.mu.Unlock()
+	mem.setFail(nil)
+
+	c.tickInOrder(traffic) // a reads only bad's window, rewritten: it judges alone
+	assert.True(t, a.source().Stats().Fallback)
+	assert.False(t, a.open())
+	c.tickInOrder(traffic) // every window is written again: the fleet's sum
+	assert.False(t, a.source().Stats().Fallback)
+	assert.Equal(t, 2, a.source().Stats().Instances)
+	assert.False(t, a.open(), "one bad instance does not trip the others")
+	assert.False(t, big.open())
 }

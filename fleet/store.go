@@ -18,6 +18,7 @@ func (c counts) add(o counts) counts {
 type bucketWrite struct {
 	index  int64
 	counts counts
+	expiry time.Duration // how long the bucket lives from now, at least
 }
 
 // exchange is one round with the store: this instance's new buckets go
@@ -29,7 +30,6 @@ type exchange struct {
 	from     int64         // the first bucket read
 	buckets  int           // how many are read: from, from+1, ...
 	writes   []bucketWrite // each within the buckets read
-	expiry   time.Duration // how long a written bucket lives
 }
 
 // reading is what an exchange brings back.

@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"math"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/metricsstream"
@@ -23,10 +22,6 @@ func bucketIndex(t time.Time, interval time.Duration) int64 {
 	}
 	return i
 }
-
-// nonePublished is the newest published bucket of a source that has not
-// written to Redis yet, or must write every bucket again.
-const nonePublished = math.MinInt64
 
 // view is what a source knows of health at one moment, and what it makes
 // of it.
