@@ -226,15 +226,16 @@ const (
 // classify says how a run that returned err ended, given the caller's
 // context and run's context (which carries the timeout).
 func classify(callerCtx, runCtx context.Context, err error) outcome {
-	return classifyTimed(callerCtx, runCtx.Err() != nil, err)
+	return classifyTimed(callerLeft(callerCtx, runCtx), runCtx.Err() != nil, err)
 }
 
-// classifyTimed is classify for a caller that knows whether run ran out
-// of time. An ObservableCommand's Observable that completed without a
-// value before First had one (errCompleted) succeeded.
-func classifyTimed(callerCtx context.Context, timedOut bool, err error) outcome {
+// classifyTimed is classify for a caller that knows whether it has left
+// and whether run ran out of time. An ObservableCommand's Observable that
+// completed without a value before First had one (errCompleted)
+// succeeded.
+func classifyTimed(left, timedOut bool, err error) outcome {
 	switch {
-	case callerCtx.Err() != nil:
+	case left:
 		return outcomeCancelled
 	case timedOut:
 		return outcomeTimeout

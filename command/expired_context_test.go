@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -75,4 +76,41 @@ func TestCallerPastItsDeadlineGetsDeadlineExceeded(t *testing.T) {
 		default:
 		}
 	})
+}
+
+// tardyContext is a caller's context with a deadline that it is slow to
+// tell: its Deadline reports it, and its Err and Done never do, as a
+// context whose timer has not fired when the registry's clock, which a
+// run's deadline follows, has passed it.
+type tardyContext struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c tardyContext) Deadline() (time.Time, bool) { return c.deadline, true }
+
+// A caller's deadline that comes before the timeout ends the execution
+// CANCELLED with context.DeadlineExceeded, as the caller's context ending
+// does, even when the run's context, on the registry's clock, tells the
+// deadline before the caller's context does: it is not a TIMEOUT, which
+// the breaker would count against a healthy dependency.
+func TestCallersDeadlineBeforeTheTimeoutIsNoTimeout(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			started := make(chan struct{}, 1)
+			c := New("Tardy", func(ctx context.Context, id int) (string, error) {
+				started <- struct{}{}
+				<-ctx.Done()
+				return "", ctx.Err()
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: time.Second})).WithFallback(fallbackName)
+			ctx := tardyContext{Context: context.Background(), deadline: harnessStart.Add(100 * time.Millisecond)}
+			call := goCall(func() (string, error) { return c.Execute(ctx, 1) })
+			recv(t, started, "the run to start")
+			h.clock.Advance(100 * time.Millisecond)
+			res := awaitCall(t, call)
+			assert.ErrorIs(t, res.err, context.DeadlineExceeded, "no fallback: the caller has left")
+			assert.Equal(t, evs("CANCELLED"), h.events())
+		})
+	}
 }

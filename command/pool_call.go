@@ -328,7 +328,7 @@ func (c *core[In, Out]) executeHere(ctx context.Context, e *execution, in In, p 
 	v, err := c.invoke(ctx, e.cfg, in)
 	now := c.k.registry.now()
 	p.exit(now)
-	return c.conclude(ctx, e, in, classifyTimed(ctx, false, err), v, err, now)
+	return c.conclude(ctx, e, in, classifyTimed(ctx.Err() != nil, false, err), v, err, now)
 }
 
 // poolFor returns the pool of this call, or the *KeyFuncError of a pool

@@ -62,6 +62,10 @@ type deadlineContext struct {
 	// reported, when bounded, but not enforced.
 	endsItself bool
 	unbounded  bool // there is no deadline to report
+	// callersDue: due is the parent's deadline, which comes before the
+	// timeout's, so that the context expiring is the caller's deadline
+	// passing, not a timeout (see leftAt).
+	callersDue bool
 
 	state   atomic.Uint32                  // contextLive until it ends, then how
 	waiters atomic.Pointer[contextWaiters] // made by the first Done or AfterFunc
@@ -95,7 +99,37 @@ type contextWaiters struct {
 // newDeadlineContext returns the context of a run due at due, in Unix
 // nanoseconds, or at parent's deadline if that comes first.
 func newDeadlineContext(parent context.Context, c clock.Clock, due int64) *deadlineContext {
-	return &deadlineContext{parent: parent, clock: c, due: dueBy(parent, due), endsItself: true}
+	d := &deadlineContext{parent: parent, clock: c, due: dueBy(parent, due), endsItself: true}
+	d.callersDue = d.due != due
+	return d
+}
+
+// leftAt reports whether c, if not nil, has expired at now at its
+// parent's deadline: the caller's deadline has passed, which makes the
+// execution CANCELLED and not TIMEOUT, though the caller's context may
+// not say so yet (its timer is not the registry's clock).
+func (c *deadlineContext) leftAt(now int64) bool {
+	return c != nil && c.callersDue && c.expiredAt(now)
+}
+
+// callerLeft reports whether the caller of a run under runCtx has left:
+// its context ctx has ended, or runCtx expired at ctx's deadline.
+func callerLeft(ctx, runCtx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	d, ok := runCtx.(*deadlineContext)
+	return ok && d.callersDue && d.Err() != nil
+}
+
+// callerErr is the error of a caller that left: its context's, or, when
+// its deadline has passed on the registry's clock and its context has
+// not said so yet, context.DeadlineExceeded, which it is about to say.
+func callerErr(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return context.DeadlineExceeded
 }
 
 // dueBy returns due, in Unix nanoseconds, or parent's deadline if that

@@ -233,7 +233,7 @@ func (s *subscription[In, Out]) runReturned(v Out, err error, now int64, inTime 
 		// A stream's first value stopped the timeout: a failure after it
 		// is the stream's own, however late, as in Hystrix.
 		timedOut := !s.emitted && s.deadline != nil && s.deadline.expiredAt(now)
-		o = classifyTimed(context.Background(), timedOut, err)
+		o = classifyTimed(false, timedOut, err)
 	}
 	switch failure, cause := s.e.concluded(o, err, now); failure {
 	case noFailure:
