@@ -62,5 +62,10 @@
 //
 // metricCollector.Registry starts empty: neither the circuit nor
 // rxhystrix's metrics need a collector. Register metricCollector.NewDefaultMetricCollector for
-// hystrix-go's rolling counters.
+// hystrix-go's rolling counters. A collector's Update is called on the
+// caller's goroutine as the command ends, where hystrix-go queues the
+// result for a goroutine of its own (dropping it when 2,000 wait): a
+// collector must not block, or it delays the callers. Flush resets the
+// circuits and the collectors, not rxhystrix's rolling counts, which the
+// stream shows until they roll out of the window.
 package hystrix

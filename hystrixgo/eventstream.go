@@ -22,28 +22,29 @@ const streamInterval = time.Second
 // with everything Hystrix 1.5 reports; this one keeps hystrix-go's field
 // set: counts are integers, errorPercentage is rounded, and the counts are
 // those of the circuit's health window.
+//
+// As hystrix-go's, the zero StreamHandler is ready to Start, and one
+// stopped may be started again.
 type StreamHandler struct {
 	mu       sync.Mutex
-	requests map[*http.Request]chan []byte
-	done     chan struct{}
-	started  bool
-	stopped  bool
+	requests map[*http.Request]chan []byte // made by the first ServeHTTP
+	done     chan struct{}                 // the running Start's, closed by Stop; nil while stopped
 	wg       sync.WaitGroup
 }
 
 // NewStreamHandler returns a StreamHandler that is not started.
-func NewStreamHandler() *StreamHandler {
-	return &StreamHandler{requests: map[*http.Request]chan []byte{}, done: make(chan struct{})}
-}
+func NewStreamHandler() *StreamHandler { return &StreamHandler{} }
 
-// Start starts sending events to the clients being served.
+// Start starts sending events to the clients being served, unless it is
+// sending them already.
 func (sh *StreamHandler) Start() {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if sh.started || sh.stopped {
+	if sh.done != nil {
 		return
 	}
-	sh.started = true
+	done := make(chan struct{})
+	sh.done = done
 	e := current()
 	ticker := e.reg.Clock().NewTicker(streamInterval)
 	sh.wg.Add(1)
@@ -54,20 +55,20 @@ func (sh *StreamHandler) Start() {
 			select {
 			case <-ticker.C():
 				sh.publish(e)
-			case <-sh.done:
+			case <-done:
 				return
 			}
 		}
 	}()
 }
 
-// Stop stops sending events and ends every ServeHTTP in progress; it
-// returns once the sending goroutine has ended.
+// Stop stops sending events and ends every ServeHTTP that began while
+// they were sent; it returns once the sending goroutine has ended.
 func (sh *StreamHandler) Stop() {
 	sh.mu.Lock()
-	if !sh.stopped {
-		sh.stopped = true
+	if sh.done != nil {
 		close(sh.done)
+		sh.done = nil
 	}
 	sh.mu.Unlock()
 	sh.wg.Wait()
@@ -78,7 +79,11 @@ func (sh *StreamHandler) Stop() {
 func (sh *StreamHandler) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 	events := make(chan []byte, 32)
 	sh.mu.Lock()
+	if sh.requests == nil {
+		sh.requests = map[*http.Request]chan []byte{}
+	}
 	sh.requests[req] = events
+	stopped := sh.done // nil before Start: only the client's leaving ends the stream
 	sh.mu.Unlock()
 	defer func() {
 		sh.mu.Lock()
@@ -103,7 +108,7 @@ func (sh *StreamHandler) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 			_ = rc.Flush()
 		case <-req.Context().Done():
 			return
-		case <-sh.done:
+		case <-stopped:
 			return
 		}
 	}

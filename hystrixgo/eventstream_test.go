@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -148,4 +149,34 @@ func TestStreamHandlerStopEndsServing(t *testing.T) {
 		t.Fatal("ServeHTTP did not return after Stop")
 	}
 	_, _ = io.ReadAll(rec.Body)
+}
+
+// As hystrix-go's, the zero StreamHandler serves and stops without a
+// panic, and one stopped starts again.
+func TestZeroStreamHandlerStartsStopsAndStartsAgain(t *testing.T) {
+	testEngine(t)
+	var sh StreamHandler
+	sh.Start()
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	ctx, cancel := context.WithCancel(req.Context())
+	cancel() // a client that has left at once
+	sh.ServeHTTP(httptest.NewRecorder(), req.WithContext(ctx))
+	sh.Stop()
+	sh.Stop() // twice is once
+
+	sh.Start()
+	served := make(chan struct{})
+	go func() {
+		sh.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
+		close(served)
+	}()
+	for sh.clients() == 0 {
+		runtime.Gosched()
+	}
+	sh.Stop()
+	select {
+	case <-served:
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeHTTP did not return after the second Stop")
+	}
 }

@@ -56,9 +56,14 @@ func Configure(cmds map[string]CommandConfig) {
 
 // ConfigureCommand sets the configuration of name, live if its commands
 // run already: the timeout, the concurrency limit and the circuit's
-// thresholds apply to the next command. A configuration that rxhystrix
-// refuses (a negative size, a percentage over 100) is logged and the
-// previous one stays.
+// thresholds apply to the next command. The values hystrix-go takes
+// without a word mean here what they mean there: an ErrorPercentThreshold
+// over 100 never trips the circuit (it is forced closed), a negative one
+// trips it at the first error in a volume (hystrix-go's trips even
+// without one), and a negative Timeout or SleepWindow is none at all (every
+// command times out at once; the circuit tries a request at once). A
+// negative MaxConcurrentRequests, on which hystrix-go panics, is logged
+// and the previous configuration stays.
 func ConfigureCommand(name string, config CommandConfig) {
 	current().configure(name, settingsOf(config))
 }
@@ -77,6 +82,11 @@ func GetCircuitSettings() map[string]*Settings {
 	}
 	return m
 }
+
+// atLeastANanosecond is d, or a nanosecond for a negative d: hystrix-go's
+// timer of a negative duration fires at once, where a negative duration
+// here means none at all.
+func atLeastANanosecond(d time.Duration) time.Duration { return max(d, time.Nanosecond) }
 
 // orDefault returns v, or d when v is zero.
 func orDefault(v, d int) int {
@@ -110,16 +120,24 @@ const healthInterval = 250 * time.Millisecond
 // fallbacks unbounded, as hystrix-go's are, and health judged every
 // healthInterval.
 func commandConfig(key string, s *Settings) (command.Config, command.PoolConfig) {
+	threshold, forceClosed := s.ErrorPercentThreshold, false
+	switch {
+	case threshold > 100: // hystrix-go: never unhealthy
+		threshold, forceClosed = 100, true
+	case threshold < 0: // hystrix-go: never healthy; here, at the first error
+		threshold = 1
+	}
 	return command.Config{
 			Pool:                          key,
 			Isolation:                     command.PoolIsolation,
-			Timeout:                       s.Timeout,
+			Timeout:                       atLeastANanosecond(s.Timeout),
 			MaxConcurrentRequests:         s.MaxConcurrentRequests,
 			FallbackMaxConcurrentRequests: math.MaxInt32,
 			Breaker: breaker.Config{
 				RequestVolumeThreshold:   int(min(s.RequestVolumeThreshold, math.MaxInt32)),
-				ErrorThresholdPercentage: s.ErrorPercentThreshold,
-				SleepWindow:              s.SleepWindow,
+				ErrorThresholdPercentage: threshold,
+				SleepWindow:              atLeastANanosecond(s.SleepWindow),
+				ForceClosed:              forceClosed,
 			},
 			Metrics: metricsstream.Config{HealthSnapshotInterval: healthInterval},
 		}, command.PoolConfig{

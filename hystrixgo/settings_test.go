@@ -79,7 +79,7 @@ func TestConfigureRefusedIsLogged(t *testing.T) {
 	var l capture
 	SetLogger(&l)
 	defer SetLogger(DefaultLogger)
-	ConfigureCommand("bad", CommandConfig{ErrorPercentThreshold: 200})
+	ConfigureCommand("bad", CommandConfig{MaxConcurrentRequests: -1}) // hystrix-go panics on it
 	if l.n == 0 {
 		t.Fatal("a refused configuration was not logged")
 	}
@@ -87,6 +87,32 @@ func TestConfigureRefusedIsLogged(t *testing.T) {
 		t.Fatal("a refused configuration was stored")
 	}
 	NoopLogger{}.Printf("%d", 1)
+}
+
+// What hystrix-go takes without a word is taken, meaning what it means
+// there: a threshold over 100 never trips (the circuit is forced closed,
+// and the rest of the configuration applies), and a negative timeout or
+// sleep window is none at all.
+func TestConfigureTakesWhatHystrixGoTakes(t *testing.T) {
+	e, _ := testEngine(t)
+	ConfigureCommand("never", CommandConfig{Timeout: 5000, MaxConcurrentRequests: 50, ErrorPercentThreshold: 101, SleepWindow: -1})
+	_ = Do("never", func() error { return nil }, nil)
+	cfg, ok := e.reg.Config("never")
+	if !ok {
+		t.Fatal("the configuration was not applied")
+	}
+	if cfg.Timeout != 5*time.Second || cfg.MaxConcurrentRequests != 50 || !cfg.Breaker.ForceClosed || cfg.Breaker.SleepWindow != time.Nanosecond {
+		t.Fatalf("in force: timeout %v, %d permits, forced closed %v, sleep window %v; want 5s, 50, true, 1ns",
+			cfg.Timeout, cfg.MaxConcurrentRequests, cfg.Breaker.ForceClosed, cfg.Breaker.SleepWindow)
+	}
+	if s := GetCircuitSettings()["never"]; s == nil || s.ErrorPercentThreshold != 101 {
+		t.Fatalf("settings %+v, want them as given", s)
+	}
+	ConfigureCommand("instant", CommandConfig{Timeout: -1})
+	_ = Do("instant", func() error { return nil }, nil)
+	if cfg, _ := e.reg.Config("instant"); cfg.Timeout != time.Nanosecond {
+		t.Fatalf("a negative timeout is %v in force, want 1ns: every command times out at once", cfg.Timeout)
+	}
 }
 
 type capture struct{ n int }
