@@ -50,20 +50,37 @@ func retrying(string) command.Config {
 	}}
 }
 
+// answer is what a request sent aside got.
+type answer struct {
+	resp *http.Response
+	err  error
+}
+
+// doAside sends req with the harness's client on a goroutine of its own;
+// its answer comes on the channel.
+func (h *harness) doAside(req *http.Request) <-chan answer {
+	done := make(chan answer, 1)
+	go func() {
+		resp, err := h.client.Do(req)
+		done <- answer{resp, err}
+	}()
+	return done
+}
+
+// getAside is doAside of a GET of url.
+func (h *harness) getAside(t *testing.T, url string) <-chan answer {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	require.NoError(t, err)
+	return h.doAside(req)
+}
+
 // do sends req, moving the clock a millisecond at a time until it is
 // answered (a retry waits for its backoff on the clock), and returns the
 // response's status, or the error.
 func (h *harness) do(t *testing.T, req *http.Request) (int, error) {
 	t.Helper()
-	type result struct {
-		resp *http.Response
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		resp, err := h.client.Do(req)
-		done <- result{resp, err}
-	}()
+	done := h.doAside(req)
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
@@ -158,15 +175,7 @@ func TestHedgedRequestWinsAndTheOtherIsCancelled(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, "from the hedge")
 	})
-	type result struct {
-		resp *http.Response
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		resp, err := h.get(t, srv.URL)
-		done <- result{resp, err}
-	}()
+	done := h.getAside(t, srv.URL)
 	<-first
 	h.clock.Advance(10 * time.Millisecond)
 	r := <-done

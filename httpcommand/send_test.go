@@ -179,15 +179,7 @@ func TestHedgedNotFoundReachesTheCaller(t *testing.T) {
 		}
 		http.NotFound(w, r)
 	})
-	type result struct {
-		resp *http.Response
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		resp, err := h.get(t, srv.URL)
-		done <- result{resp, err}
-	}()
+	done := h.getAside(t, srv.URL)
 	<-first
 	h.clock.Advance(10 * time.Millisecond)
 	select {

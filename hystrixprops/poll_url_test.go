@@ -62,30 +62,10 @@ func TestPollURLFollowsTheServer(t *testing.T) {
 	srv := httptest.NewServer(server)
 	defer srv.Close()
 
-	var mu sync.Mutex
-	var reports []string
-	reported := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), reports...)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() {
-		done <- s.PollURL(ctx, srv.Client(), srv.URL+"/hystrix.properties", time.Minute, func(err error) {
-			mu.Lock()
-			reports = append(reports, err.Error())
-			mu.Unlock()
-		})
-	}()
-	poll := func() {
-		t.Helper()
-		waitCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-		defer stop()
-		require.NoError(t, mc.BlockUntil(waitCtx, 1), "the poll's timer")
-		mc.Advance(time.Minute)
-		require.NoError(t, mc.BlockUntil(waitCtx, 1), "the poll's timer again")
-	}
+	p := startPoller(t, mc, func(ctx context.Context, report func(error)) error {
+		return s.PollURL(ctx, srv.Client(), srv.URL+"/hystrix.properties", time.Minute, report)
+	})
+	poll, reported := p.next, p.reported
 	poll() // the first read is at once, before the timer is armed
 	assert.Equal(t, 25, threshold())
 
@@ -110,8 +90,7 @@ func TestPollURLFollowsTheServer(t *testing.T) {
 	poll()
 	assert.Equal(t, 40, threshold(), "the server is back")
 
-	cancel()
-	assert.ErrorIs(t, <-done, context.Canceled)
+	assert.ErrorIs(t, p.stop(), context.Canceled)
 	server.mu.Lock()
 	defer server.mu.Unlock()
 	assert.Equal(t, []string{"", `"v1"`, `"v1"`, `"v2"`, `"v3"`, `"v3"`, `"v3"`, `"v3"`}, server.conditional[:8],

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -97,30 +96,10 @@ func TestPollFileFollowsTheFile(t *testing.T) {
 	threshold := func() int { return r.Breaker("GetUser").Config().ErrorThresholdPercentage }
 	write("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=25\n", 0)
 
-	var mu sync.Mutex
-	var reports []string
-	reported := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), reports...)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() {
-		done <- s.PollFile(ctx, file, time.Minute, func(err error) {
-			mu.Lock()
-			reports = append(reports, err.Error())
-			mu.Unlock()
-		})
-	}()
-	poll := func() {
-		t.Helper()
-		waitCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-		defer stop()
-		require.NoError(t, mc.BlockUntil(waitCtx, 1), "the poll's timer")
-		mc.Advance(time.Minute)
-		require.NoError(t, mc.BlockUntil(waitCtx, 1), "the poll's timer again")
-	}
+	p := startPoller(t, mc, func(ctx context.Context, report func(error)) error {
+		return s.PollFile(ctx, file, time.Minute, report)
+	})
+	poll, reported := p.next, p.reported
 	poll() // the first read is at once, before the timer is armed
 	assert.Equal(t, 25, threshold())
 
@@ -142,7 +121,6 @@ func TestPollFileFollowsTheFile(t *testing.T) {
 	require.Len(t, reported(), 2, "reported once more: %v", reported())
 	assert.Contains(t, reported()[1], "no such file or directory; the properties before stay in force")
 
-	cancel()
-	assert.ErrorIs(t, <-done, context.Canceled)
+	assert.ErrorIs(t, p.stop(), context.Canceled)
 	assert.EqualError(t, s.PollFile(context.Background(), file, 0, nil), "hystrixprops: PollFile: interval 0s is not positive")
 }
