@@ -113,13 +113,14 @@ func (c *deadlineContext) leftAt(now int64) bool {
 }
 
 // callerLeft reports whether the caller of a run under runCtx has left:
-// its context ctx has ended, or runCtx expired at ctx's deadline.
+// its context ctx has ended, or runCtx expired at ctx's deadline
+// (leftAt, now).
 func callerLeft(ctx, runCtx context.Context) bool {
 	if ctx.Err() != nil {
 		return true
 	}
 	d, ok := runCtx.(*deadlineContext)
-	return ok && d.callersDue && d.Err() != nil
+	return ok && d.leftAt(clock.UnixNano(d.clock))
 }
 
 // callerErr is the error of a caller that left: its context's, or, when

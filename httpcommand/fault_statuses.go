@@ -38,8 +38,8 @@ func (faultStatuses) FaultError(code, message string) (error, error) {
 
 // FaultCode returns the code of a *StatusError.
 func (faultStatuses) FaultCode(err error) (string, string, bool) {
-	var s *StatusError
-	if !errors.As(err, &s) {
+	s, ok := statusOf(err)
+	if !ok {
 		return "", "", false
 	}
 	return strconv.Itoa(s.StatusCode), "", true
