@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
@@ -48,4 +49,28 @@ rxhystrix_fleet_health_requests{command="GetUser"} 20
 # TYPE rxhystrix_fleet_error_percentage gauge
 rxhystrix_fleet_error_percentage{command="GetUser"} 50
 `), "rxhystrix_fleet_local_fallback", "rxhystrix_fleet_health_requests", "rxhystrix_fleet_error_percentage"))
+}
+
+func TestCollectorShowsTheClockSkewFromTheStore(t *testing.T) {
+	c, mem, in := threeOnMem(t)
+	a := in[0]
+	assert.Zero(t, testutil.CollectAndCount(a.fleet.Collector(), "rxhystrix_fleet_clock_skew_seconds"),
+		"no skew is known before an exchange")
+
+	mem.setAhead(1500 * time.Millisecond)
+	c.tick()
+	assert.Equal(t, -1500*time.Millisecond, a.source().Stats().ClockSkew, "the instance's clock runs behind the store's")
+	assert.NoError(t, testutil.CollectAndCompare(a.fleet.Collector(), strings.NewReader(`
+# HELP rxhystrix_fleet_clock_skew_seconds How far this instance's clock ran ahead of Redis's (negative: behind) at the latest successful exchange of the command's health buckets.
+# TYPE rxhystrix_fleet_clock_skew_seconds gauge
+rxhystrix_fleet_clock_skew_seconds{command="GetUser"} -1.5
+`), "rxhystrix_fleet_clock_skew_seconds"))
+
+	mem.setAhead(-250 * time.Millisecond)
+	mem.setFail(errors.New("connection refused"))
+	c.tick()
+	assert.Equal(t, -1500*time.Millisecond, a.source().Stats().ClockSkew, "a failed exchange measures nothing")
+	mem.setFail(nil)
+	c.tick()
+	assert.Equal(t, 250*time.Millisecond, a.source().Stats().ClockSkew)
 }

@@ -77,7 +77,9 @@
 // that overlap less; a skew as long as the window leaves instances that
 // no longer read each other's buckets at all, each judging on its own
 // health and the others it still overlaps: keep the clocks in step (NTP)
-// well within the window.
+// well within the window. Each exchange measures how far this instance's
+// clock is from Redis's ([Stats].ClockSkew, and the Collector's
+// rxhystrix_fleet_clock_skew_seconds): alert when it nears an interval.
 //
 // # ResetStream
 //

@@ -18,6 +18,7 @@ type memStore struct {
 	mu      sync.Mutex
 	buckets map[string]map[string]counts // bucket → instance → counts
 	expires map[string]time.Time
+	ahead   time.Duration // how far the store's clock runs ahead of clk
 	fail    error         // when set, every exchange fails with it
 	block   chan struct{} // when set, exchanges wait for it to close or their deadline
 	calls   int
@@ -71,6 +72,7 @@ func (m *memStore) exchange(ctx context.Context, x exchange) (reading, error) {
 		}
 	}
 	r.instances = len(seen)
+	r.storeTime = m.clk.Now().Add(m.ahead)
 	return r, nil
 }
 
@@ -101,6 +103,12 @@ func (m *memStore) writers() map[string]bool {
 func (m *memStore) setFail(err error) {
 	m.mu.Lock()
 	m.fail = err
+	m.mu.Unlock()
+}
+
+func (m *memStore) setAhead(d time.Duration) {
+	m.mu.Lock()
+	m.ahead = d
 	m.mu.Unlock()
 }
 

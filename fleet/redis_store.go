@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -29,7 +30,10 @@ type redisStore struct {
 // instance whose window is shorter (during a deploy that changes it)
 // must not expire a bucket that the others still read. It returns the
 // total, errors and slow of the other instances per bucket read, then
-// how many other instances wrote.
+// how many other instances wrote, then Redis's clock (TIME: seconds and
+// microseconds), which Source.Stats compares with the instance's. TIME
+// comes after the writes, where every Redis since 3.2 lets a script
+// read it.
 var exchangeScript = redis.NewScript(`
 local me, writes = ARGV[1], tonumber(ARGV[2])
 for i = 0, writes - 1 do
@@ -63,6 +67,9 @@ for _, key in ipairs(KEYS) do
 	out[#out + 1] = slow
 end
 out[#out + 1] = instances
+local now = redis.call('TIME')
+out[#out + 1] = tonumber(now[1])
+out[#out + 1] = tonumber(now[2])
 return out
 `)
 
@@ -85,10 +92,14 @@ func (s redisStore) exchange(ctx context.Context, x exchange) (reading, error) {
 	if err != nil {
 		return reading{}, err
 	}
-	if len(vals) != 3*x.buckets+1 {
+	if len(vals) != 3*x.buckets+3 {
 		return reading{}, fmt.Errorf("fleet: the exchange script returned %d values for %d buckets", len(vals), x.buckets)
 	}
-	r := reading{others: make([]counts, x.buckets), instances: int(vals[3*x.buckets])}
+	r := reading{
+		others:    make([]counts, x.buckets),
+		instances: int(vals[3*x.buckets]),
+		storeTime: time.Unix(vals[3*x.buckets+1], vals[3*x.buckets+2]*int64(time.Microsecond)),
+	}
 	for i := range r.others {
 		r.others[i] = counts{vals[3*i], vals[3*i+1], vals[3*i+2]}
 	}

@@ -242,3 +242,20 @@ func TestRedisShortWindowWriterKeepsTheLongerExpiry(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, ttl, 20*interval, "the long window's expiry stands")
 }
+
+func TestRedisMeasuresTheClockSkew(t *testing.T) {
+	srv := startRedis(t)
+	c, in := threeOnRedis(t, srv)
+	a := in[0]
+	before := time.Now()
+	c.tick()
+	after := time.Now()
+	// The instances' manual clocks stand still during the exchange and
+	// read epoch+interval, months behind Redis's TIME, which was read
+	// between before and after (to the microsecond).
+	local := epoch.Add(interval)
+	st := a.source().Stats()
+	assert.Zero(t, st.RoundTrip)
+	assert.GreaterOrEqual(t, st.ClockSkew, local.Sub(after))
+	assert.LessOrEqual(t, st.ClockSkew, local.Sub(before.Truncate(time.Microsecond)))
+}

@@ -43,6 +43,8 @@ type Source struct {
 	failures  atomic.Uint64
 	fallback  atomic.Bool
 	instances atomic.Int64
+	clockSkew atomic.Int64 // nanoseconds, of the latest successful exchange
+	roundTrip atomic.Int64 // nanoseconds, of the latest successful exchange
 	lastError atomic.Pointer[error]
 	sent      atomic.Pointer[metricsstream.HealthCounts]
 }
@@ -147,6 +149,9 @@ func (s *Source) exchange() {
 	ctx, cancel := context.WithTimeout(context.Background(), s.fleet.cfg.Timeout)
 	r, err := s.fleet.store.exchange(ctx, x)
 	cancel()
+	if err == nil {
+		s.measureClock(now, s.clock.Now(), r.storeTime)
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -171,6 +176,17 @@ func (s *Source) exchange() {
 	if h := s.fleet.afterExchange; h != nil {
 		h(s)
 	}
+}
+
+// measureClock records the round trip of an exchange sent at sent and
+// answered at back, and how far this instance's clock was ahead of the
+// store's, which read storeTime in between: taken at the middle of the
+// round trip, it is off by half the round trip at most, as NTP's offset
+// is.
+func (s *Source) measureClock(sent, back, storeTime time.Time) {
+	rtt := back.Sub(sent)
+	s.roundTrip.Store(int64(rtt))
+	s.clockSkew.Store(int64(sent.Add(rtt / 2).Sub(storeTime)))
 }
 
 // expiry is how long after now bucket i is to live: until two intervals
@@ -215,6 +231,18 @@ type Stats struct {
 	// Instances is how many other instances the latest successful
 	// exchange found health from in the window.
 	Instances int
+	// ClockSkew is how far this instance's clock, the one that names its
+	// buckets (see the package doc), ran ahead of Redis's at the latest
+	// successful exchange; negative when it ran behind. It is Redis's
+	// TIME against the middle of the exchange, so it is right within
+	// half of RoundTrip. Two instances' clocks are apart by the
+	// difference of their ClockSkews; the fleet's sum holds while those
+	// stay well within a health snapshot interval. Zero before the first
+	// successful exchange.
+	ClockSkew time.Duration
+	// RoundTrip is how long the latest successful exchange took, by this
+	// instance's clock.
+	RoundTrip time.Duration
 	// LastError is the error of the latest failed exchange, nil if none
 	// failed.
 	LastError error
@@ -229,6 +257,8 @@ func (s *Source) Stats() Stats {
 		Failures:  s.failures.Load(),
 		Fallback:  s.fallback.Load(),
 		Instances: int(s.instances.Load()),
+		ClockSkew: time.Duration(s.clockSkew.Load()),
+		RoundTrip: time.Duration(s.roundTrip.Load()),
 	}
 	if e := s.lastError.Load(); e != nil {
 		st.LastError = *e

@@ -39,6 +39,8 @@ type reading struct {
 	others []counts
 	// instances is how many other instances wrote to those buckets.
 	instances int
+	// storeTime is the store's clock during the exchange.
+	storeTime time.Time
 }
 
 // store is where the instances of a fleet meet: Redis (redisStore), or a
