@@ -147,9 +147,11 @@ func (b *Breaker) Config() Config { return *b.cfg.Load() }
 // MaxSleepWindow, SleepWindowMultiplier, SleepWindowJitter) to the
 // current one, grown by the re-openings since the breaker last closed,
 // with the share of the jitter drawn when it opened; force flags and
-// HalfOpenTrials at once. Disabling a breaker that is not Closed closes
-// it (resetting the health stream). It panics with cfg.Validate's error
-// if cfg is invalid.
+// HalfOpenTrials at once (a HalfOpen breaker whose successful trials
+// already reach the new HalfOpenTrials closes). Disabling a breaker that
+// is not Closed closes it (resetting the health stream). Turning
+// ConsecutiveFailures on, or enabling the breaker, starts a new run of
+// failures. It panics with cfg.Validate's error if cfg is invalid.
 func (b *Breaker) SetConfig(cfg Config) {
 	if err := cfg.Validate(); err != nil {
 		panic(err)
@@ -160,12 +162,24 @@ func (b *Breaker) SetConfig(cfg Config) {
 	b.cfg.Store(&resolved)
 	b.storeSleepWindowLocked(&resolved)
 	b.expireLocked(now)
-	w := b.word.Load()&^modeMask | resolved.mode()
+	old := b.word.Load()
+	w := old&^modeMask | resolved.mode()
+	if old&countsRunBit == 0 && w&countsRunBit != 0 {
+		// Runs were not counted, nor ended by successes, while the
+		// setting was off or the breaker disabled: start a new one.
+		b.failureRun.Store(0)
+	}
 	b.word.Store(w)
 	b.throttleLocked(&resolved, b.lastHealth)
 	w = b.word.Load()
 	var resubscribe func()
-	if resolved.Disabled && stateOf(w) != Closed {
+	switch {
+	case resolved.Disabled && stateOf(w) != Closed:
+		resubscribe = b.closeLocked(w, now)
+	case stateOf(w) == HalfOpen && successOf(w) >= resolved.HalfOpenTrials:
+		// Fewer trials are now asked for than have already succeeded:
+		// no report is left to close the breaker, so close it now, as
+		// MarkSuccess would have.
 		resubscribe = b.closeLocked(w, now)
 	}
 	b.mu.Unlock()

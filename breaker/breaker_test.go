@@ -373,6 +373,25 @@ func TestSetConfigHalfOpenTrials(t *testing.T) {
 	assert.Equal(t, breaker.Closed, b.State())
 }
 
+// A HalfOpen breaker whose successful trials already reach a lowered
+// HalfOpenTrials has no report left to close it: SetConfig closes it, or
+// it would refuse every request for good.
+func TestSetConfigFewerHalfOpenTrialsThanSucceededCloses(t *testing.T) {
+	cfg := hystrixTestConfig
+	cfg.HalfOpenTrials = 2
+	b, h, clk := newBreaker(t, cfg)
+	h.emit(health(4, 4, 0))
+	clk.Advance(afterSleepWindow)
+	require.True(t, b.AttemptExecution())
+	b.MarkSuccess()
+	require.Equal(t, breaker.HalfOpen, b.State(), "one of two trials succeeded")
+
+	cfg.HalfOpenTrials = 1
+	b.SetConfig(cfg)
+	assert.Equal(t, breaker.Closed, b.State())
+	assert.True(t, b.AttemptExecution())
+}
+
 func TestSetConfigInvalidPanics(t *testing.T) {
 	b, _, _ := newBreaker(t, hystrixTestConfig)
 	assert.PanicsWithError(t, "breaker: Config.SleepWindow is -1s: must not be negative", func() {

@@ -90,6 +90,32 @@ func TestConsecutiveFailuresSetConfigLive(t *testing.T) {
 	assert.Equal(t, breaker.Open, b.State(), "on, live")
 }
 
+// A run is neither counted nor ended while ConsecutiveFailures is off or
+// the breaker disabled: turning it on again starts a new run, so that the
+// failures before cannot join those after the successes between.
+func TestConsecutiveFailuresRunStartsOverWhenTurnedOnAgain(t *testing.T) {
+	off := map[string]func(breaker.Config) breaker.Config{
+		"ConsecutiveFailures 0": func(c breaker.Config) breaker.Config { c.ConsecutiveFailures = 0; return c },
+		"Disabled":              func(c breaker.Config) breaker.Config { c.Disabled = true; return c },
+	}
+	for name, change := range off {
+		t.Run(name, func(t *testing.T) {
+			b, _, _ := newBreaker(t, runOfThree)
+			fail(t, b, 2)
+			b.SetConfig(change(runOfThree))
+			for range 10 {
+				require.True(t, b.AttemptExecution())
+				b.MarkSuccess()
+			}
+			b.SetConfig(runOfThree)
+			fail(t, b, 1)
+			assert.Equal(t, breaker.Closed, b.State(), "one failure after ten successes is not a run of three")
+			fail(t, b, 2)
+			assert.Equal(t, breaker.Open, b.State(), "three in a row are")
+		})
+	}
+}
+
 func TestCancelledTrialReopens(t *testing.T) {
 	b, _, clk := newBreaker(t, runOfThree)
 	fail(t, b, 3)
