@@ -53,13 +53,14 @@ type collapsedRequest[In, Out any] struct {
 	b   *batcher[In, Out]
 	arg In
 	key any
-	// log is the request log of the first caller, for a GlobalScope batch
-	// (the batch of a RequestScope collapser logs into its scope's).
-	log *RequestLog
 	res *pendingResult[Out]
 
 	// Guarded by b.mu.
-	batch     *batch[In, Out]
+	batch *batch[In, Out]
+	// logs are the request logs of the callers that asked for the request
+	// before its batch started, for a GlobalScope batch (the batch of a
+	// RequestScope collapser logs into its scope's).
+	logs      []*RequestLog
 	caller    context.Context // of the first caller, for BatchOf
 	waiters   int             // callers that have neither received the result nor left
 	abandoned bool            // every caller left before the result: it serves nobody any more
@@ -92,14 +93,13 @@ func (b *batcher[In, Out]) submit(ctx context.Context, in In, ck string, rc *req
 			}
 			same.waiters++
 			bt.joiners = append(bt.joiners, joiner[In, Out]{same, ctx})
+			b.addLogLocked(same, rc)
 			b.mu.Unlock()
 			return same, nil
 		}
 	}
 	r.batch = bt
-	if b.rc == nil {
-		r.log = rc.logFor(c.cmd.k)
-	}
+	b.addLogLocked(r, rc)
 	bt.requests = append(bt.requests, r)
 	if keyed {
 		bt.byKey[key] = r
@@ -327,8 +327,10 @@ func (b *batcher[In, Out]) logger(requests []*collapsedRequest[In, Out]) executi
 	}
 	var logs requestLogs
 	for _, r := range requests {
-		if r.log != nil && !slices.Contains(logs, r.log) {
-			logs = append(logs, r.log)
+		for _, log := range r.logs {
+			if !slices.Contains(logs, log) {
+				logs = append(logs, log)
+			}
 		}
 	}
 	if len(logs) == 0 {
@@ -359,8 +361,22 @@ func (b *batcher[In, Out]) join(ctx context.Context, r *collapsedRequest[In, Out
 	r.waiters++
 	if bt := r.batch; !bt.started {
 		bt.joiners = append(bt.joiners, joiner[In, Out]{r, ctx})
+		b.addLogLocked(r, requestContextOf(ctx))
 	}
 	return true
+}
+
+// addLogLocked adds the request log of rc, a caller's request context,
+// to those of r, a request of a batch that has not started, when the
+// batcher is GlobalScope's: the batch is logged in every request context
+// with a request in it.
+func (b *batcher[In, Out]) addLogLocked(r *collapsedRequest[In, Out], rc *requestContext) {
+	if b.rc != nil {
+		return
+	}
+	if log := rc.logFor(b.c.cmd.k); log != nil && !slices.Contains(r.logs, log) {
+		r.logs = append(r.logs, log)
+	}
 }
 
 // leave is a caller of r going away without its result. The last caller

@@ -250,6 +250,24 @@ func TestGlobalScope(t *testing.T) {
 	assert.Equal(t, []int{4}, collapsedCounts(RequestLogFrom(ctx2)))
 }
 
+// In GlobalScope, a request of a second request context that shares the
+// place of an equal argument of the first context's request is served by
+// the batch: the batch belongs in both request logs, as in every request
+// context with a request in a global batch.
+func TestGlobalScopeLogsASharedPlaceInEveryRequestContext(t *testing.T) {
+	r, mc := newManualRegistry(t)
+	b := &batches{}
+	c := NewCollapser("GetUser", b.getUsers, WithRegistry(r), WithCollapserConfig(CollapserConfig{Scope: GlobalScope}))
+	ctx1, ctx2 := WithRequestContext(context.Background()), WithRequestContext(context.Background())
+	f1, f2 := c.Queue(ctx1, 5), c.Queue(ctx2, 5)
+	mc.Advance(DefaultCollapserDelay)
+	assert.Equal(t, "user5", get(t, f1))
+	assert.Equal(t, "user5", get(t, f2))
+	assert.Equal(t, [][]int{{5}}, b.all())
+	assert.Equal(t, []int{1}, collapsedCounts(RequestLogFrom(ctx1)))
+	assert.Equal(t, []int{1}, collapsedCounts(RequestLogFrom(ctx2)), "ctx2's request was served by the batch")
+}
+
 // Hystrix's testRequestWithCommandShortCircuited: when the batch command's
 // circuit is open every request fails with the short-circuit, and the
 // batch function is not called.
