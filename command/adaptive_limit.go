@@ -54,8 +54,20 @@ func (e *execution) sampleLimit(o outcome, now int64) {
 		InFlight: int(e.concurrency),
 		Dropped:  dropped,
 	})
-	if after > before && e.limitPool != nil {
+	if after <= before {
+		return
+	}
+	if e.limitPool != nil {
 		e.limitPool.startQueued()
+		return
+	}
+	// A key's limit that grew gives its backlog the new permits, as a
+	// Configure that raises them does, rather than one per run that ends.
+	for range after - before {
+		if e.k.backlog.waiting.Load() == 0 {
+			break
+		}
+		e.k.permitGivenBack()
 	}
 }
 

@@ -351,3 +351,34 @@ func TestAdaptivePoolLimitLeavesTheQueueOutOfTheLatency(t *testing.T) {
 	// drop, leaving 2.
 	assert.Equal(t, 3, limitNow(), "the holder's 15ms and the queued call's 10ms of run")
 }
+
+// The latency a semaphore's adaptive limit samples is the run's: the
+// time an execution waited for its rate limiter's token (RateLimit
+// MaxWait) is not the downstream's, as the time in a pool's queue or in
+// the backlog is not.
+func TestAdaptiveLimitLeavesTheRateLimitWaitOutOfTheLatency(t *testing.T) {
+	h, spy := newSpiedHarness(t)
+	c := New("Waiting", func(ctx context.Context, ms int) (string, error) {
+		h.clock.Advance(time.Duration(ms) * time.Millisecond)
+		return userName(ms), nil
+	}, WithRegistry(h.reg), WithConfig(Config{
+		Isolation:             SemaphoreIsolation,
+		Timeout:               -1,
+		MaxConcurrentRequests: 1,
+		AdaptiveLimit:         limit.AIMD{MinLimit: 1, MaxLimit: 5, Timeout: 20 * time.Millisecond},
+		RateLimit:             RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 150 * time.Millisecond},
+	}))
+	_, err := c.Execute(context.Background(), 10) // takes the token there is
+	require.NoError(t, err)
+	h.completion()
+	l := h.state("Waiting").limiter.Load()
+	assert.Equal(t, 2, l.Limit(), "10ms: 1 in flight ≥ 1/2, L + 1")
+
+	call := goCall(func() (string, error) { return c.Execute(context.Background(), 10) })
+	wait := recv(t, spy.armed, "the wait for a token")
+	assert.Equal(t, 90*time.Millisecond, wait)
+	h.clock.Advance(wait)
+	require.NoError(t, awaitCall(t, call).err)
+	h.completion()
+	assert.Equal(t, 3, l.Limit(), "10ms of run, 1 in flight ≥ 2/2: L + 1; counted with the 90ms wait, it would be a drop")
+}

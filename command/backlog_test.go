@@ -369,3 +369,31 @@ func TestBacklogConfigValidate(t *testing.T) {
 	assert.NoError(t, sem(BacklogConfig{Size: 5, Timeout: time.Second, Order: FIFO}).Validate())
 	assert.NoError(t, Config{Backlog: BacklogConfig{Timeout: time.Second}}.Validate(), "no Size, no backlog")
 }
+
+// A sample that raises the adaptive limit gives the backlog the new
+// permits at once, as a Configure that raises the permits does and as a
+// pool's rising limit starts its queued runs: a waiter must not wait out
+// its timeout while a permit is free.
+func TestBacklogTakesTheAdaptiveLimitsNewPermits(t *testing.T) {
+	h := newHarness(t)
+	cfg := backlogConfig(2, LIFO)
+	cfg.AdaptiveLimit = limit.AIMD{InitialLimit: 1, MinLimit: 1, MaxLimit: 10, Timeout: -1}
+	c, ts, first := holdingThePermit(t, h, cfg)
+	waiters := []<-chan callResult[string]{
+		waitInBacklog(t, h, execModes[0], c, 1, 1),
+		waitInBacklog(t, h, execModes[0], c, 2, 2),
+	}
+	h.clock.Advance(time.Millisecond)
+	ts.letThrough(0)
+	require.NoError(t, awaitCall(t, first).err)
+	assert.Equal(t, 2, h.state("Backlogged").limiter.Load().Limit(), "1 in flight ≥ 1/2: L + 1")
+	// The permit given back went to one waiter, the new one to the other.
+	got := []int{recv(t, ts.entered, "a waiter"), recv(t, ts.entered, "the other waiter")}
+	assert.ElementsMatch(t, []int{1, 2}, got)
+	ts.letThrough(1)
+	ts.letThrough(2)
+	for _, w := range waiters {
+		require.NoError(t, awaitCall(t, w).err)
+	}
+	h.assertReleased("Backlogged")
+}

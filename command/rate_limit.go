@@ -145,6 +145,9 @@ func (e *execution) admitRate(ctx, callerCtx context.Context) FailureType {
 	defer t.Stop()
 	select {
 	case <-t.C():
+		// The run starts after the wait: an adaptive limit samples the
+		// run's latency, not the rate limiter's (see sampleLimit).
+		e.runStart = e.k.registry.now()
 		return noFailure
 	case <-ctx.Done():
 	case <-callerCtx.Done():

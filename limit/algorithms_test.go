@@ -214,3 +214,27 @@ func TestNewStartsAtTheStartingPointWithinBounds(t *testing.T) {
 		}
 	}
 }
+
+// The hold at low concurrency compares inflight with L/2, L the real
+// limit: at L = 36.39, 18 executions in flight are fewer than L/2 = 18.2,
+// and the limit holds, as the package doc and concurrency-limits say.
+func TestVegasHoldsBelowHalfTheRealLimit(t *testing.T) {
+	log := math.Log10
+	l2 := 20 + 6*log(20)
+	l3 := l2 + 6*log(27)
+	runSteps(t, Vegas{InitialLimit: 20}, []step{
+		{"first sample sets rtt_noload", Sample{RTT: 100 * ms, InFlight: 20}, 20},
+		{"no queue", Sample{RTT: 100 * ms, InFlight: 20}, l2},
+		{"no queue again", Sample{RTT: 100 * ms, InFlight: 28}, l3},
+		{"18 in flight < 36.39/2 holds", Sample{RTT: 100 * ms, InFlight: 18}, l3},
+	})
+}
+
+// A ProbeMultiplier too large to ever probe, which Validate accepts,
+// must not overflow ProbeMultiplier·L into a re-probe on every sample.
+func TestVegasHugeProbeMultiplier(t *testing.T) {
+	runSteps(t, Vegas{InitialLimit: 20, ProbeMultiplier: math.MaxInt}, []step{
+		{"first sample sets rtt_noload", Sample{RTT: 100 * ms, InFlight: 20}, 20},
+		{"no queue: L + β", Sample{RTT: 100 * ms, InFlight: 20}, 20 + 6*math.Log10(20)},
+	})
+}

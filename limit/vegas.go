@@ -62,7 +62,8 @@ func (v *vegas) initial() int       { return v.cfg.InitialLimit }
 
 func (v *vegas) update(limit float64, s Sample) float64 {
 	v.samples++
-	if v.samples >= v.cfg.ProbeMultiplier*int(limit) {
+	// In floats: ProbeMultiplier·L may overflow an int.
+	if float64(v.samples) >= float64(v.cfg.ProbeMultiplier)*float64(int(limit)) {
 		v.samples = 0
 		v.noLoad = s.RTT
 		return limit
@@ -76,7 +77,7 @@ func (v *vegas) update(limit float64, s Sample) float64 {
 	switch {
 	case s.Dropped:
 		next = limit - f
-	case 2*s.InFlight < int(limit):
+	case float64(s.InFlight) < limit/2:
 		return limit
 	default:
 		queue := math.Ceil(limit * (1 - float64(v.noLoad)/float64(s.RTT)))
