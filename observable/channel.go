@@ -26,6 +26,14 @@ func FromChannel[T any](ch <-chan T) Observable[T] {
 func readChannel[E any](s *scope, ch <-chan E, emit func(E) bool, closed func()) {
 	done := s.Done()
 	for {
+		// A subscription that has ended (its observer, say a Take, had
+		// what it wanted) takes no more from the shared channel: a
+		// select with both ready would pick at random and drop a value.
+		select {
+		case <-done:
+			return
+		default:
+		}
 		select {
 		case v, ok := <-ch:
 			if !s.live() {

@@ -83,3 +83,20 @@ func TestIntervalOnTheRealClock(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int64{0, 1, 2}, got)
 }
+
+// A subscription that has ended takes nothing more from the channel: the
+// values it did not want are left there for the next reader.
+func TestFromChannelLeavesWhatItNoLongerWantsInTheChannel(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	for i := range 50 {
+		ch := make(chan int, 3)
+		ch <- 1
+		ch <- 2
+		ch <- 3
+		got, err := FromChannel(ch).Take(2).ToSlice(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, []int{1, 2}, got)
+		require.NoError(t, goleak.Find(ignore), "the reading goroutine returns")
+		require.Equal(t, 1, len(ch), "round %d: 3 was taken from the channel and dropped", i)
+	}
+}

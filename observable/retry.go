@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -96,7 +97,13 @@ func (p *RetryPolicy) Next(ctx context.Context, now time.Time, n int, err error)
 	if deadline, ok := ctx.Deadline(); ok {
 		need := d
 		if p.AttemptTime != nil {
-			need += p.AttemptTime()
+			// Saturating: a sum past the longest Duration would wrap
+			// around to a negative one, which fits before any deadline.
+			if a := p.AttemptTime(); a > 0 && need > math.MaxInt64-a {
+				need = math.MaxInt64
+			} else {
+				need += a
+			}
 		}
 		if !now.Add(need).Before(deadline) {
 			return 0, false

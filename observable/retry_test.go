@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -278,4 +279,35 @@ func TestRetryWithAsksItsRetrierAfterEachFailure(t *testing.T) {
 	assert.Equal(t, []int{3}, vs)
 	assert.Equal(t, int32(3), calls.Load(), "the retrier refused the retry after a value")
 	assert.Panics(t, func() { o.RetryWith(nil, clock.Real) })
+}
+
+// A Max as long as a Duration can be ("no cap") caps the delay there: the
+// delay neither wraps around to a negative duration (an immediate retry)
+// nor, with proportional jitter, goes past it.
+func TestBackoffDelayNearTheLongestDurationDoesNotOverflow(t *testing.T) {
+	b := Backoff{Initial: time.Second, Max: math.MaxInt64, Multiplier: 2, Jitter: NoJitter}
+	require.NoError(t, b.Validate())
+	for _, n := range []int{1, 40, 64, 100, 10000} {
+		assert.Positive(t, b.Delay(n, 0.5), "NoJitter, retry %d", n)
+	}
+	b.Jitter = ProportionalJitter
+	for _, u := range []float64{0, 0.5, 0.999} {
+		assert.Positive(t, b.Delay(100, u), "ProportionalJitter, u=%v", u)
+	}
+	b.Jitter = FullJitter
+	assert.Positive(t, b.Delay(100, 0.999), "FullJitter")
+}
+
+// Nor does the wait, with the expected time of the attempt added, wrap
+// around when the policy decides whether a retry fits before a deadline.
+func TestRetryPolicyNextWithTheLongestBackoffDoesNotFitBeforeADeadline(t *testing.T) {
+	p := &RetryPolicy{
+		MaxAttempts: 1000,
+		Backoff:     Backoff{Initial: time.Second, Max: math.MaxInt64, Multiplier: 2, Jitter: NoJitter},
+		AttemptTime: func() time.Duration { return time.Second },
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), epoch.Add(time.Hour))
+	defer cancel()
+	d, ok := p.Next(ctx, epoch, 100, errBoom)
+	assert.False(t, ok, "a retry after a wait of %v cannot finish within the hour", d)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // The kinds of Subject.
@@ -148,6 +149,10 @@ func (s *Subject[T]) subscribe(sc *scope, down Observer[T]) {
 			s.remove(sub)
 			return
 		}
+		if sub.ended.Load() {
+			// The terminal event came before the hook went in.
+			sc.removeHook(&sub.h)
+		}
 	}
 	sub.out.drain()
 }
@@ -173,6 +178,7 @@ type subjectSubscriber[T any] struct {
 	h       hook // on s: leave the Subject when s ends
 	out     relay[T]
 	down    Observer[T]
+	ended   atomic.Bool // the terminal event has been delivered
 }
 
 func (sub *subjectSubscriber[T]) scopeEnded(error) { sub.subject.remove(sub) }
@@ -187,10 +193,21 @@ func (sub *subjectSubscriber[T]) OnError(err error) {
 	if sub.s.live() {
 		sub.down.OnError(err)
 	}
+	sub.unhook()
 }
 
 func (sub *subjectSubscriber[T]) OnCompleted() {
 	if sub.s.live() {
 		sub.down.OnCompleted()
 	}
+	sub.unhook()
+}
+
+// unhook takes the subscription's hook out of its scope once the terminal
+// event has been delivered: the Subject has forgotten it already, and a
+// scope that outlives it (a FlatMap's, a Concat's) would otherwise keep
+// it, and its observers, until that scope ends.
+func (sub *subjectSubscriber[T]) unhook() {
+	sub.ended.Store(true)
+	sub.s.removeHook(&sub.h)
 }

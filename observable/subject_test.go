@@ -158,3 +158,36 @@ func TestSubjectFirstWaitsForAValue(t *testing.T) {
 		}
 	}
 }
+
+// A subscription to a Subject ends when the Subject terminates, and then
+// leaves nothing hooked into the scope it was made in: inside a
+// long-lived FlatMap whose inner Observables are replays of running
+// sources (ReplayNow, Cache), every finished inner would otherwise stay
+// hooked, with its observers, into the FlatMap's scope.
+func TestSubjectSubscriptionLeavesNothingHookedOnceTerminated(t *testing.T) {
+	outer := NewPublishSubject[int]()
+	var shared *scope
+	var inner *Subject[int]
+	r := newRecorder[int]()
+	sub := FlatMap(outer.Observable(), func(v int) Observable[int] {
+		inner = NewPublishSubject[int]()
+		return Concat(DeferContext(func(ctx context.Context) Observable[int] {
+			shared = ctx.(*scope)
+			return Empty[int]()
+		}), inner.Observable())
+	}).Subscribe(context.Background(), r)
+	defer sub.Unsubscribe()
+
+	outer.OnNext(0)
+	inner.OnNext(0)
+	inner.OnCompleted()
+	before := countHooks(shared)
+	for i := 1; i <= 100; i++ {
+		outer.OnNext(i)
+		inner.OnNext(i)
+		inner.OnCompleted()
+	}
+	assert.Equal(t, before, countHooks(shared), "hooks left in the FlatMap's scope by 100 finished subscriptions")
+	values, _, _ := r.snapshot()
+	assert.Len(t, values, 101)
+}

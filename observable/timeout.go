@@ -110,14 +110,22 @@ func (t *timeoutObserver[T]) OnNext(v T) {
 	}
 }
 
+// A terminal event passed on releases up, as Take's does: up is always
+// watched (its hook stops the timer), so it stays linked into the scope
+// above until it ends, and in a scope that outlives o (a FlatMap's, a
+// Concat's) every Timeout that finished would stay there with its
+// observers.
+
 func (t *timeoutObserver[T]) OnError(err error) {
 	if t.pass() {
 		t.down.OnError(err)
+		t.up.release()
 	}
 }
 
 func (t *timeoutObserver[T]) OnCompleted() {
 	if t.pass() {
 		t.down.OnCompleted()
+		t.up.release()
 	}
 }

@@ -153,3 +153,48 @@ func TestTimeoutOnTheRealClock(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Equal(t, 1, v)
 }
+
+// A Timeout whose source has terminated leaves nothing behind in the scope
+// it was subscribed in: inside a long-lived FlatMap (one inner per value
+// of an endless stream), every finished inner would otherwise stay hooked
+// into the FlatMap's scope, with its observers, until the stream ends.
+func TestTimeoutLeavesNothingHookedOnceItsSourceTerminated(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	outer := NewPublishSubject[int]()
+	var inner *scope
+	r := newRecorder[int]()
+	sub := FlatMap(outer.Observable(), func(v int) Observable[int] {
+		return Create(func(ctx context.Context, o Observer[int]) {
+			inner = ctx.(*scope)
+			o.OnNext(v)
+			o.OnCompleted()
+		}).TimeoutOn(time.Hour, mc)
+	}).Subscribe(context.Background(), r)
+	defer sub.Unsubscribe()
+
+	outer.OnNext(0)
+	shared := inner.up // the FlatMap's scope, which every inner shares
+	before := countHooks(shared)
+	for i := 1; i <= 100; i++ {
+		outer.OnNext(i)
+	}
+	require.Zero(t, mc.Pending(), "every timer is stopped")
+	assert.Equal(t, before, countHooks(shared), "hooks left in the FlatMap's scope by 100 finished Timeouts")
+	values, _, _ := r.snapshot()
+	assert.Len(t, values, 101)
+}
+
+// countHooks returns how many hooks wait on s.
+func countHooks(s *scope) int {
+	w := s.w.Load()
+	if w == nil {
+		return 0
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for h := w.hooks.head; h != nil; h = h.next {
+		n++
+	}
+	return n
+}

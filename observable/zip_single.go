@@ -27,7 +27,13 @@ type zipSingle[A, B, R any] struct {
 	f func(A, B) R
 }
 
-func (z *zipSingle[A, B, R]) Async() bool { return z.a.Async() || z.b.Async() }
+// Async reports whether SubscribeSingle returns without waiting for the
+// result: only if both Singles are asynchronous, since it subscribes each
+// on the calling goroutine, and a synchronous one computes its result
+// there. A zip that said so with only a asynchronous would have a caller
+// that must not block (ToFuture, ReplayNowOn, a Future's Done) subscribe
+// it on its own goroutine, and run b's work there.
+func (z *zipSingle[A, B, R]) Async() bool { return z.a.Async() && z.b.Async() }
 
 func (z *zipSingle[A, B, R]) Joinable() bool { return joinable(z.a) && joinable(z.b) }
 

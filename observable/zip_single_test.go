@@ -113,3 +113,45 @@ func TestZip2CallEndsAWhenBFails(t *testing.T) {
 	assert.ErrorIs(t, ctx.Err(), context.Canceled)
 	assert.Zero(t, a.calls.Load())
 }
+
+// ToFuture never blocks its caller, nor does ReplayNowOn(NewGoroutine):
+// Zip2 of an asynchronous Single and a synchronous one must not run the
+// synchronous one's work on the caller's goroutine, as a Single that says
+// it is asynchronous would have it.
+func TestToFutureOfZip2WithASynchronousSideDoesNotBlockTheCaller(t *testing.T) {
+	for _, how := range []string{"ToFuture", "ReplayNowOn"} {
+		t.Run(how, func(t *testing.T) {
+			bStarted, release := make(chan struct{}), make(chan struct{})
+			defer close(release)
+			a := FromFunc(func(context.Context) (int, error) { return 6, nil }).SubscribeOn(NewGoroutine)
+			b := FromFunc(func(context.Context) (int, error) {
+				close(bStarted)
+				<-release // b's work takes a while
+				return 7, nil
+			})
+			zip := Zip2(a, b, func(x, y int) int { return x * y })
+			returned := make(chan func() (int, error))
+			go func() {
+				switch how {
+				case "ToFuture":
+					f := zip.ToFuture(context.Background())
+					returned <- func() (int, error) { return f.Get(context.Background()) }
+				default:
+					r := zip.ReplayNowOn(context.Background(), NewGoroutine)
+					returned <- func() (int, error) { return r.First(context.Background()) }
+				}
+			}()
+			waitDone(t, bStarted, "b")
+			var get func() (int, error)
+			select {
+			case get = <-returned:
+			case <-time.After(10 * time.Second): // a safety net, not a timing assertion
+				t.Fatalf("%s blocked its caller until b's work was done", how)
+			}
+			release <- struct{}{}
+			v, err := get()
+			require.NoError(t, err)
+			assert.Equal(t, 42, v)
+		})
+	}
+}
