@@ -143,7 +143,11 @@ func instancesOf(props map[string]string, cluster string) ([]string, error) {
 		case !strings.Contains(host, "://"):
 			host = "http://" + host
 		}
-		urls = append(urls, host+suffix)
+		// A host listed twice is one instance: the Aggregator refuses a
+		// list that names one twice.
+		if u := host + suffix; !slices.Contains(urls, u) {
+			urls = append(urls, u)
+		}
 	}
 	return urls, nil
 }

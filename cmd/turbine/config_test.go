@@ -130,3 +130,15 @@ func TestRunServesATurbineConfig(t *testing.T) {
 	metrics := waitFor(t, http.DefaultClient, base+"/metrics", connected(secondStream))
 	assert.NotContains(t, metrics, firstStream, "the instance taken out of the file left")
 }
+
+// A host listed twice is one instance, as Turbine reads it: were it
+// listed twice, every lookup of the file would be refused by
+// SetInstances ("listed twice"), and the cluster would have no instance.
+func TestParseTurbineConfigListsAnInstanceOnce(t *testing.T) {
+	cfg, err := parseTurbineConfig(map[string]string{
+		"turbine.ConfigPropertyBasedDiscovery.default.instances": "10.0.0.7, 10.0.0.8, 10.0.0.7",
+		"turbine.instanceUrlSuffix":                              ":8080/hystrix.stream",
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"http://10.0.0.7:8080/hystrix.stream", "http://10.0.0.8:8080/hystrix.stream"}, cfg.instances["default"])
+}

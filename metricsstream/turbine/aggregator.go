@@ -178,8 +178,17 @@ func (a *Aggregator) Instances() []Instance {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	out := make([]Instance, 0, len(a.instances))
+	now := a.clock.Now()
 	for _, in := range a.instances {
-		out = append(out, Instance{URL: in.url, Connected: in.connected, Err: in.err, Objects: len(in.objects), Ignored: in.ignored})
+		// An object the instance stopped writing is out of the sum,
+		// though no AppendEvents has yet dropped it.
+		objects := 0
+		for _, o := range in.objects {
+			if now.Sub(o.seen) <= a.staleAfter {
+				objects++
+			}
+		}
+		out = append(out, Instance{URL: in.url, Connected: in.connected, Err: in.err, Objects: objects, Ignored: in.ignored})
 	}
 	slices.SortFunc(out, func(x, y Instance) int { return strings.Compare(x.URL, y.URL) })
 	return out

@@ -380,3 +380,24 @@ func TestInstanceRedactedURL(t *testing.T) {
 		assert.Equal(t, want, Instance{URL: url}.RedactedURL(), url)
 	}
 }
+
+// Instances counts the objects in the sum, which leaves out an object the
+// instance stopped writing WithStaleAfter ago, whether or not a stream of
+// the sum has been read since.
+func TestInstancesLeavesOutObjectsNoLongerWritten(t *testing.T) {
+	i1 := newFakeInstance(t)
+	a, mc := newAggregator(t, i1)
+	i1.send(t, commandObject("GetUser", 1, false), commandObject("Retired", 1, false))
+	waitSum(t, a, mc, "both commands are summed", func(s sum) bool { return s["HystrixCommand Retired"] != nil })
+	require.Equal(t, 2, a.Instances()[0].Objects)
+
+	mc.Advance(6 * time.Second)
+	i1.send(t, commandObject("GetUser", 2, false)) // Retired is no longer written
+	waitSum(t, a, mc, "the new frame is read", func(s sum) bool { return num(s["HystrixCommand GetUser"]["rollingCountSuccess"]) == "2" })
+	mc.Advance(5 * time.Second) // Retired was last written 11s ago
+
+	assert.Equal(t, 1, a.Instances()[0].Objects, "Retired is out of the sum")
+	s := parseSum(t, a.AppendEvents(nil, mc.Now()))
+	assert.Equal(t, "true", s["HystrixCommand Retired"]["deleteData"])
+	assert.Equal(t, 1, a.Instances()[0].Objects)
+}

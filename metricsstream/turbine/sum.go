@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // appendSum appends the event of objs, the objects of one type and name
@@ -17,7 +18,9 @@ import (
 //     member;
 //   - anything else, a setting included, is the instances' value when
 //     they agree, and otherwise an object that counts the instances of
-//     each value, as {"false":2,"true":1};
+//     each value, as {"false":2,"true":1}: an instance that is a sum
+//     itself counts as its reportingHosts, and its own counts by value
+//     are added in;
 //   - reportingHosts is the sum of the instances' (1 each, unless an
 //     instance is a sum itself), and currentTime the latest.
 //
@@ -27,6 +30,7 @@ func appendSum(b []byte, objs []*object) []byte {
 
 	var order []string
 	values := make(map[string][]value)
+	weights := make(map[string][]number) // the reportingHosts of each value's instance
 	hosts, currentTime := number{}, int64(0)
 	for _, o := range objs {
 		for _, f := range o.fields {
@@ -34,6 +38,7 @@ func appendSum(b []byte, objs []*object) []byte {
 				order = append(order, f.key)
 			}
 			values[f.key] = append(values[f.key], f.value)
+			weights[f.key] = append(weights[f.key], o.reportingHosts)
 		}
 		hosts = hosts.add(o.reportingHosts)
 		currentTime = max(currentTime, o.currentTime)
@@ -46,15 +51,16 @@ func appendSum(b []byte, objs []*object) []byte {
 		b = append(b, ',')
 		b = appendString(b, key)
 		b = append(b, ':')
-		b = appendSumOf(b, values[key])
+		b = appendSumOf(b, values[key], weights[key])
 	}
 	b = append(b, `,"reportingHosts":`...)
 	b = hosts.appendJSON(b)
 	return append(b, "}\n\n"...)
 }
 
-// appendSumOf appends the sum of the values of one field.
-func appendSumOf(b []byte, vs []value) []byte {
+// appendSumOf appends the sum of the values of one field, each of an
+// instance of as many hosts as its weight.
+func appendSumOf(b []byte, vs []value, weights []number) []byte {
 	switch all := allOf(vs); {
 	case all == numberKind:
 		var sum number
@@ -91,9 +97,19 @@ func appendSumOf(b []byte, vs []value) []byte {
 	if len(counts) == 1 {
 		return append(b, vs[0].raw...)
 	}
-	labels := make(map[string]int, len(counts))
-	for raw, n := range counts {
-		labels[label(raw)] += n
+	// An instance that is a sum itself wrote a value its hosts agree on,
+	// which counts as many as they are, or its hosts' count by value
+	// (an object of numbers), which adds up.
+	labels := make(map[string]number, len(counts))
+	for i, v := range vs {
+		if v.kind == numbersKind {
+			for _, n := range v.numbers {
+				labels[n.name] = labels[n.name].add(n.number)
+			}
+			continue
+		}
+		l := label(string(v.raw))
+		labels[l] = labels[l].add(weights[i])
 	}
 	b = append(b, '{')
 	for i, l := range slices.Sorted(maps.Keys(labels)) {
@@ -102,7 +118,7 @@ func appendSumOf(b []byte, vs []value) []byte {
 		}
 		b = appendString(b, l)
 		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(labels[l]), 10)
+		b = labels[l].appendJSON(b)
 	}
 	return append(b, '}')
 }
@@ -119,10 +135,10 @@ func allOf(vs []value) kind {
 }
 
 // label is the name under which a value is counted: a string itself,
-// anything else its JSON ("true", "1000").
+// anything else its JSON ("true", "1000", "null").
 func label(raw string) string {
 	var s string
-	if json.Unmarshal([]byte(raw), &s) == nil {
+	if strings.HasPrefix(raw, `"`) && json.Unmarshal([]byte(raw), &s) == nil {
 		return s
 	}
 	return raw

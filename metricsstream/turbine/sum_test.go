@@ -117,3 +117,50 @@ func TestParseObjectReadsDeleteData(t *testing.T) {
 		assert.True(t, o.deleted, s)
 	}
 }
+
+// A Turbine among the instances has written, for a value its hosts agree
+// on, that value, and for one they differ on, the count of its hosts by
+// value: either counts as many hosts as its reportingHosts, so that the
+// circuit reads "Open 1 Closed 2" over the 3 hosts summed.
+func TestSumCountsANestedTurbinesHostsByValue(t *testing.T) {
+	cases := []struct {
+		name    string
+		objects []string
+		want    string
+	}{
+		{"a Turbine whose 2 hosts agree, and a host that differs",
+			[]string{
+				`{"type":"HystrixCommand","name":"GetUser","isCircuitBreakerOpen":false,"reportingHosts":2}`,
+				`{"type":"HystrixCommand","name":"GetUser","isCircuitBreakerOpen":true,"reportingHosts":1}`,
+			},
+			`{"type":"HystrixCommand","name":"GetUser","isCircuitBreakerOpen":{"false":2,"true":1},"reportingHosts":3}`},
+		{"a Turbine whose hosts differ, and a host",
+			[]string{
+				`{"type":"HystrixCommand","name":"GetUser","isCircuitBreakerOpen":{"false":1,"true":1},"reportingHosts":2}`,
+				`{"type":"HystrixCommand","name":"GetUser","isCircuitBreakerOpen":false,"reportingHosts":1}`,
+			},
+			`{"type":"HystrixCommand","name":"GetUser","isCircuitBreakerOpen":{"false":2,"true":1},"reportingHosts":3}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, "data: "+tc.want+"\n\n", sumOf(t, tc.objects...))
+		})
+	}
+}
+
+// null is counted as null, as its JSON, not as the empty string: a pool
+// key override (a string or null) set on some instances only.
+func TestSumCountsNullAsNull(t *testing.T) {
+	got := sumOf(t,
+		`{"type":"HystrixCommand","name":"GetUser","propertyValue_executionIsolationThreadPoolKeyOverride":null}`,
+		`{"type":"HystrixCommand","name":"GetUser","propertyValue_executionIsolationThreadPoolKeyOverride":"Users"}`)
+	assert.Equal(t, `data: {"type":"HystrixCommand","name":"GetUser","propertyValue_executionIsolationThreadPoolKeyOverride":{"Users":1,"null":1},"reportingHosts":2}`+"\n\n", got)
+}
+
+// An object whose type or name is null has neither.
+func TestParseObjectRefusesANullTypeOrName(t *testing.T) {
+	for _, s := range []string{`{"type":null,"name":"n"}`, `{"type":"T","name":null}`} {
+		_, err := parseObject([]byte(s))
+		assert.ErrorIs(t, err, errNotAnObject, s)
+	}
+}

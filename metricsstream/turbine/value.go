@@ -121,10 +121,10 @@ func parseObject(data []byte) (*object, error) {
 			return nil, fmt.Errorf("%s: %w", key, err)
 		}
 		switch key {
-		case "type":
-			haveType = json.Unmarshal(raw, &o.key.typ) == nil
+		case "type": // a string: null would leave typ "" without an error
+			haveType = v.raw[0] == '"' && json.Unmarshal(raw, &o.key.typ) == nil
 		case "name":
-			haveName = json.Unmarshal(raw, &o.key.name) == nil
+			haveName = v.raw[0] == '"' && json.Unmarshal(raw, &o.key.name) == nil
 		case "instanceId":
 			// the instance's own, not the sum's
 		case "currentTime":
