@@ -17,11 +17,12 @@ type LatencyBucket struct {
 
 // LatencyBuckets returns the closed buckets of the percentile window that
 // hold latencies, oldest first: the pieces [CommandMetrics.Latencies]
-// merges. A bucket is returned, unchanged, for as long as it stays in the
-// window, so a reader that folds each bucket into a running total once (by
-// its Start) sees every latency, provided it reads at least once per
-// percentile window; the Prometheus collector builds its cumulative
-// histograms that way.
+// merges. A bucket is returned for as long as it stays in the window, and
+// only grows: a recorder that read the clock before the bucket closed
+// can still add to it. So a reader that folds into a running total what
+// each bucket (by its Start) gained since its last read sees every
+// latency, provided it reads at least once per percentile window; the
+// Prometheus collector builds its cumulative histograms that way.
 func (m *CommandMetrics) LatencyBuckets() []LatencyBucket {
 	return m.latency.closedBuckets(m.latency.bucketAt(m.clock.Now()))
 }

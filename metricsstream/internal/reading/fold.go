@@ -67,27 +67,58 @@ func (f *Folds) End() {
 
 // Fold is the running totals of one command's latency histograms: every
 // closed percentile bucket added once.
+//
+// A closed bucket can still grow: a recorder that read the clock before
+// the bucket closed records into it afterwards (metricsstream's late
+// recorders). So the Fold remembers what it added of each bucket still in
+// the window, and adds what such a bucket gained since.
 type Fold struct {
-	generation uint64    // of the last collection that added the command
-	folded     bool      // whether last is set
-	last       time.Time // Start of the newest bucket added
+	generation uint64 // of the last collection that added the command
+	// folded is what was added of each bucket of the last collection,
+	// oldest first.
+	folded []foldedBucket
 
 	// Execution counts how long the command's code ran, Total how long
 	// its callers waited, for executions that ran.
 	Execution, Total Histogram
 }
 
-// add adds the buckets newer than the last one added; buckets come oldest
-// first.
+// foldedBucket is what a Fold added of one closed percentile bucket.
+type foldedBucket struct {
+	start            time.Time
+	execution, total part
+}
+
+// part is what one distribution added to a Histogram.
+type part struct {
+	count     uint64
+	sum       float64
+	atOrBelow []uint64
+}
+
+// add adds what the buckets (oldest first) hold that was not added yet:
+// the buckets newer than those of the last collection, and what those
+// gained since.
 func (f *Fold) add(buckets []metricsstream.LatencyBucket, bounds []float64) {
+	next := make([]foldedBucket, 0, len(buckets))
+	j := 0
 	for _, b := range buckets {
-		if f.folded && !b.Start.After(f.last) {
-			continue
+		for j < len(f.folded) && f.folded[j].start.Before(b.Start) {
+			j++
 		}
-		f.Execution.add(b.Execution, bounds)
-		f.Total.add(b.Total, bounds)
-		f.folded, f.last = true, b.Start
+		// A bucket not added before held nothing then (the empty ones
+		// are not returned), or is new: all it holds is to add.
+		var wasExecution, wasTotal *part
+		if j < len(f.folded) && f.folded[j].start.Equal(b.Start) {
+			wasExecution, wasTotal = &f.folded[j].execution, &f.folded[j].total
+		}
+		next = append(next, foldedBucket{
+			start:     b.Start,
+			execution: f.Execution.add(b.Execution, wasExecution, bounds),
+			total:     f.Total.add(b.Total, wasTotal, bounds),
+		})
 	}
+	f.folded = next
 }
 
 // Histogram is a cumulative histogram over fixed bounds, as Prometheus
@@ -98,16 +129,34 @@ type Histogram struct {
 	AtOrBelow []uint64 // latencies at or below each bound
 }
 
-func (h *Histogram) add(d metricsstream.Distribution, bounds []float64) {
-	n := d.Count()
-	if n == 0 {
-		return
+// add adds to h what d holds beyond was (what h was given of d's bucket
+// before, nil for nothing) and returns what h has now been given of it.
+func (h *Histogram) add(d metricsstream.Distribution, was *part, bounds []float64) part {
+	n := uint64(d.Count())
+	if was != nil && n <= was.count {
+		return *was // a bucket only grows: nothing new
 	}
-	h.Count += uint64(n)
-	h.Sum += float64(d.Mean()) * float64(n) / float64(time.Second)
-	for i, b := range bounds {
-		h.AtOrBelow[i] += uint64(d.CountAtOrBelow(Seconds(b)))
+	p := part{count: n, atOrBelow: make([]uint64, len(bounds))}
+	if n > 0 {
+		p.sum = float64(d.Mean()) * float64(n) / float64(time.Second)
+		for i, b := range bounds {
+			p.atOrBelow[i] = uint64(d.CountAtOrBelow(Seconds(b)))
+		}
 	}
+	var prev part
+	if was != nil {
+		prev = *was
+	}
+	h.Count += p.count - prev.count
+	h.Sum += p.sum - prev.sum
+	for i := range bounds {
+		if prev.atOrBelow == nil {
+			h.AtOrBelow[i] += p.atOrBelow[i]
+		} else if p.atOrBelow[i] > prev.atOrBelow[i] {
+			h.AtOrBelow[i] += p.atOrBelow[i] - prev.atOrBelow[i]
+		}
+	}
+	return p
 }
 
 // Seconds converts a bound in seconds to a Duration, rounded to the
