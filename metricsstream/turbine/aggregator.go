@@ -39,7 +39,9 @@ type Aggregator struct {
 // Errors of New and SetInstances, for errors.Is.
 var (
 	// ErrBadInstance is an instance URL that cannot be read: not an
-	// absolute http or https URL, or listed twice.
+	// absolute http or https URL, or listed twice (or as another URL
+	// that differs from it only in its password, the case of its scheme
+	// or an empty fragment).
 	ErrBadInstance = errors.New("turbine: bad instance URL")
 	// ErrClosed is SetInstances after Close.
 	ErrClosed = errors.New("turbine: the aggregator is closed")
@@ -89,14 +91,23 @@ func (a *Aggregator) SetInstances(urls []string) error {
 // so that whoever sees them sees when they were found.
 func (a *Aggregator) setInstances(urls []string, d *discovery) error {
 	seen := make(map[string]bool, len(urls))
+	// By the URL an Instance's RedactedURL shows, which labels its
+	// metrics: two URLs that differ only in a password, the case of
+	// their scheme or an empty fragment name one stream, and would make
+	// two series of one name and labels, failing every scrape.
+	shown := make(map[string]string, len(urls))
 	for _, u := range urls {
-		if _, err := parseInstanceURL(u); err != nil {
+		p, err := parseInstanceURL(u)
+		if err != nil {
 			return err
 		}
 		if seen[u] {
 			return fmt.Errorf("%w: %q is listed twice", ErrBadInstance, u)
 		}
-		seen[u] = true
+		if other, ok := shown[p.Redacted()]; ok {
+			return fmt.Errorf("%w: %q and %q name one instance", ErrBadInstance, other, u)
+		}
+		seen[u], shown[p.Redacted()] = true, u
 	}
 	a.mu.Lock()
 	if a.closed {

@@ -219,6 +219,9 @@ func TestNewRefusesBadInstanceURLs(t *testing.T) {
 		{[]string{"http:///hystrix.stream"}, `"http:///hystrix.stream" has no host`},
 		{[]string{"http://[::1"}, `"http://[::1"`},
 		{[]string{"http://h/s", "http://h/s"}, `"http://h/s" is listed twice`},
+		// One stream, which would be one instance label twice.
+		{[]string{"http://ops:a@h/s", "http://ops:b@h/s"}, `"http://ops:a@h/s" and "http://ops:b@h/s" name one instance`},
+		{[]string{"HTTP://h/s", "http://h/s#"}, `"HTTP://h/s" and "http://h/s#" name one instance`},
 	}
 	for _, tc := range cases {
 		a, err := New(tc.urls)
