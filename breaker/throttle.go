@@ -74,12 +74,13 @@ func (c Config) validateThrottle(bad func(field string, value any, reason string
 
 // ThrottleProbability returns the probability with which the breaker
 // rejects a request now (see Config.ThrottleSuccessPercentage): above
-// zero only while it is Closed and not disabled, throttling is on and
-// the latest health snapshot was below the success threshold. A rejected
+// zero only while it is Closed, neither disabled nor forced open or
+// closed (a force flag decides every request), throttling is on and the
+// latest health snapshot was below the success threshold. A rejected
 // request is refused by AttemptExecution as an open breaker refuses it,
 // and the breaker stays Closed.
 func (b *Breaker) ThrottleProbability() float64 {
-	if b.word.Load()&throttlingBit == 0 {
+	if w := b.word.Load(); w&throttlingBit == 0 || w&(forcedOpenBit|allowAllBit) != 0 {
 		return 0
 	}
 	return math.Float64frombits(b.throttle.Load())

@@ -123,14 +123,13 @@ func TestThrottleEndsWhenTheBreakerOpensAndStartsOverWhenItCloses(t *testing.T) 
 
 func TestThrottleYieldsToTheForceFlags(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		change    func(*breaker.Config)
-		admits    bool
-		throttles bool // the probability it tells: a disabled breaker ignores health
+		name   string
+		change func(*breaker.Config)
+		admits bool
 	}{
-		{"disabled", func(c *breaker.Config) { c.Disabled = true }, true, false},
-		{"forced closed", func(c *breaker.Config) { c.ForceClosed = true }, true, true},
-		{"forced open", func(c *breaker.Config) { c.ForceOpen = true }, false, true},
+		{"disabled", func(c *breaker.Config) { c.Disabled = true }, true},
+		{"forced closed", func(c *breaker.Config) { c.ForceClosed = true }, true},
+		{"forced open", func(c *breaker.Config) { c.ForceOpen = true }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := throttleConfig
@@ -140,7 +139,10 @@ func TestThrottleYieldsToTheForceFlags(t *testing.T) {
 			for range 5 {
 				assert.Equal(t, tc.admits, b.AttemptExecution())
 			}
-			assert.Equal(t, tc.throttles, b.ThrottleProbability() > 0)
+			assert.Zero(t, b.ThrottleProbability(), "the flag decides every request: none is throttled")
+
+			b.SetConfig(throttleConfig)
+			assert.Positive(t, b.ThrottleProbability(), "without the flag, the latest snapshot throttles")
 		})
 	}
 }
