@@ -425,8 +425,10 @@ func (b *Breaker) DroppedTransitions() uint64 { return b.hub.dropped.Load() }
 func (b *Breaker) PanickedSubscribers() uint64 { return b.hub.panicked.Load() }
 
 // Close unsubscribes the breaker from its health stream and completes the
-// Transitions subscribers. Afterwards the breaker no longer trips, but
-// its other methods keep working. Close is idempotent.
+// Transitions subscribers. Afterwards the breaker no longer trips on
+// health (a run of Config.ConsecutiveFailures still trips it, with no
+// transition told), and its other methods keep working. Close is
+// idempotent.
 func (b *Breaker) Close() {
 	b.mu.Lock()
 	if b.closed {

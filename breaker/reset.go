@@ -4,7 +4,10 @@ package breaker
 // counts over (HealthSource.ResetStream), as if it had just been made:
 // the failures seen so far can no longer trip it. It is for callers that
 // forget their circuits, as hystrix-go's Flush does; its configuration is
-// kept. A report from an execution admitted before Reset does nothing.
+// kept. A trial admitted before Reset reports to no effect; reports
+// carry no token, so with Config.ConsecutiveFailures a failure that an
+// execution admitted before Reset reports after it counts toward the new
+// run.
 func (b *Breaker) Reset() {
 	b.mu.Lock()
 	resubscribe := b.closeLocked(b.word.Load(), b.now())
