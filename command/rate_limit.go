@@ -172,5 +172,11 @@ func fitsDeadline(ctx context.Context, now int64, d time.Duration) bool {
 }
 
 // rateLimited records RATE_LIMITED: a rejection that is not counted in
-// health and that the breaker does not hear of.
-func (e *execution) rateLimited() { e.mark(metricsstream.RateLimited) }
+// health and that the breaker does not hear of as a failure. A half-open
+// trial the limiter refuses never runs, so its trial is given back, as a
+// bad request's is: the breaker must not stay HALF_OPEN with no trial in
+// flight.
+func (e *execution) rateLimited() {
+	e.mark(metricsstream.RateLimited)
+	e.badRequestForBreaker()
+}

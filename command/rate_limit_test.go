@@ -1,12 +1,15 @@
 package command
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/breaker"
 )
 
 // An execution whose start was read before others took the places up to
@@ -32,4 +35,50 @@ func TestRateLimiterReadsTheClockAgainBeforeRefusing(t *testing.T) {
 	assert.False(t, ok, "no place is due on the new reading either")
 	assert.Equal(t, time.Duration(interval), wait, "the next place is an interval away")
 	assert.Equal(t, 2, reads)
+}
+
+// A half-open trial that the rate limiter refuses never runs: the breaker
+// must not stay HALF_OPEN waiting for it, short-circuiting everybody
+// (with HalfOpenTrialTimeout negative, forever).
+func TestRateLimitedHalfOpenTrialIsGivenBack(t *testing.T) {
+	h := newHarness(t)
+	failing := true
+	br := tripAfterThree
+	br.HalfOpenTrialTimeout = -1
+	c := New("Trial", func(ctx context.Context, id int) (string, error) {
+		if failing {
+			return "", errBoom
+		}
+		return "fine", nil
+	}, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Timeout:   -1,
+		Breaker:   br,
+		// Three at once, then one per 100 s.
+		RateLimit: RateLimitConfig{Enabled: true, Rate: 0.01, Burst: 3},
+	})).WithFallback(fallbackName)
+	h.openBreaker(func() { _, _ = c.Execute(context.Background(), 1) }, 3, "Trial")
+
+	h.clock.Advance(br.SleepWindow + time.Millisecond)
+	failing = false
+	v, err := c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, "anonymous", v)
+	assert.Equal(t, evs("FALLBACK_SUCCESS", "RATE_LIMITED"), h.events(), "the trial finds no token")
+
+	h.clock.Advance(100 * time.Second) // a token back
+	v, err = c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, "fine", v, "a trial runs once a token is back")
+	assert.Equal(t, evs("SUCCESS"), h.events())
+	assert.Equal(t, breaker.Closed, c.Breaker().State())
+}
+
+// A Burst of 0 is Rate rounded up: a higher rate never makes a smaller
+// bucket, however high it is.
+func TestRateLimitDefaultBurstOfAHugeRate(t *testing.T) {
+	high := paramsOf(RateLimitConfig{Enabled: true, Rate: 1e18})
+	higher := paramsOf(RateLimitConfig{Enabled: true, Rate: 1e19})
+	assert.GreaterOrEqual(t, higher.tolerance, high.tolerance, "tolerance of Rate 1e19 vs 1e18")
+	assert.GreaterOrEqual(t, RateLimitConfig{Rate: 1e19}.burst(), RateLimitConfig{Rate: 1e18}.burst())
 }

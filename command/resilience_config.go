@@ -189,5 +189,8 @@ func (c RateLimitConfig) burst() int {
 	if c.Burst > 0 {
 		return c.Burst
 	}
-	return max(1, int(math.Ceil(c.Rate)))
+	// Bounded before the conversion, which a rate past math.MaxInt
+	// would overflow (to a burst of 1); the bucket's span is bounded by
+	// maxRateSpan anyway.
+	return max(1, int(math.Min(math.Ceil(c.Rate), maxRateSpan)))
 }
