@@ -62,6 +62,10 @@ type cachedResult[Out any] struct {
 	mu        sync.Mutex
 	waiting   int  // callers that wait for the result
 	abandoned bool // every caller left before the result: out of the cache
+	// recorded says events holds an execution's; sealed that the result
+	// is resolved, and events final: an attempt that ends later (a
+	// hedge's loser) did not produce the value served.
+	recorded, sealed bool
 }
 
 // joinCache returns the entry of id in rc with the caller counted among
@@ -149,7 +153,7 @@ type sharedRecorder[Out any] struct {
 }
 
 func (r *sharedRecorder[Out]) recordExecution(e Execution) {
-	r.entry.events = e.Events
+	r.entry.setEvents(e.Events)
 	e.CacheKey = r.entry.id.cacheKey
 	if r.log != nil {
 		r.log.add(e)
@@ -175,7 +179,23 @@ func (o *sharedObserver[Out]) OnError(err error) {
 
 func (o *sharedObserver[Out]) OnCompleted() { o.entry.resolve(o.last, nil) }
 
+// setEvents keeps the events of an execution of the shared call, one of
+// its attempts, for the callers the cache serves: the last to end before
+// the result, unless it was cancelled, as a hedge's loser is, while
+// another attempt answered.
+func (c *cachedResult[Out]) setEvents(events metricsstream.EventCounts) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sealed || c.recorded && events[metricsstream.Cancelled] != 0 {
+		return
+	}
+	c.events, c.recorded = events, true
+}
+
 func (c *cachedResult[Out]) resolve(last Out, err error) {
+	c.mu.Lock()
+	c.sealed = true
+	c.mu.Unlock()
 	c.res.resolve(last, err)
 	if err != nil {
 		c.live.OnError(err)
@@ -236,6 +256,12 @@ func cachedObservable[In, Out any](ex executor[In, Out], rc *requestContext, cal
 			return
 		}
 		served := &servedObserver[Out]{down: o}
+		if _, ok := ex.(*Command[In, Out]); ok {
+			// A Command's one value is its result: told with the end,
+			// as a Single tells it, so that a subscriber that leaves on
+			// it (First) has not left the entry before its result.
+			served.single = true
+		}
 		var start time.Time
 		if !owner {
 			start = k.registry.clock.Now()
@@ -266,6 +292,11 @@ type servedObserver[Out any] struct {
 	down observable.Observer[Out]
 	d    *departure
 	hit  func() // records the cache hit; nil for the subscriber whose execution it is
+	// single holds back the value of a Command, its result, until the
+	// end: last, once has is set.
+	single bool
+	has    bool
+	last   Out
 
 	mu     sync.Mutex
 	ended  bool // the terminal event is told or due
@@ -275,6 +306,11 @@ type servedObserver[Out any] struct {
 func (s *servedObserver[Out]) OnNext(v Out) {
 	s.mu.Lock()
 	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	if s.single {
+		s.last, s.has = v, true
 		s.mu.Unlock()
 		return
 	}
@@ -297,6 +333,12 @@ func (s *servedObserver[Out]) OnError(err error) {
 
 func (s *servedObserver[Out]) OnCompleted() {
 	if s.stays() {
+		s.mu.Lock()
+		v, has := s.last, s.has && !s.ended
+		s.mu.Unlock()
+		if has {
+			s.down.OnNext(v)
+		}
 		s.end(nil)
 	}
 }

@@ -688,3 +688,70 @@ func TestRequestCacheHookAndNotifier(t *testing.T) {
 	assert.Len(t, hits, 1)
 	assert.Equal(t, int32(1), fromCache.Load())
 }
+
+// First of a cached Command's Observable takes its value and leaves: the
+// execution has its value then, and must stay in the cache for the next
+// caller, as it does for Execute.
+func TestRequestCacheFirstOfToObservableKeepsTheEntry(t *testing.T) {
+	for _, iso := range isolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			r, _ := newManualRegistry(t)
+			var runs atomic.Int32
+			c := New("FirstCached"+iso.String(), func(ctx context.Context, id int) (int32, error) {
+				return runs.Add(1), nil
+			}, WithRegistry(r), WithConfig(Config{Isolation: iso, Timeout: -1})).WithCacheKey(itoa)
+			ctx := WithRequestContext(context.Background())
+
+			v, err := c.ToObservable(ctx, 1).First(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, int32(1), v)
+			v, err = c.ToObservable(ctx, 1).First(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, int32(1), v, "served from the cache")
+			v, err = c.Execute(ctx, 1)
+			require.NoError(t, err)
+			assert.Equal(t, int32(1), v, "served from the cache")
+			assert.Equal(t, int32(1), runs.Load())
+			key := "FirstCached" + iso.String()
+			assert.Equal(t, []string{key + "[SUCCESS]", key + "[SUCCESS, RESPONSE_FROM_CACHE]", key + "[SUCCESS, RESPONSE_FROM_CACHE]"},
+				displays(RequestLogFrom(ctx)))
+		})
+	}
+}
+
+// A hedged command served from the request cache: the cache hit shows the
+// events of the execution whose value it serves, not those of a loser
+// that ended after it.
+func TestRequestCacheHitOfAHedgedCallShowsTheWinner(t *testing.T) {
+	h, spy := newSpiedHarness(t)
+	var calls atomic.Int32
+	c := New("HedgedCached", func(ctx context.Context, id int) (string, error) {
+		if calls.Add(1) == 1 {
+			<-ctx.Done() // the first run hangs until cancelled
+			return "", ctx.Err()
+		}
+		return "hedge", nil
+	}, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Timeout:   -1,
+		Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+	})).WithCacheKey(itoa)
+	ctx := WithRequestContext(context.Background())
+
+	call := goCall(func() (string, error) { return c.Execute(ctx, 1) })
+	assert.Equal(t, 50*time.Millisecond, recv(t, spy.armed, "the hedge's timer"))
+	waitFor(t, "the first run", func() bool { return calls.Load() == 1 })
+	h.clock.Advance(50 * time.Millisecond)
+	res := awaitCall(t, call)
+	require.NoError(t, res.err)
+	assert.Equal(t, "hedge", res.v)
+	assert.ElementsMatch(t, [][]string{evs("SUCCESS", "HEDGED"), evs("CANCELLED")}, [][]string{h.events(), h.events()})
+
+	v, err := c.Execute(ctx, 1)
+	require.NoError(t, err)
+	assert.Equal(t, "hedge", v)
+	assert.Equal(t, evs("RESPONSE_FROM_CACHE"), h.events())
+	log := displays(RequestLogFrom(ctx))
+	require.Len(t, log, 3)
+	assert.Equal(t, "HedgedCached[SUCCESS, RESPONSE_FROM_CACHE, HEDGED]", log[2], "the hit shows the execution it served")
+}
