@@ -1,6 +1,7 @@
 package hystrixprops
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -124,10 +125,17 @@ func check(kind valueKind, value string) error {
 			return fmt.Errorf("empty")
 		}
 	default:
-		n, err := strconv.Atoi(value)
-		if err != nil {
+		// Hystrix's properties are Java ints: a value beyond one is
+		// refused, as a number of milliseconds beyond one could also
+		// wrap around into a negative time.Duration.
+		n64, err := strconv.ParseInt(value, 10, 32)
+		switch {
+		case errors.Is(err, strconv.ErrRange):
+			return fmt.Errorf("%q is beyond a Java int", value)
+		case err != nil:
 			return fmt.Errorf("%q is not an integer", value)
 		}
+		n := int(n64)
 		switch {
 		case kind == positive && n < 1:
 			return fmt.Errorf("%d is not positive", n)

@@ -263,3 +263,19 @@ server.port=8080
 		assert.EqualError(t, err, want)
 	}
 }
+
+// A number of milliseconds too large for a time.Duration (Hystrix's
+// properties are Java ints) is refused, not wrapped around into a negative
+// duration: a timeout of -1 would turn the timeout off, silently.
+func TestMillisecondsThatOverflowADurationAreRefused(t *testing.T) {
+	const name = "hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds"
+	p, err := FromMap(map[string]string{name: "9300000000000"})
+	if err == nil {
+		assert.Positive(t, p.Command("GetUser", command.Config{}).Timeout, "the timeout wrapped around")
+	}
+	assert.ErrorIs(t, err, ErrBadProperty)
+	_, err = FromMap(map[string]string{"hystrix.threadpool.Users.coreSize": "2147483648"})
+	assert.ErrorIs(t, err, ErrBadProperty, "over Java's Integer.MAX_VALUE")
+	_, err = FromMap(map[string]string{"hystrix.threadpool.Users.coreSize": "2147483647"})
+	assert.NoError(t, err)
+}
