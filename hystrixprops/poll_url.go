@@ -63,6 +63,8 @@ type urlPoll struct {
 
 	etag, lastModified string // the validators of the body in force
 	body               []byte // the body last put in force, or refused
+	bodyRead           bool   // body is one read: the first may be empty
+	bodyErr            error  // why body was refused, or nil
 	failed             string // the error last reported, or ""
 }
 
@@ -77,15 +79,19 @@ func (p *urlPoll) read() error {
 		return nil
 	case err != nil:
 		return fmt.Errorf("hystrixprops: GET %s: %w; the properties before stay in force", p.req.URL.Redacted(), err)
-	case bytes.Equal(body, p.body) && p.failed == "":
-		return nil
+	case p.bodyRead && bytes.Equal(body, p.body):
+		// The same body: not put in force again, though a GET failed
+		// in between; refused again if it was.
+		return p.bodyErr
 	}
-	p.body = body
+	p.body, p.bodyRead = body, true
 	props, err := Parse(bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("%s: %w; the properties before stay in force", p.req.URL.Redacted(), err)
+		p.bodyErr = fmt.Errorf("%s: %w; the properties before stay in force", p.req.URL.Redacted(), err)
+	} else {
+		p.bodyErr = p.s.Set(props)
 	}
-	return p.s.Set(props)
+	return p.bodyErr
 }
 
 // get returns the body of a GET, or errNotModified.

@@ -99,3 +99,48 @@ func TestPollURLFollowsTheServer(t *testing.T) {
 	assert.EqualError(t, s.PollURL(context.Background(), nil, srv.URL, 0, nil), "hystrixprops: PollURL: interval 0s is not positive")
 	assert.ErrorContains(t, s.PollURL(context.Background(), nil, "://bad", time.Second, nil), "hystrixprops: PollURL: ")
 }
+
+// A body that is the same as the one put in force before is not put in
+// force again, though a GET failed in between: a server without
+// validators answering the same properties after a blip does not undo
+// what was set meanwhile.
+func TestPollURLDoesNotPutTheSameBodyInForceAgainAfterAFailedGET(t *testing.T) {
+	mc := clock.NewManual(time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC))
+	r := command.NewRegistry(command.WithClock(mc))
+	defer r.Close()
+	s := NewSource(r, nil)
+	command.New("GetUser", succeed, command.WithRegistry(r), command.WithConfig(s.Command("GetUser", command.Config{})))
+	threshold := func() int { return r.Breaker("GetUser").Config().ErrorThresholdPercentage }
+	var (
+		mu   sync.Mutex
+		down bool
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if down {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, "hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=25\n") // no ETag, no Last-Modified
+	}))
+	defer srv.Close()
+	setDown := func(d bool) { mu.Lock(); down = d; mu.Unlock() }
+
+	p := startPoller(t, mc, func(ctx context.Context, report func(error)) error {
+		return s.PollURL(ctx, srv.Client(), srv.URL, time.Minute, report)
+	})
+	p.next()
+	assert.Equal(t, 25, threshold())
+	require.NoError(t, s.Set(mustFromMap(t, map[string]string{"hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage": "60"})))
+	p.next()
+	assert.Equal(t, 60, threshold(), "the same body is not put in force again")
+
+	setDown(true)
+	p.next()
+	setDown(false)
+	p.next()
+	assert.Equal(t, 60, threshold(), "nor after a GET that failed")
+	assert.Len(t, p.reported(), 1)
+	assert.ErrorIs(t, p.stop(), context.Canceled)
+}

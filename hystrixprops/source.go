@@ -108,10 +108,13 @@ func (s *Source) PollFile(ctx context.Context, path string, interval time.Durati
 	if interval <= 0 {
 		return fmt.Errorf("hystrixprops: PollFile: interval %v is not positive", interval)
 	}
-	var seen fileVersion
+	var (
+		seen fileVersion
+		read bool // seen is a version read: a file of the epoch has the zero one
+	)
 	return s.poll(ctx, interval, func() {
-		if v := versionOf(path); v != seen {
-			seen = v
+		if v := versionOf(path); !read || v != seen {
+			seen, read = v, true
 			if err := s.SetFile(path); err != nil && report != nil {
 				report(err)
 			}

@@ -124,3 +124,25 @@ func TestPollFileFollowsTheFile(t *testing.T) {
 	assert.ErrorIs(t, p.stop(), context.Canceled)
 	assert.EqualError(t, s.PollFile(context.Background(), file, 0, nil), "hystrixprops: PollFile: interval 0s is not positive")
 }
+
+// PollFile reads the file at once whatever its modification time, the
+// Unix epoch included, which reproducible builds (ko, SOURCE_DATE_EPOCH=0)
+// give the files of an image.
+func TestPollFileReadsAFileOfTheEpochAtOnce(t *testing.T) {
+	mc := clock.NewManual(time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC))
+	r := command.NewRegistry(command.WithClock(mc))
+	defer r.Close()
+	s := NewSource(r, nil)
+	command.New("GetUser", succeed, command.WithRegistry(r), command.WithConfig(s.Command("GetUser", command.Config{})))
+	file := filepath.Join(t.TempDir(), "hystrix.properties")
+	require.NoError(t, os.WriteFile(file, []byte("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=25\n"), 0o600))
+	require.NoError(t, os.Chtimes(file, time.Unix(0, 0), time.Unix(0, 0)))
+
+	p := startPoller(t, mc, func(ctx context.Context, report func(error)) error {
+		return s.PollFile(ctx, file, time.Minute, report)
+	})
+	p.next()
+	assert.Equal(t, 25, r.Breaker("GetUser").Config().ErrorThresholdPercentage)
+	assert.Empty(t, p.reported())
+	assert.ErrorIs(t, p.stop(), context.Canceled)
+}

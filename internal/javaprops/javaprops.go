@@ -2,15 +2,17 @@
 // Archaius, Spring and Turbine read their configuration: a property a
 // line, its name and value apart by "=", ":" or spaces; "#" or "!"
 // opening a line of comment; a line that ends in a backslash going on on
-// the next. It is the part of java.util.Properties those files use; the
-// escapes of a value (\t, \uXXXX) are not read, since no property of
-// Hystrix or Turbine has one.
+// the next (an odd number of them: two are an escaped backslash). It is
+// the part of java.util.Properties those files use; the escapes of a
+// value (\t, \uXXXX) are not read, since no property of Hystrix or
+// Turbine has one.
 package javaprops
 
 import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -30,12 +32,13 @@ func Parse(r io.Reader) (map[string]string, error) {
 	m := map[string]string{}
 	lineOf := map[string]int{}
 	s := bufio.NewScanner(r)
+	s.Buffer(nil, math.MaxInt) // a line is as long as r has it, as in Java
 	for n := 1; s.Scan(); n++ {
 		line, start := strings.TrimSpace(s.Text()), n
 		if line == "" || line[0] == '#' || line[0] == '!' {
 			continue // a comment goes on no line, whatever it ends with
 		}
-		for strings.HasSuffix(line, `\`) && s.Scan() {
+		for continues(line) && s.Scan() {
 			n++
 			line = line[:len(line)-1] + strings.TrimSpace(s.Text())
 		}
@@ -56,4 +59,12 @@ func Parse(r io.Reader) (map[string]string, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// continues reports whether line goes on on the next: whether it ends in
+// an odd number of backslashes, the last not escaped by the one before,
+// as java.util.Properties reads it.
+func continues(line string) bool {
+	n := len(line) - len(strings.TrimRight(line, `\`))
+	return n%2 == 1
 }

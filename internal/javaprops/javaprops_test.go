@@ -44,3 +44,30 @@ func TestParseRefuses(t *testing.T) {
 	_, err := Parse(iotest.ErrReader(broken))
 	assert.Same(t, broken, err)
 }
+
+// A line continues on the next only when it ends in an odd number of
+// backslashes, as in java.util.Properties: one that ends in an escaped
+// backslash (a Windows path) ends there, and the property of the next
+// line is not swallowed into its value.
+func TestAnEscapedBackslashDoesNotContinueTheLine(t *testing.T) {
+	m, err := Parse(strings.NewReader(`logging.dir=C:\\logs\\
+hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds=2000
+b=x\\\
+  y
+`))
+	require.NoError(t, err)
+	assert.Equal(t, "2000", m["hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds"])
+	assert.Equal(t, `C:\\logs\\`, m["logging.dir"])
+	assert.Equal(t, `x\\y`, m["b"])
+}
+
+// A line has no bound of length, as in java.util.Properties: a program's
+// own long property (a key, a certificate) sharing the file does not make
+// the file unreadable.
+func TestALongLineIsRead(t *testing.T) {
+	long := strings.Repeat("A", 100<<10)
+	m, err := Parse(strings.NewReader("jwt.publicKey=" + long + "\nhystrix.threadpool.Users.coreSize=20\n"))
+	require.NoError(t, err)
+	assert.Equal(t, long, m["jwt.publicKey"])
+	assert.Equal(t, "20", m["hystrix.threadpool.Users.coreSize"])
+}
