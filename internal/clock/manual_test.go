@@ -323,3 +323,34 @@ func TestAfterFuncAt(t *testing.T) {
 	assert.True(t, reached, "an instant the clock reads already")
 	assert.Equal(t, 1, fired, "left to the next move of the clock")
 }
+
+// Advance fires what falls due synchronously, so a WithTimeout context
+// made under another Manual WithTimeout context is done once the Advance
+// that reaches the outer one's deadline returns, as a context.WithTimeout
+// under a context.WithTimeout is done once its parent is.
+func TestManualNestedWithTimeoutEndsInsideAdvance(t *testing.T) {
+	for range 200 {
+		m := NewManual(start)
+		outer, cancelOuter := m.WithTimeout(context.Background(), time.Second)
+		inner, cancelInner := m.WithTimeout(outer, time.Minute)
+		m.Advance(time.Second)
+		err := inner.Err()
+		cancelInner()
+		cancelOuter()
+		require.ErrorIs(t, err, context.DeadlineExceeded, "the inner context was not done when Advance returned")
+	}
+}
+
+// A context.WithTimeout is done once its parent's cancel returns; so must
+// a Manual WithTimeout context be, by the time anybody asks its Err.
+func TestManualWithTimeoutErrOnceItsParentIsCancelled(t *testing.T) {
+	m := NewManual(start)
+	for range 200 {
+		parent, cancelParent := context.WithCancel(context.Background())
+		ctx, cancel := m.WithTimeout(parent, time.Hour)
+		cancelParent()
+		err := ctx.Err()
+		cancel()
+		require.ErrorIs(t, err, context.Canceled, "the parent was cancelled, but Err is nil")
+	}
+}

@@ -48,7 +48,7 @@ func newTimeoutContext(m *Manual, parent context.Context, d time.Duration) (cont
 	if reached { // the clock moved on since the deadline was read
 		c.cancel(context.DeadlineExceeded, context.DeadlineExceeded)
 	}
-	stop := context.AfterFunc(parent, func() { c.cancel(parent.Err(), context.Cause(parent)) })
+	stop := c.watchParent(parent)
 	c.mu.Lock()
 	ended := c.err != nil
 	if !ended {
@@ -60,6 +60,30 @@ func newTimeoutContext(m *Manual, parent context.Context, d time.Duration) (cont
 		stop()
 	}
 	return c, cancel
+}
+
+// watchParent arranges for c to end when parent does, and returns what
+// undoes that. A parent with an AfterFunc method (another timeoutContext,
+// a subscription's scope) calls it synchronously as it ends, as package
+// context does for the contexts it derives, so that a Manual clock's
+// Advance that ends the parent has ended c too when it returns;
+// context.AfterFunc would end c later, on a goroutine of its own.
+func (c *timeoutContext) watchParent(parent context.Context) (stop func() bool) {
+	end := func() { c.cancelFromParent(parent) }
+	if a, ok := parent.(interface{ AfterFunc(func()) func() bool }); ok {
+		return a.AfterFunc(end)
+	}
+	return context.AfterFunc(parent, end)
+}
+
+// cancelFromParent ends c with the error and cause of parent, which has
+// ended.
+func (c *timeoutContext) cancelFromParent(parent context.Context) {
+	err := parent.Err()
+	if err == nil {
+		err = context.Canceled
+	}
+	c.cancel(err, context.Cause(parent))
 }
 
 // cancel ends the context with err (and cause, for context.Cause); later
@@ -94,10 +118,22 @@ func (c *timeoutContext) Deadline() (time.Time, bool) {
 
 func (c *timeoutContext) Done() <-chan struct{} { return c.done }
 
+// Err is c's error. A parent that package context cancels ends the
+// embedded context synchronously but c only through context.AfterFunc's
+// goroutine, so Err ends c at once if the embedded context has ended
+// while c has not: as with context.WithTimeout, c's Err is not nil once
+// its parent's cancel has returned.
 func (c *timeoutContext) Err() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
+	err := c.err
+	c.mu.Unlock()
+	if err == nil && c.Context.Err() != nil {
+		c.cancelFromParent(c.Context) // its error and cause are the parent's
+		c.mu.Lock()
+		err = c.err
+		c.mu.Unlock()
+	}
+	return err
 }
 
 // AfterFunc is what package context uses to hook derived contexts in.
