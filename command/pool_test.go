@@ -556,3 +556,24 @@ func TestObservableCommandInAPoolCountsItsRunWhenTheSubscriberLeaves(t *testing.
 	assert.Equal(t, int64(1), pm.RollingCount(ms.PoolExecuted))
 	assert.Equal(t, int64(1), pm.CumulativeCount(ms.PoolExecuted))
 }
+
+// A per-call pool is retired once idle for its own IdleTimeout, though a
+// pool of a longer IdleTimeout was made before it: the sweep armed for
+// the first pool's hour does not keep the second pool's minute waiting.
+func TestPerCallPoolIsRetiredAtItsIdleTimeoutBesideALongerOne(t *testing.T) {
+	h := newHarness(t)
+	c := New("Fetch", func(ctx context.Context, url string) (string, error) { return url, nil },
+		WithRegistry(h.reg), WithConfig(Config{Timeout: -1})).WithPoolKey(func(url string) string { return url })
+	require.NoError(t, h.reg.ConfigurePool("http://patient", PoolConfig{IdleTimeout: time.Hour}))
+	for _, url := range []string{"http://patient", "http://a"} {
+		_, err := c.Execute(context.Background(), url)
+		require.NoError(t, err)
+		h.completion()
+		h.waitIdle(t, url)
+	}
+	require.Equal(t, 2, h.reg.PoolCount())
+	h.clock.Advance(DefaultPoolIdleTimeout)
+	assert.Equal(t, 1, h.reg.PoolCount(), "http://a was idle for its IdleTimeout, a minute")
+	_, ok := h.reg.pools.Load("http://patient")
+	assert.True(t, ok, "http://patient waits for its hour")
+}

@@ -35,6 +35,7 @@ type Registry struct {
 	doCmds      sync.Map   // string → *doCommands
 	keyPlugins  sync.Map   // string → *pluginSet, from AddKeyHook and AddKeyEventNotifier
 	sweep       clock.Timer
+	sweepDue    time.Time // when sweep fires
 	closed      bool
 	timeouts    *timerlist.Set // for the timeouts of subscriptions
 
@@ -512,11 +513,22 @@ func (r *Registry) submit(p *pool, t task, now int64) (*pool, bool) {
 	}
 }
 
-// armSweepLocked schedules a sweep of idle per-call pools.
+// armSweepLocked schedules a sweep of idle per-call pools after, unless
+// one is due no later: a pool of a shorter IdleTimeout than those before
+// it brings the sweep forward. A sweep that is firing already finds the
+// pools made meanwhile and schedules the next one for them.
 func (r *Registry) armSweepLocked(after time.Duration) {
-	if r.sweep != nil || r.closed {
+	if r.closed {
 		return
 	}
+	due := r.clock.Now().Add(after)
+	if r.sweep != nil {
+		if !due.Before(r.sweepDue) || !r.sweep.Stop() {
+			return
+		}
+		r.sweep = nil
+	}
+	r.sweepDue = due
 	r.sweep = r.clock.AfterFunc(after, r.sweepPools)
 }
 

@@ -91,7 +91,8 @@ type contextWaiters struct {
 	mu         sync.Mutex
 	done       chan struct{} // made by the first Done
 	closed     bool          // done is closed
-	timer      clock.Timer   // armed by the first Done
+	timer      clock.Timer   // armed by the first Done or AfterFunc
+	armed      bool          // the timer was armed, or found the deadline passed
 	afterFuncs clock.AfterFuncs
 	stopParent func() bool // unhooks the context from its parent
 }
@@ -180,9 +181,9 @@ func (c *deadlineContext) Err() error {
 		switch {
 		case !c.endsItself:
 		case clock.UnixNano(c.clock) >= c.due:
-			c.finish(contextTimedOut)
+			c.finishFound(contextTimedOut)
 		case c.parent.Err() != nil:
-			c.leave()
+			c.finishFound(contextLeft)
 		}
 	}
 	switch c.state.Load() {
@@ -246,23 +247,41 @@ func (c *deadlineContext) Done() <-chan struct{} {
 	}
 	w.done = make(chan struct{})
 	done := w.done
+	arm := w.claimArmLocked(c)
 	w.mu.Unlock()
 	if c.state.Load() != contextLive {
 		c.release(w) // it ended before the waiters were there to see
 		return done
 	}
-	if !c.endsItself {
-		return done
+	if arm {
+		c.armTimer(w)
 	}
+	return done
+}
+
+// claimArmLocked reports, under w.mu, whether the caller is the one to
+// arm c's timer: the first Done or AfterFunc of a context that ends by
+// itself at its deadline, whichever waits first.
+func (w *contextWaiters) claimArmLocked(c *deadlineContext) bool {
+	if !c.endsItself || w.armed {
+		return false
+	}
+	w.armed = true
+	return true
+}
+
+// armTimer arms the timer that ends c at its deadline, for the caller
+// that claimed it (claimArmLocked).
+func (c *deadlineContext) armTimer(w *contextWaiters) {
 	// The clock is used outside the lock: a manual clock fires timers
 	// while holding its own.
 	if clock.UnixNano(c.clock) >= c.due {
-		c.finish(contextTimedOut)
-		return done
+		c.finishFound(contextTimedOut)
+		return
 	}
 	t, reached := clock.AfterFuncAt(c.clock, time.Unix(0, c.due), func() { c.finish(contextTimedOut) })
 	if reached { // the clock moved on since it was read above
-		c.finish(contextTimedOut)
+		c.finishFound(contextTimedOut)
 	}
 	w.mu.Lock()
 	if c.state.Load() == contextLive { // else it ended meanwhile, and its release found no timer
@@ -272,7 +291,6 @@ func (c *deadlineContext) Done() <-chan struct{} {
 	if t != nil {
 		t.Stop()
 	}
-	return done
 }
 
 // AfterFunc is what package context uses to hook derived contexts in
@@ -286,6 +304,14 @@ func (c *deadlineContext) AfterFunc(f func()) (stop func() bool) {
 		// context has ended: package context calls this method holding a
 		// lock that f takes.
 		go w.afterFuncs.End()
+		return stop
+	}
+	// f runs at the deadline too, though nobody asked for Done.
+	w.mu.Lock()
+	arm := w.claimArmLocked(c)
+	w.mu.Unlock()
+	if arm {
+		c.armTimer(w)
 	}
 	return stop
 }
@@ -331,6 +357,27 @@ func (c *deadlineContext) finish(state uint32) {
 	}
 	if w := c.waiters.Load(); w != nil {
 		c.release(w)
+	}
+}
+
+// finishFound is finish for a goroutine that found the context ended
+// while it asked (Err, the first Done or AfterFunc), and may hold a lock
+// that an AfterFunc function takes (a subscription asks its caller's
+// context under the lock its leave takes): Done is closed at once, and
+// the AfterFunc functions run on a goroutine of their own, as they do
+// for a context that had ended before they were registered.
+func (c *deadlineContext) finishFound(state uint32) {
+	if !c.state.CompareAndSwap(contextLive, state) {
+		return
+	}
+	if w := c.waiters.Load(); w != nil {
+		w.mu.Lock()
+		if w.done != nil && !w.closed {
+			close(w.done)
+			w.closed = true
+		}
+		w.mu.Unlock()
+		go c.release(w)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 var runContextEpoch = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
@@ -229,4 +230,118 @@ func TestDeadlineContextFollowsTheCallersContext(t *testing.T) {
 		defer w.mu.Unlock()
 		assert.Nil(t, w.stopParent, "unhooked from the caller's context")
 	})
+}
+
+// A function registered with a run context's AfterFunc method runs when
+// the deadline passes, as one registered on a context of
+// context.WithTimeout does, though nobody asked for Done: package
+// context, and a subscription watching its caller's context (watchEnd),
+// register that way.
+func TestRunContextAfterFuncRunsAtTheDeadline(t *testing.T) {
+	mc := clock.NewManual(harnessStart)
+	runCtx, deadline := runContextFor(context.Background(), mc, harnessStart.UnixNano(), 100*time.Millisecond)
+	defer endRunContext(deadline)
+	ran := make(chan struct{})
+	stop := runCtx.(interface{ AfterFunc(func()) func() bool }).AfterFunc(func() { close(ran) })
+	defer stop()
+	mc.Advance(100 * time.Millisecond)
+	recv(t, ran, "the AfterFunc function to run at the deadline")
+	assert.ErrorIs(t, runCtx.Err(), context.DeadlineExceeded)
+}
+
+// A command subscribed from inside a semaphore-isolated run, with run's
+// context, ends when the outer run's deadline passes: its run's context
+// ends, and the execution is CANCELLED, as under a context of
+// context.WithTimeout, though the inner key's own timeout is later.
+func TestInnerSubscriptionEndsAtTheOuterRunsDeadline(t *testing.T) {
+	h := newHarness(t)
+	g := newGate()
+	inner := New("Inner", g.runLate, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: time.Second}))
+	innerErr := make(chan error, 1)
+	outer := New("Outer", func(ctx context.Context, id int) (string, error) {
+		// Subscribed with a context of its own: ToObservable's is run's.
+		_, err := observable.Map(inner.ToObservable(ctx, id), func(v string) string { return v }).First(context.Background())
+		innerErr <- err
+		return "outer", nil
+	}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: 100 * time.Millisecond}))
+	call := goCall(func() (string, error) { return outer.Execute(context.Background(), 1) })
+	innerRunCtx := g.arrived(t)
+	h.clock.Advance(100 * time.Millisecond)
+	select {
+	case <-innerRunCtx.Done():
+	case <-time.After(stuckAfter):
+		g.release()
+		awaitCall(t, call)
+		t.Fatal("the inner run's context did not end at the outer run's deadline")
+	}
+	require.Error(t, recv(t, innerErr, "the inner result"))
+	awaitCall(t, call)
+}
+
+// lateClock is a manual clock whose AfterFunc timers have not fired yet
+// when their time comes, as a real clock's timer whose goroutine has not
+// been scheduled: until it fires, only a reading of the clock tells that
+// a deadline has passed.
+type lateClock struct{ *clock.Manual }
+
+func (lateClock) AfterFunc(time.Duration, func()) clock.Timer { return lateTimer{} }
+
+type lateTimer struct{}
+
+func (lateTimer) C() <-chan time.Time      { return nil }
+func (lateTimer) Stop() bool               { return true }
+func (lateTimer) Reset(time.Duration) bool { return true }
+func (lateTimer) ResetAt(t time.Time) bool { return true }
+
+// Err of a run context whose deadline has passed, asked before its timer
+// fired, does not run the functions registered with AfterFunc on the
+// asking goroutine, which may hold a lock they take: a subscription asks
+// its caller's context under its own lock, and its AfterFunc function
+// (its leave) takes that lock.
+func TestRunContextErrDoesNotRunAfterFuncsOnTheAsker(t *testing.T) {
+	lc := lateClock{clock.NewManual(harnessStart)}
+	runCtx, deadline := runContextFor(context.Background(), lc, harnessStart.UnixNano(), 100*time.Millisecond)
+	defer endRunContext(deadline)
+	var mu sync.Mutex
+	ran := make(chan struct{})
+	runCtx.(interface{ AfterFunc(func()) func() bool }).AfterFunc(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		close(ran)
+	})
+	lc.Advance(100 * time.Millisecond)
+	asked := make(chan error, 1)
+	go func() {
+		mu.Lock()
+		defer mu.Unlock()
+		asked <- runCtx.Err()
+	}()
+	assert.ErrorIs(t, recv(t, asked, "Err to return"), context.DeadlineExceeded)
+	recv(t, ran, "the AfterFunc function to run")
+}
+
+// A command subscribed from inside a semaphore-isolated run, with run's
+// context, whose run returns after the outer deadline has passed but
+// before the outer context's timer fired, ends CANCELLED, and does not
+// hang its subscriber.
+func TestInnerSubscriptionReturningPastTheOuterDeadlineDoesNotHang(t *testing.T) {
+	lc := lateClock{clock.NewManual(harnessStart)}
+	reg := NewRegistry(WithClock(lc))
+	t.Cleanup(reg.Close)
+	g := newGate()
+	inner := New("Inner", func(ctx context.Context, _ int) (string, error) {
+		return "late", g.wait(ctx, false)
+	}, WithRegistry(reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: time.Second}))
+	innerErr := make(chan error, 1)
+	outer := New("Outer", func(ctx context.Context, id int) (string, error) {
+		_, err := observable.Map(inner.ToObservable(ctx, id), func(v string) string { return v }).First(context.Background())
+		innerErr <- err
+		return "outer", nil
+	}, WithRegistry(reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: 100 * time.Millisecond}))
+	call := goCall(func() (string, error) { return outer.Execute(context.Background(), 1) })
+	g.arrived(t)
+	lc.Advance(100 * time.Millisecond)
+	g.release()
+	assert.ErrorIs(t, recv(t, innerErr, "the inner subscription to end"), context.DeadlineExceeded)
+	assertCommandError(t, awaitCall(t, call).err, "Outer", TimeoutFailure, ErrTimeout, ErrFallbackMissing)
 }
