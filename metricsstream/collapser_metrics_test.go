@@ -1,6 +1,8 @@
 package metricsstream
 
 import (
+	"math"
+	"runtime"
 	"testing"
 	"time"
 
@@ -35,6 +37,23 @@ func TestCollapserMetricsCountBatchesInClosedBuckets(t *testing.T) {
 	assert.Equal(t, int64(8), m.CumulativeCount(CollapserAddedToBatch))
 	assert.Equal(t, int64(2), m.CumulativeCount(CollapserBatchExecuted))
 	assert.Zero(t, m.CumulativeCount(-1))
+}
+
+// ADDED_TO_BATCH is the high half of its word: batches whose sizes add up
+// to more than 32 bits in one bucket must not lose the overflow off the
+// top of the word.
+func TestCollapserCountsBeyond32BitsPerBucketAreNotLost(t *testing.T) {
+	// One processor, so one stripe: the three land in the same slot.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	mc := newManual()
+	m := NewRegistry(mc).Collapser("collapser", Config{PercentileDisabled: true})
+	for range 3 {
+		m.MarkBatch(math.MaxInt32)
+	}
+	mc.Advance(time.Second)
+	assert.Equal(t, int64(3), m.RollingCount(CollapserBatchExecuted))
+	assert.Equal(t, int64(3*math.MaxInt32), m.RollingCount(CollapserAddedToBatch))
+	assert.Equal(t, int64(3*math.MaxInt32), m.CumulativeCount(CollapserAddedToBatch))
 }
 
 func TestCollapserMetricsBatchSizes(t *testing.T) {

@@ -209,8 +209,14 @@ func (m *CommandMetrics) MarkCompletionAt(c *Completion, end int64) {
 
 	stripe := pinStripe()
 	if rc := m.recordCacheFor(since, stripe, latency); rc != nil {
-		addWords(rc.rolling.Load()[:], adds[:], words)
-		addWords(rc.health.Load()[:], healthAdds[:], healthWords)
+		rolling, health := rc.rolling.Load(), rc.health.Load()
+		if wrapped := addWords(rolling[:], adds[:], words); wrapped != 0 {
+			m.rolling.spill(stripe.index, rolling[:], wrapped)
+		}
+		if wrapped := addWords(health[:], healthAdds[:], healthWords); wrapped != 0 {
+			// rc.ring, not m.health: ResetStream may have replaced it.
+			rc.ring.Load().spill(stripe.index, health[:], wrapped)
+		}
 		if latency {
 			rc.latency.Load().record(c.ExecutionLatency, c.TotalLatency)
 		}

@@ -1,6 +1,7 @@
 package metricsstream
 
 import (
+	"math"
 	"math/bits"
 	"runtime"
 	"sync/atomic"
@@ -22,6 +23,15 @@ const maxRingCounters = 24
 // each, so that one add records two events) and then maxes (whole words
 // that only grow). Each stripe (see stripe) has its own ring of slots,
 // allocated when its first recorder comes.
+//
+// A sum may outgrow its 32 bits (an emission count may be up to
+// math.MaxInt32 per execution), and is still never recorded wrong: the
+// add that wraps a half around sees it (see addWords), and spill counts
+// the wrap in the slot's carries, one count per sum of the 2^32s it holds
+// beyond its half, which readers and folds add back. A ring allocates the
+// carries of a stripe on the stripe's first wrap: until a sum needs more
+// than 32 bits they cost a nil pointer per ring, and recording a
+// comparison or two per word.
 //
 // Recording is a load of the slot's generation in the recorder's stripe
 // and adds into it; the first recorder of a stripe in a new bucket clears
@@ -47,7 +57,15 @@ type counterRing struct {
 	totals       []atomic.Int64 // per sum counter, of the slots recycled so far
 	foldsStarted atomic.Int64
 	foldsDone    atomic.Int64
+
+	carries atomic.Pointer[ringCarries] // nil until a sum first wraps
 }
+
+// ringCarries holds the carries of a ring (see counterRing) per stripe:
+// nil for a stripe none of whose sums has wrapped, else per slot one count
+// per sum, slot i at [i*sums, (i+1)*sums). A count is a multiple of 2^32
+// that the sum holds beyond its 32 bits.
+type ringCarries []atomic.Pointer[[]atomic.Int64]
 
 // counterStripe is the ring of one stripe.
 type counterStripe struct {
@@ -77,10 +95,45 @@ func newCounterRing(epoch time.Time, width time.Duration, size, sums, maxes int,
 // sumWord returns the word and bit shift of packed counter j.
 func sumWord(j int) (word int, shift uint) { return j / 2, uint(j%2) * 32 }
 
-// sumOf returns packed counter j of a bucket's words.
-func sumOf(words []atomic.Int64, j int) int64 {
+// sumOf returns packed counter j of a bucket's words, with its carries
+// (nil when none).
+func sumOf(words, carries []atomic.Int64, j int) int64 {
 	w, shift := sumWord(j)
-	return int64(uint32(uint64(words[w].Load()) >> shift))
+	v := int64(uint32(uint64(words[w].Load()) >> shift))
+	if carries != nil {
+		v += carries[j].Load() << 32
+	}
+	return v
+}
+
+// carriesOf returns the carries of slot i of stripe s, or nil if no sum
+// of the stripe has wrapped.
+func (r *counterRing) carriesOf(s, i int) []atomic.Int64 {
+	rc := r.carries.Load()
+	if rc == nil {
+		return nil
+	}
+	c := (*rc)[s].Load()
+	if c == nil {
+		return nil
+	}
+	return (*c)[i*r.sums : (i+1)*r.sums]
+}
+
+// newCarries is carriesOf for the first wrap: it allocates the carries of
+// stripe s if they are missing.
+func (r *counterRing) newCarries(s, i int) []atomic.Int64 {
+	rc := r.carries.Load()
+	if rc == nil {
+		t := make(ringCarries, len(r.stripes))
+		r.carries.CompareAndSwap(nil, &t)
+		rc = r.carries.Load()
+	}
+	if (*rc)[s].Load() == nil {
+		c := make([]atomic.Int64, r.slots*r.sums)
+		(*rc)[s].CompareAndSwap(nil, &c)
+	}
+	return r.carriesOf(s, i)
 }
 
 // counters returns how many values readSlot reports: the sums, then the
@@ -113,7 +166,9 @@ func (r *counterRing) bucketForSince(since time.Duration) int64 {
 // holds it, and after that in the totals only.)
 func (r *counterRing) add(n int64, s stripe, adds []uint64, words uint32) {
 	if b := r.bucket(n, s); b != nil {
-		addWords(b, adds, words)
+		if wrapped := addWords(b, adds, words); wrapped != 0 {
+			r.spill(s.index, b, wrapped)
+		}
 	} else if r.totals != nil {
 		r.addTotals(adds, words)
 	}
@@ -137,12 +192,73 @@ func (r *counterRing) addTotals(adds []uint64, words uint32) {
 }
 
 // addWords adds to the words b of a bucket the pending adds (see addTo)
-// of the words whose bits are set in words.
-func addWords(b []atomic.Int64, adds []uint64, words uint32) {
+// of the words whose bits are set in words. It returns the sums that
+// wrapped around past 32 bits, bit j for packed counter j: the caller
+// hands them to spill, which the bucket needs to be right.
+//
+// A half wrapped if it is now below what was added to it: the low half
+// then carried 1 into the high half, and the high half (with that carry)
+// carried out of the word. Each add sees its own wraps, whatever adds
+// run at once, since it compares with the value it made.
+func addWords(b []atomic.Int64, adds []uint64, words uint32) (wrapped uint32) {
 	for ; words != 0; words &= words - 1 {
 		w := bits.TrailingZeros32(words)
-		b[w].Add(int64(adds[w]))
+		a := adds[w]
+		v := uint64(b[w].Add(int64(a)))
+		if uint32(v) < uint32(a) || v < a {
+			wrapped |= wrapsOf(v, a) << (2 * w)
+		}
 	}
+	return wrapped
+}
+
+// wrapsOf returns which halves of a word wrapped when adding a made it v:
+// bit 0 the low half, bit 1 the high half.
+func wrapsOf(v, a uint64) (wrapped uint32) {
+	if uint32(v) < uint32(a) {
+		wrapped |= 1
+	}
+	if v < a {
+		wrapped |= 2
+	}
+	return wrapped
+}
+
+// spill finishes adds into b, the words of a slot of stripe s, that
+// wrapped the sums set in wrapped (see addWords): it counts each wrap in
+// the slot's carries and takes back the carry a low half put into its
+// high half. Taking it back borrows out of the word when the high half
+// is 0 by then (that carry, or another add, wrapped it): the borrow undoes
+// a wrap the high half counted, so its carry loses one. Until spill is
+// done a reader of the bucket may see a sum off by 2^32 and its neighbour
+// by 1; readers read closed buckets, which only a recorder late at the
+// close still adds to.
+func (r *counterRing) spill(s int, b []atomic.Int64, wrapped uint32) {
+	c := r.newCarries(s, r.slotOf(s, b))
+	for ; wrapped != 0; wrapped &= wrapped - 1 {
+		j := bits.TrailingZeros32(wrapped)
+		if j >= r.sums {
+			continue // the high half of the last word, no counter: nothing to count
+		}
+		c[j].Add(1)
+		if j%2 == 1 {
+			continue
+		}
+		if v := uint64(b[j/2].Add(-1 << 32)); v>>32 == math.MaxUint32 && j+1 < r.sums {
+			c[j+1].Add(-1)
+		}
+	}
+}
+
+// slotOf returns the slot of stripe s whose words are b.
+func (r *counterRing) slotOf(s int, b []atomic.Int64) int {
+	st := r.stripes[s].Load()
+	for i := range r.slots {
+		if &st.words[i*r.words] == &b[0] {
+			return i
+		}
+	}
+	panic("metricsstream: words of no slot")
 }
 
 // nonZero returns the set of the words of adds that are not zero, for add.
@@ -168,21 +284,22 @@ func (r *counterRing) raise(n int64, s stripe, m int, v int64) {
 func (r *counterRing) bucket(n int64, s stripe) []atomic.Int64 {
 	st := r.stripe(s.index)
 	i := int(n) & (r.slots - 1)
-	if st.gens[i].Load() != n && !r.recycle(st, i, n, s.shared) {
+	if st.gens[i].Load() != n && !r.recycle(st, i, n, s) {
 		return nil
 	}
 	return st.words[i*r.words : (i+1)*r.words]
 }
 
-// recycle makes slot i of st hold bucket n: if it holds an older bucket,
-// it folds the slot's sums into the totals, clears it and publishes n. It
-// reports false if the slot holds a newer bucket.
-func (r *counterRing) recycle(st *counterStripe, i int, n int64, shared bool) bool {
+// recycle makes slot i of st, stripe s, hold bucket n: if it holds an
+// older bucket, it folds the slot's sums and their carries into the
+// totals, clears them and publishes n. It reports false if the slot holds
+// a newer bucket.
+func (r *counterRing) recycle(st *counterStripe, i int, n int64, s stripe) bool {
 	if r.totals != nil {
 		r.foldsStarted.Add(1) // readers of totals retry until foldsDone catches up
 		defer r.foldsDone.Add(1)
 	}
-	found, old := st.gens.claim(i, n, shared)
+	found, old := st.gens.claim(i, n, s.shared)
 	if found != slotClaimed {
 		return found == slotHeld
 	}
@@ -194,6 +311,12 @@ func (r *counterRing) recycle(st *counterStripe, i int, n int64, shared bool) bo
 			folded[2*j] += int64(uint32(v))
 			folded[2*j+1] += int64(v >> 32)
 		}
+	}
+	// Only the claimer swaps the carries, as the words: a wrap that an
+	// add spills meanwhile counts either here or in bucket n, once.
+	c := r.carriesOf(s.index, i)
+	for j := range c {
+		folded[j] += c[j].Swap(0) << 32
 	}
 	if r.totals != nil && old >= 0 {
 		for j := range r.totals {
@@ -248,6 +371,12 @@ func (r *counterRing) emptyFrom(n int64) bool {
 					return false
 				}
 			}
+			c := r.carriesOf(s, i)
+			for j := range c {
+				if c[j].Load() != 0 {
+					return false
+				}
+			}
 		}
 	}
 	return true
@@ -263,7 +392,7 @@ func (r *counterRing) readSlot(i int, n int64, dst []int64) bool {
 		if st == nil || st.gens[i].Load() != n {
 			continue
 		}
-		r.accumulate(st.words[i*r.words:(i+1)*r.words], dst)
+		r.accumulate(st.words[i*r.words:(i+1)*r.words], r.carriesOf(s, i), dst)
 		if st.gens[i].Load() != n {
 			return false
 		}
@@ -271,11 +400,11 @@ func (r *counterRing) readSlot(i int, n int64, dst []int64) bool {
 	return true
 }
 
-// accumulate adds the sums of bucket words w into dst and raises its
-// maxes.
-func (r *counterRing) accumulate(w []atomic.Int64, dst []int64) {
+// accumulate adds the sums of bucket words w, with their carries (nil
+// when none), into dst and raises its maxes.
+func (r *counterRing) accumulate(w, carries []atomic.Int64, dst []int64) {
 	for j := range r.sums {
-		dst[j] += sumOf(w, j)
+		dst[j] += sumOf(w, carries, j)
 	}
 	for m := range r.words - r.sumWords {
 		dst[r.sums+m] = max(dst[r.sums+m], w[r.sumWords+m].Load())
@@ -344,7 +473,7 @@ func (r *counterRing) totalsInto(now int64, dst []int64) {
 					continue
 				}
 				clear(vals)
-				r.accumulate(st.words[i*r.words:(i+1)*r.words], vals)
+				r.accumulate(st.words[i*r.words:(i+1)*r.words], r.carriesOf(s, i), vals)
 				for j := range dst {
 					dst[j] += vals[j]
 				}

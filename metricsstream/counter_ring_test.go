@@ -1,10 +1,12 @@
 package metricsstream
 
 import (
+	"math"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The sums of an add whose bucket has left the ring go into the totals of
@@ -53,4 +55,57 @@ func TestCounterRingHoldsAtMostMaxRingCounters(t *testing.T) {
 	for j := range sums {
 		assert.Equal(t, int64(2*(j+1)), totals[j], "counter %d", j)
 	}
+}
+
+// A sum wraps past 32 bits into its carries, once, whatever adds come
+// between an add and its spill. Word 0: its low half wraps and carries
+// into a full high half, which wraps out of the word; another add then
+// moves the high half from 0 to 1 before the first takes its carry back.
+// Word 1: a low half wraps into a high half that is no counter. Every
+// counter then ends at 2^32, every word at 0: the bucket is not empty.
+// A fold takes the carries into the totals and clears them.
+func TestCounterRingCountsBeyond32BitsPerBucketWhateverAddsInterleave(t *testing.T) {
+	r := newCounterRing(t0, time.Second, 10, 3, 1, true)
+	s := stripe{index: 0}
+	b := r.bucket(0, s)
+	assert.Zero(t, addWords(b, []uint64{math.MaxUint64, math.MaxUint32}, 0b11))
+	wrapped := addWords(b, []uint64{1, 1}, 0b11)
+	assert.Equal(t, uint32(0b0111), wrapped, "both halves of word 0, the low half of word 1")
+	assert.Zero(t, addWords(b, []uint64{1 << 32}, 1))
+	r.spill(s.index, b, wrapped)
+	assert.Equal(t, int64(0), b[0].Load(), "a carry is taken back")
+	assert.Equal(t, int64(0), b[1].Load(), "a carry is taken back")
+	assert.False(t, r.emptyFrom(0))
+
+	vals := make([]int64, r.counters())
+	require.True(t, r.readSlot(0, 0, vals))
+	want := []int64{math.MaxUint32 + 1, math.MaxUint32 + 1, math.MaxUint32 + 1}
+	assert.Equal(t, append(want, 0), vals)
+
+	newer := int64(r.slots) // reuses the slot of bucket 0
+	r.bucket(newer, s)
+	require.True(t, r.readSlot(0, newer, vals))
+	assert.Equal(t, []int64{0, 0, 0, 0}, vals, "the carries leave the slot")
+	assert.True(t, r.emptyFrom(newer))
+	totals := make([]int64, 3)
+	r.totalsInto(newer+1, totals)
+	assert.Equal(t, want, totals, "the carries are folded once")
+}
+
+// An add that takes the low half of a word past 32 bits while its high
+// half is full wraps the word; taking the low half's carry back then
+// borrows from the word again, so that the high half has not wrapped.
+func TestCounterRingCountsBeyond32BitsPerBucketWithAFullHighHalf(t *testing.T) {
+	r := newCounterRing(t0, time.Second, 10, 2, 0, false)
+	s := stripe{index: 0}
+	b := r.bucket(0, s)
+	adds := []uint64{math.MaxUint32 << 32}
+	addWords(b, adds, 1)
+	adds[0] = math.MaxUint32
+	addWords(b, adds, 1)
+	adds[0] = 2
+	r.add(0, s, adds, 1)
+	vals := make([]int64, r.counters())
+	require.True(t, r.readSlot(0, 0, vals))
+	assert.Equal(t, []int64{math.MaxUint32 + 2, math.MaxUint32}, vals)
 }

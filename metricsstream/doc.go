@@ -139,8 +139,9 @@
 //     markThreadRejection decrements it without a matching increment).
 //   - A completion counts in the buckets of its end time, not in those in
 //     progress when it is recorded. Counts are exact once their bucket has
-//     closed; a completion recorded at the very moment a bucket closes may
-//     miss a read made at that same moment, and appears in the next one.
+//     closed, however large they grow; a completion recorded at the very
+//     moment a bucket closes may miss a read made at that same moment, and
+//     appears in the next one.
 //     A completion whose end time is so old that its bucket has left the
 //     ring (the window and at least two buckets more) counts in the
 //     cumulative counts only, at once: no rolling value read since covers

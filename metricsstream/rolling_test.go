@@ -2,6 +2,7 @@ package metricsstream
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"testing"
 	"time"
@@ -63,6 +64,46 @@ func TestRollingCountsCountEmissions(t *testing.T) {
 	assert.Equal(t, int64(4), m.RollingCount(FallbackEmit))
 	assert.Equal(t, int64(7), m.RollingCount(Collapsed))
 	assert.Equal(t, int64(1), m.RollingCount(FallbackSuccess))
+}
+
+// Emission counts may be anything up to math.MaxInt32 per execution
+// (EventCounts.Add stops there rather than wrap). Three such executions
+// in one bucket add up to more than 32 bits: the rolling and cumulative
+// counts must still be their sum, and no other event may gain counts
+// from them. When the bucket's slot is reused, what went beyond 32 bits
+// stays in the cumulative counts, once, and leaves the slot.
+func TestCountsBeyond32BitsPerBucketAreNotCorrupted(t *testing.T) {
+	// One processor, so one stripe: the three land in the same slot.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	m, mc := newTestMetrics(t, Config{})
+	for range 3 {
+		var c Completion
+		c.Events.Add(Emit, math.MaxInt32)
+		c.Events.Add(Success, 1)
+		c.Events.Add(FallbackEmit, math.MaxInt32)
+		c.Events.Add(Collapsed, math.MaxInt32)
+		m.MarkCompletion(&c)
+	}
+	mc.Advance(time.Second)
+	want := int64(3 * math.MaxInt32)
+	rolling := m.RollingCounts()
+	assert.Equal(t, want, rolling[Emit])
+	assert.Equal(t, int64(3), rolling[Success], "SUCCESS gains the carry of EMIT")
+	assert.Equal(t, want, rolling[FallbackEmit])
+	assert.Equal(t, int64(0), rolling[FallbackSuccess], "FALLBACK_SUCCESS gains the carry of FALLBACK_EMIT")
+	assert.Equal(t, want, rolling[Collapsed])
+	cumulative := m.CumulativeCounts()
+	assert.Equal(t, want, cumulative[Emit])
+	assert.Equal(t, int64(3), cumulative[Success])
+
+	// The bucket of slots seconds reuses the slot of bucket 0.
+	mc.Advance(time.Duration(m.rolling.slots-1) * time.Second)
+	record(m, Emit, Success)
+	mc.Advance(time.Second)
+	assert.Equal(t, int64(1), m.RollingCount(Emit))
+	assert.Equal(t, want+1, m.CumulativeCount(Emit))
+	assert.Equal(t, int64(4), m.CumulativeCount(Success))
+	assert.Equal(t, want, m.CumulativeCount(Collapsed))
 }
 
 // EXCEPTION_THROWN is not recorded but summed from the exception-producing
