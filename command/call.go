@@ -150,6 +150,14 @@ func (c *core[In, Out]) fallBack(ctx context.Context, e *execution, in In, failu
 		return c.fallBackFirst(ctx, e, in, cmdErr)
 	}
 	v, err := callFallback(c.fallback, ctx, in, cmdErr)
+	if ctx.Err() != nil {
+		// The caller left while the fallback ran: CANCELLED, as a
+		// subscription's (fallbackEnded) and as a run's (runHere), and
+		// what the fallback returned is dropped.
+		e.cancelled(c.k.registry.now())
+		c.drop(v, err)
+		return zero, callerErr(ctx)
+	}
 	if err = e.fallbackDone(cmdErr, err); err != nil {
 		return zero, err
 	}
@@ -161,6 +169,11 @@ func (c *core[In, Out]) fallBack(ctx context.Context, e *execution, in In, failu
 func (c *core[In, Out]) fallBackFirst(ctx context.Context, e *execution, in In, cmdErr *Error) (Out, error) {
 	var zero Out
 	v, err := firstOf(ctx, fallbackBody(c.fallbackObs, ctx, in, cmdErr))
+	if ctx.Err() != nil {
+		e.cancelled(c.k.registry.now())
+		c.drop(v, err)
+		return zero, callerErr(ctx)
+	}
 	switch err {
 	case nil:
 		return tookFirst(e, v, metricsstream.FallbackEmit, c.k.registry.now())
