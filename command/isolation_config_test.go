@@ -71,3 +71,42 @@ func TestExplicitIsolationIsHonoured(t *testing.T) {
 		}
 	}
 }
+
+// A key configured before its command is made (hystrixprops configures
+// keys from a file at start-up) takes its isolation from the kind of the
+// command made for it when its Config leaves Isolation at
+// DefaultIsolation: an ObservableCommand is semaphore-isolated, as
+// Config.Isolation's doc and NewObservable's promise, and a Command runs
+// in a pool.
+func TestConfigureBeforeTheCommandKeepsTheKindsDefaultIsolation(t *testing.T) {
+	r := NewRegistry()
+	defer r.Close()
+	require.NoError(t, r.Configure("Stream", Config{Timeout: 2 * time.Second}))
+	NewObservable("Stream", func(_ context.Context, n int) observable.Observable[int] { return observable.Just(n) }, WithRegistry(r))
+	cfg, _ := r.Config("Stream")
+	assert.Equal(t, SemaphoreIsolation, cfg.Isolation, "an ObservableCommand's default")
+	assert.Equal(t, 2*time.Second, cfg.Timeout)
+	// Writing DefaultIsolation back still means the kind's default.
+	require.NoError(t, r.Configure("Stream", Config{Timeout: 3 * time.Second}))
+	cfg, _ = r.Config("Stream")
+	assert.Equal(t, SemaphoreIsolation, cfg.Isolation, "after another Configure")
+
+	require.NoError(t, r.Configure("Call", Config{Timeout: 2 * time.Second}))
+	New("Call", succeedRun, WithRegistry(r))
+	cfg, _ = r.Config("Call")
+	assert.Equal(t, PoolIsolation, cfg.Isolation, "a Command's default")
+
+	// A ConfigureFunc before the command changes only what it changes.
+	require.NoError(t, r.Configure("Later", Config{}))
+	require.NoError(t, r.ConfigureFunc("Later", func(c *Config) { c.Timeout = time.Minute }))
+	NewObservable("Later", func(_ context.Context, n int) observable.Observable[int] { return observable.Just(n) }, WithRegistry(r))
+	cfg, _ = r.Config("Later")
+	assert.Equal(t, SemaphoreIsolation, cfg.Isolation, "after ConfigureFunc")
+	assert.Equal(t, time.Minute, cfg.Timeout)
+
+	// An explicit isolation given before the command stays.
+	require.NoError(t, r.Configure("Pooled", Config{Isolation: PoolIsolation}))
+	NewObservable("Pooled", func(_ context.Context, n int) observable.Observable[int] { return observable.Just(n) }, WithRegistry(r))
+	cfg, _ = r.Config("Pooled")
+	assert.Equal(t, PoolIsolation, cfg.Isolation, "named by Configure")
+}

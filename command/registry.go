@@ -153,8 +153,15 @@ type keyState struct {
 	errs [numFailureTypes][3]atomic.Pointer[Error]
 	// defaultIsolation is what DefaultIsolation means for the key:
 	// SemaphoreIsolation for keys made by NewObservable, PoolIsolation
-	// otherwise.
+	// otherwise. It is read and, for a key made by Configure, claimed
+	// by its first command (claimKind), under the registry's configMu.
 	defaultIsolation Isolation
+	// kindPending says the key was made by Configure and no command has
+	// claimed it yet: what DefaultIsolation means waits for the kind of
+	// its first command. rawIsolation is the Isolation the last Configure
+	// named meanwhile (under configMu).
+	kindPending  atomic.Bool
+	rawIsolation Isolation
 	// pool is the pool named by the key's Config.Pool when last looked
 	// up, which saves busy keys a lookup by name per execution.
 	pool atomic.Pointer[pool]
@@ -198,8 +205,38 @@ func (r *Registry) state(key string, cfg Config) *keyState {
 }
 
 // stateWithDefault is state for a kind of command whose default isolation
-// is isolation.
+// is isolation. A key that Configure made before any command claims
+// isolation as its default.
 func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation) *keyState {
+	k := r.stateOrNew(key, cfg, isolation, false)
+	if k.kindPending.Load() {
+		r.claimKind(k, isolation)
+	}
+	return k
+}
+
+// claimKind makes isolation what DefaultIsolation means for k, a key made
+// by Configure, unless another command has claimed it first; the Config
+// in force, if it left Isolation to the default, takes it.
+func (r *Registry) claimKind(k *keyState, isolation Isolation) {
+	r.configMu.Lock()
+	defer r.configMu.Unlock()
+	if !k.kindPending.Load() {
+		return
+	}
+	k.defaultIsolation = isolation
+	if k.rawIsolation == DefaultIsolation {
+		cfg := *k.config.Load()
+		cfg.Isolation = isolation
+		k.config.Store(&cfg)
+	}
+	k.kindPending.Store(false)
+}
+
+// stateOrNew returns the shared state of key, made with cfg and the
+// default isolation if it is new; pending says a Configure makes it,
+// before any command claims its kind.
+func (r *Registry) stateOrNew(key string, cfg Config, isolation Isolation, pending bool) *keyState {
 	if k, ok := r.keys.Load(key); ok {
 		return k.(*keyState)
 	}
@@ -208,14 +245,17 @@ func (r *Registry) stateWithDefault(key string, cfg Config, isolation Isolation)
 	if k, ok := r.keys.Load(key); ok {
 		return k.(*keyState)
 	}
+	raw := cfg.Isolation
 	cfg = cfg.withDefaults(key, isolation)
 	k := &keyState{
 		key:              key,
 		registry:         r,
 		defaultIsolation: isolation,
+		rawIsolation:     raw,
 		plugins:          r.pluginsOf(key),
 		fallbackSem:      newSemaphore(cfg.FallbackMaxConcurrentRequests),
 	}
+	k.kindPending.Store(pending)
 	k.limiter.Store(nextLimiter(nil, cfg.AdaptiveLimit, cfg.MaxConcurrentRequests))
 	if err := k.addPartitions(cfg.Partitions); err != nil {
 		panic(err) // a new key has no names yet, and Validate allows no more than MaxPartitions
@@ -348,8 +388,11 @@ func (k *keyState) limiterFor(cfg *Config) *limit.Limiter {
 // timeout, the permits, the breaker's thresholds and force flags and the
 // fallback switches, the retries, hedges, rate limit and injected faults
 // apply to the next execution. Metrics windows are kept.
-// A key that has no command yet takes cfg as its first Config. An empty
-// key or one that is not valid UTF-8 is an error that is ErrInvalidKey.
+// A key that has no command yet takes cfg as its first Config; its
+// DefaultIsolation means the default of the kind of its first command
+// (PoolIsolation for New, SemaphoreIsolation for NewObservable), and
+// until one comes, Config reports PoolIsolation. An empty key or one
+// that is not valid UTF-8 is an error that is ErrInvalidKey.
 //
 // Calls of Configure and ConfigureFunc take effect one after another: the
 // key's breaker, semaphores, rate limit and Config are all of the same
@@ -380,6 +423,11 @@ func (r *Registry) ConfigureFunc(key string, change func(*Config)) error {
 	r.configMu.Lock()
 	defer r.configMu.Unlock()
 	cfg, _ := r.Config(key)
+	if k, ok := r.keys.Load(key); ok && k.(*keyState).kindPending.Load() {
+		// No command has claimed the key: the isolation Configure named,
+		// DefaultIsolation included, until one does.
+		cfg.Isolation = k.(*keyState).rawIsolation
+	}
 	change(&cfg)
 	return r.configureLocked(key, cfg)
 }
@@ -389,9 +437,12 @@ func (r *Registry) configureLocked(key string, cfg Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	k := r.state(key, cfg)
+	k := r.stateOrNew(key, cfg, PoolIsolation, true)
 	if err := k.addPartitions(cfg.Partitions); err != nil {
 		return err
+	}
+	if k.kindPending.Load() {
+		k.rawIsolation = cfg.Isolation
 	}
 	cfg = cfg.withDefaults(key, k.defaultIsolation)
 	cfg.Metrics = k.config.Load().Metrics
