@@ -137,9 +137,12 @@ func (e *Error) Error() string {
 	switch {
 	case e.Failure == FallbackRejectedFailure:
 		return e.Command + " fallback execution rejected"
-	case errors.Is(e.FallbackErr, ErrFallbackMissing):
+	// The sentinels themselves, not errors that wrap them: a fallback
+	// that failed with another command's *Error (a fallback via another
+	// command that had none) ran, and failed.
+	case e.FallbackErr == ErrFallbackMissing:
 		suffix = " and no fallback available"
-	case errors.Is(e.FallbackErr, ErrFallbackDisabled):
+	case e.FallbackErr == ErrFallbackDisabled:
 		suffix = " and fallback disabled"
 	case e.FallbackErr != nil:
 		suffix = " and fallback failed: " + e.FallbackErr.Error()

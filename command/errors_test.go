@@ -83,3 +83,20 @@ func TestPanicError(t *testing.T) {
 	assert.NoError(t, newPanicError(42).Unwrap())
 	assert.Equal(t, "panic: 42", newPanicError(42).Error())
 }
+
+// A fallback that is itself a command (Hystrix's fallback via network)
+// and fails for want of a fallback of its own: the outer command's
+// fallback ran and failed, and its message says so, naming the inner
+// error, rather than that the outer command had no fallback.
+func TestMessageOfAFallbackFailingWithAnotherCommandsError(t *testing.T) {
+	h := newHarness(t)
+	inner := New("Secondary", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation}))
+	outer := New("Primary", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation})).WithFallback(func(ctx context.Context, id int, _ error) (string, error) {
+		return inner.Execute(ctx, id)
+	})
+	_, err := outer.Execute(context.Background(), 1)
+	var ce *Error
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, "Primary", ce.Command)
+	assert.Equal(t, "Primary failed and fallback failed: Secondary failed and no fallback available (cause: boom) (cause: boom)", err.Error())
+}
