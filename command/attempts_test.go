@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"strings"
@@ -787,6 +788,19 @@ func TestResilienceConfigErrorsNameTheField(t *testing.T) {
 	}
 	err := Config{Retry: RetryConfig{Backoff: observable.Backoff{Max: -1}}}.Validate()
 	assert.ErrorIs(t, err, observable.ErrInvalidPolicy, "a nested Backoff's error is observable's too")
+}
+
+// A type that is not a FailureType would shift out of the set, or panic
+// with a negative shift, and an empty set means RetryConfig's defaults:
+// FailureTypesOf says what is wrong instead.
+func TestFailureTypesOfRefusesWhatIsNoFailureType(t *testing.T) {
+	for _, bad := range []FailureType{numFailureTypes, 16, -1} {
+		assert.PanicsWithValue(t, fmt.Sprintf("command: FailureTypesOf: %d is not a FailureType", int(bad)), func() {
+			FailureTypesOf(CommandFailure, bad)
+		})
+	}
+	s := FailureTypesOf(CommandFailure, RateLimitedFailure)
+	assert.True(t, s.Has(CommandFailure) && s.Has(RateLimitedFailure) && !s.Has(TimeoutFailure))
 }
 
 // Under OneAttempt a call makes one execution, whatever its key's retries

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -118,10 +119,16 @@ const (
 // FailureTypes is a set of failure types.
 type FailureTypes uint16
 
-// FailureTypesOf returns the set of types.
+// FailureTypesOf returns the set of types. It panics if one is not a
+// FailureType of this package: a set that silently left it out (or,
+// left empty, meant RetryConfig's defaults) would retry what the caller
+// did not name.
 func FailureTypesOf(types ...FailureType) FailureTypes {
 	var s FailureTypes
 	for _, t := range types {
+		if t < 0 || int(t) >= numFailureTypes {
+			panic(fmt.Sprintf("command: FailureTypesOf: %d is not a FailureType", int(t)))
+		}
 		s |= 1 << t
 	}
 	return s
