@@ -577,3 +577,28 @@ func TestPerCallPoolIsRetiredAtItsIdleTimeoutBesideALongerOne(t *testing.T) {
 	_, ok := h.reg.pools.Load("http://patient")
 	assert.True(t, ok, "http://patient waits for its hour")
 }
+
+// ConfigurePool's IdleTimeout applies to a per-call pool that exists: one
+// that was kept for ever (a negative IdleTimeout) or for an hour is
+// retired once idle for the new one.
+func TestConfigurePoolIdleTimeoutRetiresAPerCallPoolThatExists(t *testing.T) {
+	for _, before := range []time.Duration{-1, time.Hour} {
+		t.Run(before.String(), func(t *testing.T) {
+			h := newHarness(t)
+			c := New("Fetch", func(ctx context.Context, url string) (string, error) { return url, nil },
+				WithRegistry(h.reg), WithConfig(Config{Timeout: -1})).WithPoolKey(func(url string) string { return url })
+			require.NoError(t, h.reg.ConfigurePool("http://a", PoolConfig{IdleTimeout: before}))
+			_, err := c.Execute(context.Background(), "http://a")
+			require.NoError(t, err)
+			h.completion()
+			h.waitIdle(t, "http://a")
+			h.clock.Advance(30 * time.Second)
+
+			require.NoError(t, h.reg.ConfigurePool("http://a", PoolConfig{IdleTimeout: time.Minute}))
+			h.clock.Advance(30*time.Second - time.Nanosecond)
+			assert.Equal(t, 1, h.reg.PoolCount(), "idle for a minute less a nanosecond")
+			h.clock.Advance(time.Nanosecond)
+			assert.Zero(t, h.reg.PoolCount(), "idle for its new IdleTimeout")
+		})
+	}
+}

@@ -516,7 +516,14 @@ func (r *Registry) ConfigurePool(key string, cfg PoolConfig) error {
 	defer r.mu.Unlock()
 	r.poolConfigs.Store(key, cfg)
 	if p, ok := r.pools.Load(key); ok {
-		p.(*pool).configure(cfg)
+		p := p.(*pool)
+		p.configure(cfg)
+		if p.perCall && cfg.IdleTimeout > 0 {
+			// An IdleTimeout that is new or shorter may be due before
+			// the sweep armed, or there may be none.
+			idleFor := time.Duration(r.clock.Now().UnixNano() - p.lastUsed.Load())
+			r.armSweepLocked(max(cfg.IdleTimeout-idleFor, time.Nanosecond))
+		}
 	}
 	return nil
 }
