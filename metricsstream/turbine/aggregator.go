@@ -195,7 +195,7 @@ func (a *Aggregator) Instances() []Instance {
 		// though no AppendEvents has yet dropped it.
 		objects := 0
 		for _, o := range in.objects {
-			if now.Sub(o.seen) <= a.staleAfter {
+			if a.inSum(o, now) {
 				objects++
 			}
 		}
@@ -204,6 +204,10 @@ func (a *Aggregator) Instances() []Instance {
 	slices.SortFunc(out, func(x, y Instance) int { return strings.Compare(x.URL, y.URL) })
 	return out
 }
+
+// inSum reports whether o is in the sum at now: its instance wrote it
+// within WithStaleAfter.
+func (a *Aggregator) inSum(o *object, now time.Time) bool { return now.Sub(o.seen) <= a.staleAfter }
 
 // Handler returns the stream of the sum, for the Hystrix Dashboard or
 // this module's dashboard: metricsstream's transport (Hystrix's headers,
@@ -227,7 +231,7 @@ func (a *Aggregator) AppendEvents(dst []byte, now time.Time) []byte {
 	groups := make(map[objectKey][]*object)
 	for _, in := range a.instances {
 		for k, o := range in.objects {
-			if now.Sub(o.seen) > a.staleAfter {
+			if !a.inSum(o, now) {
 				delete(in.objects, k)
 				continue
 			}
