@@ -11,9 +11,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/rxhystrix/rxhystrix/clock"
-	"github.com/rxhystrix/rxhystrix/command"
 )
 
 // propertiesServer serves a body of properties with an ETag of its
@@ -51,12 +48,7 @@ func (p *propertiesServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // conditional GET; it puts them in force when they changed, and reports
 // a GET or a body that fails once, keeping the properties before.
 func TestPollURLFollowsTheServer(t *testing.T) {
-	mc := clock.NewManual(time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC))
-	r := command.NewRegistry(command.WithClock(mc))
-	defer r.Close()
-	s := NewSource(r, nil)
-	command.New("GetUser", succeed, command.WithRegistry(r), command.WithConfig(s.Command("GetUser", command.Config{})))
-	threshold := func() int { return r.Breaker("GetUser").Config().ErrorThresholdPercentage }
+	mc, s, threshold := polledGetUser(t)
 	server := &propertiesServer{}
 	server.set("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=25\n", `"v1"`, 0)
 	srv := httptest.NewServer(server)
@@ -105,12 +97,7 @@ func TestPollURLFollowsTheServer(t *testing.T) {
 // validators answering the same properties after a blip does not undo
 // what was set meanwhile.
 func TestPollURLDoesNotPutTheSameBodyInForceAgainAfterAFailedGET(t *testing.T) {
-	mc := clock.NewManual(time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC))
-	r := command.NewRegistry(command.WithClock(mc))
-	defer r.Close()
-	s := NewSource(r, nil)
-	command.New("GetUser", succeed, command.WithRegistry(r), command.WithConfig(s.Command("GetUser", command.Config{})))
-	threshold := func() int { return r.Breaker("GetUser").Config().ErrorThresholdPercentage }
+	mc, s, threshold := polledGetUser(t)
 	var (
 		mu   sync.Mutex
 		down bool

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/command"
 )
 
 // poller runs one of a Source's polls (PollFile, PollURL) on a goroutine,
@@ -60,4 +61,18 @@ func (p *poller) reported() []string {
 func (p *poller) stop() error {
 	p.cancel()
 	return <-p.done
+}
+
+// polledGetUser returns a manual clock, a Source of a registry on it
+// (closed when t ends) that configures the registry's GetUser command,
+// and a reading of GetUser's error threshold: what the tests of PollFile
+// and PollURL poll into.
+func polledGetUser(t *testing.T) (*clock.Manual, *Source, func() int) {
+	mc := clock.NewManual(time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC))
+	r := command.NewRegistry(command.WithClock(mc))
+	t.Cleanup(r.Close)
+	s := NewSource(r, nil)
+	command.New("GetUser", succeed, command.WithRegistry(r), command.WithConfig(s.Command("GetUser", command.Config{})))
+	threshold := func() int { return r.Breaker("GetUser").Config().ErrorThresholdPercentage }
+	return mc, s, threshold
 }

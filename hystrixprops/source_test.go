@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
-	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
@@ -80,11 +79,7 @@ func TestSetNamesTheKeysItCannotConfigure(t *testing.T) {
 // force when it changed, and reports a file it cannot read once per
 // change, keeping the properties before.
 func TestPollFileFollowsTheFile(t *testing.T) {
-	mc := clock.NewManual(time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC))
-	r := command.NewRegistry(command.WithClock(mc))
-	defer r.Close()
-	s := NewSource(r, nil)
-	command.New("GetUser", succeed, command.WithRegistry(r), command.WithConfig(s.Command("GetUser", command.Config{})))
+	mc, s, threshold := polledGetUser(t)
 	file := filepath.Join(t.TempDir(), "hystrix.properties")
 	epoch := time.Now().Add(-time.Hour)
 	write := func(text string, s int) {
@@ -93,7 +88,6 @@ func TestPollFileFollowsTheFile(t *testing.T) {
 		at := epoch.Add(time.Duration(s) * time.Second)
 		require.NoError(t, os.Chtimes(file, at, at))
 	}
-	threshold := func() int { return r.Breaker("GetUser").Config().ErrorThresholdPercentage }
 	write("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=25\n", 0)
 
 	p := startPoller(t, mc, func(ctx context.Context, report func(error)) error {
@@ -129,11 +123,7 @@ func TestPollFileFollowsTheFile(t *testing.T) {
 // Unix epoch included, which reproducible builds (ko, SOURCE_DATE_EPOCH=0)
 // give the files of an image.
 func TestPollFileReadsAFileOfTheEpochAtOnce(t *testing.T) {
-	mc := clock.NewManual(time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC))
-	r := command.NewRegistry(command.WithClock(mc))
-	defer r.Close()
-	s := NewSource(r, nil)
-	command.New("GetUser", succeed, command.WithRegistry(r), command.WithConfig(s.Command("GetUser", command.Config{})))
+	mc, s, threshold := polledGetUser(t)
 	file := filepath.Join(t.TempDir(), "hystrix.properties")
 	require.NoError(t, os.WriteFile(file, []byte("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=25\n"), 0o600))
 	require.NoError(t, os.Chtimes(file, time.Unix(0, 0), time.Unix(0, 0)))
@@ -142,7 +132,7 @@ func TestPollFileReadsAFileOfTheEpochAtOnce(t *testing.T) {
 		return s.PollFile(ctx, file, time.Minute, report)
 	})
 	p.next()
-	assert.Equal(t, 25, r.Breaker("GetUser").Config().ErrorThresholdPercentage)
+	assert.Equal(t, 25, threshold())
 	assert.Empty(t, p.reported())
 	assert.ErrorIs(t, p.stop(), context.Canceled)
 }
