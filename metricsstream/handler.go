@@ -224,6 +224,11 @@ func (h *handler) stream(ctx context.Context, w http.ResponseWriter, interval ti
 		if err := rc.Flush(); err != nil {
 			return
 		}
+		// The deadline bounds the write, not the wait for the next frame:
+		// an HTTP/2 server resets a stream whose write deadline passes
+		// even while nothing is being written, which would cut a stream
+		// whose interval is longer than streamWriteTimeout.
+		_ = rc.SetWriteDeadline(time.Time{})
 		select {
 		case <-ctx.Done():
 			return
