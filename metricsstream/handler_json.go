@@ -240,8 +240,12 @@ func (o *jsonObject) partitions(ps []PartitionStatus) {
 	})
 }
 
-// appendShare appends a partition's share.
+// appendShare appends a partition's share, null when it is not a
+// number JSON can write, as jsonObject.float.
 func appendShare(b []byte, p *PartitionStatus) []byte {
+	if math.IsNaN(p.Share) || math.IsInf(p.Share, 0) {
+		return append(b, "null"...)
+	}
 	return strconv.AppendFloat(b, p.Share, 'g', -1, 64)
 }
 

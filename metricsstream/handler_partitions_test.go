@@ -2,6 +2,9 @@ package metricsstream
 
 import (
 	"encoding/json"
+	"math"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,4 +80,31 @@ func TestHandlerShowsBacklogs(t *testing.T) {
 	for _, f := range fields {
 		assert.NotContains(t, lookup.keys, f)
 	}
+}
+
+// A share that is not a number (a CommandStatusProvider's own) writes
+// null, as every other float of the stream does: a bare NaN or +Inf is
+// not JSON, and the dashboard and Turbine would drop the whole command's
+// object, and the configuration stream's whole frame.
+func TestHandlerWritesNullForAShareThatIsNotANumber(t *testing.T) {
+	reg, _ := newStreamRegistry()
+	m := reg.Command("Search", Config{})
+	m.SetStatusProvider(commandStatus{
+		Properties: CommandProperties{Isolation: "SEMAPHORE", MaxConcurrentRequests: 10},
+		Partitions: []PartitionStatus{
+			{Name: "live", Share: math.NaN(), Guaranteed: 8},
+			{Name: "batch", Share: math.Inf(1), Guaranteed: 3},
+		},
+	})
+
+	objs := objectsOfFrame(t, c0(t, reg))
+	require.Len(t, objs, 1)
+	assert.Equal(t, map[string]any{"live": nil, "batch": nil}, objs[0].values["partitionShare"])
+
+	rec := serveOnce(ConfigHandler(WithRegistry(reg)), http.MethodGet, "")
+	data, _, ok := strings.Cut(strings.TrimPrefix(rec.Body.String(), "data: "), "\n\n")
+	require.True(t, ok, rec.Body.String())
+	cfg := parseObject(t, data)
+	e := cfg.values["commands"].(map[string]any)["Search"].(map[string]any)["execution"].(map[string]any)
+	assert.Equal(t, map[string]any{"live": nil, "batch": nil}, e["partitions"])
 }
