@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strings"
 	"time"
 )
 
@@ -111,11 +112,18 @@ func mustRead(name string) []byte {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	name := ""
 	if r.URL.Path == "" {
-		h.redirectToSlash(w, r)
-		return
+		// http.StripPrefix empties the path of a request for the mount
+		// itself. Where the prefix ended in a slash ("/hystrix/"), the
+		// request already has its slash: it gets the page.
+		if !requestEndsInSlash(r) {
+			h.redirectToSlash(w, r)
+			return
+		}
+	} else {
+		_, name = path.Split(r.URL.Path)
 	}
-	_, name := path.Split(r.URL.Path)
 	if name == DefaultStreamURL && h.stream != nil {
 		h.stream.ServeHTTP(w, r)
 		return
@@ -137,6 +145,13 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Content-Security-Policy", contentSecurityPolicy)
 	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(f.body))
+}
+
+// requestEndsInSlash reports whether the path the client asked for (its
+// RequestURI, which http.StripPrefix leaves alone) ends in a slash.
+func requestEndsInSlash(r *http.Request) bool {
+	u, err := url.ParseRequestURI(r.RequestURI)
+	return err == nil && strings.HasSuffix(u.Path, "/")
 }
 
 // redirectToSlash answers a request whose path http.StripPrefix emptied. The

@@ -206,3 +206,22 @@ func TestHandlerIsSafeForConcurrentUse(t *testing.T) {
 		assert.NoError(t, <-done)
 	}
 }
+
+// TestHandlerServesThePageUnderAStrippedSlashPrefix mounts the dashboard
+// with http.StripPrefix of a prefix that ends in a slash, the common idiom:
+// a request for the mount itself, "/hystrix/", has the empty path after the
+// prefix and already ends in a slash, so it must get the page, not a
+// redirect to "/hystrix/hystrix/" (whose page would then read its stream at
+// /hystrix/hystrix/stream).
+func TestHandlerServesThePageUnderAStrippedSlashPrefix(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.Handle("/hystrix/", http.StripPrefix("/hystrix/", Handler()))
+
+	res := get(t, mux, http.MethodGet, "/hystrix/?stream=http%3A%2F%2Fh%2Fs", nil)
+	require.Equal(t, http.StatusOK, res.StatusCode, "Location: %s", res.Header.Get("Location"))
+	assert.Equal(t, "text/html; charset=utf-8", res.Header.Get("Content-Type"))
+	assert.Contains(t, body(t, res), `<div id="commands"`)
+
+	res = get(t, mux, http.MethodGet, "/hystrix/dashboard.js", nil)
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+}
