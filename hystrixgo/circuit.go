@@ -149,13 +149,20 @@ func (circuit *CircuitBreaker) ReportEvent(eventTypes []string, start time.Time,
 	return nil
 }
 
-// concurrency is the share of MaxConcurrentRequests in use.
+// concurrency is the share of MaxConcurrentRequests in use: the pool's
+// slots taken, which include those of runs whose callers timed out and
+// left (the bulkhead holds them until run returns), or the executions in
+// flight if that is more.
 func (circuit *CircuitBreaker) concurrency() float64 {
-	max := circuit.core.maxConcurrent.Load()
-	if max <= 0 {
+	limit := circuit.core.maxConcurrent.Load()
+	if limit <= 0 {
 		return 0
 	}
-	return float64(circuit.core.metrics.ConcurrentExecutions()) / float64(max)
+	active := circuit.core.metrics.ConcurrentExecutions()
+	if p, ok := circuit.core.reg.Metrics().LookupPool(circuit.core.key); ok {
+		active = max(active, p.ActiveCount())
+	}
+	return float64(active) / float64(limit)
 }
 
 // update tells the collectors how a command ended; err is the rxhystrix

@@ -19,6 +19,7 @@ type core struct {
 	plain, withFb *command.Command[call, struct{}]
 	breaker       *breaker.Breaker
 	metrics       *metricsstream.CommandMetrics
+	reg           *command.Registry // whose metrics hold the pool's
 	maxConcurrent atomic.Int64
 }
 
@@ -31,6 +32,15 @@ type call struct {
 	fallback  func(error) error
 	fallbackC func(context.Context, error) error
 	rec       *record
+	fbOut     *fallbackOutcome // set when there is a fallback
+}
+
+// fallbackOutcome is what the fallback returned, once it has run: the
+// command drops it when the caller's context ends while the fallback
+// runs, and hystrix-go still returns it (and calls the fallback only once).
+type fallbackOutcome struct {
+	err error // written before ran is set
+	ran atomic.Bool
 }
 
 // record is what a command's collectors are told beyond its error. The
@@ -85,6 +95,7 @@ func (e *engine) coreFor(name string) *core {
 		withFb:  plain.WithFallback(fallbackOf),
 		breaker: plain.Breaker(),
 		metrics: plain.Metrics(),
+		reg:     e.reg,
 	}
 	c.maxConcurrent.Store(int64(s.MaxConcurrentRequests))
 	e.cores[name] = c
@@ -99,7 +110,11 @@ func fallbackOf(ctx context.Context, c call, err error) (struct{}, error) {
 	if c.rec != nil {
 		c.rec.kind.Store(int32(kindOf(err)))
 	}
-	fbErr := callFallback(ctx, c, runErr)
+	fbErr := callFallbackRecovering(ctx, c, runErr)
+	if c.fbOut != nil {
+		c.fbOut.err = fbErr
+		c.fbOut.ran.Store(true)
+	}
 	return struct{}{}, fbErr
 }
 

@@ -38,9 +38,11 @@ func init() { std.Store(newEngine(command.DefaultRegistry)) }
 func current() *engine { return std.Load() }
 
 // keyOf returns the command key of a name. rxhystrix keys are non-empty
-// UTF-8; any other name (hystrix-go takes "") is used quoted.
+// UTF-8; any other name (hystrix-go takes "") is used quoted, and so is a
+// name that starts with a quote mark, so that no two names share a key
+// (the name `""` would otherwise be the empty name's).
 func keyOf(name string) string {
-	if name != "" && utf8.ValidString(name) {
+	if name != "" && utf8.ValidString(name) && name[0] != '"' {
 		return name
 	}
 	return strconv.Quote(name)

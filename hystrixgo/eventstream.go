@@ -1,6 +1,7 @@
 package hystrix
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -114,18 +115,22 @@ func (sh *StreamHandler) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 	}
 }
 
-// publish sends the events of every live circuit to every client; a
-// client too slow to take them misses them.
+// publish sends the events of every live circuit to every client, all
+// of a tick in one piece, so that a client's buffer holds whole ticks
+// however many circuits there are; a client too slow to take them misses
+// the tick.
 func (sh *StreamHandler) publish(e *engine) {
 	frames := streamFrames(e)
+	if len(frames) == 0 {
+		return
+	}
+	tick := bytes.Join(frames, nil)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	for _, ch := range sh.requests {
-		for _, f := range frames {
-			select {
-			case ch <- f:
-			default:
-			}
+		select {
+		case ch <- tick:
+		default:
 		}
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -178,5 +180,68 @@ func TestZeroStreamHandlerStartsStopsAndStartsAgain(t *testing.T) {
 	case <-served:
 	case <-time.After(10 * time.Second):
 		t.Fatal("ServeHTTP did not return after the second Stop")
+	}
+}
+
+// slowWriter is a client's ResponseWriter whose first Write blocks until
+// released, as a client a moment behind.
+type slowWriter struct {
+	header  http.Header
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	buf     bytes.Buffer
+}
+
+func (w *slowWriter) Header() http.Header { return w.header }
+func (w *slowWriter) WriteHeader(int)     {}
+func (w *slowWriter) Write(b []byte) (int, error) {
+	w.once.Do(func() { close(w.entered); <-w.release })
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(b)
+}
+
+func (w *slowWriter) events() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return bytes.Count(w.buf.Bytes(), []byte("data:"))
+}
+
+// Every second the stream has one command and one pool event per live
+// circuit: with 17 circuits, a client that is still writing the first
+// event of a tick still gets all 34.
+func TestStreamSendsEveryCircuitOfATick(t *testing.T) {
+	_, mc := testEngine(t)
+	const circuits = 17
+	for i := range circuits {
+		GetCircuit(fmt.Sprint("circuit", i))
+	}
+	sh := NewStreamHandler()
+	sh.Start()
+	defer sh.Stop()
+	w := &slowWriter{header: http.Header{}, entered: make(chan struct{}), release: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() {
+		sh.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil).WithContext(ctx))
+		close(served)
+	}()
+	defer func() { cancel(); <-served }()
+	for sh.clients() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	mc.Advance(time.Second)
+	await(t, w.entered)
+	sh.mu.Lock() // the tick's events are all handed over
+	sh.mu.Unlock()
+	close(w.release)
+	deadline := time.Now().Add(2 * time.Second)
+	for w.events() < 2*circuits && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if got := w.events(); got != 2*circuits {
+		t.Fatalf("the client got %d events of the tick; want %d, two per circuit", got, 2*circuits)
 	}
 }

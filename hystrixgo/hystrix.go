@@ -83,6 +83,7 @@ func (e *engine) do(ctx context.Context, name string, c call) error {
 	cmd := cb.core.plain
 	if hasFallback {
 		cmd = cb.core.withFb
+		c.fbOut = &fallbackOutcome{}
 	}
 	_, err := cmd.Execute(ctx, c)
 	out := err
@@ -99,6 +100,10 @@ func (e *engine) do(ctx context.Context, name string, c call) error {
 				out = fb // hystrix-go's message, from callFallback
 			}
 		}
+	case hasFallback && c.fbOut.ran.Load():
+		// The context ended while the fallback ran: rxhystrix drops its
+		// result, hystrix-go returns it (and calls no second fallback).
+		out = c.fbOut.err
 	case hasFallback:
 		// The context ended first: rxhystrix runs no fallback then,
 		// hystrix-go does.

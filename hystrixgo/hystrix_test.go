@@ -367,3 +367,79 @@ func TestPanicIsAFailure(t *testing.T) {
 		t.Fatalf("FAILURE = %d; want 2", got)
 	}
 }
+
+// A caller's context that ends while the fallback runs must not have the
+// fallback called a second time: hystrix-go calls it once per command,
+// returns its outcome and reports run's failure.
+func TestContextEndsDuringFallbackCallsItOnce(t *testing.T) {
+	testEngine(t)
+	withCollectors()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls atomic.Int32
+	err := DoC(ctx, "fbctx", func(context.Context) error { return errRun }, func(_ context.Context, err error) error {
+		if calls.Add(1) == 1 {
+			cancel() // the caller leaves while the fallback runs
+		}
+		return errors.New("fb")
+	})
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("fallback called %d times; want 1 (DoC returned %v)", n, err)
+	}
+	if want := "fallback failed with 'fb'. run error was 'run failed'"; err == nil || err.Error() != want {
+		t.Fatalf("DoC = %v; want %q", err, want)
+	}
+	rs := collectorOf(t, "fbctx").results()
+	if len(rs) != 1 || rs[0].Failures != 1 || rs[0].Errors != 1 || rs[0].FallbackFailures != 1 || rs[0].ContextCanceled != 0 {
+		t.Fatalf("collector got %+v; want one failure with a failed fallback", rs)
+	}
+}
+
+// A rejection reports the share of MaxConcurrentRequests in use: the slot
+// a timed-out run still holds (the bulkhead the package doc promises) is
+// in use, which is why the command was rejected.
+func TestConcurrencyInUseCountsTimedOutRuns(t *testing.T) {
+	_, mc := testEngine(t)
+	withCollectors()
+	ConfigureCommand("busy", CommandConfig{MaxConcurrentRequests: 1, Timeout: 100})
+	h := newHang()
+	ch := GoC(context.Background(), "busy", func(context.Context) error {
+		h.started <- struct{}{}
+		<-h.release // ignores its context
+		return nil
+	}, nil)
+	h.wait(t, 1)
+	mc.Advance(100 * time.Millisecond)
+	if err := await(t, ch); err != ErrTimeout {
+		t.Fatalf("GoC = %v; want ErrTimeout", err)
+	}
+	if err := Do("busy", func() error { return nil }, nil); err != ErrMaxConcurrency {
+		t.Fatalf("Do = %v; want ErrMaxConcurrency while the timed-out run holds the slot", err)
+	}
+	close(h.release)
+	rs := collectorOf(t, "busy").results()
+	if len(rs) != 2 || rs[1].Rejects != 1 || rs[1].ConcurrencyInUse != 1 {
+		t.Fatalf("collector got %+v; want a rejection with ConcurrencyInUse 1", rs)
+	}
+	waitIdle(t, "busy")
+}
+
+// The empty name and the name `""` (two quote marks) are two circuits in
+// hystrix-go; here the first is the key `""`, which must not make it the
+// second's too.
+func TestNamesKeepTheirOwnCircuits(t *testing.T) {
+	_, mc := testEngine(t)
+	ConfigureCommand("", CommandConfig{RequestVolumeThreshold: 2})
+	trip(t, "", 2, mc.Advance)
+	empty, _, _ := GetCircuit("")
+	if !empty.IsOpen() {
+		t.Fatal(`precondition: the circuit of "" is open`)
+	}
+	quotes, _, _ := GetCircuit(`""`)
+	if quotes.IsOpen() {
+		t.Fatal(`the failures of the name "" opened the circuit of the name ""(two quote marks)`)
+	}
+	if err := Do(`""`, func() error { return nil }, nil); err != nil {
+		t.Fatalf(`Do("\"\"") = %v; want nil`, err)
+	}
+}
