@@ -23,19 +23,8 @@ func runContextFor(ctx context.Context, c clock.Clock, start int64, timeout time
 	if timeout <= 0 {
 		return ctx, nil
 	}
-	d := newDeadlineContext(ctx, c, deadlineAfter(start, timeout))
+	d := newDeadlineContext(ctx, c, clock.UnixNanoAfter(start, timeout))
 	return d, d
-}
-
-// deadlineAfter returns start plus timeout, both in Unix nanoseconds, or
-// the latest time an int64 holds when the sum is past it: a timeout too
-// large to reach (math.MaxInt64, or centuries) is a deadline that never
-// comes, not one that wrapped round into the past.
-func deadlineAfter(start int64, timeout time.Duration) int64 {
-	if start > 0 && int64(timeout) > math.MaxInt64-start {
-		return math.MaxInt64
-	}
-	return start + int64(timeout)
 }
 
 // deadlineContext is the context of a run with a timeout: what
@@ -155,7 +144,7 @@ func newCommandContext(parent context.Context, c clock.Clock, start int64, timeo
 	if timeout <= 0 {
 		return &deadlineContext{parent: parent, clock: c, due: math.MaxInt64, unbounded: true}
 	}
-	return &deadlineContext{parent: parent, clock: c, due: deadlineAfter(start, timeout)}
+	return &deadlineContext{parent: parent, clock: c, due: clock.UnixNanoAfter(start, timeout)}
 }
 
 // Deadline returns the run's deadline, in the local time zone as

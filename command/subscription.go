@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/internal/clock"
 	"github.com/rxhystrix/rxhystrix/internal/timerlist"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -144,7 +144,7 @@ func (s *subscription[In, Out]) armTimeout() {
 	// A deadline already passed is acted on when the clock next moves, as
 	// a clock's timer armed for the past is; a worker that finds the run
 	// timed out in the queue says so itself (see starting).
-	s.c.k.registry.timeouts.PickFor(&s.timeout).Add(&s.timeout, s, deadlineAfter(s.e.start, s.e.cfg.Timeout))
+	s.c.k.registry.timeouts.PickFor(&s.timeout).Add(&s.timeout, s, clock.UnixNanoAfter(s.e.start, s.e.cfg.Timeout))
 }
 
 // Expire is the timeout passing, told by the registry's timer list. The

@@ -406,7 +406,7 @@ func (r *hedgeRace[T]) afterFailureLocked(err error) (context.Context, int, bool
 	case d < 0:
 		r.closed = true
 	case !r.closed && r.parent.Err() == nil && r.started < r.h.Policy.attempts():
-		r.armAtLocked(clock.UnixNano(r.h.Clock) + int64(d))
+		r.armAtLocked(clock.UnixNanoAfter(clock.UnixNano(r.h.Clock), d))
 	}
 	return nil, noAttempt, false
 }
@@ -496,7 +496,7 @@ func (r *hedgeRace[T]) armLocked(now int64) {
 	if r.started >= r.h.Policy.attempts() {
 		return
 	}
-	r.armAtLocked(now + int64(max(r.h.Policy.Delay(), 0)))
+	r.armAtLocked(clock.UnixNanoAfter(now, max(r.h.Policy.Delay(), 0)))
 }
 
 // armAtLocked makes the next hedge, which may still start, due at due;

@@ -2,6 +2,7 @@ package clock
 
 import (
 	"context"
+	"math"
 	"time"
 )
 
@@ -67,6 +68,18 @@ func UnixNano(c Clock) int64 {
 		return wallNanosAtStart + (nanotime() - monoAtStart)
 	}
 	return c.Now().UnixNano()
+}
+
+// UnixNanoAfter returns start plus d (d >= 0), both in Unix nanoseconds as
+// UnixNano reads them, or the latest time an int64 holds when the sum is
+// past it: a wait too long to reach (math.MaxInt64 for "never", or
+// centuries) is a due time that never comes, not one that wrapped round
+// into the past and is due at once.
+func UnixNanoAfter(start int64, d time.Duration) int64 {
+	if start > 0 && int64(d) > math.MaxInt64-start {
+		return math.MaxInt64
+	}
+	return start + int64(d)
 }
 
 // ResetAt sets timer, of clock c, to fire when c reads at, and reports
