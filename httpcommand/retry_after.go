@@ -38,12 +38,15 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	if date, err := http.ParseTime(h.Get("Date")); err == nil {
 		now = date
 	}
-	return max(at.Sub(now), 0), true
+	// A date far off is a wait too long, bounded as a number of seconds
+	// is: at.Sub saturates at the longest Duration, which a policy that
+	// adds it to a time would overflow.
+	return min(max(at.Sub(now), 0), maxRetryAfter), true
 }
 
-// maxRetryAfter bounds the wait of a Retry-After in seconds, so that a
-// huge number cannot overflow a time.Duration: a century, which no
-// retry policy waits.
+// maxRetryAfter bounds the wait of a Retry-After, in seconds or a date,
+// so that a huge number cannot overflow a time.Duration, nor a date far
+// off a time it is added to: a century, which no retry policy waits.
 const maxRetryAfter = 100 * 365 * 24 * time.Hour
 
 // setRetryAfter gives a guard's refusal the header that tells the client

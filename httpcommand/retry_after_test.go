@@ -33,6 +33,7 @@ func TestRetryAfterHeaderParses(t *testing.T) {
 		{"a date, from now when Date is not a date", date(90 * time.Second), "yesterday", 90 * time.Second, true},
 		{"a date already past", date(-time.Minute), "", 0, true},
 		{"seconds beyond a century", "99999999999999", "", maxRetryAfter.Truncate(time.Second), true},
+		{"a date beyond a century", "Fri, 31 Dec 9999 23:59:59 GMT", "", maxRetryAfter, true},
 		{"seconds beyond 63 bits", "99999999999999999999", "", maxRetryAfter.Truncate(time.Second), true},
 		{"no header", "", "", 0, false},
 		{"negative seconds", "-1", "", 0, false},
