@@ -39,11 +39,13 @@ func Mark(ctx context.Context, values []string) (context.Context, error) {
 		return ctx, nil
 	}
 	var keys []string
+	every := false // a part is *: every key, once every part is checked
 	for _, v := range values {
 		for part := range strings.SplitSeq(v, ",") {
 			part = strings.TrimSpace(part)
 			if part == "*" {
-				return command.WithFaultInjection(ctx), nil
+				every = true
+				continue
 			}
 			key, err := url.PathUnescape(part)
 			if err != nil || !command.ValidKey(key) {
@@ -51,6 +53,9 @@ func Mark(ctx context.Context, values []string) (context.Context, error) {
 			}
 			keys = append(keys, key)
 		}
+	}
+	if every {
+		return command.WithFaultInjection(ctx), nil
 	}
 	return command.WithFaultInjection(ctx, keys...), nil
 }

@@ -58,3 +58,13 @@ func TestMark(t *testing.T) {
 		assert.Error(t, err, "%q", bad)
 	}
 }
+
+// A part that is neither * nor an escaped key is refused wherever it
+// stands: after a * as before one.
+func TestMarkRefusesABadPartAfterStar(t *testing.T) {
+	bg := context.Background()
+	for _, values := range [][]string{{"%zz,*"}, {"*,%zz"}, {"*", "%zz"}, {"*", ""}} {
+		_, err := Mark(bg, values)
+		assert.ErrorContains(t, err, "is not a command key", "%q", values)
+	}
+}
