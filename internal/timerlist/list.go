@@ -43,7 +43,8 @@ type List struct {
 	mu         sync.Mutex
 	head, tail *Entry
 	timer      clock.Timer // made by the first arm
-	armedFor   int64       // when timer fires (unix ns); 0 if it is not armed
+	armedFor   int64       // when timer fires (unix ns), if armed
+	armed      bool        // timer is armed: armedFor holds (0 is a time too, the epoch)
 	_          [64]byte    // the next list's lock is another cache line
 }
 
@@ -133,10 +134,10 @@ func (l *List) Add(e *Entry, owner Expirer, due int64) (reached bool) {
 	} else {
 		e.next.prev = e
 	}
-	if l.armedFor != 0 && l.armedFor <= due {
+	if l.armed && l.armedFor <= due {
 		return false
 	}
-	l.armedFor = due
+	l.armedFor, l.armed = due, true
 	at := time.Unix(0, due)
 	if l.timer == nil {
 		l.timer, reached = clock.AfterFuncAt(l.clock, at, l.Fire)
@@ -190,14 +191,14 @@ func (l *List) Fire() {
 		now := clock.UnixNano(l.clock)
 		fired := buf[:0]
 		l.mu.Lock()
-		l.armedFor = 0
+		l.armed = false
 		for e := l.head; e != nil && e.due <= now; e = l.head {
 			l.unlinkLocked(e)
 			fired = append(fired, due{e.owner, e.due})
 		}
 		reached := false
 		if l.head != nil {
-			l.armedFor = l.head.due
+			l.armedFor, l.armed = l.head.due, true
 			reached = clock.ResetAt(l.clock, l.timer, time.Unix(0, l.head.due))
 		}
 		l.mu.Unlock()

@@ -94,3 +94,21 @@ func TestPickForSpreadsEntriesOverTheLists(t *testing.T) {
 	}
 	assert.Same(t, set.PickFor(&owners[0].e), set.PickFor(&owners[0].e), "an entry's List is always the same")
 }
+
+// A deadline at the Unix epoch (a manual clock that starts there, as
+// many tests' do) is a deadline like any other: an entry added after it,
+// due later, does not move the timer past it.
+func TestListEntryDueAtTheEpochIsToldWhenTheClockNextMoves(t *testing.T) {
+	mc := clock.NewManual(time.Unix(0, 0))
+	l := &List{clock: mc}
+	var mu sync.Mutex
+	var log []string
+	first, second := &Entry{}, &Entry{}
+	assert.True(t, l.Add(first, dueRecorder{"epoch", &mu, &log}, 0), "due already")
+	assert.False(t, l.Add(second, dueRecorder{"later", &mu, &log}, int64(10*time.Millisecond)))
+	mc.Advance(time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"epoch"}, log, "told at the clock's next move, not 10ms later")
+	second.Stop()
+}
