@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rxhystrix/rxhystrix/command"
@@ -19,7 +21,73 @@ type call struct {
 	reply   any // the caller's; no attempt writes it
 	cc      *grpc.ClientConn
 	invoker grpc.UnaryInvoker
-	opts    []grpc.CallOption
+	opts    []grpc.CallOption // the caller's, but for those of metaOpts
+
+	// The caller's grpc.Header, grpc.Trailer and grpc.Peer options: no
+	// attempt writes them either, since attempts run side by side and
+	// may end after the call; the caller gets the metadata of the
+	// attempt whose answer it got (setMetadata).
+	meta metaOpts
+
+	mu     sync.Mutex
+	failed *attemptMetadata // of the last attempt the server failed
+}
+
+// metaOpts are a caller's options that an attempt would write into.
+type metaOpts struct {
+	headers, trailers []*metadata.MD
+	peers             []*peer.Peer
+}
+
+// splitMetaOpts returns opts without their Header, Trailer and Peer
+// options, and those options.
+func splitMetaOpts(opts []grpc.CallOption) ([]grpc.CallOption, metaOpts) {
+	var m metaOpts
+	rest := opts[:0:0]
+	for _, o := range opts {
+		switch o := o.(type) {
+		case grpc.HeaderCallOption:
+			m.headers = append(m.headers, o.HeaderAddr)
+		case grpc.TrailerCallOption:
+			m.trailers = append(m.trailers, o.TrailerAddr)
+		case grpc.PeerCallOption:
+			m.peers = append(m.peers, o.PeerAddr)
+		default:
+			rest = append(rest, o)
+		}
+	}
+	if len(rest) == len(opts) {
+		return opts, m
+	}
+	return rest, m
+}
+
+// attemptMetadata is what one attempt's call got besides its reply.
+type attemptMetadata struct {
+	header, trailer metadata.MD
+	peer            peer.Peer
+}
+
+// answered is the answer of an attempt that succeeded.
+type answered struct {
+	reply any
+	md    *attemptMetadata
+}
+
+// setMetadata writes md into the caller's options, as gRPC writes a
+// call's once it has ended.
+func (m *metaOpts) setMetadata(md *attemptMetadata) {
+	for _, h := range m.headers {
+		*h = md.header
+	}
+	for _, t := range m.trailers {
+		*t = md.trailer
+	}
+	if md.peer.Addr != nil {
+		for _, p := range m.peers {
+			*p = md.peer
+		}
+	}
 }
 
 // invoke is the command's run: one attempt of the call, decoded into a
@@ -35,18 +103,28 @@ func (c *client) invoke(ctx context.Context, call *call) (any, error) {
 	reply := reflect.New(t.Elem()).Interface()
 	// The trailer may push back (PushbackTrailer). The option goes on a
 	// copy of the caller's: attempts of one call run side by side.
-	var trailer metadata.MD
-	opts := append(call.opts[:len(call.opts):len(call.opts)], grpc.Trailer(&trailer))
+	// So do the header and the peer the caller asked for.
+	md := &attemptMetadata{}
+	opts := append(call.opts[:len(call.opts):len(call.opts)], grpc.Trailer(&md.trailer))
+	if len(call.meta.headers) > 0 {
+		opts = append(opts, grpc.Header(&md.header))
+	}
+	if len(call.meta.peers) > 0 {
+		opts = append(opts, grpc.Peer(&md.peer))
+	}
 	err := call.invoker(withOutgoingMark(ctx, c.faultKey), call.method, call.req, reply, call.cc, opts...)
 	if err == nil {
-		return reply, nil
+		return &answered{reply: reply, md: md}, nil
 	}
 	if ctx.Err() != nil {
 		// The command's timeout or the caller's cancellation ended the
 		// attempt; the command tells which.
 		return nil, ctx.Err()
 	}
-	return nil, withPushback(err, trailer) // a bad request if its code is no failure (newClient's BadRequests)
+	call.mu.Lock()
+	call.failed = md
+	call.mu.Unlock()
+	return nil, withPushback(err, md.trailer) // a bad request if its code is no failure (newClient's BadRequests)
 }
 
 // moveReply makes dst what src is. A protocol buffer message is merged

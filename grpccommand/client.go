@@ -2,6 +2,7 @@ package grpccommand
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -63,14 +64,33 @@ func (c *client) intercept(ctx context.Context, method string, req, reply any, c
 	if err != nil {
 		return &Error{err: err, code: codes.Internal}
 	}
-	answer, err := cmd.Execute(ctx, &call{method: method, req: req, reply: reply, cc: cc, invoker: invoker, opts: opts})
+	call := &call{method: method, req: req, reply: reply, cc: cc, invoker: invoker}
+	call.opts, call.meta = splitMetaOpts(opts)
+	answer, err := cmd.Execute(ctx, call)
 	if err != nil {
+		call.mu.Lock()
+		failed := call.failed
+		call.mu.Unlock()
+		if failed != nil && serversAnswer(err) {
+			call.meta.setMetadata(failed)
+		}
 		return statusError(err)
 	}
-	if answer != reply {
+	if a, ok := answer.(*answered); ok {
+		moveReply(reply, a.reply)
+		call.meta.setMetadata(a.md)
+	} else if answer != reply {
 		moveReply(reply, answer)
 	}
 	return nil
+}
+
+// serversAnswer reports whether err, a command's, is the server's answer
+// to an attempt: a failure or a bad request, whose metadata the caller
+// gets, and not the command's own (a timeout, a refusal).
+func serversAnswer(err error) bool {
+	var cmdErr *command.Error
+	return command.IsBadRequest(err) || errors.As(err, &cmdErr) && cmdErr.Failure == command.CommandFailure
 }
 
 // keyOf returns the key f gives method on target, or an error of code

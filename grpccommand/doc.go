@@ -69,7 +69,11 @@
 // copied as a value). So a caller that leaves at a timeout never sees its
 // reply written behind its back by the attempt still running, and the
 // attempts of a hedge never write one message side by side; the price is
-// one copy of the answer per call.
+// one copy of the answer per call. The same holds for what grpc.Header,
+// grpc.Trailer and grpc.Peer ask for: the caller gets the header, trailer
+// and peer of the attempt whose answer it got, or of the attempt the
+// server failed when the call fails so (a failure or a bad request), and
+// none after a timeout, a cancellation or a refusal.
 //
 // # Retries and hedges
 //
