@@ -376,14 +376,23 @@ func (st *outboundStream) current() (*streamAttempt, chan struct{}) {
 // An attempt that begins meanwhile waits for m to be sent (sendMu).
 func (st *outboundStream) SendMsg(m any) error {
 	st.sendMu.Lock()
-	defer st.sendMu.Unlock()
 	st.mu.Lock()
 	kept := st.mayRetry() && st.keep(m)
 	a := st.attempt
 	st.mu.Unlock()
 	err := a.SendMsg(m)
-	if err == io.EOF && kept {
+	st.sendMu.Unlock()
+	switch {
+	case err == io.EOF && kept:
 		return nil
+	case err != nil && err != io.EOF:
+		// gRPC has ended the stream with err (a message over the call's
+		// limit, one it could not encode), and its caller need not read
+		// it (grpc.ClientConn.NewStream): the execution ends with it, and
+		// no attempt follows, which would send m again.
+		st.commitNow()
+		st.tell(a, err)
+		return st.result(err)
 	}
 	return err
 }

@@ -350,3 +350,25 @@ func TestStreamClientInterceptorPanics(t *testing.T) {
 			StreamClientInterceptor(WithFallback(func(context.Context, string, any, any, error) error { return nil }))
 		})
 }
+
+// gRPC releases a stream whose SendMsg returns an error other than
+// io.EOF (a message over the call's limit, say): the call has failed, as
+// the caller sees it, and the caller need not read the stream any more
+// (grpc.ClientConn.NewStream, item 4). So does the interceptor: the
+// execution ends, its permit back, and is not retried.
+func TestStreamEndsWhenItsSendFails(t *testing.T) {
+	for _, retry := range []int{0, 3} {
+		h, serve := streamHarness(t, WithConfig(func(string) command.Config {
+			return command.Config{MaxConcurrentRequests: 1, Retry: command.RetryConfig{MaxAttempts: retry}}
+		}))
+		svc := &streamer{}
+		client := serve("echo", svc)
+		for range 3 {
+			chat, err := client.FullDuplexCall(context.Background(), grpc.MaxCallSendMsgSize(8))
+			require.NoError(t, err, "the permit of the stream before is back")
+			err = chat.Send(&testgrpc.StreamingOutputCallRequest{Payload: &testgrpc.Payload{Body: make([]byte, 64)}})
+			assert.Equal(t, codes.ResourceExhausted, status.Code(err))
+		}
+		assert.Equal(t, "[FAILURE: 3, FALLBACK_MISSING: 3, EXCEPTION_THROWN: 3]", h.events("echo"+fullDuplexCall).String(), "retry %d", retry)
+	}
+}
