@@ -22,8 +22,9 @@ const (
 // instance is, and which command keys judge on the fleet's health.
 type Config struct {
 	// Client is the Redis every instance of the fleet uses. Required. It
-	// must respect context deadlines (go-redis's ContextTimeoutEnabled),
-	// so that Timeout bounds each exchange; New checks it for the
+	// must respect context deadlines (go-redis's ContextTimeoutEnabled,
+	// and no ReadTimeout or WriteTimeout of -2, which turns deadlines
+	// off), so that Timeout bounds each exchange; New checks it for the
 	// clients of package redis. Few retries (MaxRetries -1 for none)
 	// suit it: an exchange that fails is simply made again at the next
 	// interval.
@@ -51,10 +52,10 @@ type Config struct {
 // error that names it and wraps [ErrInvalidConfig].
 func (c Config) Validate() error {
 	switch {
-	case c.Client == nil:
+	case isNil(c.Client):
 		return invalid("Client", "is nil")
 	case !respectsDeadlines(c.Client):
-		return invalid("Client", "does not respect context deadlines: set ContextTimeoutEnabled")
+		return invalid("Client", "does not respect context deadlines: set ContextTimeoutEnabled, and no ReadTimeout or WriteTimeout of -2")
 	case c.Instance == "":
 		return invalid("Instance", "is empty")
 	case c.Timeout < 0:
@@ -72,16 +73,40 @@ func invalid(field, problem string) error {
 	return fmt.Errorf("%w: Config.%s %s", ErrInvalidConfig, field, problem)
 }
 
+// isNil reports whether c is nil, or a nil client of package redis.
+func isNil(c redis.UniversalClient) bool {
+	switch c := c.(type) {
+	case nil:
+		return true
+	case *redis.Client:
+		return c == nil
+	case *redis.ClusterClient:
+		return c == nil
+	case *redis.Ring:
+		return c == nil
+	}
+	return false
+}
+
 // respectsDeadlines reports whether a client of package redis honours
-// context deadlines; clients of other types are trusted to.
+// context deadlines; clients of other types are trusted to. Besides
+// ContextTimeoutEnabled, a client must set socket deadlines at all: a
+// ReadTimeout or WriteTimeout of -2 turns them off, and the context's
+// deadline with them. A Client's options are normalized (-2 reads -1,
+// and -1, no timeout of its own, reads 0); a ClusterClient's and a
+// Ring's are passed to their nodes' clients as given (-1 reads 0 in a
+// ClusterClient's).
 func respectsDeadlines(c redis.UniversalClient) bool {
 	switch c := c.(type) {
 	case *redis.Client:
-		return c.Options().ContextTimeoutEnabled
+		o := c.Options()
+		return o.ContextTimeoutEnabled && o.ReadTimeout >= 0 && o.WriteTimeout >= 0
 	case *redis.ClusterClient:
-		return c.Options().ContextTimeoutEnabled
+		o := c.Options()
+		return o.ContextTimeoutEnabled && o.ReadTimeout >= -1 && o.WriteTimeout >= -1
 	case *redis.Ring:
-		return c.Options().ContextTimeoutEnabled
+		o := c.Options()
+		return o.ContextTimeoutEnabled && o.ReadTimeout >= -1 && o.WriteTimeout >= -1
 	}
 	return true
 }

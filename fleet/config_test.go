@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -15,4 +16,39 @@ func TestConfigDefaults(t *testing.T) {
 	got = Config{Instance: "a", Prefix: "svc:", Timeout: time.Second}.withDefaults()
 	assert.Equal(t, "svc:", got.Prefix)
 	assert.Equal(t, time.Second, got.Timeout)
+}
+
+// A go-redis client whose read or write deadlines are turned off (a
+// timeout of -2) ignores the context's deadline on the socket, whatever
+// ContextTimeoutEnabled says: Config.Timeout would not bound an
+// exchange with a Redis that hangs, nor Close wait only that long.
+func TestValidateRefusesAClientThatSetsNoDeadlines(t *testing.T) {
+	const addr = "127.0.0.1:1" // never dialled: Validate does not connect
+	clients := map[string]redis.UniversalClient{
+		"Client ReadTimeout -2":  redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, ReadTimeout: -2}),
+		"Client WriteTimeout -2": redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, WriteTimeout: -2}),
+		"ClusterClient ReadTimeout -2": redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{addr},
+			ContextTimeoutEnabled: true, ReadTimeout: -2}),
+		"Ring ReadTimeout -2": redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": addr},
+			ContextTimeoutEnabled: true, ReadTimeout: -2}),
+	}
+	for name, c := range clients {
+		err := Config{Client: c, Instance: "a"}.Validate()
+		assert.ErrorIs(t, err, ErrInvalidConfig, name)
+		assert.ErrorContains(t, err, "Config.Client", name)
+		_ = c.Close()
+	}
+	ok := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, ReadTimeout: -1})
+	defer ok.Close()
+	assert.NoError(t, Config{Client: ok, Instance: "a"}.Validate(), "-1 is no timeout of its own: the context's deadline holds")
+}
+
+// A nil *redis.Client in the interface is a missing Client, not a panic.
+func TestValidateNamesANilClientOfAConcreteType(t *testing.T) {
+	for _, c := range []redis.UniversalClient{(*redis.Client)(nil), (*redis.ClusterClient)(nil), (*redis.Ring)(nil)} {
+		var err error
+		assert.NotPanics(t, func() { err = Config{Client: c, Instance: "a"}.Validate() }, "%T", c)
+		assert.ErrorIs(t, err, ErrInvalidConfig, "%T", c)
+		assert.ErrorContains(t, err, "Config.Client is nil", "%T", c)
+	}
 }
