@@ -187,7 +187,7 @@ func (a *attempts[In, Out]) compose(x *single[In, Out], cfg *Config) observable.
 	a.rnd = round[In, Out]{a, s}
 	s = &a.rnd
 	if cfg.Retry.MaxAttempts > 1 {
-		r := &retries[Out]{rounds: &a.attemptRounds}
+		r := &retries[Out]{rounds: &a.attemptRounds, caller: &a.own.ctx}
 		r.single = observable.RetrySingle[Out]{Attempt: s, Retrier: a, Clock: k.registry.clock}
 		a.retry = k.retryPolicy(cfg)
 		s = r
@@ -239,19 +239,28 @@ func (a *attempts[In, Out]) again(x *single[In, Out], cfg *Config) observable.Si
 // retries is what a call that retries adds to its attempts: the retry
 // operator, which gives back, once the call has its result, the budget's
 // place taken for a retry that never began (see attemptRounds.granted).
+//
+// The retry operator waits out its backoffs under the subscriber's context
+// and the caller's together (*caller, the context the call was made
+// with), as each attempt runs under both: a caller that leaves during a
+// backoff ends the call there, and no retry starts after it.
 type retries[Out any] struct {
 	single observable.RetrySingle[Out]
 	rounds *attemptRounds
+	caller *context.Context // the attempts' own single's
 }
 
 func (r *retries[Out]) Call(ctx context.Context) (Out, error) {
+	ctx, stop := joinContexts(ctx, *r.caller)
 	v, err := r.single.Call(ctx)
+	stop()
 	r.rounds.giveBackGrant()
 	return v, err
 }
 
 func (r *retries[Out]) SubscribeSingle(ctx context.Context, obs observable.SingleObserver[Out]) {
-	r.single.SubscribeSingle(ctx, grantObserver[Out]{r.rounds, obs})
+	ctx, stop := joinContexts(ctx, *r.caller)
+	r.single.SubscribeSingle(ctx, grantObserver[Out]{r.rounds, obs, stop})
 }
 
 func (r *retries[Out]) Async() bool { return r.single.Async() }
@@ -261,9 +270,11 @@ func (r *retries[Out]) Async() bool { return r.single.Async() }
 type grantObserver[Out any] struct {
 	rounds *attemptRounds
 	down   observable.SingleObserver[Out]
+	stop   func() // lets go of the joined contexts
 }
 
 func (o grantObserver[Out]) OnResult(v Out, err error) {
+	o.stop()
 	o.rounds.giveBackGrant()
 	o.down.OnResult(v, err)
 }

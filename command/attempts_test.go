@@ -853,3 +853,55 @@ func TestHedgedBadRequestEndsTheRace(t *testing.T) {
 		h.noMoreCompletions()
 	})
 }
+
+// The caller's context (the one ToObservable was given, which reaches
+// run as the subscriber's does) ending during a backoff ends the call
+// there, as the subscriber's does: the call does not sit out the rest of
+// the backoff, and no retry starts.
+func TestRetryCallerLeavingDuringABackoffEndsTheCall(t *testing.T) {
+	h, spy := newSpiedHarness(t)
+	var calls atomic.Int32
+	backoff := exactBackoff
+	backoff.Initial = time.Second
+	c := New("CallerLeaves", flaky(100, &calls), WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Timeout:   -1,
+		Retry:     RetryConfig{MaxAttempts: 3, Backoff: backoff},
+	})).WithFallback(fallbackName)
+	ctx, cancel := context.WithCancel(context.Background())
+	call := goCall(func() (string, error) { return c.ToObservable(ctx, 1).First(context.Background()) })
+	assert.Equal(t, evs("FAILURE"), h.events())
+	recv(t, spy.armed, "the backoff")
+	cancel()
+	select {
+	case res := <-call:
+		assert.True(t, errors.Is(res.err, context.Canceled), "got %v", res.err)
+	case <-time.After(time.Second):
+		h.stepUntil("the call's end", func() bool { return len(call) > 0 })
+		res := <-call
+		t.Fatalf("the call sat out its backoffs after its caller's context ended: %d runs, %v", calls.Load(), res.err)
+	}
+	assert.Equal(t, int32(1), calls.Load(), "no retry after the caller left")
+	h.stepUntil("the retry's place given back", func() bool { return h.state("CallerLeaves").retrying.Load() == 0 })
+	require.Zero(t, h.state("CallerLeaves").retrying.Load())
+}
+
+// A call whose caller's context (ToObservable's) has ended before it
+// begins runs nothing: not the first execution, and not a retry begun
+// just after the caller left. joinContexts must see that the caller has
+// left at once, not once a goroutine of its own has told it.
+func TestCallWithTheCallersContextEndedRunsNothing(t *testing.T) {
+	h := newHarness(t)
+	var calls atomic.Int32
+	c := New("CallerGone", flaky(100, &calls), WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Timeout:   -1,
+	})).WithFallback(fallbackName)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 200 {
+		_, err := c.ToObservable(ctx, 1).First(context.Background())
+		require.ErrorIs(t, err, context.Canceled)
+	}
+	assert.Zero(t, calls.Load(), "run ran for a caller that had left")
+}

@@ -13,6 +13,12 @@ func joinContexts(sub, caller context.Context) (context.Context, func()) {
 		return values, noop
 	}
 	ctx, cancel := context.WithCancel(values)
+	if caller.Err() != nil {
+		// AfterFunc would tell it on a goroutine of its own, after the
+		// caller had begun work for a caller that had left.
+		cancel()
+		return ctx, noop
+	}
 	stop := context.AfterFunc(caller, cancel)
 	return ctx, func() { stop(); cancel() }
 }
