@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -34,6 +35,46 @@ import (
 type streamAttempts[In, Out any] struct {
 	x *observableExecution[In, Out]
 	attemptRounds
+	// hedging counts the hedges granted a place in the retry budget
+	// whose execution has not begun: a hedge's execution takes a place
+	// over when it begins (Produce), and the subscription's end gives
+	// back the places no execution took. A hedge the race started may
+	// never begin: the race ended before its goroutine subscribed it,
+	// and a subscription to an ended race's attempt produces nothing.
+	hedging atomic.Int64
+}
+
+// permitHedge is the hedge policy's Permit: a place in the key's retry
+// budget for a hedge, held until its execution takes it over.
+func (a *streamAttempts[In, Out]) permitHedge() bool {
+	if !a.k.budgetPermits() {
+		return false
+	}
+	a.hedging.Add(1)
+	return true
+}
+
+// takeHedgePlace takes over the place of a hedge granted one, if the
+// subscription has not given it back already.
+func (a *streamAttempts[In, Out]) takeHedgePlace() bool {
+	for {
+		n := a.hedging.Load()
+		if n <= 0 {
+			return false
+		}
+		if a.hedging.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
+}
+
+// giveBack gives back, once the subscription has ended, the places of a
+// retry granted and never begun and of hedges that never began.
+func (a *streamAttempts[In, Out]) giveBack() {
+	a.giveBackGrant()
+	if n := a.hedging.Swap(0); n > 0 {
+		a.k.retrying.Add(-n)
+	}
 }
 
 // produceAttempts runs the attempts of one subscription under cfg. A
@@ -72,7 +113,9 @@ func (a *streamAttempts[In, Out]) subscribeRounds(subCtx context.Context, o obse
 	k, cfg := a.k, a.cfg
 	round := observable.FromProducer[Out](a)
 	if cfg.Hedge.MaxHedges > 0 {
-		round = observable.HedgeStreamOn(round, *k.hedgePolicy(cfg), k.registry.clock)
+		p := *k.hedgePolicy(cfg)
+		p.Permit = a.permitHedge
+		round = observable.HedgeStreamOn(round, p, k.registry.clock)
 	}
 	attempts := observable.Defer(func() observable.Observable[Out] {
 		if a.replay == nil {
@@ -81,9 +124,13 @@ func (a *streamAttempts[In, Out]) subscribeRounds(subCtx context.Context, o obse
 		return round
 	})
 	if cfg.Retry.MaxAttempts > 1 {
-		// The place in the budget of a retry granted and never begun goes
-		// back when the subscription ends, however it ends.
-		attempts = attempts.RetryWith(a, k.registry.clock).Finally(a.giveBackGrant)
+		attempts = attempts.RetryWith(a, k.registry.clock)
+	}
+	if cfg.makesAttempts() {
+		// The place in the budget of a retry granted and never begun, or
+		// of a hedge, goes back when the subscription ends, however it
+		// ends.
+		attempts = attempts.Finally(a.giveBack)
 	}
 	attempts.Subscribe(subCtx, o)
 }
@@ -103,6 +150,9 @@ func (a *streamAttempts[In, Out]) Produce(subCtx context.Context, o observable.O
 	}
 	ai := &attemptInfo{a: a, ctx: subCtx}
 	ai.hedge, ai.retry, ai.budgeted = a.next()
+	if ai.hedge {
+		ai.budgeted = a.takeHedgePlace()
+	}
 	a.x.c.subscribe(a.x.ctx, subCtx, a.x.in, a.x.rec, nil, streamAttemptObserver[Out]{a.k, ai, o}, ai)
 }
 

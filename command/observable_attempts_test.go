@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -486,5 +487,46 @@ func TestObservableCommandHedgedBadRequestEndsTheRace(t *testing.T) {
 				h.assertReleased("Lookup")
 			})
 		}
+	}
+}
+
+// A hedge the timer started gives its place in the retry budget back
+// even when the race ended before the hedge's goroutine subscribed to it
+// (the first execution emitted at the same instant): a place never given
+// back is a retry or hedge the key never makes again. One processor makes
+// the hedge's goroutine wait behind the first's value, as a busy machine
+// does.
+func TestObservableCommandHedgeLosingBeforeItBeginsGivesItsPlaceBack(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			var made atomic.Int32
+			c := NewObservable("HedgeLate", func(ctx context.Context, id int) observable.Observable[bool] {
+				made.Add(1)
+				return observable.Create(func(ctx context.Context, o observable.Observer[bool]) {
+					// Due with the hedge, and after it: the value comes in the
+					// same Advance, just after the timer started the hedge.
+					h.clock.AfterFunc(50*time.Millisecond, func() {
+						o.OnNext(true)
+						o.OnCompleted()
+					})
+				})
+			}, WithRegistry(h.reg), WithConfig(Config{
+				Isolation: iso,
+				Timeout:   -1,
+				Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+			}))
+			for i := range 20 {
+				made.Store(0)
+				got := subscribeAll(context.Background(), c.ToObservable(context.Background(), i))
+				waitFor(t, "the first execution", func() bool { return made.Load() == 1 })
+				h.clock.Advance(50 * time.Millisecond)
+				vs, err := got.wait(t)
+				require.NoError(t, err)
+				require.Equal(t, []bool{true}, vs)
+			}
+			h.stepUntil("every hedge's place given back", func() bool { return h.state("HedgeLate").retrying.Load() == 0 })
+		})
 	}
 }
