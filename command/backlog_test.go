@@ -397,3 +397,26 @@ func TestBacklogTakesTheAdaptiveLimitsNewPermits(t *testing.T) {
 	}
 	h.assertReleased("Backlogged")
 }
+
+// A subscriber that leaves while its execution waits in the backlog ends
+// it CANCELLED: the goroutine that ends the subscriber's scope tells the
+// subscription before it closes the scope's Done channel, on which the
+// wait is, so it must not wait for the execution's admission meanwhile.
+func TestBacklogSubscriberLeavesWhileWaiting(t *testing.T) {
+	h := newHarness(t)
+	c, ts, first := holdingThePermit(t, h, backlogConfig(1, LIFO))
+	subCtx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	subs := make(chan *collected[string], 1)
+	go func() { subs <- subscribeAll(subCtx, c.ToObservable(context.Background(), 1)) }()
+	waitFor(t, "a waiter", func() bool { return h.state("Backlogged").backlog.waiting.Load() == 1 })
+	cancel()
+	recv(t, subs, "Subscribe to return")
+	assert.Equal(t, evs("CANCELLED"), h.events())
+	assert.Equal(t, int64(0), h.state("Backlogged").backlog.waiting.Load(), "no place kept")
+	ts.letThrough(0)
+	require.NoError(t, awaitCall(t, first).err)
+	assert.Equal(t, evs("SUCCESS"), h.events())
+	h.assertReleased("Backlogged")
+	h.noMoreCompletions()
+}

@@ -3,10 +3,18 @@ package command
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
 	"github.com/rxhystrix/rxhystrix/internal/timerlist"
 	"github.com/rxhystrix/rxhystrix/observable"
+)
+
+// The states of subscription.admission.
+const (
+	admissionOver int32 = iota
+	admissionWaiting
+	admissionLeft
 )
 
 // The phases of a subscription's execution.
@@ -54,6 +62,9 @@ type subscription[In, Out any] struct {
 	queued   *poolCall[In, Out] // submitted to pl; taken out of its queue by an interrupt
 	pl       *pool
 	emitted  bool // the user's Observable emitted: the timeout no longer applies
+	// admission is admissionWaiting while subscribe's admit runs under
+	// mu, and admissionLeft once leave came meanwhile.
+	admission atomic.Int32
 
 	teller valueTeller // a value being told to stream, and the terminal event left to its teller
 	slot   slotHold    // the pool slot an ObservableCommand's worker holds
@@ -91,13 +102,26 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, rec 
 		s.cancelLocked()
 		return
 	}
-	switch failure := s.e.admit(subCtx, callerCtx); failure {
+	// admit may wait (for a token, in the backlog) under s.mu, on the
+	// contexts' Done channels; a context may call leave before it closes
+	// its channel (an observable scope does), so leave must not wait for
+	// s.mu meanwhile: it leaves a mark, seen here (see cancel).
+	s.admission.Store(admissionWaiting)
+	failure := s.e.admit(subCtx, callerCtx)
+	left := s.admission.Swap(admissionOver) == admissionLeft
+	if left && failure == noFailure {
+		failure = runCancelled
+	}
+	switch failure {
 	case noFailure:
 	case runCancelled:
 		s.cancelLocked()
 		return
 	default:
 		s.fallBack(failure, failure.sentinel())
+		if left {
+			s.cancel() // the leave that came during admit, as it would have after
+		}
 		return
 	}
 	s.phase = phaseRunning
@@ -284,6 +308,9 @@ func (s *subscription[In, Out]) timeOutLocked() {
 // ended, it is CANCELLED, and its permits go back at once; the user's code
 // and the fallback, which may still run, see their contexts end.
 func (s *subscription[In, Out]) cancel() {
+	if s.admission.CompareAndSwap(admissionWaiting, admissionLeft) {
+		return // admit holds s.mu, and subscribe acts on the mark
+	}
 	s.mu.Lock()
 	if s.phase == phaseDone {
 		s.mu.Unlock()
