@@ -64,13 +64,44 @@ func (k *keyState) setRateLimit(cfg RateLimitConfig) {
 		k.tokens.Store(nil)
 		return
 	}
-	if rl := k.tokens.Load(); rl != nil {
+	rl := k.bucket
+	if rl == nil {
+		rl = &rateLimiter{tat: k.metrics.AdmissionWord()}
 		rl.params.Store(paramsOf(cfg))
+		k.bucket = rl
+	} else {
+		rl.setParams(paramsOf(cfg), k.registry.now())
+	}
+	k.tokens.Store(rl)
+}
+
+// burst returns the executions p admits at once.
+func (p *rateParams) burst() float64 { return float64(p.tolerance)/float64(p.interval) + 1 }
+
+// setParams changes l's rate and burst at now, as golang.org/x/time/rate's
+// SetLimit and SetBurst do: the tokens the bucket holds at now are kept
+// (up to the new burst; fewer than none while places are taken ahead),
+// and come back at the new rate from now on. The tat the old params left
+// stands for intervals of the old rate, which must not be read as
+// intervals of the new one: a rate raised from one a minute would
+// otherwise admit nothing until the minute is up.
+func (l *rateLimiter) setParams(p *rateParams, now int64) {
+	old := l.params.Swap(p)
+	if *old == *p {
 		return
 	}
-	rl := &rateLimiter{tat: k.metrics.AdmissionWord()}
-	rl.params.Store(paramsOf(cfg))
-	k.tokens.Store(rl)
+	for {
+		tat := l.tat.Load()
+		if tat <= now {
+			return // a full bucket, whatever the burst
+		}
+		missing := float64(tat-now) / float64(old.interval) // tokens short of the old burst
+		short := max(p.burst()-old.burst()+missing, 0)      // of the new burst
+		next := now + int64(math.Min(short*float64(p.interval), 4*maxRateSpan))
+		if l.tat.CompareAndSwap(tat, next) {
+			return
+		}
+	}
 }
 
 // ratePlace is a place reserve took: the tat it found and the tat it

@@ -82,3 +82,83 @@ func TestRateLimitDefaultBurstOfAHugeRate(t *testing.T) {
 	assert.GreaterOrEqual(t, higher.tolerance, high.tolerance, "tolerance of Rate 1e19 vs 1e18")
 	assert.GreaterOrEqual(t, RateLimitConfig{Rate: 1e19}.burst(), RateLimitConfig{Rate: 1e18}.burst())
 }
+
+// A subscriber that leaves while its execution waits for a token of the
+// rate limit ends it CANCELLED too, under either isolation, and its place
+// goes back (see TestBacklogSubscriberLeavesWhileWaiting).
+func TestRateLimitSubscriberLeavesWhileWaiting(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h, spy := newSpiedHarness(t)
+			c := New("Waiting", succeedRun, WithRegistry(h.reg), WithConfig(Config{
+				Isolation: iso,
+				Timeout:   -1,
+				RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 150 * time.Millisecond},
+			})).WithFallback(fallbackName)
+			_, err := c.Execute(context.Background(), 1)
+			require.NoError(t, err)
+			h.completion()
+			subCtx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			subs := make(chan *collected[string], 1)
+			go func() { subs <- subscribeAll(subCtx, c.ToObservable(context.Background(), 1)) }()
+			recv(t, spy.armed, "the wait for a token")
+			cancel()
+			recv(t, subs, "Subscribe to return")
+			assert.Equal(t, evs("CANCELLED"), h.events())
+			next := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+			assert.Equal(t, 100*time.Millisecond, recv(t, spy.armed, "the next wait"), "the place went back")
+			h.clock.Advance(100 * time.Millisecond)
+			require.NoError(t, awaitCall(t, next).err)
+			h.events()
+			h.noMoreCompletions()
+		})
+	}
+}
+
+// A rate raised live applies to the bucket at once, as
+// golang.org/x/time/rate's SetLimit does: the tokens the bucket holds are
+// kept and come back at the new rate from then on, rather than at the
+// old rate until the place the last admission took under it.
+func TestRateLimitRaisedLiveRefillsAtTheNewRate(t *testing.T) {
+	h := newHarness(t)
+	slow := Config{Isolation: SemaphoreIsolation, RateLimit: RateLimitConfig{Enabled: true, Rate: 1.0 / 60, Burst: 1}}
+	c := New("Raised", succeedRun, WithRegistry(h.reg), WithConfig(slow)).WithFallback(fallbackName)
+	_, err := c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, evs("SUCCESS"), h.events(), "the one token")
+
+	fast := slow
+	fast.RateLimit.Rate = 10
+	require.NoError(t, h.reg.Configure("Raised", fast))
+	h.clock.Advance(100 * time.Millisecond) // a token at the new rate
+	v, err := c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, "user-1", v, "a token 1/rate after the rate was raised")
+	assert.Equal(t, evs("SUCCESS"), h.events())
+	h.noMoreCompletions()
+}
+
+// A burst lowered live keeps the tokens the bucket holds, up to the new
+// burst, as x/time/rate's SetBurst does: an empty bucket of burst 10 at
+// 10 a second has a token again 100 ms later under a burst of 1, not a
+// second later.
+func TestRateLimitBurstLoweredLive(t *testing.T) {
+	h := newHarness(t)
+	wide := Config{Isolation: SemaphoreIsolation, RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 10}}
+	c := New("Lowered", succeedRun, WithRegistry(h.reg), WithConfig(wide)).WithFallback(fallbackName)
+	for range 10 {
+		_, err := c.Execute(context.Background(), 1)
+		require.NoError(t, err)
+		assert.Equal(t, evs("SUCCESS"), h.events())
+	}
+	narrow := wide
+	narrow.RateLimit.Burst = 1
+	require.NoError(t, h.reg.Configure("Lowered", narrow))
+	h.clock.Advance(100 * time.Millisecond)
+	v, err := c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, "user-1", v, "one token back after 1/rate")
+	assert.Equal(t, evs("SUCCESS"), h.events())
+	h.noMoreCompletions()
+}

@@ -173,6 +173,10 @@ type keyState struct {
 	partitions atomic.Pointer[[]*partition]
 	// tokens is the key's token bucket while Config.RateLimit is on.
 	tokens atomic.Pointer[rateLimiter]
+	// bucket is the limiter tokens holds while the limit is on, kept
+	// while it is off; set under the registry's configMu, or before the
+	// key is published.
+	bucket *rateLimiter
 	// retrying counts the key's retries and hedges in flight, for the
 	// retry budget.
 	retrying atomic.Int64
