@@ -885,23 +885,3 @@ func TestRetryCallerLeavingDuringABackoffEndsTheCall(t *testing.T) {
 	h.stepUntil("the retry's place given back", func() bool { return h.state("CallerLeaves").retrying.Load() == 0 })
 	require.Zero(t, h.state("CallerLeaves").retrying.Load())
 }
-
-// A call whose caller's context (ToObservable's) has ended before it
-// begins runs nothing: not the first execution, and not a retry begun
-// just after the caller left. joinContexts must see that the caller has
-// left at once, not once a goroutine of its own has told it.
-func TestCallWithTheCallersContextEndedRunsNothing(t *testing.T) {
-	h := newHarness(t)
-	var calls atomic.Int32
-	c := New("CallerGone", flaky(100, &calls), WithRegistry(h.reg), WithConfig(Config{
-		Isolation: SemaphoreIsolation,
-		Timeout:   -1,
-	})).WithFallback(fallbackName)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	for range 200 {
-		_, err := c.ToObservable(ctx, 1).First(context.Background())
-		require.ErrorIs(t, err, context.Canceled)
-	}
-	assert.Zero(t, calls.Load(), "run ran for a caller that had left")
-}

@@ -6,19 +6,19 @@ import (
 )
 
 // joinContexts returns a context that is done when either is done and
-// whose values are looked up in sub, then in caller.
+// whose values are looked up in sub, then in caller. If caller is done
+// already, so is the context, at once, with caller's error.
 func joinContexts(sub, caller context.Context) (context.Context, func()) {
 	values := valuesOf(sub, caller)
 	if values == sub || caller.Done() == nil {
 		return values, noop
 	}
-	ctx, cancel := context.WithCancel(values)
 	if caller.Err() != nil {
-		// AfterFunc would tell it on a goroutine of its own, after the
-		// caller had begun work for a caller that had left.
-		cancel()
-		return ctx, noop
+		// AfterFunc would tell it on a goroutine of its own, after work
+		// had begun for a caller who had left.
+		return endedContext{Context: values, caller: caller}, noop
 	}
+	ctx, cancel := context.WithCancel(values)
 	stop := context.AfterFunc(caller, cancel)
 	return ctx, func() { stop(); cancel() }
 }
@@ -57,3 +57,16 @@ func (v valuesFrom) Value(key any) any {
 }
 
 func noop() {}
+
+// endedContext is a joined context whose caller's context had ended when
+// it was made: done, with that context's error, so that an execution
+// joined to a caller who has left ends as Execute's would, with the same
+// error (context.DeadlineExceeded, say).
+type endedContext struct {
+	context.Context // the values, and the deadline
+	caller          context.Context
+}
+
+func (e endedContext) Done() <-chan struct{} { return e.caller.Done() }
+
+func (e endedContext) Err() error { return e.caller.Err() }

@@ -32,7 +32,30 @@ func (x *single[In, Out]) Call(subCtx context.Context) (Out, error) { return x.c
 // of its own, and the caller has the fallback at the timeout while run
 // still runs, as a subscriber has. A Config that has turned retries or
 // hedges on since Joinable said yes makes them as Call does.
-func (x *single[In, Out]) Join(subCtx context.Context) (Out, error) { return x.call(subCtx, true) }
+func (x *single[In, Out]) Join(subCtx context.Context) (Out, error) {
+	if x.ctx.Err() != nil || subCtx.Err() != nil {
+		// The subscriber left before the work it handed over began: the
+		// execution is what SubscribeSingle makes of it, CANCELLED with
+		// nothing taken (core.subscribe), whoever starts it.
+		r := joinedResult[Out]{done: make(chan struct{})}
+		x.SubscribeSingle(subCtx, &r)
+		<-r.done
+		return r.v, r.err
+	}
+	return x.call(subCtx, true)
+}
+
+// joinedResult is the result of a subscription Join waits for.
+type joinedResult[Out any] struct {
+	v    Out
+	err  error
+	done chan struct{}
+}
+
+func (r *joinedResult[Out]) OnResult(v Out, err error) {
+	r.v, r.err = v, err
+	close(r.done)
+}
 
 // call is Call, or Join if waiter is set.
 func (x *single[In, Out]) call(subCtx context.Context, waiter bool) (Out, error) {
