@@ -2,13 +2,15 @@ package httpcommand
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 )
 
 // startWriter is a ResponseWriter that knows when the response it wraps
-// starts: the first final WriteHeader (not an informational 1xx), the
+// starts: the first final WriteHeader (not an informational 1xx; 101
+// Switching Protocols is final, as net/http sends it), the
 // first Write, or a Flush, sends the headers. Before they go it calls
 // before, once, which may still set headers; after, code is the status
 // they carry. The guards read code to tell a response Handler began from
@@ -36,7 +38,7 @@ func (w *startWriter) beforeHeaders() {
 }
 
 func (w *startWriter) WriteHeader(code int) {
-	if w.code == 0 && code >= 200 {
+	if w.code == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) { // net/http sends a 101 as final
 		w.beforeHeaders()
 		w.code = code
 	}
@@ -53,11 +55,19 @@ func (w *startWriter) Write(b []byte) (int, error) {
 
 // Flush flushes the response, headers first, when the wrapped
 // ResponseWriter can; a flush it cannot do starts nothing.
-func (w *startWriter) Flush() {
+func (w *startWriter) Flush() { _ = w.FlushError() }
+
+// FlushError is Flush that returns the wrapped ResponseWriter's error,
+// for http.ResponseController: http.ErrNotSupported when it cannot
+// flush. A flush that fails otherwise (on a connection gone) has sent
+// the headers as net/http counts them, so the response has begun.
+func (w *startWriter) FlushError() error {
 	w.beforeHeaders()
-	if http.NewResponseController(w.ResponseWriter).Flush() == nil && w.code == 0 {
+	err := http.NewResponseController(w.ResponseWriter).Flush()
+	if w.code == 0 && !errors.Is(err, http.ErrNotSupported) {
 		w.code = http.StatusOK
 	}
+	return err
 }
 
 // Hijack hands the connection to the handler, when the wrapped
