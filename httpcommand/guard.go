@@ -157,8 +157,8 @@ type Guard struct {
 func GuardErrorHandler(w http.ResponseWriter, _ *http.Request, err error) {
 	code := GuardStatus(err)
 	text := http.StatusText(code)
-	if code == http.StatusInternalServerError {
-		text = err.Error()
+	if errors.Is(err, command.ErrInvalidKey) || errors.Is(err, command.ErrInvalidConfig) {
+		text = err.Error() // not an injected 500's, which answers as the server's would
 	}
 	http.Error(w, text, code)
 }

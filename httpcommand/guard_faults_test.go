@@ -57,3 +57,16 @@ func injected(r *command.Registry, key string) (delays, errors int64) {
 	st, _ := m.Status()
 	return st.Faults.Delays, st.Faults.Errors
 }
+
+// An injected 500 is answered as the server's 500 would be: the status
+// and its text. Only an invalid key or configuration, the program's own
+// mistake, is answered with the error's message.
+func TestGuardInjected500AnswersTheStatusText(t *testing.T) {
+	fault, bad := FaultStatuses.FaultError("500", "")
+	require.NoError(t, bad)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
+	g := newGuardHarness(t, h, command.Config{Faults: command.FaultConfig{Enabled: true, ErrorPercentage: 100, Error: fault}})
+	rec := g.serve("/")
+	assert.Equal(t, http.StatusInternalServerError, rec.Code)
+	assert.Equal(t, "Internal Server Error\n", rec.Body.String(), "the command's error is no answer to a client")
+}
