@@ -42,15 +42,7 @@ func TestGuardFailedFlushBeginsTheResponse(t *testing.T) {
 		<-r.Context().Done() // the guard's timeout
 	})
 	g := newGuardHarness(t, h, command.Config{Timeout: 300 * time.Millisecond})
-	var serverLog strings.Builder
-	served := make(chan struct{})
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer close(served)
-		g.guard.ServeHTTP(w, r)
-	}))
-	srv.Config.ErrorLog = log.New(&serverLog, "", 0)
-	srv.Start()
-	defer srv.Close()
+	srv, serverLog, served := serveGuard(t, g)
 
 	clientDone := make(chan struct{})
 	go func() {
@@ -83,15 +75,7 @@ func TestGuardSwitchingProtocolsBeginsTheResponse(t *testing.T) {
 		<-r.Context().Done() // the guard's timeout
 	})
 	g := newGuardHarness(t, h, command.Config{Timeout: 300 * time.Millisecond})
-	var serverLog strings.Builder
-	served := make(chan struct{})
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer close(served)
-		g.guard.ServeHTTP(w, r)
-	}))
-	srv.Config.ErrorLog = log.New(&serverLog, "", 0)
-	srv.Start()
-	defer srv.Close()
+	srv, serverLog, served := serveGuard(t, g)
 
 	clientDone := make(chan struct{})
 	go func() {
@@ -108,4 +92,20 @@ func TestGuardSwitchingProtocolsBeginsTheResponse(t *testing.T) {
 	<-clientDone
 	assert.NotContains(t, serverLog.String(), "superfluous", "the guard answered after the 101")
 	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey))
+}
+
+// serveGuard serves g's guard on a loopback server whose error log, where
+// net/http reports a superfluous WriteHeader, it returns; served is
+// closed once the guard has served a request.
+func serveGuard(t *testing.T, g *guardHarness) (srv *httptest.Server, serverLog *strings.Builder, served <-chan struct{}) {
+	serverLog = new(strings.Builder)
+	done := make(chan struct{})
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(done)
+		g.guard.ServeHTTP(w, r)
+	}))
+	srv.Config.ErrorLog = log.New(serverLog, "", 0)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, serverLog, done
 }
