@@ -23,7 +23,7 @@ func (m *Metrics) Produce(context.Context) ([]metricdata.ScopeMetrics, error) {
 	total := metricdata.Histogram[float64]{Temporality: metricdata.CumulativeTemporality}
 
 	m.mu.Lock()
-	m.folds.Begin()
+	m.folds.Begin(now)
 	for c := range m.registry.Commands() {
 		attrs := attribute.NewSet(commandAttributes(c.Snapshot())...)
 		f := m.folds.Add(c)

@@ -218,7 +218,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 func (c *Collector) collectCommands() []prometheus.Metric {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.folds.Begin()
+	c.folds.Begin(c.registry.Clock().Now())
 	defer c.folds.End() // forgets the totals of metrics the registry no longer holds
 	var out []prometheus.Metric
 	for m := range c.registry.Commands() {

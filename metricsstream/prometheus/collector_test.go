@@ -402,3 +402,45 @@ func TestEveryCommandMetricIsDescribed(t *testing.T) {
 		assert.Contains(t, allDescs, d)
 	}
 }
+
+// Metrics that idle eviction takes out of the registry come back, the same
+// metrics, when their command is used again (as the command package's
+// keys use them): their event counters go on from where they were, and so
+// must their latency histograms. A scrape that missed them while they were
+// out must not start their histograms over from the percentile window,
+// which would count again the latencies still in it (Prometheus reads the
+// fall as a reset) or miss others.
+func TestCollectorHistogramOfReattachedMetricsGoesOn(t *testing.T) {
+	mc := clock.NewManual(t0)
+	reg := metricsstream.NewRegistry(mc, metricsstream.WithIdleEviction(20*time.Second))
+	m := reg.Command("Idle", metricsstream.Config{}) // percentile window 60s in 10s buckets
+	c := NewCollector(reg)
+
+	for range 5 {
+		record(m, 20*time.Millisecond, metricsstream.Success) // bucket 0
+	}
+	mc.Advance(10 * time.Second)
+	count, successes := histogramCount(t, c, "Idle")
+	require.Equal(t, uint64(5), count)
+	require.Equal(t, 5.0, successes)
+
+	mc.Advance(25 * time.Second)                          // t0+35s
+	record(m, 20*time.Millisecond, metricsstream.Success) // bucket 3
+	mc.Advance(5 * time.Second)
+	count, _ = histogramCount(t, c, "Idle")
+	require.Equal(t, uint64(6), count)
+
+	mc.Advance(20 * time.Second) // t0+60s: idle for 25s
+	require.Equal(t, 1, reg.EvictIdle())
+	count, _ = histogramCount(t, c, "Idle") // out of the registry: not reported
+	require.Zero(t, count)
+
+	mc.Advance(11 * time.Second)                          // t0+71s: bucket 0 has left the window
+	record(m, 20*time.Millisecond, metricsstream.Success) // back in the registry
+	_, ok := reg.LookupCommand("Idle")
+	require.True(t, ok)
+	mc.Advance(9 * time.Second)
+	count, successes = histogramCount(t, c, "Idle")
+	assert.Equal(t, 7.0, successes, "the event counter goes on")
+	assert.Equal(t, uint64(7), count, "the histogram goes on too")
+}

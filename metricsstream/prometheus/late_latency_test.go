@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
@@ -60,4 +61,51 @@ func TestCollectorCountsALatencyRecordedLateIntoAFoldedBucket(t *testing.T) {
 	count, successes = histogramCount(t, c, "Late")
 	assert.Equal(t, 2.0, successes, "the event counters count the late execution")
 	assert.Equal(t, uint64(2), count, "the histogram counts it too")
+}
+
+// histogramSum returns the sample sum of the command's execution latency
+// histogram, as one scrape reports it.
+func histogramSum(t *testing.T, c *Collector, command string) float64 {
+	t.Helper()
+	for _, mf := range gather(t, c) {
+		if mf.GetName() != "rxhystrix_command_execution_latency_seconds" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if labels(m.GetLabel())["command"] == command {
+				return m.GetHistogram().GetSampleSum()
+			}
+		}
+	}
+	t.Fatalf("no histogram of %s", command)
+	return 0
+}
+
+// A histogram's _sum is a counter to Prometheus (rate() reads any fall
+// as a reset): latencies recorded late into a bucket already folded
+// never make it fall, though the bucket's mean, rounded, times its count
+// may be less than before.
+func TestCollectorHistogramSumNeverFallsWhenAFoldedBucketGrows(t *testing.T) {
+	mc := clock.NewManual(t0)
+	reg := metricsstream.NewRegistry(mc)
+	m := reg.Command("Sum", metricsstream.Config{})
+	c := NewCollector(reg)
+
+	done := func(latency time.Duration, end time.Time) {
+		x := metricsstream.Completion{CommandKey: "Sum", Executed: true,
+			ExecutionLatency: latency, TotalLatency: latency, End: end}
+		x.Events.Add(metricsstream.Success, 1)
+		m.MarkCompletion(&x)
+	}
+	done(time.Microsecond, t0)
+	mc.Advance(10 * time.Second) // bucket 0 closes
+	before := histogramSum(t, c, "Sum")
+
+	// Two executions of no measurable latency that read the clock just
+	// before bucket 0 closed are recorded now, into it.
+	done(0, t0.Add(10*time.Second-time.Nanosecond))
+	done(0, t0.Add(10*time.Second-time.Nanosecond))
+	mc.Advance(10 * time.Second)
+	after := histogramSum(t, c, "Sum")
+	require.GreaterOrEqual(t, after, before, "the histogram's _sum fell: a counter reset to Prometheus")
 }

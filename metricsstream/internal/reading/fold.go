@@ -15,12 +15,17 @@ import (
 //
 // A collection is [Folds.Begin], [Folds.Add] for each command of the
 // registry, then [Folds.End], which forgets the totals of the commands
-// the collection did not see (metrics the registry evicted). Folds are
-// not safe for concurrent use.
+// no collection saw for a percentile window (metrics the registry
+// evicted). Evicted metrics that are used again come back to the
+// registry, the same metrics: until every bucket folded of them has left
+// their window, their totals are kept, so that they go on from where
+// they were rather than count those buckets again. Folds are not safe
+// for concurrent use.
 type Folds struct {
 	bounds     []float64 // seconds, increasing
 	commands   map[*metricsstream.CommandMetrics]*Fold
-	generation uint64 // of the collection under way or last ended
+	generation uint64    // of the collection under way or last ended
+	now        time.Time // of the collection under way or last ended, the registry's time
 }
 
 // NewFolds returns empty Folds whose histograms count latencies at or
@@ -36,8 +41,8 @@ func (f *Folds) Bounds() []float64 { return f.bounds }
 // Len returns how many commands the Folds hold totals for.
 func (f *Folds) Len() int { return len(f.commands) }
 
-// Begin starts a collection.
-func (f *Folds) Begin() { f.generation++ }
+// Begin starts a collection at now, the registry's time.
+func (f *Folds) Begin(now time.Time) { f.generation++; f.now = now }
 
 // Add adds to the totals of m its closed percentile buckets not added
 // yet and returns them. The Fold is valid until the next Add of m.
@@ -52,14 +57,21 @@ func (f *Folds) Add(m *metricsstream.CommandMetrics) *Fold {
 	}
 	c.generation = f.generation
 	c.add(m.LatencyBuckets(), f.bounds)
+	c.keepUntil = time.Time{}
+	if n := len(c.folded); n > 0 {
+		cfg := m.Config()
+		c.keepUntil = c.folded[n-1].start.Add(cfg.PercentileWindow + cfg.PercentileWindow/time.Duration(cfg.PercentileBuckets))
+	}
 	return c
 }
 
 // End ends a collection, forgetting the totals of the commands it did
-// not add.
+// not add and no collection added for a percentile window: every bucket
+// folded of them has left the window, so metrics that come back start
+// over from buckets none of which was counted.
 func (f *Folds) End() {
 	for m, c := range f.commands {
-		if c.generation != f.generation {
+		if c.generation != f.generation && !f.now.Before(c.keepUntil) {
 			delete(f.commands, m)
 		}
 	}
@@ -74,6 +86,10 @@ func (f *Folds) End() {
 // the window, and adds what such a bucket gained since.
 type Fold struct {
 	generation uint64 // of the last collection that added the command
+	// keepUntil is when the newest bucket it folded has left the
+	// command's percentile window (zero when it folded none): the Fold
+	// is kept until then, see Folds.
+	keepUntil time.Time
 	// folded is what was added of each bucket of the last collection,
 	// oldest first.
 	folded []foldedBucket
@@ -146,6 +162,11 @@ func (h *Histogram) add(d metricsstream.Distribution, was *part, bounds []float6
 	var prev part
 	if was != nil {
 		prev = *was
+		// The bucket's mean, rounded to the nanosecond, times its count
+		// can come out below what it was before a late recorder added a
+		// latency too short to show (a sub-microsecond one): the sum, a
+		// counter to Prometheus, must not fall.
+		p.sum = max(p.sum, prev.sum)
 	}
 	h.Count += p.count - prev.count
 	h.Sum += p.sum - prev.sum

@@ -23,7 +23,7 @@ func TestFoldsAddEachBucketOnce(t *testing.T) {
 
 	f := NewFolds([]float64{.025, 1})
 	for range 3 {
-		f.Begin()
+		f.Begin(mc.Now())
 		got := f.Add(m)
 		f.End()
 		assert.Equal(t, uint64(1), got.Execution.Count)
@@ -31,7 +31,11 @@ func TestFoldsAddEachBucketOnce(t *testing.T) {
 		assert.Equal(t, []uint64{0, 1}, got.Total.AtOrBelow, "30ms is above 25ms")
 		assert.InDelta(t, .02, got.Execution.Sum, .0001)
 	}
-	f.Begin()
+	f.Begin(mc.Now())
+	f.End()
+	assert.Equal(t, 1, f.Len(), "kept while the buckets folded are in the window")
+	mc.Advance(60 * time.Second)
+	f.Begin(mc.Now())
 	f.End()
 	assert.Zero(t, f.Len())
 }
