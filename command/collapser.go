@@ -199,6 +199,9 @@ func (c *Collapser[In, Out]) submit(ctx context.Context, in In) (r *collapsedReq
 		if rc == nil {
 			return nil, false, fmt.Errorf("collapser %s: %w", c.key, ErrNoRequestContext)
 		}
+		if rc.ended() { // the scope is over: its request cache does not stand in for it
+			return nil, false, c.scopeEnded()
+		}
 		b = c.batcherOf(rc)
 	}
 	var ck string

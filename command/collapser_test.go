@@ -667,3 +667,26 @@ func loggedEvents(l *RequestLog) []string {
 	}
 	return s
 }
+
+// A request made to a RequestScope collapser after its request context
+// ended fails with ErrRequestContextDone, as the error's doc says, even
+// when the request cache holds a result of its cache key: the scope is
+// over, and the cache does not stand in for it.
+func TestCollapserRequestAfterScopeEndedIsNotServedFromCache(t *testing.T) {
+	r, mc := newManualRegistry(t)
+	b := &batches{}
+	c := NewCollapser("GetUser", b.getUsers, WithRegistry(r)).WithCacheKey(itoa)
+	parent, end := context.WithCancel(context.Background())
+	ctx := WithRequestContext(parent)
+	f := c.Queue(ctx, 1)
+	mc.Advance(DefaultCollapserDelay)
+	assert.Equal(t, "user1", get(t, f))
+	end()
+
+	_, err := c.Execute(context.WithoutCancel(ctx), 1)
+	assert.ErrorIs(t, err, ErrRequestContextDone)
+	_, err = c.Execute(context.WithoutCancel(ctx), 2)
+	assert.ErrorIs(t, err, ErrRequestContextDone)
+	mc.Advance(time.Second)
+	assert.Zero(t, c.Metrics().CumulativeCount(metricsstream.CollapserResponseFromCache))
+}
