@@ -438,3 +438,90 @@ func TestTripCircuitOnTimeoutsAndRejections(t *testing.T) {
 		h.completion()
 	})
 }
+
+// A caller the half-open breaker short-circuits, and who leaves while
+// its fallback runs, never held a trial: its leaving must not re-open the
+// breaker under the trial still in flight (a short-circuit needs no
+// report, breaker's reporting contract), whose success then closes it.
+func TestShortCircuitedCallerLeavingInFallbackLeavesTrialAlone(t *testing.T) {
+	h := newHarness(t)
+	failing := true
+	c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+		if failing {
+			return "", errBoom
+		}
+		return "ok", nil
+	}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Breaker: tripAfterThree}))
+	var cancel context.CancelFunc
+	c = c.WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+		if errors.Is(err, ErrShortCircuited) && cancel != nil {
+			cancel() // the caller leaves while its fallback runs
+		}
+		return "anonymous", nil
+	})
+	h.openBreaker(func() { _, _ = c.Execute(context.Background(), 1) }, 3, "GetUser")
+	h.clock.Advance(tripAfterThree.SleepWindow + 1)
+	b := c.Breaker()
+	require.True(t, b.AttemptExecution(), "the trial, still in flight")
+	require.Equal(t, breaker.HalfOpen, b.State())
+
+	ctx, cf := context.WithCancel(context.Background())
+	cancel = cf
+	_, err := c.Execute(ctx, 1)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, evs("SHORT_CIRCUITED", "CANCELLED"), h.events())
+	assert.Equal(t, breaker.HalfOpen, b.State(), "a short-circuited caller held no trial")
+
+	b.MarkSuccess() // the trial succeeds
+	assert.Equal(t, breaker.Closed, b.State())
+}
+
+// Slow-call tripping turned on by Configure on a key that exists
+// already trips the breaker: the key's metrics count the slow calls of
+// the Breaker.SlowCallDuration in force, as they do for a key made with
+// it, rather than never counting any (or counting by the old duration).
+func TestConfigureSlowCallDurationTripsOnSlowCalls(t *testing.T) {
+	for _, made := range []time.Duration{0, time.Second} {
+		t.Run(made.String(), func(t *testing.T) {
+			h := newHarness(t)
+			c := New("Slow", func(ctx context.Context, id int) (string, error) {
+				h.clock.Advance(200 * time.Millisecond)
+				return "ok", nil
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: -1,
+				Breaker: breaker.Config{SlowCallDuration: made}}))
+			require.NoError(t, h.reg.ConfigureFunc("Slow", func(cfg *Config) {
+				cfg.Breaker.SlowCallDuration = 100 * time.Millisecond
+				cfg.Breaker.SlowCallRatePercentage = 50
+				cfg.Breaker.RequestVolumeThreshold = 3
+			}))
+			for range 4 {
+				_, err := c.Execute(context.Background(), 1)
+				require.NoError(t, err)
+				h.completion()
+			}
+			h.clock.Advance(snapshotInterval(h.reg, "Slow"))
+			hc := c.Metrics().HealthCounts()
+			assert.Equal(t, int64(4), hc.Total)
+			assert.Equal(t, int64(4), hc.Slow, "every call took 200ms, over the 100ms configured")
+			assert.Equal(t, breaker.Open, c.Breaker().State())
+		})
+	}
+}
+
+// A key first used after its registry closed gets a breaker that is
+// closed too, as Registry.Close promises for every key: it no longer
+// trips, and keeps no health subscription behind.
+func TestKeyMadeAfterRegistryCloseDoesNotTrip(t *testing.T) {
+	h := newHarness(t)
+	h.reg.Close()
+	c := New("Late", failRun, WithRegistry(h.reg),
+		WithConfig(Config{Isolation: SemaphoreIsolation, Breaker: tripAfterThree})).WithFallback(fallbackName)
+	for range 3 {
+		_, err := c.Execute(context.Background(), 1)
+		assert.NoError(t, err)
+		h.completion()
+	}
+	h.clock.Advance(snapshotInterval(h.reg, "Late"))
+	assert.Equal(t, breaker.Closed, c.Breaker().State(), "the breakers of a closed registry no longer trip")
+	assert.Zero(t, h.clock.Pending(), "no health timer left behind")
+}

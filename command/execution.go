@@ -38,6 +38,7 @@ type execution struct {
 	limitPool *pool
 
 	fallbackPermit bool  // a fallback permit is held
+	breakerHeld    bool  // the breaker admitted the execution, which has not reported to it yet
 	finished       bool  // the Completion was published
 	partition      uint8 // 1 + the index in k.partitions of the partition held, or 0 (see partition.go)
 
@@ -117,7 +118,11 @@ func (e *execution) hook(f func(ExecutionHook)) {
 
 // attempt asks the breaker for permission; false records SHORT_CIRCUITED.
 func (e *execution) attempt() bool {
-	if e.cfg.Breaker.Disabled || e.k.breaker.AttemptExecution() {
+	if e.cfg.Breaker.Disabled {
+		return true
+	}
+	if e.k.breaker.AttemptExecution() {
+		e.breakerHeld = true
 		return true
 	}
 	e.mark(metricsstream.ShortCircuited)
@@ -196,6 +201,7 @@ func (e *execution) ranOnWorker(concurrency, started int64) {
 }
 
 func (e *execution) markNonSuccess() {
+	e.breakerHeld = false
 	if !e.cfg.Breaker.Disabled {
 		e.k.breaker.MarkNonSuccess()
 	}
@@ -206,6 +212,7 @@ func (e *execution) succeeded(now int64) {
 	e.end, e.ended = now, true
 	e.execLatency = time.Duration(now - e.start)
 	e.mark(metricsstream.Success)
+	e.breakerHeld = false
 	if !e.cfg.Breaker.Disabled {
 		e.k.breaker.MarkSuccess()
 	}
@@ -282,6 +289,7 @@ func (e *execution) failed(o outcome, err error, now int64) FailureType {
 // badRequestForBreaker lets the next caller try when a half-open trial
 // ends in a bad request: it is neither a success nor a failure.
 func (e *execution) badRequestForBreaker() {
+	e.breakerHeld = false
 	if !e.cfg.Breaker.Disabled {
 		e.k.breaker.MarkIgnored()
 	}
@@ -297,7 +305,12 @@ func (e *execution) cancelled(now int64) {
 		e.execLatency = time.Duration(now - e.start)
 	}
 	e.mark(metricsstream.Cancelled)
-	if !e.cfg.Breaker.Disabled {
+	// Only an execution the breaker admitted, and that has not reported
+	// yet, tells it: a short-circuited one held no trial, and one that
+	// failed, was rejected or was refused by the rate limit has
+	// reported already (its caller left during the fallback).
+	if e.breakerHeld && !e.cfg.Breaker.Disabled {
+		e.breakerHeld = false
 		e.k.breaker.MarkCancelled()
 	}
 	e.hook(func(h ExecutionHook) { h.Unsubscribe(e.k.key) })

@@ -273,6 +273,11 @@ func (r *Registry) stateOrNew(key string, cfg Config, isolation Isolation, pendi
 	k.setRateLimit(cfg.RateLimit)
 	opts := append(slices.Clip(r.breakerOptions), breaker.WithClock(r.clock), breaker.WithName(key))
 	k.breaker = breaker.New(cfg.Breaker, r.healthSourceOf(k), opts...)
+	if r.closed {
+		// Close has closed the breakers of the keys it found; a key made
+		// since is closed as they are.
+		k.breaker.Close()
+	}
 	k.metrics.SetStatusProvider(k)
 	r.keys.Store(key, k)
 	return k
@@ -452,6 +457,11 @@ func (r *Registry) configureLocked(key string, cfg Config) error {
 	cfg.Metrics = k.config.Load().Metrics
 	k.fallbackSem.limit.Store(int64(cfg.FallbackMaxConcurrentRequests))
 	k.breaker.SetConfig(cfg.Breaker)
+	if cfg.Metrics.SlowCallDuration == 0 {
+		// The metrics count slow calls by the breaker's threshold, as
+		// when the key was made, unless Metrics names one of its own.
+		k.metrics.SetSlowCallDuration(cfg.Breaker.SlowCallDuration)
+	}
 	k.setRateLimit(cfg.RateLimit)
 	k.limiter.Store(nextLimiter(k.limiter.Load(), cfg.AdaptiveLimit, cfg.MaxConcurrentRequests))
 	k.config.Store(&cfg)

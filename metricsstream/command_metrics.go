@@ -48,6 +48,7 @@ type CommandMetrics struct {
 	latency      *latencyRing
 	health       atomic.Pointer[counterRing] // replaced by ResetStream
 	calls        atomic.Pointer[callWindow]  // with Config.HealthWindowCalls; replaced by ResetStream
+	slowCall     atomic.Int64                // Config.SlowCallDuration, or what SetSlowCallDuration set
 	evicted      atomic.Bool
 	caches       []recordCache // per exclusive stripe
 
@@ -74,6 +75,7 @@ func newCommandMetrics(key string, cfg Config, c clock.Clock, r *Registry) *Comm
 	m.rolling = newCounterRing(now, cfg.rollingBucket(), cfg.Buckets, int(NumEventTypes), 1, true)
 	m.latency = newLatencyRing(now, cfg.percentileBucket(), cfg.PercentileBuckets)
 	m.health.Store(newHealthRing(now, cfg))
+	m.slowCall.Store(int64(cfg.SlowCallDuration))
 	if cfg.HealthWindowCalls > 0 {
 		m.calls.Store(newCallWindow(cfg.HealthWindowCalls))
 	}
@@ -104,7 +106,11 @@ func (m *CommandMetrics) AdmissionWord() *atomic.Int64 { return &m.admission }
 func (m *CommandMetrics) Key() string { return m.key }
 
 // Config returns the windows in use, with defaults applied.
-func (m *CommandMetrics) Config() Config { return m.cfg }
+func (m *CommandMetrics) Config() Config {
+	c := m.cfg
+	c.SlowCallDuration = time.Duration(m.slowCall.Load())
+	return c
+}
 
 // MarkStart records that an execution started running the user's code:
 // the concurrent execution count goes up by one, and the rolling maximum
@@ -254,7 +260,20 @@ func (m *CommandMetrics) MarkCompletionAt(c *Completion, end int64) {
 // slow reports whether c counts in HealthCounts.Slow, in the health
 // buckets and in the window of calls alike.
 func (m *CommandMetrics) slow(c *Completion) bool {
-	return m.cfg.SlowCallDuration > 0 && c.ExecutionLatency >= m.cfg.SlowCallDuration
+	d := time.Duration(m.slowCall.Load())
+	return d > 0 && c.ExecutionLatency >= d
+}
+
+// SetSlowCallDuration changes the execution latency from which the
+// executions recorded from now on count in [HealthCounts.Slow], as
+// Config.SlowCallDuration does at creation; 0 turns slow counting off.
+// A circuit breaker whose slow-call threshold changes live passes the
+// new one on here. It panics if d is negative.
+func (m *CommandMetrics) SetSlowCallDuration(d time.Duration) {
+	if d < 0 {
+		panic("metricsstream: SetSlowCallDuration with a negative duration")
+	}
+	m.slowCall.Store(int64(d))
 }
 
 // touch brings evicted metrics back into their registry when they are

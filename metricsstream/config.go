@@ -58,6 +58,7 @@ type Config struct {
 	PercentileDisabled bool
 	// SlowCallDuration makes executions whose execution latency is at
 	// least this long count in [HealthCounts.Slow]. 0 turns it off.
+	// [CommandMetrics.SetSlowCallDuration] changes it live.
 	SlowCallDuration time.Duration
 	// HealthWindowCalls makes the health counts those of the latest
 	// HealthWindowCalls executions that count in health, however long
