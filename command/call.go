@@ -150,12 +150,7 @@ func (c *core[In, Out]) fallBack(ctx context.Context, e *execution, in In, failu
 		return c.fallBackFirst(ctx, e, in, cmdErr)
 	}
 	v, err := callFallback(c.fallback, ctx, in, cmdErr)
-	if ctx.Err() != nil {
-		// The caller left while the fallback ran: CANCELLED, as a
-		// subscription's (fallbackEnded) and as a run's (runHere), and
-		// what the fallback returned is dropped.
-		e.cancelled(c.k.registry.now())
-		c.drop(v, err)
+	if c.leftDuringFallback(ctx, e, v, err) {
 		return zero, callerErr(ctx)
 	}
 	if err = e.fallbackDone(cmdErr, err); err != nil {
@@ -164,14 +159,25 @@ func (c *core[In, Out]) fallBack(ctx context.Context, e *execution, in In, failu
 	return v, nil
 }
 
+// leftDuringFallback reports whether the caller left while the fallback
+// ran, ctx having ended: then the execution is CANCELLED, as a
+// subscription's (fallbackEnded) and a run's (runHere), and v and err,
+// what the fallback returned, are dropped.
+func (c *core[In, Out]) leftDuringFallback(ctx context.Context, e *execution, v Out, err error) bool {
+	if ctx.Err() == nil {
+		return false
+	}
+	e.cancelled(c.k.registry.now())
+	c.drop(v, err)
+	return true
+}
+
 // fallBackFirst is the fallback stage of First of an ObservableCommand:
 // the first value of the fallback's Observable.
 func (c *core[In, Out]) fallBackFirst(ctx context.Context, e *execution, in In, cmdErr *Error) (Out, error) {
 	var zero Out
 	v, err := firstOf(ctx, fallbackBody(c.fallbackObs, ctx, in, cmdErr))
-	if ctx.Err() != nil {
-		e.cancelled(c.k.registry.now())
-		c.drop(v, err)
+	if c.leftDuringFallback(ctx, e, v, err) {
 		return zero, callerErr(ctx)
 	}
 	switch err {
