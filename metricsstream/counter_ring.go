@@ -205,8 +205,8 @@ func addWords(b []atomic.Int64, adds []uint64, words uint32) (wrapped uint32) {
 		w := bits.TrailingZeros32(words)
 		a := adds[w]
 		v := uint64(b[w].Add(int64(a)))
-		if uint32(v) < uint32(a) || v < a {
-			wrapped |= wrapsOf(v, a) << (2 * w)
+		if wr := wrapsOf(v, a); wr != 0 {
+			wrapped |= wr << (2 * w)
 		}
 	}
 	return wrapped
