@@ -44,15 +44,7 @@ func TestGuardFailedFlushBeginsTheResponse(t *testing.T) {
 	g := newGuardHarness(t, h, command.Config{Timeout: 300 * time.Millisecond})
 	srv, serverLog, served := serveGuard(t, g)
 
-	clientDone := make(chan struct{})
-	go func() {
-		defer close(clientDone)
-		resp, err := http.Get(srv.URL)
-		if err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			_ = resp.Body.Close()
-		}
-	}()
+	clientDone := getAside(srv.URL)
 	err := <-flushed
 	g.Clock.Advance(300 * time.Millisecond)
 	<-served
@@ -77,14 +69,7 @@ func TestGuardSwitchingProtocolsBeginsTheResponse(t *testing.T) {
 	g := newGuardHarness(t, h, command.Config{Timeout: 300 * time.Millisecond})
 	srv, serverLog, served := serveGuard(t, g)
 
-	clientDone := make(chan struct{})
-	go func() {
-		defer close(clientDone)
-		resp, err := http.Get(srv.URL)
-		if err == nil {
-			_ = resp.Body.Close()
-		}
-	}()
+	clientDone := getAside(srv.URL)
 	<-entered
 	g.Clock.Advance(300 * time.Millisecond)
 	<-served
@@ -108,4 +93,19 @@ func serveGuard(t *testing.T, g *guardHarness) (srv *httptest.Server, serverLog 
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv, serverLog, done
+}
+
+// getAside GETs url on a goroutine of its own and reads the answer's body
+// to its end; the channel it returns is closed once that is done.
+func getAside(url string) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		resp, err := http.Get(url)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+		}
+	}()
+	return done
 }
