@@ -279,3 +279,12 @@ func TestMillisecondsThatOverflowADurationAreRefused(t *testing.T) {
 	_, err = FromMap(map[string]string{"hystrix.threadpool.Users.coreSize": "2147483647"})
 	assert.NoError(t, err)
 }
+
+// A command keyed by host and port, as httpcommand.Host keys a request
+// to "https://api.example.com:8443", is configured from a file whose
+// name escapes the colon, as java.util.Properties writes and reads it.
+func TestParseConfiguresAKeyWithAColon(t *testing.T) {
+	p, err := Parse(strings.NewReader(`hystrix.command.api.example.com\:8443.circuitBreaker.forceOpen=true` + "\n"))
+	require.NoError(t, err)
+	assert.True(t, p.Command("api.example.com:8443", command.Config{}).Breaker.ForceOpen)
+}

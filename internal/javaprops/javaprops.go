@@ -3,9 +3,10 @@
 // line, its name and value apart by "=", ":" or spaces; "#" or "!"
 // opening a line of comment; a line that ends in a backslash going on on
 // the next (an odd number of them: two are an escaped backslash). It is
-// the part of java.util.Properties those files use; the escapes of a
-// value (\t, \uXXXX) are not read, since no property of Hystrix or
-// Turbine has one.
+// the part of java.util.Properties those files use: the escapes of a name
+// are read ("\:", "\=", "\ ", \t, \uXXXX), so that a name may hold a
+// separator (a command keyed "api.example.com:8443"); those of a value
+// are not, since no property of Hystrix or Turbine has one.
 package javaprops
 
 import (
@@ -13,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -34,19 +36,33 @@ func Parse(r io.Reader) (map[string]string, error) {
 	s := bufio.NewScanner(r)
 	s.Buffer(nil, math.MaxInt) // a line is as long as r has it, as in Java
 	for n := 1; s.Scan(); n++ {
-		line, start := strings.TrimSpace(s.Text()), n
-		if line == "" || line[0] == '#' || line[0] == '!' {
+		// Only the spaces that begin a line are skipped before it is
+		// read: those that end it are part of it, so that a line ending
+		// in an escaped space ("\ ") does not end in a backslash.
+		raw, start := strings.TrimLeft(s.Text(), " \t\f"), n
+		if raw == "" || raw[0] == '#' || raw[0] == '!' {
 			continue // a comment goes on no line, whatever it ends with
 		}
-		for continues(line) && s.Scan() {
+		line := raw
+		for continues(raw) {
+			line = line[:len(line)-1] // at the end of the file too, as in Java
+			if !s.Scan() {
+				break
+			}
 			n++
-			line = line[:len(line)-1] + strings.TrimSpace(s.Text())
+			raw = strings.TrimLeft(s.Text(), " \t\f")
+			line += raw
 		}
-		i := strings.IndexAny(line, "=: \t")
+		line = strings.TrimSpace(line)
+		i := keyEnd(line)
 		if i < 0 {
 			return nil, &SyntaxError{start, fmt.Sprintf("%q has no value", line)}
 		}
-		key, value := line[:i], strings.TrimLeft(line[i:], " \t")
+		key, err := unescape(line[:i])
+		if err != nil {
+			return nil, &SyntaxError{start, fmt.Sprintf("%q: %v", line[:i], err)}
+		}
+		value := strings.TrimLeft(line[i:], " \t\f")
 		if value != "" && (value[0] == '=' || value[0] == ':') {
 			value = value[1:]
 		}
@@ -67,4 +83,62 @@ func Parse(r io.Reader) (map[string]string, error) {
 func continues(line string) bool {
 	n := len(line) - len(strings.TrimRight(line, `\`))
 	return n%2 == 1
+}
+
+// keyEnd returns the index of the first separator of line ("=", ":", a
+// space) that no backslash escapes, or -1 if there is none.
+func keyEnd(line string) int {
+	escaped := false
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case escaped:
+			escaped = false
+		case c == '\\':
+			escaped = true
+		case strings.IndexByte("=: \t\f", c) >= 0:
+			return i
+		}
+	}
+	return -1
+}
+
+// unescape reads the escapes of a key as java.util.Properties does: \t,
+// \n, \r, \f, \uXXXX, and a backslash before any other character that
+// character ("\:", "\=", "\ ").
+func unescape(key string) (string, error) {
+	if !strings.Contains(key, `\`) {
+		return key, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c != '\\' || i+1 == len(key) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch c = key[i]; c {
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 'f':
+			b.WriteByte('\f')
+		case 'u':
+			if i+5 > len(key) {
+				return "", fmt.Errorf("a malformed \\uXXXX escape")
+			}
+			r, err := strconv.ParseUint(key[i+1:i+5], 16, 16)
+			if err != nil {
+				return "", fmt.Errorf("a malformed \\uXXXX escape")
+			}
+			b.WriteRune(rune(r))
+			i += 4
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
 }

@@ -71,3 +71,34 @@ func TestALongLineIsRead(t *testing.T) {
 	assert.Equal(t, long, m["jwt.publicKey"])
 	assert.Equal(t, "20", m["hystrix.threadpool.Users.coreSize"])
 }
+
+// A line that ends in an escaped space ("\ ") does not end in a
+// backslash: java.util.Properties reads the next line as a property of
+// its own, and so must Parse, lest a Hystrix property after it be
+// swallowed into the value before, silently. A line that ends the file
+// in a backslash goes on on no line, and the backslash is dropped, as in
+// Java.
+func TestABackslashBeforeTrailingSpaceDoesNotContinueTheLine(t *testing.T) {
+	m, err := Parse(strings.NewReader("server.name=orders\\ \n" +
+		"hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds=2000\n" +
+		"last=x\\"))
+	require.NoError(t, err)
+	assert.Equal(t, "2000", m["hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds"])
+	assert.Equal(t, "x", m["last"])
+}
+
+// A key holds the characters its escapes stand for, as java.util.Properties
+// reads them: "\:" and "\=" are a key's colon and equals sign, not its end,
+// so that a command keyed by host and port (httpcommand.Host:
+// "api.example.com:8443") can be configured from a file, as a Java
+// Hystrix service's file would write it.
+func TestAKeyHoldsItsEscapedCharacters(t *testing.T) {
+	m, err := Parse(strings.NewReader(`hystrix.command.api.example.com\:8443.circuitBreaker.forceOpen=true
+a\=b\ c\u0041 = 1
+`))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{
+		"hystrix.command.api.example.com:8443.circuitBreaker.forceOpen": "true",
+		"a=b cA": "1",
+	}, m)
+}
