@@ -164,3 +164,13 @@ func TestParseObjectRefusesANullTypeOrName(t *testing.T) {
 		assert.ErrorIs(t, err, errNotAnObject, s)
 	}
 }
+
+// A member an instance writes twice is read once, with its last value, as
+// a dashboard reading the instance itself (JSON.parse) reads it: not
+// added to itself, nor counted as two hosts.
+func TestSumReadsAMemberWrittenTwiceOnce(t *testing.T) {
+	got := sumOf(t,
+		`{"type":"HystrixCommand","name":"GetUser","rollingCountSuccess":1,"isCircuitBreakerOpen":false,"latencyExecute":{"50":4,"50":5},"rollingCountSuccess":2,"isCircuitBreakerOpen":false}`,
+		`{"type":"HystrixCommand","name":"GetUser","rollingCountSuccess":3,"isCircuitBreakerOpen":true,"latencyExecute":{"50":6}}`)
+	assert.Equal(t, `data: {"type":"HystrixCommand","name":"GetUser","rollingCountSuccess":5,"isCircuitBreakerOpen":{"false":1,"true":1},"latencyExecute":{"50":11},"reportingHosts":2}`+"\n\n", got)
+}

@@ -106,6 +106,7 @@ func parseObject(data []byte) (*object, error) {
 	}
 	o := &object{reportingHosts: number{i: 1}}
 	var haveType, haveName bool
+	index := make(map[string]int) // of o.fields, by key
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
@@ -138,6 +139,13 @@ func parseObject(data []byte) (*object, error) {
 		case "deleteData":
 			o.deleted = string(v.raw) == "true" || string(v.raw) == `"true"`
 		default:
+			// A member written twice is read once, with its last value,
+			// as JSON.parse reads it: not summed with itself.
+			if i, ok := index[key]; ok {
+				o.fields[i].value = v
+				continue
+			}
+			index[key] = len(o.fields)
 			o.fields = append(o.fields, field{key, v})
 		}
 	}
@@ -176,6 +184,7 @@ func parseNumbers(raw []byte) (ns []namedNumber, ok bool) {
 	if _, err := dec.Token(); err != nil {
 		return nil, false
 	}
+	index := make(map[string]int) // of ns, by name
 	for dec.More() {
 		k, err := dec.Token()
 		if err != nil {
@@ -190,7 +199,13 @@ func parseNumbers(raw []byte) (ns []namedNumber, ok bool) {
 		if err != nil {
 			return nil, false
 		}
-		ns = append(ns, namedNumber{k.(string), n})
+		name := k.(string)
+		if i, ok := index[name]; ok {
+			ns[i].number = n // written twice: the last, as JSON.parse reads it
+			continue
+		}
+		index[name] = len(ns)
+		ns = append(ns, namedNumber{name, n})
 	}
 	return ns, true
 }
