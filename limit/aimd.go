@@ -68,7 +68,7 @@ func (a *aimd) update(limit float64, s Sample) float64 {
 	switch {
 	case s.Dropped || (a.cfg.Timeout > 0 && s.RTT > a.cfg.Timeout):
 		next = math.Floor(limit * a.cfg.BackoffRatio)
-	case 2*s.InFlight >= int(limit):
+	case 2*s.InFlight >= floorInt(limit):
 		next = limit + 1
 	default:
 		return limit

@@ -2,6 +2,7 @@ package limit
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -80,5 +81,36 @@ func TestValidateNamesTheField(t *testing.T) {
 		if err := a.Validate(); err != nil {
 			t.Errorf("%#v.Validate() = %v", a, err)
 		}
+	}
+}
+
+// A limit as large as an int holds, MaxLimit math.MaxInt being how a
+// configuration says the limit has no bound of its own: the float64 of
+// math.MaxInt is 2⁶³, one past it, and must not wrap into a negative
+// integer part that Limit reads as 1.
+func TestLimitAtMaxInt(t *testing.T) {
+	for _, a := range []Algorithm{
+		Vegas{MaxLimit: math.MaxInt},
+		Gradient2{MaxLimit: math.MaxInt},
+		AIMD{MaxLimit: math.MaxInt},
+		Vegas{MaxLimit: math.MaxInt, InitialLimit: math.MaxInt},
+	} {
+		l, err := New(a, math.MaxInt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.Limit(); got != math.MaxInt {
+			t.Errorf("%#v: New(a, MaxInt).Limit() = %d, want MaxInt", a, got)
+		}
+		before, after := l.Record(Sample{RTT: 100 * time.Millisecond, InFlight: 10, Dropped: true})
+		if before != math.MaxInt || after <= 1 || after > before {
+			t.Errorf("%#v: a drop moved the limit %d → %d", a, before, after)
+		}
+	}
+	// AIMD's drop from 2⁶³ lands within int64.
+	l, _ := New(AIMD{MaxLimit: math.MaxInt}, math.MaxInt)
+	l.Record(Sample{RTT: time.Millisecond, InFlight: 1, Dropped: true})
+	if got, want := l.Limit(), int(math.Floor(math.Ldexp(1, 63)*0.9)); got != want {
+		t.Errorf("AIMD after a drop from MaxInt: Limit() = %d, want %d", got, want)
 	}
 }

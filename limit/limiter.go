@@ -153,7 +153,17 @@ func (l *Limiter) Estimate() float64 {
 // set makes estimate the limit; l.mu is held or l is not shared yet.
 func (l *Limiter) set(estimate float64) {
 	l.estimate = estimate
-	if n := max(1, int64(math.Floor(estimate))); n != l.limit.Load() {
+	if n := int64(max(1, floorInt(estimate))); n != l.limit.Load() {
 		l.limit.Store(n)
 	}
+}
+
+// floorInt returns the integer part of v, which is not negative, or
+// math.MaxInt when v is past it: the float64 of a MaxLimit of
+// math.MaxInt is 2⁶³, which a conversion would wrap to a negative.
+func floorInt(v float64) int {
+	if v >= math.MaxInt {
+		return math.MaxInt
+	}
+	return int(v)
 }

@@ -63,7 +63,7 @@ func (v *vegas) initial() int       { return v.cfg.InitialLimit }
 func (v *vegas) update(limit float64, s Sample) float64 {
 	v.samples++
 	// In floats: ProbeMultiplier·L may overflow an int.
-	if float64(v.samples) >= float64(v.cfg.ProbeMultiplier)*float64(int(limit)) {
+	if float64(v.samples) >= float64(v.cfg.ProbeMultiplier)*math.Floor(limit) {
 		v.samples = 0
 		v.noLoad = s.RTT
 		return limit
@@ -104,7 +104,7 @@ type log10Cache struct {
 }
 
 func (c *log10Cache) of(limit float64) float64 {
-	if n := int(limit); n != c.n || c.log == 0 {
+	if n := floorInt(limit); n != c.n || c.log == 0 {
 		c.n, c.log = n, max(1, math.Log10(float64(n)))
 	}
 	return c.log
