@@ -76,10 +76,27 @@ type partition struct {
 }
 
 // guaranteed returns the number of permits a partition of share is
-// guaranteed of permits: ⌈permits × share⌉, at least 1.
+// guaranteed of permits: ⌈permits × share⌉, at least 1. share is read as
+// the decimal it was written as: a product that exceeds a whole number
+// by no more than the binary rounding of a decimal fraction (100 × 0.07
+// is 7.000000000000001) is that whole number, so that shares that add
+// up to 1 (see partitionSharesSlack) guarantee no more than the permits.
 func guaranteed(permits int64, share float64) int64 {
-	return max(1, int64(math.Ceil(float64(permits)*share)))
+	x := float64(permits) * share
+	n := math.Floor(x)
+	if x-n > x*partitionShareRounding {
+		n++
+	}
+	if n >= 1<<63 {
+		return math.MaxInt64
+	}
+	return max(1, int64(n))
 }
+
+// partitionShareRounding is the relative error of permits × share that
+// guaranteed puts down to rounding: a few times what a decimal share's
+// binary form and the product can add up to (2⁻⁵³ each).
+const partitionShareRounding = 1e-15
 
 // addPartitions adds the names of ps that the key has not had to its
 // partitions; it is called before the Config that names them is stored,

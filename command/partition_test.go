@@ -250,3 +250,26 @@ func TestWithPartition(t *testing.T) {
 	assert.Equal(t, "live", PartitionFrom(inner), "a derived context names it too")
 	assert.Equal(t, "batch", PartitionFrom(WithPartition(inner, "batch")), "the innermost name")
 }
+
+// A partition is guaranteed ⌈permits × Share⌉ as the decimal Share reads,
+// not as its binary rounding multiplies out: of 100 permits, 0.07 is 7
+// and 0.93 is 93, so that shares adding up to 1 guarantee no more than
+// the permits.
+func TestPartitionGuaranteeIsTheDecimalShare(t *testing.T) {
+	h := newHarness(t)
+	c := New("Rounded", func(context.Context, int) (string, error) { return "", nil }, WithRegistry(h.reg),
+		WithConfig(Config{Isolation: SemaphoreIsolation, MaxConcurrentRequests: 100, Timeout: -1,
+			Partitions: []Partition{{Name: "live", Share: 0.07}, {Name: "batch", Share: 0.93}}}))
+	_, err := c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	ps := partitionsOf(t, c)
+	assert.Equal(t, 7, ps["live"].Guaranteed, "⌈100 × 0.07⌉")
+	assert.Equal(t, 93, ps["batch"].Guaranteed, "⌈100 × 0.93⌉")
+	for _, tc := range []struct {
+		permits int64
+		share   float64
+		want    int64
+	}{{100, 0.07, 7}, {100, 0.14, 14}, {100, 0.28, 28}, {100, 0.55, 55}, {10, 0.3, 3}, {10, 0.25, 3}, {3, 0.5, 2}, {1, 0.01, 1}} {
+		assert.Equal(t, tc.want, guaranteed(tc.permits, tc.share), "⌈%d × %v⌉", tc.permits, tc.share)
+	}
+}
