@@ -1,6 +1,7 @@
 package command
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/limit"
@@ -93,4 +94,18 @@ func nextLimiter(cur *limit.Limiter, a limit.Algorithm, fixed int) *limit.Limite
 		panic(err) // a was validated
 	}
 	return l
+}
+
+// validateAlgorithm is a.Validate, or an error for a pointer to an
+// algorithm (a *limit.Vegas, say). Algorithms are values, compared to tell
+// a live change from a configuration written back unchanged: a pointer
+// would compare by address, so that a configuration made anew with the
+// same algorithm would restart the limit, and a change made through the
+// same pointer would go unseen; and a nil one would panic in Validate.
+func validateAlgorithm(a limit.Algorithm) error {
+	switch a.(type) {
+	case *limit.Vegas, *limit.Gradient2, *limit.AIMD:
+		return fmt.Errorf("%w: %T is a pointer; an algorithm is a value", limit.ErrInvalidConfig, a)
+	}
+	return a.Validate()
 }

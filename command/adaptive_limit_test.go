@@ -382,3 +382,27 @@ func TestAdaptiveLimitLeavesTheRateLimitWaitOutOfTheLatency(t *testing.T) {
 	h.completion()
 	assert.Equal(t, 3, l.Limit(), "10ms of run, 1 in flight ≥ 2/2: L + 1; counted with the 90ms wait, it would be a drop")
 }
+
+// A pointer to an algorithm, nil or not, is refused by Configure and
+// ConfigurePool with an error, as any bad configuration at run time: a
+// nil one would panic in its Validate, and any would compare by address
+// where algorithms compare by value.
+func TestAdaptiveLimitPointerIsAnError(t *testing.T) {
+	r := NewRegistry()
+	defer r.Close()
+	var v *limit.Vegas
+	var err error
+	require.NotPanics(t, func() {
+		err = r.Configure("GetUser", Config{Isolation: SemaphoreIsolation, AdaptiveLimit: v})
+	})
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	require.ErrorIs(t, err, limit.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "command: Config.AdaptiveLimit: limit: invalid config: *limit.Vegas is a pointer")
+	var a *limit.AIMD
+	require.NotPanics(t, func() { err = r.ConfigurePool("Users", PoolConfig{AdaptiveLimit: a}) })
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "command: PoolConfig.AdaptiveLimit")
+	err = r.Configure("GetUser", Config{Isolation: SemaphoreIsolation, AdaptiveLimit: &limit.Gradient2{}})
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	assert.NoError(t, r.Configure("GetUser", Config{Isolation: SemaphoreIsolation, AdaptiveLimit: limit.Gradient2{}}))
+}

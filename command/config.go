@@ -157,7 +157,7 @@ func (c Config) Validate() error {
 		return invalidConfig("command: Config.FallbackMaxConcurrentRequests: %d is negative", c.FallbackMaxConcurrentRequests)
 	}
 	if c.AdaptiveLimit != nil {
-		if err := c.AdaptiveLimit.Validate(); err != nil {
+		if err := validateAlgorithm(c.AdaptiveLimit); err != nil {
 			return invalidConfig("command: Config.AdaptiveLimit: %w", err)
 		}
 	}
@@ -255,7 +255,7 @@ func (c PoolConfig) Validate() error {
 		return invalidConfig("command: PoolConfig.QueueSizeRejectionThreshold: %d is negative", c.QueueSizeRejectionThreshold)
 	}
 	if c.AdaptiveLimit != nil {
-		if err := c.AdaptiveLimit.Validate(); err != nil {
+		if err := validateAlgorithm(c.AdaptiveLimit); err != nil {
 			return invalidConfig("command: PoolConfig.AdaptiveLimit: %w", err)
 		}
 	}

@@ -10,7 +10,8 @@ import (
 // algorithm's default. Algorithms are comparable values: two equal
 // configurations are the same algorithm, which is how the command
 // package tells a live change of algorithm from a configuration written
-// back unchanged.
+// back unchanged. Pass one as a value (Vegas{...}): the command package
+// refuses a pointer to one, which would compare by address.
 type Algorithm interface {
 	// Name is the algorithm's name: "vegas", "gradient2" or "aimd".
 	Name() string
