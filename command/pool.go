@@ -17,8 +17,10 @@ type task interface {
 	// runTask runs on a worker goroutine. It calls p.ran exactly once,
 	// as soon as its user code has returned and before it tells its
 	// caller (a waiting Command.call or a subscription), so that a caller
-	// who submits again at once finds the slot free and the run counted;
-	// or p.release, once, if its user code never ran. Times are the pool
+	// who submits again at once finds the slot free and the run counted.
+	// The slot of a task whose user code never ran goes back once, by
+	// p.release: the task's, or its caller's if the caller abandoned it
+	// first (the one that wins the task's state says). Times are the pool
 	// clock's readings in Unix nanoseconds (clock.UnixNano).
 	runTask(p *pool, start int64)
 }
@@ -129,6 +131,7 @@ func (p *pool) submit(t task, now int64) submitted {
 		return submitAccepted
 	}
 	p.mu.Lock()
+	cfg = p.config.Load() // configure may have changed it meanwhile
 	if len(p.queue) == 0 && p.acquire(cfg) {
 		p.mu.Unlock()
 		p.spawn(t, now)
@@ -146,8 +149,11 @@ func (p *pool) submit(t task, now int64) submitted {
 	p.queue = append(p.queue, t)
 	p.queued.Store(int64(len(p.queue)))
 	// A worker that freed its slot before it could see this task queued
-	// has left; start the task here if a slot is free now.
-	start := p.popLocked(cfg)
+	// has left; start the task here if a slot is free now. The size is
+	// read again after the task is seen queued: a configure that grew the
+	// pool before this read is read here, and one after it finds the task
+	// queued (startQueued).
+	start := p.popLocked(p.config.Load())
 	p.recorder.SetQueueSize(len(p.queue))
 	p.mu.Unlock()
 	if start != nil {
@@ -263,6 +269,10 @@ func (p *pool) ran(end int64) {
 		end = clock.UnixNano(p.clock)
 	}
 	p.recorder.MarkExecutedAt(end)
+	// The pool had work until now: its idle time (IdleTimeout) counts from
+	// here, not from when the run was submitted. Noted before the slot is
+	// freed, so that a sweep that finds the pool idle finds it noted.
+	p.used(end)
 	p.busy.Add(-1)
 }
 

@@ -142,7 +142,7 @@ func (call *poolCall[In, Out]) runTask(p *pool, start int64) {
 		return
 	}
 	if !call.state.CompareAndSwap(callQueued, callRunning) {
-		p.release()
+		// The caller left first and gave the slot back (awaitRun).
 		call.recycle()
 		return
 	}
@@ -291,7 +291,12 @@ func (c *core[In, Out]) awaitRun(ctx context.Context, e *execution, in In, call 
 	} else {
 		switch state, concurrency, started := call.abandon(); state {
 		case callQueued:
-			// A worker took the run and will find it abandoned.
+			// A worker took the run, and a slot for it, and will find it
+			// abandoned: the slot goes back now, as a subscriber's does
+			// (subscription.dequeue), not when the worker, which may
+			// wait for a processor behind the callers it would turn
+			// away, gets to it.
+			p.release()
 			o = classify(ctx, runCtx, err)
 		case callRunning:
 			e.ranOnWorker(concurrency, started)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/internal/clock"
 	ms "github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -601,4 +603,72 @@ func TestConfigurePoolIdleTimeoutRetiresAPerCallPoolThatExists(t *testing.T) {
 			assert.Zero(t, h.reg.PoolCount(), "idle for its new IdleTimeout")
 		})
 	}
+}
+
+// submitWaitingForTheLock reports whether a goroutine is in pool.submit,
+// waiting for the pool's lock.
+func submitWaitingForTheLock() bool {
+	buf := make([]byte, 1<<20)
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if strings.Contains(g, "command.(*pool).submit(") && strings.Contains(g, "sync.(*Mutex).Lock") {
+			return true
+		}
+	}
+	return false
+}
+
+// A task submitted while ConfigurePool grows the pool runs in the new
+// slot: a submitter that read the size before the pool grew, and queued
+// its task after the pool had looked for queued tasks to start, left it
+// waiting beside a free slot until a running task ended.
+func TestPoolGrowingWhileATaskIsSubmittedStartsIt(t *testing.T) {
+	mc := clock.NewManual(time.Unix(0, 0))
+	pm := ms.NewRegistry(mc).Pool("p", ms.Config{})
+	p := newPool("p", PoolConfig{CoreSize: 1, MaxQueueSize: 5}, false, mc, pm)
+	release := make(chan struct{})
+	defer close(release)
+	require.Equal(t, submitAccepted, p.submit(blockingTask{release}, unread))
+
+	p.mu.Lock() // the submitter reads the size, then waits here
+	submitted := make(chan submitted, 1)
+	go func() { submitted <- p.submit(blockingTask{release}, unread) }()
+	waitFor(t, "the submitter to wait for the pool's lock", submitWaitingForTheLock)
+	p.configure(PoolConfig{CoreSize: 2, MaxQueueSize: 5})
+	p.mu.Unlock()
+
+	require.Equal(t, submitAccepted, recv(t, submitted, "the submit"))
+	running, queued := p.size()
+	assert.Equal(t, 2, running, "the pool grew to two slots")
+	assert.Zero(t, queued, "no task waits beside a free slot")
+}
+
+// A per-call pool's idle time counts from the end of its last work, not
+// from the start of it: a pool whose one run took longer than its
+// IdleTimeout has had work until that run returned, and is kept for its
+// IdleTimeout after that, as PoolConfig.IdleTimeout says ("when it has had
+// no work for this long"); it was retired, and its metrics forgotten, at
+// the first sweep after the run returned.
+func TestPerCallPoolIsKeptItsIdleTimeoutAfterALongRunReturns(t *testing.T) {
+	h := newHarness(t)
+	g := newGate()
+	defer g.release()
+	c := New("Fetch", func(ctx context.Context, url string) (string, error) {
+		return "slow", g.wait(ctx, true)
+	}, WithRegistry(h.reg), WithConfig(Config{Timeout: -1})).WithPoolKey(func(url string) string { return url })
+	call := goCall(func() (string, error) { return c.Execute(context.Background(), "http://slow") })
+	g.arrived(t)
+	h.clock.Advance(DefaultPoolIdleTimeout)
+	require.Equal(t, 1, h.reg.PoolCount(), "busy: kept")
+	h.clock.Advance(DefaultPoolIdleTimeout - time.Second)
+	g.release()
+	require.NoError(t, awaitCall(t, call).err)
+	h.completion()
+	h.waitIdle(t, "http://slow")
+
+	h.clock.Advance(time.Second)
+	assert.Equal(t, 1, h.reg.PoolCount(), "its run returned a second ago")
+	h.clock.Advance(DefaultPoolIdleTimeout - time.Second - time.Millisecond)
+	assert.Equal(t, 1, h.reg.PoolCount(), "not yet idle for its IdleTimeout")
+	h.clock.Advance(time.Millisecond)
+	assert.Zero(t, h.reg.PoolCount(), "idle for its IdleTimeout since its run returned")
 }
