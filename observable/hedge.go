@@ -3,6 +3,7 @@ package observable
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,8 +62,11 @@ func (p HedgePolicy) Validate() error {
 }
 
 func (p *HedgePolicy) attempts() int {
-	if p.MaxHedges == 0 {
+	switch p.MaxHedges {
+	case 0:
 		return 2
+	case math.MaxInt:
+		return math.MaxInt // one more would wrap around to a negative count
 	}
 	return p.MaxHedges + 1
 }

@@ -56,3 +56,31 @@ func TestHedgePushbackTooLargeToReachNeverStarts(t *testing.T) {
 	assert.Equal(t, note{v: 0}, <-done)
 	assert.Zero(t, timerlist.For(mc).Waiting())
 }
+
+// HedgePolicy.MaxHedges is "the number of attempts that may start beside
+// the first", and Validate takes any that is not negative: the largest
+// (no limit but Permit's) must start hedges, not none. attempts() added
+// one to it and wrapped around to a negative count.
+func TestHedgeWithTheLargestMaxHedgesStartsHedges(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	a := newAttempts()
+	p := HedgePolicy{MaxHedges: math.MaxInt, Delay: func() time.Duration { return time.Second }}
+	require.NoError(t, p.Validate())
+	o := a.observable().HedgeOn(p, mc)
+
+	done := callAside(func() (int, error) { return o.First(context.Background()) })
+	assert.Equal(t, 0, <-a.started)
+	wait, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a safety net, not a timing
+	defer cancel()
+	if err := mc.BlockUntil(wait, 1); err != nil {
+		a.answers[0] <- nil // let the call end
+		<-done
+		t.Fatal("no wait armed for the first hedge")
+	}
+	mc.Advance(time.Second)
+	assert.Equal(t, 1, <-a.started, "the hedge starts at the delay")
+	a.answers[1] <- nil
+	assert.Equal(t, note{v: 1}, <-done)
+	assert.ErrorIs(t, <-a.ended[0], context.Canceled)
+	<-a.ended[1]
+}
