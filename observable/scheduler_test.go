@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -55,3 +56,60 @@ func TestSubscribeOnSeesTheSubscriptionContext(t *testing.T) {
 	require.NotNil(t, seen)
 	assert.ErrorIs(t, seen.Err(), context.Canceled, "the subscription has ended")
 }
+
+// A Scheduler "may drop a task whose ctx is done before it starts", and
+// a Single's SubscribeSingle hands its observer "the result, or ctx's
+// error if ctx ended before it", exactly once. SubscribeOn of a Single
+// on such a scheduler told nothing when its task was dropped: a
+// ReplayNowOn whose every subscriber left before the task started never
+// had a result, and a later subscriber, which ReplayNow says receives
+// context.Canceled, waited for ever.
+func TestSubscribeOnASchedulerThatDropsADoneTask(t *testing.T) {
+	type task struct {
+		ctx context.Context
+		f   func()
+	}
+	var queued []task
+	sch := SchedulerFunc(func(ctx context.Context, f func()) error {
+		queued = append(queued, task{ctx, f})
+		return nil
+	})
+	runQueued := func() {
+		for _, q := range queued {
+			if q.ctx.Err() == nil { // a done task is dropped, as the Scheduler's doc allows
+				q.f()
+			}
+		}
+		queued = nil
+	}
+
+	o := FromFunc(answer).ReplayNowOn(context.Background(), sch)
+	r := newRecorder[int]()
+	sub := o.Subscribe(context.Background(), r)
+	sub.Unsubscribe() // the only subscriber leaves before the work started
+	runQueued()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a safety net, not a timing
+	defer cancel()
+	_, err := o.First(ctx)
+	assert.ErrorIs(t, err, context.Canceled, "a subscriber after every other left")
+
+	// The Single's own contract: told once, with ctx's error.
+	one, ok := FromFunc(answer).SubscribeOn(sch).AsSingle()
+	require.True(t, ok)
+	sctx, scancel := context.WithCancel(context.Background())
+	told := make(chan error, 2)
+	one.SubscribeSingle(sctx, singleFunc[int](func(_ int, err error) { told <- err }))
+	scancel()
+	runQueued()
+	select {
+	case err := <-told:
+		assert.ErrorIs(t, err, context.Canceled)
+	case <-time.After(10 * time.Second):
+		t.Fatal("SubscribeSingle never told its observer")
+	}
+}
+
+type singleFunc[T any] func(T, error)
+
+func (f singleFunc[T]) OnResult(v T, err error) { f(v, err) }

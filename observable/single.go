@@ -1,6 +1,10 @@
 package observable
 
-import "context"
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
 
 // Single is the source of an Observable of exactly one result: one value
 // then completion, or an error. An Observable made by [FromSingle] is an
@@ -173,9 +177,66 @@ type scheduledSingle[T any] struct {
 func (q scheduledSingle[T]) Call(ctx context.Context) (T, error) { return callBySubscribing[T](ctx, q) }
 
 func (q scheduledSingle[T]) SubscribeSingle(ctx context.Context, r SingleObserver[T]) {
-	if err := q.sch.Schedule(ctx, func() { q.s.SubscribeSingle(ctx, r) }); err != nil {
+	if q.sch == Immediate || q.sch == NewGoroutine || ctx.Done() == nil {
+		// Schedulers that run every task they take.
+		if err := q.sch.Schedule(ctx, func() { q.s.SubscribeSingle(ctx, r) }); err != nil {
+			var zero T
+			r.OnResult(zero, err)
+		}
+		return
+	}
+	// Any other may drop a task whose ctx is done before it starts (see
+	// Scheduler): the end of ctx then tells r, as SubscribeSingle must,
+	// unless the task has started.
+	t := &scheduledTask[T]{s: q.s, ctx: ctx, r: r}
+	if err := q.sch.Schedule(ctx, t.run); err != nil {
+		if t.claimed.CompareAndSwap(false, true) {
+			var zero T
+			r.OnResult(zero, err)
+		}
+		return
+	}
+	if t.claimed.Load() {
+		return
+	}
+	stop := context.AfterFunc(ctx, t.left)
+	t.mu.Lock()
+	t.stop = stop
+	t.mu.Unlock()
+	if t.claimed.Load() {
+		stop()
+	}
+}
+
+// scheduledTask is a subscription to a Single handed to a Scheduler that
+// may drop it: whichever comes first, the task or the end of ctx, tells
+// r.
+type scheduledTask[T any] struct {
+	s       Single[T]
+	ctx     context.Context
+	r       SingleObserver[T]
+	claimed atomic.Bool
+	mu      sync.Mutex
+	stop    func() bool // the watch of ctx, once armed
+}
+
+func (t *scheduledTask[T]) run() {
+	if !t.claimed.CompareAndSwap(false, true) {
+		return
+	}
+	t.mu.Lock()
+	stop := t.stop
+	t.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	t.s.SubscribeSingle(t.ctx, t.r)
+}
+
+func (t *scheduledTask[T]) left() {
+	if t.claimed.CompareAndSwap(false, true) {
 		var zero T
-		r.OnResult(zero, err)
+		t.r.OnResult(zero, t.ctx.Err())
 	}
 }
 
