@@ -1,11 +1,15 @@
 package observable
 
-import "sync/atomic"
+import (
+	"context"
+	"sync/atomic"
+)
 
 // Concat returns an Observable that subscribes to each source in turn,
 // the next one when the previous has completed, and emits their values.
-// It fails with the first error. Long runs of synchronous sources do not
-// deepen the stack. Concat of no sources completes at once.
+// It fails with the first error. Each source's context ends with its own
+// stream, before the next is subscribed. Long runs of synchronous sources
+// do not deepen the stack. Concat of no sources completes at once.
 func Concat[T any](os ...Observable[T]) Observable[T] {
 	switch len(os) {
 	case 0:
@@ -54,13 +58,32 @@ func (c *concatenator[T]) next() {
 		}
 		o := c.os[c.i]
 		c.i++
-		o.run(c.s, c)
+		p := &concatPart[T]{c: c}
+		p.up.init(c.s)
+		o.run(&p.up, p)
 		if c.wip.Add(-1) == 0 {
 			return
 		}
 	}
 }
 
-func (c *concatenator[T]) OnNext(v T)        { c.down.OnNext(v) }
-func (c *concatenator[T]) OnError(err error) { c.down.OnError(err) }
-func (c *concatenator[T]) OnCompleted()      { c.next() }
+// concatPart observes one source of a Concat, which runs in a scope of its
+// own, below the Concat's: the source's completion ends it, so that what
+// the source holds open until its context ends is let go of then, not
+// when the whole Concat ends.
+type concatPart[T any] struct {
+	up scope
+	c  *concatenator[T]
+}
+
+func (p *concatPart[T]) OnNext(v T) { p.c.down.OnNext(v) }
+
+func (p *concatPart[T]) OnError(err error) {
+	p.c.down.OnError(err)
+	p.up.cancel(context.Canceled)
+}
+
+func (p *concatPart[T]) OnCompleted() {
+	p.up.cancel(context.Canceled)
+	p.c.next()
+}

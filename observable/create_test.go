@@ -4,9 +4,12 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
 )
 
 func TestSources(t *testing.T) {
@@ -235,4 +238,54 @@ func TestBadInputPanics(t *testing.T) {
 			mustPanicWith(t, c.name+" with "+c.msg, c.f)
 		})
 	}
+}
+
+// A source's context is done once its stream has terminated (Create's
+// doc: "the stream terminated" is among the ends of ctx), also when it is
+// one source among others of an operator that outlives it: Concat, Merge,
+// FlatMap, OnErrorResumeNext, Retry. Otherwise whatever it holds open
+// until its context ends (a goroutine waiting on ctx, a context.AfterFunc
+// that closes a connection) stays open as long as the operator runs, and
+// piles up in a long-lived FlatMap.
+func TestSourceContextEndsWithItsOwnStream(t *testing.T) {
+	var ctxErr error
+	src := Create(func(ctx context.Context, o Observer[int]) {
+		o.OnNext(1)
+		o.OnCompleted()
+		ctxErr = ctx.Err()
+	})
+	cases := map[string]Observable[int]{
+		"Concat": Concat(src, Never[int]()),
+		"Merge":  Merge(src, Never[int]()),
+		"OnErrorResumeNext": Create(func(ctx context.Context, o Observer[int]) {
+			o.OnError(errBoom)
+			ctxErr = ctx.Err()
+		}).OnErrorResumeNext(func(error) Observable[int] { return Never[int]() }),
+		"FlatMap": FlatMap(Concat(Just(0), Never[int]()), func(int) Observable[int] { return src }),
+	}
+	for name, o := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctxErr = nil
+			r := newRecorder[int]()
+			sub := o.Subscribe(context.Background(), r)
+			defer sub.Unsubscribe()
+			require.False(t, r.terminated())
+			assert.ErrorIs(t, ctxErr, context.Canceled, "the source's own stream terminated")
+		})
+	}
+	t.Run("Retry", func(t *testing.T) {
+		// The first attempt fails and the retry waits on a manual clock
+		// that does not move: the attempt is over, its context must be.
+		var attemptErr error
+		attempt := Create(func(ctx context.Context, o Observer[int]) {
+			o.OnError(errBoom)
+			attemptErr = ctx.Err()
+		})
+		p := RetryPolicy{MaxAttempts: 2, Backoff: Backoff{Initial: time.Second, Jitter: NoJitter}}
+		r := newRecorder[int]()
+		sub := attempt.RetryOn(p, clock.NewManual(epoch)).Subscribe(context.Background(), r)
+		defer sub.Unsubscribe()
+		require.False(t, r.terminated())
+		assert.ErrorIs(t, attemptErr, context.Canceled, "the failed attempt's context")
+	})
 }

@@ -8,7 +8,8 @@ import (
 // Merge returns an Observable that subscribes to every source, in order,
 // on the subscribing goroutine, and emits their values as they arrive. It
 // completes when all of them have completed, and fails with the first
-// error, ending its subscriptions to the other sources. Values from
+// error, ending its subscriptions to the other sources. Each source's
+// context ends with its own stream, not the Merge's. Values from
 // asynchronous sources are delivered one at a time, on the goroutine of
 // whichever source emits (Merge starts no goroutine). Merge of no sources
 // completes at once.
@@ -30,17 +31,51 @@ type mergeSource[T any] struct {
 }
 
 func (ms *mergeSource[T]) subscribe(s *scope, down Observer[T]) {
-	m := &merger[T]{}
+	sub := &mergeSubscription[T]{}
+	m := &sub.merger
 	m.out.down = down
 	m.active.Store(int64(len(ms.os)))
 	m.up.init(s)
-	for _, o := range ms.os {
-		o.run(&m.up, m)
+	parts := sub.buf[:]
+	if len(ms.os) > len(parts) {
+		parts = make([]mergePart[T], len(ms.os))
+	}
+	for i, o := range ms.os {
+		p := &parts[i]
+		p.m = m
+		p.up.init(&m.up)
+		o.run(&p.up, p)
 	}
 }
 
-// merger is the observer of every source of a Merge; up is the scope they
-// share, cancelled on the first error.
+// mergeSubscription is a subscription to a Merge: its merger, and the
+// parts of a Merge of two sources in the same allocation.
+type mergeSubscription[T any] struct {
+	merger[T]
+	buf [2]mergePart[T]
+}
+
+// mergePart observes one source of a Merge, or an inner Observable of a
+// FlatMap, which runs in a scope of its own below the one they share: its
+// completion ends it, so that what the source holds open until its
+// context ends is let go of then, not when the whole ends. Sources that
+// complete pile up in a long FlatMap otherwise.
+type mergePart[T any] struct {
+	up scope
+	m  *merger[T]
+}
+
+func (p *mergePart[T]) OnNext(v T)        { p.m.OnNext(v) }
+func (p *mergePart[T]) OnError(err error) { p.m.OnError(err) }
+
+func (p *mergePart[T]) OnCompleted() {
+	p.up.cancel(context.Canceled)
+	p.m.OnCompleted()
+}
+
+// merger is the observer of every source of a Merge, and of a FlatMap's
+// inner Observables; up is the scope they share, cancelled on the first
+// error.
 type merger[T any] struct {
 	up     scope
 	out    relay[T]
@@ -76,46 +111,38 @@ func FlatMap[T, R any](o Observable[T], f func(T) Observable[R]) Observable[R] {
 	}
 	return Observable[R]{src: sourceFunc[R](func(s *scope, down Observer[R]) {
 		fm := &flatMapper[T, R]{f: f}
-		fm.out.down = down
-		fm.active.Store(1)
-		fm.up.init(s)
-		o.run(&fm.up, fm)
+		fm.inner.out.down = down
+		fm.inner.active.Store(1)
+		fm.inner.up.init(s)
+		fm.outer.init(&fm.inner.up)
+		o.run(&fm.outer, fm)
 	})}
 }
 
-// flatMapper observes the outer Observable; as a *flatMapInner it observes
-// every inner one. up is the scope they all share.
+// flatMapper observes the outer Observable, which runs in a scope of its
+// own (outer), ended by its completion, below the one the inner
+// Observables share; inner merges the inner Observables, and counts the
+// outer among its sources.
 type flatMapper[T, R any] struct {
-	up     scope
-	f      func(T) Observable[R]
-	out    relay[R]
-	active atomic.Int64 // the outer plus the inner Observables not yet completed
+	inner merger[R]
+	outer scope
+	f     func(T) Observable[R]
 }
 
 func (fm *flatMapper[T, R]) OnNext(v T) {
-	if !fm.up.live() {
+	if !fm.inner.up.live() {
 		return
 	}
-	inner := fm.f(v)
-	fm.active.Add(1)
-	inner.run(&fm.up, (*flatMapInner[T, R])(fm))
+	o := fm.f(v)
+	fm.inner.active.Add(1)
+	p := &mergePart[R]{m: &fm.inner}
+	p.up.init(&fm.inner.up)
+	o.run(&p.up, p)
 }
 
-func (fm *flatMapper[T, R]) OnError(err error) {
-	fm.out.OnError(err)
-	fm.up.cancel(context.Canceled)
-}
+func (fm *flatMapper[T, R]) OnError(err error) { fm.inner.OnError(err) }
 
 func (fm *flatMapper[T, R]) OnCompleted() {
-	if fm.active.Add(-1) == 0 {
-		fm.out.OnCompleted()
-		fm.up.release()
-	}
+	fm.outer.cancel(context.Canceled)
+	fm.inner.OnCompleted()
 }
-
-// flatMapInner is a flatMapper seen as the observer of an inner Observable.
-type flatMapInner[T, R any] flatMapper[T, R]
-
-func (fi *flatMapInner[T, R]) OnNext(v R)        { fi.out.OnNext(v) }
-func (fi *flatMapInner[T, R]) OnError(err error) { (*flatMapper[T, R])(fi).OnError(err) }
-func (fi *flatMapInner[T, R]) OnCompleted()      { (*flatMapper[T, R])(fi).OnCompleted() }

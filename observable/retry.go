@@ -144,7 +144,8 @@ func (o Observable[T]) Retry(p RetryPolicy) Observable[T] { return o.RetryOn(p, 
 // retry to mean anything: each subscription is a new attempt. Values an
 // attempt emitted before failing have been passed on (Rx's retry); a
 // retry starts on the goroutine of the failure, or on the timer's after a
-// wait. Unsubscribing during a wait ends it at once.
+// wait. Each attempt's context ends with the attempt. Unsubscribing
+// during a wait ends it at once.
 //
 // Retry of a Single ([FromSingle]) is a Single, so First of it waits the
 // backoffs and makes each attempt on the calling goroutine, with nothing
@@ -321,7 +322,8 @@ func (w *retryWait) claim() bool {
 }
 
 // retryObserver is Retry of an Observable that is not a Single: it
-// subscribes to o again in the same scope after a failure.
+// subscribes to o again after a failure, each attempt in a scope of its
+// own below s (retryAttempt).
 type retryObserver[T any] struct {
 	o    Observable[T]
 	r    Retrier
@@ -333,13 +335,35 @@ type retryObserver[T any] struct {
 
 func (r *retryObserver[T]) attempt() {
 	r.n++
-	r.o.run(r.s, r)
+	a := &retryAttempt[T]{r: r}
+	a.up.init(r.s)
+	r.o.run(&a.up, a)
 }
 
-func (r *retryObserver[T]) OnNext(v T)   { r.down.OnNext(v) }
-func (r *retryObserver[T]) OnCompleted() { r.down.OnCompleted() }
+// retryAttempt observes one attempt of a retryObserver, which runs in a
+// scope of its own: the attempt's end ends it, so that a failed attempt's
+// context is done before the wait and the next attempt, not when the
+// retries end.
+type retryAttempt[T any] struct {
+	up scope
+	r  *retryObserver[T]
+}
 
-func (r *retryObserver[T]) OnError(err error) {
+func (a *retryAttempt[T]) OnNext(v T) { a.r.down.OnNext(v) }
+
+func (a *retryAttempt[T]) OnCompleted() {
+	a.up.cancel(context.Canceled)
+	a.r.down.OnCompleted()
+}
+
+func (a *retryAttempt[T]) OnError(err error) {
+	a.up.cancel(context.Canceled)
+	a.r.failed(err)
+}
+
+// failed decides, after an attempt failed with err, between the retry
+// that follows, at once or after a wait, and the end of the retries.
+func (r *retryObserver[T]) failed(err error) {
 	d, ok := r.r.Next(r.s, r.c.Now(), r.n, err)
 	switch {
 	case !ok:
