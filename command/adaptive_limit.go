@@ -76,7 +76,8 @@ func (e *execution) sampleLimit(o outcome, now int64) {
 // (nil if none): cur itself when it runs a already, so that a Config
 // written back unchanged keeps the limit where it is; a new limiter
 // otherwise, starting at cur's limit if there was one (a switch of
-// algorithm starts where the last one was) or at fixed. It returns nil
+// algorithm, or of its parameters, starts where the last one was, whatever
+// the new one's InitialLimit) or at fixed. It returns nil
 // when a is nil. a has been validated.
 func nextLimiter(cur *limit.Limiter, a limit.Algorithm, fixed int) *limit.Limiter {
 	if a == nil {
@@ -85,11 +86,13 @@ func nextLimiter(cur *limit.Limiter, a limit.Algorithm, fixed int) *limit.Limite
 	if cur != nil && cur.Algorithm() == a {
 		return cur
 	}
-	start := fixed
+	var l *limit.Limiter
+	var err error
 	if cur != nil {
-		start = cur.Limit()
+		l, err = cur.Switch(a)
+	} else {
+		l, err = limit.New(a, fixed)
 	}
-	l, err := limit.New(a, start)
 	if err != nil {
 		panic(err) // a was validated
 	}

@@ -250,6 +250,13 @@ func TestAdaptiveLimitReconfigured(t *testing.T) {
 	assert.Equal(t, 8, permits(), "a new algorithm starts at the last limit")
 	assert.Equal(t, limit.Vegas{}, k.limiter.Load().Algorithm())
 
+	cfg.AdaptiveLimit = limit.Vegas{InitialLimit: 20, MaxLimit: 300}
+	require.NoError(t, h.reg.Configure("GetUser", cfg))
+	assert.Equal(t, 8, permits(), "a change of the algorithm's parameters keeps the limit it has learned, whatever its InitialLimit")
+	cfg.AdaptiveLimit = limit.Vegas{MaxLimit: 5}
+	require.NoError(t, h.reg.Configure("GetUser", cfg))
+	assert.Equal(t, 5, permits(), "within the new bounds")
+
 	cfg.AdaptiveLimit = nil
 	require.NoError(t, h.reg.Configure("GetUser", cfg))
 	assert.Equal(t, 7, permits())

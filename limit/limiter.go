@@ -89,10 +89,28 @@ func New(a Algorithm, start int) (*Limiter, error) {
 	if initial <= 0 {
 		initial = DefaultInitialLimit
 	}
+	return newAt(a, est, float64(initial)), nil
+}
+
+// Switch returns a Limiter running algorithm a that carries on from l:
+// its limit starts at l's estimate clamped into a's bounds, whatever a's
+// InitialLimit, so that a live change of algorithm, or of one of its
+// parameters, does not throw away the limit l has learned. It returns a's
+// Validate error, if any.
+func (l *Limiter) Switch(a Algorithm) (*Limiter, error) {
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	return newAt(a, a.estimator(), l.Estimate()), nil
+}
+
+// newAt returns a Limiter running a, whose state is est, with its limit
+// at estimate clamped into a's bounds.
+func newAt(a Algorithm, est estimator, estimate float64) *Limiter {
 	lo, hi := est.bounds()
 	l := &Limiter{algorithm: a, est: est, contended: make([]windowCount, proc.Slots(64))}
-	l.set(clamp(float64(initial), float64(lo), float64(hi)))
-	return l, nil
+	l.set(clamp(estimate, float64(lo), float64(hi)))
+	return l
 }
 
 // Algorithm returns the configuration the Limiter was made with.

@@ -1,6 +1,7 @@
 package limit
 
 import (
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -98,5 +99,29 @@ func TestDropInContendedWindowApplies(t *testing.T) {
 	proc.Unpin()
 	if after != 9 { // ⌊11 × 0.9⌋
 		t.Fatalf("limit %d after a drop from 11, want 9", after)
+	}
+}
+
+// Switch carries the estimate on, fraction and all, clamped into the new
+// algorithm's bounds, whatever its InitialLimit; it refuses an algorithm
+// that is not valid.
+func TestSwitchCarriesTheEstimateOn(t *testing.T) {
+	l, err := New(AIMD{MinLimit: 1, InitialLimit: 10, MaxLimit: 100}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.set(12.5)
+	next, err := l.Switch(Vegas{MinLimit: 1, InitialLimit: 40, MaxLimit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := next.Estimate(); got != 12.5 {
+		t.Errorf("Switch: estimate %v, want 12.5, the last one's", got)
+	}
+	if next, _ = l.Switch(AIMD{MinLimit: 1, MaxLimit: 6}); next.Limit() != 6 {
+		t.Errorf("Switch into MaxLimit 6: limit %d", next.Limit())
+	}
+	if _, err := l.Switch(AIMD{MinLimit: -1}); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("Switch to an invalid algorithm: %v", err)
 	}
 }
