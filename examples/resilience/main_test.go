@@ -20,11 +20,15 @@ func TestRunPrintsEachWay(t *testing.T) {
 	got := out.String()
 	t.Log("\n" + got)
 
+	p99s := map[string]time.Duration{}
 	row := func(name string) (success, load float64) {
-		m := regexp.MustCompile(regexp.QuoteMeta(name) + ` +([0-9.]+)% +\S+ +\S+ +([0-9.]+)x\n`).FindStringSubmatch(got)
+		m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` +([0-9.]+)% +\S+ +(\S+) +([0-9.]+)x\n`).FindStringSubmatch(got)
 		require.NotNil(t, m, "a row for %q", name)
 		success, _ = strconv.ParseFloat(m[1], 64)
-		load, _ = strconv.ParseFloat(m[2], 64)
+		p99, err := time.ParseDuration(m[2])
+		require.NoError(t, err)
+		p99s[name] = p99
+		load, _ = strconv.ParseFloat(m[3], 64)
 		return success, load
 	}
 	plain, plainLoad := row("plain")
@@ -33,6 +37,13 @@ func TestRunPrintsEachWay(t *testing.T) {
 	_, limitedLoad := row("rate limit 200/s")
 	_, streamLoad := row("stream")
 	_, hedgedStreamLoad := row("stream, hedge at p95")
+
+	// The hedges are what cuts the slow tail: without them a call's p99
+	// is one of the 3 % that take ten times the median.
+	assert.Greater(t, hedgeLoad, 1.0, "the slow tail is hedged")
+	assert.Greater(t, hedgedStreamLoad, 1.0, "the stream's slow tail is hedged")
+	assert.Less(t, p99s["hedge at p95"], p99s["plain"]*3/4, "hedges at p95 cut the p99")
+	assert.Less(t, p99s["stream, hedge at p95"], p99s["stream"]*3/4, "hedges at p95 cut the stream's p99")
 
 	assert.Equal(t, 1.0, plainLoad, "plain: one downstream call per call")
 	assert.Greater(t, retried, plain, "retries turn failures into successes")

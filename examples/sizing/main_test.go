@@ -25,17 +25,23 @@ func TestRun(t *testing.T) {
 	assert.Regexp(t, `pool of 10, timeout 300ms +pool of 10, timeout 500ms\n`, got)
 
 	// cells returns the two cells of a row of part 1: ok, timed out,
-	// rejected, and their total.
-	cells := func(row string) (good, long [4]int) {
+	// rejected, failed, and their total. Every call of the phase is in
+	// one of them, and none failed: B only answers slowly.
+	const phaseCalls = 45 // 30/s for 1.5s
+	cells := func(row string) (good, long [5]int) {
 		m := submatch(t, got, regexp.QuoteMeta(row)+` +`+cell+` +`+cell+`\n`)
-		for i := range 3 {
-			good[i], long[i] = atoi(t, m[1+i]), atoi(t, m[4+i])
-			good[3] += good[i]
-			long[3] += long[i]
+		for i := range 4 {
+			good[i], long[i] = atoi(t, m[1+i]), atoi(t, m[5+i])
+			good[4] += good[i]
+			long[4] += long[i]
+		}
+		for _, c := range [][5]int{good, long} {
+			assert.Zero(t, c[3], "%s: calls failed otherwise", row)
+			assert.GreaterOrEqual(t, c[4], phaseCalls*2/3, "%s: the calls of the phase are counted", row)
 		}
 		return good, long
 	}
-	const ok, timedOut, rejected, total = 0, 1, 2, 3
+	const ok, timedOut, rejected, total = 0, 1, 2, 4
 
 	good, long := cells("B answers in 200ms")
 	assert.GreaterOrEqual(t, good[ok], good[total]-2, "300ms timeout, B at 200ms")
@@ -68,7 +74,7 @@ func TestRunRejectsBadOptions(t *testing.T) {
 }
 
 // cell matches a cell of part 1's table.
-const cell = `(\d+) ok, (\d+) timed out, (\d+) rejected, p99 \S+`
+const cell = `(\d+) ok, (\d+) timed out, (\d+) rejected, (\d+) failed, p99 \S+`
 
 func submatch(t *testing.T, s, pattern string) []string {
 	t.Helper()

@@ -159,9 +159,11 @@ func call(ctx context.Context, c *command.Command[struct{}, answer]) callResult 
 	return callResult{answer: a, wait: time.Since(start), err: err}
 }
 
-// summarize reads like "90 ok, 0 timed out, 0 rejected, p99 203ms".
+// summarize reads like "90 ok, 0 timed out, 0 rejected, 0 failed, p99
+// 203ms"; failed counts the calls the fallback answered for any other
+// reason (B's error, a short circuit).
 func summarize(rs []callResult) string {
-	var ok, timedOut, rejected, errs int
+	var ok, timedOut, rejected, failed, errs int
 	waits := make([]time.Duration, 0, len(rs))
 	for _, r := range rs {
 		waits = append(waits, r.wait)
@@ -174,6 +176,8 @@ func summarize(rs []callResult) string {
 			timedOut++
 		case r.Failure == command.PoolRejectedFailure:
 			rejected++
+		default:
+			failed++
 		}
 	}
 	slices.Sort(waits)
@@ -181,7 +185,7 @@ func summarize(rs []callResult) string {
 	if len(waits) > 0 {
 		p99 = waits[(len(waits)-1)*99/100]
 	}
-	s := fmt.Sprintf("%d ok, %d timed out, %d rejected, p99 %v", ok, timedOut, rejected, p99.Round(time.Millisecond))
+	s := fmt.Sprintf("%d ok, %d timed out, %d rejected, %d failed, p99 %v", ok, timedOut, rejected, failed, p99.Round(time.Millisecond))
 	if errs > 0 {
 		s += fmt.Sprintf(", %d errors", errs)
 	}
