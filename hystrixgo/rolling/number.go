@@ -8,15 +8,21 @@ import (
 // numberWindow is how many seconds of buckets a Number sums.
 const numberWindow = 10
 
-// Number is a value counted in one-second buckets: Sum, Max and Avg read
-// the buckets of the last 10 seconds (the current one included), as
-// hystrix-go's rolling.Number. A Number is safe for concurrent use.
+// Number is a value counted in one-second buckets, as hystrix-go's
+// rolling.Number: Sum, Max and Avg read the buckets of the seconds from
+// now-10 to now, both included, except those that a write has dropped: a
+// write at second s drops the buckets of s-10 and before. So a Number
+// written this second reads 10 buckets, and one not written yet this
+// second reads 11. A Number is safe for concurrent use.
 type Number struct {
 	mu  sync.Mutex
 	now func() time.Time
 	// buckets[s%len] holds the second s, valid when secs matches.
 	buckets [numberWindow + 1]float64
 	secs    [numberWindow + 1]int64
+	// written is the latest second a write was made in: the buckets of
+	// written-10 and before are dropped.
+	written int64
 }
 
 // NewNumber returns an empty Number on the real clock.
@@ -30,6 +36,7 @@ func (r *Number) bucket() *float64 {
 	if r.secs[i] != s {
 		r.secs[i], r.buckets[i] = s, 0
 	}
+	r.written = max(r.written, s)
 	return &r.buckets[i]
 }
 
@@ -52,11 +59,11 @@ func (r *Number) UpdateMax(n float64) {
 	r.mu.Unlock()
 }
 
-// each calls f with every bucket of the 10 seconds up to now.
+// each calls f with every bucket of the window up to now (see Number).
 func (r *Number) each(now time.Time, f func(v float64)) {
-	from := now.Unix() - numberWindow
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	from := max(now.Unix()-numberWindow, r.written-numberWindow+1)
 	for i, s := range r.secs {
 		if s >= from && s <= now.Unix() && r.buckets[i] != 0 {
 			f(r.buckets[i])
@@ -64,14 +71,14 @@ func (r *Number) each(now time.Time, f func(v float64)) {
 	}
 }
 
-// Sum returns the sum of the buckets of the 10 seconds up to now.
+// Sum returns the sum of the buckets of the window up to now.
 func (r *Number) Sum(now time.Time) float64 {
 	var sum float64
 	r.each(now, func(v float64) { sum += v })
 	return sum
 }
 
-// Max returns the largest bucket of the 10 seconds up to now.
+// Max returns the largest bucket of the window up to now.
 func (r *Number) Max(now time.Time) float64 {
 	var m float64
 	r.each(now, func(v float64) { m = max(m, v) })

@@ -107,3 +107,28 @@ func TestTimingWindow(t *testing.T) {
 		t.Fatalf("after 61s SortedDurations = %v; want [1ms]", got)
 	}
 }
+
+// The window is hystrix-go's: the seconds from now-10 to now, less the
+// buckets a write has dropped (those of its second-10 and before). So the
+// bucket of 10 seconds ago counts until the current second is written,
+// and not after.
+func TestNumberWindowIsHystrixGos(t *testing.T) {
+	clk := &fakeNow{t0}
+	n := NewNumber()
+	n.now = clk.now
+	n.Increment(100)
+	clk.t = clk.t.Add(10 * time.Second)
+	if got := n.Sum(clk.t); got != 100 {
+		t.Errorf("Sum before a write this second = %v; want 100, the bucket of 10s ago not dropped yet", got)
+	}
+	n.Increment(1)
+	if got := n.Sum(clk.t); got != 1 {
+		t.Errorf("Sum = %v; want 1, the 100 of 10s ago dropped by this second's write", got)
+	}
+	if got := n.Max(clk.t); got != 1 {
+		t.Errorf("Max = %v; want 1", got)
+	}
+	if got := n.Avg(clk.t); got != 0.1 {
+		t.Errorf("Avg = %v; want 0.1", got)
+	}
+}
