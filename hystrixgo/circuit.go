@@ -3,6 +3,7 @@ package hystrix
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	metricCollector "github.com/rxhystrix/rxhystrix/hystrixgo/metric_collector"
@@ -18,6 +19,10 @@ type CircuitBreaker struct {
 
 	core       *core
 	collectors []metricCollector.MetricCollector
+	// collectorsMu has the collectors told of one command at a time, and
+	// reset between commands, as hystrix-go's one goroutine per circuit
+	// does: a collector written for it need not be safe for concurrent use.
+	collectorsMu sync.Mutex
 }
 
 // GetCircuit returns the circuit of name, making it if there is none;
@@ -54,9 +59,11 @@ func (e *engine) flush() {
 	defer e.mu.Unlock()
 	e.circuits.Range(func(name, v any) bool {
 		cb := v.(*CircuitBreaker)
+		cb.collectorsMu.Lock()
 		for _, c := range cb.collectors {
 			c.Reset()
 		}
+		cb.collectorsMu.Unlock()
 		cb.core.breaker.Reset()
 		e.circuits.Delete(name)
 		return true
@@ -177,6 +184,11 @@ func (circuit *CircuitBreaker) update(rec *record, err error, total time.Duratio
 }
 
 func (circuit *CircuitBreaker) send(r metricCollector.MetricResult) {
+	if len(circuit.collectors) == 0 {
+		return
+	}
+	circuit.collectorsMu.Lock()
+	defer circuit.collectorsMu.Unlock()
 	for _, c := range circuit.collectors {
 		c.Update(r)
 	}

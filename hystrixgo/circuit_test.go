@@ -162,3 +162,44 @@ func TestOneUpdatePerCommand(t *testing.T) {
 		})
 	}
 }
+
+// plainCollector keeps its counts without a lock, as a collector written
+// for hystrix-go may: hystrix-go tells a circuit's collectors of one
+// command at a time, and never while it resets them.
+type plainCollector struct{ updates, inside, overlaps int }
+
+func (p *plainCollector) Update(metricCollector.MetricResult) {
+	p.inside++
+	if p.inside > 1 {
+		p.overlaps++
+	}
+	p.updates++
+	p.inside--
+}
+
+func (p *plainCollector) Reset() { p.updates = 0 }
+
+// A circuit's collector is told of one command at a time, however many
+// of the circuit's commands end together (run with -race).
+func TestCollectorIsToldOfOneCommandAtATime(t *testing.T) {
+	testEngine(t)
+	cb, _, _ := GetCircuit("serial")
+	pc := &plainCollector{}
+	cb.collectors = []metricCollector.MetricCollector{pc}
+	const n = 8
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_ = Do("serial", func() error { return nil }, nil)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if pc.updates != n || pc.overlaps != 0 {
+		t.Fatalf("collector counted %d updates, %d of them overlapping another; want %d, none overlapping", pc.updates, pc.overlaps, n)
+	}
+}

@@ -8,7 +8,8 @@ import (
 // MetricCollector receives the result of every finished command of one
 // circuit. Update is called once per command, on the caller's goroutine
 // before the caller gets the result; it must not block. Reset is called
-// when hystrix.Flush forgets the circuit.
+// when hystrix.Flush forgets the circuit. As in hystrix-go, a circuit
+// calls its collector's methods one at a time, never concurrently.
 type MetricCollector interface {
 	Update(MetricResult)
 	Reset()
