@@ -113,6 +113,9 @@ func WithFaultInjection(ctx context.Context, keys ...string) context.Context {
 	if ctx == nil {
 		panic("command: WithFaultInjection with nil ctx")
 	}
+	if len(keys) == 0 {
+		keys = nil // none named, as by an empty slice: every key
+	}
 	return context.WithValue(ctx, faultMarkKey{}, &faultMark{keys: slices.Clone(keys)})
 }
 

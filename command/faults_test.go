@@ -310,3 +310,18 @@ func TestFaultsEndByThemselves(t *testing.T) {
 	assert.True(t, st.Shown())
 	assert.Equal(t, int64(2), st.Errors)
 }
+
+// A mark made with an empty list of keys names none, so it is a mark for
+// every key, as WithFaultInjection's doc says, and as faultmark writes it
+// for the services downstream ("*").
+func TestFaultInjectionWithAnEmptyListMarksEveryKey(t *testing.T) {
+	h := newHarness(t)
+	c := New("GetUser", succeedRun, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Faults:    FaultConfig{Enabled: true, ErrorPercentage: 100, MarkedOnly: true},
+	}))
+	none := []string{}
+	_, err := c.Execute(WithFaultInjection(context.Background(), none...), 1)
+	assert.ErrorIs(t, err, ErrInjectedFault, "marked for every key")
+	h.completion()
+}
