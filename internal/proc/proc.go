@@ -34,12 +34,13 @@ func ID() int {
 }
 
 // Slots returns the number of per-processor copies worth keeping, at most
-// limit: GOMAXPROCS rounded up to a power of two, so that ID()&(Slots-1)
-// picks a copy. A later rise of GOMAXPROCS makes processors share copies,
-// which costs speed, not correctness.
+// limit: GOMAXPROCS rounded up to a power of two, or the largest power of
+// two within limit, so that ID()&(Slots-1) picks a copy. A later rise of
+// GOMAXPROCS makes processors share copies, which costs speed, not
+// correctness.
 func Slots(limit int) int {
 	n := 1
-	for n < runtime.GOMAXPROCS(0) && n < limit {
+	for n < runtime.GOMAXPROCS(0) && n*2 <= limit {
 		n <<= 1
 	}
 	return n

@@ -70,6 +70,18 @@ func TestSlotsIsAPowerOfTwoWithinTheLimit(t *testing.T) {
 	}
 }
 
+// A limit that is not a power of two is still a limit: the copies are the
+// largest power of two within it, never more.
+func TestSlotsNeverExceedsALimitThatIsNotAPowerOfTwo(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, c := range []struct{ procs, limit, want int }{
+		{8, 6, 4}, {5, 6, 4}, {4, 3, 2}, {16, 12, 8}, {3, 6, 4},
+	} {
+		runtime.GOMAXPROCS(c.procs)
+		assert.Equal(t, c.want, Slots(c.limit), "GOMAXPROCS %d, limit %d", c.procs, c.limit)
+	}
+}
+
 func BenchmarkID(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		n := 0
