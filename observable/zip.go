@@ -10,6 +10,7 @@ import (
 // emits f(a_i, b_i) for each pair. It completes as soon as one source has
 // completed and every value it emitted has been paired, ending the
 // subscription to the other, and fails with the first error of either.
+// Each source's context ends with its own stream, not the zip's.
 // Values waiting for their partner are buffered without bound. a is
 // subscribed before b, on the subscribing goroutine; f is called on the
 // goroutine of whichever source completed the pair. A value left without
@@ -40,8 +41,10 @@ func (zs *zipSource[A, B, R]) subscribe(s *scope, down Observer[R]) {
 	z.qa.init()
 	z.qb.init()
 	z.up.init(s)
-	zs.a.run(&z.up, (*zipA[A, B, R])(z))
-	zs.b.run(&z.up, (*zipB[A, B, R])(z))
+	z.upA.init(&z.up)
+	z.upB.init(&z.up)
+	zs.a.run(&z.upA, (*zipA[A, B, R])(z))
+	zs.b.run(&z.upB, (*zipB[A, B, R])(z))
 }
 
 // zipper pairs the values of both sources. Notifications may come from
@@ -54,6 +57,11 @@ type zipper[A, B, R any] struct {
 	up   scope
 	zs   *zipSource[A, B, R]
 	down Observer[R]
+	// upA and upB, below up, are the scopes a and b run in: each is
+	// ended by its source's completion, so that what a source that has
+	// completed holds open until its context ends is let go of then, not
+	// when the zip ends, once the other source has matched its values.
+	upA, upB scope
 
 	wip   atomic.Int64
 	mu    sync.Mutex // guards inbox
@@ -193,6 +201,7 @@ func (z *zipA[A, B, R]) OnError(err error) {
 }
 
 func (z *zipA[A, B, R]) OnCompleted() {
+	z.upA.cancel(context.Canceled)
 	(*zipper[A, B, R])(z).on(zipEvent[A, B]{kind: zipDoneA})
 }
 
@@ -208,6 +217,7 @@ func (z *zipB[A, B, R]) OnError(err error) {
 }
 
 func (z *zipB[A, B, R]) OnCompleted() {
+	z.upB.cancel(context.Canceled)
 	(*zipper[A, B, R])(z).on(zipEvent[A, B]{kind: zipDoneB})
 }
 
@@ -220,7 +230,19 @@ type queue[T any] struct {
 
 func (q *queue[T]) init()    { q.vs = q.buf[:0] }
 func (q *queue[T]) len() int { return len(q.vs) - q.head }
-func (q *queue[T]) push(v T) { q.vs = append(q.vs, v) }
+
+// push appends v. A full slice whose front holds at least as many popped
+// slots as values moves its values to the front first, rather than grow:
+// a queue that never empties (one source of a zip a value ahead of the
+// other) would otherwise grow with every value that passed through it.
+func (q *queue[T]) push(v T) {
+	if n := len(q.vs); q.head > 0 && n == cap(q.vs) && q.head >= n-q.head {
+		m := copy(q.vs, q.vs[q.head:])
+		clear(q.vs[m:])
+		q.vs, q.head = q.vs[:m], 0
+	}
+	q.vs = append(q.vs, v)
+}
 
 func (q *queue[T]) pop() T {
 	v := q.vs[q.head]
