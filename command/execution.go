@@ -301,7 +301,9 @@ func (e *execution) cancelled(now int64) {
 	if e.terminal {
 		return
 	}
-	if e.executed && e.execLatency == 0 {
+	// A run that ended has its latency, which may be 0: only one still
+	// running is measured up to now.
+	if e.executed && !e.ended {
 		e.execLatency = time.Duration(now - e.start)
 	}
 	e.mark(metricsstream.Cancelled)

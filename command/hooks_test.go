@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -315,4 +318,148 @@ func TestPanickingHookNeverBreaksACommand(t *testing.T) {
 		assert.Contains(t, rec.take(), "FallbackSuccess")
 		h.assertReleased("GetUser")
 	})
+}
+
+// eventLog is an EventNotifier that records the events it hears, and
+// whether the registry had published the execution's Completion by then.
+type eventLog struct {
+	mu        sync.Mutex
+	events    []string
+	published func() int // the Completions published so far
+	late      []string   // events heard after their Completion was published
+}
+
+func (l *eventLog) Notify(key string, e ms.EventType) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, e.String())
+	if l.published != nil && l.published() > 0 {
+		l.late = append(l.late, e.String())
+	}
+}
+
+func (l *eventLog) take() (events, late []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	events, late = l.events, l.late
+	l.events, l.late = nil, nil
+	return events, late
+}
+
+// EventNotifier "is told of each event the moment it happens": a retry the
+// budget refuses is recorded RETRY_BUDGET_EXHAUSTED, which the notifiers
+// must hear, as they hear every other event of the key.
+func TestEventNotifierHearsRetryBudgetExhausted(t *testing.T) {
+	h, spy := newSpiedHarness(t)
+	heard := &eventLog{}
+	h.reg.AddKeyEventNotifier("Budget", heard)
+	c := New("Budget", failRun, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Timeout:   -1,
+		Retry:     RetryConfig{MaxAttempts: 2, Backoff: exactBackoff, Budget: RetryBudget{MinConcurrency: 1}},
+	})).WithFallback(fallbackName)
+	first := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+	assert.Equal(t, evs("FAILURE"), h.events())
+	recv(t, spy.armed, "the first call's backoff")
+
+	_, err := c.Execute(context.Background(), 2)
+	require.NoError(t, err)
+	assert.Equal(t, evs("RETRY_BUDGET_EXHAUSTED"), h.events())
+	assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS"), h.events())
+
+	h.clock.Advance(exactBackoff.Initial)
+	awaitCall(t, first)
+	h.completion()
+	events, _ := heard.take()
+	assert.Contains(t, events, "RETRY_BUDGET_EXHAUSTED", "the notifier never heard the refused retry: %v", events)
+}
+
+// EventNotifier is told of each event "before the execution's Completion
+// is published": a cache hit's RESPONSE_FROM_CACHE too.
+func TestEventNotifierHearsCacheHitBeforeItsCompletion(t *testing.T) {
+	h := newHarness(t)
+	heard := &eventLog{published: func() int { return len(h.completions) }}
+	c := New("Cached", succeedRun, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation})).
+		WithCacheKey(func(id int) string { return userName(id) })
+	ctx := WithRequestContext(context.Background())
+	_, err := c.Execute(ctx, 1)
+	require.NoError(t, err)
+	h.completion()
+	h.reg.AddKeyEventNotifier("Cached", heard)
+	_, err = c.Execute(ctx, 1)
+	require.NoError(t, err)
+	assert.Equal(t, evs("RESPONSE_FROM_CACHE"), h.events())
+	events, late := heard.take()
+	assert.Equal(t, []string{"RESPONSE_FROM_CACHE"}, events)
+	assert.Empty(t, late, "heard after the cache hit's Completion was published")
+}
+
+// A caller that leaves while the fallback runs ends the execution
+// CANCELLED; its ExecutionLatency (the request log's execution time) is
+// still how long run ran, not run and the fallback, even when run took no
+// time on the registry's clock.
+func TestLeavingDuringFallbackKeepsRunsLatency(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		ctx, cancel := context.WithCancel(WithRequestContext(context.Background()))
+		defer cancel()
+		c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).
+			WithFallback(func(context.Context, int, error) (string, error) {
+				h.clock.Advance(30 * time.Millisecond)
+				cancel()
+				return "anonymous", nil
+			})
+		_, err := m.exec(ctx, c, 1)
+		require.ErrorIs(t, err, context.Canceled)
+		done := h.completion()
+		assert.Equal(t, evs("FAILURE", "CANCELLED"), eventNames(done.Events))
+		assert.Equal(t, time.Duration(0), done.ExecutionLatency, "run took no time")
+		assert.Equal(t, []string{"GetUser[FAILURE, CANCELLED][0ms]"}, []string{RequestLogFrom(ctx).String()})
+	})
+}
+
+// startLeaver is a hookRecorder whose ExecutionStart, on the pool worker,
+// makes the caller leave and gives it every chance to conclude before
+// ExecutionStart is recorded.
+type startLeaver struct {
+	*hookRecorder
+	leave func()
+}
+
+func (s startLeaver) ExecutionStart(key string) {
+	s.leave()
+	for range 10000 {
+		if slices.Contains(s.snapshot(), "Unsubscribe") {
+			break
+		}
+		runtime.Gosched()
+	}
+	s.hookRecorder.ExecutionStart(key)
+}
+
+func (r *hookRecorder) snapshot() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.calls)
+}
+
+// A pool worker tells ExecutionStart before the caller, leaving as run
+// starts, concludes the execution: Hystrix's order of an early
+// unsubscribe is onStart, onExecutionStart, onUnsubscribe, and a hook that
+// pairs ExecutionStart with the hook that ends the execution (a span,
+// say) must not see the end first.
+func TestExecutionStartHookBeforeTheCallerConcludes(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &hookRecorder{}
+	h.reg.AddKeyHook("GetUser", startLeaver{rec, cancel})
+	c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+		<-ctx.Done()
+		return "", ctx.Err()
+	}, WithRegistry(h.reg), WithConfig(Config{Isolation: PoolIsolation}))
+	_, err := c.Execute(ctx, 1)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, evs("CANCELLED"), h.events())
+	assert.Equal(t, []string{"Start", "ExecutionStart", "Unsubscribe"}, rec.take())
+	h.waitIdle(t, "GetUser")
 }

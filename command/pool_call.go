@@ -148,10 +148,14 @@ func (call *poolCall[In, Out]) runTask(p *pool, start int64) {
 	}
 	k := call.cmd.k
 	call.started = start
-	call.concurrency.Store(k.metrics.MarkStartAt(start))
+	n := k.metrics.MarkStartAt(start)
 	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
 		callHooks(global, local, func(h ExecutionHook) { h.ExecutionStart(k.key) })
 	}
+	// Published once ExecutionStart is told: a caller that leaves now
+	// waits for it (startedConcurrency) before it concludes, so that the
+	// hooks hear the run start before they hear how the execution ended.
+	call.concurrency.Store(n)
 	out, err := call.cmd.invoke(call.ctx, call.cfg, call.in)
 	end := k.registry.now()
 	call.out, call.err, call.end = out, err, end

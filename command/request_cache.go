@@ -414,13 +414,15 @@ func recordCacheHit(subCtx, callerCtx context.Context, k *keyState, log *Request
 		End:              now,
 	}
 	c.Events[metricsstream.ResponseFromCache] = 1
+	// The notifiers hear of the event before its Completion is published,
+	// as of every other event (EventNotifier).
+	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
+		notify(global, local, k.key, metricsstream.ResponseFromCache)
+	}
 	k.markAlone(&c)
 	if tracer != nil {
 		c.Events = shown
 		traceCacheHit(tracer, valuesOf(subCtx, callerCtx), &c, start)
-	}
-	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
-		notify(global, local, k.key, metricsstream.ResponseFromCache)
 	}
 }
 

@@ -53,6 +53,11 @@ func (k *keyState) recordBudgetExhausted() {
 		End:              time.Unix(0, k.registry.now()),
 	}
 	c.Events[metricsstream.BudgetExhausted] = 1
+	// The notifiers hear of every event, this one too, before its
+	// Completion is published (EventNotifier).
+	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
+		notify(global, local, k.key, metricsstream.BudgetExhausted)
+	}
 	k.markAlone(&c)
 }
 
