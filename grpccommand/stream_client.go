@@ -324,7 +324,10 @@ func (st *outboundStream) refusalLocked() error {
 	case !prev.over:
 		return errNotAgain
 	case st.committed.Load() && prev.err != nil:
-		return &pushbackError{err: prev.err, wait: -1}
+		// The stream ends as prev did, and prev's failure is counted
+		// already: this attempt, which reaches no server, is not
+		// counted in the key's health a second time.
+		return command.BadRequest(&pushbackError{err: prev.err, wait: -1})
 	case st.committed.Load():
 		return errNotAgain
 	}

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -445,7 +446,10 @@ func TestStreamCommittedBeforeItsNextAttempt(t *testing.T) {
 	st.committed.Store(true)
 	err := st.begin(&streamAttempt{ClientStream: &sendRecorder{}})
 	assert.Equal(t, codes.Unavailable, status.Code(err))
-	wait, ok := err.(*pushbackError).RetryAfter()
+	assert.True(t, command.IsBadRequest(err), "counted once, as the attempt before")
+	var pb *pushbackError
+	require.ErrorAs(t, err, &pb)
+	wait, ok := pb.RetryAfter()
 	assert.True(t, ok)
 	assert.Negative(t, wait, "no attempt follows")
 }
@@ -591,4 +595,37 @@ func TestStreamCommittedByItsHeader(t *testing.T) {
 			assert.Equal(t, "[FAILURE: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", h.events("feed"+streamingOutputCall).String())
 		})
 	}
+}
+
+// A stream committed while its next attempt opens (the caller sent past
+// the retry buffer) ends as its failed attempt did: the one failure of
+// the server is one FAILURE in the key's health, not two, since the
+// attempt that does not begin is not the server's.
+func TestStreamCommittedBeforeItsRetryCountsOneFailure(t *testing.T) {
+	h := newHarness(t)
+	interceptor := StreamClientInterceptor(WithRegistry(h.registry), WithConfig(retrying(2)))
+	reopening, proceed := make(chan struct{}), make(chan struct{})
+	var opens atomic.Int64
+	gate := func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		if opens.Add(1) == 2 {
+			close(reopening)
+			<-proceed
+		}
+		return streamer(ctx, desc, cc, method, opts...)
+	}
+	svc := &flakyStreams{failFirst: 1}
+	client := testgrpc.NewTestServiceClient(dial(t, "upload", svc, nil, grpc.WithChainStreamInterceptor(interceptor, gate)))
+	stream, err := client.StreamingInputCall(context.Background(), grpc.MaxRetryRPCBufferSize(8))
+	require.NoError(t, err)
+	require.NoError(t, stream.Send(message("ab")), "kept")
+	ended := make(chan error, 1)
+	go func() { ended <- stream.RecvMsg(new(testgrpc.StreamingInputCallResponse)) }()
+	recv(t, reopening, "the second attempt")
+	assert.Equal(t, io.EOF, stream.Send(message("cdefghijk")), "past the buffer: committed")
+	close(proceed)
+	err = recv(t, ended, "the stream's end")
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+	assert.ErrorContains(t, err, "not yet")
+	ev := h.events("upload" + streamingInputCall)
+	assert.Equal(t, int64(1), ev[metricsstream.Failure], "%v", ev)
 }
