@@ -85,7 +85,9 @@ func (o logTrailerOption) applyServer(s *server) { s.logTrailer = string(o) }
 // WithLogTrailer sends each call's request log in its trailer, under
 // key, as Hystrix's HystrixRequestLogViaResponseHeaderServletFilter sends
 // it in the X-HystrixLog header ([LogTrailer]): "GetUser[SUCCESS][12ms],
-// GetOrders[TIMEOUT, FALLBACK_SUCCESS][1000ms]" (command.RequestLog.String).
+// GetOrders[TIMEOUT, FALLBACK_SUCCESS][1000ms]" (command.RequestLog.String),
+// a byte that is not printable ASCII, or a '%', percent-encoded as gRPC
+// encodes a status message (a key "Grüße" is "Gr%C3%BC%C3%9Fe").
 // The trailer goes once the handler has returned, so it lists every
 // execution of the call that ended by then; a call that logged nothing
 // gets none. It panics if key is not a metadata key of text values:
@@ -125,7 +127,34 @@ func (s *server) trailer(ctx context.Context) metadata.MD {
 	if log == "" {
 		return nil
 	}
-	return metadata.Pairs(s.logTrailer, log)
+	return metadata.Pairs(s.logTrailer, printableASCII(log))
+}
+
+// printableASCII returns s as a metadata value gRPC sends as text, which
+// must be printable ASCII: s itself when it is, and otherwise s with each
+// byte outside ' '..'~', and each '%', percent-encoded ("%0A"), as gRPC
+// encodes a status message. A command key is any UTF-8, and a value that
+// is not printable ASCII would fail the call it is sent with (a control
+// character makes the client's HTTP/2 reject the trailer, and the call
+// ends with Internal whatever the handler answered).
+func printableASCII(s string) string {
+	clean := true
+	for i := 0; i < len(s) && clean; i++ {
+		clean = ' ' <= s[i] && s[i] <= '~' && s[i] != '%'
+	}
+	if clean {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(s)+16)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; ' ' <= c && c <= '~' && c != '%' {
+			b = append(b, c)
+		} else {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return string(b)
 }
 
 // validTextKey reports whether key is a metadata key gRPC sends as text:

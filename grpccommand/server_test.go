@@ -145,3 +145,29 @@ func TestServerOptionsPanicOnBadInput(t *testing.T) {
 		assert.NotPanics(t, func() { WithLogTrailer(key) }, "%q", key)
 	}
 }
+
+// A request log whose command key is any UTF-8, as a key may be, goes
+// in the trailer as gRPC sends a text value, printable ASCII; the call
+// gets the handler's answer, not an Internal error of a trailer the
+// client's HTTP/2 refused.
+func TestLogTrailerOfAKeyThatIsNotPrintableASCII(t *testing.T) {
+	for key, want := range map[string]string{
+		"a\x01b":  "a%01b[SUCCESS][0ms]",
+		"a\nb":    "a%0Ab[SUCCESS][0ms]",
+		"Grüße":   "Gr%C3%BC%C3%9Fe[SUCCESS][0ms]",
+		"GetUser": "GetUser[SUCCESS][0ms]",
+	} {
+		r := newRegistry(t)
+		cmd := command.New(key, func(ctx context.Context, id string) (string, error) { return "user " + id, nil },
+			command.WithRegistry(r), command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation}))
+		conn := dial(t, "users", &backend{unary: func(ctx context.Context, req *testgrpc.SimpleRequest) (*testgrpc.SimpleResponse, error) {
+			user, err := cmd.Execute(ctx, "7")
+			return &testgrpc.SimpleResponse{Username: user}, err
+		}}, []grpc.ServerOption{grpc.UnaryInterceptor(UnaryServerInterceptor(WithLogTrailer(LogTrailer)))})
+		var trailer metadata.MD
+		resp, err := testgrpc.NewTestServiceClient(conn).UnaryCall(context.Background(), request("x"), grpc.Trailer(&trailer))
+		require.NoError(t, err, "key %q", key)
+		assert.Equal(t, "user 7", resp.GetUsername())
+		assert.Equal(t, []string{want}, trailer.Get(LogTrailer), "key %q", key)
+	}
+}
