@@ -71,19 +71,37 @@ func Example() {
 			in.cmd.Execute(context.Background(), "42")
 		}
 	}
-	// Two health intervals: each instance writes its bucket, then reads
-	// the others'.
-	for exchanges := uint64(1); exchanges <= 2; exchanges++ {
+	// Health intervals until the quiet instance has read the others'
+	// buckets: each interval, every instance writes its bucket, then
+	// reads the others'. Two do it, unless an exchange fails (Redis still
+	// starting, say): the instance then judges on its own health for one
+	// more interval.
+	quiet := instances[2]
+	written := false // every instance has written its buckets
+	for rounds := 0; ; rounds++ {
+		if rounds == 10 {
+			fmt.Println("the quiet instance never read the others:", quiet.fleet.Source("GetUser").Stats().LastError)
+			return
+		}
+		var before []uint64
 		for _, in := range instances {
+			st := in.fleet.Source("GetUser").Stats()
+			before = append(before, st.Exchanges+st.Failures)
 			in.clk.Advance(500 * time.Millisecond)
 		}
-		for _, in := range instances {
-			for st := in.fleet.Source("GetUser").Stats(); st.Exchanges+st.Failures < exchanges; st = in.fleet.Source("GetUser").Stats() {
+		all := true
+		for i, in := range instances {
+			st := in.fleet.Source("GetUser").Stats()
+			for ; st.Exchanges+st.Failures == before[i]; st = in.fleet.Source("GetUser").Stats() {
 				time.Sleep(time.Millisecond) // Redis's answer, in real time
 			}
+			all = all && st.Exchanges > 0
 		}
+		if written && !quiet.fleet.Source("GetUser").Stats().Fallback {
+			break
+		}
+		written = all
 	}
-	quiet := instances[2]
 	st := quiet.fleet.Source("GetUser").Stats()
 	fmt.Printf("quiet: %d other instances, %d requests, %d%% errors\n", st.Instances, st.Health.Total, st.Health.ErrorPercentage)
 	fmt.Println("quiet's breaker open:", quiet.cmd.Breaker().IsOpen())
