@@ -27,7 +27,8 @@
 // holds. A drop gives L − f. A sample taken while fewer than L/2
 // executions were in flight holds L. rtt_noload is the first sample's
 // rtt, lowered by any shorter one, and re-measured (set to the sample's
-// rtt, L held) every ProbeMultiplier·L samples.
+// rtt) every ProbeMultiplier·L samples; a sample that sets it holds L,
+// a drop too, as in Netflix's VegasLimit.
 //
 // Gradient2 compares the sample (the short rtt) with an exponential
 // average of the last LongWindow samples (the long rtt): gradient =
