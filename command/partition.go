@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/rxhystrix/rxhystrix/internal/saturate"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
@@ -87,10 +88,7 @@ func guaranteed(permits int64, share float64) int64 {
 	if x-n > x*partitionShareRounding {
 		n++
 	}
-	if n >= 1<<63 {
-		return math.MaxInt64
-	}
-	return max(1, int64(n))
+	return max(1, saturate.Int64(n))
 }
 
 // partitionShareRounding is the relative error of permits × share that

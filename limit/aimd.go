@@ -3,6 +3,8 @@ package limit
 import (
 	"math"
 	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/saturate"
 )
 
 // AIMD is additive increase, multiplicative decrease: the limit grows by
@@ -68,7 +70,7 @@ func (a *aimd) update(limit float64, s Sample) float64 {
 	switch {
 	case s.Dropped || (a.cfg.Timeout > 0 && s.RTT > a.cfg.Timeout):
 		next = math.Floor(limit * a.cfg.BackoffRatio)
-	case 2*s.InFlight >= floorInt(limit):
+	case 2*s.InFlight >= saturate.Int(limit):
 		next = limit + 1
 	default:
 		return limit

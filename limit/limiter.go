@@ -1,12 +1,12 @@
 package limit
 
 import (
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/internal/proc"
+	"github.com/rxhystrix/rxhystrix/internal/saturate"
 )
 
 // DefaultInitialLimit is the limit before the first sample of a Limiter
@@ -171,17 +171,7 @@ func (l *Limiter) Estimate() float64 {
 // set makes estimate the limit; l.mu is held or l is not shared yet.
 func (l *Limiter) set(estimate float64) {
 	l.estimate = estimate
-	if n := int64(max(1, floorInt(estimate))); n != l.limit.Load() {
+	if n := int64(max(1, saturate.Int(estimate))); n != l.limit.Load() {
 		l.limit.Store(n)
 	}
-}
-
-// floorInt returns the integer part of v, which is not negative, or
-// math.MaxInt when v is past it: the float64 of a MaxLimit of
-// math.MaxInt is 2⁶³, which a conversion would wrap to a negative.
-func floorInt(v float64) int {
-	if v >= math.MaxInt {
-		return math.MaxInt
-	}
-	return int(v)
 }

@@ -3,6 +3,8 @@ package limit
 import (
 	"math"
 	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/saturate"
 )
 
 // Vegas is TCP Vegas's delay-based limit, as concurrency-limits has it:
@@ -104,7 +106,7 @@ type log10Cache struct {
 }
 
 func (c *log10Cache) of(limit float64) float64 {
-	if n := floorInt(limit); n != c.n || c.log == 0 {
+	if n := saturate.Int(limit); n != c.n || c.log == 0 {
 		c.n, c.log = n, max(1, math.Log10(float64(n)))
 	}
 	return c.log

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/saturate"
 )
 
 // Backoff is how long a retry waits before it starts: an exponential
@@ -101,11 +103,7 @@ func (b Backoff) Delay(n int, u float64) time.Duration {
 	case ProportionalJitter:
 		base *= 0.8 + 0.4*u
 	}
-	// float64(math.MaxInt64) is 2⁶³, one past the longest Duration: a
-	// base there (a Max of math.MaxInt64, or jitter above a Max near it)
-	// would convert to a negative Duration.
-	if base >= float64(math.MaxInt64) {
-		return math.MaxInt64
-	}
-	return time.Duration(base)
+	// A base of 2⁶³ or more (a Max of math.MaxInt64, or jitter above a
+	// Max near it) is the longest Duration, not a negative one.
+	return time.Duration(saturate.Int64(base))
 }

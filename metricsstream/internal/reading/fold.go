@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/internal/saturate"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
@@ -184,9 +185,5 @@ func (h *Histogram) add(d metricsstream.Distribution, was *part, bounds []float6
 // nanosecond, so that 0.3 is 300ms and not a nanosecond less; bounds past
 // the range of a Duration are its maximum.
 func Seconds(s float64) time.Duration {
-	ns := math.Round(s * float64(time.Second))
-	if ns >= math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return time.Duration(ns)
+	return time.Duration(saturate.Int64(math.Round(s * float64(time.Second))))
 }
