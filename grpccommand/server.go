@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/keyedcommand"
 )
 
 // LogTrailer is the trailer key [WithLogTrailer] suggests, the name of
@@ -123,38 +124,11 @@ func (s *server) trailer(ctx context.Context) metadata.MD {
 	if s.logTrailer == "" {
 		return nil
 	}
-	log := command.RequestLogFrom(ctx).String()
+	log := keyedcommand.LogText(ctx)
 	if log == "" {
 		return nil
 	}
-	return metadata.Pairs(s.logTrailer, printableASCII(log))
-}
-
-// printableASCII returns s as a metadata value gRPC sends as text, which
-// must be printable ASCII: s itself when it is, and otherwise s with each
-// byte outside ' '..'~', and each '%', percent-encoded ("%0A"), as gRPC
-// encodes a status message. A command key is any UTF-8, and a value that
-// is not printable ASCII would fail the call it is sent with (a control
-// character makes the client's HTTP/2 reject the trailer, and the call
-// ends with Internal whatever the handler answered).
-func printableASCII(s string) string {
-	clean := true
-	for i := 0; i < len(s) && clean; i++ {
-		clean = ' ' <= s[i] && s[i] <= '~' && s[i] != '%'
-	}
-	if clean {
-		return s
-	}
-	const hex = "0123456789ABCDEF"
-	b := make([]byte, 0, len(s)+16)
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; ' ' <= c && c <= '~' && c != '%' {
-			b = append(b, c)
-		} else {
-			b = append(b, '%', hex[c>>4], hex[c&15])
-		}
-	}
-	return string(b)
+	return metadata.Pairs(s.logTrailer, log)
 }
 
 // validTextKey reports whether key is a metadata key gRPC sends as text:

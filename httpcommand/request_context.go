@@ -8,6 +8,7 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/faultmark"
+	"github.com/rxhystrix/rxhystrix/internal/keyedcommand"
 )
 
 // LogHeader is the response header Hystrix's request log filter
@@ -55,6 +56,10 @@ func (o logHeaderOption) applyRequestContext(h *requestContextHandler) { h.logHe
 // with the response's headers, so it lists the executions that ended
 // before h first wrote or flushed the response, or before h returned if
 // it wrote nothing; a request that logged nothing by then gets no header.
+// A log that is not printable ASCII (a command key is any UTF-8) goes
+// with each other byte, and each '%', percent-encoded ("B%C3%BCcher"), as
+// a control character would make HTTP/2 drop the header and Go's HTTP/1.1
+// client refuse the response; url.PathUnescape gives the log back.
 // It panics if name is not a valid header field name.
 func WithLogHeader(name string) RequestContextOption {
 	if !httpguts.ValidHeaderFieldName(name) { // net/http drops a bad name silently, when it writes it
@@ -85,10 +90,9 @@ func (h *requestContextHandler) ServeHTTP(w http.ResponseWriter, r *http.Request
 		h.next.ServeHTTP(w, r)
 		return
 	}
-	log := command.RequestLogFrom(ctx)
 	sw := &startWriter{ResponseWriter: w}
 	sw.before = func() {
-		if s := log.String(); s != "" {
+		if s := keyedcommand.LogText(ctx); s != "" {
 			w.Header().Set(h.logHeader, s)
 		}
 	}

@@ -130,3 +130,34 @@ func TestRequestContextPanicsOnBadInput(t *testing.T) {
 		assert.NotPanics(t, func() { WithLogHeader(name) }, "%q", name)
 	}
 }
+
+// A command key is any UTF-8, and a header value is sent as text: the log
+// goes with bytes outside printable ASCII, and '%', percent-encoded, over
+// HTTP/1.1 and HTTP/2 alike, where a control character would make HTTP/2
+// drop the header and the HTTP/1.1 client fail the response.
+func TestRequestContextLogHeaderOfAnyKey(t *testing.T) {
+	for _, http2 := range []bool{false, true} {
+		t.Run(map[bool]string{false: "HTTP/1.1", true: "HTTP/2"}[http2], func(t *testing.T) {
+			r := command.NewRegistry(command.WithClock(clock.NewManual(t0)))
+			defer r.Close()
+			cfg := command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation})
+			odd := command.New("Get\x01Bücher 100%", func(ctx context.Context, id string) (string, error) { return id, nil }, command.WithRegistry(r), cfg)
+			srv := httptest.NewUnstartedServer(RequestContext(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				_, err := odd.Execute(req.Context(), "7")
+				assert.NoError(t, err)
+				io.WriteString(w, "ok")
+			}), WithLogHeader(LogHeader)))
+			srv.EnableHTTP2 = http2
+			srv.StartTLS()
+			defer srv.Close()
+			resp, err := srv.Client().Get(srv.URL)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			assert.Equal(t, http2, resp.ProtoMajor == 2)
+			body, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			assert.Equal(t, "ok", string(body))
+			assert.Equal(t, "Get%01B%C3%BCcher 100%25[SUCCESS][0ms]", resp.Header.Get(LogHeader))
+		})
+	}
+}

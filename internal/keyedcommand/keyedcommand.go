@@ -5,7 +5,8 @@
 // pool the caller names unless its Config names one; and, for the
 // guards that serve a server's incoming calls as commands, the handshake
 // ([Inbound]) by which the server's goroutine waits for the handler that
-// a command's run called, and their configuration ([GuardConfig]).
+// a command's run called, and their configuration ([GuardConfig]); and
+// the request log as both send it in a header or trailer ([LogText]).
 package keyedcommand
 
 import (

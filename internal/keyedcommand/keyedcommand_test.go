@@ -97,3 +97,18 @@ func TestGetWithoutRegistryUsesTheDefault(t *testing.T) {
 	_, ok := command.DefaultRegistry.Config(key)
 	assert.True(t, ok, "made in command.DefaultRegistry")
 }
+
+func TestLogText(t *testing.T) {
+	assert.Equal(t, "", LogText(context.Background()), "no request context")
+	ctx := command.WithRequestContext(context.Background())
+	assert.Equal(t, "", LogText(ctx), "nothing logged")
+	r := command.NewRegistry(command.WithClock(clock.NewManual(time.Unix(0, 0))))
+	defer r.Close()
+	for _, key := range []string{"GetUser", "Get\tUser\x7f", "Bücher 100%"} {
+		c := command.New(key, func(context.Context, int) (int, error) { return 1, nil },
+			command.WithRegistry(r), command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation}))
+		_, err := c.Execute(ctx, 0)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, "GetUser[SUCCESS][0ms], Get%09User%7F[SUCCESS][0ms], B%C3%BCcher 100%25[SUCCESS][0ms]", LogText(ctx))
+}
