@@ -463,8 +463,10 @@ func (b *Breaker) now() int64 { return int64(b.clock.Since(b.epoch)) }
 // opening started, longer than Config.SleepWindow after failed trials
 // when Config.MaxSleepWindow is set, with its Config.SleepWindowJitter;
 // while it is Closed, Config.SleepWindow, the window the next trip will
-// start before its jitter.
+// start before its jitter. A HalfOpen breaker whose trial is overdue
+// re-opens first, as State does, and tells its new window.
 func (b *Breaker) SleepWindow() time.Duration {
+	b.refresh()
 	return time.Duration(b.sleepWindow.Load())
 }
 
@@ -527,7 +529,7 @@ func (b *Breaker) setLocked(w uint64, to State, admitted, successes int, at int6
 			Health: b.lastHealth,
 		}
 		if to == Open {
-			t.SleepWindow = b.SleepWindow()
+			t.SleepWindow = time.Duration(b.sleepWindow.Load()) // under the lock: not SleepWindow, which may take it
 			t.ConsecutiveFailures = b.tripRun
 		}
 		b.hub.publish(t)

@@ -5,7 +5,9 @@ import "time"
 // RetryAfter returns how long until AttemptExecution could let a request
 // through, for the answer to a caller it refused (a server's Retry-After
 // header, say): 0 when it would now, and the rest of the sleep window
-// (SleepWindow) when the breaker is Open. It returns false when that
+// (SleepWindow) when the breaker is Open, 1ns at its very end, where a
+// request is still refused (one is let through after the window, as in
+// Hystrix). It returns false when that
 // depends on what has not happened yet: a HalfOpen breaker whose trials
 // are all out closes or opens again on their results, a breaker forced
 // open stays so until its Config changes, and a Closed breaker that
@@ -22,8 +24,13 @@ func (b *Breaker) RetryAfter() (time.Duration, bool) {
 	cfg := b.cfg.Load()
 	switch stateOf(w) {
 	case Open:
-		elapsed := b.now() - b.openedAt.Load()
-		return time.Duration(max(b.sleepWindow.Load()-elapsed, 0)), true
+		now := b.now()
+		if b.sleepWindowOver(now) {
+			return 0, true
+		}
+		// AttemptExecution admits strictly after the window: at its very
+		// end the rest is 0 but a request would still be refused.
+		return time.Duration(max(b.sleepWindow.Load()-(now-b.openedAt.Load()), 1)), true
 	case HalfOpen:
 		return 0, admittedOf(w) < cfg.HalfOpenTrials
 	}

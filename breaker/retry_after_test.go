@@ -72,3 +72,17 @@ func assertRetryAfter(t *testing.T, b *breaker.Breaker, want time.Duration, want
 	assert.Equal(t, wantOK, ok, msg)
 	assert.Equal(t, want, got, msg)
 }
+
+// At the very end of the sleep window AttemptExecution still refuses (it
+// needs strictly more than SleepWindow), so RetryAfter must not say 0.
+func TestRetryAfterAtTheEndOfTheSleepWindowIsNotZero(t *testing.T) {
+	b, h, clk := newBreaker(t, hystrixTestConfig)
+	h.emit(health(4, 4, 0))
+	clk.Advance(200 * time.Millisecond)
+	d, ok := b.RetryAfter()
+	require.False(t, b.AllowRequest(), "open until strictly after the window")
+	assert.True(t, ok)
+	assert.Positive(t, d, "a caller told to retry at once would be refused")
+	clk.Advance(d)
+	assert.True(t, b.AttemptExecution(), "admitted once RetryAfter has passed")
+}

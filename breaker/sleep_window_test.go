@@ -201,3 +201,13 @@ func TestSleepWindowWithoutJitterDrawsNothing(t *testing.T) {
 	h.emit(health(4, 4, 0))
 	failTrial(t, b, clk, 200*time.Millisecond)
 }
+
+// SleepWindow, like State and RetryAfter, tells the window of a breaker
+// whose trial ran out of its bound, without another call first: the
+// re-opening dates from the bound whoever notices it.
+func TestSleepWindowOfAnOverdueTrialNeedsNoOtherCall(t *testing.T) {
+	b, h, clk := newBreaker(t, growingConfig)
+	loseTrial(t, b, h, clk)
+	assert.Equal(t, 400*time.Millisecond, b.SleepWindow(), "the overdue trial re-opened it with a grown window")
+	assert.Equal(t, breaker.Open, b.State())
+}
