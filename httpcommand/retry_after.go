@@ -51,6 +51,14 @@ const maxRetryAfter = 100 * 365 * 24 * time.Hour
 
 // setRetryAfter gives a guard's refusal the header that tells the client
 // when the command would admit it, d rounded up to whole seconds.
+// It rounds up without adding to d, which near the longest Duration (a
+// breaker's sleep window may be that long) would wrap around to a
+// negative number.
 func setRetryAfter(h http.Header, d time.Duration) {
-	h.Set("Retry-After", strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10))
+	d = max(d, 0)
+	secs := int64(d / time.Second)
+	if d%time.Second != 0 {
+		secs++
+	}
+	h.Set("Retry-After", strconv.FormatInt(secs, 10))
 }

@@ -2,6 +2,7 @@ package httpcommand
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -83,6 +84,18 @@ func TestGuardRefusalsSayWhenToComeBack(t *testing.T) {
 		refused := g.serve("/")
 		assert.Equal(t, http.StatusServiceUnavailable, refused.Code)
 		assert.Equal(t, "30", refused.Header().Get("Retry-After"))
+	})
+	t.Run("the longest sleep window, rounded up without wrapping around", func(t *testing.T) {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
+		g := newGuardHarness(t, h, command.Config{Breaker: breaker.Config{RequestVolumeThreshold: 2, SleepWindow: math.MaxInt64}})
+		g.guard.CircuitBreaker = true
+		for range 2 {
+			g.serve("/")
+		}
+		g.Clock.Advance(500 * time.Millisecond)
+		refused := g.serve("/")
+		assert.Equal(t, http.StatusServiceUnavailable, refused.Code)
+		assert.Equal(t, "9223372037", refused.Header().Get("Retry-After"), "the longest Duration less 500ms, rounded up")
 	})
 	t.Run("the permits: when one frees is not known", func(t *testing.T) {
 		b := newBlocking()
