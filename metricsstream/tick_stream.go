@@ -39,6 +39,13 @@ type tickStream[T any] struct {
 	subs   []*queuedObserver[T] // replaced, never changed in place
 	timer  clock.Timer          // nil while nobody subscribes or the stream rests
 	target *tickTarget[T]       // what timer fires into, one per start; nil with it
+	ticks  uint64               // ticks begun, under mu
+
+	// pushMu orders the values of the ticks: a tick that computed its
+	// value after a later tick had queued its own drops it instead of
+	// queueing it behind the newer one.
+	pushMu sync.Mutex
+	pushed uint64 // the tick whose value was queued last, under pushMu
 }
 
 // tickTarget is what a stream's timer holds of the stream, cut when the
@@ -151,7 +158,9 @@ func (s *tickStream[T]) remove(q *queuedObserver[T]) {
 // delivers the value of now to every subscriber: first queued to all, then
 // drained, so that a subscriber still busy with an earlier value (possible
 // on the real clock, whose ticks run on their own goroutines) neither
-// blocks the others nor loses the order.
+// blocks the others nor loses the order. A tick overtaken by a later one
+// while it computed its value drops that value (counted in drops): the
+// later one's is newer.
 func (s *tickStream[T]) tick(t *tickTarget[T]) {
 	s.mu.Lock()
 	if s.target != t {
@@ -165,12 +174,26 @@ func (s *tickStream[T]) tick(t *tickTarget[T]) {
 		s.timer.Reset(s.next(now).Sub(now))
 	}
 	subs := s.subs
+	s.ticks++
+	seq := s.ticks
 	s.mu.Unlock()
 
 	v := s.value(now)
+	s.pushMu.Lock()
+	if seq < s.pushed {
+		// A later tick overtook this one (each tick of the real clock
+		// runs on a goroutine of its own): its value is newer.
+		s.pushMu.Unlock()
+		if s.drops != nil {
+			s.drops.Add(int64(len(subs)))
+		}
+		return
+	}
+	s.pushed = seq
 	for _, q := range subs {
 		q.push(v)
 	}
+	s.pushMu.Unlock()
 	for _, q := range subs {
 		q.drain()
 	}
