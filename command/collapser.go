@@ -165,7 +165,7 @@ func (c *Collapser[In, Out]) CollapserStatus() metricsstream.CollapserStatus {
 // at in's position, or the batch's error in a *BatchError, or ctx's error
 // when ctx ends first (the request then leaves its batch).
 func (c *Collapser[In, Out]) Execute(ctx context.Context, in In) (Out, error) {
-	return c.await(orBackground(ctx), nil, in)
+	return c.await(orBackground(ctx), nil, in, nil)
 }
 
 // ToObservable returns a cold Observable that adds in to a batch at each

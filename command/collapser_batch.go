@@ -201,8 +201,29 @@ func (b *batcher[In, Out]) execute(bt *batch[In, Out]) {
 	defer bt.cancel()
 	b.mu.Lock()
 	requests := bt.requests
+	// A batch that started full runs on a goroutine of its own: its
+	// request scope may have ended, or every caller left, before it gets
+	// here. It then does not run, and is not counted, as windowClosed and
+	// scopeEnded leave a batch whose scope ended.
+	cancelled := bt.ctx.Err() != nil
+	if cancelled {
+		for _, r := range requests {
+			r.abandoned = true
+		}
+	}
 	b.mu.Unlock()
 	if len(requests) == 0 {
+		return
+	}
+	if cancelled {
+		var zero Out
+		err := bt.ctx.Err()
+		if b.rc != nil && b.rc.ended() {
+			err = c.scopeEnded()
+		}
+		for _, r := range requests {
+			r.res.resolve(zero, err)
+		}
 		return
 	}
 	args := make([]In, len(requests))

@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -349,4 +350,33 @@ func TestCollapserObservableSubscribedTwiceLeavesADroppedResultAlone(t *testing.
 
 	subscribe(c.ToObservable(context.Background(), 1), 1).Discard("user1")
 	assert.Equal(t, []string{"user1"}, d.values(), "told once")
+}
+
+// Zip2 is one of the operators WithDiscard names: a result of
+// ToObservable's Observable, subscribed once, that Zip2 drops because
+// its other side failed goes back, and is discarded. First of a Zip2
+// whose first side is asynchronous calls the second side's Single on
+// the caller's goroutine (Call): that result goes back too.
+func TestCollapserResultDroppedByZipAfterCallIsDiscarded(t *testing.T) {
+	r, mc := newManualRegistry(t)
+	d := &discarded{}
+	b := NewCollapser("ZipB", new(batches).getUsers, WithRegistry(r),
+		WithCollapserConfig(CollapserConfig{Scope: GlobalScope, Delay: time.Millisecond})).WithDiscard(d.discard)
+	failed := errors.New("the other side failed")
+	a := NewCollapser("ZipA", func(context.Context, []int) ([]string, error) { return nil, failed },
+		WithRegistry(r), WithCollapserConfig(CollapserConfig{Scope: GlobalScope}))
+
+	zipped := observable.Zip2(a.ToObservable(context.Background(), 1), b.ToObservable(context.Background(), 1),
+		func(x, y string) string { return x + y })
+	done := make(chan error, 1)
+	go func() {
+		_, err := zipped.First(context.Background())
+		done <- err
+	}()
+	waitFor(t, "both requests to be queued", func() bool { return mc.Pending() >= 2 })
+	mc.Advance(time.Millisecond) // b's batch answers "user1"
+	mc.Advance(DefaultCollapserDelay)
+	err := recv(t, done, "the zip to fail")
+	require.ErrorIs(t, err, failed)
+	assert.Equal(t, []string{"user1"}, d.values(), "the result Zip2 dropped is discarded")
 }

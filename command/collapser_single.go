@@ -26,7 +26,7 @@ type collapsedSingle[In, Out any] struct {
 // Call adds in to a batch and waits for its result, leaving the batch if
 // ctx or ToObservable's context ends first.
 func (s *collapsedSingle[In, Out]) Call(ctx context.Context) (Out, error) {
-	return s.c.await(s.ctx, ctx, s.in)
+	return s.c.await(s.ctx, ctx, s.in, s)
 }
 
 // SubscribeSingle adds in to a batch and tells r its result, or, if the
@@ -95,8 +95,10 @@ func (s *collapsedSingle[In, Out]) gave(req *collapsedRequest[In, Out]) {
 
 // await adds in to a batch and waits for its result, leaving the batch
 // when ctx, or sub if not nil, ends first; a result that has come by
-// then is the caller's.
-func (c *Collapser[In, Out]) await(ctx, sub context.Context, in In) (v Out, err error) {
+// then is the caller's. s, when not nil, is the Single called: it is
+// told the request whose value it returns, as a subscription's is, so
+// that an operator dropping the value gives it back (Discard).
+func (c *Collapser[In, Out]) await(ctx, sub context.Context, in In, s *collapsedSingle[In, Out]) (v Out, err error) {
 	var subDone <-chan struct{}
 	if sub != nil {
 		subDone = sub.Done()
@@ -117,16 +119,27 @@ func (c *Collapser[In, Out]) await(ctx, sub context.Context, in In) (v Out, err 
 	trace.servedFromCache(fromCache)
 	select {
 	case <-r.res.done:
-		return r.b.take(r)
+		return c.took(r, s)
 	case <-ctx.Done():
 		err = ctx.Err()
 	case <-subDone:
 		err = sub.Err()
 	}
 	if r.res.isResolved() {
-		return r.b.take(r)
+		return c.took(r, s)
 	}
 	r.b.leave(r)
 	left = true
+	return v, err
+}
+
+// took is a caller of r receiving its result, which is set; s, when not
+// nil, is the Single whose Call the caller is, told the request of a
+// value it returns.
+func (c *Collapser[In, Out]) took(r *collapsedRequest[In, Out], s *collapsedSingle[In, Out]) (Out, error) {
+	v, err := r.b.take(r)
+	if err == nil && s != nil && c.discard != nil {
+		s.gave(r)
+	}
 	return v, err
 }

@@ -399,6 +399,35 @@ func TestCollapserWindowClosingAfterTheScopeEndedRunsNoBatch(t *testing.T) {
 	assert.Equal(t, metricsstream.EventTotals{}, c.BatchCommand().Metrics().CumulativeCounts())
 }
 
+// A full batch starts in submit and runs on a goroutine of its own; the
+// request scope can end in between. Such a batch fails as a batch whose
+// window closes after the scope ended does: it does not run, and is not
+// counted as a batch (TestCollapserWindowClosingAfterTheScopeEndedRunsNoBatch).
+// The order is played on the batcher directly, as no public call can
+// hold the batch's goroutine back.
+func TestCollapserFullBatchAfterTheScopeEndedIsNotCounted(t *testing.T) {
+	r, mc := newManualRegistry(t)
+	b := &batches{}
+	c := NewCollapser("GetUser", b.getUsers, WithRegistry(r))
+	parent, end := context.WithCancel(context.Background())
+	ctx := WithRequestContext(parent)
+	f := c.Queue(context.WithoutCancel(ctx), 1)
+	bat := c.batcherOf(requestContextOf(ctx))
+	bat.mu.Lock()
+	bt := bat.pending
+	bat.startLocked(bt) // as submit starts a batch that is full
+	bat.mu.Unlock()
+	end()
+	bat.execute(bt) // the batch's goroutine runs only now
+
+	_, err := f.Get(context.Background())
+	assert.ErrorIs(t, err, ErrRequestContextDone)
+	assert.Empty(t, b.all())
+	mc.Advance(time.Second)
+	assert.Zero(t, c.Metrics().CumulativeCount(metricsstream.CollapserBatchExecuted), "BATCH_EXECUTED")
+	assert.Zero(t, c.Metrics().CumulativeCount(metricsstream.CollapserAddedToBatch), "ADDED_TO_BATCH")
+}
+
 // A caller that leaves a started batch does not stop it while others
 // wait; when every caller has left, the batch command's context is
 // cancelled.
