@@ -237,6 +237,9 @@ func TestNewRefusesBadInstanceURLs(t *testing.T) {
 	assert.Empty(t, a.Instances(), "a bad list changes nothing")
 }
 
+// Why an instance cannot be read names it without the password of its
+// URL, as net/http's own errors do: it is shown beside its RedactedURL
+// (cmd/turbine's page, logs).
 func TestAggregatorSaysWhyAnInstanceCannotBeRead(t *testing.T) {
 	notFound := httptest.NewServer(http.NotFoundHandler())
 	defer notFound.Close()
@@ -245,7 +248,13 @@ func TestAggregatorSaysWhyAnInstanceCannotBeRead(t *testing.T) {
 		w.Write([]byte("<html></html>"))
 	}))
 	defer page.Close()
-	a, err := New([]string{notFound.URL + "/hystrix.stream", page.URL + "/"}, WithClock(clock.NewManual(t0)))
+	withPassword := func(srv *httptest.Server, path string) (url, shown string) {
+		host := strings.TrimPrefix(srv.URL, "http://")
+		return "http://ops:s3cret@" + host + path, "http://ops:xxxxx@" + host + path
+	}
+	notFoundURL, notFoundShown := withPassword(notFound, "/hystrix.stream")
+	pageURL, pageShown := withPassword(page, "/")
+	a, err := New([]string{notFoundURL, pageURL}, WithClock(clock.NewManual(t0)))
 	require.NoError(t, err)
 	defer a.Close()
 
@@ -254,8 +263,8 @@ func TestAggregatorSaysWhyAnInstanceCannotBeRead(t *testing.T) {
 		ins := a.Instances()
 		if ins[0].Err != nil && ins[1].Err != nil {
 			byURL := map[string]string{ins[0].URL: ins[0].Err.Error(), ins[1].URL: ins[1].Err.Error()}
-			assert.Equal(t, notFound.URL+"/hystrix.stream answered 404 Not Found", byURL[notFound.URL+"/hystrix.stream"])
-			assert.Equal(t, page.URL+`/ answered "text/html", not an event stream`, byURL[page.URL+"/"])
+			assert.Equal(t, notFoundShown+" answered 404 Not Found", byURL[notFoundURL])
+			assert.Equal(t, pageShown+` answered "text/html", not an event stream`, byURL[pageURL])
 			return
 		}
 		require.False(t, time.Now().After(deadline), "no error reported: %+v", ins)

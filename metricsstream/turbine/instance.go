@@ -77,7 +77,7 @@ func (a *Aggregator) read(ctx context.Context, in *instance) error {
 	defer idle.Stop()
 	err := a.readStream(readCtx, in, idle)
 	if ctx.Err() == nil && readCtx.Err() != nil {
-		return fmt.Errorf("%s wrote nothing for %v", in.url, a.staleAfter)
+		return fmt.Errorf("%s wrote nothing for %v", redacted(in.url), a.staleAfter)
 	}
 	return err
 }
@@ -96,10 +96,10 @@ func (a *Aggregator) readStream(ctx context.Context, in *instance, idle clock.Ti
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s answered %s", in.url, resp.Status)
+		return fmt.Errorf("%s answered %s", redacted(in.url), resp.Status)
 	}
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
-		return fmt.Errorf("%s answered %q, not an event stream", in.url, ct)
+		return fmt.Errorf("%s answered %q, not an event stream", redacted(in.url), ct)
 	}
 	a.mu.Lock()
 	in.connected, in.err = true, nil
@@ -130,7 +130,7 @@ func (a *Aggregator) readStream(ctx context.Context, in *instance, idle clock.Ti
 				data = append(data, '\n')
 			}
 			if len(data)+len(v) > maxEventBytes {
-				return fmt.Errorf("%s wrote an event of more than %d bytes", in.url, maxEventBytes)
+				return fmt.Errorf("%s wrote an event of more than %d bytes", redacted(in.url), maxEventBytes)
 			}
 			data = append(data, v...)
 		}
