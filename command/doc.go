@@ -144,9 +144,9 @@
 //     the permits: a refusal is RATE_LIMITED, not
 //     counted in health, and answered by the fallback. It rejects at once,
 //     or waits up to MaxWait on the goroutine that admits the execution
-//     (which, for a pool-isolated Queue, is the caller's); a caller that
-//     leaves while it waits ends the execution CANCELLED, its place given
-//     back.
+//     (the caller's for Execute and First; Queue and Observe return at
+//     once and the execution waits on its own); a caller that leaves
+//     while it waits ends the execution CANCELLED, its place given back.
 //
 // An ObservableCommand's stream is retried, hedged and rate limited as a
 // Command's call is, with two rules more: an attempt that has emitted a

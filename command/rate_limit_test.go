@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // An execution whose start was read before others took the places up to
@@ -161,4 +162,41 @@ func TestRateLimitBurstLoweredLive(t *testing.T) {
 	assert.Equal(t, "user-1", v, "one token back after 1/rate")
 	assert.Equal(t, evs("SUCCESS"), h.events())
 	h.noMoreCompletions()
+}
+
+// Queue never blocks its caller, in either isolation, also while its
+// execution waits for a rate limit's token (RateLimitConfig.MaxWait's
+// doc): the Future is returned at once, and the execution waits on its
+// own until the token comes.
+func TestRateLimitQueueReturnsWhileItsExecutionWaits(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h, spy := newSpiedHarness(t)
+			c := New("Waiting", succeedRun, WithRegistry(h.reg), WithConfig(Config{
+				Isolation: iso,
+				Timeout:   -1,
+				RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 150 * time.Millisecond},
+			}))
+			_, err := c.Execute(context.Background(), 1)
+			require.NoError(t, err)
+			h.completion()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			queued := make(chan *observable.Future[string], 1)
+			go func() { queued <- c.Queue(ctx, 1) }()
+			recv(t, spy.armed, "the wait for a token")
+			f := recv(t, queued, "Queue to return before the token comes")
+			select {
+			case <-f.Done():
+				t.Fatal("the execution ended before its token came")
+			default:
+			}
+			h.clock.Advance(100 * time.Millisecond)
+			v, err := f.Get(context.Background())
+			require.NoError(t, err)
+			assert.Equal(t, userName(1), v)
+			assert.Equal(t, evs("SUCCESS"), h.events())
+			h.noMoreCompletions()
+		})
+	}
 }

@@ -100,9 +100,9 @@ type RateLimitConfig struct {
 	// once (a timeout after the wait would count against the breaker,
 	// where RATE_LIMITED does not); 0 rejects at once. The
 	// wait is on the goroutine that admits the execution: the caller's
-	// for Execute, First and Queue under semaphore isolation, the
-	// caller's for a pool-isolated Queue (which then does not return
-	// until admitted).
+	// for Execute and First; Queue and Observe, which never block their
+	// caller, return at once in either isolation, and their execution
+	// waits for its token on its own.
 	MaxWait time.Duration
 }
 

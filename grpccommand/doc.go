@@ -156,7 +156,11 @@
 //
 // A stream is one execution from its opening to its end: its messages
 // are not commands of their own, its latency is its life, and it has no
-// fallback, retry or hedge, since the caller has used what it sent.
-// gRPC's own retry policy (the service config) retries inside an
-// attempt, where the command sees one call; use one or the other.
+// fallback (there is no reply to fill) and no hedge (a key that hedges
+// makes one attempt of a stream). It is retried only until it is
+// committed, as gRPC retries a stream: never after its first reply, nor
+// once what the caller sent outgrows the retry buffer (see
+// [StreamClientInterceptor]). gRPC's own retry policy (the service
+// config) retries inside an attempt, where the command sees one call;
+// use one or the other.
 package grpccommand
