@@ -157,14 +157,16 @@ func (w *callWait) arm(d int64) (reached bool) {
 
 // timeUp is the caller's timer firing: it times out the waiting caller if
 // its deadline has passed, re-arms itself at that deadline if not, and
-// stays unarmed if no caller waits.
+// stays unarmed if no caller waits or the caller waits without one.
 func (w *callWait) timeUp() {
 	c := w.clock
 	w.mu.Lock()
 	w.armedFor.Store(0)
 	d := w.waitUntil.Load()
 	late := d != 0 && clock.UnixNano(c) >= d
-	if d != 0 && !late {
+	// A caller without a deadline (math.MaxInt64) leaves the timer
+	// unarmed: it would never fire.
+	if d != 0 && d != math.MaxInt64 && !late {
 		w.armedFor.Store(d)
 		late = clock.ResetAt(c, w.timer, time.Unix(0, d))
 	}

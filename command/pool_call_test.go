@@ -2,11 +2,13 @@ package command
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"testing"
 	"time"
 	"weak"
 
+	"github.com/rxhystrix/rxhystrix/internal/clock"
 	"github.com/rxhystrix/rxhystrix/internal/ctxend"
 	"github.com/rxhystrix/rxhystrix/observable"
 	"github.com/stretchr/testify/assert"
@@ -239,4 +241,27 @@ func TestArmedPoolCallTimerKeepsNoCommandAlive(t *testing.T) {
 		runtime.GC()
 	}
 	assert.Nil(t, ref.Value(), "the command is still reachable")
+}
+
+// A wait with no deadline (math.MaxInt64, which until says arms no
+// timer) during which the timer of an earlier, timed use of the callWait
+// fires leaves the timer unarmed: re-arming it at that deadline would set
+// it for the year 2262, keeping the callWait, and the timer, for ever
+// once its call is gone, where the type's doc promises at most one
+// timeout after the call's last use.
+func TestCallWaitWithoutDeadlineDoesNotRearmTheTimer(t *testing.T) {
+	mc := clock.NewManual(requestT0)
+	w := newCallWait(mc)
+
+	w.wake <- wakeDone // the run returned in time
+	assert.Equal(t, wakeDone, w.until(mc.Now().Add(time.Second).UnixNano(), nil))
+	assert.Equal(t, 1, mc.Pending(), "the timer stays armed for the timed use")
+
+	r := make(chan wakeReason, 1)
+	go func() { r <- w.until(math.MaxInt64, nil) }()
+	waitFor(t, "the untimed wait", func() bool { return w.waitUntil.Load() == math.MaxInt64 })
+	mc.Advance(2 * time.Second) // the earlier use's timer fires during the wait
+	w.wake <- wakeDone
+	assert.Equal(t, wakeDone, recv(t, r, "the wait's end"))
+	assert.Equal(t, 0, mc.Pending(), "no timer armed for a deadline that never comes")
 }
