@@ -106,6 +106,14 @@ func (c *cachedResult[Out]) join() bool {
 	return true
 }
 
+// wasAbandoned reports whether every caller left before the result, the
+// shared execution being cancelled for it.
+func (c *cachedResult[Out]) wasAbandoned() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.abandoned
+}
+
 // leave is a caller going away before the result; the last one cancels
 // the shared execution and takes the entry out of the cache.
 func (c *cachedResult[Out]) leave() {
@@ -220,7 +228,10 @@ func executeCached[In, Out any](ctx context.Context, ex executor[In, Out], rc *r
 		// leaving must still be noticed meanwhile.
 		stop := context.AfterFunc(ctx, entry.leave)
 		startShared(ex, entry, in)
-		if left := !stop(); (left && !entry.res.isResolved()) || (!left && !entry.wait(ctx)) {
+		// A caller that left before the result, or whose leaving
+		// abandoned the shared execution (its result is then that
+		// cancellation, context.Canceled), gets its own context's error.
+		if left := !stop(); (left && (!entry.res.isResolved() || entry.wasAbandoned())) || (!left && !entry.wait(ctx)) {
 			return v, ctx.Err(), true
 		}
 		v, err = entry.res.result()
@@ -246,8 +257,18 @@ func executeCached[In, Out any](ctx context.Context, ex executor[In, Out], rc *r
 func cachedObservable[In, Out any](ex executor[In, Out], rc *requestContext, callerCtx context.Context, in In, cacheKey string) observable.Observable[Out] {
 	k := ex.state()
 	return observable.Create(func(subCtx context.Context, o observable.Observer[Out]) {
-		entry, owner, ok := joinCache[Out](callerCtx, rc, requestCacheKey{key: k.key, cacheKey: cacheKey})
+		var entry *cachedResult[Out]
+		var owner bool
+		ok := callerCtx.Err() == nil
+		if ok {
+			entry, owner, ok = joinCache[Out](callerCtx, rc, requestCacheKey{key: k.key, cacheKey: cacheKey})
+		}
 		if !ok {
+			// The entry holds another type's values, or the caller has
+			// left already: an execution of the subscriber's own, which
+			// in the second case ends CANCELLED with nothing run. A
+			// shared one would run on this goroutine under semaphore
+			// isolation before the caller's leaving reached it.
 			var rec executionRecorder
 			if log := rc.logFor(k); log != nil {
 				rec = log

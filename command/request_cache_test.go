@@ -755,3 +755,64 @@ func TestRequestCacheHitOfAHedgedCallShowsTheWinner(t *testing.T) {
 	require.Len(t, log, 3)
 	assert.Equal(t, "HedgedCached[SUCCESS, RESPONSE_FROM_CACHE, HEDGED]", log[2], "the hit shows the execution it served")
 }
+
+// The first caller of a cache key, whose Execute runs the shared
+// execution, gets its own context's error when that context's deadline
+// passes while run runs, context.DeadlineExceeded and not the
+// context.Canceled with which its leaving cancelled the shared execution,
+// as Execute's documentation promises and as an uncached Execute does
+// (TestCallerPastItsDeadlineGetsDeadlineExceeded).
+func TestCachedOwnerPastItsDeadlineGetsDeadlineExceeded(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			started := make(chan struct{}, 1)
+			c := New("CachedPastDeadline", func(ctx context.Context, id int) (string, error) {
+				started <- struct{}{}
+				<-ctx.Done()
+				return "", ctx.Err()
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithCacheKey(itoa)
+			req := WithRequestContext(context.Background())
+			ctx := &expiringContext{Context: req, done: make(chan struct{})}
+			call := goCall(func() (string, error) { return c.Execute(ctx, 1) })
+			recv(t, started, "the run to start")
+			ctx.expire()
+			res := awaitCall(t, call)
+			assert.ErrorIs(t, res.err, context.DeadlineExceeded)
+			assert.NotErrorIs(t, res.err, context.Canceled)
+		})
+	}
+}
+
+// A subscription to a cached command's Observable whose caller's context
+// (the one ToObservable was given) has ended runs nothing, as one to an
+// uncached command's does (core.subscribe: CANCELLED with nothing taken),
+// and as Execute does: under semaphore isolation the cache ran the
+// shared execution on the subscribing goroutine before the caller's
+// leaving, told on another goroutine, could reach it.
+func TestCachedSubscriptionOfALeftCallerRunsNothing(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			r, _ := newManualRegistry(t)
+			ran := make(chan struct{}, 1)
+			key := "CachedLeftCaller" + iso.String()
+			c := New(key, func(ctx context.Context, id int) (int, error) {
+				ran <- struct{}{}
+				return id, nil
+			}, WithRegistry(r), WithConfig(Config{Isolation: iso, Timeout: -1})).WithCacheKey(itoa)
+			req := WithRequestContext(context.Background())
+			caller, cancel := context.WithCancel(req)
+			cancel()
+
+			_, err := c.ToObservable(caller, 1).Last(context.Background())
+			assert.ErrorIs(t, err, context.Canceled)
+			select {
+			case <-ran:
+				t.Error("run ran for a caller that had left")
+			default:
+			}
+			waitFor(t, "the execution logged", func() bool { return RequestLogFrom(req).Len() == 1 })
+			assert.Equal(t, []string{key + "[CANCELLED]"}, displays(RequestLogFrom(req)))
+		})
+	}
+}
