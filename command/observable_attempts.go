@@ -44,6 +44,20 @@ type streamAttempts[In, Out any] struct {
 	hedging atomic.Int64
 }
 
+// giveBackUnreplayed gives back the place in the retry budget of the
+// retry granted to a first round made before the rounds (madeFirst), when
+// the rounds were never subscribed, their subscriber having left before:
+// their end (giveBack) would have given it back, and nothing else does.
+// The first round tells its failure again on the subscribing goroutine
+// (replayed), so a replay still there once the subscription has returned
+// was never told.
+func (a *streamAttempts[In, Out]) giveBackUnreplayed() {
+	if a.replay != nil {
+		a.replay = nil
+		a.giveBack()
+	}
+}
+
 // permitHedge is the hedge policy's Permit: a place in the key's retry
 // budget for a hedge, held until its execution takes it over.
 func (a *streamAttempts[In, Out]) permitHedge() bool {
@@ -133,6 +147,7 @@ func (a *streamAttempts[In, Out]) subscribeRounds(subCtx context.Context, o obse
 		attempts = attempts.Finally(a.giveBack)
 	}
 	attempts.Subscribe(subCtx, o)
+	a.giveBackUnreplayed()
 }
 
 // Discard hands v, a value of an attempt that nobody receives (the

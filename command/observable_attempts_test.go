@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	ms "github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -529,4 +531,35 @@ func TestObservableCommandHedgeLosingBeforeItBeginsGivesItsPlaceBack(t *testing.
 			h.stepUntil("every hedge's place given back", func() bool { return h.state("HedgeLate").retrying.Load() == 0 })
 		})
 	}
+}
+
+// A retry granted to First's first attempt of an ObservableCommand holds
+// a place in the key's retry budget; a subscriber that leaves before the
+// retries are subscribed must not keep that place for ever, or a few such
+// calls use the budget up and the key never retries again.
+func TestObservableCommandFirstLeavingAfterARetryIsGrantedGivesItsPlaceBack(t *testing.T) {
+	h, _ := newSpiedHarness(t)
+	var made atomic.Int32
+	c := NewObservable("LeavesAtOnce", flakyStream(100, &made), WithRegistry(h.reg), WithConfig(Config{
+		Isolation: PoolIsolation, // First then makes its first attempt through call
+		Timeout:   -1,
+		Retry:     RetryConfig{MaxAttempts: 3, Backoff: exactBackoff},
+	})).WithFallbackObservable(func(context.Context, int, error) observable.Observable[bool] {
+		return observable.Just(false)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The subscriber leaves just after the first attempt failed and was
+	// granted its retry: as its Completion is published.
+	publish := h.reg.onCompletion
+	h.reg.onCompletion = func(c *ms.Completion) {
+		publish(c)
+		cancel()
+	}
+	_, err := c.ToObservable(context.Background(), 1).First(ctx)
+	assert.True(t, errors.Is(err, context.Canceled), "got %v", err)
+	assert.Equal(t, evs("FAILURE"), h.events())
+	assert.Equal(t, int32(1), made.Load())
+	h.stepUntil("the retry's place given back", func() bool { return h.state("LeavesAtOnce").retrying.Load() == 0 })
+	require.Zero(t, h.state("LeavesAtOnce").retrying.Load())
 }

@@ -91,7 +91,9 @@ func (x *observableExecution[In, Out]) firstRetrying(subCtx context.Context, cfg
 	}
 	a := x.newAttempts(cfg)
 	a.madeFirst(err, first)
-	return observable.FromProducer[Out](subscribedRounds[In, Out]{a}).First(subCtx)
+	v, err = observable.FromProducer[Out](subscribedRounds[In, Out]{a}).First(subCtx)
+	a.giveBackUnreplayed() // First left before it subscribed the rounds
+	return v, err
 }
 
 // completedEmpty reports whether err is the answer of First's execution
