@@ -130,6 +130,12 @@ func (l *rateLimiter) reserve(now int64, clock func() int64, maxWait time.Durati
 			}
 			return now, wait, ratePlace{}, false
 		}
+		if at > math.MaxInt64-p.interval {
+			// The next place would be past the longest time, and wrap
+			// around to the past: none is taken, however long the
+			// execution may wait (a MaxWait of "for ever" at a tiny rate).
+			return now, time.Duration(math.MaxInt64), ratePlace{}, false
+		}
 		if next := at + p.interval; l.tat.CompareAndSwap(tat, next) {
 			return now, wait, ratePlace{found: tat, left: next}, true
 		}

@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -198,5 +199,28 @@ func TestRateLimitQueueReturnsWhileItsExecutionWaits(t *testing.T) {
 			assert.Equal(t, evs("SUCCESS"), h.events())
 			h.noMoreCompletions()
 		})
+	}
+}
+
+// A tiny rate with a MaxWait long enough to mean "wait however long it
+// takes" takes places further and further ahead; the place after the
+// last one that fits in an int64 must not wrap around to the past, where
+// it would admit an execution at once and reset the bucket.
+func TestRateLimiterPlacesPastTheLongestTimeAreRefused(t *testing.T) {
+	l := &rateLimiter{tat: new(atomic.Int64)}
+	l.params.Store(paramsOf(RateLimitConfig{Enabled: true, Rate: 1e-12, Burst: 1})) // one place per maxRateSpan
+	now := harnessStart.UnixNano()
+	clock := func() int64 { return now }
+	forever := time.Duration(math.MaxInt64)
+	last := time.Duration(-1)
+	for i := range 12 {
+		_, wait, _, ok := l.reserve(now, clock, forever)
+		if !ok {
+			assert.Positive(t, i, "the first place is free")
+			continue
+		}
+		assert.Greater(t, wait, last, "place %d: each place is after the last", i)
+		assert.GreaterOrEqual(t, l.tat.Load(), now, "place %d: the next place is not in the past", i)
+		last = wait
 	}
 }
