@@ -78,6 +78,12 @@ func (e *engine) configure(name string, s *Settings) {
 		logf("hystrix: ConfigureCommand(%q): %v", name, err)
 		return
 	}
+	// Under mu, which makes cores: a core made meanwhile would otherwise
+	// size its pool by the settings before these, after this call sized
+	// it by these; and of two calls for one name, the pool and the
+	// command could each keep a different one's.
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.settingsMu.Lock()
 	e.settings[name] = s
 	e.settingsMu.Unlock()
@@ -92,9 +98,7 @@ func (e *engine) configure(name string, s *Settings) {
 	if err != nil {
 		logf("hystrix: ConfigureCommand(%q): %v", name, err)
 	}
-	e.mu.Lock()
 	if c := e.cores[name]; c != nil {
 		c.maxConcurrent.Store(int64(s.MaxConcurrentRequests))
 	}
-	e.mu.Unlock()
 }

@@ -3,6 +3,8 @@ package hystrix
 import (
 	"encoding/json"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -127,5 +129,48 @@ func TestCommandConfigJSON(t *testing.T) {
 	}
 	if want := (CommandConfig{1, 2, 3, 4, 5}); !reflect.DeepEqual(c, want) {
 		t.Fatalf("decoded %+v; want %+v", c, want)
+	}
+}
+
+// poolCoreSize runs one command of name, so that its pool exists, and
+// returns the pool's size.
+func poolCoreSize(t *testing.T, e *engine, name string) int {
+	t.Helper()
+	if err := Do(name, func() error { return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	p, ok := e.reg.Metrics().LookupPool(keyOf(name))
+	if !ok {
+		t.Fatalf("no pool for %q", name)
+	}
+	return p.Snapshot().Status.CoreSize
+}
+
+// A ConfigureCommand racing a name's first use must leave the pool the
+// size the settings say, whichever comes first.
+func TestConfigureRacingFirstUseKeepsPoolSize(t *testing.T) {
+	var spin atomic.Int64
+	for i := range 2000 {
+		e, _, restore := swapEngine()
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		wg.Add(2)
+		go func() { defer wg.Done(); <-start; GetCircuit("race") }()
+		go func() {
+			defer wg.Done()
+			<-start
+			for range i % 400 { // scans the offsets between the two
+				spin.Add(1)
+			}
+			ConfigureCommand("race", CommandConfig{MaxConcurrentRequests: 3})
+		}()
+		close(start)
+		wg.Wait()
+		want := GetCircuitSettings()["race"].MaxConcurrentRequests
+		got := poolCoreSize(t, e, "race")
+		restore()
+		if got != want {
+			t.Fatalf("iteration %d: pool size %d; settings say %d", i, got, want)
+		}
 	}
 }
