@@ -78,7 +78,9 @@ func (e *engine) coreFor(name string) *core {
 		}
 		var err error
 		if c.runC != nil {
-			err = c.runC(ctx)
+			runCtx, returned := runContextOf(ctx)
+			err = c.runC(runCtx)
+			returned()
 		} else {
 			err = c.run()
 		}

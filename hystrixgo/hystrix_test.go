@@ -3,6 +3,9 @@ package hystrix
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"sync/atomic"
 	"testing"
@@ -441,5 +444,70 @@ func TestNamesKeepTheirOwnCircuits(t *testing.T) {
 	}
 	if err := Do(`""`, func() error { return nil }, nil); err != nil {
 		t.Fatalf(`Do("\"\"") = %v; want nil`, err)
+	}
+}
+
+// hystrix-go hands run the caller's context, which lives on after run
+// returns: a run that returns an *http.Response made with it leaves its
+// body to be read after Do returns. Here run's context is cancelled at
+// the timeout and when the caller leaves, and must not be when run has
+// returned in time.
+func TestRunContextLivesOnAfterRunReturns(t *testing.T) {
+	testEngine(t)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.(http.Flusher).Flush() // the headers go before the body
+		<-release
+		io.WriteString(w, "body")
+	}))
+	defer srv.Close()
+	defer srv.Client().CloseIdleConnections()
+	var resp *http.Response
+	var kept context.Context
+	err := DoC(context.Background(), "keep", func(ctx context.Context) error {
+		kept = ctx
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+		if err != nil {
+			return err
+		}
+		resp, err = srv.Client().Do(req)
+		return err
+	}, nil)
+	close(release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	// The body is read after DoC returned, as hystrix-go's users do.
+	if b, err := io.ReadAll(resp.Body); err != nil || string(b) != "body" {
+		t.Fatalf("reading the body after DoC returned: %q, %v; want \"body\"", b, err)
+	}
+	if err := kept.Err(); err != nil {
+		t.Fatalf("after run returned in time its context's Err = %v; want nil", err)
+	}
+	select {
+	case <-kept.Done():
+		t.Fatal("after run returned in time its context is done")
+	default:
+	}
+
+	// The caller's leaving still cancels run's context while run runs.
+	ctx, cancel := context.WithCancel(context.Background())
+	h := newHang()
+	defer close(h.release)
+	var runCtx atomic.Value
+	ch := doAsync(ctx, "keep", func(ctx context.Context) error {
+		runCtx.Store(ctx)
+		h.started <- struct{}{}
+		<-ctx.Done()
+		return ctx.Err()
+	}, nil)
+	h.wait(t, 1)
+	cancel()
+	if err := await(t, ch); err != context.Canceled {
+		t.Fatalf("DoC = %v; want context.Canceled", err)
+	}
+	if err := runCtx.Load().(context.Context).Err(); err != context.Canceled {
+		t.Fatalf("run's context Err = %v once the caller left; want context.Canceled", err)
 	}
 }
