@@ -34,7 +34,11 @@ func (o Observable[T]) Last(ctx context.Context) (T, error) {
 	c := &collector[T]{discard: discarderOf(o)}
 	c.init(ctx)
 	o.run(&c.scope, c)
-	return c.wait()
+	v, err := c.wait()
+	if c.discard != nil && c.state.Load() != scopeDone {
+		c.dropHeld() // ended before the source terminated, as ToSlice's
+	}
+	return v, err
 }
 
 // ToSlice subscribes and waits for the Observable to terminate. It returns
@@ -76,9 +80,51 @@ type collector[T any] struct {
 	first   bool // end at the first value
 	has     bool // value holds a value
 	// discard is the source's Discarder, or nil: it takes a value that
-	// comes once the subscription has ended, and one that a later value
-	// replaces (Last).
+	// comes once the subscription has ended, one that a later value
+	// replaces (Last), and the one held when the source fails or the
+	// subscription ends before the source terminates.
 	discard Discarder[T]
+	// With a discard, busy marks a value or an error being written by a
+	// collector that holds its last value (Last, Future), and heldEnd is
+	// the hook that hands the value held to discard when the
+	// subscription ends before the source terminated, as sliceCollector
+	// hands back what it collected.
+	busy    atomic.Bool
+	heldEnd hook
+}
+
+// discardHeldOnEnd arranges, for a collector that holds its last value
+// and has a Discarder, and no waiter that sees the subscription end (a
+// Future's), for the value held when the subscription ends before the
+// source terminated to go to the Discarder.
+func (c *collector[T]) discardHeldOnEnd() {
+	if c.discard == nil || c.first {
+		return
+	}
+	c.heldEnd.target = (*heldDropper[T])(c)
+	c.addHook(&c.heldEnd)
+}
+
+// heldDropper is a collector as the hook that drops its held value.
+type heldDropper[T any] collector[T]
+
+func (h *heldDropper[T]) scopeEnded(error) {
+	if c := (*collector[T])(h); c.state.Load() != scopeDone {
+		c.dropHeld()
+	}
+}
+
+// dropHeld hands the value held by a subscription that ended before its
+// source terminated to the Discarder. A write that saw the subscription
+// live finishes before the value is read; a later one finds it ended and
+// drops its own value.
+func (c *collector[T]) dropHeld() {
+	for c.busy.Load() {
+		runtime.Gosched()
+	}
+	if c.has {
+		c.drop(c.value)
+	}
 }
 
 func (c *collector[T]) OnNext(v T) {
@@ -90,14 +136,25 @@ func (c *collector[T]) OnNext(v T) {
 		}
 		return
 	}
-	if !c.live() {
-		c.drop(v)
+	if c.discard == nil {
+		if c.live() {
+			c.value, c.has = v, true
+		}
 		return
 	}
-	if c.has {
-		c.drop(c.value) // Last keeps only the last
+	c.busy.Store(true)
+	live := c.live()
+	old, replaced := c.value, c.has && live
+	if live {
+		c.value, c.has = v, true
 	}
-	c.value, c.has = v, true
+	c.busy.Store(false)
+	if replaced {
+		c.drop(old) // Last keeps only the last
+	}
+	if !live {
+		c.drop(v)
+	}
 }
 
 // keep makes v First's result, and reports whether it is: false if the
@@ -115,6 +172,24 @@ func (c *collector[T]) drop(v T) {
 }
 
 func (c *collector[T]) OnError(err error) {
+	if c.discard != nil && !c.first {
+		// The value held is nobody's: it goes back, once, here or, if
+		// the subscription ends meanwhile, by heldEnd.
+		c.busy.Store(true)
+		if c.state.Load() != scopeLive {
+			c.busy.Store(false)
+			return
+		}
+		var zero T
+		held, had := c.value, c.has
+		c.value, c.has, c.failure = zero, false, err
+		c.busy.Store(false)
+		c.endAs(scopeDone)
+		if had {
+			c.drop(held)
+		}
+		return
+	}
 	if c.state.Load() == scopeLive {
 		var zero T
 		c.value, c.failure = zero, err

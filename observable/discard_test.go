@@ -343,8 +343,13 @@ func TestFromProducerDiscardsWhatComesAfterItsSubscriptionEnded(t *testing.T) {
 			}()
 		}}
 		var got callLog
-		sub := FromProducer[int](p).SubscribeFunc(context.Background(), func(v int) { got.add(fmt.Sprint(v)) }, nil, nil)
+		seen := make(chan struct{}, 1)
+		sub := FromProducer[int](p).SubscribeFunc(context.Background(), func(v int) {
+			got.add(fmt.Sprint(v))
+			seen <- struct{}{}
+		}, nil, nil)
 		emit <- 1
+		<-seen // 1 is received before the subscription ends
 		sub.Unsubscribe()
 		emit <- 2
 		close(emit)
@@ -502,4 +507,54 @@ func TestSubscribeHandsAValueThatComesAfterTheEndToTheSingle(t *testing.T) {
 	sub.Unsubscribe()
 	close(late.answer)
 	assert.Equal(t, []string{"6"}, late.awaitDiscards(t, 1))
+}
+
+// Last and a Future hold the latest value of a Discarder Producer until
+// the source terminates: when it fails instead, nobody receives that
+// value, which goes back to the Producer's Discard as every value Last
+// drops does.
+func TestLastDiscardsTheValueItHeldWhenTheSourceFails(t *testing.T) {
+	p := &ownedProducer{produce: func(_ int, _ context.Context, o Observer[int]) {
+		o.OnNext(1)
+		o.OnNext(2)
+		o.OnError(errBoom)
+	}}
+	v, err := FromProducer[int](p).Last(context.Background())
+	require.ErrorIs(t, err, errBoom)
+	assert.Zero(t, v)
+	assert.Equal(t, []string{"1", "2"}, p.discarded.get(), "the value replaced, and the one held")
+
+	p = &ownedProducer{produce: p.produce}
+	v, err = FromProducer[int](p).ToFutureOn(context.Background(), Immediate).Get(context.Background())
+	require.ErrorIs(t, err, errBoom)
+	assert.Zero(t, v)
+	assert.Equal(t, []string{"1", "2"}, p.discarded.get(), "a Future's too")
+}
+
+// So does the value Last held when its context ends first, as ToSlice
+// hands back what it had collected.
+func TestLastDiscardsTheValueItHeldWhenItsContextEnds(t *testing.T) {
+	collected := make(chan struct{})
+	p := &ownedProducer{produce: func(_ int, _ context.Context, o Observer[int]) {
+		o.OnNext(1)
+		o.OnNext(2)
+		close(collected)
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-collected
+		cancel()
+	}()
+	v, err := FromProducer[int](p).Last(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Zero(t, v)
+	assert.Equal(t, []string{"1", "2"}, p.discarded.get())
+
+	// A Future cancelled once it holds a value.
+	p = &ownedProducer{produce: func(_ int, _ context.Context, o Observer[int]) { o.OnNext(3) }}
+	f := FromProducer[int](p).ToFutureOn(context.Background(), Immediate)
+	f.Cancel()
+	_, err = f.Get(context.Background())
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, []string{"3"}, p.discarded.get())
 }

@@ -64,6 +64,8 @@ func (o Observable[T]) ToFutureOn(ctx context.Context, sch Scheduler) *Future[T]
 		subscribeOn(s, sch, &f.c.scope, (*futureSink[T])(f), &f.u)
 		return f
 	}
+	f.c.discard = discarderOf(o)
+	f.c.discardHeldOnEnd()
 	if err := sch.Schedule(&f.c.scope, f.run(o)); err != nil {
 		f.c.OnError(err)
 	}
