@@ -176,11 +176,10 @@ func (call *poolCall[In, Out]) runFor(s *subscription[In, Out], p *pool, start i
 		return
 	}
 	ctx, in := call.ctx, call.in
-	starts := s.starting(start) // s forgets the call first, so that it cannot take out of the queue the call's next use
+	starts := s.starting(p, start) // s forgets the call first, so that it cannot take out of the queue the call's next use
 	call.recycle()
 	if !starts {
-		p.release()
-		return
+		return // s gave the slot back
 	}
 	s.runOnWorker(p, ctx, in)
 }

@@ -672,3 +672,55 @@ func TestPerCallPoolIsKeptItsIdleTimeoutAfterALongRunReturns(t *testing.T) {
 	h.clock.Advance(time.Millisecond)
 	assert.Zero(t, h.reg.PoolCount(), "idle for its IdleTimeout since its run returned")
 }
+
+// A run that timed out while it waited in the pool's queue, found so by
+// the worker that took it before the timeout's timer fired, gets the
+// fallback without the pool slot: the slot the worker took for the run
+// goes back before the fallback runs, as it does when the timer fires
+// first or when run returns (runOnWorker frees it before the execution is
+// concluded). A fallback must not count against the pool's CoreSize.
+func TestQueuedRunTimedOutFindsFallbackWithoutPoolSlot(t *testing.T) {
+	h := newHarness(t)
+	require.NoError(t, h.reg.ConfigurePool("P", PoolConfig{CoreSize: 1, MaxQueueSize: 5}))
+	blocker := newGate()
+	defer blocker.release()
+	b := New("Blocker", func(ctx context.Context, _ int) (string, error) {
+		return "blocked", blocker.wait(ctx, false)
+	}, WithRegistry(h.reg), WithConfig(Config{Pool: "P", Timeout: -1}))
+	first := goCall(func() (string, error) { return b.Execute(context.Background(), 1) })
+	blocker.arrived(t)
+
+	fbEntered := make(chan struct{}, 1)
+	fbGate := make(chan struct{})
+	c := New("Slow", succeedRun, WithRegistry(h.reg), WithConfig(Config{Pool: "P", Timeout: 100 * time.Millisecond})).
+		WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+			fbEntered <- struct{}{}
+			<-fbGate
+			return "fb", nil
+		})
+
+	// Due with the run's timeout, and armed before it: it fires first, and
+	// frees the slot, so that the worker takes the run from the queue
+	// before the timeout's timer fires.
+	activeDuringFallback := int64(-1)
+	h.clock.AfterFunc(100*time.Millisecond, func() {
+		blocker.release()
+		recv(t, fbEntered, "the fallback to start")
+		activeDuringFallback = h.pool("P").active()
+		close(fbGate)
+	})
+	// A subscription, which no waiter takes over (see Command.Queue).
+	second := subscribeAll(context.Background(), observable.Map(c.ToObservable(context.Background(), 2), func(v string) string { return v }))
+	h.waitQueued(t, "P", 1)
+	h.clock.Advance(100 * time.Millisecond)
+
+	values, err := second.wait(t)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"fb"}, values)
+	awaitCall(t, first)
+	assert.Zero(t, activeDuringFallback, "pool slots taken while the fallback of a run that never started ran")
+	for range 2 {
+		h.completion()
+	}
+	h.waitIdle(t, "P")
+}

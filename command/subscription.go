@@ -211,13 +211,17 @@ func (s *subscription[In, Out]) submit() {
 	yieldSometimes()
 }
 
-// starting is a pool worker about to run the user's code: it reports
-// whether the code should start, and records that it does.
-func (s *subscription[In, Out]) starting(start int64) bool {
+// starting is a pool worker about to run the user's code in a slot of p:
+// it reports whether the code should start, and records that it does.
+// When it should not, the slot goes back before the execution is
+// concluded: the fallback of a run that timed out in the queue does not
+// hold it, as it does not when the timer answers first.
+func (s *subscription[In, Out]) starting(p *pool, start int64) bool {
 	s.mu.Lock()
 	s.queued = nil // a worker has it: an interrupt no longer takes it out
 	if s.phase != phaseRunning {
 		s.mu.Unlock()
+		p.release()
 		return false
 	}
 	switch {
@@ -225,9 +229,11 @@ func (s *subscription[In, Out]) starting(start int64) bool {
 		// It timed out in the queue. The worker says so, since the timer
 		// may not have: a manual clock fires a timer armed for a time
 		// already past only when it next moves.
+		p.release()
 		s.timeOutLocked()
 		return false
 	case s.leftErr() != nil:
+		p.release()
 		s.cancelLocked()
 		return false
 	}
@@ -427,10 +433,10 @@ func (s *subscription[In, Out]) end(now int64, v Out, err error) {
 	}
 	watches.stop(s.subCtx, s.callerCtx, &s.leave)
 	if s.deadline != nil {
-		s.deadline.end()
+		s.deadline.endFor(err)
 	}
 	if s.fbCtx != nil {
-		s.fbCtx.end()
+		s.fbCtx.endFor(err)
 	}
 	if !telling {
 		s.tell(v, err)
