@@ -75,3 +75,25 @@ func deadlineRecorder(h *harness, iso Isolation, timeout time.Duration) (*Comman
 	}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: timeout}))
 	return c, deadlines
 }
+
+// A caller whose context's deadline passes while run runs: run's context
+// ends with that context's error, context.DeadlineExceeded, in every mode
+// and isolation, as doc.go says ("it ends with the caller's context, with
+// its error and cause, as a context of context.WithTimeout would").
+func TestRunContextEndsWithTheCallersDeadlineError(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		g := newGate()
+		defer g.release()
+		c := New("GetUser", g.runLate, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: time.Second}))
+		ctx := newExpiringContext()
+		call := goCall(func() (string, error) { return m.exec(ctx, c, 1) })
+		runCtx := g.arrived(t)
+		ctx.expire()
+		res := awaitCall(t, call)
+		assert.ErrorIs(t, res.err, context.DeadlineExceeded)
+		recv(t, runCtx.Done(), "run's context to end")
+		assert.ErrorIs(t, runCtx.Err(), context.DeadlineExceeded, "run's context's error")
+		assert.ErrorIs(t, context.Cause(runCtx), context.DeadlineExceeded, "run's context's cause")
+		assert.Equal(t, evs("CANCELLED"), h.events())
+	})
+}

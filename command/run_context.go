@@ -62,10 +62,11 @@ type deadlineContext struct {
 
 // The states of a deadlineContext.
 const (
-	contextLive     uint32 = iota
-	contextTimedOut        // Err is context.DeadlineExceeded
-	contextEnded           // Err is context.Canceled
-	contextLeft            // the parent ended: Err is the parent's
+	contextLive           uint32 = iota
+	contextTimedOut              // Err is context.DeadlineExceeded
+	contextEnded                 // Err is context.Canceled
+	contextLeft                  // the parent ended: Err is the parent's
+	contextCallerDeadline        // ended for a caller whose deadline passed: Err is context.DeadlineExceeded
 )
 
 // contextWaiters is what a deadlineContext needs once somebody waits on
@@ -176,7 +177,7 @@ func (c *deadlineContext) Err() error {
 		}
 	}
 	switch c.state.Load() {
-	case contextTimedOut:
+	case contextTimedOut, contextCallerDeadline:
 		return context.DeadlineExceeded
 	case contextEnded:
 		return context.Canceled
@@ -334,6 +335,19 @@ func (c *deadlineContext) timeOut() { c.finish(contextTimedOut) }
 
 // end ends the context once run has returned or its caller has left.
 func (c *deadlineContext) end() { c.finish(contextEnded) }
+
+// endFor ends the context once the execution has ended with err: with
+// context.DeadlineExceeded when err is a caller's context's
+// (subscription.leftErr) whose deadline passed, so that run sees the
+// caller's error, as under context.WithTimeout; with context.Canceled
+// otherwise.
+func (c *deadlineContext) endFor(err error) {
+	if err == context.DeadlineExceeded {
+		c.finish(contextCallerDeadline)
+		return
+	}
+	c.finish(contextEnded)
+}
 
 // leave ends the context because its parent ended.
 func (c *deadlineContext) leave() { c.finish(contextLeft) }
