@@ -40,7 +40,11 @@
 //     does not count against the breaker; its error is returned as it is.
 //     [Command.WithBadRequests] picks the errors that are bad requests
 //     among those run returns as they are (sql.ErrNoRows, say).
-//     A panic in run or in a fallback is an error ([*PanicError]).
+//     A panic in run or in a fallback is an error ([*PanicError]). A
+//     panic downstream of a command's Observable (in a subscriber's
+//     OnNext, or an operator's function) is the subscriber's: it
+//     propagates, as package observable says, and the execution ends
+//     CANCELLED, its permits back, with no FAILURE counted.
 //   - The context is the cancellation. When the caller's context ends, a
 //     Future is cancelled or every subscriber has left before the result,
 //     the execution is CANCELLED and run's context is cancelled. A nil

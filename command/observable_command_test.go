@@ -355,3 +355,53 @@ func TestObservableCommandFallbackPanics(t *testing.T) {
 		h.assertReleased("Stream")
 	})
 }
+
+// A panic downstream of an ObservableCommand's stream (in a function
+// given to an operator, or in the subscriber's OnNext) is the
+// subscriber's, not the user's Observable's: it propagates to the
+// subscriber's goroutine, as observable's doc says a panic in an
+// operator's function does, and as it does over a plain Observable. It is
+// not recorded as the command's FAILURE (which the breaker would count),
+// and the execution ends, CANCELLED, with its permits back, rather than
+// stay running with a terminal event nobody will tell.
+func TestPanicDownstreamOfAnObservableCommandIsTheSubscribers(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body func(ctx context.Context, _ int) observable.Observable[int]
+		fb   bool
+		want []string
+	}{
+		{"stream", func(ctx context.Context, _ int) observable.Observable[int] { return observable.Just(1, 2, 3) }, false,
+			evs("EMIT", "EMIT", "CANCELLED")},
+		{"single", func(ctx context.Context, _ int) observable.Observable[int] {
+			return observable.FromFunc(func(context.Context) (int, error) { return 2, nil })
+		}, false, evs("EMIT", "CANCELLED")},
+		{"fallback", func(ctx context.Context, _ int) observable.Observable[int] { return observable.Error[int](errBoom) }, true,
+			evs("FAILURE", "FALLBACK_EMIT", "FALLBACK_EMIT", "CANCELLED")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			c := NewObservable("Obs", tc.body, WithRegistry(h.reg))
+			if tc.fb {
+				c = c.WithFallbackObservable(func(ctx context.Context, _ int, _ error) observable.Observable[int] { return observable.Just(1, 2, 3) })
+			}
+			var recovered any
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				defer func() { recovered = recover() }()
+				_, _ = observable.Map(c.ToObservable(context.Background(), 1), func(v int) int {
+					if v == 2 {
+						panic("mapper")
+					}
+					return v
+				}).ToSlice(context.Background())
+			}()
+			recv(t, done, "the subscriber to return")
+			assert.Equal(t, "mapper", recovered, "the subscriber's panic reaches its goroutine")
+			assert.Equal(t, tc.want, h.events(), "no FAILURE (nor FALLBACK_FAILURE) for the subscriber's panic")
+			h.assertReleased("Obs")
+			h.noMoreCompletions()
+		})
+	}
+}

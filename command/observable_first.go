@@ -122,7 +122,7 @@ func firstOf[Out any](ctx context.Context, src observable.Observable[Out]) (Out,
 		return callSingle(one, ctx)
 	}
 	var zero Out
-	values, err := recoverSubscribe(src).Take(1).ToSlice(ctx)
+	values, err := recoverSubscribe(src, nil).Take(1).ToSlice(ctx)
 	switch {
 	case err != nil:
 		return zero, err

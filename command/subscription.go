@@ -62,6 +62,9 @@ type subscription[In, Out any] struct {
 	queued   *poolCall[In, Out] // submitted to pl; taken out of its queue by an interrupt
 	pl       *pool
 	emitted  bool // the user's Observable emitted: the timeout no longer applies
+	// theirs is set once the subscriber's OnNext panicked: the panic is
+	// passed on by the recovers of the user's code (see tellNext).
+	theirs atomic.Bool
 	// admission is admissionWaiting while subscribe's admit runs under
 	// mu, and admissionLeft once leave came meanwhile.
 	admission atomic.Int32

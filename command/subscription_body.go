@@ -31,7 +31,7 @@ func (s *subscription[In, Out]) subscribeBody(ctx context.Context, wait bool) {
 		s.runReturned(zero, err, end, true)
 		return
 	}
-	subscribeSafely(ctx, src, (*bodyObserver[In, Out])(s), wait)
+	subscribeSafely(ctx, src, (*bodyObserver[In, Out])(s), wait, &s.theirs)
 }
 
 // runOnWorker runs the user's code on the pool worker that took the call,
@@ -87,7 +87,7 @@ func (s *subscription[In, Out]) value(v Out, event metricsstream.EventType, phas
 	if first {
 		s.timeout.Stop()
 	}
-	s.stream.OnNext(v)
+	s.tellNext(v)
 	s.mu.Lock()
 	due := s.teller.done()
 	s.mu.Unlock()
@@ -95,6 +95,30 @@ func (s *subscription[In, Out]) value(v Out, event metricsstream.EventType, phas
 		var zero Out
 		s.tell(zero, due.err)
 	}
+}
+
+// tellNext tells the subscriber v. A panic in its OnNext (or in an
+// operator's function downstream) is the subscriber's, not the user's
+// Observable's: the execution ends CANCELLED, its permits back, with no
+// terminal event told (the teller keeps it), and the panic goes on to the
+// subscriber, past the recovers of the user's code (theirs), as a panic
+// in an operator's function propagates in package observable.
+func (s *subscription[In, Out]) tellNext(v Out) {
+	told := false
+	defer func() {
+		if told {
+			return
+		}
+		p := recover()
+		if p == nil {
+			return // runtime.Goexit
+		}
+		s.theirs.Store(true)
+		s.cancel()
+		panic(p)
+	}()
+	s.stream.OnNext(v)
+	told = true
 }
 
 // bodyObserver is the subscription as the observer of an
@@ -161,7 +185,7 @@ func (s *subscription[In, Out]) subscribeFallback(cmdErr *Error) {
 		s.fallbackEnded(cmdErr, zero, err)
 		return
 	}
-	recoverSubscribe(src).Subscribe(ctx, &fallbackObserver[In, Out]{s: s, cmdErr: cmdErr})
+	recoverSubscribe(src, &s.theirs).Subscribe(ctx, &fallbackObserver[In, Out]{s: s, cmdErr: cmdErr})
 }
 
 // fallbackBody returns the fallback's Observable, or the Observable of

@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -31,12 +32,16 @@ func callSingle[Out any](one observable.Single[Out], ctx context.Context) (v Out
 // subscribed into o's error, and returns the subscription (nil after a
 // panic). With wait, it returns only once the subscription has ended or
 // ctx has, so that a pool worker stays taken while the user's Observable
-// runs.
-func subscribeSafely[Out any](ctx context.Context, src observable.Observable[Out], o observable.Observer[Out], wait bool) observable.Subscription {
+// runs. A panic raised once theirs is set is the subscriber's
+// (subscription.tellNext), and goes on.
+func subscribeSafely[Out any](ctx context.Context, src observable.Observable[Out], o observable.Observer[Out], wait bool, theirs *atomic.Bool) observable.Subscription {
 	var sub observable.Subscription
 	func() {
 		defer func() {
 			if v := recover(); v != nil {
+				if theirs != nil && theirs.Load() {
+					panic(v)
+				}
 				o.OnError(newPanicError(v))
 			}
 		}()
@@ -53,11 +58,15 @@ func subscribeSafely[Out any](ctx context.Context, src observable.Observable[Out
 
 // recoverSubscribe returns src with a panic raised while it is subscribed
 // turned into a *PanicError: a user's Observable that panics fails the
-// execution instead of the process.
-func recoverSubscribe[Out any](src observable.Observable[Out]) observable.Observable[Out] {
+// execution instead of the process. A panic raised once theirs, if not
+// nil, is set is the subscriber's, and goes on (see subscribeSafely).
+func recoverSubscribe[Out any](src observable.Observable[Out], theirs *atomic.Bool) observable.Observable[Out] {
 	return observable.Create(func(ctx context.Context, o observable.Observer[Out]) {
 		defer func() {
 			if v := recover(); v != nil {
+				if theirs != nil && theirs.Load() {
+					panic(v)
+				}
 				o.OnError(newPanicError(v))
 			}
 		}()
