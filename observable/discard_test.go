@@ -444,25 +444,36 @@ func (s *firstAnswersLate) SubscribeSingle(ctx context.Context, r SingleObserver
 
 func (s *firstAnswersLate) Async() bool { return true }
 
-// ToSlice whose context ends first hands the values it had collected to
-// the source's Discard.
-func TestToSliceDiscardsWhatItCollectedWhenItsContextEnded(t *testing.T) {
-	{
-		collected := make(chan struct{})
-		p := &ownedProducer{produce: func(_ int, _ context.Context, o Observer[int]) {
-			o.OnNext(1)
-			o.OnNext(2)
-			close(collected)
-		}}
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() {
-			<-collected
-			cancel()
-		}()
-		vs, err := FromProducer[int](p).ToSlice(ctx)
-		assert.ErrorIs(t, err, context.Canceled)
-		assert.Nil(t, vs)
-		assert.Equal(t, []string{"1", "2"}, p.discarded.get())
+// ToSlice hands back what it collected, and Last the value it held, when
+// their context ends before the source terminates.
+func TestToSliceAndLastDiscardWhatTheyHeldWhenTheirContextEnded(t *testing.T) {
+	for name, take := range map[string]func(context.Context, Observable[int]) error{
+		"ToSlice": func(ctx context.Context, o Observable[int]) error {
+			vs, err := o.ToSlice(ctx)
+			assert.Nil(t, vs)
+			return err
+		},
+		"Last": func(ctx context.Context, o Observable[int]) error {
+			v, err := o.Last(ctx)
+			assert.Zero(t, v)
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			collected := make(chan struct{})
+			p := &ownedProducer{produce: func(_ int, _ context.Context, o Observer[int]) {
+				o.OnNext(1)
+				o.OnNext(2)
+				close(collected)
+			}}
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				<-collected
+				cancel()
+			}()
+			assert.ErrorIs(t, take(ctx, FromProducer[int](p)), context.Canceled)
+			assert.Equal(t, []string{"1", "2"}, p.discarded.get())
+		})
 	}
 }
 
@@ -531,30 +542,12 @@ func TestLastDiscardsTheValueItHeldWhenTheSourceFails(t *testing.T) {
 	assert.Equal(t, []string{"1", "2"}, p.discarded.get(), "a Future's too")
 }
 
-// So does the value Last held when its context ends first, as ToSlice
-// hands back what it had collected.
-func TestLastDiscardsTheValueItHeldWhenItsContextEnds(t *testing.T) {
-	collected := make(chan struct{})
-	p := &ownedProducer{produce: func(_ int, _ context.Context, o Observer[int]) {
-		o.OnNext(1)
-		o.OnNext(2)
-		close(collected)
-	}}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		<-collected
-		cancel()
-	}()
-	v, err := FromProducer[int](p).Last(ctx)
-	require.ErrorIs(t, err, context.Canceled)
-	assert.Zero(t, v)
-	assert.Equal(t, []string{"1", "2"}, p.discarded.get())
-
-	// A Future cancelled once it holds a value.
-	p = &ownedProducer{produce: func(_ int, _ context.Context, o Observer[int]) { o.OnNext(3) }}
+// A Future cancelled once it holds a value hands it back.
+func TestFutureDiscardsTheValueItHeldWhenCancelled(t *testing.T) {
+	p := &ownedProducer{produce: func(_ int, _ context.Context, o Observer[int]) { o.OnNext(3) }}
 	f := FromProducer[int](p).ToFutureOn(context.Background(), Immediate)
 	f.Cancel()
-	_, err = f.Get(context.Background())
+	_, err := f.Get(context.Background())
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, []string{"3"}, p.discarded.get())
 }

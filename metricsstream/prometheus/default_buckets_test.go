@@ -55,7 +55,7 @@ func TestDefaultBucketsResolveQuantilesNearTimeouts(t *testing.T) {
 
 // The documentation of DefaultLatencyBuckets promises a quantile off by at
 // most 50ms anywhere between 100ms and 500ms: every bucket there is at
-// most 50ms wide, so that a p99 of 410ms does not read as nearly 500ms.
+// most 50ms wide (one from 400ms to 500ms read a p99 of 410ms as 499ms).
 func TestDefaultBucketsAreAtMost50msWideFrom100msTo500ms(t *testing.T) {
 	b := DefaultLatencyBuckets
 	for i := 1; i < len(b); i++ {
@@ -63,20 +63,4 @@ func TestDefaultBucketsAreAtMost50msWideFrom100msTo500ms(t *testing.T) {
 			assert.LessOrEqual(t, b[i]-b[i-1], .05+1e-9, "the bucket (%v, %v]", b[i-1], b[i])
 		}
 	}
-
-	mc := clock.NewManual(t0)
-	reg := metricsstream.NewRegistry(mc)
-	m := reg.Command("C", metricsstream.Config{})
-	for range 100 {
-		record(m, 410*time.Millisecond, metricsstream.Success)
-	}
-	mc.Advance(10 * time.Second)
-	var h *dto.Histogram
-	for _, mf := range gather(t, NewCollector(reg)) {
-		if mf.GetName() == "rxhystrix_command_execution_latency_seconds" {
-			h = mf.GetMetric()[0].GetHistogram()
-		}
-	}
-	require.NotNil(t, h)
-	assert.InDelta(t, .41, quantile(.99, h), .05, "p99 of 410ms")
 }
