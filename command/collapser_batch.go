@@ -182,13 +182,18 @@ func (b *batcher[In, Out]) scopeEnded() {
 	}
 	b.startLocked(bt)
 	bt.cancel()
-	requests := bt.requests
+	b.failUnrunUnlock(bt.requests, b.c.scopeEnded())
+}
+
+// failUnrunUnlock releases b.mu, and fails with err the requests of a
+// started batch that does not run; they are abandoned first, under b.mu,
+// so that the request cache does not serve their entries.
+func (b *batcher[In, Out]) failUnrunUnlock(requests []*collapsedRequest[In, Out], err error) {
 	for _, r := range requests {
 		r.abandoned = true
 	}
 	b.mu.Unlock()
 	var zero Out
-	err := b.c.scopeEnded()
 	for _, r := range requests {
 		r.res.resolve(zero, err)
 	}
@@ -201,29 +206,19 @@ func (b *batcher[In, Out]) execute(bt *batch[In, Out]) {
 	defer bt.cancel()
 	b.mu.Lock()
 	requests := bt.requests
-	// A batch that started full runs on a goroutine of its own: its
-	// request scope may have ended, or every caller left, before it gets
-	// here. It then does not run, and is not counted, as windowClosed and
-	// scopeEnded leave a batch whose scope ended.
-	cancelled := bt.ctx.Err() != nil
-	if cancelled {
-		for _, r := range requests {
-			r.abandoned = true
-		}
-	}
-	b.mu.Unlock()
-	if len(requests) == 0 {
-		return
-	}
-	if cancelled {
-		var zero Out
-		err := bt.ctx.Err()
+	if err := bt.ctx.Err(); err != nil {
+		// A batch that started full runs on a goroutine of its own: its
+		// request scope may have ended, or every caller left, before it
+		// gets here. It then does not run, and is not counted, as
+		// windowClosed and scopeEnded leave a batch whose scope ended.
 		if b.rc != nil && b.rc.ended() {
 			err = c.scopeEnded()
 		}
-		for _, r := range requests {
-			r.res.resolve(zero, err)
-		}
+		b.failUnrunUnlock(requests, err)
+		return
+	}
+	b.mu.Unlock()
+	if len(requests) == 0 {
 		return
 	}
 	args := make([]In, len(requests))
