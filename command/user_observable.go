@@ -37,14 +37,7 @@ func callSingle[Out any](one observable.Single[Out], ctx context.Context) (v Out
 func subscribeSafely[Out any](ctx context.Context, src observable.Observable[Out], o observable.Observer[Out], wait bool, theirs *atomic.Bool) observable.Subscription {
 	var sub observable.Subscription
 	func() {
-		defer func() {
-			if v := recover(); v != nil {
-				if theirs != nil && theirs.Load() {
-					panic(v)
-				}
-				o.OnError(newPanicError(v))
-			}
-		}()
+		defer failOnPanic(o, theirs)
 		sub = src.Subscribe(ctx, o)
 	}()
 	if sub != nil && wait {
@@ -62,14 +55,20 @@ func subscribeSafely[Out any](ctx context.Context, src observable.Observable[Out
 // nil, is set is the subscriber's, and goes on (see subscribeSafely).
 func recoverSubscribe[Out any](src observable.Observable[Out], theirs *atomic.Bool) observable.Observable[Out] {
 	return observable.Create(func(ctx context.Context, o observable.Observer[Out]) {
-		defer func() {
-			if v := recover(); v != nil {
-				if theirs != nil && theirs.Load() {
-					panic(v)
-				}
-				o.OnError(newPanicError(v))
-			}
-		}()
+		defer failOnPanic(o, theirs)
 		src.Subscribe(ctx, o)
 	})
+}
+
+// failOnPanic, deferred around the subscription of the user's Observable,
+// turns a panic there into o's *PanicError, unless theirs, if not nil, is
+// set: the panic is then the subscriber's (subscription.tellNext), and
+// goes on.
+func failOnPanic[Out any](o observable.Observer[Out], theirs *atomic.Bool) {
+	if v := recover(); v != nil {
+		if theirs != nil && theirs.Load() {
+			panic(v)
+		}
+		o.OnError(newPanicError(v))
+	}
 }

@@ -179,7 +179,7 @@ func (c *collector[T]) drop(v T) {
 func (c *collector[T]) OnError(err error) {
 	if c.discard != nil && !c.first {
 		// The value held is nobody's: it goes back, once, here or, if
-		// the subscription ends meanwhile, by heldEnd.
+		// the subscription ends meanwhile, by dropHeld.
 		c.busy.Store(true)
 		if c.state.Load() != scopeLive {
 			c.busy.Store(false)
