@@ -4,7 +4,9 @@
 // streams from it, plain and hedged at p95, with an ObservableCommand
 // whose first value is the stream's answer. It prints, for each, how many
 // calls succeeded, their p50 and p99, and how many calls the downstream
-// received per call made.
+// received per call made. Every way meets the same downstream: which
+// calls fail and which are slow is drawn from -seed, per call, so the
+// ways are compared on the same luck.
 //
 //	go run ./examples/resilience
 package main
@@ -31,6 +33,7 @@ func main() {
 	var o options
 	flag.IntVar(&o.Calls, "calls", 600, "calls per way")
 	flag.DurationVar(&o.Median, "median", 10*time.Millisecond, "the downstream's median latency")
+	flag.Uint64Var(&o.Seed, "seed", 1, "the downstream's luck: which calls fail and which are slow")
 	flag.Parse()
 	if err := run(os.Stdout, o); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -41,24 +44,43 @@ func main() {
 type options struct {
 	Calls  int           // calls per way
 	Median time.Duration // the downstream's usual latency; the tail is ten times it
+	Seed   uint64        // which calls fail and which are slow
 }
 
 // downstream is the flaky service: 20 % of its calls fail, 3 % take ten
 // times the median. It counts the calls it receives.
 type downstream struct {
-	median time.Duration
-	calls  atomic.Int64
-	mu     sync.Mutex
-	rnd    *rand.Rand
+	median   time.Duration
+	seed     uint64
+	calls    atomic.Int64
+	mu       sync.Mutex
+	attempts map[int]uint64 // the calls received for each input
+}
+
+func newDownstream(median time.Duration, seed uint64) *downstream {
+	return &downstream{median: median, seed: seed, attempts: map[int]uint64{}}
+}
+
+// luck draws whether a call for in fails and whether it is slow. The draw
+// is a function of the seed, the input and how many calls for the input
+// came before, and of nothing else: each way of calling meets the same
+// luck on its first call for an input, and a retry or a hedge draws
+// afresh, whatever order the calls arrive in. So the ways are compared on
+// the same calls, and a run's numbers do not hang on its timing.
+func (d *downstream) luck(in int) (fail, slow bool) {
+	d.mu.Lock()
+	n := d.attempts[in]
+	d.attempts[in]++
+	d.mu.Unlock()
+	r := rand.New(rand.NewPCG(d.seed, uint64(in)<<32|n))
+	return r.Float64() < 0.2, r.Float64() < 0.03
 }
 
 var errFlaky = errors.New("downstream: 500")
 
-func (d *downstream) call(ctx context.Context, _ int) (string, error) {
+func (d *downstream) call(ctx context.Context, in int) (string, error) {
 	d.calls.Add(1)
-	d.mu.Lock()
-	fail, slow := d.rnd.Float64() < 0.2, d.rnd.Float64() < 0.03
-	d.mu.Unlock()
+	fail, slow := d.luck(in)
 	latency := d.median
 	if slow {
 		latency *= 10
@@ -128,7 +150,7 @@ func run(w io.Writer, o options) error {
 	fmt.Fprintf(w, "%-20s %9s %9s %9s %16s\n", "way", "success", "p50", "p99", "downstream load")
 	for i, wy := range ways {
 		reg := command.NewRegistry()
-		d := &downstream{median: o.Median, rnd: rand.New(rand.NewPCG(uint64(i), 1))}
+		d := newDownstream(o.Median, o.Seed)
 		key, opts := fmt.Sprintf("Flaky%d", i), []command.Option{command.WithRegistry(reg), command.WithConfig(wy.cfg)}
 		var call func(context.Context, int) error
 		if wy.stream {
