@@ -15,7 +15,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestRun(t *testing.T) {
 	var out strings.Builder
-	require.NoError(t, run(context.Background(), &out, options{Duration: 3 * time.Second}), out.String())
+	require.NoError(t, run(context.Background(), &out, options{Duration: 6 * time.Second}), out.String())
 	got := out.String()
 	t.Log("\n" + got)
 
