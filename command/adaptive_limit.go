@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/limit"
@@ -109,6 +110,10 @@ func validateAlgorithm(a limit.Algorithm) error {
 	switch a.(type) {
 	case *limit.Vegas, *limit.Gradient2, *limit.AIMD:
 		return fmt.Errorf("%w: %T is a pointer; an algorithm is a value", limit.ErrInvalidConfig, a)
+	}
+	if !reflect.TypeOf(a).Comparable() {
+		// nextLimiter's == would panic on it.
+		return fmt.Errorf("%w: %T cannot be compared; an algorithm is a comparable value", limit.ErrInvalidConfig, a)
 	}
 	return a.Validate()
 }

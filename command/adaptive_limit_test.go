@@ -413,3 +413,31 @@ func TestAdaptiveLimitPointerIsAnError(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidConfig)
 	assert.NoError(t, r.Configure("GetUser", Config{Isolation: SemaphoreIsolation, AdaptiveLimit: limit.Gradient2{}}))
 }
+
+// taggedVegas is an algorithm a program might wrap a Vegas in; its slice
+// makes it a type that cannot be compared.
+type taggedVegas struct {
+	limit.Vegas
+	tags []string
+}
+
+// An algorithm of a type that cannot be compared is refused with an
+// error, as a pointer is: Configure compares algorithms to tell a live
+// change from one written back, and comparing it would panic.
+func TestAdaptiveLimitUncomparableIsAnError(t *testing.T) {
+	r := NewRegistry()
+	defer r.Close()
+	a := taggedVegas{tags: []string{"edge"}}
+	for range 2 {
+		var err error
+		require.NotPanics(t, func() {
+			err = r.Configure("GetUser", Config{Isolation: SemaphoreIsolation, AdaptiveLimit: a})
+		})
+		require.ErrorIs(t, err, ErrInvalidConfig)
+		require.ErrorIs(t, err, limit.ErrInvalidConfig)
+		assert.Contains(t, err.Error(), "command: Config.AdaptiveLimit")
+		require.NotPanics(t, func() { err = r.ConfigurePool("Users", PoolConfig{AdaptiveLimit: a}) })
+		require.ErrorIs(t, err, ErrInvalidConfig)
+		assert.Contains(t, err.Error(), "command: PoolConfig.AdaptiveLimit")
+	}
+}

@@ -3,8 +3,6 @@ package limit
 import (
 	"math"
 	"time"
-
-	"github.com/rxhystrix/rxhystrix/internal/saturate"
 )
 
 // AIMD is additive increase, multiplicative decrease: the limit grows by
@@ -70,7 +68,7 @@ func (a *aimd) update(limit float64, s Sample) float64 {
 	switch {
 	case s.Dropped || (a.cfg.Timeout > 0 && s.RTT > a.cfg.Timeout):
 		next = math.Floor(limit * a.cfg.BackoffRatio)
-	case 2*s.InFlight >= saturate.Int(limit):
+	case float64(s.InFlight) >= limit/2: // L real, as Vegas's hold; no 2·InFlight to overflow
 		next = limit + 1
 	default:
 		return limit

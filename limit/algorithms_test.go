@@ -238,3 +238,34 @@ func TestVegasHugeProbeMultiplier(t *testing.T) {
 		{"no queue: L + β", Sample{RTT: 100 * ms, InFlight: 20}, 20 + 6*math.Log10(20)},
 	})
 }
+
+// AIMD's increase compares inflight with L/2, L the real limit, as the
+// package doc says ("adds 1 when at least L/2 executions were in
+// flight"): a limit carried over from Gradient2 or Vegas by Switch keeps
+// its fraction, and at L = 36.4, 18 in flight are fewer than L/2 = 18.2.
+// An InFlight past MaxInt/2 must not wrap into "few in flight" either.
+func TestAIMDHoldsBelowHalfTheRealLimit(t *testing.T) {
+	g, err := New(Gradient2{MinLimit: 1, MaxLimit: 100, InitialLimit: 36}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.set(36.4)
+	l, err := g.Switch(AIMD{MinLimit: 1, MaxLimit: 100, Timeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Record(Sample{RTT: ms, InFlight: 18})
+	if got := l.Estimate(); got != 36.4 {
+		t.Errorf("18 in flight at L = 36.4: limit %v, want 36.4 held", got)
+	}
+	l.set(36.4)
+	l.Record(Sample{RTT: ms, InFlight: 19})
+	if got := l.Estimate(); math.Abs(got-37.4) > 1e-9 {
+		t.Errorf("19 in flight at L = 36.4: limit %v, want 37.4", got)
+	}
+	l.set(36.4)
+	l.Record(Sample{RTT: ms, InFlight: math.MaxInt})
+	if got := l.Estimate(); math.Abs(got-37.4) > 1e-9 {
+		t.Errorf("MaxInt in flight at L = 36.4: limit %v, want 37.4", got)
+	}
+}
