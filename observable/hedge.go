@@ -158,7 +158,14 @@ type HedgeSingle[T any] struct {
 // winner's result.
 func (h *HedgeSingle[T]) Call(ctx context.Context) (T, error) {
 	r := h.race(ctx, nil)
+	returned := false
+	defer func() {
+		if !returned {
+			r.abandon() // the first attempt panicked
+		}
+	}()
 	v, err := h.Attempt.Call(r.first)
+	returned = true
 	if r.ended(firstAttempt, v, err) {
 		return r.v, r.err // no other goroutine writes them once done
 	}
@@ -177,7 +184,14 @@ func (h *HedgeSingle[T]) Call(ctx context.Context) (T, error) {
 // SubscribeSingle races the attempts for a subscriber.
 func (h *HedgeSingle[T]) SubscribeSingle(ctx context.Context, obs SingleObserver[T]) {
 	r := h.race(ctx, obs)
+	returned := false
+	defer func() {
+		if !returned {
+			r.abandon() // the first attempt panicked
+		}
+	}()
 	r.start(r.first, firstAttempt)
+	returned = true
 }
 
 // Async reports whether Attempt is asynchronous: SubscribeSingle makes the
@@ -604,6 +618,26 @@ func (r *hedgeRace[T]) ended(i int, v T, err error) (finished bool) {
 	r.v = zero
 	r.finishLocked(noAttempt)
 	return true
+}
+
+// abandon ends a race whose first attempt panicked on the caller's
+// goroutine, as the panic propagates: no hedge starts after the call has
+// ended, and the attempts started are cancelled. Nobody is told a
+// result. A race that had ended already is left as it is.
+func (r *hedgeRace[T]) abandon() {
+	r.mu.Lock()
+	if r.done {
+		r.mu.Unlock()
+		return
+	}
+	r.done = true
+	r.disarmLocked()
+	hedges := r.hedges
+	r.mu.Unlock()
+	r.first.cancel(context.Canceled)
+	for _, a := range hedges {
+		a.s.cancel(context.Canceled)
+	}
 }
 
 // drop hands an attempt's value that nobody receives to the

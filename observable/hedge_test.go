@@ -325,3 +325,63 @@ func TestHedgeStreamFinalFailureEndsTheRace(t *testing.T) {
 	assert.ErrorIs(t, <-s.ended[0], context.Canceled, "the first attempt is cancelled")
 	<-s.ended[1]
 }
+
+// panickySingle panics when called on the caller's goroutine, and counts
+// the subscriptions made to it (an asynchronous Single: a hedge of it
+// starts on the goroutine of the hedge's timer).
+type panickySingle struct {
+	calls, subscriptions atomic.Int32
+}
+
+func (p *panickySingle) Call(context.Context) (int, error) {
+	p.calls.Add(1)
+	panic("user code")
+}
+
+func (p *panickySingle) SubscribeSingle(ctx context.Context, r SingleObserver[int]) {
+	p.subscriptions.Add(1)
+	r.OnResult(0, ctx.Err())
+}
+
+func (*panickySingle) Async() bool { return true }
+
+// A first attempt that panics ends the call: the panic propagates to the
+// caller (the package doc), and no hedge of that call starts afterwards,
+// long after its caller recovered, with nobody to receive its result.
+func TestHedgeStartsNoHedgeAfterTheFirstAttemptPanicked(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	p := &panickySingle{}
+	o := FromSingle[int](p).HedgeOn(HedgePolicy{Delay: func() time.Duration { return time.Second }}, mc)
+
+	mustPanicWith(t, "user code", func() { _, _ = o.First(context.Background()) })
+	assert.Equal(t, int32(1), p.calls.Load())
+	mc.Advance(time.Hour)
+	assert.Equal(t, int32(0), p.subscriptions.Load(), "hedges started after the call panicked")
+}
+
+// panickyOnSubscribe is an asynchronous Single whose first subscription
+// panics, and which counts the subscriptions after it.
+type panickyOnSubscribe struct{ subscriptions atomic.Int32 }
+
+func (p *panickyOnSubscribe) Call(context.Context) (int, error) { return 0, nil }
+
+func (p *panickyOnSubscribe) SubscribeSingle(ctx context.Context, r SingleObserver[int]) {
+	if p.subscriptions.Add(1) == 1 {
+		panic("user code")
+	}
+	r.OnResult(0, ctx.Err())
+}
+
+func (*panickyOnSubscribe) Async() bool { return true }
+
+func TestHedgeSubscriptionStartsNoHedgeAfterTheFirstAttemptPanicked(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	p := &panickyOnSubscribe{}
+	o := FromSingle[int](p).HedgeOn(HedgePolicy{Delay: func() time.Duration { return time.Second }}, mc)
+
+	rec := newRecorder[int]()
+	mustPanicWith(t, "user code", func() { o.Subscribe(context.Background(), rec) })
+	mc.Advance(time.Hour)
+	assert.Equal(t, int32(1), p.subscriptions.Load(), "hedges started after the subscription panicked")
+	assert.False(t, rec.terminated(), "nothing is told after the panic")
+}
