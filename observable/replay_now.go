@@ -26,18 +26,15 @@ func (o Observable[T]) ReplayNow(ctx context.Context) Observable[T] {
 		}
 		return replayOne(ctx, s, Immediate)
 	}
-	r := &replayNow[T]{}
+	r := &replayNow[T]{ctx: ctx}
 	r.subject.kind = replaySubject
 	// A subscription that ends before o terminates (ctx ended, or every
 	// subscriber left) ends the subject with the reason: whatever o emits
-	// after that is dropped.
-	r.sub = o.DoOnUnsubscribe(func() {
-		err := context.Canceled
-		if ctx != nil && ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		r.subject.OnError(err)
-	}).Subscribe(ctx, &r.subject)
+	// after that is dropped. Finally, not DoOnUnsubscribe: a terminal
+	// event that has passed this point as the subscription is cancelled
+	// is dropped by the subscriber, and the subject must still end (once
+	// it has, endCancelled does nothing).
+	r.sub = o.Finally(r.endCancelled).Subscribe(ctx, &r.subject)
 	if ctx != nil && ctx.Err() != nil {
 		// ctx may have ended before o could be subscribed, and then
 		// nothing above ends the subject.
@@ -68,10 +65,22 @@ func (o Observable[T]) ReplayNowOn(ctx context.Context, sch Scheduler) Observabl
 type replayNow[T any] struct {
 	subject Subject[T]
 	sub     Subscription
+	ctx     context.Context // ReplayNow's
 
 	mu        sync.Mutex
 	live      int  // subscribers whose subscriptions have not ended
 	cancelled bool // the last subscriber left before o terminated
+}
+
+// endCancelled ends the subject, unless o's terminal event has reached
+// it, when the subscription to o has ended: with ctx's error, or
+// context.Canceled.
+func (r *replayNow[T]) endCancelled() {
+	err := context.Canceled
+	if r.ctx != nil && r.ctx.Err() != nil {
+		err = r.ctx.Err()
+	}
+	r.subject.OnError(err)
 }
 
 func (r *replayNow[T]) subscribe(s *scope, down Observer[T]) {

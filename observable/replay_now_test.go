@@ -2,6 +2,8 @@ package observable
 
 import (
 	"context"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -123,4 +125,77 @@ func TestReplayNowOnANewGoroutineHandsTheWorkOver(t *testing.T) {
 	assert.Equal(t, 7, v)
 	assert.Equal(t, int32(1), s.calls.Load(), "the First called the Single")
 	assert.Equal(t, int32(0), s.subscribed.Load())
+}
+
+// The last subscriber of a ReplayNow leaves while o's terminal event is on
+// its way: past the DoOnUnsubscribe (now Finally) that tells the subject of a
+// cancellation, not yet at the subscriber that passes it on. The test
+// holds the lock of the subscription's scope to stop the terminal event
+// there, and lets go once the cancellation has ended the scope. Either
+// the terminal event or the cancellation must end the replay; otherwise
+// every later subscriber waits for ever.
+func TestReplayNowLastLeavingAsOTerminatesStillEndsTheReplay(t *testing.T) {
+	var emit Observer[int]
+	o := Create(func(_ context.Context, ob Observer[int]) { emit = ob })
+	replay := o.ReplayNow(context.Background())
+	r := replay.src.(*replayNow[int])
+	up := &r.sub.(*subscriber[int]).scope // the subscription to o
+	sub := replay.Subscribe(context.Background(), newRecorder[int]())
+
+	w := up.w.Load()
+	w.mu.Lock()
+	u := w.hooks.head.target.(*endObserver[int]) // Finally's
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); emit.OnCompleted() }()
+	for u.state.Load() != endTerminated {
+		runtime.Gosched() // the terminal event passed Finally
+	}
+	go func() { defer wg.Done(); sub.Unsubscribe() }()
+	for up.state.Load() == scopeLive {
+		runtime.Gosched() // the last subscriber's leaving cancelled o
+	}
+	w.mu.Unlock()
+	wg.Wait()
+
+	later := newRecorder[int]()
+	replay.Subscribe(context.Background(), later)
+	assert.True(t, later.terminated(), "a later subscriber is told how the replay ended")
+}
+
+// The same, with ReplayNow's ctx ending as o's terminal event is on its
+// way.
+func TestReplayNowContextEndingAsOTerminatesStillEndsTheReplay(t *testing.T) {
+	var emit Observer[int]
+	o := Create(func(_ context.Context, ob Observer[int]) { emit = ob })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	replay := o.ReplayNow(ctx)
+	r := replay.src.(*replayNow[int])
+	up := &r.sub.(*subscriber[int]).scope // the subscription to o
+
+	w := up.w.Load()
+	w.mu.Lock()
+	var u *endObserver[int] // Finally's
+	for h := w.hooks.head; h != nil; h = h.next {
+		if e, ok := h.target.(*endObserver[int]); ok {
+			u = e
+		}
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); emit.OnCompleted() }()
+	for u.state.Load() != endTerminated {
+		runtime.Gosched() // the terminal event passed Finally
+	}
+	cancel()
+	for up.state.Load() == scopeLive {
+		runtime.Gosched() // ctx's end reached the subscription to o
+	}
+	w.mu.Unlock()
+	<-done
+	waitDone(t, up.settledDone(), "the subscription's end")
+
+	later := newRecorder[int]()
+	replay.Subscribe(context.Background(), later)
+	assert.True(t, later.terminated(), "a later subscriber is told how the replay ended")
 }
