@@ -288,3 +288,28 @@ func TestParseConfiguresAKeyWithAColon(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, p.Command("api.example.com:8443", command.Config{}).Breaker.ForceOpen)
 }
+
+// A pool key in threadPoolKeyOverride's value is read with its escapes,
+// as the same key in a hystrix.threadpool name is: a command keyed by
+// host and port sends its runs to the pool the same file sizes, not to
+// one whose name holds a backslash.
+func TestThreadPoolKeyOverrideReadsItsEscapes(t *testing.T) {
+	p, err := Parse(strings.NewReader(`hystrix.command.GetUser.threadPoolKeyOverride=api.example.com\:8443
+hystrix.threadpool.api.example.com\:8443.coreSize=3
+`))
+	require.NoError(t, err)
+	cfg := p.Command("GetUser", command.Config{})
+	assert.Equal(t, "api.example.com:8443", cfg.Pool)
+	assert.Equal(t, 3, p.Pool(cfg.Pool, command.PoolConfig{}).CoreSize)
+}
+
+// A file saved with a byte order mark (a Windows editor's UTF-8) is read
+// as without: its first property, misspelt, is refused, and spelt right,
+// is in force, rather than passed over as the program's own.
+func TestParseReadsPastAByteOrderMark(t *testing.T) {
+	_, err := Parse(strings.NewReader("\ufeffhystrix.command.GetUser.circuitBreaker.forceOpn=true\n"))
+	assert.ErrorIs(t, err, ErrBadProperty)
+	p, err := Parse(strings.NewReader("\ufeffhystrix.command.GetUser.circuitBreaker.forceOpen=true\r\n"))
+	require.NoError(t, err)
+	assert.True(t, p.Command("GetUser", command.Config{}).Breaker.ForceOpen)
+}

@@ -2,15 +2,18 @@
 // Archaius, Spring and Turbine read their configuration: a property a
 // line, its name and value apart by "=", ":" or spaces; "#" or "!"
 // opening a line of comment; a line that ends in a backslash going on on
-// the next (an odd number of them: two are an escaped backslash). It is
-// the part of java.util.Properties those files use: the escapes of a name
-// are read ("\:", "\=", "\ ", \t, \uXXXX), so that a name may hold a
-// separator (a command keyed "api.example.com:8443"); those of a value
-// are not, since no property of Hystrix or Turbine has one.
+// the next (an odd number of them: two are an escaped backslash); a line
+// ending at "\n", "\r\n" or "\r". It is the part of java.util.Properties
+// those files use: the escapes of a name and of a value are read ("\:",
+// "\=", "\ ", \t, \uXXXX), so that a name may hold a separator (a
+// command keyed "api.example.com:8443"), and a value is what Java reads
+// (Properties.store escapes a value's ":" and "=" too). A byte order mark
+// that begins the file is not part of its first name.
 package javaprops
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -35,11 +38,16 @@ func Parse(r io.Reader) (map[string]string, error) {
 	lineOf := map[string]int{}
 	s := bufio.NewScanner(r)
 	s.Buffer(nil, math.MaxInt) // a line is as long as r has it, as in Java
+	s.Split(scanLines)
 	for n := 1; s.Scan(); n++ {
 		// Only the spaces that begin a line are skipped before it is
 		// read: those that end it are part of it, so that a line ending
 		// in an escaped space ("\ ") does not end in a backslash.
-		raw, start := strings.TrimLeft(s.Text(), " \t\f"), n
+		text := s.Text()
+		if n == 1 {
+			text = strings.TrimPrefix(text, "\ufeff")
+		}
+		raw, start := strings.TrimLeft(text, " \t\f"), n
 		if raw == "" || raw[0] == '#' || raw[0] == '!' {
 			continue // a comment goes on no line, whatever it ends with
 		}
@@ -65,6 +73,9 @@ func Parse(r io.Reader) (map[string]string, error) {
 		value := strings.TrimLeft(line[i:], " \t\f")
 		if value != "" && (value[0] == '=' || value[0] == ':') {
 			value = value[1:]
+		}
+		if value, err = unescape(value); err != nil {
+			return nil, &SyntaxError{start, fmt.Sprintf("the value of %s: %v", key, err)}
 		}
 		if first, ok := lineOf[key]; ok {
 			return nil, &SyntaxError{start, fmt.Sprintf("%s is set on line %d too", key, first)}
@@ -102,9 +113,10 @@ func keyEnd(line string) int {
 	return -1
 }
 
-// unescape reads the escapes of a key as java.util.Properties does: \t,
-// \n, \r, \f, \uXXXX, and a backslash before any other character that
-// character ("\:", "\=", "\ ").
+// unescape reads the escapes of a key or a value as java.util.Properties
+// does: \t, \n, \r, \f, \uXXXX, and a backslash before any other
+// character that character ("\:", "\=", "\ "). A backslash that ends it
+// escaped a space that the line's trimming took away, and is dropped.
 func unescape(key string) (string, error) {
 	if !strings.Contains(key, `\`) {
 		return key, nil
@@ -112,9 +124,12 @@ func unescape(key string) (string, error) {
 	var b strings.Builder
 	for i := 0; i < len(key); i++ {
 		c := key[i]
-		if c != '\\' || i+1 == len(key) {
+		if c != '\\' {
 			b.WriteByte(c)
 			continue
+		}
+		if i+1 == len(key) {
+			break
 		}
 		i++
 		switch c = key[i]; c {
@@ -141,4 +156,26 @@ func unescape(key string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// scanLines is bufio.ScanLines for the line ends of java.util.Properties:
+// "\n", "\r\n", and "\r" alone.
+func scanLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	switch i := bytes.IndexAny(data, "\r\n"); {
+	case i < 0:
+		if atEOF && len(data) > 0 {
+			return len(data), data, nil
+		}
+		return 0, nil, nil
+	case data[i] == '\n':
+		return i + 1, data[:i], nil
+	case i+1 < len(data):
+		if data[i+1] == '\n' {
+			return i + 2, data[:i], nil
+		}
+		return i + 1, data[:i], nil
+	case atEOF:
+		return i + 1, data[:i], nil
+	}
+	return 0, nil, nil // a "\n" may follow the "\r"
 }

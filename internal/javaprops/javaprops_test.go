@@ -57,8 +57,8 @@ b=x\\\
 `))
 	require.NoError(t, err)
 	assert.Equal(t, "2000", m["hystrix.command.default.execution.isolation.thread.timeoutInMilliseconds"])
-	assert.Equal(t, `C:\\logs\\`, m["logging.dir"])
-	assert.Equal(t, `x\\y`, m["b"])
+	assert.Equal(t, `C:\logs\`, m["logging.dir"], "as Java reads it")
+	assert.Equal(t, `x\y`, m["b"])
 }
 
 // A line has no bound of length, as in java.util.Properties: a program's
@@ -101,4 +101,43 @@ a\=b\ c\u0041 = 1
 		"hystrix.command.api.example.com:8443.circuitBreaker.forceOpen": "true",
 		"a=b cA": "1",
 	}, m)
+}
+
+// A value's escapes are read as java.util.Properties reads them, as a
+// name's are: Properties.store writes a value's colon, equals sign, "#"
+// and "!" escaped ("api.example.com\:8443"), and a program reading the
+// file must get the value Java gets, not one with a backslash in it.
+func TestAValueHoldsItsEscapedCharacters(t *testing.T) {
+	m, err := Parse(strings.NewReader(`pool=api.example.com\:8443
+suffix=\:8080/hystrix.stream
+u=\u0055sers\ttab
+`))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{
+		"pool":   "api.example.com:8443",
+		"suffix": ":8080/hystrix.stream",
+		"u":      "Users\ttab",
+	}, m)
+	_, err = Parse(strings.NewReader("bad=\\u00zz\n"))
+	var syntax *SyntaxError
+	assert.ErrorAs(t, err, &syntax, "a malformed \\uXXXX in a value, as Java refuses it")
+}
+
+// A line ends at "\r" too, alone or before "\n", as java.util.Properties
+// ends it: a file saved with classic Mac line ends must not have every
+// property after its first swallowed into the first one's value.
+func TestACarriageReturnEndsALine(t *testing.T) {
+	m, err := Parse(strings.NewReader("a=1\rhystrix.threadpool.Users.coreSize=20\r\nb=x,\\\r  y\rc=3"))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"a": "1", "hystrix.threadpool.Users.coreSize": "20", "b": "x,y", "c": "3"}, m)
+}
+
+// A byte order mark that begins the file (as Windows editors save UTF-8)
+// is not part of the first property's name: a Hystrix property on the
+// first line would otherwise not start with "hystrix." and be passed over
+// silently, however it is spelt.
+func TestAByteOrderMarkIsNotPartOfTheFirstName(t *testing.T) {
+	m, err := Parse(strings.NewReader("\ufeffhystrix.threadpool.Users.coreSize=20\n"))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"hystrix.threadpool.Users.coreSize": "20"}, m)
 }
