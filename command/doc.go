@@ -44,7 +44,11 @@
 //     panic downstream of a command's Observable (in a subscriber's
 //     OnNext, or an operator's function) is the subscriber's: it
 //     propagates, as package observable says, and the execution ends
-//     CANCELLED, its permits back, with no FAILURE counted.
+//     CANCELLED, its permits back, with no FAILURE counted. Run and a
+//     fallback must return, by value or by panic: one that ends its
+//     goroutine with runtime.Goexit (testing's t.FailNow, called off the
+//     test's goroutine) leaves its execution unended, its permit or pool
+//     slot taken and a caller on another goroutine unanswered.
 //   - The context is the cancellation. When the caller's context ends, a
 //     Future is cancelled or every subscriber has left before the result,
 //     the execution is CANCELLED and run's context is cancelled. A nil
