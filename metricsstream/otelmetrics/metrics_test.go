@@ -369,3 +369,35 @@ func TestEveryCommandMetricHasAnInstrument(t *testing.T) {
 		assert.Equal(t, cm.Labelled(), commandLabelKeys[m] != "", "%s: a key for a labelled metric only", i.name)
 	}
 }
+
+// A second Register on the same meter would add a second callback that
+// observes every counter again, which the SDK sums: the counters would
+// double. It is refused until the first is unregistered, and the
+// counters keep their values.
+func TestRegisteringTwiceOnAMeterDoesNotDoubleTheCounters(t *testing.T) {
+	reg, _ := executions(t)
+	reader := sdkmetric.NewManualReader()
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = provider.Shutdown(context.Background()) })
+	meter := provider.Meter(ScopeName)
+	const success = "rxhystrix_command_events_total{command=GetUser,event=SUCCESS,group=Users}"
+	collect := func() map[string]float64 {
+		var rm metricdata.ResourceMetrics
+		require.NoError(t, reader.Collect(context.Background(), &rm))
+		return otelPoints(t, rm)
+	}
+
+	m := New(reg.Metrics())
+	first, err := m.Register(meter)
+	require.NoError(t, err)
+	_, err = m.Register(meter)
+	assert.ErrorIs(t, err, ErrAlreadyRegistered)
+	assert.Equal(t, 4.0, collect()[success], "counted once")
+
+	require.NoError(t, first.Unregister())
+	again, err := m.Register(meter)
+	require.NoError(t, err, "registered again once the first is unregistered")
+	assert.Equal(t, 4.0, collect()[success])
+	require.NoError(t, again.Unregister())
+	require.NoError(t, again.Unregister(), "a second Unregister, as the SDK's, is no error")
+}

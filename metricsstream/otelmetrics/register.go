@@ -3,6 +3,8 @@ package otelmetrics
 import (
 	"context"
 	"errors"
+	"reflect"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -25,14 +27,70 @@ type instruments struct {
 	collapserEvents                                   metric.Int64ObservableCounter
 }
 
+// ErrAlreadyRegistered is the error of [Metrics.Register] on a meter the
+// Metrics is registered on already: a second callback would observe every
+// counter again, and the meter would sum the two.
+var ErrAlreadyRegistered = errors.New("otelmetrics: Register: already registered on this meter")
+
+// registration is the Registration of a Register on a meter that can be
+// compared: its first Unregister takes the meter out of m's.
+type registration struct {
+	metric.Registration
+	once  sync.Once
+	m     *Metrics
+	meter metric.Meter
+}
+
+func (r *registration) Unregister() error {
+	err := r.Registration.Unregister()
+	r.once.Do(func() { r.m.release(r.meter) })
+	return err
+}
+
+// claim notes that m is registered on meter, and reports false if it is
+// already.
+func (m *Metrics) claim(meter metric.Meter) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.meters[meter] {
+		return false
+	}
+	if m.meters == nil {
+		m.meters = make(map[metric.Meter]bool)
+	}
+	m.meters[meter] = true
+	return true
+}
+
+// release undoes claim.
+func (m *Metrics) release(meter metric.Meter) {
+	m.mu.Lock()
+	delete(m.meters, meter)
+	m.mu.Unlock()
+}
+
 // Register makes the counters and gauges on meter (which should be named
 // [ScopeName]) and registers the callback that reads the registry at each
 // collection, so commands made later are reported too. Unregister the
-// returned Registration to stop. It returns the meter's errors, joined.
+// returned Registration to stop. It returns the meter's errors, joined,
+// and ErrAlreadyRegistered if m is registered on meter already and not
+// unregistered.
 //
 // The latency histograms are not instruments of the meter: pass m to the
 // reader's WithProducer as well (see the package documentation).
 func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
+	// A meter that cannot be a map key (no meter of the SDK's) is not
+	// checked.
+	checked := reflect.TypeOf(meter) != nil && reflect.TypeOf(meter).Comparable()
+	if checked && !m.claim(meter) {
+		return nil, ErrAlreadyRegistered
+	}
+	registered := false
+	defer func() {
+		if checked && !registered {
+			m.release(meter)
+		}
+	}()
 	var (
 		in   instruments
 		errs []error
@@ -90,10 +148,15 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 	}
 	observables = append(observables, in.requestEventsDropped, in.requestEventsPanics, in.poolAdaptiveLimit,
 		in.poolExecuted, in.poolRejected, in.poolActive, in.poolQueued, in.poolCoreSize, in.poolWorkers, in.collapserEvents)
-	return meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+	r, err := meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		in.observe(o, m.registry)
 		return nil
 	}, observables...)
+	if err != nil || !checked {
+		return r, err
+	}
+	registered = true
+	return &registration{Registration: r, m: m, meter: meter}, nil
 }
 
 // observe reports r and every command, pool and collapser of it, with
