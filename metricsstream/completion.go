@@ -9,8 +9,10 @@ import "time"
 // plain value (no pointers but the keys' strings), so building and
 // recording one does not allocate.
 type Completion struct {
-	// CommandKey, GroupKey and PoolKey name the command, its group and the
-	// worker pool it ran in (empty when it did not run in a pool).
+	// CommandKey, GroupKey and PoolKey name the command, its group and
+	// its worker pool: the pool of a pool-isolated execution, whether its
+	// code ran there or was turned away (THREAD_POOL_REJECTED, say), and
+	// empty under semaphore isolation.
 	CommandKey, GroupKey, PoolKey string
 
 	// Events is what happened, as the execution result's event counts.

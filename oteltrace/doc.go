@@ -22,7 +22,7 @@
 //
 //	rxhystrix.command.name      string    the command key, set when the span starts
 //	rxhystrix.command.group     string    its group
-//	rxhystrix.pool.name         string    the worker pool it ran in, under pool isolation
+//	rxhystrix.pool.name         string    its worker pool, under pool isolation, whether it ran there or not
 //	rxhystrix.execution.events  string[]  Hystrix's events of the execution, in Hystrix's order ("TIMEOUT", "FALLBACK_SUCCESS")
 //	rxhystrix.execution.ran     bool      whether the command's code ran: false for a short circuit or a rejection
 //

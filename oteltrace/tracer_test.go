@@ -389,3 +389,36 @@ func TestASpanSaysWhichFaultsWereInjected(t *testing.T) {
 func TestNewPanicsWithoutAProvider(t *testing.T) {
 	assert.PanicsWithValue(t, "oteltrace: New with nil TracerProvider", func() { oteltrace.New(nil) })
 }
+
+// Under pool isolation an execution's span names its pool whether or not
+// the command's code ran there: a short circuit or a rate limit of a
+// pool-isolated command names the pool, beside rxhystrix.execution.ran
+// false, so that the spans of one pool's executions can be read together.
+func TestAnExecutionThatDidNotRunNamesItsPool(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  command.Config
+	}{
+		{"short circuit", command.Config{Breaker: breaker.Config{ForceOpen: true}}},
+		{"rate limited", command.Config{RateLimit: command.RateLimitConfig{Enabled: true, Rate: 1, Burst: 1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTraced(t)
+			tc.cfg.Isolation = command.PoolIsolation
+			tc.cfg.Pool = "Users"
+			c := command.New("Lookup", func(ctx context.Context, id int) (string, error) { return "ann", nil },
+				command.WithRegistry(tr.reg), command.WithConfig(tc.cfg)).
+				WithFallback(func(context.Context, int, error) (string, error) { return "cached", nil })
+			if tc.cfg.RateLimit.Enabled {
+				_, _ = c.Execute(context.Background(), 1) // takes the bucket's one token; the clock stands still
+				tr.recorder.Reset()
+			}
+			v, err := c.Execute(context.Background(), 1)
+			require.NoError(t, err)
+			require.Equal(t, "cached", v)
+			a := attrs(tr.span(t, "Lookup"))
+			assert.False(t, a[oteltrace.RanKey].AsBool())
+			assert.Equal(t, "Users", a[attribute.Key("rxhystrix.pool.name")].AsString())
+		})
+	}
+}
