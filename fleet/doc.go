@@ -102,5 +102,9 @@
 // succeeds writes the window again and still judges on local health: the
 // instances that exchange later in the interval may not have written
 // theirs yet, and a sum of a few of them (a bad instance's window alone,
-// say) could trip the breaker. The one after reads the fleet's sum.
+// say) could trip the breaker. The one after reads the fleet's sum. An
+// exchange that succeeds but finds that Redis lost this instance's
+// buckets since the one before (restarted empty between them, failed
+// over to a replica behind, evicted them) does the same: the others have
+// not written theirs again yet either.
 package fleet

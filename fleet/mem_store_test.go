@@ -50,17 +50,21 @@ func (m *memStore) exchange(ctx context.Context, x exchange) (reading, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.expireLocked()
+	lost := false
 	for _, w := range x.writes {
 		b := memBucket(&x, w.index)
 		if m.buckets[b] == nil {
 			m.buckets[b] = map[string]counts{}
+		}
+		if _, ok := m.buckets[b][x.instance]; !ok && w.again {
+			lost = true
 		}
 		m.buckets[b][x.instance] = w.counts
 		if at := m.clk.Now().Add(w.expiry); at.After(m.expires[b]) {
 			m.expires[b] = at // a write only lengthens the expiry, as redisStore's
 		}
 	}
-	r := reading{others: make([]counts, x.buckets)}
+	r := reading{others: make([]counts, x.buckets), lost: lost}
 	seen := map[string]bool{}
 	for i := range r.others {
 		for who, c := range m.buckets[memBucket(&x, x.from+int64(i))] {

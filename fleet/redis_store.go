@@ -25,21 +25,27 @@ type redisStore struct {
 
 // exchangeScript runs an exchange. KEYS are the buckets read, oldest
 // first. ARGV: the instance, the number of writes, then per write the
-// position of its bucket in KEYS, its total, errors and slow, and its
-// expiry in milliseconds. A write only lengthens a bucket's expiry: an
+// position of its bucket in KEYS, its total, errors and slow, its
+// expiry in milliseconds, and 1 if the bucket should hold this
+// instance's counts already (bucketWrite.again), else 0. A write only lengthens a bucket's expiry: an
 // instance whose window is shorter (during a deploy that changes it)
 // must not expire a bucket that the others still read. It returns the
 // total, errors and slow of the other instances per bucket read, then
-// how many other instances wrote, then Redis's clock (TIME: seconds and
+// how many other instances wrote, then 1 if a write that should have
+// found this instance's counts added them anew (Redis lost them), else
+// 0, then Redis's clock (TIME: seconds and
 // microseconds), which Source.Stats compares with the instance's. TIME
 // comes after the writes, where every Redis since 3.2 lets a script
 // read it.
 var exchangeScript = redis.NewScript(`
-local me, writes = ARGV[1], tonumber(ARGV[2])
+local me, writes, lost = ARGV[1], tonumber(ARGV[2]), 0
 for i = 0, writes - 1 do
-	local at = 3 + 5 * i
+	local at = 3 + 6 * i
 	local key = KEYS[tonumber(ARGV[at])]
-	redis.call('HSET', key, me, ARGV[at + 1] .. ' ' .. ARGV[at + 2] .. ' ' .. ARGV[at + 3])
+	local added = redis.call('HSET', key, me, ARGV[at + 1] .. ' ' .. ARGV[at + 2] .. ' ' .. ARGV[at + 3])
+	if added == 1 and ARGV[at + 5] == '1' then
+		lost = 1
+	end
 	local expiry = tonumber(ARGV[at + 4])
 	if redis.call('PTTL', key) < expiry then
 		redis.call('PEXPIRE', key, expiry)
@@ -67,6 +73,7 @@ for _, key in ipairs(KEYS) do
 	out[#out + 1] = slow
 end
 out[#out + 1] = instances
+out[#out + 1] = lost
 local now = redis.call('TIME')
 out[#out + 1] = tonumber(now[1])
 out[#out + 1] = tonumber(now[2])
@@ -83,22 +90,27 @@ func (s redisStore) exchange(ctx context.Context, x exchange) (reading, error) {
 	for i := range keys {
 		keys[i] = s.bucketKey(&x, x.from+int64(i))
 	}
-	args := make([]any, 0, 2+5*len(x.writes))
+	args := make([]any, 0, 2+6*len(x.writes))
 	args = append(args, x.instance, len(x.writes))
 	for _, w := range x.writes {
-		args = append(args, w.index-x.from+1, w.counts.total, w.counts.errors, w.counts.slow, max(w.expiry.Milliseconds(), 1))
+		again := 0
+		if w.again {
+			again = 1
+		}
+		args = append(args, w.index-x.from+1, w.counts.total, w.counts.errors, w.counts.slow, max(w.expiry.Milliseconds(), 1), again)
 	}
 	vals, err := exchangeScript.Run(ctx, s.client, keys, args...).Int64Slice()
 	if err != nil {
 		return reading{}, err
 	}
-	if len(vals) != 3*x.buckets+3 {
+	if len(vals) != 3*x.buckets+4 {
 		return reading{}, fmt.Errorf("fleet: the exchange script returned %d values for %d buckets", len(vals), x.buckets)
 	}
 	r := reading{
 		others:    make([]counts, x.buckets),
 		instances: int(vals[3*x.buckets]),
-		storeTime: time.Unix(vals[3*x.buckets+1], vals[3*x.buckets+2]*int64(time.Microsecond)),
+		lost:      vals[3*x.buckets+1] != 0,
+		storeTime: time.Unix(vals[3*x.buckets+2], vals[3*x.buckets+3]*int64(time.Microsecond)),
 	}
 	for i := range r.others {
 		r.others[i] = counts{vals[3*i], vals[3*i+1], vals[3*i+2]}

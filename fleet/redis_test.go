@@ -259,3 +259,44 @@ func TestRedisMeasuresTheClockSkew(t *testing.T) {
 	assert.GreaterOrEqual(t, st.ClockSkew, local.Sub(after))
 	assert.LessOrEqual(t, st.ClockSkew, local.Sub(before.Truncate(time.Microsecond)))
 }
+
+// Redis loses every bucket between two exchanges that both succeed (a
+// restart that go-redis redials without a word, a failover to a replica
+// that has none, FLUSHALL): the instances write their windows again one
+// after the other in the interval, as after an outage, and an instance
+// that exchanges after the bad one and before the others must not judge
+// on a "fleet" of the bad instance alone.
+func TestRedisThatLostTheBucketsBetweenExchangesJudgesAloneFirst(t *testing.T) {
+	srv := startRedis(t)
+	c := newCluster(t)
+	onRedis := func(name string) *instance {
+		return c.addWith(name, clock.NewManual(epoch), redisStore{client: newClient(t, srv), prefix: DefaultPrefix},
+			func(cfg *Config) { cfg.Timeout = settle })
+	}
+	bad := onRedis("bad") // exchanges first in each interval
+	a := onRedis("a")
+	big := onRedis("big")
+	traffic := func() { a.run(1); big.run(10) }
+
+	traffic()
+	for range 20 { // a window of steady traffic
+		c.tickInOrder(traffic)
+	}
+	bad.down.Store(true)
+	bad.run(25) // bad's own fault: it opens alone
+	c.tickInOrder(traffic)
+	c.tickInOrder(traffic)
+	require.True(t, bad.open())
+	require.False(t, a.open(), "25 errors in the fleet's ~235 do not trip a")
+
+	require.NoError(t, newClient(t, srv).FlushAll(context.Background()).Err()) // Redis lost every bucket
+
+	c.tickInOrder(traffic) // a reads only bad's window, written again
+	assert.Zero(t, a.source().Stats().Failures)
+	assert.False(t, a.open(), "one bad instance does not trip the others")
+	c.tickInOrder(traffic) // every window is written again: the fleet's sum
+	assert.Equal(t, 2, a.source().Stats().Instances)
+	assert.False(t, a.source().Stats().Fallback)
+	assert.False(t, a.open(), "one bad instance does not trip the others")
+	assert.False(t, big.open())
+}

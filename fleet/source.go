@@ -31,6 +31,12 @@ type Source struct {
 	stop   chan struct{}
 	done   chan struct{}
 
+	// written holds the buckets the latest successful exchange wrote,
+	// which the store holds until they leave the window: the next
+	// exchange marks their writes again, to learn whether the store lost
+	// them. Only the run goroutine uses it.
+	written map[int64]bool
+
 	mu sync.Mutex // serializes views and what is sent to the breaker
 	// rejoining: the latest exchange failed, so the next one writes and
 	// does not read yet (see exchange).
@@ -125,7 +131,9 @@ func (s *Source) run(ticker clock.Ticker) {
 // have written their windows again either, and a sum of some of them (a
 // bad instance's window, say, and none of the healthy ones') could trip
 // the breaker on one bad instance. The breaker judges on this instance's
-// health for that one more interval.
+// health for that one more interval. So does it after an exchange that
+// finds this instance's buckets of the latest exchange gone from the
+// store: it lost every instance's, and they are being written again.
 func (s *Source) exchange() {
 	now := s.clock.Now()
 	current := bucketIndex(now, s.interval)
@@ -144,13 +152,19 @@ func (s *Source) exchange() {
 		if i < from || i > current {
 			continue
 		}
-		x.writes = append(x.writes, bucketWrite{index: i, counts: counts{b.Total, b.Errors, b.Slow}, expiry: s.expiry(i, now)})
+		x.writes = append(x.writes, bucketWrite{index: i, counts: counts{b.Total, b.Errors, b.Slow}, expiry: s.expiry(i, now), again: s.written[i]})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.fleet.cfg.Timeout)
 	r, err := s.fleet.store.exchange(ctx, x)
 	cancel()
 	if err == nil {
 		s.measureClock(now, s.clock.Now(), r.storeTime)
+		s.written = make(map[int64]bool, len(x.writes))
+		for _, w := range x.writes {
+			s.written[w.index] = true
+		}
+	} else {
+		s.written = nil // the store may or may not hold them: the next exchange rejoins
 	}
 
 	s.mu.Lock()
@@ -162,9 +176,15 @@ func (s *Source) exchange() {
 		s.fallback.Store(true)
 		s.others = nil
 		s.rejoining = true
-	case s.rejoining:
+	case s.rejoining || r.lost:
+		// The store lost buckets since the latest exchange, of this
+		// instance and surely of others, which write theirs again later
+		// in the interval: as after a failed exchange, judge alone for
+		// this one.
 		s.exchanges.Add(1)
 		s.instances.Store(int64(r.instances))
+		s.fallback.Store(true)
+		s.others = nil
 		s.rejoining = false // and the fallback stays, for this interval
 	default:
 		s.exchanges.Add(1)
@@ -226,7 +246,8 @@ type Stats struct {
 	// succeeded and that failed (an error or the timeout).
 	Exchanges, Failures uint64
 	// Fallback is true while the breaker judges on this instance's health
-	// alone: before the first exchange and after a failed one.
+	// alone: before the first exchange, after a failed one, and after
+	// one that found the store had lost this instance's buckets.
 	Fallback bool
 	// Instances is how many other instances the latest successful
 	// exchange found health from in the window.

@@ -19,6 +19,10 @@ type bucketWrite struct {
 	index  int64
 	counts counts
 	expiry time.Duration // how long the bucket lives from now, at least
+	// again says that the store held this instance's counts of the
+	// bucket after its latest successful exchange: a write that finds
+	// none means the store lost them since (see reading.lost).
+	again bool
 }
 
 // exchange is one round with the store: this instance's new buckets go
@@ -41,6 +45,11 @@ type reading struct {
 	instances int
 	// storeTime is the store's clock during the exchange.
 	storeTime time.Time
+	// lost says that a write marked again found no counts of this
+	// instance in its bucket: the store lost buckets (restarted empty,
+	// failed over to a replica behind, evicted them) since this
+	// instance's latest successful exchange.
+	lost bool
 }
 
 // store is where the instances of a fleet meet: Redis (redisStore), or a
