@@ -25,18 +25,18 @@ type redisStore struct {
 
 // exchangeScript runs an exchange. KEYS are the buckets read, oldest
 // first. ARGV: the instance, the number of writes, then per write the
-// position of its bucket in KEYS, its total, errors and slow, its
-// expiry in milliseconds, and 1 if the bucket should hold this
-// instance's counts already (bucketWrite.again), else 0. A write only lengthens a bucket's expiry: an
-// instance whose window is shorter (during a deploy that changes it)
-// must not expire a bucket that the others still read. It returns the
-// total, errors and slow of the other instances per bucket read, then
-// how many other instances wrote, then 1 if a write that should have
-// found this instance's counts added them anew (Redis lost them), else
-// 0, then Redis's clock (TIME: seconds and
+// position of its bucket in KEYS, its total, errors and slow, its expiry
+// in milliseconds, and 1 if the bucket should hold this instance's
+// counts already (bucketWrite.again), else 0. A write only lengthens a
+// bucket's expiry: an instance whose window is shorter (during a deploy
+// that changes it) must not expire a bucket that the others still read.
+// It returns the total, errors and slow of the other instances per
+// bucket read, then how many other instances wrote, then 1 if a write
+// that should have found this instance's counts added them anew (Redis
+// lost them), else 0, then Redis's clock (TIME: seconds and
 // microseconds), which Source.Stats compares with the instance's. TIME
-// comes after the writes, where every Redis since 3.2 lets a script
-// read it.
+// comes after the writes, where every Redis since 3.2 lets a script read
+// it.
 var exchangeScript = redis.NewScript(`
 local me, writes, lost = ARGV[1], tonumber(ARGV[2]), 0
 for i = 0, writes - 1 do
