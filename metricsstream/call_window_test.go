@@ -101,3 +101,23 @@ func TestConfigHandlerShowsTheHealthWindowCalls(t *testing.T) {
 	assert.Equal(t, json.Number("50"), metrics.get(t, "healthWindowCalls"))
 	assert.NotContains(t, o.object(t, "commands").object(t, "Lookup").object(t, "metrics").keys, "healthWindowCalls")
 }
+
+// ResetStream empties the window of calls, which changes the health
+// counts even when the health buckets are empty and the stream rests:
+// a subscriber must be sent the empty window, at the next boundary of
+// the new buckets, not keep the counts of the calls from before.
+func TestHealthWindowCallsResetReachesARestingStream(t *testing.T) {
+	m, mc := newTestMetrics(t, Config{HealthWindowCalls: 10})
+	got := collectTimed(t, m, mc)
+	recordN(m, 5, Failure, FallbackMissing)
+	mc.Advance(12 * time.Second) // the buckets are empty: the stream rests
+	snaps := got()
+	require.Equal(t, HealthCounts{Total: 5, Errors: 5, ErrorPercentage: 100}, snaps[len(snaps)-1].HealthCounts)
+
+	m.ResetStream()
+	require.Equal(t, HealthCounts{}, m.HealthCounts())
+	mc.Advance(2 * time.Second)
+	snaps = got()
+	assert.Equal(t, HealthCounts{}, snaps[len(snaps)-1].HealthCounts,
+		"the subscriber still holds the calls the reset dropped")
+}

@@ -37,11 +37,18 @@ func (m *CommandMetrics) ResetStream() {
 	h := newHealthRing(now, m.cfg)
 	h.offset = now.Sub(m.created)
 	m.health.Store(h)
-	if m.calls.Load() != nil {
+	calls := m.calls.Load() != nil
+	if calls {
 		m.calls.Store(newCallWindow(m.cfg.HealthWindowCalls))
 	}
 	if s := m.streams.Load(); s != nil {
 		s.health.realign()
+		if calls && m.healthRests.Load() {
+			// The stream may rest with the counts of the calls just
+			// dropped, the buckets being empty: it sends the empty
+			// window at the next boundary, then rests again.
+			m.wakeHealth()
+		}
 	}
 }
 
