@@ -160,3 +160,48 @@ func TestIdleKeysCostNoWakeUps(t *testing.T) {
 	assert.Zero(t, mc.fired.Load(), "wake-ups of idle keys over a minute")
 	assert.Zero(t, mc.Pending())
 }
+
+// jumpingClock is a manual clock that moves on by jump inside the
+// after-th call of Now once armed: another goroutine advancing the
+// clock between two readings of the caller's.
+type jumpingClock struct {
+	*clock.Manual
+	calls atomic.Int32 // readings left before the jump, when > 0
+	jump  time.Duration
+}
+
+func (c *jumpingClock) Now() time.Time {
+	if c.calls.Add(-1) == 0 {
+		c.Manual.Advance(c.jump)
+	}
+	return c.Manual.Now()
+}
+
+// A first subscriber whose value was read just before the window emptied
+// (the clock moved on between the reading of the value and the decision
+// to rest) must not be left with those counts: the stream rests only on
+// a value the subscriber has.
+func TestHealthStreamDoesNotRestOnAStaleFirstValue(t *testing.T) {
+	mc := &jumpingClock{Manual: clock.NewManual(t0), jump: 10 * time.Second}
+	m := NewRegistry(mc).Command("cmd", Config{})
+	recordN(m, 5, Failure, FallbackMissing)
+	mc.Manual.Advance(healthBucket) // the failures are in the window until 10.5s
+
+	var mu sync.Mutex
+	var got []HealthCounts
+	mc.calls.Store(2) // the stream's second reading, when it decides whether to rest
+	sub := m.HealthStream().SubscribeFunc(context.Background(), func(h HealthCounts) {
+		mu.Lock()
+		got = append(got, h)
+		mu.Unlock()
+	}, nil, nil)
+	defer sub.Unsubscribe()
+	require.Equal(t, HealthCounts{}, m.HealthCounts(), "the window is empty by now")
+
+	mc.Manual.Advance(time.Second)
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotEmpty(t, got)
+	assert.Equal(t, HealthCounts{Total: 5, Errors: 5, ErrorPercentage: 100}, got[0], "the value at subscription")
+	assert.Equal(t, HealthCounts{}, got[len(got)-1], "the subscriber is left with counts long gone")
+}

@@ -87,8 +87,9 @@ func (s *tickStream[T]) observable() observable.Observable[T] {
 			s.panics.Add(1)
 			observer.Fail(o, p)
 		}
-		q.push(s.value(s.clock.Now()))
-		s.add(q)
+		now := s.clock.Now()
+		q.push(s.value(now))
+		s.add(q, now)
 		onDone(ctx, func() { s.remove(q) })
 		q.drain()
 	})
@@ -107,14 +108,17 @@ func onDone(ctx context.Context, f func()) {
 	context.AfterFunc(ctx, f)
 }
 
-func (s *tickStream[T]) add(q *queuedObserver[T]) {
+// add adds q, which was given the value of now. A stream without a timer
+// decides at that same now whether to rest: had it decided at a later
+// reading of the clock, a window that emptied in between would leave q
+// with the older value and the stream resting on it. Arming the timer
+// for the tick after now fires at once if the clock has passed it.
+func (s *tickStream[T]) add(q *queuedObserver[T], now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.subs = append(slices.Clip(s.subs), q)
-	if s.timer == nil {
-		if now := s.clock.Now(); !s.restLocked(now) {
-			s.startLocked(now)
-		}
+	if s.timer == nil && !s.restLocked(now) {
+		s.startLocked(now)
 	}
 }
 
@@ -125,7 +129,7 @@ func (s *tickStream[T]) startLocked(now time.Time) {
 	}
 	s.target = &tickTarget[T]{}
 	s.target.s.Store(s)
-	s.timer = s.clock.AfterFunc(s.next(now).Sub(now), s.target.fire)
+	s.timer = s.clock.AfterFunc(s.next(now).Sub(s.clock.Now()), s.target.fire)
 }
 
 // stopLocked stops the timer and cuts what it holds of the stream.
