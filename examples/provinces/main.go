@@ -73,7 +73,7 @@ func main() {
 	flag.DurationVar(&opts.Timeout, "timeout", time.Second, "timeout of a push")
 	flag.DurationVar(&opts.SleepWindow, "sleep-window", 5*time.Second, "how long an open breaker refuses pushes")
 	flag.IntVar(&opts.Volume, "volume", 20, "the least pushes in the breaker's window that can open it")
-	flag.DurationVar(&opts.Hang, "hang", 4*time.Second, "how long the province's network hangs")
+	flag.DurationVar(&opts.Hang, "hang", 4*time.Second, "how long pushes are sent to the hung province, which answers none of them")
 	flag.DurationVar(&opts.After, "after", time.Second, "how long pushes go on after the recovery")
 	flag.Parse()
 	if err := run(os.Stdout, opts); err != nil {
@@ -93,6 +93,9 @@ func run(w io.Writer, opts options) error {
 	}
 	if opts.Rate <= 0 || opts.Latency <= 0 || opts.Timeout <= 0 || opts.SleepWindow <= 0 || opts.Hang <= 0 || opts.Volume < 0 {
 		return errors.New("options.Rate, Latency, Timeout, SleepWindow and Hang must be positive, and Volume not negative")
+	}
+	if opts.Rate > int(time.Second) {
+		return fmt.Errorf("options.Rate must be at most %d pushes a second, one a nanosecond", int(time.Second))
 	}
 	var provinces []*province
 	var hung *province
@@ -137,10 +140,13 @@ func run(w io.Writer, opts options) error {
 	hangUnder(ctx, w, svc, provinces, hung, opts)
 	fmt.Fprintf(w, "  %s's network recovers; its breaker:\n", hung.Name)
 	l := startLoad(ctx, svc, provinces, opts.Rate)
-	seen, err := transitions.awaitClosed(ctx)
+	seen, err := transitions.awaitClosed(ctx, hungBreaker, svc.commands[hung.Name].Metrics().Config().RollingWindow)
 	l.finish()
 	if err != nil {
 		return err
+	}
+	if len(seen) == 0 {
+		fmt.Fprintf(w, "    stayed closed: too few pushes to %s failed in its window to open it\n", hung.Name)
 	}
 	for _, t := range seen {
 		fmt.Fprintf(w, "    %+6.2fs  %v -> %v", t.Time.Sub(hangStart).Seconds(), t.From, t.To)
@@ -284,9 +290,14 @@ func watchTransitions(ctx context.Context, b *breaker.Breaker) *transitionLog {
 	return l
 }
 
-// awaitClosed returns the transitions up to the next one to Closed.
-func (l *transitionLog) awaitClosed(ctx context.Context) ([]breaker.Transition, error) {
+// awaitClosed returns the transitions up to the next one to Closed, or
+// those seen (none when it never opened) once b has stayed closed for a
+// whole window with no transition: by then the hang's failures have left
+// the window, and b will not open for them.
+func (l *transitionLog) awaitClosed(ctx context.Context, b *breaker.Breaker, window time.Duration) ([]breaker.Transition, error) {
 	var seen []breaker.Transition
+	quiet := time.NewTimer(window)
+	defer quiet.Stop()
 	for {
 		select {
 		case t := <-l.ch:
@@ -294,6 +305,12 @@ func (l *transitionLog) awaitClosed(ctx context.Context) ([]breaker.Transition, 
 			if t.To == breaker.Closed {
 				return seen, nil
 			}
+			quiet.Reset(window)
+		case <-quiet.C:
+			if b.State() == breaker.Closed {
+				return seen, nil
+			}
+			quiet.Reset(window)
 		case <-ctx.Done():
 			return seen, fmt.Errorf("waiting for the breaker to close: %w", ctx.Err())
 		}

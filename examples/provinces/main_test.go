@@ -89,10 +89,25 @@ func TestRunIsolatesTheHungProvince(t *testing.T) {
 	assert.Regexp(t, `healthy provinces whose breaker opened: \d+ of 29\n$`, shared)
 }
 
+// A hang too short to open the hung province's breaker: the replay does
+// not wait for that breaker to close, which it never opened, and says so.
+func TestRunEndsWhenTheHungBreakerNeverOpens(t *testing.T) {
+	var out strings.Builder
+	err := run(&out, options{
+		Provinces: 2, Rate: 20, Latency: 10 * time.Millisecond, Timeout: time.Second,
+		SleepWindow: time.Second, Volume: 20, Hang: 200 * time.Millisecond, After: 100 * time.Millisecond,
+	})
+	require.NoError(t, err, out.String())
+	assert.Contains(t, out.String(), "its breaker:\n    stayed closed: too few pushes to Tianjin failed in its window to open it\n")
+}
+
 func TestRunRejectsBadOptions(t *testing.T) {
 	err := run(&strings.Builder{}, options{Provinces: 40, Rate: 1, Latency: 1, Timeout: 1, SleepWindow: 1, Hang: 1})
 	assert.ErrorContains(t, err, "Provinces")
 	err = run(&strings.Builder{}, options{Provinces: 30})
+	assert.ErrorContains(t, err, "Rate")
+	// A rate past one push a nanosecond has no tick to send them on.
+	err = run(&strings.Builder{}, options{Provinces: 2, Rate: 2_000_000_000, Latency: 1, Timeout: 1, SleepWindow: 1, Hang: 1})
 	assert.ErrorContains(t, err, "Rate")
 }
 
