@@ -166,8 +166,8 @@
 // is an li with data-request, and each of its executions has
 // data-execution, data-command="<name>" and data-outcome (success,
 // shortCircuited, badRequest, timeout, rejected, failure, or empty). A
-// command card's data-circuit is closed, open, forced-open, partial or
-// unknown; a card's data-health is green, yellow, orange or red (error
+// command card's data-circuit is closed, open, half-open, forced-open,
+// partial or unknown; a card's data-health is green, yellow, orange or red (error
 // percentage below 25, below 40, below 50, and from 50). The connection
 // status is #status, whose data-state is connecting, open or error, and the
 // error banner is #error.
