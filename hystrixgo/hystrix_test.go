@@ -507,6 +507,13 @@ func TestRunContextLivesOnAfterRunReturns(t *testing.T) {
 	if err := await(t, ch); err != context.Canceled {
 		t.Fatalf("DoC = %v; want context.Canceled", err)
 	}
+	// run's context ends with the caller's on a goroutine of its own
+	// (context.AfterFunc), which may come just after DoC returned.
+	select {
+	case <-runCtx.Load().(context.Context).Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("run's context did not end once the caller left")
+	}
 	if err := runCtx.Load().(context.Context).Err(); err != context.Canceled {
 		t.Fatalf("run's context Err = %v once the caller left; want context.Canceled", err)
 	}
