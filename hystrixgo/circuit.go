@@ -45,6 +45,11 @@ func (e *engine) circuit(name string) (*CircuitBreaker, bool) {
 		return cb.(*CircuitBreaker), false
 	}
 	cb := &CircuitBreaker{Name: name, core: c, collectors: metricCollector.Registry.InitializeMetricCollectors(name)}
+	// hystrix-go resets every collector a new circuit makes, before its
+	// first Update: a collector may make its state in Reset alone.
+	for _, mc := range cb.collectors {
+		mc.Reset()
+	}
 	e.circuits.Store(name, cb)
 	return cb, true
 }

@@ -55,8 +55,8 @@ func TestFlush(t *testing.T) {
 		t.Fatalf("the stream shows %d events before Flush; want 2, a command and a pool", n)
 	}
 	Flush()
-	if rec.resets != 1 {
-		t.Fatalf("collector reset %d times; want 1", rec.resets)
+	if rec.resets != 2 {
+		t.Fatalf("collector reset %d times; want 2, at its making and at Flush", rec.resets)
 	}
 	if n := len(streamFrames(current())); n != 0 {
 		t.Fatalf("the stream still shows %d events after Flush; want none", n)
@@ -201,5 +201,23 @@ func TestCollectorIsToldOfOneCommandAtATime(t *testing.T) {
 	wg.Wait()
 	if pc.updates != n || pc.overlaps != 0 {
 		t.Fatalf("collector counted %d updates, %d of them overlapping another; want %d, none overlapping", pc.updates, pc.overlaps, n)
+	}
+}
+
+// A new circuit resets each collector it makes, before any Update, as
+// hystrix-go's metric exchange does: a collector written for hystrix-go
+// may make its state in Reset alone.
+func TestNewCircuitResetsItsCollectors(t *testing.T) {
+	testEngine(t)
+	withCollectors()
+	if _, created, _ := GetCircuit("fresh"); !created {
+		t.Fatal("precondition: GetCircuit made the circuit")
+	}
+	rec := collectorOf(t, "fresh")
+	rec.mu.Lock()
+	resets, updates := rec.resets, len(rec.updates)
+	rec.mu.Unlock()
+	if resets != 1 || updates != 0 {
+		t.Fatalf("a new circuit's collector had %d resets and %d updates; want 1 reset before any update", resets, updates)
 	}
 }

@@ -8,7 +8,8 @@ import (
 // MetricCollector receives the result of every finished command of one
 // circuit. Update is called once per command, on the caller's goroutine
 // before the caller gets the result; it must not block. Reset is called
-// when hystrix.Flush forgets the circuit. As in hystrix-go, a circuit
+// once as the circuit makes the collector, before any Update, and when
+// hystrix.Flush forgets the circuit. As in hystrix-go, a circuit
 // calls its collector's methods one at a time, never concurrently.
 type MetricCollector interface {
 	Update(MetricResult)
@@ -39,8 +40,10 @@ type MetricResult struct {
 	ConcurrencyInUse        float64
 }
 
-// Registry holds the collector factories every new circuit calls.
-var Registry = &metricCollectorRegistry{}
+// Registry holds the collector factories every new circuit calls. As in
+// hystrix-go it is a variable of the registry type, not a pointer, so
+// &Registry has its methods.
+var Registry = metricCollectorRegistry{}
 
 // metricCollectorRegistry is the type of Registry. It is safe for
 // concurrent use.

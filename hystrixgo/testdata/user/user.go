@@ -54,6 +54,12 @@ func Main() error {
 		return &collector{n: rolling.NewNumber()}
 	})
 	_ = metricCollector.Registry.InitializeMetricCollectors("x")
+	// Registry is a variable of the registry type: its address has the
+	// methods, and can be handed to code that registers.
+	var registrar interface {
+		Register(func(string) metricCollector.MetricCollector)
+	} = &metricCollector.Registry
+	_ = registrar
 
 	hystrix.ConfigureCommand("get", hystrix.CommandConfig{
 		Timeout:                100,
