@@ -201,6 +201,7 @@ func (k *keyState) permitGivenBack() {
 func (e *execution) awaitPermit(ctx, callerCtx context.Context) FailureType {
 	cfg := e.cfg.Backlog
 	now := e.k.registry.now()
+	e.waited = true // its end is read from the clock (see endTime)
 	wait, bounded := cfg.Timeout, cfg.Timeout > 0
 	if e.cfg.Timeout > 0 {
 		left := time.Duration(e.start + int64(e.cfg.Timeout) - now)
@@ -226,19 +227,22 @@ func (e *execution) awaitPermit(ctx, callerCtx context.Context) FailureType {
 			b.full.Add(1)
 			return SemaphoreRejectedFailure
 		}
-		if n, ok := e.k.metrics.TryMarkStartAt(now, e.permitsUnder(e.k.config.Load())); ok {
+		if e.tookPermit(now, joined) {
 			b.leave(w, cfg.Order)
-			e.concurrency, e.runStart = n, now
-			b.admitted.Add(1)
-			b.waitedNanos.Add(now - joined)
 			return noFailure
 		}
 		select {
 		case <-w.woken:
-			if e.k.config.Load().Backlog.Size == 0 {
-				return SemaphoreRejectedFailure // Configure took the backlog away
-			}
 			now = e.k.registry.now()
+			if e.k.config.Load().Backlog.Size == 0 {
+				// Configure took the backlog away: the waiter tries once
+				// under the new permits, as an execution arriving now
+				// would, and is refused if it finds none.
+				if e.tookPermit(now, joined) {
+					return noFailure
+				}
+				return SemaphoreRejectedFailure
+			}
 			continue
 		case <-expired:
 			b.leave(w, cfg.Order)
@@ -250,6 +254,19 @@ func (e *execution) awaitPermit(ctx, callerCtx context.Context) FailureType {
 		b.leave(w, cfg.Order)
 		return runCancelled
 	}
+}
+
+// tookPermit tries for a permit under the key's Config at now, for an
+// execution that joined the backlog at joined, and counts the wait if it
+// took one.
+func (e *execution) tookPermit(now, joined int64) bool {
+	n, ok := e.k.metrics.TryMarkStartAt(now, e.permitsUnder(e.k.config.Load()))
+	if ok {
+		e.concurrency, e.runStart = n, now
+		e.k.backlog.admitted.Add(1)
+		e.k.backlog.waitedNanos.Add(now - joined)
+	}
+	return ok
 }
 
 // status returns the backlog's BacklogStatus under cfg.

@@ -420,3 +420,96 @@ func TestBacklogSubscriberLeavesWhileWaiting(t *testing.T) {
 	h.assertReleased("Backlogged")
 	h.noMoreCompletions()
 }
+
+// A Configure that takes the backlog away but adds permits wakes the
+// waiters "to try again under the new permits": a waiter that finds one
+// free takes it, as an execution arriving now would, rather than being
+// refused with permits idle.
+func TestConfigureWithoutABacklogButMorePermitsAdmitsItsWaiters(t *testing.T) {
+	h := newHarness(t)
+	cfg := backlogConfig(2, LIFO)
+	c, ts, first := holdingThePermit(t, h, cfg)
+	waiter := waitInBacklog(t, h, execModes[0], c, 1, 1)
+
+	cfg.Backlog = BacklogConfig{}
+	cfg.MaxConcurrentRequests = 2
+	require.NoError(t, h.reg.Configure("Backlogged", cfg))
+	select {
+	case r := <-waiter:
+		t.Fatalf("the waiter ended (%q, %v) with a permit free under the new Config", r.v, r.err)
+	case i := <-ts.entered:
+		assert.Equal(t, 1, i)
+	case <-time.After(stuckAfter):
+		t.Fatal("stuck")
+	}
+	assert.Equal(t, int64(2), h.execPermits("Backlogged"))
+	ts.letThrough(1)
+	require.NoError(t, awaitCall(t, waiter).err)
+	ts.letThrough(0)
+	require.NoError(t, awaitCall(t, first).err)
+	h.assertReleased("Backlogged")
+}
+
+// A wait in the backlog is time the caller waited: an execution whose
+// wait ends in a refusal (its Backlog.Timeout) or with its caller leaving
+// has waited that long, TotalLatency being "how long the caller waited
+// from the start of the execution to its end", and it ended then, not at
+// its start.
+func TestBacklogWaitThatEndsUnadmittedIsItsTotalLatency(t *testing.T) {
+	for _, leaves := range []bool{false, true} {
+		t.Run(map[bool]string{false: "refused", true: "left"}[leaves], func(t *testing.T) {
+			forEachMode(t, func(t *testing.T, h *harness, m execMode) {
+				cfg := backlogConfig(1, LIFO)
+				cfg.Backlog.Timeout = 100 * time.Millisecond
+				c, ts, first := holdingThePermit(t, h, cfg)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				waiter := goCall(func() (string, error) { return m.exec(ctx, c, 1) })
+				waitFor(t, "a waiter", func() bool { return h.state("Backlogged").backlog.waiting.Load() == 1 })
+				var want []string
+				if leaves {
+					h.clock.Advance(30 * time.Millisecond)
+					cancel()
+					assert.ErrorIs(t, awaitCall(t, waiter).err, context.Canceled)
+					want = evs("CANCELLED")
+				} else {
+					h.clock.Advance(100 * time.Millisecond)
+					assert.ErrorIs(t, awaitCall(t, waiter).err, ErrSemaphoreRejected)
+					want = evs("SEMAPHORE_REJECTED", "FALLBACK_MISSING")
+				}
+				waited := map[bool]time.Duration{false: 100 * time.Millisecond, true: 30 * time.Millisecond}[leaves]
+				done := h.completion()
+				assert.Equal(t, want, eventNames(done.Events))
+				assert.Equal(t, waited, done.TotalLatency, "TotalLatency")
+				assert.Equal(t, harnessStart.Add(waited).UnixNano(), done.End.UnixNano(), "End")
+				ts.letThrough(0)
+				require.NoError(t, awaitCall(t, first).err)
+				h.assertReleased("Backlogged")
+			})
+		})
+	}
+}
+
+// ExecutionLatency is "how long the user's code ran (Hystrix's execution
+// latency)", which Hystrix starts once the semaphore is acquired: the
+// wait in the backlog before the permit is in TotalLatency, not in it (nor,
+// through it, in the latency percentiles and the breaker's slow calls).
+func TestBacklogWaitIsNotExecutionLatency(t *testing.T) {
+	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
+		c, ts, first := holdingThePermit(t, h, backlogConfig(1, LIFO))
+		waiter := waitInBacklog(t, h, m, c, 1, 1)
+		h.clock.Advance(200 * time.Millisecond)
+		ts.letThrough(0)
+		require.NoError(t, awaitCall(t, first).err)
+		h.completion() // the first call's
+		require.Equal(t, 1, recv(t, ts.entered, "the waiter"))
+		h.clock.Advance(10 * time.Millisecond)
+		ts.letThrough(1)
+		require.NoError(t, awaitCall(t, waiter).err)
+		done := h.completion()
+		assert.Equal(t, evs("SUCCESS"), eventNames(done.Events))
+		assert.Equal(t, 10*time.Millisecond, done.ExecutionLatency, "ExecutionLatency: the run alone")
+		assert.Equal(t, 210*time.Millisecond, done.TotalLatency, "TotalLatency: the wait and the run")
+		h.assertReleased("Backlogged")
+	})
+}

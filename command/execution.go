@@ -41,6 +41,7 @@ type execution struct {
 	breakerHeld    bool  // the breaker admitted the execution, which has not reported to it yet
 	finished       bool  // the Completion was published
 	partition      uint8 // 1 + the index in k.partitions of the partition held, or 0 (see partition.go)
+	waited         bool  // it waited in the backlog: time passed since its start, run or not
 
 	of             *attemptInfo  // the attempts the execution is one of, or nil
 	firstOfRetries bool          // or it is the first attempt of a call that retries,
@@ -207,10 +208,21 @@ func (e *execution) markNonSuccess() {
 	}
 }
 
+// invoked returns when the execution's run was invoked, the start of its
+// ExecutionLatency: its start, as Hystrix's, or, for one that waited in
+// the backlog, when it took its permit, since that wait is before the
+// semaphore is acquired, where Hystrix's execution latency begins.
+func (e *execution) invoked() int64 {
+	if e.waited && e.runStart != 0 {
+		return e.runStart
+	}
+	return e.start
+}
+
 // succeeded records SUCCESS and tells the breaker.
 func (e *execution) succeeded(now int64) {
 	e.end, e.ended = now, true
-	e.execLatency = time.Duration(now - e.start)
+	e.execLatency = time.Duration(now - e.invoked())
 	e.mark(metricsstream.Success)
 	e.breakerHeld = false
 	if !e.cfg.Breaker.Disabled {
@@ -267,7 +279,7 @@ func classifyInTime(callerCtx, runCtx context.Context, err error) outcome {
 // breaker. It returns the failure type for the fallback.
 func (e *execution) failed(o outcome, err error, now int64) FailureType {
 	e.end, e.ended = now, true
-	e.execLatency = time.Duration(now - e.start)
+	e.execLatency = time.Duration(now - e.invoked())
 	switch o {
 	case outcomeTimeout:
 		e.mark(metricsstream.Timeout)
@@ -304,7 +316,7 @@ func (e *execution) cancelled(now int64) {
 	// A run that ended has its latency, which may be 0: only one still
 	// running is measured up to now.
 	if e.executed && !e.ended {
-		e.execLatency = time.Duration(now - e.start)
+		e.execLatency = time.Duration(now - e.invoked())
 	}
 	e.mark(metricsstream.Cancelled)
 	// Only an execution the breaker admitted, and that has not reported
@@ -321,8 +333,8 @@ func (e *execution) cancelled(now int64) {
 // endTime returns when the execution ended, reading the clock only if
 // nothing recorded the end yet or a fallback ran since.
 func (e *execution) endTime() int64 {
-	if !e.ended && !e.executed && !e.fellBack {
-		return e.start // short-circuited or rejected, nothing ran since
+	if !e.ended && !e.executed && !e.fellBack && !e.waited {
+		return e.start // short-circuited or rejected, nothing ran or waited since
 	}
 	if !e.ended || e.fellBack {
 		return e.k.registry.now()
