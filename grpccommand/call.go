@@ -37,10 +37,21 @@ type call struct {
 type metaOpts struct {
 	headers, trailers []*metadata.MD
 	peers             []*peer.Peer
+	// The caller's grpc.OnFinish callbacks, which gRPC calls once a call
+	// completes: the call's, once, not each attempt's (finish).
+	onFinish []func(error)
 }
 
-// splitMetaOpts returns opts without their Header, Trailer and Peer
-// options, and those options.
+// finish calls the caller's OnFinish callbacks with err, what the call
+// returns.
+func (m *metaOpts) finish(err error) {
+	for _, f := range m.onFinish {
+		f(err)
+	}
+}
+
+// splitMetaOpts returns opts without their Header, Trailer, Peer and
+// OnFinish options, and those options.
 func splitMetaOpts(opts []grpc.CallOption) ([]grpc.CallOption, metaOpts) {
 	var m metaOpts
 	rest := opts[:0:0]
@@ -52,6 +63,8 @@ func splitMetaOpts(opts []grpc.CallOption) ([]grpc.CallOption, metaOpts) {
 			m.trailers = append(m.trailers, o.TrailerAddr)
 		case grpc.PeerCallOption:
 			m.peers = append(m.peers, o.PeerAddr)
+		case grpc.OnFinishCallOption:
+			m.onFinish = append(m.onFinish, o.OnFinish)
 		default:
 			rest = append(rest, o)
 		}

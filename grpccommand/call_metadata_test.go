@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // A caller's grpc.Header and grpc.Trailer are its own once the call has
@@ -26,18 +27,22 @@ func TestAnAbandonedAttemptNeverWritesTheCallersMetadata(t *testing.T) {
 		return command.Config{Timeout: 100 * time.Millisecond}
 	}))
 	arrived := make(chan struct{})
-	client := h.serve(t, "slow-md", &backend{unary: func(ctx context.Context, _ *testgrpc.SimpleRequest) (*testgrpc.SimpleResponse, error) {
+	finished := make(chan struct{}, 1)
+	// Below the command's interceptor: each attempt's invoker.
+	attemptEnded := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		defer func() { finished <- struct{}{} }()
+		return invoker(ctx, method, req, reply, cc, opts...)
+	}
+	client := testgrpc.NewTestServiceClient(dial(t, "slow-md", &backend{unary: func(ctx context.Context, _ *testgrpc.SimpleRequest) (*testgrpc.SimpleResponse, error) {
 		_ = grpc.SendHeader(ctx, metadata.Pairs("attempt", "abandoned"))
 		close(arrived)
 		<-ctx.Done()
 		return nil, ctx.Err()
-	}})
+	}}, nil, grpc.WithChainUnaryInterceptor(h.interceptor, attemptEnded)))
 	var header, trailer metadata.MD
-	finished := make(chan struct{}, 1)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := client.UnaryCall(context.Background(), request("x"),
-			grpc.Header(&header), grpc.Trailer(&trailer), grpc.OnFinish(func(error) { finished <- struct{}{} }))
+		_, err := client.UnaryCall(context.Background(), request("x"), grpc.Header(&header), grpc.Trailer(&trailer))
 		errc <- err
 	}()
 	<-arrived
@@ -59,7 +64,13 @@ func TestTheHedgeThatWinsGivesTheMetadata(t *testing.T) {
 	}))
 	var attempts atomic.Int32
 	firstArrived := make(chan struct{})
-	client := h.serve(t, "hedged-md", &backend{unary: func(ctx context.Context, req *testgrpc.SimpleRequest) (*testgrpc.SimpleResponse, error) {
+	finished := make(chan struct{}, 2)
+	// Below the command's interceptor: each attempt's invoker.
+	attemptEnded := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		defer func() { finished <- struct{}{} }()
+		return invoker(ctx, method, req, reply, cc, opts...)
+	}
+	client := testgrpc.NewTestServiceClient(dial(t, "hedged-md", &backend{unary: func(ctx context.Context, req *testgrpc.SimpleRequest) (*testgrpc.SimpleResponse, error) {
 		if attempts.Add(1) == 1 {
 			_ = grpc.SendHeader(ctx, metadata.Pairs("attempt", "first"))
 			close(firstArrived)
@@ -69,13 +80,11 @@ func TestTheHedgeThatWinsGivesTheMetadata(t *testing.T) {
 		_ = grpc.SetHeader(ctx, metadata.Pairs("attempt", "second"))
 		_ = grpc.SetTrailer(ctx, metadata.Pairs("won", "second"))
 		return echo(ctx, req)
-	}})
+	}}, nil, grpc.WithChainUnaryInterceptor(h.interceptor, attemptEnded)))
 	var header, trailer metadata.MD
-	finished := make(chan struct{}, 2)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := client.UnaryCall(context.Background(), request("x"),
-			grpc.Header(&header), grpc.Trailer(&trailer), grpc.OnFinish(func(error) { finished <- struct{}{} }))
+		_, err := client.UnaryCall(context.Background(), request("x"), grpc.Header(&header), grpc.Trailer(&trailer))
 		errc <- err
 	}()
 	<-firstArrived
@@ -99,4 +108,29 @@ func TestAFailedCallGivesItsTrailer(t *testing.T) {
 	_, err := client.UnaryCall(context.Background(), request("x"), grpc.Trailer(&trailer))
 	assert.Equal(t, codes.NotFound, status.Code(err))
 	assert.Equal(t, []string{"missing"}, trailer.Get("why"))
+}
+
+// gRPC calls a call's grpc.OnFinish once, when the call completes, with
+// its status. A call the command retries or hedges is one call to its
+// caller: its OnFinish is called once, with what the caller gets, and
+// not by each attempt (side by side, for a hedge; after the call
+// returned, for an attempt left at a timeout).
+func TestOnFinishIsCalledOncePerCall(t *testing.T) {
+	h := newHarness(t, WithConfig(func(string) command.Config {
+		return command.Config{Retry: command.RetryConfig{MaxAttempts: 3,
+			Backoff: observable.Backoff{Initial: time.Hour, Jitter: observable.NoJitter}}}
+	}))
+	var calls atomic.Int64
+	client := h.serve(t, "flaky", &backend{unary: func(ctx context.Context, r *testgrpc.SimpleRequest) (*testgrpc.SimpleResponse, error) {
+		if calls.Add(1) < 3 {
+			_ = grpc.SetTrailer(ctx, metadata.Pairs(PushbackTrailer, "0"))
+			return nil, status.Error(codes.Unavailable, "not yet")
+		}
+		return echo(ctx, r)
+	}})
+	var finishes []error
+	_, err := client.UnaryCall(context.Background(), request("x"), grpc.OnFinish(func(err error) { finishes = append(finishes, err) }))
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), calls.Load())
+	assert.Equal(t, []error{nil}, finishes, "one call, one OnFinish, with its status")
 }

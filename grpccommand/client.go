@@ -74,8 +74,11 @@ func (c *client) intercept(ctx context.Context, method string, req, reply any, c
 		if failed != nil && serversAnswer(err) {
 			call.meta.setMetadata(failed)
 		}
-		return statusError(err)
+		err = statusError(err)
+		call.meta.finish(err)
+		return err
 	}
+	defer call.meta.finish(nil)
 	if a, ok := answer.(*answered); ok {
 		moveReply(reply, a.reply)
 		call.meta.setMetadata(a.md)
