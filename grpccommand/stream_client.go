@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -209,7 +210,19 @@ func (s *streamClient) run(ctx context.Context, st *outboundStream) (struct{}, e
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // once the stream has ended, or to reset one that may not begin
-	cs, err := st.streamer(withOutgoingMark(ctx, s.faultKey), st.desc, st.cc, st.method, st.opts...)
+	// gRPC releases a stream whose connection closes, and its caller need
+	// not read it then (grpc.ClientConn.NewStream): nor does the attempt
+	// wait for that caller.
+	connClosed := make(chan error, 1)
+	opts := append(st.opts[:len(st.opts):len(st.opts)], grpc.OnFinish(func(err error) {
+		if st.cc != nil && st.cc.GetState() == connectivity.Shutdown {
+			select {
+			case connClosed <- err:
+			default:
+			}
+		}
+	}))
+	cs, err := st.streamer(withOutgoingMark(ctx, s.faultKey), st.desc, st.cc, st.method, opts...)
 	if err != nil {
 		return struct{}{}, s.ended(ctx, err)
 	}
@@ -226,6 +239,12 @@ func (s *streamClient) run(ctx context.Context, st *outboundStream) (struct{}, e
 			err = withPushback(err, cs.Trailer())
 		}
 		return struct{}{}, s.ended(ctx, err)
+	case err := <-connClosed:
+		st.commitNow() // no attempt follows on a closed connection
+		if err == nil {
+			err = status.Error(codes.Canceled, "grpc: the client connection is closing")
+		}
+		return struct{}{}, s.ended(ctx, &pushbackError{err: err, wait: -1})
 	case <-ctx.Done():
 		return struct{}{}, ctx.Err()
 	}
@@ -440,13 +459,36 @@ func (st *outboundStream) CloseSend() error {
 // Header returns the header of the attempt's stream. A header that came
 // commits the stream to its attempt, as gRPC commits a call whose header
 // was read: the caller holds the attempt's word.
+//
+// An attempt that ended without a header (trailers only) while the
+// stream may be opened again ends as its status says, which Header reads
+// as RecvMsg would (there is no reply to read): as gRPC's Header waits
+// through its retries, the caller gets the header of the next attempt,
+// and nil only once no attempt follows, when RecvMsg tells the end.
 func (st *outboundStream) Header() (metadata.MD, error) {
-	a, _ := st.current()
-	md, err := a.Header()
-	if md != nil {
-		st.commitNow()
+	for {
+		a, next := st.current()
+		md, err := a.Header()
+		if md != nil {
+			st.commitNow()
+			return md, err
+		}
+		if err != nil || !st.mayRetry() {
+			return md, err
+		}
+		// A stream that ended without a header has no reply to decode:
+		// RecvMsg returns its status at once.
+		end := a.RecvMsg(new(struct{}))
+		if end == nil || end == io.EOF {
+			return md, err
+		}
+		st.tell(a, end)
+		select {
+		case <-next:
+		case <-st.execution.Done():
+			return nil, nil
+		}
 	}
-	return md, err
 }
 
 // Trailer returns the trailer of the attempt's stream.

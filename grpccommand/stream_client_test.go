@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"strconv"
 	"testing"
 	"time"
@@ -12,8 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/command"
@@ -371,4 +374,52 @@ func TestStreamEndsWhenItsSendFails(t *testing.T) {
 		}
 		assert.Equal(t, "[FAILURE: 3, FALLBACK_MISSING: 3, EXCEPTION_THROWN: 3]", h.events("echo"+fullDuplexCall).String(), "retry %d", retry)
 	}
+}
+
+// gRPC releases a stream when its ClientConn closes (grpc.ClientConn.NewStream,
+// item 1): so must the interceptor, or the execution's goroutine and its
+// permit stay for ever, and a new connection to the same downstream,
+// whose streams share the key, finds the key's permits taken.
+func TestStreamEndsWhenItsConnectionCloses(t *testing.T) {
+	h := newHarness(t)
+	interceptor := StreamClientInterceptor(WithRegistry(h.registry),
+		WithConfig(func(string) command.Config { return command.Config{MaxConcurrentRequests: 1} }))
+	svc := &streams{proceed: make(chan struct{})}
+	defer close(svc.proceed)
+	lis := bufconn.Listen(1 << 16)
+	srv := grpc.NewServer()
+	testgrpc.RegisterTestServiceServer(srv, svc)
+	served := make(chan struct{})
+	go func() { defer close(served); _ = srv.Serve(lis) }()
+	t.Cleanup(func() { srv.Stop(); <-served })
+	connect := func() *grpc.ClientConn {
+		conn, err := grpc.NewClient("passthrough:///feed",
+			grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+			grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithStreamInterceptor(interceptor))
+		require.NoError(t, err)
+		return conn
+	}
+
+	conn := connect()
+	stream, err := testgrpc.NewTestServiceClient(conn).StreamingOutputCall(context.Background(), outputs(1))
+	require.NoError(t, err)
+	_, err = stream.Recv()
+	require.NoError(t, err)
+	require.NoError(t, conn.Close()) // the stream is neither read to its end nor cancelled
+
+	m, ok := h.registry.Metrics().LookupCommand("feed" + streamingOutputCall)
+	require.True(t, ok)
+	deadline := time.Now().Add(stuckAfter)
+	for m.ConcurrentExecutions() != 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond) // polls for what should have happened already
+	}
+	assert.Equal(t, int64(0), m.ConcurrentExecutions(), "the closed connection's stream still holds its permit")
+
+	conn = connect()
+	defer conn.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = testgrpc.NewTestServiceClient(conn).StreamingOutputCall(ctx, outputs(1))
+	assert.NoError(t, err, "a new connection's stream is refused: the permit is the old stream's")
 }

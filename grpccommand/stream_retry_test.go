@@ -629,3 +629,55 @@ func TestStreamCommittedBeforeItsRetryCountsOneFailure(t *testing.T) {
 	ev := h.events("upload" + streamingInputCall)
 	assert.Equal(t, int64(1), ev[metricsstream.Failure], "%v", ev)
 }
+
+// headerOfSecond is a TestService whose first StreamingOutputCall fails
+// before its header (trailers only), saying to retry at once, and whose
+// next ones send the header "attempt: 2" before they answer.
+type headerOfSecond struct {
+	flakyStreams
+}
+
+func (s *headerOfSecond) StreamingOutputCall(req *testgrpc.StreamingOutputCallRequest, stream testgrpc.TestService_StreamingOutputCallServer) error {
+	if s.outputs.Add(1) <= s.failFirst {
+		return s.refuse(stream)
+	}
+	if err := stream.SendHeader(metadata.Pairs("attempt", "2")); err != nil {
+		return err
+	}
+	return s.streams.StreamingOutputCall(req, stream)
+}
+
+// gRPC's Header waits for the header of the attempt the stream commits
+// to, through its retries; a nil header says the stream ended without
+// one (grpc.ClientStream.Header). A caller that asks for the header of a
+// stream retried before it had one gets the next attempt's, not nil.
+func TestStreamHeaderOfARetriedStream(t *testing.T) {
+	h, serve := streamHarness(t, WithConfig(retrying(2)))
+	svc := &headerOfSecond{flakyStreams{failFirst: 1}}
+	stream, err := serve("feed", svc).StreamingOutputCall(context.Background(), outputs(1))
+	require.NoError(t, err)
+	md, err := stream.Header()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"2"}, md.Get("attempt"), "the header of the attempt that answers, got %v", md)
+	got, err := receiveAll(stream)
+	assert.Equal(t, io.EOF, err)
+	assert.Equal(t, []string{"0"}, got)
+	assert.Equal(t, int64(2), svc.outputs.Load())
+	assert.Equal(t, "[SUCCESS: 1, FAILURE: 1, RETRIED: 1]", h.events("feed"+streamingOutputCall).String())
+}
+
+// Attempts that all end before their header leave Header nil, and the
+// stream's end for RecvMsg.
+func TestStreamHeaderOfAStreamWhoseRetriesRunOut(t *testing.T) {
+	h, serve := streamHarness(t, WithConfig(retrying(2)))
+	svc := &headerOfSecond{flakyStreams{failFirst: 5}}
+	stream, err := serve("feed", svc).StreamingOutputCall(context.Background(), outputs(1))
+	require.NoError(t, err)
+	md, err := stream.Header()
+	assert.NoError(t, err)
+	assert.Nil(t, md)
+	_, err = receiveAll(stream)
+	assert.Equal(t, codes.Unavailable, status.Code(err))
+	assert.Equal(t, int64(2), svc.outputs.Load())
+	assert.Equal(t, "[FAILURE: 2, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1, RETRIED: 1]", h.events("feed"+streamingOutputCall).String())
+}
