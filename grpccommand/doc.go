@@ -73,7 +73,9 @@
 // grpc.Trailer and grpc.Peer ask for: the caller gets the header, trailer
 // and peer of the attempt whose answer it got, or of the attempt the
 // server failed when the call fails so (a failure or a bad request), and
-// none after a timeout, a cancellation or a refusal.
+// none after a timeout, a cancellation or a refusal. A unary call's
+// grpc.OnFinish is called once, with the error the call returns, however
+// many attempts it made.
 //
 // # Retries and hedges
 //
