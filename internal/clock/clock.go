@@ -96,7 +96,21 @@ func ResetAt(c Clock, timer Timer, at time.Time) (reached bool) {
 // AfterFuncAt is c.AfterFunc for a deadline read from c before: it calls
 // f once c reads at, and reports, as ResetAt does, whether c reads at
 // already, in which case the caller acts on the deadline itself.
+//
+// The timer is armed once: a timer armed for a duration and then reset
+// to at could fire in between (a deadline passed already, or a clock
+// moved by another goroutine) and call f again once reset.
 func AfterFuncAt(c Clock, at time.Time, f func()) (timer Timer, reached bool) {
-	timer = c.AfterFunc(at.Sub(c.Now()), f)
-	return timer, ResetAt(c, timer, at)
+	switch c := c.(type) {
+	case *Manual:
+		timer = c.afterFuncAt(at, f)
+	case realClock:
+		timer = c.afterFuncAt(at, f)
+	default: // a clock of the caller's, which may count or wrap AfterFunc
+		timer = c.AfterFunc(at.Sub(c.Now()), f)
+		if !timer.ResetAt(at) { // it fired meanwhile, so f has been called
+			timer.Stop()
+		}
+	}
+	return timer, !c.Now().Before(at)
 }

@@ -57,6 +57,19 @@ func (m *Manual) AfterFunc(d time.Duration, f func()) Timer {
 	return m.schedule(d, 0, nil, f)
 }
 
+// afterFuncAt is AfterFunc armed for the instant at (at the next move of
+// the clock if it reads at already), under one hold of the lock.
+func (m *Manual) afterFuncAt(at time.Time, f func()) Timer {
+	if f == nil {
+		panic("clock: AfterFunc with nil f")
+	}
+	w := &waiter{clock: m, fn: f}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.addAtLocked(w, at)
+	return w
+}
+
 // NewTimer returns a timer whose channel (buffer 1) receives the time once
 // d has elapsed.
 func (m *Manual) NewTimer(d time.Duration) Timer {
@@ -184,12 +197,23 @@ func (m *Manual) schedule(d, period time.Duration, ch chan time.Time, fn func())
 }
 
 func (m *Manual) addLocked(w *waiter, d time.Duration) {
-	if d < 0 {
-		d = 0
+	m.addAtLocked(w, m.now.Add(max(d, 0)))
+}
+
+// addAtLocked arms w for at, or for now if the clock is past at. The due
+// time is read as now plus a duration, as addLocked's, in the clock's
+// location and with its monotonic reading, unless that duration cannot
+// reach at (centuries ahead).
+func (m *Manual) addAtLocked(w *waiter, at time.Time) {
+	due := m.now
+	if at.After(m.now) {
+		if due = m.now.Add(at.Sub(m.now)); due.Before(at) {
+			due = at
+		}
 	}
 	m.seq++
 	w.seq = m.seq
-	w.due = m.now.Add(d)
+	w.due = due
 	w.active = true
 	m.waiters = append(m.waiters, w)
 	m.cond.Broadcast()
@@ -244,7 +268,7 @@ func (w *waiter) ResetAt(t time.Time) bool {
 	defer w.clock.mu.Unlock()
 	was := w.clock.removeLocked(w)
 	was = w.takeBack() || was
-	w.clock.addLocked(w, t.Sub(w.clock.now))
+	w.clock.addAtLocked(w, t)
 	return was
 }
 

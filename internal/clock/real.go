@@ -39,6 +39,12 @@ func (realClock) AfterFunc(d time.Duration, f func()) Timer {
 	return realTimer{time.AfterFunc(d, f)}
 }
 
+// afterFuncAt is AfterFunc for an instant: Real moves on by itself, so
+// a timer armed for at.Sub(Now) is as exact as one reset to at.
+func (realClock) afterFuncAt(at time.Time, f func()) Timer {
+	return realTimer{time.AfterFunc(at.Sub(Real.Now()), f)}
+}
+
 func (realClock) NewTimer(d time.Duration) Timer { return realTimer{time.NewTimer(d)} }
 
 func (realClock) NewTicker(d time.Duration) Ticker { return realTicker{time.NewTicker(d)} }

@@ -79,16 +79,25 @@ func (c *timeoutContext) watchParent(parent context.Context) (stop func() bool) 
 // cancelFromParent ends c with the error and cause of parent, which has
 // ended.
 func (c *timeoutContext) cancelFromParent(parent context.Context) {
-	err := parent.Err()
-	if err == nil {
-		err = context.Canceled
+	c.end(parentErr(parent), context.Cause(parent), false)
+}
+
+func parentErr(parent context.Context) error {
+	if err := parent.Err(); err != nil {
+		return err
 	}
-	c.cancel(err, context.Cause(parent))
+	return context.Canceled
 }
 
 // cancel ends the context with err (and cause, for context.Cause); later
 // calls do nothing.
-func (c *timeoutContext) cancel(err, cause error) {
+func (c *timeoutContext) cancel(err, cause error) { c.end(err, cause, false) }
+
+// end is cancel; found says the caller found the context ended while it
+// asked (Err, Done) and may hold a lock that an AfterFunc function takes,
+// so those run on a goroutine of their own, as they do for a context that
+// had ended before they were registered.
+func (c *timeoutContext) end(err, cause error, found bool) {
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
@@ -106,7 +115,11 @@ func (c *timeoutContext) cancel(err, cause error) {
 		stop()
 	}
 	c.cancelInner(cause)
-	c.afterFuncs.End()
+	if found {
+		go c.afterFuncs.End()
+	} else {
+		c.afterFuncs.End()
+	}
 }
 
 func (c *timeoutContext) Deadline() (time.Time, bool) {
@@ -116,19 +129,26 @@ func (c *timeoutContext) Deadline() (time.Time, bool) {
 	return c.deadline, true
 }
 
-func (c *timeoutContext) Done() <-chan struct{} { return c.done }
+// Done is c's done channel; as Err, it ends c first if its parent has
+// ended, so that it is closed once the parent's cancel has returned.
+func (c *timeoutContext) Done() <-chan struct{} {
+	c.Err()
+	return c.done
+}
 
 // Err is c's error. A parent that package context cancels ends the
 // embedded context synchronously but c only through context.AfterFunc's
 // goroutine, so Err ends c at once if the embedded context has ended
 // while c has not: as with context.WithTimeout, c's Err is not nil once
-// its parent's cancel has returned.
+// its parent's cancel has returned. The AfterFunc functions of c ended so
+// run on a goroutine of their own: the asker may hold a lock they take.
 func (c *timeoutContext) Err() error {
 	c.mu.Lock()
 	err := c.err
 	c.mu.Unlock()
 	if err == nil && c.Context.Err() != nil {
-		c.cancelFromParent(c.Context) // its error and cause are the parent's
+		// its error and cause are the parent's
+		c.end(parentErr(c.Context), context.Cause(c.Context), true)
 		c.mu.Lock()
 		err = c.err
 		c.mu.Unlock()
