@@ -111,10 +111,13 @@ func (s *Set) PickFor(e *Entry) *List {
 }
 
 // Add puts e in the list, due at due (unix ns), for owner, and arms the
-// timer for it if it is the earliest. It reports whether the clock reads
-// due already: a Manual clock fires a timer set to a time it has reached
-// only when it next moves, so a caller that must act at once does so
-// itself (and calls Stop). e must not be in a list.
+// timer for it if it is the earliest. When it arms the timer, it reports
+// whether the clock reads due already: a Manual clock fires a timer set
+// to a time it has reached only when it next moves, so a caller that must
+// act at once does so itself (and calls Stop). When the timer is armed
+// already, for no later time, it reports false without reading the clock
+// (the timer fires e in its turn): a caller that must act at once on a
+// Manual clock calls Fire. e must not be in a list.
 func (l *List) Add(e *Entry, owner Expirer, due int64) (reached bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
