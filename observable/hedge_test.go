@@ -385,3 +385,40 @@ func TestHedgeSubscriptionStartsNoHedgeAfterTheFirstAttemptPanicked(t *testing.T
 	assert.Equal(t, int32(1), p.subscriptions.Load(), "hedges started after the subscription panicked")
 	assert.False(t, rec.terminated(), "nothing is told after the panic")
 }
+
+// panicsAfterFirst is an asynchronous Single whose first Call answers and
+// whose later ones panic; it counts its subscriptions (hedges).
+type panicsAfterFirst struct {
+	calls, subscriptions atomic.Int32
+}
+
+func (p *panicsAfterFirst) Call(context.Context) (int, error) {
+	if p.calls.Add(1) > 1 {
+		panic("user code")
+	}
+	return 1, nil
+}
+
+func (p *panicsAfterFirst) SubscribeSingle(ctx context.Context, r SingleObserver[int]) {
+	p.subscriptions.Add(1)
+	r.OnResult(0, ctx.Err())
+}
+
+func (*panicsAfterFirst) Async() bool { return true }
+
+// A HedgeSingle made ready by Reset after a call that returned abandons
+// its next race too when that race's first attempt panics: the reused
+// race does not remember that the last one returned.
+func TestHedgeResetThenFirstAttemptPanicsStartsNoHedge(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	p := &panicsAfterFirst{}
+	h := &HedgeSingle[int]{Attempt: p, Policy: &HedgePolicy{Delay: func() time.Duration { return time.Second }}, Clock: mc}
+	v, err := h.Call(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, v)
+	require.True(t, h.Reset())
+
+	mustPanicWith(t, "user code", func() { _, _ = h.Call(context.Background()) })
+	mc.Advance(time.Hour)
+	assert.Equal(t, int32(0), p.subscriptions.Load(), "hedges started after the call panicked")
+}
