@@ -170,3 +170,23 @@ func (in *instance) stop() {
 }
 
 func timeDuration(n int) time.Duration { return time.Duration(n) }
+
+// badOpensAlone runs a window of steady traffic on a and big, then fails
+// 25 of bad's calls: bad opens, alone, and a stays closed. It returns the
+// traffic, for the intervals that follow. bad exchanges first in each
+// interval.
+func badOpensAlone(t *testing.T, c *cluster, bad, a, big *instance) (traffic func()) {
+	t.Helper()
+	traffic = func() { a.run(1); big.run(10) }
+	traffic()
+	for range 20 { // a window of steady traffic
+		c.tickInOrder(traffic)
+	}
+	bad.down.Store(true)
+	bad.run(25) // bad's own fault: it opens alone
+	c.tickInOrder(traffic)
+	c.tickInOrder(traffic)
+	require.True(t, bad.open())
+	require.False(t, a.open(), "25 errors in the fleet's ~235 do not trip a")
+	return traffic
+}

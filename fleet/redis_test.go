@@ -276,18 +276,7 @@ func TestRedisThatLostTheBucketsBetweenExchangesJudgesAloneFirst(t *testing.T) {
 	bad := onRedis("bad") // exchanges first in each interval
 	a := onRedis("a")
 	big := onRedis("big")
-	traffic := func() { a.run(1); big.run(10) }
-
-	traffic()
-	for range 20 { // a window of steady traffic
-		c.tickInOrder(traffic)
-	}
-	bad.down.Store(true)
-	bad.run(25) // bad's own fault: it opens alone
-	c.tickInOrder(traffic)
-	c.tickInOrder(traffic)
-	require.True(t, bad.open())
-	require.False(t, a.open(), "25 errors in the fleet's ~235 do not trip a")
+	traffic := badOpensAlone(t, c, bad, a, big)
 
 	require.NoError(t, newClient(t, srv).FlushAll(context.Background()).Err()) // Redis lost every bucket
 

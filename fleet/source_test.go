@@ -204,18 +204,7 @@ func TestRejoiningAfterAnOutageJudgesAloneFirst(t *testing.T) {
 	bad := c.add("bad", badClock, mem) // exchanges first in each interval
 	a := c.add("a", clock.NewManual(epoch), mem)
 	big := c.add("big", clock.NewManual(epoch), mem)
-	traffic := func() { a.run(1); big.run(10) }
-
-	traffic()
-	for range 20 { // a window of steady traffic
-		c.tickInOrder(traffic)
-	}
-	bad.down.Store(true)
-	bad.run(25) // bad's own fault: it opens alone
-	c.tickInOrder(traffic)
-	c.tickInOrder(traffic)
-	require.True(t, bad.open())
-	require.False(t, a.open(), "25 errors in the fleet's ~235 do not trip a")
+	traffic := badOpensAlone(t, c, bad, a, big)
 
 	mem.setFail(errors.New("connection refused"))
 	c.tickInOrder(traffic)
