@@ -54,8 +54,19 @@ func (o Observable[T]) TimeoutOn(d time.Duration, c clock.Clock) Observable[T] {
 			t.timer.Stop()
 			return
 		}
+		defer t.disarmUnlessSubscribed()
 		o.run(&t.up, t)
+		t.subscribed = true
 	})}
+}
+
+// disarmUnlessSubscribed, deferred around the subscription of o, disarms
+// the timeout if o panicked while it was subscribed: the panic goes on
+// to the subscriber, and nothing is told after it, ErrTimeout included.
+func (t *timeoutObserver[T]) disarmUnlessSubscribed() {
+	if !t.subscribed && t.state.CompareAndSwap(timeoutArmed, timeoutPassed) {
+		t.timer.Stop()
+	}
 }
 
 // The states of a timeout.
@@ -68,13 +79,14 @@ const (
 // timeoutObserver races o's first notification against its timer; up is
 // the scope it gives o.
 type timeoutObserver[T any] struct {
-	up        scope
-	upWatch   scopeWatch
-	state     atomic.Int32
-	timer     clock.Timer
-	stopTimer hook // on up: stops the timer when up ends
-	down      Observer[T]
-	src       Single[T] // o's, if it is one: a late value is discarded by it
+	up         scope
+	upWatch    scopeWatch
+	state      atomic.Int32
+	timer      clock.Timer
+	stopTimer  hook // on up: stops the timer when up ends
+	down       Observer[T]
+	src        Single[T] // o's, if it is one: a late value is discarded by it
+	subscribed bool      // o's subscription returned; read by the subscribing goroutine alone
 }
 
 // pass reports whether a notification from o may go downstream.

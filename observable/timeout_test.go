@@ -198,3 +198,17 @@ func countHooks(s *scope) int {
 	}
 	return n
 }
+
+// A source that panics while Timeout subscribes it ends the subscription
+// with the panic, which goes on to the subscriber: the timeout is not
+// told afterwards, at its deadline, to an observer whose Subscribe never
+// returned.
+func TestTimeoutToldNothingAfterTheSourcePanicked(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	o := Create(func(context.Context, Observer[int]) { panic("user code") }).TimeoutOn(time.Second, mc)
+	rec := newRecorder[int]()
+	mustPanicWith(t, "user code", func() { o.Subscribe(context.Background(), rec) })
+	assert.Zero(t, mc.Pending(), "the timeout's timer is still armed")
+	mc.Advance(time.Hour)
+	assert.False(t, rec.terminated(), "ErrTimeout told after the panic")
+}
