@@ -79,18 +79,6 @@ func (m *Metrics) release(meter metric.Meter) {
 // The latency histograms are not instruments of the meter: pass m to the
 // reader's WithProducer as well (see the package documentation).
 func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
-	// A meter that cannot be a map key (no meter of the SDK's) is not
-	// checked.
-	checked := reflect.TypeOf(meter) != nil && reflect.TypeOf(meter).Comparable()
-	if checked && !m.claim(meter) {
-		return nil, ErrAlreadyRegistered
-	}
-	registered := false
-	defer func() {
-		if checked && !registered {
-			m.release(meter)
-		}
-	}()
 	var (
 		in   instruments
 		errs []error
@@ -148,14 +136,24 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 	}
 	observables = append(observables, in.requestEventsDropped, in.requestEventsPanics, in.poolAdaptiveLimit,
 		in.poolExecuted, in.poolRejected, in.poolActive, in.poolQueued, in.poolCoreSize, in.poolWorkers, in.collapserEvents)
+	// A meter that cannot be a map key (no meter of the SDK's) is not
+	// checked. Making the instruments again is harmless: it is the second
+	// callback that would count twice.
+	checked := meter != nil && reflect.TypeOf(meter).Comparable()
+	if checked && !m.claim(meter) {
+		return nil, ErrAlreadyRegistered
+	}
 	r, err := meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		in.observe(o, m.registry)
 		return nil
 	}, observables...)
-	if err != nil || !checked {
+	switch {
+	case !checked:
+		return r, err
+	case err != nil:
+		m.release(meter)
 		return r, err
 	}
-	registered = true
 	return &registration{Registration: r, m: m, meter: meter}, nil
 }
 
