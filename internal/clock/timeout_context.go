@@ -69,7 +69,7 @@ func newTimeoutContext(m *Manual, parent context.Context, d time.Duration) (cont
 // Advance that ends the parent has ended c too when it returns;
 // context.AfterFunc would end c later, on a goroutine of its own.
 func (c *timeoutContext) watchParent(parent context.Context) (stop func() bool) {
-	end := func() { c.cancelFromParent(parent) }
+	end := func() { c.cancelFromParent(parent, false) }
 	if a, ok := parent.(interface{ AfterFunc(func()) func() bool }); ok {
 		return a.AfterFunc(end)
 	}
@@ -77,16 +77,13 @@ func (c *timeoutContext) watchParent(parent context.Context) (stop func() bool) 
 }
 
 // cancelFromParent ends c with the error and cause of parent, which has
-// ended.
-func (c *timeoutContext) cancelFromParent(parent context.Context) {
-	c.end(parentErr(parent), context.Cause(parent), false)
-}
-
-func parentErr(parent context.Context) error {
-	if err := parent.Err(); err != nil {
-		return err
+// ended; found is end's.
+func (c *timeoutContext) cancelFromParent(parent context.Context, found bool) {
+	err := parent.Err()
+	if err == nil {
+		err = context.Canceled
 	}
-	return context.Canceled
+	c.end(err, context.Cause(parent), found)
 }
 
 // cancel ends the context with err (and cause, for context.Cause); later
@@ -147,8 +144,7 @@ func (c *timeoutContext) Err() error {
 	err := c.err
 	c.mu.Unlock()
 	if err == nil && c.Context.Err() != nil {
-		// its error and cause are the parent's
-		c.end(parentErr(c.Context), context.Cause(c.Context), true)
+		c.cancelFromParent(c.Context, true) // its error and cause are the parent's
 		c.mu.Lock()
 		err = c.err
 		c.mu.Unlock()
