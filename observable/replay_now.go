@@ -38,7 +38,7 @@ func (o Observable[T]) ReplayNow(ctx context.Context) Observable[T] {
 	if ctx != nil && ctx.Err() != nil {
 		// ctx may have ended before o could be subscribed, and then
 		// nothing above ends the subject.
-		r.subject.OnError(ctx.Err())
+		r.endCancelled()
 	}
 	return Observable[T]{src: r}
 }
