@@ -117,22 +117,22 @@ func keyEnd(line string) int {
 // does: \t, \n, \r, \f, \uXXXX, and a backslash before any other
 // character that character ("\:", "\=", "\ "). A backslash that ends it
 // escaped a space that the line's trimming took away, and is dropped.
-func unescape(key string) (string, error) {
-	if !strings.Contains(key, `\`) {
-		return key, nil
+func unescape(text string) (string, error) {
+	if !strings.Contains(text, `\`) {
+		return text, nil
 	}
 	var b strings.Builder
-	for i := 0; i < len(key); i++ {
-		c := key[i]
+	for i := 0; i < len(text); i++ {
+		c := text[i]
 		if c != '\\' {
 			b.WriteByte(c)
 			continue
 		}
-		if i+1 == len(key) {
+		if i+1 == len(text) {
 			break
 		}
 		i++
-		switch c = key[i]; c {
+		switch c = text[i]; c {
 		case 't':
 			b.WriteByte('\t')
 		case 'n':
@@ -142,10 +142,10 @@ func unescape(key string) (string, error) {
 		case 'f':
 			b.WriteByte('\f')
 		case 'u':
-			if i+5 > len(key) {
+			if i+5 > len(text) {
 				return "", fmt.Errorf("a malformed \\uXXXX escape")
 			}
-			r, err := strconv.ParseUint(key[i+1:i+5], 16, 16)
+			r, err := strconv.ParseUint(text[i+1:i+5], 16, 16)
 			if err != nil {
 				return "", fmt.Errorf("a malformed \\uXXXX escape")
 			}
