@@ -326,16 +326,20 @@ func TestHedgeStreamFinalFailureEndsTheRace(t *testing.T) {
 	<-s.ended[1]
 }
 
-// panickySingle panics when called on the caller's goroutine, and counts
-// the subscriptions made to it (an asynchronous Single: a hedge of it
-// starts on the goroutine of the hedge's timer).
+// panickySingle answers its first answers calls on the caller's
+// goroutine with 1, and panics in those after; it counts the
+// subscriptions made to it (an asynchronous Single: a hedge of it starts
+// on the goroutine of the hedge's timer).
 type panickySingle struct {
+	answers              int32
 	calls, subscriptions atomic.Int32
 }
 
 func (p *panickySingle) Call(context.Context) (int, error) {
-	p.calls.Add(1)
-	panic("user code")
+	if p.calls.Add(1) > p.answers {
+		panic("user code")
+	}
+	return 1, nil
 }
 
 func (p *panickySingle) SubscribeSingle(ctx context.Context, r SingleObserver[int]) {
@@ -386,32 +390,12 @@ func TestHedgeSubscriptionStartsNoHedgeAfterTheFirstAttemptPanicked(t *testing.T
 	assert.False(t, rec.terminated(), "nothing is told after the panic")
 }
 
-// panicsAfterFirst is an asynchronous Single whose first Call answers and
-// whose later ones panic; it counts its subscriptions (hedges).
-type panicsAfterFirst struct {
-	calls, subscriptions atomic.Int32
-}
-
-func (p *panicsAfterFirst) Call(context.Context) (int, error) {
-	if p.calls.Add(1) > 1 {
-		panic("user code")
-	}
-	return 1, nil
-}
-
-func (p *panicsAfterFirst) SubscribeSingle(ctx context.Context, r SingleObserver[int]) {
-	p.subscriptions.Add(1)
-	r.OnResult(0, ctx.Err())
-}
-
-func (*panicsAfterFirst) Async() bool { return true }
-
 // A HedgeSingle made ready by Reset after a call that returned abandons
 // its next race too when that race's first attempt panics: the reused
 // race does not remember that the last one returned.
 func TestHedgeResetThenFirstAttemptPanicsStartsNoHedge(t *testing.T) {
 	mc := clock.NewManual(epoch)
-	p := &panicsAfterFirst{}
+	p := &panickySingle{answers: 1}
 	h := &HedgeSingle[int]{Attempt: p, Policy: &HedgePolicy{Delay: func() time.Duration { return time.Second }}, Clock: mc}
 	v, err := h.Call(context.Background())
 	require.NoError(t, err)
