@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
@@ -144,8 +145,11 @@ func (o Observable[T]) Retry(p RetryPolicy) Observable[T] { return o.RetryOn(p, 
 // retry to mean anything: each subscription is a new attempt. Values an
 // attempt emitted before failing have been passed on (Rx's retry); a
 // retry starts on the goroutine of the failure, or on the timer's after a
-// wait. Each attempt's context ends with the attempt. Unsubscribing
-// during a wait ends it at once.
+// wait; but a retry asked for before the subscription to the failed
+// attempt returned starts when it returns, on its goroutine, so that
+// attempts that fail at once are made in a loop rather than each on the
+// stack of the last. Each attempt's context ends with the attempt.
+// Unsubscribing during a wait ends it at once.
 //
 // Retry of a Single ([FromSingle]) is a Single, so First of it waits the
 // backoffs and makes each attempt on the calling goroutine, with nothing
@@ -238,16 +242,43 @@ func sleep(ctx context.Context, c clock.Clock, d time.Duration) error {
 
 // retryAttempts is one subscription to a RetrySingle.
 type retryAttempts[T any] struct {
-	r    *RetrySingle[T]
-	ctx  context.Context
-	down SingleObserver[T]
-	n    int
+	r     *RetrySingle[T]
+	ctx   context.Context
+	down  SingleObserver[T]
+	n     int
+	turns attemptTurns
 }
 
 func (a *retryAttempts[T]) start() {
-	a.n++
-	a.r.Attempt.SubscribeSingle(a.ctx, a)
+	if !a.turns.ask() {
+		return
+	}
+	for {
+		a.n++
+		a.r.Attempt.SubscribeSingle(a.ctx, a)
+		if a.turns.done() {
+			return
+		}
+	}
 }
+
+// attemptTurns makes the attempts of a retry one after another in a loop,
+// where an attempt that fails at once, with no wait before its retry,
+// would otherwise start the retry from inside its own failure: a stack
+// one level deeper per attempt, which a policy of a million attempts
+// without backoff grows past the runtime's limit. The count is of the
+// attempts asked for and not yet made, so that one asked for on another
+// goroutine (a timer's, an asynchronous attempt's) while the loop runs is
+// made by the loop, and never beside it.
+type attemptTurns struct{ asked atomic.Int32 }
+
+// ask asks for an attempt, and reports whether the caller is to make it
+// and those asked for while it does: whether no loop is running.
+func (t *attemptTurns) ask() bool { return t.asked.Add(1) == 1 }
+
+// done reports, after an attempt was made, whether the loop ends: no
+// attempt was asked for meanwhile.
+func (t *attemptTurns) done() bool { return t.asked.Add(-1) == 0 }
 
 func (a *retryAttempts[T]) OnResult(v T, err error) {
 	if err == nil {
@@ -325,19 +356,28 @@ func (w *retryWait) claim() bool {
 // subscribes to o again after a failure, each attempt in a scope of its
 // own below s (retryAttempt).
 type retryObserver[T any] struct {
-	o    Observable[T]
-	r    Retrier
-	c    clock.Clock
-	s    *scope
-	down Observer[T]
-	n    int
+	o     Observable[T]
+	r     Retrier
+	c     clock.Clock
+	s     *scope
+	down  Observer[T]
+	n     int
+	turns attemptTurns
 }
 
 func (r *retryObserver[T]) attempt() {
-	r.n++
-	a := &retryAttempt[T]{r: r}
-	a.up.init(r.s)
-	r.o.run(&a.up, a)
+	if !r.turns.ask() {
+		return
+	}
+	for {
+		r.n++
+		a := &retryAttempt[T]{r: r}
+		a.up.init(r.s)
+		r.o.run(&a.up, a)
+		if r.turns.done() {
+			return
+		}
+	}
 }
 
 // retryAttempt observes one attempt of a retryObserver, which runs in a

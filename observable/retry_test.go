@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -310,4 +311,46 @@ func TestRetryPolicyNextWithTheLongestBackoffDoesNotFitBeforeADeadline(t *testin
 	defer cancel()
 	d, ok := p.Next(ctx, epoch, 100, errBoom)
 	assert.False(t, ok, "a retry after a wait of %v cannot finish within the hour", d)
+}
+
+// retryAtOnce is a Retrier that retries every failure at once, up to
+// attempts in all.
+type retryAtOnce struct{ attempts int }
+
+func (r retryAtOnce) Next(_ context.Context, _ time.Time, n int, _ error) (time.Duration, bool) {
+	return 0, n < r.attempts
+}
+
+// stackDepth returns the number of frames on the calling goroutine's
+// stack.
+func stackDepth() int {
+	pcs := make([]uintptr, 4096)
+	return runtime.Callers(0, pcs)
+}
+
+// A retry with no wait of an attempt that fails at once starts on the
+// stack of that failure; the attempts are made one after another, so that
+// the stack does not grow with each (a million of them would pass the
+// runtime's limit and end the program).
+func TestRetryAtOnceOfAnAttemptThatFailsAtOnceDoesNotDeepenTheStack(t *testing.T) {
+	const attempts = 50
+	var depths []int
+	for name, o := range map[string]Observable[int]{
+		"Single": FromFunc(func(context.Context) (int, error) {
+			depths = append(depths, stackDepth())
+			return 0, errFlaky
+		}),
+		"Create": Create(func(_ context.Context, obs Observer[int]) {
+			depths = append(depths, stackDepth())
+			obs.OnError(errFlaky)
+		}),
+	} {
+		depths = depths[:0]
+		rec := newRecorder[int]()
+		o.RetryWith(retryAtOnce{attempts}, clock.NewManual(epoch)).Subscribe(context.Background(), rec)
+		rec.wait(t)
+		rec.check(t, nil, errFlaky, false)
+		require.Len(t, depths, attempts, name)
+		assert.Equal(t, depths[1], depths[attempts-1], "%s: the stack at the second attempt and at the last", name)
+	}
 }
