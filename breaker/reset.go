@@ -10,7 +10,9 @@ package breaker
 // run.
 func (b *Breaker) Reset() {
 	b.mu.Lock()
-	resubscribe := b.closeLocked(b.word.Load(), b.now())
+	now := b.now()
+	b.expireLocked(now) // an overdue trial re-opened it, as of the bound: say so first
+	resubscribe := b.closeLocked(b.word.Load(), now)
 	b.mu.Unlock()
 	if resubscribe != nil {
 		resubscribe()

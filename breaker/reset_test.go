@@ -1,7 +1,9 @@
 package breaker_test
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 )
@@ -54,5 +56,32 @@ func TestReset(t *testing.T) {
 				t.Fatalf("State() after a bad snapshot = %v; want Open: the new subscription trips it", got)
 			}
 		})
+	}
+}
+
+// A HalfOpen breaker whose trial ran out of HalfOpenTrialTimeout had
+// re-opened as of the bound (package doc, Transition.Time): Reset, which
+// finds it so, tells the re-opening and then closes an Open breaker, as
+// SetConfig and every other call that finds it HalfOpen do.
+func TestResetOfAnOverdueTrialTellsTheReopening(t *testing.T) {
+	b, _, clk := tripped(t)
+	finish := collect(t, b)
+	clk.Advance(afterSleepWindow)
+	if !b.AttemptExecution() {
+		t.Fatal("precondition: the trial is admitted")
+	}
+	clk.Advance(time.Second) // the trial is overdue (bound: 200ms), unnoticed
+	b.Reset()
+	got := finish()
+	var path []string
+	for _, tr := range got {
+		path = append(path, tr.From.String()+"->"+tr.To.String())
+	}
+	want := []string{"OPEN->HALF_OPEN", "HALF_OPEN->OPEN", "OPEN->CLOSED"}
+	if !slices.Equal(path, want) {
+		t.Fatalf("transitions = %v; want %v", path, want)
+	}
+	if at := epoch.Add(afterSleepWindow + 200*time.Millisecond); !got[1].Time.Equal(at) {
+		t.Fatalf("re-opening at %v; want %v, as of the bound", got[1].Time, at)
 	}
 }
