@@ -2,10 +2,10 @@ package metricsstream
 
 import (
 	"fmt"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/rxhystrix/rxhystrix/internal/queryparam"
 )
 
 // maxDelayMillis bounds ?delay=: one hour.
@@ -17,26 +17,13 @@ const maxDelayMillis = 3_600_000
 // are ignored, even malformed ones (the dashboard passes its own on). The
 // error names the parameter and says what is wanted.
 func streamInterval(rawQuery string, def time.Duration) (time.Duration, error) {
-	for rawQuery != "" {
-		var pair string
-		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
-		rawKey, rawValue, _ := strings.Cut(pair, "=")
-		key, err := url.QueryUnescape(rawKey)
-		if err != nil || key != "delay" {
-			continue
-		}
-		value, err := url.QueryUnescape(rawValue)
-		if err != nil {
-			return 0, fmt.Errorf("query parameter delay: malformed escape in %q", rawValue)
-		}
-		if value == "" {
-			return def, nil
-		}
-		ms, err := strconv.ParseInt(value, 10, 64)
-		if err != nil || ms < 1 || ms > maxDelayMillis {
-			return 0, fmt.Errorf("query parameter delay=%q: want a whole number of milliseconds from 1 to %d", value, maxDelayMillis)
-		}
-		return time.Duration(ms) * time.Millisecond, nil
+	value, _, err := queryparam.First(rawQuery, "delay")
+	if err != nil || value == "" {
+		return def, err
 	}
-	return def, nil
+	ms, err := strconv.ParseInt(value, 10, 64)
+	if err != nil || ms < 1 || ms > maxDelayMillis {
+		return 0, fmt.Errorf("query parameter delay=%q: want a whole number of milliseconds from 1 to %d", value, maxDelayMillis)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
 }
