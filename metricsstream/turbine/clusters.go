@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rxhystrix/rxhystrix/internal/queryparam"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
@@ -18,9 +19,11 @@ const DefaultCluster = "default"
 // Turbine serves turbine.stream?cluster=NAME (the URL the Hystrix
 // Dashboard's first page asks for): each request gets the stream of
 // [Aggregator.Handler] of the cluster its query parameter "cluster"
-// names, [DefaultCluster] when it names none. A request for a cluster
-// that is not in clusters is answered 404 Not Found, with a message
-// that names it and the clusters there are. opts are every stream's
+// names, [DefaultCluster] when it names none; only the first such
+// parameter counts, and one whose escapes do not read is answered 400
+// Bad Request. A request for a cluster that is not in clusters is
+// answered 404 Not Found, with a message that names it and the clusters
+// there are. opts are every stream's
 // metricsstream handler options; each cluster has a connection limit of
 // its own.
 //
@@ -41,7 +44,11 @@ func ClusterHandler(clusters map[string]*Aggregator, opts ...metricsstream.Handl
 	}
 	names := strings.Join(slices.Sorted(maps.Keys(handlers)), ", ")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		name := r.URL.Query().Get("cluster")
+		name, _, err := queryparam.First(r.URL.RawQuery, "cluster")
+		if err != nil {
+			http.Error(w, "turbine: "+err.Error(), http.StatusBadRequest)
+			return
+		}
 		if name == "" {
 			name = DefaultCluster
 		}

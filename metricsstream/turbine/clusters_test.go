@@ -73,3 +73,32 @@ func firstFrame(t *testing.T, url string) (http.Header, string) {
 		frame.WriteString(line)
 	}
 }
+
+// A cluster parameter that does not read (a malformed escape, a
+// semicolon, which net/url drops the whole parameter for) names a
+// cluster all the same: the request must not get the default cluster's
+// sum as if it had named none, a dashboard drawing another cluster's
+// commands under the name asked for.
+func TestClusterHandlerDoesNotServeTheDefaultForAClusterItCannotRead(t *testing.T) {
+	def, _ := newAggregator(t)
+	api, _ := newAggregator(t)
+	srv := httptest.NewServer(ClusterHandler(map[string]*Aggregator{"api": api, DefaultCluster: def}))
+	defer srv.Close()
+	for query, want := range map[string]int{
+		"?cluster=api%zz":         http.StatusBadRequest,
+		"?cluster=api;batch":      http.StatusNotFound,
+		"?x=1&cluster=api%2&y=2":  http.StatusBadRequest,
+		"?cluster=&cluster=api":   http.StatusOK, // the first, empty: none named
+		"?bad%zz=1&cluster=api":   http.StatusOK, // other parameters are not read
+		"?cluster=api&cluster=%z": http.StatusOK, // the first counts
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), failAfter)
+		req, err := http.NewRequestWithContext(ctx, http.MethodHead, srv.URL+"/turbine.stream"+query, nil)
+		require.NoError(t, err)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		cancel()
+		assert.Equal(t, want, resp.StatusCode, query)
+	}
+}
