@@ -1,6 +1,8 @@
 package turbine
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -173,4 +175,18 @@ func TestSumReadsAMemberWrittenTwiceOnce(t *testing.T) {
 		`{"type":"HystrixCommand","name":"GetUser","rollingCountSuccess":1,"isCircuitBreakerOpen":false,"latencyExecute":{"50":4,"50":5},"rollingCountSuccess":2,"isCircuitBreakerOpen":false}`,
 		`{"type":"HystrixCommand","name":"GetUser","rollingCountSuccess":3,"isCircuitBreakerOpen":true,"latencyExecute":{"50":6}}`)
 	assert.Equal(t, `data: {"type":"HystrixCommand","name":"GetUser","rollingCountSuccess":5,"isCircuitBreakerOpen":{"false":1,"true":1},"latencyExecute":{"50":11},"reportingHosts":2}`+"\n\n", got)
+}
+
+// A sum of floats that overflows float64 is written as JSON can carry
+// it (null, as metricsstream writes a number it has none for), not as
+// "+Inf", which no dashboard or Turbine reading the sum can parse: the
+// whole event would be lost.
+func TestSumThatOverflowsIsStillJSON(t *testing.T) {
+	got := sumOf(t,
+		`{"type":"T","name":"n","c":1e308,"p":{"50":-1.5e308},"reportingHosts":1e308}`,
+		`{"type":"T","name":"n","c":1e308,"p":{"50":-1.5e308},"reportingHosts":1e308}`)
+	data, ok := strings.CutPrefix(strings.TrimSuffix(got, "\n\n"), "data: ")
+	require.True(t, ok, got)
+	assert.True(t, json.Valid([]byte(data)), "not JSON: %s", data)
+	assert.Equal(t, `{"type":"T","name":"n","c":null,"p":{"50":null},"reportingHosts":null}`, data)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 )
@@ -45,8 +46,14 @@ func (n number) add(m number) number {
 	return number{f: n.float() + m.float(), isFloat: true}
 }
 
+// appendJSON appends n as a JSON number; a sum that overflowed float64
+// (an infinity, which JSON has no number for) is null, as metricsstream
+// writes such a number.
 func (n number) appendJSON(b []byte) []byte {
 	if n.isFloat {
+		if math.IsInf(n.f, 0) || math.IsNaN(n.f) {
+			return append(b, "null"...)
+		}
 		return strconv.AppendFloat(b, n.f, 'g', -1, 64)
 	}
 	return strconv.AppendInt(b, n.i, 10)
