@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -142,6 +143,9 @@ func (h *faultsHandler) readFaults(req *http.Request, now time.Time) (command.Fa
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&j); err != nil {
 		return command.FaultConfig{}, fmt.Errorf("the body is not the JSON of faults: %w", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return command.FaultConfig{}, errors.New("the body is not the JSON of faults: more follows the faults' object")
 	}
 	f := command.FaultConfig{
 		Enabled:         j.Enabled,

@@ -229,3 +229,24 @@ func TestFaultsHandlerInjectsErrorsOfACode(t *testing.T) {
 	assert.Equal(t, &codedError{"U", "draining"}, errors.Unwrap(cfg.Faults.Error), "the refused PUTs changed nothing")
 	assert.Panics(t, func() { FaultsHandler(reg, nil) })
 }
+
+// A body with more than the JSON of one set of faults is not such JSON:
+// what follows the first value is not silently dropped, and nothing
+// changes.
+func TestFaultsHandlerRefusesWhatFollowsTheFaults(t *testing.T) {
+	reg := command.NewRegistry()
+	t.Cleanup(reg.Close)
+	command.New("GetUser", func(context.Context, int) (string, error) { return "ann", nil }, command.WithRegistry(reg))
+	h := FaultsHandler(reg)
+	for _, body := range []string{
+		`{"enabled":true,"errorPercentage":100}{"enabled":false}`,
+		`{"enabled":true,"errorPercentage":100} trailing`,
+	} {
+		code, said := faultsRequest(t, h, http.MethodPut, "/faults?command=GetUser", body)
+		assert.Equal(t, http.StatusBadRequest, code, "%s: %s", body, said)
+	}
+	cfg, _ := reg.Config("GetUser")
+	assert.Equal(t, command.FaultConfig{}, cfg.Faults, "nothing changed")
+	code, _ := faultsRequest(t, h, http.MethodPut, "/faults?command=GetUser", "{\"enabled\":true,\"errorPercentage\":100}\n")
+	assert.Equal(t, http.StatusOK, code, "white space after the faults is no more")
+}
