@@ -1,6 +1,7 @@
 package httpcommand
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 
@@ -84,6 +85,10 @@ func (h *requestContextHandler) ServeHTTP(w http.ResponseWriter, r *http.Request
 			return
 		}
 	}
+	// The request context ends when h returns, as the type's doc says,
+	// whether or not the server cancels the request's context then.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	ctx = command.WithRequestContext(ctx)
 	r = r.WithContext(ctx)
 	if h.logHeader == "" {

@@ -161,3 +161,47 @@ func TestRequestContextLogHeaderOfAnyKey(t *testing.T) {
 		})
 	}
 }
+
+// A flush the server's writer cannot do sends no headers: the log header
+// still lists the executions that end after it, before the response's
+// first write.
+func TestRequestContextLogHeaderAfterAFlushThatCannotBeDone(t *testing.T) {
+	r := command.NewRegistry(command.WithClock(clock.NewManual(t0)))
+	defer r.Close()
+	cfg := command.WithConfig(command.Config{Isolation: command.SemaphoreIsolation})
+	a := command.New("A", func(ctx context.Context, id string) (string, error) { return id, nil }, command.WithRegistry(r), cfg)
+	b := command.New("B", func(ctx context.Context, id string) (string, error) { return id, nil }, command.WithRegistry(r), cfg)
+	h := RequestContext(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_, _ = a.Execute(req.Context(), "1")
+		assert.ErrorIs(t, http.NewResponseController(w).Flush(), http.ErrNotSupported)
+		_, _ = b.Execute(req.Context(), "2")
+		_, _ = io.WriteString(w, "ok")
+	}), WithLogHeader(LogHeader))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(onlyWriter{rec}, httptest.NewRequest(http.MethodGet, "/", nil))
+	assert.Equal(t, "ok", rec.Body.String())
+	assert.Equal(t, "A[SUCCESS][0ms], B[SUCCESS][0ms]", rec.Header().Get(LogHeader),
+		"the flush that could not be done sent no headers")
+}
+
+// The request context ends when h returns, whoever serves the request:
+// its log is published then, not when the server cancels the request's
+// context, which a server other than net/http's (a test's recorder, an
+// adapter of serverless events) may never do.
+func TestRequestContextEndsWhenTheHandlerReturns(t *testing.T) {
+	r := command.NewRegistry(command.WithClock(clock.NewManual(t0)))
+	defer r.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan metricsstream.RequestEvents, 1)
+	r.Metrics().RequestEvents().SubscribeFunc(ctx, func(e metricsstream.RequestEvents) { got <- e }, nil, nil)
+
+	h := RequestContext(userService(t, r, func(w http.ResponseWriter) {}))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil)) // a context never cancelled
+	select {
+	case e := <-got:
+		assert.Equal(t, "GetUser[SUCCESS][0ms], GetUser[SUCCESS, RESPONSE_FROM_CACHE][0ms]", e.String())
+	case <-time.After(failAfter):
+		t.Fatal("the request context did not end when the handler returned")
+	}
+}
