@@ -62,12 +62,34 @@ func (w *startWriter) Flush() { _ = w.FlushError() }
 // flush. A flush that fails otherwise (on a connection gone) has sent
 // the headers as net/http counts them, so the response has begun.
 func (w *startWriter) FlushError() error {
+	if !canFlush(w.ResponseWriter) {
+		// Nothing is sent: before stays for the headers that go later.
+		return http.NewResponseController(w.ResponseWriter).Flush()
+	}
 	w.beforeHeaders()
 	err := http.NewResponseController(w.ResponseWriter).Flush()
 	if w.code == 0 && !errors.Is(err, http.ErrNotSupported) {
 		w.code = http.StatusOK
 	}
 	return err
+}
+
+// canFlush reports whether rw, or a ResponseWriter it wraps, can flush,
+// as http.ResponseController finds it; a startWriter in the chain can when
+// the writer it wraps can.
+func canFlush(rw http.ResponseWriter) bool {
+	for {
+		switch t := rw.(type) {
+		case *startWriter:
+			rw = t.ResponseWriter
+		case interface{ FlushError() error }, http.Flusher:
+			return true
+		case interface{ Unwrap() http.ResponseWriter }:
+			rw = t.Unwrap()
+		default:
+			return false
+		}
+	}
 }
 
 // Hijack hands the connection to the handler, when the wrapped
