@@ -38,8 +38,12 @@ func (t *takeObserver[T]) OnNext(v T) {
 		return
 	}
 	t.left--
+	// Whether this value is the n-th is decided now: a source that
+	// emits again while v is delivered (reentrantly) brings left to 0
+	// itself, and completes then.
+	last := t.left == 0
 	t.down.OnNext(v)
-	if t.left == 0 {
+	if last {
 		t.down.OnCompleted()
 		t.up.cancel(context.Canceled)
 	}

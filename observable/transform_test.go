@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -197,4 +198,28 @@ func TestConcurrentSubscribersToOneObservable(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// Take completes once. A source that emits reentrantly (Create's f hands
+// its observer to a callback that the consumer's OnNext triggers) reached
+// the n-th value inside the delivery of an earlier one; Take then
+// completed inside, and again once the earlier delivery returned.
+func TestTakeCompletesOnceWhenTheSourceEmitsReentrantly(t *testing.T) {
+	var emit func(int)
+	src := Create(func(_ context.Context, o Observer[int]) {
+		emit = o.OnNext
+		o.OnNext(0)
+	})
+	var completions atomic.Int32
+	r := newRecorder[int]()
+	src.Take(2).
+		DoOnCompleted(func() { completions.Add(1) }).
+		DoOnNext(func(v int) {
+			if v == 0 {
+				emit(1) // the consumer's reaction makes the source emit
+			}
+		}).
+		Subscribe(context.Background(), r)
+	assert.Equal(t, int32(1), completions.Load(), "completions passed down by Take")
+	r.check(t, []int{1}, nil, true) // 0 reaches the subscriber after the completion, which drops it
 }
