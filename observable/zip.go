@@ -139,6 +139,11 @@ func (z *zipper[A, B, R]) apply(ev zipEvent[A, B]) {
 		z.drop(ev) // the queues were emptied when it terminated
 		return
 	}
+	if !z.up.live() {
+		z.drop(ev)
+		z.abandon()
+		return
+	}
 	switch ev.kind {
 	case zipNextA:
 		z.qa.push(ev.a)
@@ -156,6 +161,10 @@ func (z *zipper[A, B, R]) apply(ev zipEvent[A, B]) {
 		return
 	}
 	for z.qa.len() > 0 && z.qb.len() > 0 {
+		if !z.up.live() { // a pair before this one was the last wanted (Take)
+			z.abandon()
+			return
+		}
 		z.down.OnNext(z.zs.f(z.qa.pop(), z.qb.pop()))
 	}
 	if (z.doneA && z.qa.len() == 0) || (z.doneB && z.qb.len() == 0) {
@@ -164,6 +173,14 @@ func (z *zipper[A, B, R]) apply(ev zipEvent[A, B]) {
 		z.up.cancel(context.Canceled)
 		z.dropQueued()
 	}
+}
+
+// abandon ends the zip for a subscriber that has left, or that has had
+// what it wanted: no pair is made for it (the Discarder's doc says so),
+// and the values waiting for a partner are nobody's.
+func (z *zipper[A, B, R]) abandon() {
+	z.terminated.Store(true)
+	z.dropQueued()
 }
 
 // drop discards the value of an event that comes once the zip has

@@ -2,6 +2,7 @@ package observable
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -56,4 +57,23 @@ func TestZipQueueThatNeverEmptiesStaysSmall(t *testing.T) {
 		require.Equal(t, 1, q.len())
 	}
 	assert.LessOrEqual(t, cap(q.vs), 4, "one value waits, but the queue grew with every value paired")
+}
+
+// A value a Single gives once the subscriber of a Zip2 has left is
+// "left without a partner ... the subscriber left before the pair was
+// made (the pair is then not made)" (Discarder): it goes back to the
+// Single, and the zip function is not called for a pair nobody wants.
+func TestZip2DoesNotPairAValueThatComesAfterTheSubscriberLeft(t *testing.T) {
+	late := &ownedSingle{v: 6, async: true, answer: make(chan struct{})}
+	var zipped atomic.Int32
+	r := newRecorder[int]()
+	sub := Zip2(FromSingle[int](late), Just(7, 8), func(a, b int) int {
+		zipped.Add(1)
+		return a * b
+	}).Subscribe(context.Background(), r)
+	sub.Unsubscribe() // b's values wait for a partner; a has not answered
+	close(late.answer)
+	assert.Equal(t, []string{"6"}, late.awaitDiscards(t, 1), "a's late value")
+	assert.Zero(t, zipped.Load(), "a pair was made after the subscriber left")
+	r.check(t, nil, nil, false)
 }
