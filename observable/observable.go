@@ -104,7 +104,7 @@ func (o Observable[T]) run(s *scope, ob Observer[T]) {
 			src.subscribe(s, ob)
 			return
 		}
-		o.one.SubscribeSingle(s, singleToObserver[T]{ob})
+		o.one.SubscribeSingle(s, singleToObserver[T]{s: s, o: ob})
 	case o.src == nil:
 		ob.OnCompleted()
 	default:

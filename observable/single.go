@@ -124,16 +124,30 @@ func (o Observable[T]) AsSingle() (Single[T], bool) { return o.one, o.one != nil
 // singleOf is AsSingle.
 func singleOf[T any](o Observable[T]) (Single[T], bool) { return o.AsSingle() }
 
-// singleToObserver delivers a Single's result to an Observer.
-type singleToObserver[T any] struct{ o Observer[T] }
+// singleToObserver delivers a Single's result to an Observer. A Single
+// may answer once the subscription's scope s has ended (with ctx's
+// error, as its contract says): then no terminal event goes down, as none
+// goes down from a Create source after its end, for nothing failed or
+// completed that anybody waits for (DoOnTerminate, DoOnError and
+// OnErrorResumeNext would take it for the source's); a late value still
+// goes down alone, for the subscriber to hand to a Discarder.
+type singleToObserver[T any] struct {
+	s *scope
+	o Observer[T]
+}
 
 func (d singleToObserver[T]) OnResult(v T, err error) {
 	if err != nil {
-		d.o.OnError(err)
+		if d.s.live() {
+			d.o.OnError(err)
+		}
 		return
 	}
+	live := d.s.live()
 	d.o.OnNext(v)
-	d.o.OnCompleted()
+	if live {
+		d.o.OnCompleted()
+	}
 }
 
 // funcSingle is the Single of FromFunc.

@@ -259,3 +259,45 @@ func TestJustOneAndFromFuncAreSingles(t *testing.T) {
 	_, err := Just(1).First(ctx)
 	assert.ErrorIs(t, err, context.Canceled)
 }
+
+// lateSingle is an asynchronous Single that, as its contract allows, hands
+// its observer ctx's error once ctx ends (a command in a worker pool whose
+// subscriber left does so), then closes told.
+type lateSingle struct{ told chan struct{} }
+
+func (l lateSingle) Call(ctx context.Context) (int, error) { return callBySubscribing[int](ctx, l) }
+
+func (l lateSingle) SubscribeSingle(ctx context.Context, r SingleObserver[int]) {
+	go func() {
+		<-ctx.Done()
+		r.OnResult(0, ctx.Err())
+		close(l.told)
+	}()
+}
+
+func (lateSingle) Async() bool { return true }
+
+// DoOnTerminate "is not called when the subscription is cancelled first",
+// and a fallback is for a source that failed, not for a subscriber that
+// left: the ctx error a Single hands over once its subscription was
+// cancelled must not travel down the chain as if the source had failed.
+func TestSingleErrorAfterUnsubscribeIsNotPassedOn(t *testing.T) {
+	s := lateSingle{told: make(chan struct{})}
+	var terminated, errored, fellBack atomic.Int32
+	o := FromSingle[int](s).
+		DoOnTerminate(func() { terminated.Add(1) }).
+		DoOnError(func(error) { errored.Add(1) }).
+		OnErrorResumeNext(func(error) Observable[int] {
+			fellBack.Add(1)
+			return Just(0)
+		})
+	r := newRecorder[int]()
+	sub := o.Subscribe(context.Background(), r)
+	sub.Unsubscribe()
+	waitDone(t, s.told, "the Single's answer")
+
+	assert.Zero(t, terminated.Load(), "DoOnTerminate ran after the subscription was cancelled")
+	assert.Zero(t, errored.Load(), "DoOnError ran after the subscription was cancelled")
+	assert.Zero(t, fellBack.Load(), "the fallback was asked for after the subscription was cancelled")
+	r.check(t, nil, nil, false)
+}
