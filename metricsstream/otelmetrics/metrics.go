@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/metric"
-
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/metricsstream/internal/reading"
 )
@@ -30,9 +28,10 @@ type Metrics struct {
 	bounds   []float64 // seconds, increasing
 	start    time.Time // StartTime of the cumulative histograms
 
-	mu     sync.Mutex
-	folds  *reading.Folds        // over bounds
-	meters map[metric.Meter]bool // Register's, until unregistered
+	mu    sync.Mutex
+	folds *reading.Folds // over bounds
+
+	registrations registrations // Register's, by meter
 }
 
 // New returns the Metrics of r, for example command.DefaultRegistry.Metrics()

@@ -3,8 +3,6 @@ package otelmetrics
 import (
 	"context"
 	"errors"
-	"reflect"
-	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -25,48 +23,6 @@ type instruments struct {
 	poolExecuted, poolRejected                        metric.Int64ObservableCounter
 	poolActive, poolQueued, poolCoreSize, poolWorkers metric.Int64ObservableGauge
 	collapserEvents                                   metric.Int64ObservableCounter
-}
-
-// ErrAlreadyRegistered is the error of [Metrics.Register] on a meter the
-// Metrics is registered on already: a second callback would observe every
-// counter again, and the meter would sum the two.
-var ErrAlreadyRegistered = errors.New("otelmetrics: Register: already registered on this meter")
-
-// registration is the Registration of a Register on a meter that can be
-// compared: its first Unregister takes the meter out of m's.
-type registration struct {
-	metric.Registration
-	once  sync.Once
-	m     *Metrics
-	meter metric.Meter
-}
-
-func (r *registration) Unregister() error {
-	err := r.Registration.Unregister()
-	r.once.Do(func() { r.m.release(r.meter) })
-	return err
-}
-
-// claim notes that m is registered on meter, and reports false if it is
-// already.
-func (m *Metrics) claim(meter metric.Meter) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.meters[meter] {
-		return false
-	}
-	if m.meters == nil {
-		m.meters = make(map[metric.Meter]bool)
-	}
-	m.meters[meter] = true
-	return true
-}
-
-// release undoes claim.
-func (m *Metrics) release(meter metric.Meter) {
-	m.mu.Lock()
-	delete(m.meters, meter)
-	m.mu.Unlock()
 }
 
 // Register makes the counters and gauges on meter (which should be named
@@ -136,25 +92,10 @@ func (m *Metrics) Register(meter metric.Meter) (metric.Registration, error) {
 	}
 	observables = append(observables, in.requestEventsDropped, in.requestEventsPanics, in.poolAdaptiveLimit,
 		in.poolExecuted, in.poolRejected, in.poolActive, in.poolQueued, in.poolCoreSize, in.poolWorkers, in.collapserEvents)
-	// A meter that cannot be a map key (no meter of the SDK's) is not
-	// checked. Making the instruments again is harmless: it is the second
-	// callback that would count twice.
-	checked := meter != nil && reflect.TypeOf(meter).Comparable()
-	if checked && !m.claim(meter) {
-		return nil, ErrAlreadyRegistered
-	}
-	r, err := meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+	return m.registrations.register(meter, meter, func(_ context.Context, o metric.Observer) error {
 		in.observe(o, m.registry)
 		return nil
 	}, observables...)
-	switch {
-	case !checked:
-		return r, err
-	case err != nil:
-		m.release(meter)
-		return r, err
-	}
-	return &registration{Registration: r, m: m, meter: meter}, nil
 }
 
 // observe reports r and every command, pool and collapser of it, with

@@ -36,6 +36,15 @@ var (
 		"When a discovery last found the Turbine's instances, in seconds since the Unix epoch; 0 before the first."}
 )
 
+// turbineRegistrations are RegisterTurbine's, by meter and Turbine.
+var turbineRegistrations registrations
+
+// turbineRegistration is the key of a RegisterTurbine.
+type turbineRegistration struct {
+	meter metric.Meter
+	t     TurbineInstances
+}
+
 // RegisterTurbine makes on meter (which should be named [ScopeName]) the
 // instruments of a Turbine's instances (package turbine), those the
 // Prometheus collector's TurbineCollector reports, with the attribute
@@ -53,7 +62,8 @@ var (
 //
 // and registers the callback that reads t at each collection. Unregister
 // the returned Registration to stop. It returns the meter's errors,
-// joined, and panics if t is nil.
+// joined, and ErrAlreadyRegistered if t is registered on meter already
+// and not unregistered. It panics if t is nil.
 func RegisterTurbine(meter metric.Meter, t TurbineInstances) (metric.Registration, error) {
 	if t == nil {
 		panic("otelmetrics: RegisterTurbine with nil instances")
@@ -71,7 +81,7 @@ func RegisterTurbine(meter metric.Meter, t TurbineInstances) (metric.Registratio
 	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
 		return nil, err
 	}
-	return meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+	return turbineRegistrations.register(turbineRegistration{meter, t}, meter, func(_ context.Context, o metric.Observer) error {
 		for _, in := range t.Instances() {
 			set := metric.WithAttributes(TurbineInstanceKey.String(reading.LabelValue(in.RedactedURL())))
 			up := int64(0)

@@ -20,6 +20,8 @@ type instances []turbine.Instance
 
 func (in instances) Instances() []turbine.Instance { return in }
 
+var _ TurbineInstances = (*instances)(nil)
+
 // A Turbine's instruments report what the Prometheus collector's
 // TurbineCollector reports, series for series.
 func TestTurbineValuesEqualThePrometheusCollectors(t *testing.T) {
@@ -90,4 +92,36 @@ func TestTurbineDiscoveryValuesEqualThePrometheusCollectors(t *testing.T) {
 		assert.Equal(t, prometheusSeries(t, rxprometheus.NewTurbineCollector(tc.cluster)), got)
 		require.NoError(t, provider.Shutdown(context.Background()))
 	}
+}
+
+// A second RegisterTurbine of one Turbine on a meter would observe its
+// counters again, which the SDK sums. It is refused until the first is
+// unregistered, as a second Register of Metrics is.
+func TestRegisteringATurbineTwiceOnAMeterDoesNotDoubleItsCounters(t *testing.T) {
+	cluster := &instances{{URL: "http://10.0.0.7:8080/hystrix.stream", Connected: true, Objects: 12, Ignored: 3}}
+	reader := sdkmetric.NewManualReader()
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = provider.Shutdown(context.Background()) })
+	meter := provider.Meter(ScopeName)
+	const ignored = "rxhystrix_turbine_instance_ignored_events_total{instance=http://10.0.0.7:8080/hystrix.stream}"
+	collect := func() map[string]float64 {
+		var rm metricdata.ResourceMetrics
+		require.NoError(t, reader.Collect(context.Background(), &rm))
+		return otelPoints(t, rm)
+	}
+
+	first, err := RegisterTurbine(meter, cluster)
+	require.NoError(t, err)
+	_, err = RegisterTurbine(meter, cluster)
+	assert.ErrorIs(t, err, ErrAlreadyRegistered)
+	assert.Equal(t, 3.0, collect()[ignored], "counted once")
+	other, err := RegisterTurbine(meter, &instances{})
+	require.NoError(t, err, "another Turbine on the same meter")
+	require.NoError(t, other.Unregister())
+
+	require.NoError(t, first.Unregister())
+	again, err := RegisterTurbine(meter, cluster)
+	require.NoError(t, err, "registered again once the first is unregistered")
+	assert.Equal(t, 3.0, collect()[ignored])
+	require.NoError(t, again.Unregister())
 }
