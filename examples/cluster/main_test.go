@@ -24,3 +24,12 @@ func TestRun(t *testing.T) {
 		"three hosts, the failing one's errors a third of a host's, its circuit open and the others closed")
 	assert.Contains(t, got, "/metrics: 3 of 3 instances connected", "the Turbine's instances, as Prometheus reads them")
 }
+
+// A duration that is not positive is refused, naming the flag; it used
+// to end the traffic before the stream was read, and the run failed with
+// the stream request's "context deadline exceeded".
+func TestRunRejectsANonPositiveDuration(t *testing.T) {
+	for _, d := range []time.Duration{0, -time.Second} {
+		assert.ErrorContains(t, run(context.Background(), &strings.Builder{}, options{Duration: d}), "-duration", "%v", d)
+	}
+}

@@ -26,6 +26,9 @@ import (
 // second, and stops everything; with opts.Serve, it serves the page until
 // ctx ends first.
 func run(ctx context.Context, out io.Writer, opts options) error {
+	if opts.Duration <= 0 {
+		return fmt.Errorf("-duration %v: it must be positive", opts.Duration)
+	}
 	var instances []*instance
 	var streams []string
 	for range 3 {

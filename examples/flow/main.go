@@ -52,6 +52,12 @@ func main() {
 // run builds GetUser in a registry of its own and walks it through the
 // flow, writing what happens to w.
 func run(w io.Writer, opts options) error {
+	switch {
+	case opts.Timeout <= 0:
+		return fmt.Errorf("-timeout %v: it must be positive", opts.Timeout)
+	case opts.SleepWindow <= 0:
+		return fmt.Errorf("-sleep-window %v: it must be positive", opts.SleepWindow)
+	}
 	reg := command.NewRegistry()
 	defer reg.Close()
 
@@ -66,7 +72,8 @@ func run(w io.Writer, opts options) error {
 	}
 	getUser := command.New("GetUser", lookUp, command.WithRegistry(reg), command.WithConfig(cfg)).WithFallback(anonymous).WithCacheKey(func(r request) string { return strconv.Itoa(r.ID) })
 
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	// The walk waits out one timeout and one sleep window.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second+opts.Timeout+opts.SleepWindow)
 	defer cancel()
 	// The walk is one request: it has a request cache and a request log.
 	ctx = command.WithRequestContext(ctx)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -54,4 +55,22 @@ func TestRunWalksEveryBranch(t *testing.T) {
 		"  GetUser: CLOSED -> OPEN\n"+
 		"  GetUser: OPEN -> HALF_OPEN\n"+
 		"  GetUser: HALF_OPEN -> CLOSED\n")
+}
+
+// Bad durations are refused with an error naming the flag. A negative
+// sleep window used to panic in command.New; a zero one (Hystrix's 5s in
+// the breaker) had the trial refused and the walk wait 20s for a close; a
+// negative timeout (none) left the hanging run hanging for 20s.
+func TestRunRejectsBadDurations(t *testing.T) {
+	for _, tc := range []struct {
+		opts options
+		flag string
+	}{
+		{options{Timeout: 100 * time.Millisecond, SleepWindow: -time.Second}, "-sleep-window"},
+		{options{Timeout: -time.Millisecond, SleepWindow: 300 * time.Millisecond}, "-timeout"},
+		{options{Timeout: 0, SleepWindow: 300 * time.Millisecond}, "-timeout"},
+		{options{Timeout: 100 * time.Millisecond, SleepWindow: 0}, "-sleep-window"},
+	} {
+		assert.ErrorContains(t, run(io.Discard, tc.opts), tc.flag, "%+v", tc.opts)
+	}
 }

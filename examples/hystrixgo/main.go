@@ -30,10 +30,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -65,8 +65,9 @@ func main() {
 // run starts the downstream and the service, replays the article's
 // experiment and writes what the callers see to w.
 func run(w io.Writer, opts options) error {
-	if opts.Scale <= 0 {
-		return errors.New("options.Scale must be positive")
+	// The longest scaled duration, the run's deadline, is 20s scaled.
+	if !(opts.Scale > 0) || float64(20*time.Second)*opts.Scale > float64(math.MaxInt64)/2 {
+		return fmt.Errorf("options.Scale is %v: it must be positive, and small enough for the scaled durations to fit a time.Duration", opts.Scale)
 	}
 	scaled := func(d time.Duration) time.Duration { return time.Duration(float64(d) * opts.Scale) }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -39,4 +40,14 @@ func TestRunReplaysTheArticle(t *testing.T) {
 func TestRunRejectsANonPositiveScale(t *testing.T) {
 	err := run(&strings.Builder{}, options{Scale: 0})
 	assert.ErrorContains(t, err, "Scale")
+}
+
+// NaN passes a "<= 0" check, and NaN, +Inf or a huge scale turn the
+// durations into nonsense (on amd64 a negative time.Duration): they used
+// to surface as a breaker's "SleepWindow is -2562047h47m16.854775808s".
+func TestRunRejectsAScaleThatIsNotAFinitePositiveNumber(t *testing.T) {
+	for _, scale := range []float64{math.NaN(), math.Inf(1), 1e12} {
+		err := run(&strings.Builder{}, options{Scale: scale})
+		assert.ErrorContains(t, err, "options.Scale is", "scale %v", scale)
+	}
 }

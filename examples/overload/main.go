@@ -84,8 +84,8 @@ func (o options) validate() error {
 		return fmt.Errorf("overload: -cores is %d; it must be at least 1", o.Cores)
 	case o.Work <= 0:
 		return fmt.Errorf("overload: -work is %v; it must be positive", o.Work)
-	case o.Rate < 1:
-		return fmt.Errorf("overload: -rate is %d; it must be at least 1", o.Rate)
+	case o.Rate < 1 || o.Rate > int(time.Second):
+		return fmt.Errorf("overload: -rate is %d; it must be at least 1 and at most %d", o.Rate, int(time.Second))
 	case o.Duration <= 0:
 		return fmt.Errorf("overload: -duration is %v; it must be positive", o.Duration)
 	case o.Deadline <= 0:

@@ -75,15 +75,21 @@ func TestGuardsServeWhatTheUnguardedServiceDrops(t *testing.T) {
 
 func TestRunRejectsBadOptions(t *testing.T) {
 	good := options{Cores: 1, Work: time.Millisecond, Rate: 1, Duration: time.Millisecond, Deadline: time.Millisecond}
-	for name, bad := range map[string]func(*options){
-		"-cores":    func(o *options) { o.Cores = 0 },
-		"-work":     func(o *options) { o.Work = 0 },
-		"-rate":     func(o *options) { o.Rate = 0 },
-		"-duration": func(o *options) { o.Duration = -time.Second },
-		"-deadline": func(o *options) { o.Deadline = 0 },
+	for _, tc := range []struct {
+		flag string
+		bad  func(*options)
+	}{
+		{"-cores", func(o *options) { o.Cores = 0 }},
+		{"-work", func(o *options) { o.Work = 0 }},
+		{"-rate", func(o *options) { o.Rate = 0 }},
+		// past a request a nanosecond, the pacing ticker's period would
+		// be 0, which time.NewTicker panics on
+		{"-rate", func(o *options) { o.Rate = 2_000_000_000 }},
+		{"-duration", func(o *options) { o.Duration = -time.Second }},
+		{"-deadline", func(o *options) { o.Deadline = 0 }},
 	} {
 		o := good
-		bad(&o)
-		assert.ErrorContains(t, run(&strings.Builder{}, o), "overload: "+name+" is ", name)
+		tc.bad(&o)
+		assert.ErrorContains(t, run(&strings.Builder{}, o), "overload: "+tc.flag+" is ", "%+v", o)
 	}
 }

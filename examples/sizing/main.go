@@ -19,7 +19,7 @@
 // breaker closes again, so no write is lost.
 //
 //	go run ./examples/sizing
-//	go run ./examples/sizing -phase 1s -outage 1s
+//	go run ./examples/sizing -phase 1s -outage 2s
 package main
 
 import (
@@ -45,7 +45,7 @@ type options struct {
 func main() {
 	var opts options
 	flag.DurationVar(&opts.Phase, "phase", 3*time.Second, "length of each phase of part 1")
-	flag.DurationVar(&opts.Outage, "outage", 2*time.Second, "how long B is down in part 2")
+	flag.DurationVar(&opts.Outage, "outage", 2*time.Second, "how long B is down in part 2 (at least 2s)")
 	flag.Parse()
 	if err := run(os.Stdout, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "sizing:", err)
@@ -57,6 +57,9 @@ func run(w io.Writer, opts options) error {
 	if opts.Phase <= 0 || opts.Outage <= 0 {
 		return errors.New("options.Phase and options.Outage must be positive")
 	}
+	if opts.Outage < minOutage {
+		return fmt.Errorf("-outage %v is too short: SaveOrder's breaker opens only after about %v of failed writes, and the queued writes are replayed when it closes again", opts.Outage, minOutage)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute+3*opts.Phase+opts.Outage)
 	defer cancel()
 	if err := sizing(ctx, w, opts.Phase); err != nil {
@@ -64,6 +67,13 @@ func run(w io.Writer, opts options) error {
 	}
 	return degradation(ctx, w, opts.Outage)
 }
+
+// minOutage is the shortest outage of part 2 that opens SaveOrder's
+// breaker: its window holds the 20 writes of the second B was up, the
+// failed writes (20 a second) must outnumber them, and a health snapshot
+// must see it. Shorter, the breaker never opens, never closes, and the
+// queue waits for a replay that never comes.
+const minOutage = 2 * time.Second
 
 // poolSize is the seed's rule: the workers busy at the given rate and
 // latency, plus 4 to spare.

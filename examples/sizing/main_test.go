@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -71,6 +72,21 @@ func TestRun(t *testing.T) {
 
 func TestRunRejectsBadOptions(t *testing.T) {
 	assert.ErrorContains(t, run(&strings.Builder{}, options{}), "Phase")
+}
+
+// An outage too short for SaveOrder's breaker to open (the 20 writes of
+// the second B was up outnumber its failures) leaves the queued writes
+// waiting for a close of the breaker that never comes: the run used to
+// wait a minute for the replay and fail. It is refused at once.
+func TestRunRejectsAnOutageTooShortToOpenTheBreaker(t *testing.T) {
+	done := make(chan error, 1)
+	go func() { done <- run(io.Discard, options{Phase: time.Millisecond, Outage: time.Second}) }()
+	select {
+	case err := <-done:
+		assert.ErrorContains(t, err, "-outage 1s is too short")
+	case <-time.After(15 * time.Second):
+		t.Fatal("-outage 1s accepted: the run waits for a replay that never comes")
+	}
 }
 
 // cell matches a cell of part 1's table.

@@ -70,7 +70,7 @@ func (o options) validate() error {
 	case o.Demand <= 0 || o.Capacity <= 0:
 		return fmt.Errorf("throttle: -demand %d and -capacity %d must be positive", o.Demand, o.Capacity)
 	case perStep(o.Demand) != float64(int(perStep(o.Demand))) || perStep(o.Capacity) != float64(int(perStep(o.Capacity))):
-		return fmt.Errorf("throttle: -demand %d and -capacity %d must be multiples of %v", o.Demand, o.Capacity, time.Second/step)
+		return fmt.Errorf("throttle: -demand %d and -capacity %d must be multiples of %d", o.Demand, o.Capacity, int(time.Second/step))
 	case o.Overload < time.Second || o.Recovery < time.Second:
 		return fmt.Errorf("throttle: -overload %v and -recovery %v must be at least 1s", o.Overload, o.Recovery)
 	}

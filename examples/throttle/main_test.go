@@ -54,4 +54,7 @@ func TestRunRejectsBadOptions(t *testing.T) {
 	} {
 		assert.Error(t, run(&strings.Builder{}, o), "%+v", o)
 	}
+	// The multiple is a number of calls a second, not a duration.
+	assert.EqualError(t, run(&strings.Builder{}, options{Demand: 250, Capacity: 100, Overload: time.Second, Recovery: time.Second}),
+		"throttle: -demand 250 and -capacity 100 must be multiples of 100")
 }
