@@ -98,7 +98,7 @@
 // Source's goroutine, each bounded by [Config.Timeout]. When an exchange
 // fails (Redis slow, unreachable, restarted), the Source sends the
 // breaker this instance's own health, counts the failure and says so in
-// [Source.Stats] and the [Collector]'s metrics. The next exchange that
+// [Source.Stats] and the [Fleet.Collector]'s metrics. The next exchange that
 // succeeds writes the window again and still judges on local health: the
 // instances that exchange later in the interval may not have written
 // theirs yet, and a sum of a few of them (a bad instance's window alone,

@@ -21,8 +21,10 @@
 // StreamHandler, which writes hystrix-go's stream; and they take
 // rxhystrix's injected faults (command.Config.Faults, set live with
 // httpcommand.FaultsHandler(command.DefaultRegistry)), which
-// ConfigureCommand keeps. The empty name, which rxhystrix does not take
-// as a key, is the key `""` there.
+// ConfigureCommand keeps. A name that rxhystrix does not take as a key
+// (the empty name, or one that is not valid UTF-8), and one that starts
+// with a quote mark, is its key quoted as strconv.Quote quotes it: the
+// empty name is the key `""` there.
 //
 // # Where it is deliberately better than hystrix-go
 //

@@ -97,7 +97,7 @@
 // 0.1%), up to one hour (longer ones count as one hour). Percentiles and
 // means are HdrHistogram's: [Distribution.Percentile] returns the highest
 // value equivalent to the value at that rank. With the default windows,
-// the metrics of an idle command key hold about 1.2 KB, and 6.2 KB once a
+// the metrics of an idle command key hold about 1.2 KB, and 4.8 KB once a
 // completion was recorded; a key's latency histograms grow with the spread
 // of its latencies (about 40 KB per bucket for latencies spread over
 // 1–25ms). How recording stays lock-free and uncontended (buckets striped
@@ -133,8 +133,10 @@
 //     then those of the latest calls, resilience4j's count-based window,
 //     and count a call as soon as it is recorded, where the time window
 //     counts closed buckets only.
-//   - The event types are Hystrix 1.5.12's; FALLBACK_DISABLED, added on
-//     Hystrix's master after 1.5.13, is not one of them.
+//   - The event types are Hystrix 1.5.12's, then rxhystrix's own RETRIED,
+//     HEDGED, RETRY_BUDGET_EXHAUSTED and RATE_LIMITED, which Hystrix has
+//     no word for; FALLBACK_DISABLED, added on Hystrix's master after
+//     1.5.13, is not one of them.
 //   - PoolMetrics.MarkRejected leaves the active count alone (Hystrix's
 //     markThreadRejection decrements it without a matching increment).
 //   - A completion counts in the buckets of its end time, not in those in

@@ -7,7 +7,7 @@ import (
 )
 
 // ErrUnknownEventType is the error of [ParseEventType] and
-// [EventType.UnmarshalText] for a name that is not one of Hystrix's.
+// [EventType.UnmarshalText] for a name that is not an [EventType]'s.
 var ErrUnknownEventType = errors.New("metricsstream: unknown event type")
 
 // EventType is one of the things that can happen to a command execution,
