@@ -467,6 +467,16 @@ func (e attemptExecution[In, Out]) SubscribeSingle(subCtx context.Context, obs o
 		return
 	}
 	ai := e.a.begin(subCtx)
+	if ai.hedge && x.ctx.Err() != nil {
+		// A hedge the race started as its caller left (its failure, the
+		// caller's error, came before the race's context heard of it):
+		// there is nobody to answer, and no execution, as for a call
+		// whose caller has left (callAs).
+		e.a.ended(ai)
+		var zero Out
+		obs.OnResult(zero, x.ctx.Err())
+		return
+	}
 	x.c.subscribe(x.ctx, subCtx, x.in, x.rec, attemptObserver[In, Out]{e.a, ai, obs}, nil, ai)
 }
 

@@ -885,3 +885,49 @@ func TestRetryCallerLeavingDuringABackoffEndsTheCall(t *testing.T) {
 	h.stepUntil("the retry's place given back", func() bool { return h.state("CallerLeaves").retrying.Load() == 0 })
 	require.Zero(t, h.state("CallerLeaves").retrying.Load())
 }
+
+// A hedged call's caller (the context ToObservable was given) whose
+// deadline passes ends the call, as a subscriber's leaving does: no hedge
+// starts after it, though the first execution's failure (the caller's
+// DeadlineExceeded) would start one if a hedge runs OnError, as no retry
+// starts (TestRetryCallerLeavingDuringABackoffEndsTheCall). Each hedge
+// would be another execution, with nobody to answer, and a place of the
+// retry budget.
+func TestHedgeStartsNoHedgeAfterTheCallerLeft(t *testing.T) {
+	for _, iso := range bothIsolations {
+		for way, take := range map[string]func(observable.Observable[string]) (string, error){
+			"First": func(o observable.Observable[string]) (string, error) { return o.First(context.Background()) },
+			"Subscribe": func(o observable.Observable[string]) (string, error) {
+				vs, err := subscribeAll(context.Background(), o).wait(t)
+				assert.Empty(t, vs)
+				return "", err
+			},
+		} {
+			t.Run(iso.String()+"/"+way, func(t *testing.T) {
+				h := newHarness(t)
+				var calls atomic.Int32
+				c := New("HedgeCallerLeaves", func(ctx context.Context, id int) (string, error) {
+					calls.Add(1)
+					<-ctx.Done()
+					return "", ctx.Err()
+				}, WithRegistry(h.reg), WithConfig(Config{
+					Isolation: iso,
+					Timeout:   -1,
+					Hedge:     HedgeConfig{MaxHedges: 2, Delay: time.Hour, OnError: true},
+				}))
+				caller := newDeadlineCtx()
+				call := goCall(func() (string, error) { return take(c.ToObservable(caller, 1)) })
+				waitFor(t, "the first run", func() bool { return calls.Load() == 1 })
+				close(caller.done)
+				res := <-call
+				// First's attempts run under a context joined to the
+				// caller's, which ends Canceled.
+				assert.True(t, errors.Is(res.err, context.DeadlineExceeded) || errors.Is(res.err, context.Canceled), "got %v", res.err)
+				assert.Equal(t, evs("CANCELLED"), h.events(), "the first execution")
+				h.noMoreCompletions()
+				assert.Equal(t, int32(1), calls.Load())
+				waitFor(t, "the budget's places back", func() bool { return h.state("HedgeCallerLeaves").retrying.Load() == 0 })
+			})
+		}
+	}
+}

@@ -474,3 +474,26 @@ func handedOverWorkPending() bool {
 	stacks := string(buf[:runtime.Stack(buf, true)])
 	return strings.Contains(stacks, "observable.runStarter(") || strings.Contains(stacks, "observable.(*unstarted[")
 }
+
+// deadlineCtx is a caller's context whose deadline passes when the test
+// closes done, with no real time: Done is closed, and Err is
+// DeadlineExceeded.
+type deadlineCtx struct {
+	context.Context
+	done chan struct{}
+}
+
+func newDeadlineCtx() *deadlineCtx {
+	return &deadlineCtx{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *deadlineCtx) Done() <-chan struct{} { return c.done }
+
+func (c *deadlineCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}

@@ -79,7 +79,15 @@ func (x *single[In, Out]) call(subCtx context.Context, waiter bool) (Out, error)
 // before the result.
 func (x *single[In, Out]) SubscribeSingle(subCtx context.Context, r observable.SingleObserver[Out]) {
 	if cfg := x.c.k.config.Load(); makesAttempts(cfg, x.ctx) {
-		x.resilient(cfg).SubscribeSingle(subCtx, r)
+		if cfg.Retry.MaxAttempts > 1 {
+			x.resilient(cfg).SubscribeSingle(subCtx, r) // the retries join the caller's context
+			return
+		}
+		// The hedges race under the subscriber's context and the caller's
+		// together, as the retries wait: no hedge starts once the caller
+		// has left.
+		ctx, stop := joinContexts(subCtx, x.ctx)
+		x.resilient(cfg).SubscribeSingle(ctx, stoppingObserver[Out]{r, stop})
 		return
 	}
 	x.c.subscribe(x.ctx, subCtx, x.in, x.rec, r, nil, nil)
@@ -106,4 +114,16 @@ func (x *single[In, Out]) Async() bool {
 // subscriptions.
 func (x *single[In, Out]) Joinable() bool {
 	return !makesAttempts(x.c.k.config.Load(), x.ctx)
+}
+
+// stoppingObserver lets go of joined contexts before it passes the
+// result on.
+type stoppingObserver[Out any] struct {
+	down observable.SingleObserver[Out]
+	stop func()
+}
+
+func (o stoppingObserver[Out]) OnResult(v Out, err error) {
+	o.stop()
+	o.down.OnResult(v, err)
 }
