@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -186,8 +187,11 @@ func (c Config) Validate() error {
 }
 
 // withDefaults returns c with its zero fields set to the defaults, for the
-// command key whose kind's isolation is isolation.
+// command key whose kind's isolation is isolation. Its Partitions are a
+// copy of c's: the Config a key keeps shares no array with its caller's,
+// whose changes would bypass Validate.
 func (c Config) withDefaults(key string, isolation Isolation) Config {
+	c.Partitions = slices.Clone(c.Partitions)
 	if c.Isolation == DefaultIsolation {
 		c.Isolation = isolation
 	}

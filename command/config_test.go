@@ -306,3 +306,16 @@ func TestCommandStatus(t *testing.T) {
 	assert.Equal(t, "SEMAPHORE", st.Properties.Isolation)
 	assert.False(t, st.Properties.FallbackEnabled)
 }
+
+// The Config a caller gives Configure is the key's from then on: the
+// caller changing its own Partitions afterwards changes nothing, as it
+// would bypass Validate.
+func TestConfigureKeepsACopyOfPartitions(t *testing.T) {
+	h := newHarness(t)
+	New("GetUser", succeedRun, WithRegistry(h.reg))
+	parts := []Partition{{Name: "live", Share: 0.5}}
+	require.NoError(t, h.reg.Configure("GetUser", Config{Isolation: SemaphoreIsolation, Partitions: parts}))
+	parts[0].Share = 7
+	cfg, _ := h.reg.Config("GetUser")
+	assert.Equal(t, 0.5, cfg.Partitions[0].Share)
+}

@@ -113,3 +113,16 @@ func TestConfigurePoolWhileThePoolIsMade(t *testing.T) {
 		require.Equal(t, 3, h.reg.pool(key, false).config.Load().CoreSize, "pool %s", key)
 	}
 }
+
+// ConfigureFunc's change is given a copy of the Config in force: a change
+// it refuses, made in place in the copy's Partitions, leaves the Config in
+// force as it was.
+func TestConfigureFuncRefusedPartitionChangeLeavesTheConfigInForce(t *testing.T) {
+	h := newHarness(t)
+	New("GetUser", succeedRun, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation,
+		Partitions: []Partition{{Name: "live", Share: 0.5}, {Name: "batch", Share: 0.5}}}))
+	err := h.reg.ConfigureFunc("GetUser", func(c *Config) { c.Partitions[0].Share = 2 })
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	cfg, _ := h.reg.Config("GetUser")
+	assert.Equal(t, 0.5, cfg.Partitions[0].Share, "the refused change is not in force")
+}

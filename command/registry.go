@@ -476,7 +476,11 @@ func (r *Registry) Config(key string) (Config, bool) {
 	if !ok {
 		return Config{}, false
 	}
-	return *k.(*keyState).config.Load(), true
+	// A copy that shares no array with the Config in force, which the
+	// caller (ConfigureFunc's change, say) may change in place.
+	cfg := *k.(*keyState).config.Load()
+	cfg.Partitions = slices.Clone(cfg.Partitions)
+	return cfg, true
 }
 
 // Breaker returns the circuit breaker of key, or nil for an unknown key.
