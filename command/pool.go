@@ -78,8 +78,12 @@ type poolRecorder interface {
 // rarely, and takes and frees a slot in the second; the queue's group is
 // written only when tasks wait.
 type pool struct {
-	key      string
-	perCall  bool
+	key     string
+	perCall bool
+	// named says a command's Config.Pool names the pool too, though a
+	// WithPoolKey function made it: it is then never retired. Set under
+	// the registry's mu, which the sweep holds.
+	named    atomic.Bool
 	clock    clock.Clock
 	recorder poolRecorder
 	config   atomic.Pointer[PoolConfig]

@@ -724,3 +724,49 @@ func TestQueuedRunTimedOutFindsFallbackWithoutPoolSlot(t *testing.T) {
 	}
 	h.waitIdle(t, "P")
 }
+
+// ConfigurePool with IdleTimeout 0, which means DefaultPoolIdleTimeout,
+// retires a per-call pool that was kept for ever (a negative IdleTimeout)
+// once it has been idle for a minute, as an explicit time.Minute does.
+func TestConfigurePoolDefaultIdleTimeoutRetiresAPerCallPool(t *testing.T) {
+	h := newHarness(t)
+	c := New("Fetch", func(ctx context.Context, url string) (string, error) { return url, nil },
+		WithRegistry(h.reg), WithConfig(Config{Timeout: -1})).WithPoolKey(func(url string) string { return url })
+	require.NoError(t, h.reg.ConfigurePool("http://a", PoolConfig{IdleTimeout: -1}))
+	_, err := c.Execute(context.Background(), "http://a")
+	require.NoError(t, err)
+	h.completion()
+	h.waitIdle(t, "http://a")
+
+	require.NoError(t, h.reg.ConfigurePool("http://a", PoolConfig{}))
+	cfg := h.pool("http://a").config.Load()
+	require.Equal(t, DefaultPoolIdleTimeout, cfg.IdleTimeout)
+	h.clock.Advance(DefaultPoolIdleTimeout)
+	assert.Zero(t, h.reg.PoolCount(), "idle for the default IdleTimeout, a minute")
+}
+
+// A pool that a command's Config.Pool names is never retired, though a
+// WithPoolKey function of another command made it first under the same
+// name: the name is both a per-call pool key and a named pool.
+func TestNamedPoolFirstMadeForAPerCallKeyIsNotRetired(t *testing.T) {
+	h := newHarness(t)
+	perCall := New("Fetch", func(ctx context.Context, url string) (string, error) { return url, nil },
+		WithRegistry(h.reg), WithConfig(Config{Timeout: -1})).WithPoolKey(func(url string) string { return url })
+	named := New("GetUser", succeedRun, WithRegistry(h.reg), WithConfig(Config{Pool: "users", Timeout: -1}))
+
+	_, err := perCall.Execute(context.Background(), "users")
+	require.NoError(t, err)
+	h.completion()
+	h.waitIdle(t, "users")
+	_, err = named.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	h.completion()
+	h.waitIdle(t, "users")
+	p := h.pool("users")
+
+	h.clock.Advance(10 * DefaultPoolIdleTimeout)
+	assert.False(t, p.retired(), "Config.Pool names it: it is never retired")
+	assert.Equal(t, 1, h.reg.PoolCount())
+	_, ok := h.reg.Metrics().LookupPool("users")
+	assert.True(t, ok, "its metrics are kept")
+}

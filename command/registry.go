@@ -536,11 +536,12 @@ func (r *Registry) ConfigurePool(key string, cfg PoolConfig) error {
 	if p, ok := r.pools.Load(key); ok {
 		p := p.(*pool)
 		p.configure(cfg)
-		if p.perCall && cfg.IdleTimeout > 0 {
+		// The IdleTimeout in force: 0 means DefaultPoolIdleTimeout.
+		if idle := p.config.Load().IdleTimeout; p.perCall && idle > 0 {
 			// An IdleTimeout that is new or shorter may be due before
 			// the sweep armed, or there may be none.
 			idleFor := time.Duration(r.clock.Now().UnixNano() - p.lastUsed.Load())
-			r.armSweepLocked(max(cfg.IdleTimeout-idleFor, time.Nanosecond))
+			r.armSweepLocked(max(idle-idleFor, time.Nanosecond))
 		}
 	}
 	return nil
@@ -550,14 +551,22 @@ func (r *Registry) ConfigurePool(key string, cfg PoolConfig) error {
 // for a per-call key is retired once idle for its IdleTimeout.
 func (r *Registry) pool(key string, perCall bool) *pool {
 	if p, ok := r.pools.Load(key); ok && !p.(*pool).retired() {
-		return p.(*pool)
+		if p := p.(*pool); perCall || !p.perCall || p.named.Load() {
+			return p
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// The sweep retires and removes a pool under r.mu: one found here is
 	// live.
 	if p, ok := r.pools.Load(key); ok {
-		return p.(*pool)
+		p := p.(*pool)
+		if !perCall {
+			// A per-call pool that Config.Pool names too is a named
+			// pool from now on: never retired.
+			p.named.Store(true)
+		}
+		return p
 	}
 	var cfg PoolConfig
 	if c, ok := r.poolConfigs.Load(key); ok {
@@ -619,7 +628,7 @@ func (r *Registry) sweepPools() {
 	r.pools.Range(func(key, v any) bool {
 		p := v.(*pool)
 		cfg := p.config.Load()
-		if !p.perCall || cfg.IdleTimeout <= 0 {
+		if !p.perCall || p.named.Load() || cfg.IdleTimeout <= 0 {
 			return true
 		}
 		idleFor := time.Duration(now - p.lastUsed.Load())
