@@ -463,3 +463,34 @@ func TestExecutionStartHookBeforeTheCallerConcludes(t *testing.T) {
 	assert.Equal(t, []string{"Start", "ExecutionStart", "Unsubscribe"}, rec.take())
 	h.waitIdle(t, "GetUser")
 }
+
+// A hook registered while an execution waits in its pool's queue is told
+// nothing of that execution, which began before it: the execution's hooks
+// are those of its Start. A worker that told it ExecutionStart would leave
+// a hook that pairs ExecutionStart with the end of the execution (a span,
+// an in-flight count) with a start that never ends.
+func TestHookAddedMidExecutionHearsNoUnpairedExecutionStart(t *testing.T) {
+	h := newHarness(t)
+	require.NoError(t, h.reg.ConfigurePool("GetUser", PoolConfig{CoreSize: 1, MaxQueueSize: 1}))
+	g := newGate()
+	defer g.release()
+	c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+		if id == 1 {
+			return "", g.wait(ctx, true)
+		}
+		return userName(id), nil
+	}, WithRegistry(h.reg), WithConfig(Config{Timeout: time.Hour}))
+	first := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+	g.arrived(t)
+	second := goCall(func() (string, error) { return c.Execute(context.Background(), 2) })
+	h.waitQueued(t, "GetUser", 1)
+
+	rec := &hookRecorder{}
+	h.reg.AddHook(rec)
+	g.release()
+	awaitCall(t, first)
+	awaitCall(t, second)
+	h.completion()
+	h.completion()
+	assert.Empty(t, rec.take(), "both executions began before the hook was added")
+}

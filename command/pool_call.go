@@ -60,6 +60,10 @@ type poolCall[In, Out any] struct {
 	// owner, when not nil, is the subscription the call runs for: the
 	// worker tells it, and nobody waits on wait.
 	owner *subscription[In, Out]
+	// global and local are the plugins of the execution (execution.global
+	// and execution.local), whose ExecutionStart the worker tells: the
+	// hooks of its Start, not those registered since.
+	global, local *plugins
 
 	// work is workOnPool as a function value, made with the call: starting
 	// it with go allocates nothing, where go p.work(call, start) allocates
@@ -85,7 +89,7 @@ func (call *poolCall[In, Out]) recycle() {
 	var zeroIn In
 	var zeroOut Out
 	call.ctx, call.cfg, call.in, call.out, call.err, call.end, call.started = nil, nil, zeroIn, zeroOut, nil, 0, 0
-	call.owner = nil
+	call.owner, call.global, call.local = nil, nil, nil
 	call.concurrency.Store(0)
 	call.cmd.calls.Put(call)
 }
@@ -149,8 +153,8 @@ func (call *poolCall[In, Out]) runTask(p *pool, start int64) {
 	k := call.cmd.k
 	call.started = start
 	n := k.metrics.MarkStartAt(start)
-	if global, local := k.registry.plugins.p.Load(), k.plugins.p.Load(); global != nil || local != nil {
-		callHooks(global, local, func(h ExecutionHook) { h.ExecutionStart(k.key) })
+	if call.global != nil || call.local != nil {
+		callHooks(call.global, call.local, func(h ExecutionHook) { h.ExecutionStart(k.key) })
 	}
 	// Published once ExecutionStart is told: a caller that leaves now
 	// waits for it (startedConcurrency) before it concludes, so that the
@@ -241,6 +245,7 @@ func (c *core[In, Out]) executeInPool(ctx context.Context, e *execution, in In) 
 		return c.executeHere(ctx, e, in, p)
 	}
 	call := c.getCall(runCtx, e.cfg, in)
+	call.global, call.local = e.global, e.local
 	p, submitted := c.k.registry.submit(p, call, e.start)
 	if !submitted {
 		call.recycle()
