@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -18,9 +19,34 @@ func joinContexts(sub, caller context.Context) (context.Context, func()) {
 		// had begun for a caller who had left.
 		return endedContext{Context: values, caller: caller}, noop
 	}
-	ctx, cancel := context.WithCancel(values)
-	stop := context.AfterFunc(caller, cancel)
-	return ctx, func() { stop(); cancel() }
+	inner, cancel := context.WithCancelCause(values)
+	ctx := &joinedContext{Context: inner, caller: caller}
+	stop := context.AfterFunc(caller, func() { cancel(context.Cause(caller)) })
+	return ctx, func() { stop(); cancel(nil) }
+}
+
+// joinedContext is a joined context whose caller's context may end: once
+// the caller's context has ended it, its Err is that context's error and
+// its cause that context's cause (context.DeadlineExceeded, say), as a
+// child's of package context would be, and as a subscription's caller
+// gets (subscription.leftErr); a context.WithCancel alone would say
+// context.Canceled.
+type joinedContext struct {
+	context.Context // context.WithCancelCause of the values
+	caller          context.Context
+}
+
+func (j *joinedContext) Err() error {
+	err := j.Context.Err()
+	if err == nil {
+		return nil
+	}
+	// Ended by the caller's context, not by the subscriber's: the cause
+	// is the one the caller's context gave.
+	if cerr := j.caller.Err(); cerr != nil && errors.Is(context.Cause(j.Context), context.Cause(j.caller)) {
+		return cerr
+	}
+	return err
 }
 
 // valuesOf returns a context whose values are looked up in sub, then in

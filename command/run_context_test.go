@@ -345,3 +345,74 @@ func TestInnerSubscriptionReturningPastTheOuterDeadlineDoesNotHang(t *testing.T)
 	assert.ErrorIs(t, recv(t, innerErr, "the inner subscription to end"), context.DeadlineExceeded)
 	assertCommandError(t, awaitCall(t, call).err, "Outer", TimeoutFailure, ErrTimeout, ErrFallbackMissing)
 }
+
+// A deadline of the context given to ToObservable that passes while run
+// runs, under a subscriber's context that does not end, reaches the
+// caller and run's context as context.DeadlineExceeded, with that cause,
+// in a call (First, Zip2's First) as in a subscription (Map's): doc.go's
+// "it ends with the caller's context, with its error and cause".
+func TestToObservablesContextDeadlineReachesRunAndCaller(t *testing.T) {
+	for _, m := range twoContextModes {
+		for _, iso := range bothIsolations {
+			t.Run(iso.String()+"/"+m.name, func(t *testing.T) {
+				h := newHarness(t)
+				g := newGate()
+				defer g.release()
+				c := New("GetUser", g.runLate, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: time.Second}))
+				ctx := newExpiringContext()
+				call := goCall(func() (string, error) { return m.exec(c, ctx, context.Background()) })
+				runCtx := g.arrived(t)
+				ctx.expire()
+				res := awaitCall(t, call)
+				assert.ErrorIs(t, res.err, context.DeadlineExceeded)
+				assert.NotErrorIs(t, res.err, context.Canceled)
+				recv(t, runCtx.Done(), "run's context to end")
+				assert.ErrorIs(t, runCtx.Err(), context.DeadlineExceeded, "run's context's error")
+				assert.ErrorIs(t, context.Cause(runCtx), context.DeadlineExceeded, "run's context's cause")
+				assert.Equal(t, evs("CANCELLED"), h.events())
+			})
+		}
+	}
+}
+
+type runValueKey struct{}
+
+// The values of the context given to ToObservable reach run (and an
+// ObservableCommand's construct) whatever context subscribes, as
+// ToObservable's doc says, with the timeout off as with it on: a
+// subscription (Map's) as a call (First's).
+func TestToObservablesContextValuesReachRunWithoutTimeout(t *testing.T) {
+	for _, m := range twoContextModes {
+		for _, iso := range bothIsolations {
+			t.Run(iso.String()+"/"+m.name, func(t *testing.T) {
+				h := newHarness(t)
+				seen := make(chan any, 1)
+				c := New("Values", func(ctx context.Context, id int) (string, error) {
+					seen <- ctx.Value(runValueKey{})
+					return userName(id), nil
+				}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: -1}))
+				ctx := context.WithValue(context.Background(), runValueKey{}, "request")
+				v, err := m.exec(c, ctx, context.Background())
+				require.NoError(t, err)
+				assert.Equal(t, userName(1), v)
+				h.completion()
+				assert.Equal(t, "request", recv(t, seen, "run's value"))
+			})
+		}
+	}
+
+	t.Run("an observable command", func(t *testing.T) {
+		h := newHarness(t)
+		seen := make(chan any, 1)
+		c := NewObservable("Stream", func(ctx context.Context, n int) observable.Observable[int] {
+			seen <- ctx.Value(runValueKey{})
+			return observable.Just(1, 2)
+		}, WithRegistry(h.reg), WithConfig(Config{Timeout: -1}))
+		ctx := context.WithValue(context.Background(), runValueKey{}, "request")
+		got, err := c.ToObservable(ctx, 2).ToSlice(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, []int{1, 2}, got)
+		h.completion()
+		assert.Equal(t, "request", recv(t, seen, "construct's value"))
+	})
+}

@@ -128,10 +128,12 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, rec 
 		return
 	}
 	s.phase = phaseRunning
-	if s.e.cfg.Timeout > 0 || !neverEnds(callerCtx, subCtx) {
+	if s.e.cfg.Timeout > 0 || addsValues(callerCtx, subCtx) {
 		// Run's context ends when the subscription ends it: at the
 		// timeout, when the subscriber or the caller leaves (the watch
-		// above), once the execution has ended.
+		// above), once the execution has ended. It is made, too, for a
+		// caller's context that never ends but carries values (the
+		// request context), which run must see.
 		s.deadline = newCommandContext(valuesOf(subCtx, callerCtx), c.k.registry.clock, s.e.start, s.e.cfg.Timeout)
 	}
 	if s.e.cfg.Isolation != SemaphoreIsolation {

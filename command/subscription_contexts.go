@@ -88,3 +88,11 @@ func (s *subscription[In, Out]) leftErr() error {
 func neverEnds(callerCtx, subCtx context.Context) bool {
 	return callerCtx == subCtx || callerCtx.Done() == nil
 }
+
+// addsValues reports whether the caller's context may add values or an
+// end to the subscriber's: it is neither the subscriber's nor
+// context.Background (nor nil), so that run's context must look its
+// values up in both (valuesOf).
+func addsValues(callerCtx, subCtx context.Context) bool {
+	return callerCtx != nil && callerCtx != subCtx && callerCtx != context.Background()
+}
