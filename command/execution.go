@@ -42,6 +42,7 @@ type execution struct {
 	finished       bool  // the Completion was published
 	partition      uint8 // 1 + the index in k.partitions of the partition held, or 0 (see partition.go)
 	waited         bool  // it waited in the backlog: time passed since its start, run or not
+	waitedForToken bool  // it waited for a token of the rate limit: time passed since its start, run or not
 
 	of             *attemptInfo  // the attempts the execution is one of, or nil
 	firstOfRetries bool          // or it is the first attempt of a call that retries,
@@ -333,7 +334,7 @@ func (e *execution) cancelled(now int64) {
 // endTime returns when the execution ended, reading the clock only if
 // nothing recorded the end yet or a fallback ran since.
 func (e *execution) endTime() int64 {
-	if !e.ended && !e.executed && !e.fellBack && !e.waited {
+	if !e.ended && !e.executed && !e.fellBack && !e.waited && !e.waitedForToken {
 		return e.start // short-circuited or rejected, nothing ran or waited since
 	}
 	if !e.ended || e.fellBack {

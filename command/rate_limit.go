@@ -178,6 +178,7 @@ func (e *execution) admitRate(ctx, callerCtx context.Context) FailureType {
 	if wait == 0 {
 		return noFailure
 	}
+	e.waitedForToken = true // its end is read from the clock (see endTime)
 	t := e.k.registry.clock.NewTimer(wait)
 	defer t.Stop()
 	select {

@@ -224,3 +224,41 @@ func TestRateLimiterPlacesPastTheLongestTimeAreRefused(t *testing.T) {
 		last = wait
 	}
 }
+
+// An execution whose caller leaves while it waits for a token of the rate
+// limit ends CANCELLED with the time it waited as its TotalLatency, and
+// ends then (its Completion's End), in a call (Execute) as in a
+// subscription (Map's First): the wait is time since its start, as a wait
+// in the backlog is (execution.waited).
+func TestRateLimitWaitCountsInTotalLatency(t *testing.T) {
+	modes := []execMode{execModes[0], execModes[4]} // Execute, ToObservable.Map.First
+	require.Equal(t, "Execute", modes[0].name)
+	require.Equal(t, "ToObservable.Map.First", modes[1].name)
+	for _, m := range modes {
+		for _, iso := range bothIsolations {
+			t.Run(iso.String()+"/"+m.name, func(t *testing.T) {
+				h, spy := newSpiedHarness(t)
+				c := New("Waiting", succeedRun, WithRegistry(h.reg), WithConfig(Config{
+					Isolation: iso,
+					Timeout:   -1,
+					RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 150 * time.Millisecond},
+				}))
+				_, err := c.Execute(context.Background(), 1)
+				require.NoError(t, err)
+				h.completion()
+
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				call := goCall(func() (string, error) { return m.exec(ctx, c, 1) })
+				recv(t, spy.armed, "the wait for a token")
+				h.clock.Advance(40 * time.Millisecond)
+				cancel()
+				res := awaitCall(t, call)
+				assert.ErrorIs(t, res.err, context.Canceled)
+				done := h.completion()
+				assert.Equal(t, evs("CANCELLED"), eventNames(done.Events))
+				assert.Equal(t, 40*time.Millisecond, done.TotalLatency, "the wait for the token")
+			})
+		}
+	}
+}
