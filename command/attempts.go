@@ -260,7 +260,7 @@ func (r *retries[Out]) Call(ctx context.Context) (Out, error) {
 
 func (r *retries[Out]) SubscribeSingle(ctx context.Context, obs observable.SingleObserver[Out]) {
 	ctx, stop := joinContexts(ctx, *r.caller)
-	r.single.SubscribeSingle(ctx, grantObserver[Out]{r.rounds, obs, stop})
+	r.single.SubscribeSingle(ctx, grantObserver[Out]{r.rounds, stoppingObserver[Out]{obs, stop}})
 }
 
 func (r *retries[Out]) Async() bool { return r.single.Async() }
@@ -269,14 +269,12 @@ func (r *retries[Out]) Async() bool { return r.single.Async() }
 // began before it passes the call's result on.
 type grantObserver[Out any] struct {
 	rounds *attemptRounds
-	down   observable.SingleObserver[Out]
-	stop   func() // lets go of the joined contexts
+	stoppingObserver[Out]
 }
 
 func (o grantObserver[Out]) OnResult(v Out, err error) {
-	o.stop()
 	o.rounds.giveBackGrant()
-	o.down.OnResult(v, err)
+	o.stoppingObserver.OnResult(v, err)
 }
 
 // ofConfig is a value made from one Config of a key, such as its retry or

@@ -53,7 +53,7 @@ func (j *joinedContext) Err() error {
 // caller, and whose deadline is the earlier of theirs. It is done when
 // sub is: whoever uses it for a run watches caller too.
 func valuesOf(sub, caller context.Context) context.Context {
-	if caller == nil || caller == sub || caller == context.Background() {
+	if !addsValues(caller, sub) {
 		return sub
 	}
 	return valuesFrom{Context: sub, caller: caller}

@@ -116,8 +116,8 @@ func (x *single[In, Out]) Joinable() bool {
 	return !makesAttempts(x.c.k.config.Load(), x.ctx)
 }
 
-// stoppingObserver lets go of joined contexts before it passes the
-// result on.
+// stoppingObserver lets go of joined contexts (joinContexts' stop)
+// before it passes the result on.
 type stoppingObserver[Out any] struct {
 	down observable.SingleObserver[Out]
 	stop func()
