@@ -165,6 +165,22 @@ func TestRateLimitBurstLoweredLive(t *testing.T) {
 	h.noMoreCompletions()
 }
 
+// tokenTaken returns the command "Waiting" of h, in isolation iso, whose
+// rate limit (10 a second, a burst of 1, a MaxWait of 150ms) has just
+// given its one token: its next execution waits 100ms for the next.
+func tokenTaken(t *testing.T, h *harness, iso Isolation) *Command[int, string] {
+	t.Helper()
+	c := New("Waiting", succeedRun, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: iso,
+		Timeout:   -1,
+		RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 150 * time.Millisecond},
+	}))
+	_, err := c.Execute(context.Background(), 1)
+	require.NoError(t, err)
+	h.completion()
+	return c
+}
+
 // Queue never blocks its caller, in either isolation, also while its
 // execution waits for a rate limit's token (RateLimitConfig.MaxWait's
 // doc): the Future is returned at once, and the execution waits on its
@@ -173,14 +189,7 @@ func TestRateLimitQueueReturnsWhileItsExecutionWaits(t *testing.T) {
 	for _, iso := range bothIsolations {
 		t.Run(iso.String(), func(t *testing.T) {
 			h, spy := newSpiedHarness(t)
-			c := New("Waiting", succeedRun, WithRegistry(h.reg), WithConfig(Config{
-				Isolation: iso,
-				Timeout:   -1,
-				RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 150 * time.Millisecond},
-			}))
-			_, err := c.Execute(context.Background(), 1)
-			require.NoError(t, err)
-			h.completion()
+			c := tokenTaken(t, h, iso)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			queued := make(chan *observable.Future[string], 1)
@@ -238,15 +247,7 @@ func TestRateLimitWaitCountsInTotalLatency(t *testing.T) {
 		for _, iso := range bothIsolations {
 			t.Run(iso.String()+"/"+m.name, func(t *testing.T) {
 				h, spy := newSpiedHarness(t)
-				c := New("Waiting", succeedRun, WithRegistry(h.reg), WithConfig(Config{
-					Isolation: iso,
-					Timeout:   -1,
-					RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 150 * time.Millisecond},
-				}))
-				_, err := c.Execute(context.Background(), 1)
-				require.NoError(t, err)
-				h.completion()
-
+				c := tokenTaken(t, h, iso)
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				call := goCall(func() (string, error) { return m.exec(ctx, c, 1) })

@@ -105,10 +105,7 @@ func TestRequestContextWithoutLogHeader(t *testing.T) {
 func TestRequestContextPublishesTheRequestWhenItEnds(t *testing.T) {
 	r := command.NewRegistry(command.WithClock(clock.NewManual(t0)))
 	defer r.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	got := make(chan metricsstream.RequestEvents, 1)
-	r.Metrics().RequestEvents().SubscribeFunc(ctx, func(e metricsstream.RequestEvents) { got <- e }, nil, nil)
+	got := requestEvents(t, r)
 
 	serve(t, RequestContext(userService(t, r, func(w http.ResponseWriter) {})))
 	select {
@@ -191,10 +188,7 @@ func TestRequestContextLogHeaderAfterAFlushThatCannotBeDone(t *testing.T) {
 func TestRequestContextEndsWhenTheHandlerReturns(t *testing.T) {
 	r := command.NewRegistry(command.WithClock(clock.NewManual(t0)))
 	defer r.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	got := make(chan metricsstream.RequestEvents, 1)
-	r.Metrics().RequestEvents().SubscribeFunc(ctx, func(e metricsstream.RequestEvents) { got <- e }, nil, nil)
+	got := requestEvents(t, r)
 
 	h := RequestContext(userService(t, r, func(w http.ResponseWriter) {}))
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil)) // a context never cancelled
@@ -204,4 +198,14 @@ func TestRequestContextEndsWhenTheHandlerReturns(t *testing.T) {
 	case <-time.After(failAfter):
 		t.Fatal("the request context did not end when the handler returned")
 	}
+}
+
+// requestEvents subscribes to r's request events stream until the test
+// ends, and returns the requests it publishes.
+func requestEvents(t *testing.T, r *command.Registry) <-chan metricsstream.RequestEvents {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	got := make(chan metricsstream.RequestEvents, 1)
+	r.Metrics().RequestEvents().SubscribeFunc(ctx, func(e metricsstream.RequestEvents) { got <- e }, nil, nil)
+	return got
 }
