@@ -14,7 +14,8 @@ package command
 // isBad is called with each error run returns, on the goroutine that ran
 // it, and must be safe for concurrent use. A timeout or a cancellation is
 // decided before it is asked, and a panic of run's (*PanicError) is never
-// a bad request. It panics if isBad is nil.
+// a bad request; a panic of isBad's fails the execution as a panic of
+// run's does. It panics if isBad is nil.
 func (c *Command[In, Out]) WithBadRequests(isBad func(err error) bool) *Command[In, Out] {
 	mustFunc(c.k.key, "WithBadRequests", isBad == nil)
 	d := c.derive()
@@ -41,10 +42,30 @@ func (c *core[In, Out]) judge(err error) error {
 	if err == nil || c.isBad == nil || IsBadRequest(err) {
 		return err
 	}
-	if _, panicked := err.(*PanicError); panicked || !c.isBad(err) {
+	if _, panicked := err.(*PanicError); panicked {
 		return err
 	}
-	return BadRequest(err)
+	bad, panicErr := c.picks(err)
+	switch {
+	case panicErr != nil:
+		return panicErr
+	case bad:
+		return BadRequest(err)
+	}
+	return err
+}
+
+// picks reports whether the command's WithBadRequests predicate picks
+// err. A panic of the predicate is the execution's failure, a
+// *PanicError, as one of run's is: it must not escape the frame that
+// holds the execution's permit, nor end a pool's worker.
+func (c *core[In, Out]) picks(err error) (bad bool, panicErr error) {
+	defer func() {
+		if p := recover(); p != nil {
+			panicErr = newPanicError(p)
+		}
+	}()
+	return c.isBad(err), nil
 }
 
 // eitherBad picks the errors that either picks; before may be nil.

@@ -116,3 +116,25 @@ func TestWithBadRequestsLeavesPanicsFailures(t *testing.T) {
 	assert.False(t, IsBadRequest(err))
 	assert.Equal(t, []string{"FAILURE", "FALLBACK_MISSING"}, h.events())
 }
+
+// A WithBadRequests predicate that panics fails the execution as a panic
+// of run's does: a FAILURE with a *PanicError that the fallback answers,
+// in every way of executing and both isolations. The panic does not
+// escape the frame that holds the execution's permit (the next
+// execution is not refused for want of it) nor end a pool's worker.
+func TestWithBadRequestsPredicateThatPanicsFailsTheExecution(t *testing.T) {
+	panicking := func(error) bool { panic("predicate") }
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) { return "", errNoRows },
+			WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: -1, MaxConcurrentRequests: 1})).
+			WithBadRequests(panicking)
+		for range 2 {
+			_, err := m.exec(context.Background(), c, 1)
+			var p *PanicError
+			require.ErrorAs(t, err, &p)
+			assert.Equal(t, "predicate", p.Value)
+			assert.False(t, IsBadRequest(err))
+			assert.Equal(t, []string{"FAILURE", "FALLBACK_MISSING"}, h.events())
+		}
+	})
+}
