@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
@@ -203,6 +204,20 @@ func otelSeries(t *testing.T, m *Metrics) map[string]float64 {
 	return otelPoints(t, rm)
 }
 
+// manualMeter returns a meter named ScopeName of a provider that lives
+// until the test ends, and a function that collects the provider's
+// points (otelPoints).
+func manualMeter(t *testing.T) (metric.Meter, func() map[string]float64) {
+	reader := sdkmetric.NewManualReader()
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = provider.Shutdown(context.Background()) })
+	return provider.Meter(ScopeName), func() map[string]float64 {
+		var rm metricdata.ResourceMetrics
+		require.NoError(t, reader.Collect(context.Background(), &rm))
+		return otelPoints(t, rm)
+	}
+}
+
 func otelPoints(t *testing.T, rm metricdata.ResourceMetrics) map[string]float64 {
 	out := map[string]float64{}
 	for _, sm := range rm.ScopeMetrics {
@@ -327,17 +342,12 @@ func TestHistogramsAreCumulative(t *testing.T) {
 
 func TestUnregisterStopsTheCallback(t *testing.T) {
 	reg, _ := executions(t)
-	reader := sdkmetric.NewManualReader()
-	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer func() { _ = provider.Shutdown(context.Background()) }()
-	r, err := New(reg.Metrics()).Register(provider.Meter(ScopeName))
+	meter, collect := manualMeter(t)
+	r, err := New(reg.Metrics()).Register(meter)
 	require.NoError(t, err)
-	var rm metricdata.ResourceMetrics
-	require.NoError(t, reader.Collect(context.Background(), &rm))
-	require.NotEmpty(t, otelPoints(t, rm))
+	require.NotEmpty(t, collect())
 	require.NoError(t, r.Unregister())
-	require.NoError(t, reader.Collect(context.Background(), &rm))
-	assert.Empty(t, otelPoints(t, rm))
+	assert.Empty(t, collect())
 }
 
 func TestOptionsPanicOnBadInput(t *testing.T) {
@@ -376,16 +386,8 @@ func TestEveryCommandMetricHasAnInstrument(t *testing.T) {
 // counters keep their values.
 func TestRegisteringTwiceOnAMeterDoesNotDoubleTheCounters(t *testing.T) {
 	reg, _ := executions(t)
-	reader := sdkmetric.NewManualReader()
-	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	t.Cleanup(func() { _ = provider.Shutdown(context.Background()) })
-	meter := provider.Meter(ScopeName)
+	meter, collect := manualMeter(t)
 	const success = "rxhystrix_command_events_total{command=GetUser,event=SUCCESS,group=Users}"
-	collect := func() map[string]float64 {
-		var rm metricdata.ResourceMetrics
-		require.NoError(t, reader.Collect(context.Background(), &rm))
-		return otelPoints(t, rm)
-	}
 
 	m := New(reg.Metrics())
 	first, err := m.Register(meter)

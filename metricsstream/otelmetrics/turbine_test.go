@@ -99,16 +99,8 @@ func TestTurbineDiscoveryValuesEqualThePrometheusCollectors(t *testing.T) {
 // unregistered, as a second Register of Metrics is.
 func TestRegisteringATurbineTwiceOnAMeterDoesNotDoubleItsCounters(t *testing.T) {
 	cluster := &instances{{URL: "http://10.0.0.7:8080/hystrix.stream", Connected: true, Objects: 12, Ignored: 3}}
-	reader := sdkmetric.NewManualReader()
-	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	t.Cleanup(func() { _ = provider.Shutdown(context.Background()) })
-	meter := provider.Meter(ScopeName)
+	meter, collect := manualMeter(t)
 	const ignored = "rxhystrix_turbine_instance_ignored_events_total{instance=http://10.0.0.7:8080/hystrix.stream}"
-	collect := func() map[string]float64 {
-		var rm metricdata.ResourceMetrics
-		require.NoError(t, reader.Collect(context.Background(), &rm))
-		return otelPoints(t, rm)
-	}
 
 	first, err := RegisterTurbine(meter, cluster)
 	require.NoError(t, err)
