@@ -67,6 +67,29 @@ type Retrier interface {
 	Next(ctx context.Context, now time.Time, n int, err error) (time.Duration, bool)
 }
 
+// A RetryBounder is a Retrier whose attempts run under a context of their
+// own besides the subscriber's, such as the context of the caller a
+// command's attempts answer: the end of that context ends a wait between
+// attempts as the end of the subscriber's does, and the retries end with
+// its cause. Without it a wait would run its course for a caller who had
+// left, and only the next attempt would find out.
+type RetryBounder interface {
+	Retrier
+	// RetryBound returns the context that bounds the waits; nil, or one
+	// that is never done, bounds nothing.
+	RetryBound() context.Context
+}
+
+// retryBound returns the context of r that bounds its waits, or nil.
+func retryBound(r Retrier) context.Context {
+	if b, ok := r.(RetryBounder); ok {
+		if ctx := b.RetryBound(); ctx != nil && ctx.Done() != nil {
+			return ctx
+		}
+	}
+	return nil
+}
+
 // Next decides the retry that follows attempt n (n ≥ 1), which failed
 // with err, for a subscriber whose context is ctx, at now. It returns the
 // wait before the retry, and false when there is no retry: the attempts
@@ -149,7 +172,9 @@ func (o Observable[T]) Retry(p RetryPolicy) Observable[T] { return o.RetryOn(p, 
 // attempt returned starts when it returns, on its goroutine, so that
 // attempts that fail at once are made in a loop rather than each on the
 // stack of the last. Each attempt's context ends with the attempt.
-// Unsubscribing during a wait ends it at once.
+// Unsubscribing during a wait ends it at once; so does the end of the
+// bound of a Retrier that is a [RetryBounder] (RetryWith), and the
+// retries fail with the bound's cause.
 //
 // Retry of a Single ([FromSingle]) is a Single, so First of it waits the
 // backoffs and makes each attempt on the calling goroutine, with nothing
@@ -189,7 +214,8 @@ func (o Observable[T]) RetryWith(r Retrier, c clock.Clock) Observable[T] {
 // waiting on Clock. It is exported so that a package that makes its own
 // Singles can retry one without making an Observable first; [Observable.RetryOn]
 // builds one for any Single. When the subscriber's context ends during a
-// wait, the result is the context's error.
+// wait, the result is the context's error; when the bound of a Retrier
+// that is a [RetryBounder] does, the bound's cause.
 type RetrySingle[T any] struct {
 	Attempt Single[T]
 	Retrier Retrier
@@ -204,7 +230,7 @@ func (r *RetrySingle[T]) Call(ctx context.Context) (T, error) {
 		if !ok {
 			break
 		}
-		if werr := sleep(ctx, r.Clock, d); werr != nil {
+		if werr := sleep(ctx, retryBound(r.Retrier), r.Clock, d); werr != nil {
 			var zero T
 			return zero, werr
 		}
@@ -225,8 +251,16 @@ func (r *RetrySingle[T]) SubscribeSingle(ctx context.Context, obs SingleObserver
 // goroutine (a retry after a wait starts on the timer's).
 func (r *RetrySingle[T]) Async() bool { return r.Attempt.Async() }
 
-// sleep waits d on c, or until ctx ends (its error).
-func sleep(ctx context.Context, c clock.Clock, d time.Duration) error {
+// sleep waits d on c, or until ctx ends (its error) or bound, if not
+// nil, does (its cause).
+func sleep(ctx, bound context.Context, c clock.Clock, d time.Duration) error {
+	var boundDone <-chan struct{} // nil: never ready
+	if bound != nil {
+		if bound.Err() != nil {
+			return context.Cause(bound)
+		}
+		boundDone = bound.Done()
+	}
 	if d <= 0 {
 		return ctx.Err()
 	}
@@ -237,6 +271,8 @@ func sleep(ctx context.Context, c clock.Clock, d time.Duration) error {
 		return ctx.Err()
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-boundDone:
+		return context.Cause(bound)
 	}
 }
 
@@ -292,27 +328,30 @@ func (a *retryAttempts[T]) OnResult(v T, err error) {
 	case d <= 0:
 		a.start()
 	default:
-		// The end of ctx ends the wait with its error, as Call's.
+		// The end of ctx, or of the Retrier's bound, ends the wait with
+		// its cause, as Call's.
 		w := &retryWait{}
-		w.begin(a.r.Clock, d, a.ctx, a.start, func() {
+		w.begin(a.r.Clock, d, a.ctx, retryBound(a.r.Retrier), a.start, func(ended context.Context) {
 			var zero T
-			a.down.OnResult(zero, context.Cause(a.ctx))
+			a.down.OnResult(zero, context.Cause(ended))
 		})
 	}
 }
 
-// retryWait is one wait before a retry: its timer and the end of the
-// subscription race, and the first to come goes on, once.
+// retryWait is one wait before a retry: its timer, the end of the
+// subscription and the end of the Retrier's bound race, and the first to
+// come goes on, once.
 type retryWait struct {
-	mu      sync.Mutex
-	claimed bool
-	timer   clock.Timer
-	stop    func() bool
+	mu        sync.Mutex
+	claimed   bool
+	timer     clock.Timer
+	stop      func() bool
+	stopBound func() bool // nil without a bound
 }
 
-// begin arms the wait: after d on c, next runs; if ctx ends first, left
-// does.
-func (w *retryWait) begin(c clock.Clock, d time.Duration, ctx context.Context, next, left func()) {
+// begin arms the wait: after d on c, next runs; if ctx, or bound if it is
+// not nil, ends first, left does, told which.
+func (w *retryWait) begin(c clock.Clock, d time.Duration, ctx, bound context.Context, next func(), left func(ended context.Context)) {
 	timer := c.AfterFunc(d, func() {
 		if w.claim() {
 			next()
@@ -320,22 +359,38 @@ func (w *retryWait) begin(c clock.Clock, d time.Duration, ctx context.Context, n
 	})
 	stop := context.AfterFunc(ctx, func() {
 		if w.claim() {
-			left()
+			left(ctx)
 		}
 	})
+	var stopBound func() bool
+	if bound != nil {
+		stopBound = context.AfterFunc(bound, func() {
+			if w.claim() {
+				left(bound)
+			}
+		})
+	}
 	w.mu.Lock()
 	claimed := w.claimed
-	w.timer, w.stop = timer, stop
+	w.timer, w.stop, w.stopBound = timer, stop, stopBound
 	w.mu.Unlock()
 	if claimed {
-		// One of them came before this line: let go of the other.
-		timer.Stop()
-		stop()
+		// One of them came before this line: let go of the others.
+		w.release()
+	}
+}
+
+// release lets go of the timer and of the watches of the contexts.
+func (w *retryWait) release() {
+	w.timer.Stop()
+	w.stop()
+	if w.stopBound != nil {
+		w.stopBound()
 	}
 }
 
 // claim reports whether the caller is the first to end the wait; it lets
-// go of the timer and the watch of ctx if they are armed.
+// go of the timer and the watches of the contexts if they are armed.
 func (w *retryWait) claim() bool {
 	w.mu.Lock()
 	if w.claimed {
@@ -343,11 +398,10 @@ func (w *retryWait) claim() bool {
 		return false
 	}
 	w.claimed = true
-	timer, stop := w.timer, w.stop
+	armed := w.timer != nil
 	w.mu.Unlock()
-	if timer != nil {
-		timer.Stop()
-		stop()
+	if armed {
+		w.release()
 	}
 	return true
 }
@@ -411,7 +465,16 @@ func (r *retryObserver[T]) failed(err error) {
 	case d <= 0:
 		r.attempt()
 	default:
+		// The subscriber's leaving ends the wait with the last error,
+		// which goes nowhere; the end of the Retrier's bound with its
+		// cause, which the subscriber is still there to get.
 		w := &retryWait{}
-		w.begin(r.c, d, r.s, r.attempt, func() { r.down.OnError(err) })
+		w.begin(r.c, d, r.s, retryBound(r.r), r.attempt, func(ended context.Context) {
+			if ended == context.Context(r.s) {
+				r.down.OnError(err)
+				return
+			}
+			r.down.OnError(context.Cause(ended))
+		})
 	}
 }

@@ -282,6 +282,76 @@ func TestRetryWithAsksItsRetrierAfterEachFailure(t *testing.T) {
 	assert.Panics(t, func() { o.RetryWith(nil, clock.Real) })
 }
 
+// boundedRetrier retries the first failure after a second, its wait
+// bounded by bound.
+type boundedRetrier struct{ bound context.Context }
+
+func (r boundedRetrier) Next(_ context.Context, _ time.Time, n int, _ error) (time.Duration, bool) {
+	return time.Second, n == 1
+}
+
+func (r boundedRetrier) RetryBound() context.Context { return r.bound }
+
+// The end of a RetryBounder's bound during a wait ends the retries at
+// once with the bound's cause, the subscriber still there to get it; the
+// timer and the watches let go; no attempt follows. A stream, a Single's
+// subscription and a Single's Call all end so.
+func TestRetryWithABoundEndsTheWaitWhenTheBoundEnds(t *testing.T) {
+	errCallerLeft := errors.New("caller left")
+	stream := func(calls *atomic.Int32) Observable[int] {
+		return Create(func(ctx context.Context, obs Observer[int]) {
+			calls.Add(1)
+			obs.OnError(errFlaky)
+		})
+	}
+	single := func(calls *atomic.Int32) Observable[int] { return failing(100, calls) }
+	for _, tc := range []struct {
+		name string
+		make func(*atomic.Int32) Observable[int]
+		take func(Observable[int]) error
+	}{
+		{"stream", stream, func(o Observable[int]) error { _, err := o.ToSlice(context.Background()); return err }},
+		{"Single subscription", single, func(o Observable[int]) error {
+			_, err := o.ToFuture(context.Background()).Get(context.Background())
+			return err
+		}},
+		{"Single Call", single, func(o Observable[int]) error { _, err := o.First(context.Background()); return err }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mc := clock.NewManual(epoch)
+			var calls atomic.Int32
+			bound, leave := context.WithCancelCause(context.Background())
+			o := tc.make(&calls).RetryWith(boundedRetrier{bound}, mc)
+			got := make(chan error, 1)
+			go func() { got <- tc.take(o) }()
+			require.NoError(t, mc.BlockUntil(context.Background(), 1))
+			leave(errCallerLeft)
+			select {
+			case err := <-got:
+				assert.ErrorIs(t, err, errCallerLeft)
+			case <-time.After(10 * time.Second):
+				mc.Advance(time.Second) // the retry, which fails: the call ends
+				<-got
+				t.Fatal("the wait outlived its bound")
+			}
+			require.Eventually(t, func() bool { return mc.Pending() == 0 }, 10*time.Second, time.Millisecond,
+				"the wait's timer is stopped")
+			mc.Advance(time.Hour)
+			assert.Equal(t, int32(1), calls.Load(), "no attempt after the bound ended")
+		})
+	}
+}
+
+// A bound that ended before a wait begins ends the retries at once.
+func TestRetryWithABoundThatHasEndedMakesNoRetry(t *testing.T) {
+	bound, leave := context.WithCancel(context.Background())
+	leave()
+	var calls atomic.Int32
+	_, err := failing(100, &calls).RetryWith(boundedRetrier{bound}, clock.NewManual(epoch)).First(context.Background())
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, int32(1), calls.Load())
+}
+
 // A Max as long as a Duration can be ("no cap") caps the delay there: the
 // delay neither wraps around to a negative duration (an immediate retry)
 // nor, with proportional jitter, goes past it.
