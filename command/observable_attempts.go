@@ -150,6 +150,14 @@ func (a *streamAttempts[In, Out]) subscribeRounds(subCtx context.Context, o obse
 	a.giveBackUnreplayed()
 }
 
+// RetryBound is the context the subscription's executions answer, the
+// one the ObservableCommand's ToObservable was given: the retry operator
+// waits out a backoff under it and the subscriber's together, as a
+// Command's retries wait (retries), so that a caller who leaves during a
+// backoff ends the subscription there, with its context's cause, and no
+// retry starts after it.
+func (a *streamAttempts[In, Out]) RetryBound() context.Context { return a.x.ctx }
+
 // Discard hands v, a value of an attempt that nobody receives (the
 // attempt lost a hedge's race, or emitted once its subscription had
 // ended), to the command's WithDiscard function, if it has one.

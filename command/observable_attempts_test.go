@@ -159,6 +159,39 @@ func TestObservableCommandLeavingDuringABackoffEndsTheAttempts(t *testing.T) {
 	}
 }
 
+// A caller (the context ToObservable was given) that leaves during a
+// backoff ends the subscription there, with its context's error, though
+// its subscriber stays: no retry starts, and the retry budget gets its
+// place back, as a Command's caller's leaving does
+// (TestRetryCallerLeavingDuringABackoffEndsTheCall).
+func TestObservableCommandCallerLeavingDuringABackoffEndsTheAttempts(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h, spy := newSpiedHarness(t)
+			var made atomic.Int32
+			c := NewObservable("CallerLeaves", flakyStream(100, &made), WithRegistry(h.reg), WithConfig(Config{
+				Isolation: iso,
+				Timeout:   -1,
+				Retry:     RetryConfig{MaxAttempts: 3, Backoff: exactBackoff},
+			})).WithFallbackObservable(func(context.Context, int, error) observable.Observable[bool] {
+				return observable.Just(false)
+			})
+			caller, leave := context.WithCancel(context.Background())
+			got := subscribeAll(context.Background(), c.ToObservable(caller, 1))
+			assert.Equal(t, evs("FAILURE"), h.events())
+			recv(t, spy.armed, "the first backoff")
+			leave()
+			vs, err := got.wait(t) // the clock stands still: the backoff has not passed
+			assert.Empty(t, vs)
+			assert.ErrorIs(t, err, context.Canceled)
+			h.clock.Advance(time.Second)
+			assert.Equal(t, int32(1), made.Load(), "no retry after the caller left")
+			h.noMoreCompletions()
+			h.stepUntil("the retry's place given back", func() bool { return h.state("CallerLeaves").retrying.Load() == 0 })
+		})
+	}
+}
+
 // hedgedStreams returns a construct whose first Observable waits for
 // fail and then fails, or for its context's end, and whose second waits
 // for answer and then emits true, false, or fails with errBoom if
