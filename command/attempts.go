@@ -413,6 +413,23 @@ func (ai *attemptInfo) ended(k *keyState) {
 	}
 }
 
+// forNobody returns the error of caller, the context the execution
+// answers, if ai is a hedge the race started as that caller left (the
+// first execution's failure, the caller's error, came before the race's
+// context heard of it), and gives back its place: there is nobody to
+// answer, and no execution is made, as for a call whose caller has left
+// (callAs).
+func (ai *attemptInfo) forNobody(k *keyState, caller context.Context) error {
+	if !ai.hedge {
+		return nil
+	}
+	err := caller.Err()
+	if err != nil {
+		ai.ended(k)
+	}
+	return err
+}
+
 // round is one round of a call: the first execution or a retry, hedged
 // when s is a HedgeSingle of attemptExecutions, one attemptExecution
 // otherwise.
@@ -465,14 +482,9 @@ func (e attemptExecution[In, Out]) SubscribeSingle(subCtx context.Context, obs o
 		return
 	}
 	ai := e.a.begin(subCtx)
-	if ai.hedge && x.ctx.Err() != nil {
-		// A hedge the race started as its caller left (its failure, the
-		// caller's error, came before the race's context heard of it):
-		// there is nobody to answer, and no execution, as for a call
-		// whose caller has left (callAs).
-		e.a.ended(ai)
+	if err := ai.forNobody(e.a.k, x.ctx); err != nil {
 		var zero Out
-		obs.OnResult(zero, x.ctx.Err())
+		obs.OnResult(zero, err)
 		return
 	}
 	x.c.subscribe(x.ctx, subCtx, x.in, x.rec, attemptObserver[In, Out]{e.a, ai, obs}, nil, ai)

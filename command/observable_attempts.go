@@ -176,6 +176,10 @@ func (a *streamAttempts[In, Out]) Produce(subCtx context.Context, o observable.O
 	if ai.hedge {
 		ai.budgeted = a.takeHedgePlace()
 	}
+	if err := ai.forNobody(a.k, a.x.ctx); err != nil {
+		o.OnError(err)
+		return
+	}
 	a.x.c.subscribe(a.x.ctx, subCtx, a.x.in, a.x.rec, nil, streamAttemptObserver[Out]{a.k, ai, o}, ai)
 }
 

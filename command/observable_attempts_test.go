@@ -192,6 +192,43 @@ func TestObservableCommandCallerLeavingDuringABackoffEndsTheAttempts(t *testing.
 	}
 }
 
+// A hedged subscription whose caller's deadline passes starts no hedge
+// for nobody, though the first execution's failure (the caller's
+// DeadlineExceeded) would start one if a hedge runs OnError: no second
+// execution, Completion or place of the retry budget, as for a Command
+// (TestHedgeStartsNoHedgeAfterTheCallerLeft).
+func TestObservableCommandHedgeStartsNoHedgeAfterTheCallerLeft(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			var made atomic.Int32
+			c := NewObservable("HedgeCallerLeaves", func(context.Context, int) observable.Observable[bool] {
+				return observable.Create(func(ctx context.Context, o observable.Observer[bool]) {
+					made.Add(1)
+					<-ctx.Done()
+					o.OnError(ctx.Err())
+				})
+			}, WithRegistry(h.reg), WithConfig(Config{
+				Isolation: iso,
+				Timeout:   -1,
+				Hedge:     HedgeConfig{MaxHedges: 2, Delay: time.Hour, OnError: true},
+			}))
+			caller := newDeadlineCtx()
+			call := goCall(func() ([]bool, error) {
+				return c.ToObservable(caller, 1).ToSlice(context.Background())
+			})
+			waitFor(t, "the first execution", func() bool { return made.Load() == 1 })
+			close(caller.done)
+			res := <-call
+			assert.ErrorIs(t, res.err, context.DeadlineExceeded)
+			assert.Equal(t, evs("CANCELLED"), h.events(), "the first execution")
+			h.noMoreCompletions()
+			assert.Equal(t, int32(1), made.Load())
+			waitFor(t, "the budget's places back", func() bool { return h.state("HedgeCallerLeaves").retrying.Load() == 0 })
+		})
+	}
+}
+
 // hedgedStreams returns a construct whose first Observable waits for
 // fail and then fails, or for its context's end, and whose second waits
 // for answer and then emits true, false, or fails with errBoom if
