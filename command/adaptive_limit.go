@@ -101,17 +101,18 @@ func nextLimiter(cur *limit.Limiter, a limit.Algorithm, fixed int) *limit.Limite
 }
 
 // validateAlgorithm is a.Validate, or an error for a pointer to an
-// algorithm (a *limit.Vegas, say). Algorithms are values, compared to tell
+// algorithm (a *limit.Vegas, say, or a pointer to a type of the program's
+// that embeds one). Algorithms are values, compared to tell
 // a live change from a configuration written back unchanged: a pointer
 // would compare by address, so that a configuration made anew with the
 // same algorithm would restart the limit, and a change made through the
 // same pointer would go unseen; and a nil one would panic in Validate.
 func validateAlgorithm(a limit.Algorithm) error {
-	switch a.(type) {
-	case *limit.Vegas, *limit.Gradient2, *limit.AIMD:
+	t := reflect.TypeOf(a)
+	if t.Kind() == reflect.Pointer {
 		return fmt.Errorf("%w: %T is a pointer; an algorithm is a value", limit.ErrInvalidConfig, a)
 	}
-	if !reflect.TypeOf(a).Comparable() {
+	if !t.Comparable() {
 		// nextLimiter's == would panic on it.
 		return fmt.Errorf("%w: %T cannot be compared; an algorithm is a comparable value", limit.ErrInvalidConfig, a)
 	}

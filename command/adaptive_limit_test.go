@@ -441,3 +441,32 @@ func TestAdaptiveLimitUncomparableIsAnError(t *testing.T) {
 		assert.Contains(t, err.Error(), "command: PoolConfig.AdaptiveLimit")
 	}
 }
+
+// labelledVegas is an algorithm a program might wrap a Vegas in, of a
+// type that can be compared.
+type labelledVegas struct {
+	limit.Vegas
+	label string
+}
+
+// A pointer to a type that wraps an algorithm is refused as a pointer to
+// the algorithm is: a nil one would panic in its Validate, and any would
+// compare by address, so that writing back an equal configuration made
+// anew would restart the limit.
+func TestAdaptiveLimitPointerToAWrapperIsAnError(t *testing.T) {
+	r := NewRegistry()
+	defer r.Close()
+	var nilWrapper *labelledVegas
+	for _, a := range []limit.Algorithm{nilWrapper, &labelledVegas{label: "edge"}} {
+		var err error
+		require.NotPanics(t, func() {
+			err = r.Configure("GetUser", Config{Isolation: SemaphoreIsolation, AdaptiveLimit: a})
+		})
+		require.ErrorIs(t, err, ErrInvalidConfig)
+		require.ErrorIs(t, err, limit.ErrInvalidConfig)
+		assert.Contains(t, err.Error(), "is a pointer")
+		require.NotPanics(t, func() { err = r.ConfigurePool("Users", PoolConfig{AdaptiveLimit: a}) })
+		require.ErrorIs(t, err, ErrInvalidConfig)
+	}
+	assert.NoError(t, r.Configure("GetUser", Config{Isolation: SemaphoreIsolation, AdaptiveLimit: labelledVegas{label: "edge"}}))
+}
