@@ -30,7 +30,10 @@ import (
 // downstream, and a run that never started (rejected, short-circuited,
 // timed out in the queue) measured nothing: none of them is a sample. A
 // rejection by the limit is not a drop either, or each rejection would
-// lower the limit that caused it.
+// lower the limit that caused it. One cancellation is a success: that of
+// an ObservableCommand's execution whose Observable has emitted, as
+// First leaves it at its first value (execution.cancelled), measured up
+// to when it was left.
 //
 // The in-flight count of a sample is the key's concurrency, which is the
 // pool's busy workers when the pool serves one key (the default, a pool

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/limit"
+	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // adaptiveKey configures GetUser under iso with the adaptive limit a:
@@ -439,6 +440,52 @@ func TestAdaptiveLimitUncomparableIsAnError(t *testing.T) {
 		require.NotPanics(t, func() { err = r.ConfigurePool("Users", PoolConfig{AdaptiveLimit: a}) })
 		require.ErrorIs(t, err, ErrInvalidConfig)
 		assert.Contains(t, err.Error(), "command: PoolConfig.AdaptiveLimit")
+	}
+}
+
+// An ObservableCommand read with First answered: its execution ends
+// EMIT then CANCELLED, as Hystrix's first() does, but its Observable gave
+// the value its caller wanted, and the adaptive limit must see that
+// success. Were it not sampled, an ObservableCommand read with First
+// would feed its limit only failures and timeouts: AIMD would only ever
+// back off, and no algorithm would ever grow.
+func TestAdaptiveLimitSamplesAnObservableCommandsFirst(t *testing.T) {
+	aimd := limit.AIMD{MinLimit: 1, MaxLimit: 5, Timeout: -1}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		pool bool
+	}{
+		{"semaphore", Config{Isolation: SemaphoreIsolation, Timeout: -1, MaxConcurrentRequests: 1, AdaptiveLimit: aimd}, false},
+		{"semaphore with a timeout", Config{Isolation: SemaphoreIsolation, Timeout: time.Second, MaxConcurrentRequests: 1, AdaptiveLimit: aimd}, false},
+		{"pool", Config{Isolation: PoolIsolation, Pool: "Lines", Timeout: time.Second}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			limitNow := func() int { return h.state("Lines").limiter.Load().Limit() }
+			if tc.pool {
+				require.NoError(t, h.reg.ConfigurePool("Lines", PoolConfig{CoreSize: 1, AdaptiveLimit: aimd}))
+				limitNow = func() int { return h.reg.pool("Lines", false).PoolStatus().CoreSize }
+			}
+			cmd := NewObservable("Lines", func(context.Context, int) observable.Observable[string] {
+				return observable.Defer(func() observable.Observable[string] {
+					h.clock.Advance(10 * time.Millisecond)
+					return observable.Just("line", "more")
+				})
+			}, WithRegistry(h.reg), WithConfig(tc.cfg))
+			require.Equal(t, 1, limitNow())
+
+			v, err := cmd.ToObservable(context.Background(), 1).First(context.Background())
+			require.NoError(t, err)
+			assert.Equal(t, "line", v)
+			assert.Equal(t, evs("EMIT", "CANCELLED"), h.events())
+			assert.Equal(t, 2, limitNow(), "the first value came: 1 in flight ≥ 1/2, L + 1")
+
+			_, err = cmd.Execute(context.Background(), 1)
+			require.NoError(t, err)
+			h.completion()
+			assert.Equal(t, 3, limitNow(), "a stream read to its end is one sample")
+		})
 	}
 }
 

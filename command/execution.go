@@ -318,6 +318,12 @@ func (e *execution) cancelled(now int64) {
 	// running is measured up to now.
 	if e.executed && !e.ended {
 		e.execLatency = time.Duration(now - e.invoked())
+		if e.limiter != nil && e.completion.Events[metricsstream.Emit] > 0 {
+			// An ObservableCommand's caller that leaves once its
+			// Observable has emitted (First) had its answer: a success
+			// for the adaptive limit, up to now (see sampleLimit).
+			e.sampleLimit(outcomeSuccess, now)
+		}
 	}
 	e.mark(metricsstream.Cancelled)
 	// Only an execution the breaker admitted, and that has not reported
