@@ -183,8 +183,8 @@ func (m *CommandMetrics) MarkCompletion(c *Completion) {
 // MarkCompletionAt is [CommandMetrics.MarkCompletion] for a caller that
 // has read the clock already: the execution ended at end, in Unix
 // nanoseconds (see the package doc's "Times"), whatever c.End says. When
-// c.End is the zero time and the completion is published, it is set to
-// end.
+// c.End is the zero time, the subscribers of [CommandMetrics.Completions]
+// receive the completion with End set to end; c itself is not changed.
 func (m *CommandMetrics) MarkCompletionAt(c *Completion, end int64) {
 	since := m.since(end)
 
@@ -244,10 +244,13 @@ func (m *CommandMetrics) MarkCompletionAt(c *Completion, end int64) {
 		m.wakeHealth()
 	}
 	if subs := m.completions.channels(); subs != nil {
-		if c.End.IsZero() {
-			c.End = time.Unix(0, end)
+		// A copy: c is the caller's, who may record it again with a
+		// zero End for "now".
+		v := *c
+		if v.End.IsZero() {
+			v.End = time.Unix(0, end)
 		}
-		m.completions.send(subs, *c)
+		m.completions.send(subs, v)
 	}
 	// Last, as Hystrix's markCommandDone: whoever sees the count fall
 	// finds the execution recorded.

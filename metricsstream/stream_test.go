@@ -368,3 +368,30 @@ func TestStreamsOnTheRealClock(t *testing.T) {
 	defer s.mu.Unlock()
 	assert.Nil(t, s.timer)
 }
+
+// MarkCompletion takes a zero End for "now" and does not retain c, so a
+// caller may record one Completion value again and again. With a
+// subscriber to Completions it used to write the first time into c.End,
+// so every later recording of c counted at that first time: here in a
+// bucket long gone from the window, so in no rolling or health count.
+func TestReusedCompletionCountsAtEachRecording(t *testing.T) {
+	m, mc := newTestMetrics(t, Config{})
+	seen := make(chan Completion, 2)
+	sub := m.Completions().SubscribeFunc(context.Background(), func(c Completion) { seen <- c }, nil, nil)
+	defer sub.Unsubscribe()
+
+	var c Completion
+	c.Events.Add(Success, 1)
+	m.MarkCompletion(&c)
+	assert.True(t, c.End.IsZero(), "MarkCompletion changed the caller's Completion: End %v", c.End)
+	mc.Advance(20 * time.Second)
+	m.MarkCompletion(&c)
+	mc.Advance(time.Second)
+	assert.Equal(t, int64(1), m.RollingCount(Success), "the second recording counts at its own time")
+	assert.Equal(t, HealthCounts{Total: 1}, m.HealthCounts())
+	assert.Equal(t, int64(2), m.CumulativeCount(Success))
+
+	first, second := <-seen, <-seen
+	assert.True(t, first.End.Equal(t0), "a subscriber sees End filled in: %v", first.End)
+	assert.True(t, second.End.Equal(t0.Add(20*time.Second)), "a subscriber sees End filled in: %v", second.End)
+}
