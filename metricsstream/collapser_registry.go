@@ -8,7 +8,7 @@ import (
 // Collapser returns the metrics of the collapser key, creating them with
 // cfg if the key has none (of cfg, RollingWindow, Buckets,
 // PercentileWindow, PercentileBuckets and PercentileDisabled apply). It
-// panics as [Registry.Command] does. Collapser metrics are never evicted.
+// panics as [Registry.Pool] does. Collapser metrics are never evicted.
 func (r *Registry) Collapser(key string, cfg Config) *CollapserMetrics {
 	if m, ok := r.collapsers.Load(key); ok {
 		return m.(*CollapserMetrics)
@@ -16,7 +16,7 @@ func (r *Registry) Collapser(key string, cfg Config) *CollapserMetrics {
 	if key == "" {
 		panic("metricsstream: Registry.Collapser with empty key")
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validateWithoutHealth(); err != nil {
 		panic(fmt.Sprintf("metricsstream: Registry.Collapser(%q): %v", key, err))
 	}
 	m, _ := r.collapsers.LoadOrStore(key, newCollapserMetrics(key, cfg, r.clock))

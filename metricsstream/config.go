@@ -122,6 +122,14 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// validateWithoutHealth is Validate for metrics that keep no health
+// counts (a pool's, a collapser's): HealthSnapshotInterval, which only
+// health counts use, is not held against RollingWindow.
+func (c Config) validateWithoutHealth() error {
+	c.HealthSnapshotInterval = c.withDefaults().RollingWindow
+	return c.Validate()
+}
+
 func invalid(field string, value any, problem string) error {
 	return fmt.Errorf("%w: Config.%s (%v) %s", ErrInvalidConfig, field, value, problem)
 }

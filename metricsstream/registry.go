@@ -119,7 +119,8 @@ func (r *Registry) Commands() iter.Seq[*CommandMetrics] {
 
 // Pool returns the metrics of the worker pool key, creating them with cfg
 // (of which only RollingWindow and Buckets apply) if the key has none. It
-// panics as [Registry.Command] does.
+// panics as [Registry.Command] does, but for a HealthSnapshotInterval
+// longer than RollingWindow: pools keep no health counts.
 func (r *Registry) Pool(key string, cfg Config) *PoolMetrics {
 	if p, ok := r.pools.Load(key); ok {
 		return p.(*PoolMetrics)
@@ -127,7 +128,7 @@ func (r *Registry) Pool(key string, cfg Config) *PoolMetrics {
 	if key == "" {
 		panic("metricsstream: Registry.Pool with empty key")
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validateWithoutHealth(); err != nil {
 		panic(fmt.Sprintf("metricsstream: Registry.Pool(%q): %v", key, err))
 	}
 	r.mu.Lock()

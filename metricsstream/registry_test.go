@@ -182,3 +182,31 @@ func TestForgetPool(t *testing.T) {
 	got, _ = r.LookupPool("kept")
 	assert.Same(t, kept, got)
 }
+
+// Of a pool's Config only RollingWindow and Buckets apply (Registry.Pool),
+// and of a collapser's neither HealthSnapshotInterval: a rolling window
+// shorter than the default health interval, which neither has, used to
+// make them panic.
+func TestPoolAndCollapserWindowsShorterThanTheHealthInterval(t *testing.T) {
+	mc := newManual()
+	r := NewRegistry(mc)
+	cfg := Config{RollingWindow: 200 * time.Millisecond, Buckets: 2}
+	var p *PoolMetrics
+	require.NotPanics(t, func() { p = r.Pool("pool", cfg) })
+	var cm *CollapserMetrics
+	require.NotPanics(t, func() { cm = r.Collapser("collapser", cfg) })
+
+	p.MarkStart()
+	p.MarkDone()
+	cm.MarkBatch(3)
+	mc.Advance(100 * time.Millisecond)
+	assert.Equal(t, int64(1), p.RollingCount(PoolExecuted))
+	assert.Equal(t, int64(3), cm.RollingCount(CollapserAddedToBatch))
+	mc.Advance(200 * time.Millisecond)
+	assert.Zero(t, p.RollingCount(PoolExecuted), "out of the 200ms window")
+	assert.Equal(t, int64(1), p.CumulativeCount(PoolExecuted))
+
+	// What does apply is still checked.
+	assert.Panics(t, func() { r.Pool("bad", Config{RollingWindow: -time.Second}) })
+	assert.Panics(t, func() { r.Collapser("bad", Config{PercentileBuckets: -1}) })
+}
