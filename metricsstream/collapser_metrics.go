@@ -1,6 +1,7 @@
 package metricsstream
 
 import (
+	"math"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -87,9 +88,19 @@ func (m *CollapserMetrics) MarkBatch(size int) {
 	now := m.clock.Now()
 	var adds [(int(NumCollapserEventTypes) + 1) / 2]uint64
 	addTo(adds[:], int(CollapserBatchExecuted), 1)
-	addTo(adds[:], int(CollapserAddedToBatch), int64(size))
+	// A counter's add is 32 bits wide: a larger size goes in several.
+	rest := int64(size)
 	s := pinStripe()
-	m.rolling.add(m.rolling.bucketFor(now), s, adds[:], nonZero(adds[:]))
+	n := m.rolling.bucketFor(now)
+	for {
+		part := min(rest, math.MaxUint32)
+		addTo(adds[:], int(CollapserAddedToBatch), part)
+		m.rolling.add(n, s, adds[:], nonZero(adds[:]))
+		if rest -= part; rest == 0 {
+			break
+		}
+		clear(adds[:])
+	}
 	if !m.cfg.PercentileDisabled {
 		m.sizes.record(m.sizes.bucketAtHint(now, m.sizes.newest.Load()), s, time.Duration(size)*histUnit, -1)
 	}

@@ -147,3 +147,16 @@ func TestRegistryCollapsers(t *testing.T) {
 	assert.PanicsWithValue(t, `metricsstream: Registry.Collapser("D"): metricsstream: invalid config: Config.Buckets (-1) is negative`,
 		func() { r.Collapser("D", Config{Buckets: -1}) })
 }
+
+// ADDED_TO_BATCH is a 32-bit half of a word: a batch of 2^32 requests or
+// more used to lose its high bits and count nothing.
+func TestCollapserBatchBeyond32Bits(t *testing.T) {
+	mc := newManual()
+	m := NewRegistry(mc).Collapser("collapser", Config{PercentileDisabled: true})
+	const size = 1<<32 + 5
+	m.MarkBatch(size)
+	mc.Advance(time.Second)
+	assert.Equal(t, int64(1), m.RollingCount(CollapserBatchExecuted))
+	assert.Equal(t, int64(size), m.RollingCount(CollapserAddedToBatch))
+	assert.Equal(t, int64(size), m.CumulativeCount(CollapserAddedToBatch))
+}
