@@ -51,28 +51,48 @@ func (m *metaOpts) finish(err error) {
 }
 
 // splitMetaOpts returns opts without their Header, Trailer, Peer and
-// OnFinish options, and those options.
-func splitMetaOpts(opts []grpc.CallOption) ([]grpc.CallOption, metaOpts) {
+// OnFinish options, and those options; with finishOnly, without their
+// OnFinish options alone, and those (a stream's, whose attempts write the
+// others as gRPC's stream would, and do not call OnFinish).
+func splitMetaOpts(opts []grpc.CallOption, finishOnly bool) ([]grpc.CallOption, metaOpts) {
 	var m metaOpts
 	rest := opts[:0:0]
 	for _, o := range opts {
 		switch o := o.(type) {
-		case grpc.HeaderCallOption:
-			m.headers = append(m.headers, o.HeaderAddr)
-		case grpc.TrailerCallOption:
-			m.trailers = append(m.trailers, o.TrailerAddr)
-		case grpc.PeerCallOption:
-			m.peers = append(m.peers, o.PeerAddr)
 		case grpc.OnFinishCallOption:
 			m.onFinish = append(m.onFinish, o.OnFinish)
-		default:
-			rest = append(rest, o)
+			continue
+		case grpc.HeaderCallOption:
+			if !finishOnly {
+				m.headers = append(m.headers, o.HeaderAddr)
+				continue
+			}
+		case grpc.TrailerCallOption:
+			if !finishOnly {
+				m.trailers = append(m.trailers, o.TrailerAddr)
+				continue
+			}
+		case grpc.PeerCallOption:
+			if !finishOnly {
+				m.peers = append(m.peers, o.PeerAddr)
+				continue
+			}
 		}
+		rest = append(rest, o)
 	}
 	if len(rest) == len(opts) {
 		return opts, m
 	}
 	return rest, m
+}
+
+// finishNow calls the OnFinish callbacks of opts with err, the error of
+// a call that ends before its command runs (an invalid key or
+// configuration), and returns err.
+func finishNow(opts []grpc.CallOption, err error) error {
+	_, m := splitMetaOpts(opts, true)
+	m.finish(err)
+	return err
 }
 
 // attemptMetadata is what one attempt's call got besides its reply.

@@ -134,3 +134,39 @@ func TestOnFinishIsCalledOncePerCall(t *testing.T) {
 	assert.Equal(t, int64(3), calls.Load())
 	assert.Equal(t, []error{nil}, finishes, "one call, one OnFinish, with its status")
 }
+
+// onFinish returns a grpc.OnFinish option that sends the code of each
+// call of its callback on the channel it returns.
+func onFinish() (grpc.CallOption, chan codes.Code) {
+	ch := make(chan codes.Code, 10)
+	return grpc.OnFinish(func(err error) { ch <- status.Code(err) }), ch
+}
+
+// finished returns the codes of the calls of an onFinish callback that
+// has been called n times.
+func finished(t *testing.T, ch chan codes.Code, n int) []codes.Code {
+	t.Helper()
+	var got []codes.Code
+	for range n {
+		got = append(got, recv(t, ch, "OnFinish"))
+	}
+	for {
+		select {
+		case c := <-ch:
+			got = append(got, c)
+		default:
+			return got
+		}
+	}
+}
+
+// A unary call whose key is invalid completes at once: its OnFinish is
+// called, with the error the call returns, as the package says.
+func TestOnFinishOfACallWithAnInvalidKey(t *testing.T) {
+	h := newHarness(t, WithKey(func(string, string) string { return "" }))
+	client := h.serve(t, "users", &backend{unary: echo})
+	opt, ch := onFinish()
+	_, err := client.UnaryCall(context.Background(), request("x"), opt)
+	require.ErrorIs(t, err, command.ErrInvalidKey)
+	assert.Equal(t, []codes.Code{codes.Internal}, finished(t, ch, 1))
+}

@@ -58,14 +58,14 @@ func (c *client) intercept(ctx context.Context, method string, req, reply any, c
 	target := cc.Target()
 	key, err := keyOf(c.key, target, method)
 	if err != nil {
-		return err
+		return finishNow(opts, err)
 	}
 	cmd, err := c.commands.Get(key, Endpoint(target))
 	if err != nil {
-		return &Error{err: err, code: codes.Internal}
+		return finishNow(opts, &Error{err: err, code: codes.Internal})
 	}
 	call := &call{method: method, req: req, reply: reply, cc: cc, invoker: invoker}
-	call.opts, call.meta = splitMetaOpts(opts)
+	call.opts, call.meta = splitMetaOpts(opts, false)
 	answer, err := cmd.Execute(ctx, call)
 	if err != nil {
 		call.mu.Lock()

@@ -74,6 +74,11 @@ import (
 // attempt: its attempts would run side by side. A stream key should not
 // be a unary call's, whose configuration differs.
 //
+// A stream's grpc.OnFinish is called once, however many attempts it
+// made: with the error the interceptor returns for a stream that does
+// not open, and otherwise once its execution has ended (on a goroutine of
+// its own), with its end as RecvMsg tells it.
+//
 // As with gRPC, a caller must read a stream to its end or cancel its
 // context: until then the execution holds its permit. It panics if an
 // option is nil, or on [WithFallback], which fills a unary call's reply
@@ -130,12 +135,15 @@ func (s *streamClient) intercept(ctx context.Context, desc *grpc.StreamDesc, cc 
 	target := cc.Target()
 	key, err := keyOf(s.key, target, method)
 	if err != nil {
-		return nil, err
+		return nil, finishNow(opts, err)
 	}
 	cmd, err := s.commands.Get(key, Endpoint(target))
 	if err != nil {
-		return nil, &Error{err: err, code: codes.Internal}
+		return nil, finishNow(opts, &Error{err: err, code: codes.Internal})
 	}
+	// The caller's OnFinish is the call's: called once, when the
+	// execution ends, and not by each attempt's stream.
+	opts, meta := splitMetaOpts(opts, true)
 	st := &outboundStream{
 		desc: desc, cc: cc, method: method, streamer: streamer, opts: opts,
 		opened: make(chan struct{}),
@@ -153,11 +161,28 @@ func (s *streamClient) intercept(ctx context.Context, desc *grpc.StreamDesc, cc 
 	st.execution = cmd.Queue(ctx, st)
 	select {
 	case <-st.opened:
+		if len(meta.onFinish) > 0 {
+			go st.finish(meta)
+		}
 		return st, nil
 	case <-st.execution.Done(): // refused, or the stream did not open
 		_, err := st.execution.Get(ctx)
-		return nil, statusError(err)
+		err = statusError(err)
+		meta.finish(err)
+		return nil, err
 	}
+}
+
+// finish calls the caller's OnFinish callbacks, m's, once the execution
+// has ended however it ends (read to its end, or left by the caller's
+// cancellation), with the stream's end as its caller's RecvMsg tells it.
+func (st *outboundStream) finish(m metaOpts) {
+	<-st.execution.Done()
+	_, err := st.execution.Get(context.Background())
+	if err != nil {
+		err = streamEnd(err)
+	}
+	m.finish(err)
 }
 
 // retriesStreams reports whether a stream of a key of cfg may be opened
@@ -582,6 +607,13 @@ func (st *outboundStream) lastAnswer(err error) error {
 	if cmdErr == nil || errors.Is(cmdErr, err) {
 		return st.result(err)
 	}
+	return streamEnd(cmdErr)
+}
+
+// streamEnd returns what the caller of a stream whose execution failed
+// with cmdErr gets: the server's status, as it sent it, for a failure,
+// and otherwise what a unary call's caller gets (statusError).
+func streamEnd(cmdErr error) error {
 	var failed *command.Error
 	if errors.As(cmdErr, &failed) && failed.Failure == command.CommandFailure {
 		if s, ok := status.FromError(failed.Cause); ok {

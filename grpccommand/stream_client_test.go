@@ -423,3 +423,31 @@ func TestStreamEndsWhenItsConnectionCloses(t *testing.T) {
 	_, err = testgrpc.NewTestServiceClient(conn).StreamingOutputCall(ctx, outputs(1))
 	assert.NoError(t, err, "a new connection's stream is refused: the permit is the old stream's")
 }
+
+// A stream the command refuses before it opens completes too: its
+// OnFinish is called, with what the caller gets, as a unary call's is.
+func TestOnFinishOfARefusedStream(t *testing.T) {
+	_, serve := streamHarness(t, WithConfig(func(string) command.Config {
+		return command.Config{Breaker: breaker.Config{ForceOpen: true}}
+	}))
+	client := serve("feed", &streams{})
+	opt, ch := onFinish()
+	_, err := client.StreamingOutputCall(context.Background(), outputs(1), opt)
+	require.ErrorIs(t, err, command.ErrShortCircuited)
+	assert.Equal(t, []codes.Code{codes.Unavailable}, finished(t, ch, 1))
+}
+
+// A stream its caller leaves by cancelling its context, without reading
+// its end, completes with Canceled: its OnFinish says so, once.
+func TestOnFinishOfAStreamCancelledUnread(t *testing.T) {
+	_, serve := streamHarness(t, WithConfig(retrying(3)))
+	svc := &streams{proceed: make(chan struct{}), opened: make(chan struct{}, 1)}
+	client := serve("feed", svc)
+	opt, ch := onFinish()
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := client.StreamingOutputCall(ctx, outputs(1), opt)
+	require.NoError(t, err)
+	<-svc.opened
+	cancel()
+	assert.Equal(t, []codes.Code{codes.Canceled}, finished(t, ch, 1))
+}

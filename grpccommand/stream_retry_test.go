@@ -681,3 +681,20 @@ func TestStreamHeaderOfAStreamWhoseRetriesRunOut(t *testing.T) {
 	assert.Equal(t, int64(2), svc.outputs.Load())
 	assert.Equal(t, "[FAILURE: 2, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1, RETRIED: 1]", h.events("feed"+streamingOutputCall).String())
 }
+
+// gRPC calls a stream's grpc.OnFinish once, when the call completes (a
+// stream interceptor's way to learn a stream's end): a stream the command
+// opens again is one call to its caller, and its OnFinish is called once,
+// not once per attempt.
+func TestOnFinishOfARetriedStreamIsCalledOnce(t *testing.T) {
+	_, serve := streamHarness(t, WithConfig(retrying(3)))
+	svc := &flakyStreams{failFirst: 2}
+	client := serve("feed", svc)
+	opt, ch := onFinish()
+	stream, err := client.StreamingOutputCall(context.Background(), outputs(2), opt)
+	require.NoError(t, err)
+	_, err = receiveAll(stream)
+	require.Equal(t, io.EOF, err)
+	require.Equal(t, int64(3), svc.outputs.Load())
+	assert.Equal(t, []codes.Code{codes.OK}, finished(t, ch, 1), "one call, one OnFinish, with its status")
+}
