@@ -12,6 +12,8 @@ import (
 	"google.golang.org/grpc/codes"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/protoadapt"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/command"
@@ -348,4 +350,29 @@ func TestInjectedStatusesAreClassifiedAsTheServers(t *testing.T) {
 		assert.Equal(t, int64(1), h.events(key)[tc.event], tc.name)
 	}
 	assert.Zero(t, b.calls.Load(), "no call reached the server")
+}
+
+// A failure keeps the server's code, and the details of its status
+// (a RetryInfo on Unavailable, a QuotaFailure on ResourceExhausted): a
+// client that reads them reads them through the interceptor as without
+// it.
+func TestAFailureKeepsTheServersStatusDetails(t *testing.T) {
+	detail := &testgrpc.Payload{Body: []byte("retry in 5s")}
+	h := newHarness(t)
+	client := h.serve(t, "busy", &backend{unary: func(context.Context, *testgrpc.SimpleRequest) (*testgrpc.SimpleResponse, error) {
+		s, err := status.New(codes.ResourceExhausted, "quota").WithDetails(protoadapt.MessageV1Of(detail))
+		if err != nil {
+			return nil, err
+		}
+		return nil, s.Err()
+	}})
+	_, err := client.UnaryCall(context.Background(), request("x"))
+	var cmdErr *command.Error
+	require.ErrorAs(t, err, &cmdErr, "a failure")
+	s := status.Convert(err)
+	assert.Equal(t, codes.ResourceExhausted, s.Code())
+	require.Len(t, s.Details(), 1, "the server's details")
+	got, ok := s.Details()[0].(*testgrpc.Payload)
+	require.True(t, ok, "%T", s.Details()[0])
+	assert.True(t, proto.Equal(detail, got))
 }

@@ -67,8 +67,10 @@ func (s codeSet) isBad(err error) bool {
 // or failed with no fallback to answer. Its code, which status.Code and
 // status.FromError read, says what a gRPC client would expect:
 //
-//   - a failure the server answered keeps the server's code;
-//   - a fallback's error with a code of gRPC's keeps that code;
+//   - a failure the server answered keeps the server's code, and its
+//     status's details (status.Status.Details);
+//   - a fallback's error with a code of gRPC's keeps that code, and its
+//     details;
 //   - a timeout is DeadlineExceeded, the caller's cancellation Canceled;
 //   - a short circuit or a rejection (pool, semaphore, rate limit) is
 //     Unavailable, as a load balancer's open circuit is;
@@ -87,8 +89,17 @@ func (e *Error) Error() string { return e.err.Error() }
 // Unwrap returns the command's error.
 func (e *Error) Unwrap() error { return e.err }
 
-// GRPCStatus returns the status of the call, for package status.
-func (e *Error) GRPCStatus() *status.Status { return status.New(e.code, e.err.Error()) }
+// GRPCStatus returns the status of the call, for package status: its
+// code and the command's message, with the details of the status the
+// code is taken from (the server's, or the fallback's error's), if any.
+func (e *Error) GRPCStatus() *status.Status {
+	if st, ok := statusOf(e.err); ok && st.Code() == e.code {
+		p := st.Proto()
+		p.Message = e.err.Error()
+		return status.FromProto(p)
+	}
+	return status.New(e.code, e.err.Error())
+}
 
 // statusError returns what a call whose command returned err returns:
 // the server's own error for a bad request, an *Error otherwise.
@@ -102,14 +113,20 @@ func statusError(err error) error {
 	return &Error{err: err, code: codeOf(err)}
 }
 
-func codeOf(err error) codes.Code {
+// statusOf returns the status a command's err has: its fallback's
+// error's, if that has one of gRPC's, or else its own (the server's).
+func statusOf(err error) (*status.Status, bool) {
 	var cmdErr *command.Error
 	if errors.As(err, &cmdErr) && cmdErr.FallbackErr != nil {
 		if st, ok := status.FromError(cmdErr.FallbackErr); ok {
-			return st.Code()
+			return st, true
 		}
 	}
-	if st, ok := status.FromError(err); ok {
+	return status.FromError(err)
+}
+
+func codeOf(err error) codes.Code {
+	if st, ok := statusOf(err); ok {
 		return st.Code()
 	}
 	switch {
