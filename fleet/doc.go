@@ -106,5 +106,7 @@
 // exchange that succeeds but finds that Redis lost this instance's
 // buckets since the one before (restarted empty between them, failed
 // over to a replica behind, evicted them) does the same: the others have
-// not written theirs again yet either.
+// not written theirs again yet either. An instance with no traffic in
+// its window, which writes no bucket, learns it from a mark that each
+// of its exchanges writes.
 package fleet

@@ -18,14 +18,19 @@ type memStore struct {
 	mu      sync.Mutex
 	buckets map[string]map[string]counts // bucket → instance → counts
 	expires map[string]time.Time
-	ahead   time.Duration // how far the store's clock runs ahead of clk
-	fail    error         // when set, every exchange fails with it
-	block   chan struct{} // when set, exchanges wait for it to close or their deadline
+	marks   map[string]time.Time // each instance's mark, by memMark, and when it expires
+	ahead   time.Duration        // how far the store's clock runs ahead of clk
+	fail    error                // when set, every exchange fails with it
+	block   chan struct{}        // when set, exchanges wait for it to close or their deadline
 	calls   int
 }
 
 func newMemStore(clk *clock.Manual) *memStore {
-	return &memStore{clk: clk, buckets: map[string]map[string]counts{}, expires: map[string]time.Time{}}
+	return &memStore{clk: clk, buckets: map[string]map[string]counts{}, expires: map[string]time.Time{}, marks: map[string]time.Time{}}
+}
+
+func memMark(x *exchange) string {
+	return fmt.Sprintf("%s:%v:mark:%s", x.key, x.interval, x.instance)
 }
 
 func memBucket(x *exchange, index int64) string {
@@ -50,7 +55,9 @@ func (m *memStore) exchange(ctx context.Context, x exchange) (reading, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.expireLocked()
-	lost := false
+	_, marked := m.marks[memMark(&x)]
+	lost := x.marked && !marked
+	m.marks[memMark(&x)] = m.clk.Now().Add(x.markExpiry())
 	for _, w := range x.writes {
 		b := memBucket(&x, w.index)
 		if m.buckets[b] == nil {
@@ -86,6 +93,11 @@ func (m *memStore) expireLocked() {
 		if !now.Before(at) {
 			delete(m.buckets, b)
 			delete(m.expires, b)
+		}
+	}
+	for b, at := range m.marks {
+		if !now.Before(at) {
+			delete(m.marks, b)
 		}
 	}
 }

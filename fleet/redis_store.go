@@ -15,16 +15,21 @@ import (
 // script call: it writes the instance's buckets, sets their expiry and
 // sums the others' fields of the window, so that an instance costs Redis
 // one round trip per health interval and per key, and reads back three
-// numbers per bucket whatever the size of the fleet. The braces make
-// every bucket of a key one Redis Cluster hash slot, as a script's keys
-// must be.
+// numbers per bucket whatever the size of the fleet. Each exchange also
+// writes the instance's mark, <prefix>{<command key>}:<interval>:mark:
+// <instance>, which expires a few intervals later: the next exchange that
+// finds it gone learns that Redis lost its data, whether the instance
+// wrote buckets or not. The braces make every bucket of a key, and the
+// marks, one Redis Cluster hash slot, as a script's keys must be.
 type redisStore struct {
 	client redis.UniversalClient
 	prefix string
 }
 
 // exchangeScript runs an exchange. KEYS are the buckets read, oldest
-// first. ARGV: the instance, the number of writes, then per write the
+// first, then the instance's mark. ARGV: the instance, 1 if the mark
+// should be there already (exchange.marked), else 0, how long the mark
+// lives in milliseconds, the number of writes, then per write the
 // position of its bucket in KEYS, its total, errors and slow, its expiry
 // in milliseconds, and 1 if the bucket should hold this instance's
 // counts already (bucketWrite.again), else 0. A write only lengthens a
@@ -32,15 +37,21 @@ type redisStore struct {
 // that changes it) must not expire a bucket that the others still read.
 // It returns the total, errors and slow of the other instances per
 // bucket read, then how many other instances wrote, then 1 if a write
-// that should have found this instance's counts added them anew (Redis
-// lost them), else 0, then Redis's clock (TIME: seconds and
+// that should have found this instance's counts added them anew, or the
+// mark that should have been there was not (Redis lost them), else 0,
+// then Redis's clock (TIME: seconds and
 // microseconds), which Source.Stats compares with the instance's. TIME
 // comes after the writes, where every Redis since 3.2 lets a script read
 // it.
 var exchangeScript = redis.NewScript(`
-local me, writes, lost = ARGV[1], tonumber(ARGV[2]), 0
+local me, writes, lost = ARGV[1], tonumber(ARGV[4]), 0
+local buckets, mark = #KEYS - 1, KEYS[#KEYS]
+if redis.call('EXISTS', mark) == 0 and ARGV[2] == '1' then
+	lost = 1
+end
+redis.call('SET', mark, '1', 'PX', ARGV[3])
 for i = 0, writes - 1 do
-	local at = 3 + 6 * i
+	local at = 5 + 6 * i
 	local key = KEYS[tonumber(ARGV[at])]
 	local added = redis.call('HSET', key, me, ARGV[at + 1] .. ' ' .. ARGV[at + 2] .. ' ' .. ARGV[at + 3])
 	if added == 1 and ARGV[at + 5] == '1' then
@@ -52,7 +63,8 @@ for i = 0, writes - 1 do
 	end
 end
 local out, seen, instances = {}, {}, 0
-for _, key in ipairs(KEYS) do
+for k = 1, buckets do
+	local key = KEYS[k]
 	local total, errors, slow = 0, 0, 0
 	local fields = redis.call('HGETALL', key)
 	for j = 1, #fields, 2 do
@@ -85,13 +97,25 @@ func (s redisStore) bucketKey(x *exchange, index int64) string {
 	return s.prefix + "{" + x.key + "}:" + x.interval.String() + ":" + strconv.FormatInt(index, 10)
 }
 
+// markKey names x.instance's mark, which its every exchange writes: in
+// the slot of the key's buckets, and no bucket's name, whose last part is
+// a number.
+func (s redisStore) markKey(x *exchange) string {
+	return s.prefix + "{" + x.key + "}:" + x.interval.String() + ":mark:" + x.instance
+}
+
 func (s redisStore) exchange(ctx context.Context, x exchange) (reading, error) {
-	keys := make([]string, x.buckets)
+	keys := make([]string, x.buckets, x.buckets+1)
 	for i := range keys {
 		keys[i] = s.bucketKey(&x, x.from+int64(i))
 	}
-	args := make([]any, 0, 2+6*len(x.writes))
-	args = append(args, x.instance, len(x.writes))
+	keys = append(keys, s.markKey(&x))
+	marked := 0
+	if x.marked {
+		marked = 1
+	}
+	args := make([]any, 0, 4+6*len(x.writes))
+	args = append(args, x.instance, marked, max(x.markExpiry().Milliseconds(), 1), len(x.writes))
 	for _, w := range x.writes {
 		again := 0
 		if w.again {

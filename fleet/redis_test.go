@@ -125,8 +125,21 @@ func TestRedisStaleInstancesExpire(t *testing.T) {
 
 	rdb := newClient(t, srv)
 	ctx := context.Background()
-	keys, err := rdb.Keys(ctx, DefaultPrefix+"*").Result()
+	all, err := rdb.Keys(ctx, DefaultPrefix+"*").Result()
 	require.NoError(t, err)
+	var keys, marks []string
+	for _, k := range all {
+		if strings.Contains(k, ":mark:") {
+			marks = append(marks, k)
+		} else {
+			keys = append(keys, k)
+		}
+	}
+	markKey := func(who string) string { return fmt.Sprintf("%s{%s}:%v:mark:%s", DefaultPrefix, key, interval, who) }
+	assert.ElementsMatch(t, []string{markKey("a"), markKey("b"), markKey("low")}, marks, "every instance's mark")
+	markTTL, err := rdb.PTTL(ctx, markKey("low")).Result()
+	require.NoError(t, err)
+	assert.LessOrEqual(t, markTTL, 22*interval, "a mark expires a few intervals after the instance's latest exchange")
 	require.Len(t, keys, 1, "low's one bucket")
 	wantKey := fmt.Sprintf("%s{%s}:%v:%d", DefaultPrefix, key, interval, bucketIndex(epoch, interval))
 	assert.Equal(t, wantKey, keys[0])
@@ -288,4 +301,35 @@ func TestRedisThatLostTheBucketsBetweenExchangesJudgesAloneFirst(t *testing.T) {
 	assert.False(t, a.source().Stats().Fallback)
 	assert.False(t, a.open(), "one bad instance does not trip the others")
 	assert.False(t, big.open())
+}
+
+// Redis loses every bucket between two exchanges that both succeed, and
+// an instance with no traffic in its window (it writes no bucket, so no
+// write of its own can find its counts gone) exchanges after the bad
+// instance has written its window again and before the others have: it
+// must not judge on a "fleet" of the bad instance alone, as the package
+// doc says of an exchange that finds Redis lost the buckets.
+func TestRedisIdleInstanceAfterRedisLostTheBucketsJudgesAloneFirst(t *testing.T) {
+	srv := startRedis(t)
+	c := newCluster(t)
+	onRedis := func(name string) *instance {
+		return c.addWith(name, clock.NewManual(epoch), redisStore{client: newClient(t, srv), prefix: DefaultPrefix},
+			func(cfg *Config) { cfg.Timeout = settle })
+	}
+	bad := onRedis("bad")   // exchanges first in each interval
+	idle := onRedis("idle") // no traffic: writes nothing
+	a := onRedis("a")
+	big := onRedis("big")
+	traffic := badOpensAlone(t, c, bad, a, big)
+	require.False(t, idle.open(), "25 errors in the fleet's ~235 do not trip idle")
+
+	require.NoError(t, newClient(t, srv).FlushAll(context.Background()).Err()) // Redis lost every bucket
+
+	c.tickInOrder(traffic) // idle reads only bad's window, written again
+	assert.Zero(t, idle.source().Stats().Failures)
+	assert.False(t, idle.open(), "one bad instance does not trip an idle one")
+	c.tickInOrder(traffic) // every window is written again: the fleet's sum
+	assert.Equal(t, 3, idle.source().Stats().Instances)
+	assert.False(t, idle.source().Stats().Fallback)
+	assert.False(t, idle.open())
 }

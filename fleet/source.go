@@ -34,7 +34,9 @@ type Source struct {
 	// written holds the buckets the latest successful exchange wrote,
 	// which the store holds until they leave the window: the next
 	// exchange marks their writes again, to learn whether the store lost
-	// them. Only the run goroutine uses it.
+	// them. It is nil before the first successful exchange and after a
+	// failed one: otherwise the store holds this instance's mark too
+	// (see exchange.marked). Only the run goroutine uses it.
 	written map[int64]bool
 
 	mu sync.Mutex // serializes views and what is sent to the breaker
@@ -146,6 +148,7 @@ func (s *Source) exchange() {
 		interval: s.interval,
 		from:     from,
 		buckets:  s.window + 1,
+		marked:   s.written != nil, // the latest exchange succeeded
 	}
 	for _, b := range s.local.HealthBuckets(nil) {
 		i := bucketIndex(b.Start, s.interval)

@@ -34,6 +34,18 @@ type exchange struct {
 	from     int64         // the first bucket read
 	buckets  int           // how many are read: from, from+1, ...
 	writes   []bucketWrite // each within the buckets read
+	// marked says that this instance's latest exchange succeeded, so
+	// the store holds its mark, which every exchange writes, traffic or
+	// not: an exchange that finds none means the store lost it since
+	// (see reading.lost), even for an instance that writes no bucket.
+	marked bool
+}
+
+// markExpiry is how long an instance's mark lives from an exchange: a
+// few intervals, so that it outlives the next exchange and expires soon
+// after the instance stops.
+func (x *exchange) markExpiry() time.Duration {
+	return time.Duration(x.buckets+1) * x.interval
 }
 
 // reading is what an exchange brings back.
@@ -46,9 +58,10 @@ type reading struct {
 	// storeTime is the store's clock during the exchange.
 	storeTime time.Time
 	// lost says that a write marked again found no counts of this
-	// instance in its bucket: the store lost buckets (restarted empty,
-	// failed over to a replica behind, evicted them) since this
-	// instance's latest successful exchange.
+	// instance in its bucket, or that an exchange marked found no mark
+	// of this instance: the store lost buckets (restarted empty, failed
+	// over to a replica behind, evicted them) since this instance's
+	// latest successful exchange.
 	lost bool
 }
 
