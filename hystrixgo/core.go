@@ -31,6 +31,7 @@ type call struct {
 	runC      func(context.Context) error
 	fallback  func(error) error
 	fallbackC func(context.Context, error) error
+	caller    context.Context // the caller's, which run's context ends with (see runContext)
 	rec       *record
 	fbOut     *fallbackOutcome // set when there is a fallback
 }
@@ -78,7 +79,7 @@ func (e *engine) coreFor(name string) *core {
 		}
 		var err error
 		if c.runC != nil {
-			runCtx, returned := runContextOf(ctx)
+			runCtx, returned := runContextOf(ctx, c.caller)
 			err = c.runC(runCtx)
 			returned()
 		} else {

@@ -34,10 +34,11 @@
 //     downstream. Here the caller still gets ErrTimeout at Timeout, and
 //     run's context is cancelled then, but run keeps its slot until it
 //     returns: MaxConcurrentRequests bounds the runs in flight, not only
-//     the callers waiting. Run's context ends at the timeout and when the
-//     caller leaves while run runs, not once run has returned, so a
-//     response body run returns stays readable after DoC, as with
-//     hystrix-go's caller's context.
+//     the callers waiting. Run's context ends at the timeout while run
+//     runs and whenever the caller's context ends, not once run has
+//     returned, so a response body run returns stays readable after DoC
+//     until the caller's context ends, as with hystrix-go's caller's
+//     context.
 //   - A panic in run or in the fallback is recovered and counted as a
 //     failure (the error is a *command.PanicError) instead of crashing
 //     the process.

@@ -74,6 +74,7 @@ func DoC(ctx context.Context, name string, run func(context.Context) error, fall
 // do runs c as a command of name and returns hystrix-go's error.
 func (e *engine) do(ctx context.Context, name string, c call) error {
 	cb, _ := e.circuit(name)
+	c.caller = ctx
 	var start time.Time
 	if len(cb.collectors) > 0 {
 		c.rec = &record{}

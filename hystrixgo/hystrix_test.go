@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -516,5 +518,90 @@ func TestRunContextLivesOnAfterRunReturns(t *testing.T) {
 	}
 	if err := runCtx.Load().(context.Context).Err(); err != context.Canceled {
 		t.Fatalf("run's context Err = %v once the caller left; want context.Canceled", err)
+	}
+}
+
+// hystrix-go hands run the caller's context: after run returns, the
+// caller's cancellation (or deadline) still ends it, so a response body
+// run returned stops being read, and a goroutine run left waiting on the
+// context ends, when the caller gives up. Here run's context lives on
+// after run returns, but must still end with the caller's.
+func TestRunContextEndsWithTheCallerAfterRunReturns(t *testing.T) {
+	testEngine(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var kept context.Context
+	if err := DoC(ctx, "follow", func(ctx context.Context) error { kept = ctx; return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := kept.Err(); err != nil {
+		t.Fatalf("after run returned in time its context's Err = %v; want nil", err)
+	}
+	cancel()
+	select {
+	case <-kept.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the caller's cancellation after run returned did not end run's context")
+	}
+	if err := kept.Err(); err != context.Canceled {
+		t.Fatalf("run's context Err = %v after the caller's cancellation; want context.Canceled", err)
+	}
+}
+
+// opaqueContext hides its cancellation from package context, which then
+// watches it with a goroutine of its own per registration (AfterFunc,
+// WithCancel), so that a registration left behind shows as a goroutine.
+type opaqueContext struct{ context.Context }
+
+// Following the caller's context after run returns must not keep a
+// registration on it per call: with a caller's context that never ends,
+// each would stay for the life of the process.
+func TestRunContextFollowsTheCallerWithoutLeaking(t *testing.T) {
+	testEngine(t)
+	before := contextWatchers()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	caller := opaqueContext{ctx}
+	for range 3 {
+		if err := DoC(caller, "longlived", func(context.Context) error { return nil }, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	for range 200 { // the registrations go once run's contexts are collected
+		runtime.GC()
+		if n = contextWatchers(); n <= before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%d goroutines watch a caller's context that has not ended after run's contexts are gone; want %d", n, before)
+}
+
+// contextWatchers counts the goroutines package context runs to watch a
+// context it cannot see into.
+func contextWatchers() int {
+	buf := make([]byte, 1<<20)
+	return strings.Count(string(buf[:runtime.Stack(buf, true)]), "propagateCancel.func")
+}
+
+// Once run has returned, its context no longer ends at the timeout, so
+// its Deadline must not say it does: code that sets a socket's deadline
+// from the context (go-redis, net.Dialer) would otherwise time out what
+// run returned at the old timeout. It is the caller's, as in hystrix-go.
+func TestRunContextDeadlineIsTheCallersAfterRunReturns(t *testing.T) {
+	testEngine(t)
+	var kept context.Context
+	if err := DoC(context.Background(), "deadline-after", func(ctx context.Context) error {
+		if _, ok := ctx.Deadline(); !ok {
+			t.Error("while run runs its context has no deadline; want the timeout's")
+		}
+		kept = ctx
+		return nil
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := kept.Deadline(); ok {
+		t.Fatalf("after run returned its context's Deadline = %v; want none, the caller's", d)
 	}
 }
