@@ -19,6 +19,7 @@
 package timerlist
 
 import (
+	"reflect"
 	"sync"
 	"time"
 	"unsafe"
@@ -89,9 +90,14 @@ func NewSet(c clock.Clock) *Set {
 }
 
 // For returns the Set shared by everyone on c that keeps none of its own.
+// A clock that cannot be a map key (a struct of the caller's with a func
+// field, say) shares none: For returns a Set of its own each time.
 func For(c clock.Clock) *Set {
 	if c == clock.Real {
 		return realSet
+	}
+	if !reflect.ValueOf(c).Comparable() {
+		return NewSet(c)
 	}
 	set, ok := sets.Load(c)
 	if !ok {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
 )
@@ -112,3 +113,38 @@ func TestListEntryDueAtTheEpochIsToldWhenTheClockNextMoves(t *testing.T) {
 	assert.Equal(t, []string{"epoch"}, log, "told at the clock's next move, not 10ms later")
 	second.Stop()
 }
+
+// funcClock is a Clock of a user's, as clock.Clock lets one be written: a
+// struct value that reads the time through a function, and so is not
+// comparable.
+type funcClock struct {
+	clock.Clock
+	now func() time.Time
+}
+
+func (c funcClock) Now() time.Time { return c.now() }
+
+// For serves any Clock, HedgeSingle's among them: one whose dynamic type
+// cannot be a map key made For panic ("hash of unhashable type") where it
+// looked the clock up.
+func TestForAnUnhashableClock(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	c := funcClock{Clock: mc, now: mc.Now}
+	type wrapped struct{ clock.Clock } // comparable, but holds c
+	require.NotPanics(t, func() { For(wrapped{c}) })
+	var set *Set
+	require.NotPanics(t, func() { set = For(c) })
+	var e Entry
+	fired := make(chan int64, 1)
+	assert.False(t, set.PickFor(&e).Add(&e, expireFunc(func(due int64) { fired <- due }), clock.UnixNano(mc)+int64(time.Second)))
+	mc.Advance(time.Second)
+	select {
+	case <-fired:
+	default:
+		t.Fatal("the entry did not come due")
+	}
+}
+
+type expireFunc func(int64)
+
+func (f expireFunc) Expire(due int64) { f(due) }
