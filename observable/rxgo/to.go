@@ -21,9 +21,12 @@ import (
 //
 // o is observed with backpressure: each of its OnNext calls returns once
 // rxgo has taken the value, or once the context is done, so no value is
-// buffered and a slow rxgo consumer slows the source down. An endless
-// synchronous o delivers its first value at once and runs no further
-// ahead of the consumer than rxgo's channels hold. A hot o's producer is
+// buffered and a slow rxgo consumer slows the source down. A value rxgo
+// did not take before the context was done goes to the Discard of o's
+// Single (see [observable.Observable.AsSingle]), if that is an
+// [observable.Discarder]. An endless synchronous o delivers its first
+// value at once and runs no further ahead of the consumer than rxgo's
+// channels hold. A hot o's producer is
 // held up as a slow subscriber of it holds it up: the goroutine calling an
 // [observable.Subject]'s OnNext, say, waits for rxgo.
 //
@@ -48,6 +51,9 @@ func ToRx[T any](o observable.Observable[T], opts ...rx.Option) rx.Observable {
 // a send in progress, since ctx is done by then or o has terminated.
 func produce[T any](ctx context.Context, o observable.Observable[T], next chan<- rx.Item) {
 	h := &handoff[T]{ctx: ctx, next: next}
+	if s, ok := o.AsSingle(); ok {
+		h.discard, _ = s.(observable.Discarder[T])
+	}
 	sub := o.Subscribe(ctx, h)
 	select {
 	case <-sub.Done():
@@ -66,12 +72,19 @@ func produce[T any](ctx context.Context, o observable.Observable[T], next chan<-
 type handoff[T any] struct {
 	ctx  context.Context
 	next chan<- rx.Item
+	// discard is o's Single's, if it is a Discarder: it is handed a value
+	// that rxgo did not take.
+	discard observable.Discarder[T]
 
 	mu     sync.Mutex
 	closed bool // the producer has returned, or is about to
 }
 
-func (h *handoff[T]) OnNext(v T) { h.send(rx.Of(v)) }
+func (h *handoff[T]) OnNext(v T) {
+	if !h.send(rx.Of(v)) && h.discard != nil {
+		h.discard.Discard(v)
+	}
+}
 
 func (h *handoff[T]) OnError(err error) { h.send(rx.Error(err)) }
 
@@ -79,13 +92,12 @@ func (h *handoff[T]) OnError(err error) { h.send(rx.Error(err)) }
 // subscription has ended, and rxgo then closes its channel.
 func (h *handoff[T]) OnCompleted() {}
 
-// send hands item to rxgo, waiting until rxgo takes it or ctx is done.
-func (h *handoff[T]) send(item rx.Item) {
+// send hands item to rxgo, waiting until rxgo takes it or ctx is done,
+// and reports whether rxgo took it.
+func (h *handoff[T]) send(item rx.Item) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.closed {
-		item.SendContext(h.ctx, h.next)
-	}
+	return !h.closed && item.SendContext(h.ctx, h.next)
 }
 
 // close makes every later send drop its item.

@@ -2,6 +2,7 @@ package rxgo_test
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -90,4 +91,97 @@ func TestToRxConsumerThatStopsEarlyLeaksNothing(t *testing.T) {
 		cancel()
 		assert.Equal(t, []any{int64(0), int64(1), int64(2)}, values)
 	})
+}
+
+// lateCtx is a context whose end reaches the functions registered with
+// context.AfterFunc only when deliver is called: it stands for the
+// goroutine context.AfterFunc starts, which may not have run yet when a
+// value comes.
+type lateCtx struct {
+	context.Context
+	done chan struct{}
+
+	mu sync.Mutex
+	fs []func()
+}
+
+func newLateCtx() *lateCtx {
+	return &lateCtx{Context: context.Background(), done: make(chan struct{})}
+}
+
+func (c *lateCtx) Done() <-chan struct{} { return c.done }
+
+func (c *lateCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+
+// AfterFunc is the method context.AfterFunc looks for.
+func (c *lateCtx) AfterFunc(f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fs = append(c.fs, f)
+	return func() bool { return false }
+}
+
+func (c *lateCtx) cancel() { close(c.done) }
+
+// deliver runs what context.AfterFunc registered.
+func (c *lateCtx) deliver() {
+	c.mu.Lock()
+	fs := c.fs
+	c.fs = nil
+	c.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
+
+// ownedSingle is a synchronous Single of v whose values must be released
+// when nobody receives them; a subscription waits for answer first.
+type ownedSingle struct {
+	v          int
+	subscribed chan struct{}
+	answer     chan struct{}
+	discarded  chan int
+}
+
+func (s *ownedSingle) Call(context.Context) (int, error) { return s.v, nil }
+
+func (s *ownedSingle) SubscribeSingle(ctx context.Context, r observable.SingleObserver[int]) {
+	close(s.subscribed)
+	<-s.answer
+	r.OnResult(s.v, nil)
+}
+
+func (s *ownedSingle) Async() bool { return false }
+
+func (s *ownedSingle) Discard(v int) { s.discarded <- v }
+
+// A value ToRx took from a Discarder Single and could not hand to rxgo,
+// whose observation ended first, goes back to the Single's Discard, as
+// package observable's operators give back what they drop (a command's
+// WithDiscard releasing a response body, say).
+func TestToRxDiscardsAValueRxgoNeverTook(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	s := &ownedSingle{v: 7, subscribed: make(chan struct{}), answer: make(chan struct{}), discarded: make(chan int, 1)}
+	ctx := newLateCtx()
+	ch := rxgo.ToRx(observable.FromSingle[int](s)).Observe(rx.WithContext(ctx))
+	waitClosed(t, s.subscribed, "subscription")
+	ctx.cancel() // the consumer leaves before it takes the value
+	close(s.answer)
+	values, errs := drain(ch)
+	ctx.deliver()
+	assert.Empty(t, values)
+	assert.Empty(t, errs)
+	select {
+	case v := <-s.discarded:
+		assert.Equal(t, 7, v)
+	default:
+		t.Fatal("the value rxgo never took was dropped, not discarded")
+	}
 }
