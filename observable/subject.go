@@ -85,7 +85,12 @@ func (s *Subject[T]) OnNext(v T) {
 }
 
 // OnError passes err to every subscriber and terminates the Subject.
+//
+// It panics if err is nil.
 func (s *Subject[T]) OnError(err error) {
+	if err == nil {
+		panic("observable: Subject.OnError with nil err")
+	}
 	s.terminate(notification[T]{kind: kindError, err: err})
 }
 

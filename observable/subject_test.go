@@ -191,3 +191,25 @@ func TestSubjectSubscriptionLeavesNothingHookedOnceTerminated(t *testing.T) {
 	values, _, _ := r.snapshot()
 	assert.Len(t, values, 101)
 }
+
+// A Subject told OnError(nil) has no error to pass on: its subscribers'
+// First and ToSlice would report success (First a zero value, where an
+// empty stream gives ErrEmpty). It refuses the nil at once, as Error does
+// (and RxJava's subjects do).
+func TestSubjectOnErrorWithNilErrPanics(t *testing.T) {
+	for name, s := range map[string]*Subject[int]{
+		"publish":  NewPublishSubject[int](),
+		"behavior": NewBehaviorSubject(0),
+		"replay":   NewReplaySubject[int](1),
+	} {
+		mustPanicWith(t, "nil err", func() { s.OnError(nil) })
+		// The Subject has not terminated: a real error still reaches a
+		// subscriber.
+		r := newRecorder[int]()
+		s.Observable().Subscribe(context.Background(), r)
+		s.OnError(errBoom)
+		r.wait(t)
+		_, err, _ := r.snapshot()
+		assert.ErrorIs(t, err, errBoom, name)
+	}
+}
