@@ -80,5 +80,8 @@
 // A pool's maximumSize, with allowMaximumSizeToDivergeFromCoreSize, is
 // its CoreSize when larger: Hystrix's pool then runs up to maximumSize
 // tasks at once without a queue, and rxhystrix's workers are started on
-// demand anyway.
+// demand anyway. With a queue (maxQueueSize above 0), Hystrix's pool grows
+// past coreSize only once the queue is full, which queueSizeRejectionThreshold
+// prevents unless it is larger than maxQueueSize: maximumSize counts only
+// then.
 package hystrixprops

@@ -149,6 +149,7 @@ func TestPoolProperties(t *testing.T) {
 		"hystrix.threadpool.Users.queueSizeRejectionThreshold":            "40",
 		"hystrix.threadpool.Orders.maximumSize":                           "30",
 		"hystrix.threadpool.Orders.allowMaximumSizeToDivergeFromCoreSize": "true",
+		"hystrix.threadpool.Orders.maxQueueSize":                          "-1", // a queue would keep it from growing
 		"hystrix.threadpool.Search.maximumSize":                           "30",
 	})
 	assert.Equal(t, command.PoolConfig{CoreSize: 20, MaxQueueSize: 50, QueueSizeRejectionThreshold: 40},
@@ -312,4 +313,26 @@ func TestParseReadsPastAByteOrderMark(t *testing.T) {
 	p, err := Parse(strings.NewReader("\ufeffhystrix.command.GetUser.circuitBreaker.forceOpen=true\r\n"))
 	require.NoError(t, err)
 	assert.True(t, p.Command("GetUser", command.Config{}).Breaker.ForceOpen)
+}
+
+// With a queue, Hystrix's pool grows past coreSize only when the queue is
+// full, and queueSizeRejectionThreshold rejects before it is unless the
+// threshold is larger than maxQueueSize (Hystrix issue #1964): there
+// maximumSize never takes effect, and the pool runs coreSize tasks at
+// once, not maximumSize.
+func TestMaximumSizeWithAQueueTheThresholdKeepsFromFilling(t *testing.T) {
+	p := mustFromMap(t, map[string]string{
+		"hystrix.threadpool.default.coreSize":                              "2",
+		"hystrix.threadpool.default.maximumSize":                           "8",
+		"hystrix.threadpool.default.allowMaximumSizeToDivergeFromCoreSize": "true",
+		"hystrix.threadpool.Queued.maxQueueSize":                           "10",
+		"hystrix.threadpool.Filling.maxQueueSize":                          "10",
+		"hystrix.threadpool.Filling.queueSizeRejectionThreshold":           "11",
+		"hystrix.threadpool.Full.maxQueueSize":                             "5",
+	})
+	assert.Equal(t, 2, p.Pool("Queued", command.PoolConfig{}).CoreSize, "the threshold, 5, rejects before the queue of 10 is full")
+	assert.Equal(t, 2, p.Pool("Full", command.PoolConfig{}).CoreSize, "the threshold, 5, rejects when the queue of 5 is full")
+	assert.Equal(t, 8, p.Pool("Filling", command.PoolConfig{}).CoreSize, "the queue fills: the pool grows")
+	assert.Equal(t, 8, p.Pool("Direct", command.PoolConfig{}).CoreSize, "no queue")
+	assert.Equal(t, 2, p.Pool("Direct", command.PoolConfig{MaxQueueSize: 10}).CoreSize, "the code's queue")
 }

@@ -1,6 +1,7 @@
 package hystrixprops
 
 import (
+	"cmp"
 	"strconv"
 	"time"
 
@@ -48,9 +49,17 @@ func (p *Properties) Pool(key string, code command.PoolConfig) command.PoolConfi
 	cfg := code
 	r := resolver{p.pool[key], p.pool[defaultKey]}
 	cfg.CoreSize = resolve(r, "coreSize", code.CoreSize, atoi)
+	cfg.MaxQueueSize = resolve(r, "maxQueueSize", code.MaxQueueSize, atoi)
+	cfg.QueueSizeRejectionThreshold = resolve(r, "queueSizeRejectionThreshold", code.QueueSizeRejectionThreshold, atoi)
 	// Hystrix's actualMaximumSize: maximumSize (10 unless set), when
-	// allowed and larger than the core size (10 unless set).
-	if resolve(r, "allowMaximumSizeToDivergeFromCoreSize", false, isTrue) {
+	// allowed and larger than the core size (10 unless set). With a
+	// queue, Hystrix's executor starts a thread past the core size only
+	// when the queue is full, which queueSizeRejectionThreshold (5 unless
+	// set) forbids unless it is larger than maxQueueSize (Hystrix issue
+	// #1964): the pool then never grows.
+	threshold := cmp.Or(cfg.QueueSizeRejectionThreshold, command.DefaultQueueSizeRejectionThreshold)
+	grows := cfg.MaxQueueSize <= 0 || threshold > cfg.MaxQueueSize
+	if grows && resolve(r, "allowMaximumSizeToDivergeFromCoreSize", false, isTrue) {
 		core, maximum := cfg.CoreSize, resolve(r, "maximumSize", 0, atoi)
 		if core == 0 {
 			core = command.DefaultCoreSize
@@ -60,8 +69,6 @@ func (p *Properties) Pool(key string, code command.PoolConfig) command.PoolConfi
 		}
 		cfg.CoreSize = max(core, maximum)
 	}
-	cfg.MaxQueueSize = resolve(r, "maxQueueSize", code.MaxQueueSize, atoi)
-	cfg.QueueSizeRejectionThreshold = resolve(r, "queueSizeRejectionThreshold", code.QueueSizeRejectionThreshold, atoi)
 	return cfg
 }
 
