@@ -100,20 +100,21 @@ func (s *Source) Set(p *Properties) error {
 // PollFile reads the properties of the file path at once and then every
 // interval on the Source's registry's clock, as Archaius polls its
 // configuration source, and puts them in force with Set each time the
-// file changed (its modification time, or whether it can be looked at),
-// until ctx ends; then it returns ctx's error. A file that cannot be read
-// or parsed, and Set's errors, are reported to report, if not nil, once
-// for each change of the file; the properties before stay in force.
+// file changed (its modification time, its size, the file itself, or
+// whether it can be looked at), until ctx ends; then it returns ctx's
+// error. A file that cannot be read or parsed, and Set's errors, are
+// reported to report, if not nil, once for each change of the file; the
+// properties before stay in force.
 func (s *Source) PollFile(ctx context.Context, path string, interval time.Duration, report func(error)) error {
 	if interval <= 0 {
 		return fmt.Errorf("hystrixprops: PollFile: interval %v is not positive", interval)
 	}
 	var (
 		seen fileVersion
-		read bool // seen is a version read: a file of the epoch has the zero one
+		read bool // seen is a version read
 	)
 	return s.poll(ctx, interval, func() {
-		if v := versionOf(path); !read || v != seen {
+		if v := versionOf(path); !read || !v.same(seen) {
 			seen, read = v, true
 			if err := s.SetFile(path); err != nil && report != nil {
 				report(err)
@@ -139,11 +140,14 @@ func (s *Source) poll(ctx context.Context, interval time.Duration, read func()) 
 	}
 }
 
-// fileVersion tells one version of a file from another: its modification
-// time, or why it cannot be looked at.
+// fileVersion tells one version of a file from another: the file, its
+// modification time and size, or why it cannot be looked at. The file
+// itself counts: the files of a reproducible build (Nix's store, ko)
+// all have the same modification time, and a deployment swaps one for
+// another (a symlink to it, a rename over it).
 type fileVersion struct {
-	modified int64
-	err      string
+	info os.FileInfo
+	err  string
 }
 
 func versionOf(path string) fileVersion {
@@ -151,7 +155,15 @@ func versionOf(path string) fileVersion {
 	if err != nil {
 		return fileVersion{err: err.Error()}
 	}
-	return fileVersion{modified: st.ModTime().UnixNano()}
+	return fileVersion{info: st}
+}
+
+// same reports whether v and w are the same version of the file.
+func (v fileVersion) same(w fileVersion) bool {
+	if v.info == nil || w.info == nil {
+		return v.info == nil && w.info == nil && v.err == w.err
+	}
+	return v.info.ModTime().Equal(w.info.ModTime()) && v.info.Size() == w.info.Size() && os.SameFile(v.info, w.info)
 }
 
 // SetFile parses the properties of the file path and puts them in force

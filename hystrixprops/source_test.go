@@ -136,3 +136,35 @@ func TestPollFileReadsAFileOfTheEpochAtOnce(t *testing.T) {
 	assert.Empty(t, p.reported())
 	assert.ErrorIs(t, p.stop(), context.Canceled)
 }
+
+// A file replaced by another of the same modification time is a change:
+// the files of a reproducible build (Nix's store, ko, Bazel) all have the
+// same one, and a deployment swaps the file (or the symlink to it) for
+// the next build's; as does a copy that keeps times (cp -p, rsync -t)
+// within a file system of whole seconds.
+func TestPollFileSeesAFileReplacedWithTheSameModificationTime(t *testing.T) {
+	mc, s, threshold := polledGetUser(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hystrix.properties")
+	built := time.Unix(1, 0) // Nix's store
+	replace := func(text string) {
+		t.Helper()
+		next := filepath.Join(dir, "next")
+		require.NoError(t, os.WriteFile(next, []byte(text), 0o600))
+		require.NoError(t, os.Chtimes(next, built, built))
+		require.NoError(t, os.Rename(next, file))
+	}
+	replace("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=25\n")
+
+	p := startPoller(t, mc, func(ctx context.Context, report func(error)) error {
+		return s.PollFile(ctx, file, time.Minute, report)
+	})
+	p.next()
+	assert.Equal(t, 25, threshold())
+
+	replace("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=30\n")
+	p.next()
+	assert.Equal(t, 30, threshold(), "the new file, of the same time and size")
+	assert.Empty(t, p.reported())
+	assert.ErrorIs(t, p.stop(), context.Canceled)
+}
