@@ -19,6 +19,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // A SyntaxError is a line of a file that Parse does not take.
@@ -142,20 +144,36 @@ func unescape(text string) (string, error) {
 		case 'f':
 			b.WriteByte('\f')
 		case 'u':
-			if i+5 > len(text) {
+			r, ok := hex4(text, i+1)
+			if !ok {
 				return "", fmt.Errorf("a malformed \\uXXXX escape")
 			}
-			r, err := strconv.ParseUint(text[i+1:i+5], 16, 16)
-			if err != nil {
-				return "", fmt.Errorf("a malformed \\uXXXX escape")
-			}
-			b.WriteRune(rune(r))
 			i += 4
+			// A character beyond the BMP is a UTF-16 surrogate pair of
+			// escapes, as Java writes it: one character.
+			if utf16.IsSurrogate(r) && strings.HasPrefix(text[i+1:], `\u`) {
+				if r2, ok := hex4(text, i+3); ok {
+					if c := utf16.DecodeRune(r, r2); c != utf8.RuneError {
+						r = c
+						i += 6
+					}
+				}
+			}
+			b.WriteRune(r)
 		default:
 			b.WriteByte(c)
 		}
 	}
 	return b.String(), nil
+}
+
+// hex4 reads the four hexadecimal digits of a \uXXXX escape at text[i:].
+func hex4(text string, i int) (rune, bool) {
+	if i+4 > len(text) {
+		return 0, false
+	}
+	r, err := strconv.ParseUint(text[i:i+4], 16, 16)
+	return rune(r), err == nil
 }
 
 // scanLines is bufio.ScanLines for the line ends of java.util.Properties:

@@ -141,3 +141,14 @@ func TestAByteOrderMarkIsNotPartOfTheFirstName(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"hystrix.threadpool.Users.coreSize": "20"}, m)
 }
+
+// A character beyond the Basic Multilingual Plane is escaped as a UTF-16
+// surrogate pair, two \uXXXX (as native2ascii and Properties.store write
+// it): java.util.Properties reads the pair as the one character.
+func TestASurrogatePairIsOneCharacter(t *testing.T) {
+	m, err := Parse(strings.NewReader(`greeting=hi \uD83D\uDE00
+k\uD834\uDD1E=1
+`))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"greeting": "hi 😀", "k𝄞": "1"}, m)
+}
