@@ -12,7 +12,8 @@ type Completion struct {
 	// CommandKey, GroupKey and PoolKey name the command, its group and
 	// its worker pool: the pool of a pool-isolated execution, whether its
 	// code ran there or was turned away (THREAD_POOL_REJECTED, say), and
-	// empty under semaphore isolation.
+	// empty under semaphore isolation and for a response from the request
+	// cache, which no pool served.
 	CommandKey, GroupKey, PoolKey string
 
 	// Events is what happened, as the execution result's event counts.

@@ -22,7 +22,7 @@
 //
 //	rxhystrix.command.name      string    the command key, set when the span starts
 //	rxhystrix.command.group     string    its group
-//	rxhystrix.pool.name         string    its worker pool, under pool isolation, whether it ran there or not
+//	rxhystrix.pool.name         string    its worker pool, under pool isolation, whether it ran there or not (none for a response from the request cache)
 //	rxhystrix.execution.events  string[]  Hystrix's events of the execution, in Hystrix's order ("TIMEOUT", "FALLBACK_SUCCESS")
 //	rxhystrix.execution.ran     bool      whether the command's code ran: false for a short circuit or a rejection
 //
@@ -40,10 +40,11 @@
 // those of package otelmetrics's attributes, so that a span and the
 // metrics of its command can be joined.
 //
-// Its status is Error when the caller got no value, from the command's
-// code or its fallback: the execution ended with neither SUCCESS nor
-// FALLBACK_SUCCESS, and was not CANCELLED (its caller left, which is not
-// the command's failure). The description is the failure: FAILURE,
+// Its status is Error when the execution failed and no fallback made up
+// for it: it ended with neither SUCCESS nor FALLBACK_SUCCESS, and was not
+// CANCELLED (its caller left, which is not the command's failure). A
+// stream that failed part way is an error though its caller got the
+// values it emitted before. The description is the failure: FAILURE,
 // TIMEOUT, BAD_REQUEST, SHORT_CIRCUITED, THREAD_POOL_REJECTED,
 // SEMAPHORE_REJECTED or RATE_LIMITED. An execution whose fallback answered
 // is not an error, and its events say what the fallback answered for.
