@@ -99,6 +99,35 @@ func TestVegasClampsIntoItsBounds(t *testing.T) {
 	})
 }
 
+// warmUp returns n samples of rtt taken with nothing in flight, which
+// hold the limit l and enter the long rtt's warm-up mean.
+func warmUp(n int, rtt time.Duration, l float64) []step {
+	steps := make([]step, n)
+	for i := range steps {
+		steps[i] = step{"warm-up", Sample{RTT: rtt}, l}
+	}
+	return steps
+}
+
+// The long rtt is the plain mean of the first 10 samples, then an
+// exponential average, as concurrency-limits' ExpAvgMeasurement(window,
+// 10): one fast first sample does not hold the limit at its floor for
+// the hundreds of samples an average of 600 would take to forget it.
+func TestGradient2LongRTTWarmsUpOnAMean(t *testing.T) {
+	g := func(l, gradient float64) float64 { return 0.8*l + 0.2*(l*gradient+4) }
+	// One sample of 1 ms, then 10 ms: by the tenth the mean is 9.1 ms,
+	// and 1.5·9.1/10 ≥ 1, so the limit grows.
+	steps := []step{{"a fast first sample", Sample{RTT: ms}, 20}}
+	steps = append(steps, warmUp(8, 10*ms, 20)...)
+	l := g(20, 1)
+	steps = append(steps, step{"the tenth: mean 9.1 ms", Sample{RTT: 10 * ms, InFlight: 20}, l})
+	// The eleventh enters the exponential average of 600.
+	k := 2.0 / 601
+	long := (9.1*(1-k) + 10*k)
+	steps = append(steps, step{"then the exponential average", Sample{RTT: 10 * ms, InFlight: 20}, g(l, min(1, 1.5*long/10))})
+	runSteps(t, Gradient2{InitialLimit: 20}, steps)
+}
+
 func TestGradient2FollowsItsFormula(t *testing.T) {
 	// LongWindow 9 makes the long rtt's average weigh each sample 0.2.
 	const k = 0.2
@@ -114,7 +143,7 @@ func TestGradient2FollowsItsFormula(t *testing.T) {
 	long6 := long5*(1-k) + 1000*k
 	l6 := g(l4, 0.5) // 1.5·long/short = 0.46: gradient floored at 0.5
 	_ = long6
-	runSteps(t, Gradient2{InitialLimit: 20, LongWindow: 9}, []step{
+	runSteps(t, Gradient2{InitialLimit: 20, LongWindow: 9}, append(warmUp(9, 100*ms, 20), []step{
 		{"steady latency grows by the queue", Sample{RTT: 100 * ms, InFlight: 20}, l1},
 		{"latency doubles, within tolerance", Sample{RTT: 200 * ms, InFlight: 20}, l2},
 		{"latency doubles again", Sample{RTT: 400 * ms, InFlight: 20}, l3},
@@ -122,7 +151,7 @@ func TestGradient2FollowsItsFormula(t *testing.T) {
 		{"inflight below half the limit holds", Sample{RTT: 100 * ms, InFlight: 10}, l4},
 		{"a very slow sample", Sample{RTT: 1000 * ms, InFlight: 30}, l6},
 		{"drops are not in the formula", Sample{RTT: 1000 * ms, InFlight: 5, Dropped: true}, l6},
-	})
+	}...))
 	if long6 >= 1000 || long6 <= 200 {
 		t.Fatalf("long rtt %v ms: the test's arithmetic is off", long6)
 	}
@@ -140,15 +169,15 @@ func TestGradient2AtItsBoundaries(t *testing.T) {
 	l1 := g(20, 1)
 	l2 := g(l1, 1)                     // long (300 + 100)/2 = 200 = 2·short: no decay; gradient 1.5·2 capped at 1
 	l3 := g(l2, 1.5*(200+1000)/2/1000) // long (200 + 1000)/2 = 600; decayed, it would be 595
-	runSteps(t, Gradient2{InitialLimit: 20, LongWindow: 3}, []step{
-		{"first sample sets the long rtt", Sample{RTT: 300 * ms, InFlight: 20}, l1},
+	runSteps(t, Gradient2{InitialLimit: 20, LongWindow: 3}, append(warmUp(9, 300*ms, 20), []step{
+		{"the warm-up's mean is the long rtt", Sample{RTT: 300 * ms, InFlight: 20}, l1},
 		{"long rtt at twice the short", Sample{RTT: 100 * ms, InFlight: 20}, l2},
 		{"the long rtt shows it did not decay", Sample{RTT: 1000 * ms, InFlight: 20}, l3},
-	})
+	}...))
 }
 
 func TestGradient2ClampsIntoItsBounds(t *testing.T) {
-	steps := []step{{"first", Sample{RTT: 10 * ms, InFlight: 200}, 20.8}}
+	steps := append(warmUp(9, 10*ms, 20), step{"first", Sample{RTT: 10 * ms, InFlight: 200}, 20.8})
 	for range 5 {
 		steps = append(steps, step{"much slower", Sample{RTT: 10 * time.Second, InFlight: 200}, 20})
 	}

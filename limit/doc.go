@@ -31,7 +31,9 @@
 // a drop too, as in Netflix's VegasLimit.
 //
 // Gradient2 compares the sample (the short rtt) with an exponential
-// average of the last LongWindow samples (the long rtt): gradient =
+// average of the last LongWindow samples (the long rtt), which is the
+// plain mean of the samples until there are 10, as concurrency-limits'
+// warm-up: gradient =
 // clamp(0.5, 1, Tolerance·long/short), new = L·gradient + QueueSize,
 // L = (1 − Smoothing)·L + Smoothing·new. When long/short exceeds 2 the
 // long rtt decays by 5 %, so that it follows a lasting improvement. A

@@ -71,11 +71,24 @@ func (g Gradient2) estimator() estimator {
 	return &gradient2{cfg: cfg, k: 2 / float64(cfg.LongWindow+1)}
 }
 
+// gradient2Warmup is the number of samples whose plain mean the long rtt
+// is before it becomes an exponential average, as concurrency-limits'
+// ExpAvgMeasurement(longWindow, 10): seeded by one sample, an average of
+// 600 would weigh each next one 0.3 %, and a fast first sample would
+// hold the gradient at 0.5, and the limit at its floor, for hundreds of
+// samples.
+const gradient2Warmup = 10
+
 // gradient2 is the state of a Gradient2 limit.
 type gradient2 struct {
 	cfg     Gradient2
-	longRTT float64 // nanoseconds; 0 until the first sample
+	longRTT float64 // nanoseconds
 	k       float64 // the long window's smoothing factor, 2/(LongWindow+1)
+	// warm counts the samples of the warm-up, and warmSum sums their
+	// rtts, whose mean the long rtt is until warm reaches
+	// gradient2Warmup.
+	warm    int
+	warmSum float64
 }
 
 func (g *gradient2) bounds() (int, int) { return g.cfg.MinLimit, g.cfg.MaxLimit }
@@ -83,8 +96,10 @@ func (g *gradient2) initial() int       { return g.cfg.InitialLimit }
 
 func (g *gradient2) update(limit float64, s Sample) float64 {
 	short := float64(s.RTT)
-	if g.longRTT == 0 {
-		g.longRTT = short
+	if g.warm < gradient2Warmup {
+		g.warm++
+		g.warmSum += short
+		g.longRTT = g.warmSum / float64(g.warm)
 	} else {
 		g.longRTT = g.longRTT*(1-g.k) + short*g.k
 	}
