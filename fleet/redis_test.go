@@ -278,7 +278,9 @@ func TestRedisMeasuresTheClockSkew(t *testing.T) {
 // that has none, FLUSHALL): the instances write their windows again one
 // after the other in the interval, as after an outage, and an instance
 // that exchanges after the bad one and before the others must not judge
-// on a "fleet" of the bad instance alone.
+// on a "fleet" of the bad instance alone: neither one with traffic,
+// whose write finds its counts gone, nor one with none in its window,
+// which writes no bucket and learns it from its mark.
 func TestRedisThatLostTheBucketsBetweenExchangesJudgesAloneFirst(t *testing.T) {
 	srv := startRedis(t)
 	c := newCluster(t)
@@ -286,38 +288,8 @@ func TestRedisThatLostTheBucketsBetweenExchangesJudgesAloneFirst(t *testing.T) {
 		return c.addWith(name, clock.NewManual(epoch), redisStore{client: newClient(t, srv), prefix: DefaultPrefix},
 			func(cfg *Config) { cfg.Timeout = settle })
 	}
-	bad := onRedis("bad") // exchanges first in each interval
-	a := onRedis("a")
-	big := onRedis("big")
-	traffic := badOpensAlone(t, c, bad, a, big)
-
-	require.NoError(t, newClient(t, srv).FlushAll(context.Background()).Err()) // Redis lost every bucket
-
-	c.tickInOrder(traffic) // a reads only bad's window, written again
-	assert.Zero(t, a.source().Stats().Failures)
-	assert.False(t, a.open(), "one bad instance does not trip the others")
-	c.tickInOrder(traffic) // every window is written again: the fleet's sum
-	assert.Equal(t, 2, a.source().Stats().Instances)
-	assert.False(t, a.source().Stats().Fallback)
-	assert.False(t, a.open(), "one bad instance does not trip the others")
-	assert.False(t, big.open())
-}
-
-// Redis loses every bucket between two exchanges that both succeed, and
-// an instance with no traffic in its window (it writes no bucket, so no
-// write of its own can find its counts gone) exchanges after the bad
-// instance has written its window again and before the others have: it
-// must not judge on a "fleet" of the bad instance alone, as the package
-// doc says of an exchange that finds Redis lost the buckets.
-func TestRedisIdleInstanceAfterRedisLostTheBucketsJudgesAloneFirst(t *testing.T) {
-	srv := startRedis(t)
-	c := newCluster(t)
-	onRedis := func(name string) *instance {
-		return c.addWith(name, clock.NewManual(epoch), redisStore{client: newClient(t, srv), prefix: DefaultPrefix},
-			func(cfg *Config) { cfg.Timeout = settle })
-	}
 	bad := onRedis("bad")   // exchanges first in each interval
-	idle := onRedis("idle") // no traffic: writes nothing
+	idle := onRedis("idle") // no traffic: writes no bucket
 	a := onRedis("a")
 	big := onRedis("big")
 	traffic := badOpensAlone(t, c, bad, a, big)
@@ -325,11 +297,17 @@ func TestRedisIdleInstanceAfterRedisLostTheBucketsJudgesAloneFirst(t *testing.T)
 
 	require.NoError(t, newClient(t, srv).FlushAll(context.Background()).Err()) // Redis lost every bucket
 
-	c.tickInOrder(traffic) // idle reads only bad's window, written again
-	assert.Zero(t, idle.source().Stats().Failures)
-	assert.False(t, idle.open(), "one bad instance does not trip an idle one")
+	c.tickInOrder(traffic) // idle and a read only bad's window, written again
+	for _, in := range []*instance{idle, a} {
+		assert.Zero(t, in.source().Stats().Failures)
+		assert.False(t, in.open(), "one bad instance does not trip the others")
+	}
 	c.tickInOrder(traffic) // every window is written again: the fleet's sum
-	assert.Equal(t, 3, idle.source().Stats().Instances)
-	assert.False(t, idle.source().Stats().Fallback)
-	assert.False(t, idle.open())
+	assert.Equal(t, 2, a.source().Stats().Instances, "bad and big")
+	assert.Equal(t, 3, idle.source().Stats().Instances, "bad, a and big")
+	for _, in := range []*instance{idle, a} {
+		assert.False(t, in.source().Stats().Fallback)
+		assert.False(t, in.open(), "one bad instance does not trip the others")
+	}
+	assert.False(t, big.open())
 }
