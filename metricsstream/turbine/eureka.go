@@ -81,7 +81,8 @@ type eurekaDiscovery struct {
 // eurekaApplication is the part of Eureka's answer for an application
 // that the discovery reads.
 type eurekaApplication struct {
-	Application struct {
+	// Application is nil in an answer that is not an application's.
+	Application *struct {
 		// Instance is one instance's object or an array of them: Eureka's
 		// JSON, written from its XML, makes an array of one an object.
 		Instance json.RawMessage `json:"instance"`
@@ -113,6 +114,11 @@ func (d eurekaDiscovery) Instances(ctx context.Context) ([]string, error) {
 		return []string{}, nil
 	case err != nil:
 		return nil, fmt.Errorf("eureka: %w", err)
+	}
+	if app.Application == nil {
+		// Not Eureka's answer (a proxy's, another service's): reading it
+		// as no instance would take every instance out of the sum.
+		return nil, fmt.Errorf("eureka: the answer for %s has no \"application\"", d.cfg.App)
 	}
 	var instances []eurekaInstance
 	switch raw := bytes.TrimSpace(app.Application.Instance); {

@@ -113,3 +113,16 @@ func TestEurekaRefusesABadConfig(t *testing.T) {
 		assert.ErrorContains(t, err, tc.want)
 	}
 }
+
+// A Eureka answer of 200 that is not an application's (no "application"
+// object: a proxy's, another service's) fails the discovery, which keeps
+// the instances found before, rather than finding no instance and taking
+// every instance out of the sum.
+func TestEurekaAnswerThatIsNotAnApplicationFails(t *testing.T) {
+	for _, body := range []string{`{}`, `null`, `{"applications": {"application": []}}`} {
+		reg := newRegistry(t, map[string]registryAnswer{"/eureka/apps/ORDERS": {http.StatusOK, body}})
+		urls, err := discovered(Eureka(EurekaConfig{Server: reg.URL + "/eureka/", App: "ORDERS", Client: reg.Client()}))
+		assert.ErrorContains(t, err, `eureka: the answer for ORDERS has no "application"`, body)
+		assert.Nil(t, urls, body)
+	}
+}
