@@ -22,6 +22,10 @@ type clusterSpec struct {
 	// discover returns the Discovery of a cluster looked up, whose
 	// registry (Eureka's, Consul's) is asked with client; nil for a list.
 	discover func(client *http.Client) (turbine.Discovery, error)
+	// initial are the instances read until the first lookup answers: a
+	// -config cluster's, as its file lists them at start, so that a file
+	// whose instances cannot be read is refused then; nil for others.
+	initial []string
 }
 
 // lookups are the prefixes of INSTANCES that are looked up again and
@@ -115,5 +119,9 @@ func (c clusterSpec) aggregator(client *http.Client, interval time.Duration, opt
 	if err != nil {
 		return nil, err
 	}
-	return turbine.New(nil, append(opts, turbine.WithDiscovery(d, interval))...)
+	a, err := turbine.New(c.initial, append(opts, turbine.WithDiscovery(d, interval))...)
+	if err != nil && c.initial != nil {
+		return nil, fmt.Errorf("%w %s: %w", errBadConfig, c.urls[0], err)
+	}
+	return a, err
 }

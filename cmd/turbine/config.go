@@ -175,7 +175,7 @@ func (f *clusterFlag) addConfig(path string) (ignored []string, err error) {
 		if slices.ContainsFunc(*f, func(c clusterSpec) bool { return c.name == name }) {
 			return nil, fmt.Errorf("%w %s: cluster %q is given by -cluster too", errBadConfig, path, name)
 		}
-		*f = append(*f, clusterSpec{name: name, lookup: "config:", urls: []string{path},
+		*f = append(*f, clusterSpec{name: name, lookup: "config:", urls: []string{path}, initial: cfg.instances[name],
 			discover: func(*http.Client) (turbine.Discovery, error) { return configDiscovery(path, name), nil }})
 	}
 	return cfg.ignored, nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -75,12 +74,17 @@ func TestParseTurbineConfigRefuses(t *testing.T) {
 	}
 }
 
-// -config is refused when its file does not read, or names a cluster
-// that a -cluster flag names too.
+// -config is refused when its file does not read, names a cluster that
+// a -cluster flag names too, or lists instances that are not streams the
+// turbine can read (as a -cluster flag listing them is, rather than
+// served as a cluster that never has an instance); and when it is given
+// twice, which would serve the last file's clusters alone.
 func TestRunRefusesABadConfig(t *testing.T) {
 	dir := t.TempDir()
 	bad := writeFile(t, dir, "bad.properties", []byte("turbine.aggregator.clusterConfig=api\n"))
 	good := writeFile(t, dir, "good.properties", []byte("turbine.ConfigPropertyBasedDiscovery.default.instances=a\nturbine.instanceUrlSuffix=/s\n"))
+	ftp := writeFile(t, dir, "ftp.properties", []byte("turbine.ConfigPropertyBasedDiscovery.default.instances=ftp://10.0.0.7\nturbine.instanceUrlSuffix=:8080/hystrix.stream\n"))
+	twice := writeFile(t, dir, "twice.properties", []byte("turbine.ConfigPropertyBasedDiscovery.default.instances=10.0.0.7, HTTP://10.0.0.7\nturbine.instanceUrlSuffix=:8080/hystrix.stream\n"))
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -88,8 +92,11 @@ func TestRunRefusesABadConfig(t *testing.T) {
 		{[]string{"-config", filepath.Join(dir, "none")}, "bad -config: open "},
 		{[]string{"-config", bad}, "bad -config " + bad + ": turbine.ConfigPropertyBasedDiscovery.api.instances is not set"},
 		{[]string{"-cluster", "default=http://10.0.0.7/s", "-config", good}, `bad -config ` + good + `: cluster "default" is given by -cluster too`},
+		{[]string{"-config", ftp}, "bad -config " + ftp + `: turbine: bad instance URL: "ftp://10.0.0.7:8080/hystrix.stream" is not an http or https URL`},
+		{[]string{"-config", twice}, "bad -config " + twice + ": "},
+		{[]string{"-config", good, "-config", ftp}, "-config: given twice"},
 	} {
-		err := run(context.Background(), tc.args, &strings.Builder{}, &strings.Builder{})
+		err := run(ended(), tc.args, &strings.Builder{}, &strings.Builder{})
 		require.Error(t, err, "%q", tc.args)
 		assert.Contains(t, err.Error(), tc.want, "%q", tc.args)
 	}

@@ -27,20 +27,29 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 	fs.SetOutput(usage)
 	var clusters clusterFlag
 	fs.Var(&clusters, "cluster", "a cluster to serve, NAME=URL[,URL...], NAME=dns:URL, NAME=srv:URL, NAME=eureka:URL?app=APP or NAME=consul:URL?service=NAME (repeatable)")
-	config := fs.String("config", "", "a Turbine config.properties whose clusters to serve too (turbine.aggregator.clusterConfig, turbine.ConfigPropertyBasedDiscovery.NAME.instances, turbine.instanceUrlSuffix), their instances read again every -interval")
+	var config string
+	fs.Func("config", "a Turbine config.properties whose clusters to serve too (turbine.aggregator.clusterConfig, turbine.ConfigPropertyBasedDiscovery.NAME.instances, turbine.instanceUrlSuffix), their instances read again every -interval", func(s string) error {
+		if config != "" {
+			// A second file would silently replace the first, whose
+			// clusters would not be served.
+			return fmt.Errorf("given twice (%s and %s): one file lists every cluster", config, s)
+		}
+		config = s
+		return nil
+	})
 	listen := fs.String("listen", ":7979", "the address to serve on")
 	interval := fs.Duration("interval", 30*time.Second, "how often dns:, srv:, eureka: and consul: clusters are looked up again")
 	retryDelay := fs.Duration("retry-delay", turbine.DefaultRetryDelay, "how long an instance whose stream failed waits before it is asked again")
-	staleAfter := fs.Duration("stale-after", turbine.DefaultStaleAfter, "how long an instance may write nothing, and an object it stopped writing stays in the sum")
+	staleAfter := fs.Duration("stale-after", turbine.DefaultStaleAfter, "how long an instance may write nothing, and an object it stopped writing stays in the sum; more than the 500ms of Hystrix's stream")
 	var tlsf tlsFlags
 	tlsf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	var ignored []string
-	if *config != "" {
+	if config != "" {
 		var err error
-		if ignored, err = clusters.addConfig(*config); err != nil {
+		if ignored, err = clusters.addConfig(config); err != nil {
 			return err
 		}
 	}
@@ -55,6 +64,11 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 		return fmt.Errorf("-retry-delay %v is not positive", *retryDelay)
 	case *staleAfter <= 0:
 		return fmt.Errorf("-stale-after %v is not positive", *staleAfter)
+	case *staleAfter <= metricsstream.DefaultStreamInterval:
+		// Within one frame of Hystrix's stream, every instance would be
+		// given up between two frames, and its objects would leave the
+		// sum between two of theirs.
+		return fmt.Errorf("-stale-after %v does not exceed %v, the interval of Hystrix's stream", *staleAfter, metricsstream.DefaultStreamInterval)
 	}
 
 	serverTLS, err := tlsf.serverConfig(out)
@@ -112,7 +126,7 @@ func run(ctx context.Context, args []string, out, usage io.Writer) error {
 	})
 	fmt.Fprintf(out, "turbine: serving %d clusters on %s://%s/\n", len(clusters), scheme, ln.Addr())
 	for _, key := range ignored {
-		fmt.Fprintf(out, "turbine: %s: %s has no effect here\n", *config, key)
+		fmt.Fprintf(out, "turbine: %s: %s has no effect here\n", config, key)
 	}
 
 	<-ctx.Done()

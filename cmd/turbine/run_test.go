@@ -55,12 +55,25 @@ func TestRunRefusesBadFlags(t *testing.T) {
 		{[]string{"-cluster", "api=http://10.0.0.7/s", "extra"}, `unexpected argument "extra"`},
 		{[]string{"-cluster", "api=http://10.0.0.7/s", "-retry-delay", "-1s"}, "-retry-delay -1s is not positive"},
 		{[]string{"-cluster", "api=http://10.0.0.7/s", "-stale-after", "0s"}, "-stale-after 0s is not positive"},
+		// Within one frame of Hystrix's stream every instance would be
+		// given up between two frames, its objects gone from the sum.
+		{[]string{"-cluster", "api=http://10.0.0.7/s", "-stale-after", "100ms"}, "-stale-after 100ms does not exceed 500ms"},
+		{[]string{"-cluster", "api=http://10.0.0.7/s", "-stale-after", "500ms"}, "-stale-after 500ms does not exceed 500ms"},
 		{[]string{"-cluster", "api=http://10.0.0.7/s,10.0.0.8"}, `cluster api: turbine: bad instance URL: "10.0.0.8" is not an http or https URL`},
 	} {
-		err := run(context.Background(), tc.args, io.Discard, io.Discard)
+		err := run(ended(), tc.args, io.Discard, io.Discard)
 		require.Error(t, err, "%q", tc.args)
 		assert.Contains(t, err.Error(), tc.want, "%q", tc.args)
 	}
+}
+
+// ended returns a context that has ended: run given it and flags it
+// takes starts and returns nil at once, rather than serve until the test
+// times out.
+func ended() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
 }
 
 // started runs the turbine with args on a free loopback port until the
@@ -295,11 +308,11 @@ func TestRunTakesStaleAfterAndRetryDelay(t *testing.T) {
 		t.Cleanup(instance.Close)
 		srv := httptest.NewServer(instance)
 		t.Cleanup(srv.Close)
-		base := started(t, "-cluster", "api="+srv.URL+"/hystrix.stream", "-stale-after", "300ms", "-retry-delay", "1h")
+		base := started(t, "-cluster", "api="+srv.URL+"/hystrix.stream", "-stale-after", "600ms", "-retry-delay", "1h")
 		ctx, cancel := context.WithTimeout(context.Background(), failAfter)
 		defer cancel()
 		require.NoError(t, instance.Send(ctx, ssetest.Data(`{"type":"HystrixCommand","name":"GetUser","reportingHosts":1}`)))
-		waitFor(t, http.DefaultClient, base+"/", "wrote nothing for 300ms")
+		waitFor(t, http.DefaultClient, base+"/", "wrote nothing for 600ms")
 	})
 	t.Run("retry-delay", func(t *testing.T) {
 		instance := ssetest.NewStream()
