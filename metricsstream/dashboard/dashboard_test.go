@@ -460,6 +460,43 @@ func TestBrowser(t *testing.T) {
 		assert.Equal(t, streamSrv.URL+"/hystrix.stream",
 			browsertest.Eval[string](t, tab, `document.getElementById("stream-url").value`), "the form shows the stream")
 	})
+
+	// Through Turbine (package turbine), a setting the instances disagree
+	// on becomes an object that counts the instances of each value, as
+	// {"false":2,"true":1}. A command that injects faults on one host of
+	// three must still say so, or its failures pass for the downstream's.
+	t.Run("says faults are injected on some of Turbine's hosts", func(t *testing.T) {
+		stream := ssetest.NewStream()
+		srv := servePage(t, stream, nil)
+		tab := browsertest.NewTab(t, browser)
+		browsertest.Do(t, tab, chromedp.Navigate(srv.URL+"/hystrix/"))
+
+		const hosts = 3
+		c := hystrixCommand(commandCounts{
+			name: "Checkout", group: "Shop", pool: "Shop", isolation: "THREAD", open: false,
+			success: 90, failures: 6, windowMillis: 10000 * hosts,
+			faultInjection: true, faultDelays: 40, faultErrors: 6,
+		}, scenarioStart).
+			with("faultInjectionEnabled", map[string]int{"false": 2, "true": 1}).
+			with("reportingHosts", hosts)
+		ctx, cancel := context.WithTimeout(tab, browserTimeout)
+		defer cancel()
+		assert.NoError(t, stream.Send(ctx, dataEvent(c)))
+		waitText(t, tab, field("command", "Checkout", "success"), "90")
+		assert.Equal(t, "Injecting faults on 1 of 3 hosts: 40 delayed, 6 failed",
+			text(t, tab, field("command", "Checkout", "resilience")))
+	})
+
+	// A default stream URL that Go's url.Parse accepts but the browser's
+	// URL parser does not (a port past 65535) is named in the error, not
+	// shown as "null".
+	t.Run("names a default stream address the browser cannot parse", func(t *testing.T) {
+		srv := httptest.NewServer(Handler(WithStreamURL("http://127.0.0.1:99999/hystrix.stream")))
+		t.Cleanup(srv.Close)
+		tab := browsertest.NewTab(t, browser)
+		browsertest.Do(t, tab, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("error")))
+		assert.Equal(t, `The stream address "http://127.0.0.1:99999/hystrix.stream" is not a URL.`, text(t, tab, "#error"))
+	})
 }
 
 // servePage serves, on a test server until the test ends, the dashboard

@@ -120,8 +120,10 @@
 // the retries and hedges the budget refused, and rate-limit rejections,
 // while one is not zero, after "Injecting faults: 1,500 delayed, 12
 // failed" while the command injects faults (command.Config.Faults), with
-// " until 12:30 UTC" for faults that end by themselves, so that nobody
-// takes the failures they make for the downstream's; and, for a command whose permits are partitioned
+// " until 12:30 UTC" for faults that end by themselves, and through
+// Turbine with " on 1 of 3 hosts" while only some hosts inject them, so
+// that nobody takes the failures they make for the downstream's; and,
+// for a command whose permits are partitioned
 // (command.Config.Partitions), each partition's executions in flight out
 // of the permits it is guaranteed, with those refused since the command
 // started, as "live 6/7 · batch 4/3 (1,243 refused)", or, for a command

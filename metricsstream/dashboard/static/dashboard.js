@@ -277,8 +277,14 @@
 	// the failures they make for the downstream's.
 	function resilienceCounts(d) {
 		var parts = [];
-		if (d.faultInjectionEnabled === true) {
-			parts.push('Injecting faults' + faultsEnd(d.faultInjectionUntil) + ': ' +
+		// Turbine counts the hosts of each value where they disagree, as
+		// {"false": 2, "true": 1}: faults on some hosts are faults too.
+		var enabled = d.faultInjectionEnabled, on = '';
+		if (enabled && typeof enabled === 'object' && num(enabled['true']) > 0) {
+			on = ' on ' + commas(num(enabled['true'])) + ' of ' + commas(hostsOf(d)) + ' hosts';
+		}
+		if (enabled === true || on) {
+			parts.push('Injecting faults' + on + faultsEnd(d.faultInjectionUntil) + ': ' +
 				commas(num(d.cumulativeCountFaultDelays)) + ' delayed, ' +
 				commas(num(d.cumulativeCountFaultErrors)) + ' failed');
 		}
@@ -909,32 +915,40 @@
 		};
 	}
 
-	// requestsURL is the request events stream to read: ?requests= (empty
-	// for none), else, when the page reads its default stream, the default
-	// the server put in the page; a stream named with ?stream= may belong to
-	// another service, whose requests stream the page does not guess.
-	function requestsURL(params) {
+	// requestsAddress is the request events stream to read, as written
+	// (null for none): ?requests= (empty for none), else, when the page
+	// reads its default stream, the default the server put in the page; a
+	// stream named with ?stream= may belong to another service, whose
+	// requests stream the page does not guess.
+	function requestsAddress(params) {
 		var raw = params.get('requests');
 		if (raw === null) {
 			if (params.get('stream')) {
 				return null;
 			}
-			var meta = document.querySelector('meta[name="rxhystrix-default-requests"]');
-			raw = meta ? meta.getAttribute('content') : '';
+			raw = pageDefault('rxhystrix-default-requests', '');
 		}
-		return raw ? new URL(raw, document.baseURI) : null;
+		return raw || null;
 	}
 
-	// streamURL is the stream to read: ?stream= (with ?delay= passed on, as
-	// the Hystrix dashboard does), else the default the server put in the
-	// page, resolved against the page's address.
+	// pageDefault is the default the server put in the page's meta
+	// element name, or fallback.
+	function pageDefault(name, fallback) {
+		var meta = document.querySelector('meta[name="' + name + '"]');
+		return meta ? meta.getAttribute('content') : fallback;
+	}
+
+	// streamAddress is the stream to read, as written: ?stream=, else the
+	// default the server put in the page.
+	function streamAddress(params) {
+		return params.get('stream') || pageDefault('rxhystrix-default-stream', 'stream');
+	}
+
+	// streamURL is streamAddress resolved against the page's address, with
+	// ?delay= passed on, as the Hystrix dashboard does. It throws when the
+	// address is not a URL to the browser.
 	function streamURL(params) {
-		var raw = params.get('stream');
-		if (!raw) {
-			var meta = document.querySelector('meta[name="rxhystrix-default-stream"]');
-			raw = meta ? meta.getAttribute('content') : 'stream';
-		}
-		var url = new URL(raw, document.baseURI);
+		var url = new URL(streamAddress(params), document.baseURI);
 		var delay = params.get('delay');
 		if (delay && !url.searchParams.has('delay')) {
 			url.searchParams.set('delay', delay);
@@ -969,7 +983,7 @@
 		try {
 			url = streamURL(params);
 		} catch (e) {
-			showError('The stream address ' + JSON.stringify(params.get('stream')) + ' is not a URL.');
+			showError('The stream address ' + JSON.stringify(streamAddress(params)) + ' is not a URL.');
 			setStatus('error', 'No stream');
 			return;
 		}
@@ -979,14 +993,14 @@
 		document.title = 'Hystrix: ' + title;
 		connect(url.href);
 
-		var requests;
-		try {
-			requests = requestsURL(params);
-		} catch (e) {
-			showError('The requests stream address ' + JSON.stringify(params.get('requests')) + ' is not a URL.');
-			return;
-		}
+		var requests = requestsAddress(params);
 		if (requests) {
+			try {
+				requests = new URL(requests, document.baseURI);
+			} catch (e) {
+				showError('The requests stream address ' + JSON.stringify(requests) + ' is not a URL.');
+				return;
+			}
 			connectRequests(requests.href);
 		}
 	}
