@@ -69,7 +69,7 @@
 //	rxhystrix.pool.queued_commands  gauge    {command}  commands waiting in its queue
 //	rxhystrix.pool.executed         counter  {command}  commands the pool ran (Hystrix's EXECUTED)
 //	rxhystrix.pool.rejected         counter  {command}  commands the pool refused (REJECTED)
-//	rxhystrix.pool.core_size        gauge    {worker}   the pool's CoreSize (when the command package reports it)
+//	rxhystrix.pool.core_size        gauge    {worker}   the pool's CoreSize, or its adaptive limit now (when the command package reports it)
 //	rxhystrix.pool.workers          gauge    {worker}   workers alive now (likewise)
 //	rxhystrix.pool.adaptive_limit{rxhystrix.limit.algorithm}  gauge  {worker}  the adaptive limit on the workers, when there is one
 //

@@ -148,7 +148,7 @@ var (
 	poolRejected = instrument{"rxhystrix.pool.rejected", "{command}",
 		"Commands the pool refused, since its metrics were created (up to the last closed rolling bucket)."}
 	poolCoreSize = instrument{"rxhystrix.pool.core_size", "{worker}",
-		"The pool's CoreSize: the most commands its workers run at once."}
+		"The most commands the pool's workers run at once: its CoreSize, or its adaptive limit now."}
 	poolWorkers = instrument{"rxhystrix.pool.workers", "{worker}",
 		"The pool's workers alive now."}
 

@@ -18,7 +18,7 @@ rxhystrix_command_adaptive_limit{algorithm="gradient2",command="Search",group="S
 # HELP rxhystrix_pool_adaptive_limit The adaptive limit on the pool's workers now, for a pool that has one.
 # TYPE rxhystrix_pool_adaptive_limit gauge
 rxhystrix_pool_adaptive_limit{algorithm="vegas",pool="Adaptive"} 14
-# HELP rxhystrix_pool_core_size The pool's CoreSize: the most commands its workers run at once.
+# HELP rxhystrix_pool_core_size The most commands the pool's workers run at once: its CoreSize, or its adaptive limit now.
 # TYPE rxhystrix_pool_core_size gauge
 rxhystrix_pool_core_size{pool="Adaptive"} 14
 rxhystrix_pool_core_size{pool="Fixed"} 10

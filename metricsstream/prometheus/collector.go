@@ -77,7 +77,7 @@ var (
 	poolRejectedDesc = prometheus.NewDesc("rxhystrix_pool_rejected_total",
 		"Commands the pool refused, since its metrics were created (up to the last closed rolling bucket).", poolLabels, nil)
 	poolCoreSizeDesc = prometheus.NewDesc("rxhystrix_pool_core_size",
-		"The pool's CoreSize: the most commands its workers run at once.", poolLabels, nil)
+		"The most commands the pool's workers run at once: its CoreSize, or its adaptive limit now.", poolLabels, nil)
 	poolWorkersDesc = prometheus.NewDesc("rxhystrix_pool_workers",
 		"The pool's workers alive now.", poolLabels, nil)
 	poolAdaptiveLimitDesc = prometheus.NewDesc("rxhystrix_pool_adaptive_limit",

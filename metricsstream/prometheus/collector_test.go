@@ -133,7 +133,7 @@ rxhystrix_pool_executed_total{pool="UserPool"} 3
 # TYPE rxhystrix_pool_rejected_total counter
 rxhystrix_pool_rejected_total{pool="BarePool"} 0
 rxhystrix_pool_rejected_total{pool="UserPool"} 1
-# HELP rxhystrix_pool_core_size The pool's CoreSize: the most commands its workers run at once.
+# HELP rxhystrix_pool_core_size The most commands the pool's workers run at once: its CoreSize, or its adaptive limit now.
 # TYPE rxhystrix_pool_core_size gauge
 rxhystrix_pool_core_size{pool="UserPool"} 10
 # HELP rxhystrix_pool_workers The pool's workers alive now.
