@@ -298,3 +298,13 @@ func TestAIMDHoldsBelowHalfTheRealLimit(t *testing.T) {
 		t.Errorf("MaxInt in flight at L = 36.4: limit %v, want 37.4", got)
 	}
 }
+
+// The longest LongWindow weighs each sample after the warm-up a little
+// above nothing, never below: LongWindow+1 in int arithmetic wraps to the
+// most negative int, and a negative weight.
+func TestGradient2LongestWindowWeighsSamplesPositively(t *testing.T) {
+	g := Gradient2{LongWindow: math.MaxInt}.estimator().(*gradient2)
+	if !(g.k > 0) {
+		t.Fatalf("the long rtt's weight of a sample is %v, want above 0", g.k)
+	}
+}

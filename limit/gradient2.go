@@ -68,7 +68,7 @@ func (g Gradient2) withDefaults() Gradient2 {
 
 func (g Gradient2) estimator() estimator {
 	cfg := g.withDefaults()
-	return &gradient2{cfg: cfg, k: 2 / float64(cfg.LongWindow+1)}
+	return &gradient2{cfg: cfg, k: 2 / (float64(cfg.LongWindow) + 1)}
 }
 
 // gradient2Warmup is the number of samples whose plain mean the long rtt
