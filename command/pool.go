@@ -17,7 +17,9 @@ type task interface {
 	// runTask runs on a worker goroutine. It calls p.ran exactly once,
 	// as soon as its user code has returned and before it tells its
 	// caller (a waiting Command.call or a subscription), so that a caller
-	// who submits again at once finds the slot free and the run counted.
+	// who submits again at once finds the slot free and the run counted;
+	// a task that concludes its execution on the worker calls p.exit
+	// instead, which starts the next queued task then.
 	// The slot of a task whose user code never ran goes back once, by
 	// p.release: the task's, or its caller's if the caller abandoned it
 	// first (the one that wins the task's state says). Times are the pool
@@ -188,6 +190,14 @@ func (p *pool) enter(now int64) bool {
 // first queued task if any.
 func (p *pool) exit(end int64) {
 	p.ran(end)
+	p.startNext()
+}
+
+// startNext starts the first queued task on a worker of its own, if a
+// slot is free: what a worker that freed its slot does when it goes on to
+// conclude an execution (tell a subscriber, run a fallback) before it
+// would take the next task itself.
+func (p *pool) startNext() {
 	if t := p.next(); t != nil {
 		p.spawn(t, unread)
 	}

@@ -770,3 +770,127 @@ func TestNamedPoolFirstMadeForAPerCallKeyIsNotRetired(t *testing.T) {
 	_, ok := h.reg.Metrics().LookupPool("users")
 	assert.True(t, ok, "its metrics are kept")
 }
+
+// A subscription's run that returns frees its slot before the execution
+// is concluded on the worker (runOnWorker), and so does an
+// ObservableCommand's Observable at its terminal event (slotHold): the run
+// waiting in the queue starts then, not once the fallback of the run
+// before it (or the subscriber it tells) has returned. No run waits in
+// the queue beside a free slot.
+func TestPoolStartsTheQueuedRunWhileTheFallbackOfTheRunBeforeRuns(t *testing.T) {
+	for name, subscribe := range map[string]func(h *harness, run, fb *gate, fbEntered chan struct{}) *collected[string]{
+		"Command": func(h *harness, run, fb *gate, fbEntered chan struct{}) *collected[string] {
+			a := New("A", func(ctx context.Context, _ int) (string, error) {
+				_ = run.wait(ctx, false)
+				return "", errBoom
+			}, WithRegistry(h.reg), WithConfig(Config{Pool: "P", Timeout: -1})).
+				WithFallback(func(context.Context, int, error) (string, error) {
+					fbEntered <- struct{}{}
+					return "fb", fb.wait(context.Background(), false)
+				})
+			return subscribeAll(context.Background(), a.ToObservable(context.Background(), 1))
+		},
+		"ObservableCommand": func(h *harness, run, fb *gate, fbEntered chan struct{}) *collected[string] {
+			a := NewObservable("A", func(context.Context, int) observable.Observable[string] {
+				return observable.Create(func(ctx context.Context, o observable.Observer[string]) {
+					_ = run.wait(ctx, false)
+					o.OnError(errBoom)
+				})
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: PoolIsolation, Pool: "P", Timeout: -1})).
+				WithFallback(func(context.Context, int, error) (string, error) {
+					fbEntered <- struct{}{}
+					return "fb", fb.wait(context.Background(), false)
+				})
+			return subscribeAll(context.Background(), a.ToObservable(context.Background(), 1))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t)
+			require.NoError(t, h.reg.ConfigurePool("P", PoolConfig{CoreSize: 1, MaxQueueSize: 5}))
+			run, fb, bRun := newGate(), newGate(), newGate()
+			defer run.release()
+			defer fb.release()
+			defer bRun.release()
+			fbEntered := make(chan struct{}, 1)
+			b := New("B", bRun.runLate, WithRegistry(h.reg), WithConfig(Config{Pool: "P", Timeout: -1}))
+
+			first := subscribe(h, run, fb, fbEntered)
+			run.arrived(t)
+			second := goCall(func() (string, error) { return b.Execute(context.Background(), 2) })
+			h.waitQueued(t, "P", 1)
+
+			run.release()
+			recv(t, fbEntered, "A's fallback to start")
+			running, queued := h.pool("P").size()
+			require.Zero(t, queued, "B still waits in the queue while A's fallback runs on the worker")
+			assert.Equal(t, 1, running, "B's run holds the slot A's run gave back")
+			fb.release()
+			bRun.release()
+
+			assert.Equal(t, "late", awaitCall(t, second).v)
+			values, err := first.wait(t)
+			require.NoError(t, err)
+			assert.Equal(t, []string{"fb"}, values)
+			h.completion()
+			h.completion()
+			h.waitIdle(t, "P")
+		})
+	}
+}
+
+// A run that timed out in the queue, found so by the worker that took it
+// (starting), gives its slot back before its fallback runs on that
+// worker: the run queued behind it starts then, not once the fallback
+// has returned.
+func TestPoolStartsTheQueuedRunWhileTheFallbackOfARunTimedOutInTheQueueRuns(t *testing.T) {
+	h := newHarness(t)
+	require.NoError(t, h.reg.ConfigurePool("P", PoolConfig{CoreSize: 1, MaxQueueSize: 5}))
+	blocker := newGate()
+	defer blocker.release()
+	x := New("Blocker", func(ctx context.Context, _ int) (string, error) {
+		return "blocked", blocker.wait(ctx, false)
+	}, WithRegistry(h.reg), WithConfig(Config{Pool: "P", Timeout: -1}))
+	first := goCall(func() (string, error) { return x.Execute(context.Background(), 1) })
+	blocker.arrived(t)
+
+	fbEntered := make(chan struct{}, 1)
+	fb := newGate()
+	defer fb.release()
+	a := New("Slow", succeedRun, WithRegistry(h.reg), WithConfig(Config{Pool: "P", Timeout: 100 * time.Millisecond})).
+		WithFallback(func(context.Context, int, error) (string, error) {
+			fbEntered <- struct{}{}
+			return "fb", fb.wait(context.Background(), false)
+		})
+	bRun := newGate()
+	defer bRun.release()
+	b := New("B", bRun.runLate, WithRegistry(h.reg), WithConfig(Config{Pool: "P", Timeout: -1}))
+
+	// Due with A's timeout and armed before it: it fires first, so that
+	// the worker finds A timed out in the queue (as in
+	// TestQueuedRunTimedOutFindsFallbackWithoutPoolSlot).
+	running, queued := -1, -1
+	h.clock.AfterFunc(100*time.Millisecond, func() {
+		blocker.release()
+		recv(t, fbEntered, "A's fallback to start")
+		running, queued = h.pool("P").size()
+		fb.release()
+	})
+	second := subscribeAll(context.Background(), a.ToObservable(context.Background(), 2))
+	h.waitQueued(t, "P", 1)
+	third := goCall(func() (string, error) { return b.Execute(context.Background(), 3) })
+	h.waitQueued(t, "P", 2)
+	h.clock.Advance(100 * time.Millisecond)
+
+	assert.Zero(t, queued, "B waited in the queue while A's fallback ran on the worker")
+	assert.Equal(t, 1, running, "B's run holds the slot A gave back")
+	bRun.release()
+	assert.Equal(t, "late", awaitCall(t, third).v)
+	values, err := second.wait(t)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"fb"}, values)
+	awaitCall(t, first)
+	for range 3 {
+		h.completion()
+	}
+	h.waitIdle(t, "P")
+}

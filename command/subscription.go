@@ -233,12 +233,15 @@ func (s *subscription[In, Out]) starting(p *pool, start int64) bool {
 	case s.deadline != nil && s.deadline.expiredAt(s.c.k.registry.now()):
 		// It timed out in the queue. The worker says so, since the timer
 		// may not have: a manual clock fires a timer armed for a time
-		// already past only when it next moves.
+		// already past only when it next moves. The next queued task
+		// starts now, not once the fallback has run on this worker.
 		p.release()
+		p.startNext()
 		s.timeOutLocked()
 		return false
 	case s.leftErr() != nil:
 		p.release()
+		p.startNext()
 		s.cancelLocked()
 		return false
 	}

@@ -36,13 +36,16 @@ func (s *subscription[In, Out]) subscribeBody(ctx context.Context, wait bool) {
 
 // runOnWorker runs the user's code on the pool worker that took the call,
 // and frees the slot as soon as the code is done, before the execution is
-// concluded: a caller that submits again at once finds the slot free.
+// concluded: a caller that submits again at once finds the slot free, and
+// the run waiting first in the queue starts on a worker of its own (exit),
+// not once this one has concluded the execution (told the subscriber, run
+// the fallback).
 func (s *subscription[In, Out]) runOnWorker(p *pool, ctx context.Context, in In) {
 	c := s.c
 	if c.run != nil {
 		out, err := c.callUser(ctx, s.e.cfg, in)
 		end := c.k.registry.now()
-		p.ran(end)
+		p.exit(end)
 		s.runReturned(out, err, end, true)
 		return
 	}
@@ -62,10 +65,12 @@ type slotHold struct {
 }
 
 // release frees the slot, if the worker has set it and it is still held,
-// for user code that returned at end (unread: the pool reads its clock).
+// for user code that returned at end (unread: the pool reads its clock),
+// and starts the run waiting first in the queue, if any, as runOnWorker
+// does.
 func (h *slotHold) release(end int64) {
 	if p := h.p.Load(); p != nil && h.released.CompareAndSwap(false, true) {
-		p.ran(end)
+		p.exit(end)
 	}
 }
 
