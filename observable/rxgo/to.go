@@ -26,9 +26,9 @@ import (
 // Single (see [observable.Observable.AsSingle]), if that is an
 // [observable.Discarder]. An endless synchronous o delivers its first
 // value at once and runs no further ahead of the consumer than rxgo's
-// channels hold. A hot o's producer is
-// held up as a slow subscriber of it holds it up: the goroutine calling an
-// [observable.Subject]'s OnNext, say, waits for rxgo.
+// channels hold. A hot o's producer is held up as a slow subscriber of it
+// holds it up: the goroutine calling an [observable.Subject]'s OnNext,
+// say, waits for rxgo.
 //
 // As everywhere in rxgo, a consumer that stops reading before the end
 // (First, Take, a loop that breaks) must cancel the context it passed
