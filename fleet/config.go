@@ -3,6 +3,7 @@ package fleet
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -38,7 +39,10 @@ type Config struct {
 	// Prefix begins every Redis key the fleet writes. "" means
 	// DefaultPrefix. Services that share a Redis and have command keys
 	// in common need a prefix each: the keys name the command, not the
-	// service.
+	// service. It holds no brace: the braces around the command key make
+	// a key's buckets one Redis Cluster hash slot, and a brace before
+	// them would take their place ("x{}" would spread the buckets over
+	// every slot, and a script's keys must share one).
 	Prefix string
 	// Timeout bounds each exchange with Redis, in real time whatever the
 	// registry's clock: past it, the exchange counts as failed and the
@@ -60,6 +64,8 @@ func (c Config) Validate() error {
 		return invalid("Instance", "is empty")
 	case c.Timeout < 0:
 		return invalid("Timeout", fmt.Sprintf("(%v) is negative", c.Timeout))
+	case strings.ContainsAny(c.Prefix, "{}"):
+		return invalid("Prefix", fmt.Sprintf("%q holds a brace, which would take the place of the hash tag around the command key", c.Prefix))
 	}
 	for i, k := range c.Keys {
 		if k == "" {

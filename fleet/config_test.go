@@ -52,3 +52,18 @@ func TestValidateNamesANilClientOfAConcreteType(t *testing.T) {
 		assert.ErrorContains(t, err, "Config.Client is nil", "%T", c)
 	}
 }
+
+// A brace in Prefix would take the place of the hash tag the braces
+// around the command key make: "x{}" gives an empty tag, and Redis
+// Cluster would put a key's buckets, which one script reads and writes,
+// in different slots (CROSSSLOT). It is refused, naming the field.
+func TestValidateRefusesABraceInThePrefix(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
+	defer c.Close()
+	for _, prefix := range []string{"x{}", "svc{a}:", "svc}:"} {
+		err := Config{Client: c, Instance: "a", Prefix: prefix}.Validate()
+		assert.ErrorIs(t, err, ErrInvalidConfig, prefix)
+		assert.ErrorContains(t, err, "Config.Prefix", prefix)
+	}
+	assert.NoError(t, Config{Client: c, Instance: "a", Prefix: "svc:fleet:"}.Validate())
+}
