@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/internal/clock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -96,4 +97,47 @@ func TestRunContextEndsWithTheCallersDeadlineError(t *testing.T) {
 		assert.ErrorIs(t, context.Cause(runCtx), context.DeadlineExceeded, "run's context's cause")
 		assert.Equal(t, evs("CANCELLED"), h.events())
 	})
+}
+
+// Real does not follow steps of the system clock, from which callers'
+// deadlines are read. After a step either way, run still sees the earlier
+// of the timeout and the caller's deadline, measured rightly by
+// time.Until, and is not ended before either has come.
+func TestRunsDeadlineHoldsAcrossASystemClockStep(t *testing.T) {
+	for _, step := range []time.Duration{time.Hour, -time.Hour} {
+		for _, tc := range []struct {
+			name             string
+			callers, timeout time.Duration
+		}{
+			{"timeout first", time.Hour, 10 * time.Second},
+			{"caller's deadline first", 10 * time.Second, time.Hour},
+		} {
+			for _, iso := range bothIsolations {
+				for _, m := range execModes {
+					t.Run(step.String()+"/"+tc.name+"/"+iso.String()+"/"+m.name, func(t *testing.T) {
+						defer clock.StepSystemClock(step)()
+						reg := NewRegistry()
+						defer reg.Close()
+						var remaining time.Duration
+						var errAtStart error
+						c := New("Stepped", func(ctx context.Context, id int) (string, error) {
+							errAtStart = ctx.Err()
+							deadline, ok := ctx.Deadline()
+							require.True(t, ok, "run's context has no deadline")
+							remaining = time.Until(deadline)
+							return userName(id), nil
+						}, WithRegistry(reg), WithConfig(Config{Isolation: iso, Timeout: tc.timeout}))
+						ctx, cancel := context.WithTimeout(context.Background(), tc.callers)
+						defer cancel()
+						v, err := m.exec(ctx, c, 1)
+						require.NoError(t, err)
+						assert.Equal(t, userName(1), v)
+						require.NoError(t, errAtStart)
+						assert.Greater(t, remaining, time.Duration(0))
+						assert.LessOrEqual(t, remaining, 10*time.Second)
+					})
+				}
+			}
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/internal/clock"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
@@ -167,7 +168,7 @@ func (e *execution) admitRate(ctx, callerCtx context.Context) FailureType {
 		return noFailure
 	}
 	now, wait, place, ok := rl.reserve(e.start, e.k.registry.now, e.cfg.RateLimit.MaxWait)
-	if ok && wait > 0 && (!fitsDeadline(ctx, now, wait) || !fitsDeadline(callerCtx, now, wait) || !e.fitsTimeout(now, wait)) {
+	if ok && wait > 0 && (!fitsDeadline(ctx, e.k.registry.clock, now, wait) || !fitsDeadline(callerCtx, e.k.registry.clock, now, wait) || !e.fitsTimeout(now, wait)) {
 		rl.cancel(place)
 		ok = false
 	}
@@ -202,11 +203,11 @@ func (e *execution) fitsTimeout(now int64, d time.Duration) bool {
 	return e.cfg.Timeout <= 0 || now-e.start+int64(d) < int64(e.cfg.Timeout)
 }
 
-// fitsDeadline reports whether a wait of d from now (Unix nanoseconds)
-// ends before ctx's deadline.
-func fitsDeadline(ctx context.Context, now int64, d time.Duration) bool {
+// fitsDeadline reports whether a wait of d from now (Unix nanoseconds as
+// c reads them) ends before ctx's deadline, placed on c's time line.
+func fitsDeadline(ctx context.Context, c clock.Clock, now int64, d time.Duration) bool {
 	deadline, ok := ctx.Deadline()
-	return !ok || now+int64(d) < deadline.UnixNano()
+	return !ok || now+int64(d) < clock.UnixNanoOf(c, deadline)
 }
 
 // rateLimited records RATE_LIMITED: a rejection that is not counted in

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/breaker"
+	"github.com/rxhystrix/rxhystrix/internal/clock"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
 
@@ -261,5 +262,21 @@ func TestRateLimitWaitCountsInTotalLatency(t *testing.T) {
 				assert.Equal(t, 40*time.Millisecond, done.TotalLatency, "the wait for the token")
 			})
 		}
+	}
+}
+
+// A wait fits a caller's deadline, read from the system clock, as the
+// time left before it, also after the system clock has been stepped,
+// which Real does not follow.
+func TestRateLimitWaitFitsTheCallersDeadlineAcrossASystemClockStep(t *testing.T) {
+	for _, step := range []time.Duration{time.Hour, -time.Hour} {
+		t.Run(step.String(), func(t *testing.T) {
+			defer clock.StepSystemClock(step)()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			now := clock.UnixNano(clock.Real)
+			assert.True(t, fitsDeadline(ctx, clock.Real, now, time.Second), "a second fits")
+			assert.False(t, fitsDeadline(ctx, clock.Real, now, time.Minute), "a minute does not")
+		})
 	}
 }

@@ -90,7 +90,7 @@ type contextWaiters struct {
 // newDeadlineContext returns the context of a run due at due, in Unix
 // nanoseconds, or at parent's deadline if that comes first.
 func newDeadlineContext(parent context.Context, c clock.Clock, due int64) *deadlineContext {
-	d := &deadlineContext{parent: parent, clock: c, due: dueBy(parent, due), endsItself: true}
+	d := &deadlineContext{parent: parent, clock: c, due: dueBy(parent, c, due), endsItself: true}
 	d.callersDue = d.due != due
 	return d
 }
@@ -124,11 +124,15 @@ func callerErr(ctx context.Context) error {
 	return context.DeadlineExceeded
 }
 
-// dueBy returns due, in Unix nanoseconds, or parent's deadline if that
-// comes first.
-func dueBy(parent context.Context, due int64) int64 {
-	if d, ok := parent.Deadline(); ok && d.UnixNano() < due {
-		return d.UnixNano()
+// dueBy returns due, in Unix nanoseconds as c reads them, or parent's
+// deadline if that comes first. The deadline is placed on c's time line
+// (clock.UnixNanoOf): a caller's deadline is read from the system clock,
+// which Real does not follow when it is stepped.
+func dueBy(parent context.Context, c clock.Clock, due int64) int64 {
+	if d, ok := parent.Deadline(); ok {
+		if n := clock.UnixNanoOf(c, d); n < due {
+			return n
+		}
 	}
 	return due
 }
@@ -150,14 +154,16 @@ func newCommandContext(parent context.Context, c clock.Clock, start int64, timeo
 
 // Deadline returns the run's deadline, in the local time zone as
 // context.WithTimeout's: the timeout's, or the parent's if that comes
-// first. (A run's due has the parent's folded in already; a
+// first. For Real it carries a monotonic reading (clock.TimeAt), as
+// context.WithTimeout's does, so that time.Until measures it rightly after
+// a step of the system clock. (A run's due has the parent's folded in already; a
 // subscription's is the timeout's alone, since it tells TIMEOUT from the
 // caller leaving, which the subscription watches for itself.)
 func (c *deadlineContext) Deadline() (time.Time, bool) {
 	if c.unbounded {
 		return c.parent.Deadline()
 	}
-	return time.Unix(0, dueBy(c.parent, c.due)), true
+	return clock.TimeAt(c.clock, dueBy(c.parent, c.clock, c.due)), true
 }
 
 // Value returns the caller's context's value for key.

@@ -65,9 +65,35 @@ type Ticker interface {
 // exactly the time elapsed between them.
 func UnixNano(c Clock) int64 {
 	if _, ok := c.(realClock); ok {
-		return wallNanosAtStart + (nanotime() - monoAtStart)
+		return realNanos()
 	}
 	return c.Now().UnixNano()
+}
+
+// UnixNanoOf returns t in Unix nanoseconds as UnixNano(c) would read that
+// instant: for a time from outside c, such as a caller's context's
+// deadline, compared with c's readings. For Real, whose time line does not
+// follow steps of the system clock, a time with a monotonic reading (any
+// from time.Now) is placed by that reading; for other clocks, and times
+// without one, it is t.UnixNano().
+func UnixNanoOf(c Clock, t time.Time) int64 {
+	if _, ok := c.(realClock); ok {
+		return realNanosOf(t)
+	}
+	return t.UnixNano()
+}
+
+// TimeAt returns c's reading n (Unix nanoseconds, as UnixNano reads) as a
+// time.Time for code outside c, such as a context's Deadline: for Real
+// with the monotonic reading of that instant, so that time.Until and
+// comparisons with time.Now's readings measure it rightly whatever the
+// system clock has been set to since the process started; for other
+// clocks time.Unix(0, n).
+func TimeAt(c Clock, n int64) time.Time {
+	if _, ok := c.(realClock); ok {
+		return realTimeAt(n)
+	}
+	return time.Unix(0, n)
 }
 
 // UnixNanoAfter returns start plus d (d >= 0), both in Unix nanoseconds as

@@ -2,6 +2,7 @@ package clock
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -83,4 +84,41 @@ func TestRealTimerResetAt(t *testing.T) {
 	assert.True(t, timer.ResetAt(at), "it was active")
 	got := <-timer.C()
 	assert.False(t, got.Before(at.Add(-time.Millisecond)), "it fired about when it was set to")
+}
+
+// A time read from the system clock (a caller's deadline) is placed on
+// Real's time line by its monotonic reading, and Real's readings go out
+// with one, so that both compare rightly after the system clock has been
+// stepped either way, which Real does not follow.
+func TestRealPlacesSystemTimesAcrossAStep(t *testing.T) {
+	for _, step := range []time.Duration{time.Hour, -time.Hour} {
+		t.Run(step.String(), func(t *testing.T) {
+			defer StepSystemClock(step)()
+			deadline := time.Now().Add(5 * time.Second)
+			now := UnixNano(Real)
+			in := UnixNanoOf(Real, deadline) - now
+			assert.Greater(t, in, int64(0))
+			assert.LessOrEqual(t, in, int64(5*time.Second))
+
+			out := TimeAt(Real, now+int64(5*time.Second))
+			assert.Greater(t, time.Until(out), time.Duration(0))
+			assert.LessOrEqual(t, time.Until(out), 5*time.Second)
+			assert.Equal(t, now+int64(5*time.Second), UnixNanoOf(Real, out), "a round trip")
+		})
+	}
+}
+
+// Without a step, Real's readings and the system clock's agree, and the
+// conversions change nothing; far-off times saturate rather than wrap.
+func TestRealConversionsWithoutAStep(t *testing.T) {
+	n := UnixNano(Real)
+	assert.Equal(t, n, TimeAt(Real, n).UnixNano())
+	assert.Equal(t, n, UnixNanoOf(Real, time.Unix(0, n)))
+	assert.Equal(t, int64(math.MaxInt64), UnixNanoOf(Real, time.Now().Add(math.MaxInt64)))
+	assert.Less(t, UnixNanoOf(Real, time.Unix(-1<<40, 0)), int64(0))
+
+	m := NewManual(time.Unix(1000, 0))
+	at := time.Unix(2000, 5)
+	assert.Equal(t, at.UnixNano(), UnixNanoOf(m, at))
+	assert.True(t, TimeAt(m, at.UnixNano()).Equal(at))
 }
