@@ -53,6 +53,10 @@ func Host(req *http.Request) string { return req.URL.Host }
 // timeout reaches the request as a cancellation of the context it is
 // sent with.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL == nil { // as http.Transport refuses it; the key and the error need the URL
+		closeBody(req)
+		return nil, errNilURL
+	}
 	key := t.key(req)
 	if !command.ValidKey(key) {
 		closeBody(req)
@@ -86,6 +90,10 @@ func (t *Transport) CloseIdleConnections() {
 		c.CloseIdleConnections()
 	}
 }
+
+// errNilURL is the error of a request without a URL, which RoundTrip
+// refuses before its key is asked, as http.Transport refuses it.
+var errNilURL = errors.New("httpcommand: nil Request.URL")
 
 func closeBody(req *http.Request) {
 	if req.Body != nil {

@@ -405,3 +405,22 @@ func TestAFallbackAnswerTheCallerDoesNotGetIsClosed(t *testing.T) {
 	lost.finish(nil) // the caller got an error of its own instead
 	assert.Equal(t, int32(1), answers[2].closes.Load(), "closed when the call ends without it")
 }
+
+// A request made by hand without a URL fails with an error, as
+// http.Transport's does, and its body is closed: RoundTrip must not panic
+// on it (a RoundTripper is called directly by httputil.ReverseProxy and
+// others, which http.Client's own check does not guard).
+func TestRequestWithoutURLFailsWithoutPanicking(t *testing.T) {
+	h := newHarness(t)
+	b := &closeCounter{Reader: strings.NewReader("data")}
+	req := &http.Request{Method: http.MethodPut, Header: http.Header{}, Body: b, ContentLength: 4}
+	var err error
+	require.NotPanics(t, func() {
+		var resp *http.Response
+		resp, err = h.transport.RoundTrip(req)
+		assert.Nil(t, resp)
+	})
+	assert.ErrorContains(t, err, "nil Request.URL")
+	assert.Equal(t, int64(1), b.closed.Load(), "the request's body is closed")
+}
+
