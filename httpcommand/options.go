@@ -2,6 +2,7 @@ package httpcommand
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/rxhystrix/rxhystrix/command"
@@ -76,13 +77,17 @@ func WithFailureStatus(f func(code int) bool) Option {
 // rejected or short-circuited: f gets the request and the command's
 // error (a *StatusError as its cause for a 5xx or 429) and can build a
 // response, cached or degraded, or return an error. Bad requests (other
-// 4xx) never reach it. A response of f's that the caller does not get,
+// 4xx) never reach it. f must return a response or an error: neither is
+// a failure of the fallback. A response of f's that the caller does not get,
 // because it left while f ran, is closed.
 func WithFallback(f func(req *http.Request, err error) (*http.Response, error)) Option {
 	mustNotNil("WithFallback", f == nil)
 	return optionFunc(func(t *Transport) {
 		t.commands.Fallback = func(_ context.Context, c *call, err error) (*http.Response, error) {
 			resp, err := f(c.req, err)
+			if resp == nil && err == nil {
+				return nil, errFallbackAnsweredNothing // a nil response needs an error
+			}
 			if resp != nil && !c.keep(resp) {
 				return nil, context.Canceled
 			}
@@ -90,6 +95,11 @@ func WithFallback(f func(req *http.Request, err error) (*http.Response, error)) 
 		}
 	})
 }
+
+// errFallbackAnsweredNothing is the fallback's error when the function of
+// WithFallback returned neither a response nor an error: a RoundTripper
+// must not return a nil response without an error.
+var errFallbackAnsweredNothing = errors.New("httpcommand: the fallback returned neither a response nor an error")
 
 func mustNotNil(option string, isNil bool) {
 	if isNil {

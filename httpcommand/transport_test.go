@@ -424,3 +424,22 @@ func TestRequestWithoutURLFailsWithoutPanicking(t *testing.T) {
 	assert.Equal(t, int64(1), b.closed.Load(), "the request's body is closed")
 }
 
+// A fallback that returns neither a response nor an error fails the
+// request with an error: a RoundTripper must not return a nil response
+// without an error (httputil.ReverseProxy reads the response's status
+// at once), and the fallback did not answer, so it is a
+// FALLBACK_FAILURE, not a FALLBACK_SUCCESS.
+func TestFallbackWithNeitherResponseNorError(t *testing.T) {
+	h := newHarness(t, WithFallback(func(*http.Request, error) (*http.Response, error) { return nil, nil }))
+	srv := server(t, status(http.StatusServiceUnavailable))
+	req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
+	require.NoError(t, err)
+	resp, err := h.transport.RoundTrip(req)
+	assert.Nil(t, resp)
+	require.Error(t, err, "a nil response needs an error")
+	var ce *command.Error
+	require.ErrorAs(t, err, &ce)
+	ev := h.events(hostOf(srv))
+	assert.Equal(t, int64(1), ev[metricsstream.FallbackFailure])
+	assert.Zero(t, ev[metricsstream.FallbackSuccess])
+}
