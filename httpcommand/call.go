@@ -41,12 +41,14 @@ func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error
 
 	ctx, cancel := context.WithCancel(c.req.Context())
 	req := c.req.WithContext(ctx)
+	if req.Header == nil {
+		// A request made by hand, marked or not: http.Client sends it with
+		// an empty Header, where http.Transport would refuse it.
+		req.Header = http.Header{}
+	}
 	if t.faultHeader != "" {
 		if v, marked := faultmark.Value(ctx); marked {
 			req.Header = req.Header.Clone() // the caller's request is not ours to change
-			if req.Header == nil {
-				req.Header = http.Header{} // a request made by hand, which http.Transport takes
-			}
 			req.Header.Set(t.faultHeader, v)
 		}
 	}

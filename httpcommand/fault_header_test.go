@@ -3,6 +3,7 @@ package httpcommand
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
 // markSeen is what a service saw of its request's mark.
@@ -104,4 +106,20 @@ func TestFaultHeaderIsReadOnlyWhenAsked(t *testing.T) {
 
 func TestWithFaultHeaderPanicsOnABadName(t *testing.T) {
 	assert.PanicsWithValue(t, `httpcommand: WithFaultHeader: "Bad Name" is not a valid header field name`, func() { WithFaultHeader("Bad Name") })
+}
+
+// A request made by hand without a Header is sent whether or not its
+// context is marked for fault injection, as http.Client sends it: it is
+// not a failure of the host's when unmarked and a success when marked.
+func TestRequestWithoutHeaderIsSentMarkedOrNot(t *testing.T) {
+	h := newHarness(t, WithFaultHeader(FaultHeader))
+	srv := server(t, status(http.StatusOK))
+	u, err := url.Parse(srv.URL)
+	require.NoError(t, err)
+	resp, err := h.transport.RoundTrip(&http.Request{Method: http.MethodGet, URL: u, Host: u.Host})
+	require.NoError(t, err)
+	assert.Equal(t, "OK", readBody(t, resp))
+	ev := h.events(hostOf(srv))
+	assert.Equal(t, int64(1), ev[metricsstream.Success])
+	assert.Zero(t, ev[metricsstream.Failure], "the host did nothing wrong")
 }
