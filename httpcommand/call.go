@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"sync"
 
+	"golang.org/x/net/http/httpguts"
+
+	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/faultmark"
 )
 
@@ -65,6 +68,11 @@ func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error
 	if err != nil {
 		stopRun()
 		cancel()
+		if malformedHeader(req.Header) {
+			// The base refused to send it (http.Transport does): the
+			// caller's mistake, not the host's failure.
+			err = command.BadRequest(err)
+		}
 		return nil, err
 	}
 	// A failure's body is drained while run's context can still end it:
@@ -93,6 +101,23 @@ func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error
 		return nil, err // a bad request, carrying resp
 	}
 	return resp, nil
+}
+
+// malformedHeader reports whether h has a field that may not be sent,
+// which http.Transport refuses before it sends anything. It is asked only
+// of a request that failed.
+func malformedHeader(h http.Header) bool {
+	for k, vs := range h {
+		if !httpguts.ValidHeaderFieldName(k) {
+			return true
+		}
+		for _, v := range vs {
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // keep takes resp, a fallback's answer, among the responses that finish

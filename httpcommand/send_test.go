@@ -3,6 +3,7 @@ package httpcommand
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -193,4 +194,34 @@ func TestHedgedNotFoundReachesTheCaller(t *testing.T) {
 	ev := h.events(hostOf(srv))
 	assert.Equal(t, int64(1), ev[metricsstream.BadRequest])
 	assert.Equal(t, int64(1), ev[metricsstream.Cancelled], "the request that hung")
+}
+
+// A request that the base transport refuses to send because its header
+// is malformed (a value with a newline, from a caller's input, say) is
+// the caller's mistake: a bad request, which neither counts against the
+// host's health nor reaches the fallback. Counted as a failure, a caller
+// repeating it would open the host's circuit for every other caller.
+func TestMalformedHeaderIsABadRequest(t *testing.T) {
+	h := newHarness(t, WithConfig(tripFast), WithFallback(func(*http.Request, error) (*http.Response, error) {
+		t.Error("a malformed request reached the fallback")
+		return nil, errors.New("no")
+	}))
+	srv := server(t, status(http.StatusOK))
+	for range 10 {
+		req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
+		require.NoError(t, err)
+		req.Header.Set("X-User", "a\r\nInjected: yes")
+		_, err = h.client.Do(req)
+		require.Error(t, err)
+		assert.True(t, command.IsBadRequest(err), "%v", err)
+	}
+	h.clock.Advance(time.Second)
+	assert.False(t, h.registry.Breaker(hostOf(srv)).IsOpen(), "the host's circuit stays closed")
+	ev := h.events(hostOf(srv))
+	assert.Equal(t, int64(10), ev[metricsstream.BadRequest])
+	assert.Zero(t, ev[metricsstream.Failure])
+
+	resp, err := h.get(t, srv.URL)
+	require.NoError(t, err, "a good request still reaches the host")
+	readBody(t, resp)
 }
