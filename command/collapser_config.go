@@ -58,6 +58,8 @@ func (c CollapserConfig) Validate() error {
 		return invalidConfig("command: CollapserConfig.Delay: %v is negative", c.Delay)
 	case c.Scope != RequestScope && c.Scope != GlobalScope:
 		return invalidConfig("command: CollapserConfig.Scope: unknown scope %d", int(c.Scope))
+	case c.BatchCommandKey != "" && !ValidKey(c.BatchCommandKey):
+		return invalidConfig("command: CollapserConfig.BatchCommandKey: %q is not valid UTF-8", c.BatchCommandKey)
 	}
 	return nil
 }

@@ -624,6 +624,12 @@ func TestNewCollapserValidation(t *testing.T) {
 		WithCollapserConfig(CollapserConfig{MaxRequestsInBatch: -1})
 	})
 	assert.ErrorIs(t, CollapserConfig{Delay: -1}.Validate(), ErrInvalidConfig)
+	// A batch command's key that cannot be a key is named as the field,
+	// not later by New as a key the caller never gave it.
+	assert.PanicsWithValue(t, `command: CollapserConfig.BatchCommandKey: "\xff" is not valid UTF-8`, func() {
+		WithCollapserConfig(CollapserConfig{BatchCommandKey: "\xff"})
+	})
+	assert.ErrorIs(t, CollapserConfig{BatchCommandKey: "\xff"}.Validate(), ErrInvalidConfig)
 	assert.Panics(t, func() { NewCollapser("GetUser", b.getUsers).WithCacheKey(nil) })
 	assert.Panics(t, func() { NewCollapser("GetUser", b.getUsers).WithFallback(nil) })
 }
