@@ -64,7 +64,8 @@ func (c CollapserConfig) Validate() error {
 	return nil
 }
 
-// WithCollapserConfig configures a collapser made by NewCollapser.
+// WithCollapserConfig configures a collapser made by NewCollapser; New
+// and NewObservable, which make no collapser, panic if given it.
 func WithCollapserConfig(cfg CollapserConfig) Option {
 	if err := cfg.Validate(); err != nil {
 		panic(err.Error())

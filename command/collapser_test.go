@@ -725,3 +725,31 @@ func TestCollapserRequestAfterScopeEndedIsNotServedFromCache(t *testing.T) {
 	mc.Advance(time.Second)
 	assert.Zero(t, c.Metrics().CumulativeCount(metricsstream.CollapserResponseFromCache))
 }
+
+// WithCollapserConfig configures a collapser made by NewCollapser: New
+// and NewObservable, which make no collapser, refuse it instead of
+// dropping it silently (a caller who meant a collapser would otherwise
+// get a plain command, its window, cap and scope gone unnoticed).
+// NewCollapser still takes it.
+func TestWithCollapserConfigIsRefusedByNewAndNewObservable(t *testing.T) {
+	r, mc := newManualRegistry(t)
+	cfg := WithCollapserConfig(CollapserConfig{MaxRequestsInBatch: 2})
+	assert.PanicsWithValue(t, `command: New("GetUser"): WithCollapserConfig configures a collapser: give it to NewCollapser`, func() {
+		New("GetUser", func(ctx context.Context, id int) (string, error) { return "", nil }, WithRegistry(r), cfg)
+	})
+	assert.PanicsWithValue(t, `command: NewObservable("GetUsers"): WithCollapserConfig configures a collapser: give it to NewCollapser`, func() {
+		NewObservable("GetUsers", func(ctx context.Context, id int) observable.Observable[string] {
+			return observable.Just("")
+		}, WithRegistry(r), cfg)
+	})
+
+	b := &batches{}
+	c := NewCollapser("GetUser", b.getUsers, WithRegistry(r), cfg)
+	assert.Equal(t, 2, c.Config().MaxRequestsInBatch)
+	ctx := WithRequestContext(context.Background())
+	f1, f2 := c.Queue(ctx, 1), c.Queue(ctx, 2)
+	assert.Equal(t, "user1", get(t, f1))
+	assert.Equal(t, "user2", get(t, f2))
+	mc.Advance(DefaultCollapserDelay)
+	assert.Equal(t, [][]int{{1, 2}}, b.all())
+}

@@ -47,6 +47,9 @@ func buildOptions(kind, key string, opts []Option) *options {
 		}
 		opt.apply(o)
 	}
+	if o.collapser != nil && kind != "NewCollapser" {
+		panic(fmt.Sprintf("command: %s(%q): WithCollapserConfig configures a collapser: give it to NewCollapser", kind, key))
+	}
 	if o.registry == nil {
 		o.registry = DefaultRegistry
 	}
