@@ -773,6 +773,10 @@ func TestResilienceConfigErrorsNameTheField(t *testing.T) {
 		{Config{Retry: RetryConfig{Budget: RetryBudget{MinConcurrency: -1}}}, "Config.Retry.Budget.MinConcurrency"},
 		{Config{Retry: RetryConfig{Backoff: observable.Backoff{Multiplier: 0.5}}}, "Config.Retry.Backoff.Multiplier"},
 		{Config{Retry: RetryConfig{On: 1 << 15}}, "Config.Retry.On"},
+		// Never retried: a bad request has no fallback stage, where the
+		// retry is decided, and a fallback's rejection comes after it.
+		{Config{Retry: RetryConfig{On: FailureTypesOf(CommandFailure, BadRequestFailure)}}, "Config.Retry.On: " + BadRequestFailure.String()},
+		{Config{Retry: RetryConfig{On: FailureTypesOf(FallbackRejectedFailure)}}, "Config.Retry.On: " + FallbackRejectedFailure.String()},
 		{Config{Hedge: HedgeConfig{MaxHedges: -1}}, "Config.Hedge.MaxHedges"},
 		{Config{Hedge: HedgeConfig{Delay: -1}}, "Config.Hedge.Delay"},
 		{Config{Hedge: HedgeConfig{Percentile: 101}}, "Config.Hedge.Percentile"},
@@ -788,6 +792,9 @@ func TestResilienceConfigErrorsNameTheField(t *testing.T) {
 	}
 	err := Config{Retry: RetryConfig{Backoff: observable.Backoff{Max: -1}}}.Validate()
 	assert.ErrorIs(t, err, observable.ErrInvalidPolicy, "a nested Backoff's error is observable's too")
+	assert.NoError(t, Config{Retry: RetryConfig{On: FailureTypesOf(CommandFailure, TimeoutFailure,
+		ShortCircuitFailure, PoolRejectedFailure, SemaphoreRejectedFailure, RateLimitedFailure)}}.Validate(),
+		"every other failure may be retried")
 }
 
 // A type that is not a FailureType would shift out of the set, or panic

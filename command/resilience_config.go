@@ -21,9 +21,10 @@ type RetryConfig struct {
 	// from 100 ms, capped at 5 s, by default.
 	Backoff observable.Backoff
 	// On is the failures that are retried; the zero value means
-	// CommandFailure and TimeoutFailure. A bad request, a short circuit
-	// or a rejection is never retried by default: retrying into an open
-	// circuit or a full bulkhead only adds load.
+	// CommandFailure and TimeoutFailure. A short circuit or a rejection
+	// is not retried by default: retrying into an open circuit or a full
+	// bulkhead only adds load. A bad request and a fallback's rejection
+	// are never retried, and a set that names them is not valid.
 	On FailureTypes
 	// Budget bounds the retries and hedges in flight for the key.
 	Budget RetryBudget
@@ -151,6 +152,14 @@ func (c RetryConfig) validate() error {
 	}
 	if c.On>>numFailureTypes != 0 {
 		return invalidConfig("command: Config.Retry.On: %#x names no failure type", uint16(c.On))
+	}
+	for _, t := range []FailureType{BadRequestFailure, FallbackRejectedFailure} {
+		if c.On.Has(t) {
+			// A bad request has no fallback stage, where the retry is
+			// decided, and a fallback's rejection comes after it: either
+			// would be accepted and never retried.
+			return invalidConfig("command: Config.Retry.On: %v is never retried", t)
+		}
 	}
 	return c.Budget.validate()
 }
