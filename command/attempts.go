@@ -296,12 +296,15 @@ func madeFor[T any](p *atomic.Pointer[ofConfig[T]], cfg *Config, build func() T)
 }
 
 // hedgePolicy returns the hedge policy of cfg, the key's Config, made once
-// per Config: its Delay and Permit are the key's.
+// per Config: its Delay is cfg's, on the key's live latency, and its
+// Permit the key's. A call keeps the policy of the Config it began
+// under, its delay included: hedging switched off by Configure (a Delay
+// of 0) must not start an in-flight call's remaining hedges at once.
 func (k *keyState) hedgePolicy(cfg *Config) *observable.HedgePolicy {
 	return madeFor(&k.lastHedgePolicy, cfg, func() observable.HedgePolicy {
 		return observable.HedgePolicy{
 			MaxHedges: cfg.Hedge.MaxHedges,
-			Delay:     k.hedgeDelay,
+			Delay:     func() time.Duration { return k.hedgeDelayOf(cfg) },
 			OnError:   cfg.Hedge.OnError,
 			Permit:    k.budgetPermits,
 			Final:     IsBadRequest, // no other execution makes the request good: it is the answer
@@ -504,11 +507,12 @@ func (o attemptObserver[In, Out]) OnResult(v Out, err error) {
 	o.down.OnResult(v, err)
 }
 
-// hedgeDelay is the key's hedge delay: its execution latency at
-// Config.Hedge.Percentile when set and known, Config.Hedge.Delay
-// otherwise.
-func (k *keyState) hedgeDelay() time.Duration {
-	cfg := k.config.Load()
+// hedgeDelay is the key's hedge delay under its Config in force.
+func (k *keyState) hedgeDelay() time.Duration { return k.hedgeDelayOf(k.config.Load()) }
+
+// hedgeDelayOf is the hedge delay of cfg: the key's execution latency at
+// cfg.Hedge.Percentile when set and known, cfg.Hedge.Delay otherwise.
+func (k *keyState) hedgeDelayOf(cfg *Config) time.Duration {
 	if p := cfg.Hedge.Percentile; p > 0 {
 		if d := k.metrics.ExecutionLatencyPercentile(p); d > 0 {
 			return d

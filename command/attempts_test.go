@@ -936,3 +936,51 @@ func TestHedgeStartsNoHedgeAfterTheCallerLeft(t *testing.T) {
 		}
 	}
 }
+
+// A call keeps the hedging policy of the Config it began under, as
+// TestHedgePolicyChangedLiveAppliesToTheNextCall has it for OnError: its
+// hedges' delay too. Hedging switched off by Configure (its Delay 0)
+// while a call waits for its hedges must not start the call's remaining
+// hedges at once, the opposite of what switching it off asks.
+func TestHedgeDelayIsTheCallsConfigs(t *testing.T) {
+	h := newHarness(t)
+	first := make(chan struct{})
+	entered := make(chan struct{}, 4)
+	var calls atomic.Int32
+	c := New("HedgeOff", func(ctx context.Context, id int) (string, error) {
+		n := calls.Add(1)
+		entered <- struct{}{}
+		if n == 1 {
+			<-first
+			return "first", nil
+		}
+		<-ctx.Done() // a hedge: cancelled when the first wins
+		return "", ctx.Err()
+	}, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Timeout:   -1,
+		Hedge:     HedgeConfig{MaxHedges: 2, Delay: 50 * time.Millisecond},
+	}))
+	call := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+	recv(t, entered, "the first attempt")
+
+	require.NoError(t, h.reg.Configure("HedgeOff", Config{Isolation: SemaphoreIsolation, Timeout: -1}))
+	h.clock.Advance(50 * time.Millisecond)
+	recv(t, entered, "the first hedge, at the call's delay")
+	h.clock.Advance(50 * time.Millisecond)
+	recv(t, entered, "the second hedge")
+
+	close(first)
+	res := awaitCall(t, call)
+	require.NoError(t, res.err)
+	assert.Equal(t, "first", res.v)
+	var hedgeLatencies []time.Duration
+	for range 3 {
+		if cpl := h.completion(); cpl.Events[ms.Hedged] == 1 {
+			hedgeLatencies = append(hedgeLatencies, cpl.TotalLatency)
+		}
+	}
+	assert.ElementsMatch(t, []time.Duration{50 * time.Millisecond, 0}, hedgeLatencies,
+		"the second hedge began 50ms after the first, not at once")
+	h.noMoreCompletions()
+}
