@@ -307,7 +307,7 @@ func (k *keyState) hedgePolicy(cfg *Config) *observable.HedgePolicy {
 			Delay:     func() time.Duration { return k.hedgeDelayOf(cfg) },
 			OnError:   cfg.Hedge.OnError,
 			Permit:    k.budgetPermits,
-			Final:     IsBadRequest, // no other execution makes the request good: it is the answer
+			Final:     isBadRequestOutcome, // no other execution makes the request good: it is the answer
 		}
 	})
 }

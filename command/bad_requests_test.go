@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -136,5 +137,52 @@ func TestWithBadRequestsPredicateThatPanicsFailsTheExecution(t *testing.T) {
 			assert.False(t, IsBadRequest(err))
 			assert.Equal(t, []string{"FAILURE", "FALLBACK_MISSING"}, h.events())
 		}
+	})
+}
+
+// A panic in run is a FAILURE that the fallback answers, whatever it
+// panicked with (doc.go: "A panic in run or in a fallback is an error
+// ([*PanicError])"; WithBadRequests: "a panic of run's (*PanicError) is
+// never a bad request"): a panic with a BadRequest error, or an error
+// wrapping one (a Must-style helper panicking with a nested command's
+// bad request), is no bad request that skips the fallback and the
+// breaker's health.
+func TestPanicWithABadRequestIsAFailure(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		c := New("PanicBad", func(ctx context.Context, id int) (string, error) {
+			panic(BadRequest(errBoom))
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso})).WithFallback(fallbackName)
+		v, err := m.exec(context.Background(), c, 1)
+		require.NoError(t, err)
+		assert.Equal(t, "anonymous", v)
+		assert.Equal(t, evs("FAILURE", "FALLBACK_SUCCESS"), h.events())
+		h.assertReleased("PanicBad")
+	})
+	t.Run("ObservableCommand", func(t *testing.T) {
+		h := newHarness(t)
+		oc := NewObservable("PanicBadStream", func(ctx context.Context, id int) observable.Observable[string] {
+			panic(BadRequest(errBoom))
+		}, WithRegistry(h.reg)).WithFallback(fallbackName)
+		vs, err := oc.Execute(context.Background(), 1)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"anonymous"}, vs)
+		assert.Equal(t, evs("FAILURE", "FALLBACK_EMIT", "FALLBACK_SUCCESS"), h.events())
+	})
+	t.Run("hedged", func(t *testing.T) {
+		h := newHarness(t)
+		first := make(chan struct{}, 1)
+		first <- struct{}{}
+		c := New("PanicBadHedged", func(ctx context.Context, id int) (string, error) {
+			select {
+			case <-first:
+				panic(BadRequest(errBoom))
+			default:
+				return userName(id), nil
+			}
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation,
+			Hedge: HedgeConfig{MaxHedges: 1, Delay: time.Millisecond, OnError: true}})).WithFallback(fallbackName)
+		v, err := c.Execute(context.Background(), 1)
+		require.NoError(t, err)
+		assert.Equal(t, userName(1), v, "a panic is no final answer: the hedge answers")
 	})
 }

@@ -261,10 +261,21 @@ func classifyTimed(left, timedOut bool, err error) outcome {
 		return outcomeTimeout
 	case err == nil || err == errCompleted:
 		return outcomeSuccess
-	case IsBadRequest(err):
+	case isBadRequestOutcome(err):
 		return outcomeBadRequest
 	}
 	return outcomeFailure
+}
+
+// isBadRequestOutcome reports whether err, what the user's code ended
+// with, makes the execution a bad request: an error made by BadRequest,
+// returned, and never a panic (*PanicError), whatever it panicked with,
+// which is a FAILURE that the fallback answers (see WithBadRequests).
+func isBadRequestOutcome(err error) bool {
+	if _, panicked := err.(*PanicError); panicked {
+		return false
+	}
+	return IsBadRequest(err)
 }
 
 // classifyInTime says how a run that returned err before the caller left
