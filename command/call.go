@@ -84,7 +84,7 @@ func (c *core[In, Out]) runHere(ctx context.Context, e *execution, in In) (Out, 
 	runCtx, deadline := runContextFor(ctx, c.k.registry.clock, e.start, e.cfg.Timeout)
 	v, err := c.invoke(runCtx, e.cfg, in)
 	now := c.k.registry.now()
-	o := classifyTimed(ctx.Err() != nil || deadline.leftAt(now), runCtx != ctx && timedOut(runCtx, deadline, now), err)
+	o := classifyTimed(deadline.callerGone(ctx, now), runCtx != ctx && timedOut(runCtx, deadline, now), err)
 	endRunContext(deadline)
 	return c.conclude(ctx, e, in, o, v, err, now)
 }

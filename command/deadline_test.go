@@ -141,3 +141,60 @@ func TestRunsDeadlineHoldsAcrossASystemClockStep(t *testing.T) {
 		}
 	}
 }
+
+// A semaphore-isolated run that outlives its timeout, whose context told
+// it so (context.DeadlineExceeded at the timeout), and whose caller
+// leaves only afterwards, timed out: TIMEOUT, which the breaker counts,
+// in every mode, as the subscription's timer records it at the timeout
+// (and as Hystrix's timer does). Execute and First recorded it CANCELLED
+// alone, which no health counts: a slow dependency whose callers give up
+// after the timeout never tripped the breaker.
+func TestTimeoutBeforeTheCallerLeavesIsATimeout(t *testing.T) {
+	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
+		entered := make(chan context.Context, 1)
+		sawTimeout := make(chan error, 1)
+		release := make(chan struct{})
+		c := New("TimedOutThenLeft", func(ctx context.Context, id int) (string, error) {
+			done := ctx.Done()
+			entered <- ctx
+			<-done
+			sawTimeout <- ctx.Err()
+			<-release // run goes on past its timeout
+			return "late", nil
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: 50 * time.Millisecond})).WithFallback(fallbackName)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		call := goCall(func() (string, error) { return m.exec(ctx, c, 1) })
+		recv(t, entered, "run to start")
+		h.clock.Advance(50 * time.Millisecond)
+		require.ErrorIs(t, recv(t, sawTimeout, "run to see its timeout"), context.DeadlineExceeded)
+		cancel() // the caller leaves after the timeout
+		close(release)
+		awaitCall(t, call)
+		done := h.completion()
+		assert.Contains(t, eventNames(done.Events), "TIMEOUT")
+		assert.NotContains(t, eventNames(done.Events), "FALLBACK_FAILURE")
+		h.assertReleased("TimedOutThenLeft")
+	})
+	// The caller who leaves before the timeout is CANCELLED, as before.
+	t.Run("caller leaves first", func(t *testing.T) {
+		h := newHarness(t)
+		entered := make(chan context.Context, 1)
+		release := make(chan struct{})
+		c := New("LeftThenTimedOut", func(ctx context.Context, id int) (string, error) {
+			ctx.Done()
+			entered <- ctx
+			<-release
+			return "late", nil
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: 50 * time.Millisecond})).WithFallback(fallbackName)
+		ctx, cancel := context.WithCancel(context.Background())
+		call := goCall(func() (string, error) { return c.Execute(ctx, 1) })
+		runCtx := recv(t, entered, "run to start")
+		cancel()
+		recv(t, runCtx.Done(), "run's context to follow the caller's")
+		h.clock.Advance(60 * time.Millisecond)
+		close(release)
+		assert.ErrorIs(t, awaitCall(t, call).err, context.Canceled)
+		assert.Equal(t, evs("CANCELLED"), h.events())
+	})
+}

@@ -104,14 +104,36 @@ func (c *deadlineContext) leftAt(now int64) bool {
 }
 
 // callerLeft reports whether the caller of a run under runCtx has left:
-// its context ctx has ended, or runCtx expired at ctx's deadline
-// (leftAt, now).
+// its context ctx has ended, unless runCtx had ended at the timeout
+// before (timedOutFirst), or runCtx expired at ctx's deadline (leftAt,
+// now).
 func callerLeft(ctx, runCtx context.Context) bool {
-	if ctx.Err() != nil {
-		return true
-	}
 	d, ok := runCtx.(*deadlineContext)
-	return ok && d.leftAt(clock.UnixNano(d.clock))
+	if !ok {
+		return ctx.Err() != nil
+	}
+	return d.callerGone(ctx, clock.UnixNano(d.clock))
+}
+
+// callerGone is callerLeft for a caller that has read the clock (now)
+// and holds run's deadlineContext c (nil: a run without a timeout).
+func (c *deadlineContext) callerGone(ctx context.Context, now int64) bool {
+	if ctx.Err() != nil {
+		return !c.timedOutFirst()
+	}
+	return c.leftAt(now)
+}
+
+// timedOutFirst reports whether c, if not nil, ended at the timeout
+// while the caller was still there: run's context told run
+// context.DeadlineExceeded of the timeout, not of the caller's deadline,
+// before the caller's context ended. The execution then timed out, as a
+// subscription's timer or a pool caller's says at the timeout (and as
+// Hystrix's timer does), though the caller has left since: it is a
+// TIMEOUT, which the breaker counts, and not a CANCELLED, which it does
+// not.
+func (c *deadlineContext) timedOutFirst() bool {
+	return c != nil && !c.callersDue && c.state.Load() == contextTimedOut
 }
 
 // callerErr is the error of a caller that left: its context's, or, when
