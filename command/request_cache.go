@@ -106,14 +106,6 @@ func (c *cachedResult[Out]) join() bool {
 	return true
 }
 
-// wasAbandoned reports whether every caller left before the result, the
-// shared execution being cancelled for it.
-func (c *cachedResult[Out]) wasAbandoned() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.abandoned
-}
-
 // leave is a caller going away before the result; the last one cancels
 // the shared execution and takes the entry out of the cache.
 func (c *cachedResult[Out]) leave() {
@@ -228,10 +220,13 @@ func executeCached[In, Out any](ctx context.Context, ex executor[In, Out], rc *r
 		// leaving must still be noticed meanwhile.
 		stop := context.AfterFunc(ctx, entry.leave)
 		startShared(ex, entry, in)
-		// A caller that left before the result, or whose leaving
-		// abandoned the shared execution (its result is then that
-		// cancellation, context.Canceled), gets its own context's error.
-		if left := !stop(); (left && (!entry.res.isResolved() || entry.wasAbandoned())) || (!left && !entry.wait(ctx)) {
+		// A caller that left before the result gets its own context's
+		// error, as an uncached Execute does (runHere): under semaphore
+		// isolation, one that left while the shared execution ran on its
+		// goroutine, though the result is there for the callers who
+		// stayed, and one whose leaving abandoned the shared execution
+		// (its result is then that cancellation, context.Canceled).
+		if left := !stop(); left || !entry.wait(ctx) {
 			return v, ctx.Err(), true
 		}
 		v, err = entry.res.result()

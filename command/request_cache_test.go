@@ -816,3 +816,45 @@ func TestCachedSubscriptionOfALeftCallerRunsNothing(t *testing.T) {
 		})
 	}
 }
+
+// A cached command's first caller, whose shared execution runs on its
+// goroutine under semaphore isolation, gets its own context's error when
+// it leaves while run runs, as a pool-isolated one does and as an
+// uncached Execute does; the callers who stayed get the result.
+func TestCachedOwnerWhoLeftGetsItsError(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			key := "CachedOwnerLeft" + iso.String()
+			hits := cacheHits(h.reg, key)
+			entered := make(chan struct{}, 1)
+			release := make(chan struct{})
+			c := New(key, func(ctx context.Context, id int) (string, error) {
+				entered <- struct{}{}
+				<-release
+				return userName(id), nil
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: -1})).WithCacheKey(itoa)
+			req := WithRequestContext(context.Background())
+			ownerCtx, cancel := context.WithCancel(req)
+			owner := goCall(func() (string, error) { return c.Execute(ownerCtx, 1) })
+			recv(t, entered, "run to start")
+			hit := goCall(func() (string, error) { return c.Execute(req, 1) })
+			recv(t, hits, "the cache hit")
+			cancel()
+			var o callResult[string]
+			if iso == PoolIsolation {
+				o = awaitCall(t, owner) // it leaves at once
+				close(release)
+			} else {
+				notReturned(t, owner) // run holds its goroutine
+				close(release)
+				o = awaitCall(t, owner)
+			}
+			assert.ErrorIs(t, o.err, context.Canceled, "the owner left before the result")
+			assert.Empty(t, o.v)
+			r := awaitCall(t, hit)
+			require.NoError(t, r.err)
+			assert.Equal(t, userName(1), r.v)
+		})
+	}
+}
