@@ -322,6 +322,32 @@ func FailingAttempt(ctx context.Context, err error) bool {
 	return (*s.race).failing(s, err)
 }
 
+// LostAttempt reports whether ctx, the context of an attempt of a
+// [HedgeSingle] or of [HedgeStreamOn] (or a context made from it), was
+// ended by its race, because the race ended without it (another attempt
+// answered, say), while the context the race runs under still lives:
+// nobody left, and the attempt's end says nothing of what it ran. It is
+// false for an attempt whose context lives, for one whose race's context
+// ended, and for a context that is neither an attempt's nor made from one.
+func LostAttempt(ctx context.Context) bool {
+	if ctx == nil {
+		return false
+	}
+	s, ok := ctx.(*attemptScope)
+	if !ok {
+		if s, ok = ctx.Value(attemptKey{}).(*attemptScope); !ok {
+			return false
+		}
+	}
+	if !s.ended() {
+		return false
+	}
+	if s.up != nil {
+		return s.up.leftErr() == nil
+	}
+	return s.parent.Err() == nil
+}
+
 // attemptKey is the key under which an attempt's context, and every
 // context made from it, has the attempt's scope: a hedged stream's
 // attempt sees its subscription's context (HedgeStreamOn).
