@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -524,4 +525,104 @@ func TestKeyMadeAfterRegistryCloseDoesNotTrip(t *testing.T) {
 	h.clock.Advance(snapshotInterval(h.reg, "Late"))
 	assert.Equal(t, breaker.Closed, c.Breaker().State(), "the breakers of a closed registry no longer trip")
 	assert.Zero(t, h.clock.Pending(), "no health timer left behind")
+}
+
+// A hedged call whose hedge wins a half-open breaker's trials: the loser,
+// cancelled by the race and not by its caller, says nothing of the
+// dependency. It gives its trial back rather than fail it, which re-opened
+// the breaker the winner's success had reported to; the next successful
+// trial closes the breaker.
+func TestHedgeLoserGivesItsHalfOpenTrialBack(t *testing.T) {
+	for _, iso := range bothIsolations {
+		for _, m := range execModes {
+			t.Run(iso.String()+"/"+m.name, func(t *testing.T) {
+				h := newHarness(t)
+				var failing atomic.Bool
+				failing.Store(true)
+				var calls atomic.Int32
+				hung := make(chan struct{})
+				defer close(hung)
+				c := New("Tail", func(ctx context.Context, id int) (string, error) {
+					if failing.Load() {
+						return "", errBoom
+					}
+					if calls.Add(1) == 1 {
+						select { // the first attempt hangs until the race cancels it
+						case <-ctx.Done():
+							return "", ctx.Err()
+						case <-hung:
+							return "", errBoom
+						}
+					}
+					return "hedge", nil
+				}, WithRegistry(h.reg), WithConfig(Config{
+					Isolation: iso,
+					Timeout:   -1,
+					Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+					Breaker:   breaker.Config{RequestVolumeThreshold: 1, SleepWindow: 5 * time.Second, HalfOpenTrials: 2},
+				})).WithFallback(fallbackName)
+				h.openBreaker(func() { _, _ = m.exec(context.Background(), c, 1) }, 1, "Tail")
+				h.clock.Advance(5*time.Second + 1)
+				failing.Store(false)
+
+				call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
+				waitFor(t, "the first run", func() bool { return calls.Load() == 1 })
+				h.stepUntil("the hedge", func() bool { return calls.Load() == 2 })
+				res := awaitCall(t, call)
+				require.NoError(t, res.err)
+				assert.Equal(t, "hedge", res.v)
+				got := [][]string{h.events(), h.events()}
+				assert.ElementsMatch(t, [][]string{evs("SUCCESS", "HEDGED"), evs("CANCELLED")}, got)
+				assert.Equal(t, breaker.HalfOpen, c.Breaker().State(), "the race's loser does not fail the trial")
+
+				v, err := m.exec(context.Background(), c, 1)
+				require.NoError(t, err)
+				assert.Equal(t, "hedge", v)
+				assert.Equal(t, evs("SUCCESS"), h.events())
+				assert.Equal(t, breaker.Closed, c.Breaker().State(), "two trials succeeded")
+			})
+		}
+	}
+}
+
+// A hedged half-open trial whose caller leaves is still a cancelled trial,
+// as in Hystrix 1.5.13: the breaker re-opens.
+func TestHedgedTrialWhoseCallerLeavesReopens(t *testing.T) {
+	for _, iso := range bothIsolations {
+		for _, m := range execModes {
+			t.Run(iso.String()+"/"+m.name, func(t *testing.T) {
+				h := newHarness(t)
+				var failing atomic.Bool
+				failing.Store(true)
+				var calls atomic.Int32
+				c := New("Tail", func(ctx context.Context, id int) (string, error) {
+					if failing.Load() {
+						return "", errBoom
+					}
+					calls.Add(1)
+					<-ctx.Done() // every attempt hangs until cancelled
+					return "", ctx.Err()
+				}, WithRegistry(h.reg), WithConfig(Config{
+					Isolation: iso,
+					Timeout:   -1,
+					Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+					Breaker:   breaker.Config{RequestVolumeThreshold: 1, SleepWindow: 5 * time.Second, HalfOpenTrials: 2},
+				})).WithFallback(fallbackName)
+				h.openBreaker(func() { _, _ = m.exec(context.Background(), c, 1) }, 1, "Tail")
+				h.clock.Advance(5*time.Second + 1)
+				failing.Store(false)
+
+				ctx, cancel := context.WithCancel(context.Background())
+				call := goCall(func() (string, error) { return m.exec(ctx, c, 1) })
+				waitFor(t, "the first run", func() bool { return calls.Load() == 1 })
+				h.stepUntil("the hedge's run", func() bool { return calls.Load() == 2 })
+				cancel()
+				res := awaitCall(t, call)
+				require.Error(t, res.err)
+				h.completion()
+				h.completion()
+				assert.Equal(t, breaker.Open, c.Breaker().State(), "the caller left its trials")
+			})
+		}
+	}
 }

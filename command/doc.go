@@ -198,8 +198,9 @@
 //     isolated, its caller) until it returns.
 //   - Queue and Observe never block their caller, in either isolation.
 //   - A half-open trial that is rejected by the semaphore, cancelled or
-//     panics re-opens the breaker; one that ends in a bad request frees the
-//     trial for the next caller.
+//     panics re-opens the breaker; one that ends in a bad request, or a
+//     hedge that another attempt of its call beat, frees the trial for the
+//     next caller.
 //   - Key functions fail as errors (a [*KeyFuncError]): a pool key function
 //     that panics or returns an invalid key fails the execution as run
 //     would; a cache key function that panics fails the call before the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/limit"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
+	"github.com/rxhystrix/rxhystrix/observable"
 )
 
 // execution is the state of one execution: Hystrix's ExecutionResult plus
@@ -343,7 +344,14 @@ func (e *execution) cancelled(now int64) {
 	// reported already (its caller left during the fallback).
 	if e.breakerHeld && !e.cfg.Breaker.Disabled {
 		e.breakerHeld = false
-		e.k.breaker.MarkCancelled()
+		if e.of != nil && observable.LostAttempt(e.of.ctx) {
+			// A hedge's race ended it, not its caller: it gives its
+			// half-open trial back, as a bad request does, rather than
+			// fail a trial whose call another attempt answered.
+			e.k.breaker.MarkIgnored()
+		} else {
+			e.k.breaker.MarkCancelled()
+		}
 	}
 	e.hook(func(h ExecutionHook) { h.Unsubscribe(e.k.key) })
 }

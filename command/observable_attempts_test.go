@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rxhystrix/rxhystrix/breaker"
 	ms "github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -632,4 +633,52 @@ func TestObservableCommandFirstLeavingAfterARetryIsGrantedGivesItsPlaceBack(t *t
 	assert.Equal(t, int32(1), made.Load())
 	h.stepUntil("the retry's place given back", func() bool { return h.state("LeavesAtOnce").retrying.Load() == 0 })
 	require.Zero(t, h.state("LeavesAtOnce").retrying.Load())
+}
+
+// An ObservableCommand's hedged stream whose hedge wins a half-open
+// breaker's trials by its first value: the first execution, which the
+// race cancels, gives its trial back. (First cancels its winner too, as
+// Hystrix's take(1) unsubscribes it: that trial fails, as in 1.5.13.)
+func TestObservableCommandHedgeLoserGivesItsHalfOpenTrialBack(t *testing.T) {
+	for _, iso := range bothIsolations {
+		for _, m := range obsModesWithFirst {
+			t.Run(iso.String()+"/"+m.name, func(t *testing.T) {
+				h := newHarness(t)
+				var failing atomic.Bool
+				failing.Store(true)
+				var made atomic.Int32
+				streams := hedgedStreams(&made, nil, closed, false)
+				c := NewObservable("Tail", func(ctx context.Context, in int) observable.Observable[bool] {
+					if failing.Load() {
+						return observable.Error[bool](errBoom)
+					}
+					return streams(ctx, in)
+				}, WithRegistry(h.reg), WithConfig(Config{
+					Isolation: iso,
+					Timeout:   -1,
+					Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+					Breaker:   breaker.Config{ConsecutiveFailures: 1, SleepWindow: 5 * time.Second, HalfOpenTrials: 2},
+				}))
+				_, err := m.exec(context.Background(), c, 1)
+				require.Error(t, err)
+				h.completion()
+				require.Equal(t, breaker.Open, c.Breaker().State())
+				h.clock.Advance(5*time.Second + 1)
+				failing.Store(false)
+
+				call := goCall(func() ([]bool, error) { return m.exec(context.Background(), c, 1) })
+				waitFor(t, "the first execution", func() bool { return made.Load() == 1 })
+				h.stepUntil("the hedge", func() bool { return made.Load() == 2 })
+				res := awaitCall(t, call)
+				require.NoError(t, res.err)
+				h.completion()
+				h.completion()
+				want := breaker.HalfOpen
+				if m.name == "ToObservable.First" {
+					want = breaker.Open
+				}
+				assert.Equal(t, want, c.Breaker().State())
+			})
+		}
+	}
 }
