@@ -313,13 +313,8 @@ func AttemptStart(ctx context.Context) (unixNano int64, ok bool) {
 // fallback) would end the race with that value while a hedge that had
 // started could still answer.
 func FailingAttempt(ctx context.Context, err error) bool {
-	s, ok := ctx.(*attemptScope)
-	if !ok {
-		if s, ok = ctx.Value(attemptKey{}).(*attemptScope); !ok {
-			return false
-		}
-	}
-	return (*s.race).failing(s, err)
+	s := attemptOf(ctx)
+	return s != nil && (*s.race).failing(s, err)
 }
 
 // LostAttempt reports whether ctx, the context of an attempt of a
@@ -330,22 +325,27 @@ func FailingAttempt(ctx context.Context, err error) bool {
 // false for an attempt whose context lives, for one whose race's context
 // ended, and for a context that is neither an attempt's nor made from one.
 func LostAttempt(ctx context.Context) bool {
-	if ctx == nil {
-		return false
-	}
-	s, ok := ctx.(*attemptScope)
-	if !ok {
-		if s, ok = ctx.Value(attemptKey{}).(*attemptScope); !ok {
-			return false
-		}
-	}
-	if !s.ended() {
+	s := attemptOf(ctx)
+	if s == nil || !s.ended() {
 		return false
 	}
 	if s.up != nil {
 		return s.up.leftErr() == nil
 	}
 	return s.parent.Err() == nil
+}
+
+// attemptOf returns the scope of the attempt whose context ctx is, or is
+// made from, and nil for any other context (nil too).
+func attemptOf(ctx context.Context) *attemptScope {
+	if s, ok := ctx.(*attemptScope); ok {
+		return s
+	}
+	if ctx == nil {
+		return nil
+	}
+	s, _ := ctx.Value(attemptKey{}).(*attemptScope)
+	return s
 }
 
 // attemptKey is the key under which an attempt's context, and every
