@@ -177,10 +177,11 @@ func newCommandContext(parent context.Context, c clock.Clock, start int64, timeo
 // Deadline returns the run's deadline, in the local time zone as
 // context.WithTimeout's: the timeout's, or the parent's if that comes
 // first. For Real it carries a monotonic reading (clock.TimeAt), as
-// context.WithTimeout's does, so that time.Until measures it rightly after
-// a step of the system clock. (A run's due has the parent's folded in already; a
-// subscription's is the timeout's alone, since it tells TIMEOUT from the
-// caller leaving, which the subscription watches for itself.)
+// context.WithTimeout's does, so that time.Until measures it rightly
+// after a step of the system clock. (A run's due has the parent's folded
+// in already; a subscription's is the timeout's alone, since it tells
+// TIMEOUT from the caller leaving, which the subscription watches for
+// itself.)
 func (c *deadlineContext) Deadline() (time.Time, bool) {
 	if c.unbounded {
 		return c.parent.Deadline()

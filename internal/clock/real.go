@@ -76,11 +76,11 @@ func realTimeAt(n int64) time.Time {
 // system clock had been stepped by d (an NTP step, a resumed virtual
 // machine) after the process started: Real keeps its own time line while
 // time.Now's wall time, and so every deadline of context.WithTimeout, is
-// d apart from it. It is for tests of code that mixes the two; Real's
-// Now keeps the monotonic reading of the instant it reads less d, which
-// a real step would leave alone, and a time without a monotonic reading
-// is taken, by UnixNanoOf, as the system clock's. It is not safe to call from tests that
-// run in parallel with others using Real.
+// d apart from it. It is for tests of code that mixes the two. Real's Now
+// carries the monotonic reading of the instant it reads less d, which a
+// real step would leave alone, and UnixNanoOf takes a time without a
+// monotonic reading as the system clock's. It is not safe to call from
+// tests that run in parallel with others using Real.
 func StepSystemClock(d time.Duration) (undo func()) {
 	stepped.Add(int64(d))
 	return func() { stepped.Add(-int64(d)) }
