@@ -142,6 +142,13 @@ func (c *core[In, Out]) fallBack(ctx context.Context, e *execution, in In, failu
 	if e.deferFallback(ctx, failure, cause) {
 		return zero, e.commandError(failure, cause)
 	}
+	if ctx.Err() != nil {
+		// The caller left after the timeout, while run held its goroutine
+		// (semaphore isolation): nobody is there for a fallback's answer,
+		// so none runs, as none would once it had run (leftDuringFallback).
+		e.cancelled(c.k.registry.now())
+		return zero, callerErr(ctx)
+	}
 	cmdErr, ok := fallbackPermitted(e, c.hasFallback(), failure, cause)
 	if !ok {
 		return zero, cmdErr

@@ -2,6 +2,8 @@ package command
 
 import (
 	"context"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -148,12 +150,16 @@ func TestRunsDeadlineHoldsAcrossASystemClockStep(t *testing.T) {
 // in every mode, as the subscription's timer records it at the timeout
 // (and as Hystrix's timer does). Execute and First recorded it CANCELLED
 // alone, which no health counts: a slow dependency whose callers give up
-// after the timeout never tripped the breaker.
+// after the timeout never tripped the breaker. Where the execution is the
+// caller's (Execute, First), no fallback runs for the caller who has left:
+// the execution ends CANCELLED after its TIMEOUT; where it is hot (Queue,
+// Observe), the fallback answers the future as at any timeout.
 func TestTimeoutBeforeTheCallerLeavesIsATimeout(t *testing.T) {
 	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
 		entered := make(chan context.Context, 1)
 		sawTimeout := make(chan error, 1)
 		release := make(chan struct{})
+		var fallbacks atomic.Int32
 		c := New("TimedOutThenLeft", func(ctx context.Context, id int) (string, error) {
 			done := ctx.Done()
 			entered <- ctx
@@ -161,7 +167,11 @@ func TestTimeoutBeforeTheCallerLeavesIsATimeout(t *testing.T) {
 			sawTimeout <- ctx.Err()
 			<-release // run goes on past its timeout
 			return "late", nil
-		}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: 50 * time.Millisecond})).WithFallback(fallbackName)
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: 50 * time.Millisecond})).
+			WithFallback(func(ctx context.Context, id int, err error) (string, error) {
+				fallbacks.Add(1)
+				return fallbackName(ctx, id, err)
+			})
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		call := goCall(func() (string, error) { return m.exec(ctx, c, 1) })
@@ -172,8 +182,14 @@ func TestTimeoutBeforeTheCallerLeavesIsATimeout(t *testing.T) {
 		close(release)
 		awaitCall(t, call)
 		done := h.completion()
-		assert.Contains(t, eventNames(done.Events), "TIMEOUT")
-		assert.NotContains(t, eventNames(done.Events), "FALLBACK_FAILURE")
+		events := eventNames(done.Events)
+		if slices.Contains(events, "CANCELLED") {
+			assert.Equal(t, []string{"TIMEOUT", "CANCELLED"}, events)
+			assert.Zero(t, fallbacks.Load(), "no fallback for a caller who left")
+		} else {
+			assert.Equal(t, []string{"TIMEOUT", "FALLBACK_SUCCESS"}, events)
+			assert.Equal(t, int32(1), fallbacks.Load())
+		}
 		h.assertReleased("TimedOutThenLeft")
 	})
 	// The caller who leaves before the timeout is CANCELLED, as before.
