@@ -18,8 +18,10 @@ const (
 	// DefaultIsolation, the zero value, is the default of the command's
 	// kind, as in Hystrix: PoolIsolation for a Command (and a collapser's
 	// batch command), SemaphoreIsolation for an ObservableCommand. The
-	// Config in force for a key (Registry.Config) always names the
-	// isolation it has, so that writing it back changes nothing.
+	// Config in force for a key that a command has claimed
+	// (Registry.Config) always names the isolation it has, so that
+	// writing it back changes nothing; a key made by Configure reads
+	// PoolIsolation until then (see Registry.Configure).
 	DefaultIsolation Isolation = iota
 	// PoolIsolation runs run on a worker of the command's pool, so the
 	// caller can return at the timeout even when run ignores its context:

@@ -245,6 +245,8 @@ func TestConstructionPanicsNameTheProblem(t *testing.T) {
 	assert.PanicsWithValue(t, `command: Do("DoKey"): run is nil`, func() { h.reg.Do(context.Background(), "DoKey", nil, nil) })
 	assert.PanicsWithValue(t, `command: New("GetUser"): option 1 is nil`, func() { New("GetUser", succeedRun, reg, nil) })
 	assert.Panics(t, func() { WithRegistry(nil) })
+	assert.PanicsWithValue(t, "command: WithClock with nil clock", func() { WithClock(nil) })
+	assert.PanicsWithValue(t, "command: WithRand with nil function", func() { WithRand(nil) })
 	_, ok := h.reg.Config("GetUser")
 	assert.False(t, ok, "a refused command makes no key")
 	c := New("GetUser", succeedRun, reg)

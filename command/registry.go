@@ -62,8 +62,13 @@ func (o registryClockOption) applyRegistry(r *Registry) { r.clock = o.c }
 
 // WithClock makes the registry, and its metrics, breakers, timeouts and
 // pools, read time from c: a clock.Manual, say, in a test that moves time
-// itself instead of sleeping.
-func WithClock(c clock.Clock) RegistryOption { return registryClockOption{c} }
+// itself instead of sleeping. It panics if c is nil.
+func WithClock(c clock.Clock) RegistryOption {
+	if c == nil {
+		panic("command: WithClock with nil clock")
+	}
+	return registryClockOption{c}
+}
 
 type registryBreakerOptions []breaker.Option
 
@@ -417,14 +422,15 @@ func (r *Registry) Configure(key string, cfg Config) error {
 
 // ConfigureFunc changes the configuration of key by change, live: change
 // is given a copy of the Config in force (the zero Config for a key that
-// has no command yet), and what it leaves there is put in force as by
-// Configure. No other Configure or ConfigureFunc of the registry runs in
-// between, so that two callers that each change a field of their own (an
-// operator's injected faults, a configuration source's timeout) do not
-// undo each other's change, as a Config followed by a Configure may.
-// change must not configure the registry itself. An empty key or one that
-// is not valid UTF-8 is an error that is ErrInvalidKey, and change is not
-// called.
+// is not known yet; for a key made by Configure that no command has
+// claimed, that Configure's Config, its isolation as it was given), and
+// what it leaves there is put in force as by Configure. No other
+// Configure or ConfigureFunc of the registry runs in between, so that two
+// callers that each change a field of their own (an operator's injected
+// faults, a configuration source's timeout) do not undo each other's
+// change, as a Config followed by a Configure may. change must not
+// configure the registry itself. An empty key or one that is not valid
+// UTF-8 is an error that is ErrInvalidKey, and change is not called.
 func (r *Registry) ConfigureFunc(key string, change func(*Config)) error {
 	if err := checkKey("key", key); err != nil {
 		return fmt.Errorf("command: ConfigureFunc: %w", err)
@@ -469,8 +475,13 @@ func (r *Registry) configureLocked(key string, cfg Config) error {
 	return nil
 }
 
-// Config returns the configuration in force for key, with defaults filled
-// in, and whether the key is known.
+// Config returns the configuration in force for key, and whether the key
+// is known. Its top-level defaults are filled in (the isolation, group,
+// pool, timeout and permits); the nested configurations (Breaker,
+// Metrics, Retry, Hedge and the others) keep their zero fields, which
+// mean their defaults. Until a command claims a key made by Configure,
+// its isolation reads PoolIsolation (see Configure); ConfigureFunc
+// changes such a key's fields without choosing an isolation.
 func (r *Registry) Config(key string) (Config, bool) {
 	k, ok := r.keys.Load(key)
 	if !ok {
