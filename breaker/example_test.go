@@ -231,7 +231,7 @@ func ExampleConfig_sleepWindowJitter() {
 // A breaker that throttles below a 50% success rate, the SRE book's
 // K = 2, and opens only when every call fails. As the dependency's
 // success rate falls, the share of requests it refuses grows, up to the
-// 80% default bound; the breaker stays Closed throughout.
+// 80% default bound; the breaker stays Closed until every call fails.
 func ExampleConfig_throttle() {
 	health := &snapshots{}
 	b := breaker.New(breaker.Config{

@@ -29,12 +29,18 @@ func ExampleRetryConfig() {
 		Hedge:     command.HedgeConfig{},
 		RateLimit: command.RateLimitConfig{Enabled: true, Rate: 100, MaxWait: 10 * time.Millisecond},
 	}))
-	v, err := getUser.Execute(context.Background(), 7)
+	ctx := command.WithRequestContext(context.Background())
+	v, err := getUser.Execute(ctx, 7)
 	fmt.Println(v, err)
 	fmt.Println("attempts:", calls)
+	for _, e := range command.RequestLogFrom(ctx).Executions() {
+		fmt.Println(e.Command, e.Events)
+	}
 	// Output:
 	// user-7 <nil>
 	// attempts: 2
+	// GetUser [FAILURE]
+	// GetUser [SUCCESS, RETRIED]
 }
 
 // An ObservableCommand's key retries a stream that failed before its

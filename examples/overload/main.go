@@ -2,7 +2,7 @@
 // shows what a guard on the server changes. The service has a few cores
 // and each request takes one for a fixed time, so requests beyond the
 // cores wait, as CPU-bound work does; its clients give up after a
-// deadline. It is served three ways:
+// deadline. It is served four ways:
 //
 //   - unguarded: every request waits its turn, the wait grows as long as
 //     the overload lasts, and nearly every client gives up, while the
