@@ -551,3 +551,31 @@ func TestFutureDiscardsTheValueItHeldWhenCancelled(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, []string{"3"}, p.discarded.get())
 }
+
+// A value of a Discarder Single queued in a Zip2 for a partner that has
+// not come is "left without a partner ... the subscriber left before the
+// pair was made" (Discarder) once the subscriber leaves: it goes back to
+// the Single then, even though the other source, which sees its context
+// end, says nothing more (a Create's events after its end are dropped).
+func TestZip2DiscardsAQueuedValueWhenTheSubscriberLeaves(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		other Observable[int]
+	}{
+		{"Never", Never[int]()},
+		{"Create that fails at its end", Create(func(ctx context.Context, o Observer[int]) {
+			go func() {
+				<-ctx.Done()
+				o.OnError(ctx.Err())
+			}()
+		})},
+	} {
+		a := &ownedSingle{v: 6}
+		r := newRecorder[int]()
+		sub := Zip2(FromSingle[int](a), c.other, mul).Subscribe(context.Background(), r)
+		assert.Empty(t, a.discards(), "%s: waiting for a partner", c.name)
+		sub.Unsubscribe()
+		assert.Equal(t, []string{"6"}, a.awaitDiscards(t, 1), c.name)
+		r.check(t, nil, nil, false)
+	}
+}

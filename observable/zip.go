@@ -73,6 +73,13 @@ type zipper[A, B, R any] struct {
 	qb           queue[B]
 	doneA, doneB bool
 	terminated   atomic.Bool
+
+	// left is hooked into up once a value of a Discarder Single waits
+	// in a queue (hooked): the subscriber's leaving then abandons the
+	// zip, and so discards the value, even if neither source says
+	// anything more (a Create's events after its end are dropped).
+	left   hook
+	hooked bool // owned by the goroutine holding wip
 }
 
 // The kinds of a zipEvent.
@@ -82,6 +89,7 @@ const (
 	zipDoneA
 	zipDoneB
 	zipError
+	zipLeft // up ended: the subscriber left
 )
 
 // zipEvent is a notification from either source.
@@ -147,12 +155,20 @@ func (z *zipper[A, B, R]) apply(ev zipEvent[A, B]) {
 	switch ev.kind {
 	case zipNextA:
 		z.qa.push(ev.a)
+		if _, ok := z.zs.a.one.(Discarder[A]); ok && !z.hooked && !z.hookLeft() { // one is nil for a stream
+			return
+		}
 	case zipNextB:
 		z.qb.push(ev.b)
+		if _, ok := z.zs.b.one.(Discarder[B]); ok && !z.hooked && !z.hookLeft() {
+			return
+		}
 	case zipDoneA:
 		z.doneA = true
 	case zipDoneB:
 		z.doneB = true
+	case zipLeft: // not live, so handled above
+		return
 	default:
 		z.terminated.Store(true)
 		z.down.OnError(ev.err)
@@ -173,6 +189,27 @@ func (z *zipper[A, B, R]) apply(ev zipEvent[A, B]) {
 		z.up.cancel(context.Canceled)
 		z.dropQueued()
 	}
+}
+
+// hookLeft hooks the zip into up's end, for a value of a Discarder
+// Single that has just been queued: a value left in the queue when the
+// subscriber leaves goes back to its source (see Discarder). It reports
+// false, having abandoned the zip, if up has ended already.
+func (z *zipper[A, B, R]) hookLeft() bool {
+	z.hooked = true
+	z.left.target = (*zipLeftHook[A, B, R])(z)
+	if !z.up.addHook(&z.left) {
+		z.abandon()
+		return false
+	}
+	return true
+}
+
+// zipLeftHook is a zipper as the hook told of up's end.
+type zipLeftHook[A, B, R any] zipper[A, B, R]
+
+func (z *zipLeftHook[A, B, R]) scopeEnded(error) {
+	(*zipper[A, B, R])(z).on(zipEvent[A, B]{kind: zipLeft})
 }
 
 // abandon ends the zip for a subscriber that has left, or that has had
