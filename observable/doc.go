@@ -23,10 +23,13 @@
 // with no goroutine and no channel. The operators that start goroutines
 // say so: [Observable.SubscribeOn] (on the [Scheduler]'s goroutine),
 // [Observable.Timeout] and [IntervalOn] (the clock's timer callbacks),
-// [FromChannel] (one reader per subscription) and [Observable.ToFuture]
+// [FromChannel] (one reader per subscription), [Observable.ToFuture]
 // (one per Future that its Get does not take over, started by a
-// goroutine that serves them all). Each of those goroutines ends when its
-// subscription ends, the starter once nothing is handed to it.
+// goroutine that serves them all), [Observable.Retry] (a retry after a
+// backoff starts on the clock's timer callback) and [Observable.Hedge]
+// and [HedgeStream] (each hedge on a goroutine of its own). Each of those
+// goroutines ends when its subscription ends, the starter once nothing is
+// handed to it.
 //
 // # Fusion
 //
