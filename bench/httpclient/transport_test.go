@@ -45,6 +45,10 @@ func BenchmarkGet(b *testing.B) {
 					}
 					_, _ = io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						b.Errorf("status %d", resp.StatusCode)
+						return
+					}
 				}
 			})
 			b.StopTimer()

@@ -15,13 +15,29 @@ import (
 	"github.com/rxhystrix/rxhystrix/limit"
 )
 
-// discard is a ResponseWriter that keeps nothing, so that every row
-// pays the same (nothing) for the response.
-type discard struct{ header http.Header }
+// discard is a ResponseWriter that keeps nothing but the status written,
+// so that every row pays the same (nothing) for the response and a row
+// that turns the request away (a guard's 503 or 429) fails rather than
+// looks fast.
+type discard struct {
+	header http.Header
+	status int // 0 until WriteHeader
+}
 
 func (d *discard) Header() http.Header         { return d.header }
 func (d *discard) Write(b []byte) (int, error) { return len(b), nil }
-func (d *discard) WriteHeader(int)             {}
+func (d *discard) WriteHeader(code int)        { d.status = code }
+
+// serve serves req with h into w and returns the status written, 200 if
+// none was.
+func (d *discard) serve(h http.Handler, req *http.Request) int {
+	d.status = 0
+	h.ServeHTTP(d, req)
+	if d.status == 0 {
+		return http.StatusOK
+	}
+	return d.status
+}
 
 var handler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 	_, _ = io.WriteString(w, `{"id":1,"name":"ann"}`)
@@ -66,7 +82,9 @@ func BenchmarkServe(b *testing.B) {
 			w := &discard{header: http.Header{}}
 			b.ReportAllocs()
 			for b.Loop() {
-				h.ServeHTTP(w, req)
+				if status := w.serve(h, req); status != http.StatusOK {
+					b.Fatalf("status %d", status)
+				}
 			}
 		})
 	}
@@ -84,7 +102,10 @@ func BenchmarkServeParallel(b *testing.B) {
 				req, _ := http.NewRequest(http.MethodGet, "http://example.com/users/1", nil)
 				w := &discard{header: http.Header{}}
 				for pb.Next() {
-					h.ServeHTTP(w, req)
+					if status := w.serve(h, req); status != http.StatusOK {
+						b.Errorf("status %d", status)
+						return
+					}
 				}
 			})
 		})
@@ -114,6 +135,10 @@ func BenchmarkLoopback(b *testing.B) {
 					}
 					_, _ = io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						b.Errorf("status %d", resp.StatusCode)
+						return
+					}
 				}
 			})
 		})
