@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,4 +38,17 @@ func TestSettleReportsGoroutines(t *testing.T) {
 	_, after := settle()
 	assert.Equal(t, before+1, during)
 	assert.Equal(t, before, after)
+}
+
+// TestReferenceFamilyFirst checks that the first rxhystrix family, which
+// benchreport divides every row of the table by, is rxhystrix itself and
+// not the hystrix-go drop-in.
+func TestReferenceFamilyFirst(t *testing.T) {
+	var ours []string
+	for _, f := range families() {
+		if strings.HasPrefix(f.name, "rxhystrix") {
+			ours = append(ours, f.name)
+		}
+	}
+	assert.Equal(t, []string{"rxhystrix", "rxhystrix-hystrixgo"}, ours)
 }

@@ -25,7 +25,3 @@ func rxhystrixHystrixgoFamily() keyFamily {
 		},
 	}
 }
-
-func init() {
-	ourFamilies = append(ourFamilies, rxhystrixHystrixgoFamily())
-}

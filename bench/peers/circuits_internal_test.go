@@ -70,7 +70,7 @@ func TestRowsAnswerRightly(t *testing.T) {
 				pass bool
 				w    work
 			}{{true, passes}, {false, fails}} {
-				if r.failingOnly && mode.pass {
+				if r.failingOnly && mode.pass || r.passingOnly && !mode.pass {
 					continue
 				}
 				call := r.prepare(t, 2, mode.w)
@@ -108,4 +108,18 @@ func TestQuantile(t *testing.T) {
 	assert.Equal(t, 3.0, quantile(sorted, 0.5))
 	assert.Equal(t, 5.0, quantile(sorted, 1))
 	assert.Equal(t, 1.5, quantile([]float64{1, 2}, 0.5))
+}
+
+// TestReferenceRowFirst checks that the first rxhystrix row, which
+// benchreport divides every row of a table by, is the plain Execute:
+// the drop-in's row, in a file whose init ran first, had taken its place.
+func TestReferenceRowFirst(t *testing.T) {
+	if assert.NotEmpty(t, ourRows) {
+		assert.Equal(t, "rxhystrix-semaphore", ourRows[0].name)
+	}
+	rows := append(peerRows(), ourRows...)
+	for _, r := range peerRows() {
+		assert.NotContains(t, r.name, "rxhystrix", "peer row %s would be taken for ours", r.name)
+	}
+	assert.Equal(t, "rxhystrix-hystrixgo", rows[len(rows)-1].name)
 }

@@ -31,5 +31,3 @@ func rxhystrixHystrixgoRow() row {
 		shortCircuited: func(err error) bool { return errors.Is(err, hystrix.ErrCircuitOpen) },
 	}
 }
-
-func init() { ourRows = append(ourRows, rxhystrixHystrixgoRow()) }
