@@ -40,13 +40,19 @@ func New(t testing.TB, start time.Time, opts ...command.RegistryOption) *Registr
 
 // Events returns the cumulative counts of key's events
 // ("[SUCCESS: 1, TIMEOUT: 2]"), once the rolling buckets have closed:
-// it advances the clock by a second. It is "no such key" for a key no
-// command has used.
+// it advances the clock by a second, or by the width of key's rolling
+// buckets when they are wider. It is "no such key" for a key no command
+// has used.
 func (r *Registry) Events(key string) string {
 	r.Clock.Advance(time.Second)
 	m, ok := r.Metrics().LookupCommand(key)
 	if !ok {
 		return "no such key"
+	}
+	if cfg := m.Config(); cfg.Buckets > 0 {
+		if wide := cfg.RollingWindow / time.Duration(cfg.Buckets); wide > time.Second {
+			r.Clock.Advance(wide - time.Second)
+		}
 	}
 	return m.CumulativeCounts().String()
 }

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -34,4 +35,19 @@ func TestRegistryTellsTimeoutsAndReadsEvents(t *testing.T) {
 	<-r.TimedOut
 	assert.ErrorIs(t, <-done, command.ErrTimeout)
 	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", r.Events("k"))
+}
+
+// Events reads a key's events once its rolling buckets have closed,
+// whatever their width: a key whose Config makes them two seconds wide
+// is read after its bucket has closed too, not a second into it.
+func TestEventsWaitsOutAWideBucket(t *testing.T) {
+	r := New(t, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	c := command.New("wide", func(context.Context, int) (int, error) { return 1, nil },
+		command.WithRegistry(r.Registry), command.WithConfig(command.Config{
+			Isolation: command.SemaphoreIsolation,
+			Metrics:   metricsstream.Config{RollingWindow: 20 * time.Second, Buckets: 10},
+		}))
+	_, err := c.Execute(context.Background(), 0)
+	require.NoError(t, err)
+	assert.Equal(t, "[SUCCESS: 1]", r.Events("wide"))
 }
