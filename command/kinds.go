@@ -66,16 +66,24 @@ func (c *Command[In, Out]) Queue(ctx context.Context, in In) *observable.Future[
 // is, in either isolation, so that a First with a context that cannot
 // end may take it over (see Command.Queue); an ObservableCommand's, in a
 // pool, is subscribed on the caller's goroutine, which a goroutine of
-// its own would only hand on to the worker. A collapsed request joins
+// its own would only hand on to the worker, unless the execution may
+// first wait there for a rate limit's token. A collapsed request joins
 // its batch at once.
 func observeNow[Out any](ctx context.Context, k *keyState, o observable.Observable[Out]) observable.Observable[Out] {
 	if k == nil {
 		return o.ReplayNow(ctx)
 	}
-	if _, single := o.AsSingle(); single || k.config.Load().Isolation == SemaphoreIsolation {
+	if _, single := o.AsSingle(); single || waitsOnSubscriber(k.config.Load()) {
 		return o.ReplayNowOn(ctx, observable.NewGoroutine)
 	}
 	return o.ReplayNow(ctx)
+}
+
+// waitsOnSubscriber reports whether an execution under cfg may wait on
+// the goroutine that subscribes it: it runs there (semaphore isolation),
+// or it may wait there for a rate limit's token (RateLimitConfig.MaxWait).
+func waitsOnSubscriber(cfg *Config) bool {
+	return cfg.Isolation == SemaphoreIsolation || cfg.RateLimit.Enabled && cfg.RateLimit.MaxWait > 0
 }
 
 // scalarFallback adapts a fallback that returns one value to an

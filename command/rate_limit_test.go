@@ -280,3 +280,45 @@ func TestRateLimitWaitFitsTheCallersDeadlineAcrossASystemClockStep(t *testing.T)
 		})
 	}
 }
+
+// Observe and Queue of an ObservableCommand never block their caller, in
+// either isolation, also while the execution waits for a rate limit's
+// token (RateLimitConfig.MaxWait's doc).
+func TestRateLimitObserveReturnsWhileItsExecutionWaits(t *testing.T) {
+	for _, iso := range bothIsolations {
+		for _, mode := range []string{"Observe", "Queue"} {
+			t.Run(iso.String()+"/"+mode, func(t *testing.T) {
+				h, spy := newSpiedHarness(t)
+				c := NewObservable("Waiting", func(ctx context.Context, in int) observable.Observable[bool] {
+					return observable.Just(true)
+				}, WithRegistry(h.reg), WithConfig(Config{
+					Isolation: iso,
+					Timeout:   -1,
+					RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 150 * time.Millisecond},
+				}))
+				_, err := c.Execute(context.Background(), 1)
+				require.NoError(t, err)
+				h.completion()
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				returned := make(chan func() ([]bool, error), 1)
+				go func() {
+					if mode == "Observe" {
+						o := c.Observe(ctx, 1)
+						returned <- func() ([]bool, error) { return o.ToSlice(context.Background()) }
+						return
+					}
+					f := c.Queue(ctx, 1)
+					returned <- func() ([]bool, error) { return f.Get(context.Background()) }
+				}()
+				recv(t, spy.armed, "the wait for a token")
+				get := recv(t, returned, mode+" to return before the token comes")
+				h.clock.Advance(100 * time.Millisecond)
+				vs, err := get()
+				require.NoError(t, err)
+				require.Equal(t, []bool{true}, vs)
+				require.Equal(t, evs("EMIT", "SUCCESS"), h.events())
+			})
+		}
+	}
+}
