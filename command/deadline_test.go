@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/internal/clock"
+	"github.com/rxhystrix/rxhystrix/observable"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -213,4 +214,38 @@ func TestTimeoutBeforeTheCallerLeavesIsATimeout(t *testing.T) {
 		assert.ErrorIs(t, awaitCall(t, call).err, context.Canceled)
 		assert.Equal(t, evs("CANCELLED"), h.events())
 	})
+}
+
+// The first value of an ObservableCommand's stream disarms its timeout,
+// and its context runs on past the timeout's time: from then on it must
+// not report the timeout as its deadline, or code under it that honours
+// deadlines (net.Dialer, gRPC, context.WithTimeout) gives up at once
+// once that time has passed, while the context itself never ends there.
+func TestObservableCommandsFirstValueLiftsTheReportedDeadline(t *testing.T) {
+	for _, iso := range bothIsolations {
+		t.Run(iso.String(), func(t *testing.T) {
+			h := newHarness(t)
+			running, finish := make(chan context.Context, 1), make(chan struct{})
+			c := NewObservable("Late", func(context.Context, int) observable.Observable[bool] {
+				return observable.Create(func(ctx context.Context, o observable.Observer[bool]) {
+					_, before := ctx.Deadline()
+					assert.True(t, before, "the timeout's deadline before the first value")
+					o.OnNext(true)
+					running <- ctx
+					<-finish
+					o.OnCompleted()
+				})
+			}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Timeout: 70 * time.Millisecond}))
+			call := goCall(func() ([]bool, error) { return c.Execute(context.Background(), 1) })
+			runCtx := recv(t, running, "the first value")
+			h.clock.Advance(time.Second)
+			require.NoError(t, runCtx.Err(), "the stream's context after the timeout's time")
+			d, ok := runCtx.Deadline()
+			require.False(t, ok, "the stream's context reports the disarmed timeout's deadline %v", d)
+			close(finish)
+			res := awaitCall(t, call)
+			require.NoError(t, res.err)
+			require.Equal(t, evs("EMIT", "SUCCESS"), h.events())
+		})
+	}
 }

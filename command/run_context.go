@@ -51,6 +51,10 @@ type deadlineContext struct {
 	// reported, when bounded, but not enforced.
 	endsItself bool
 	unbounded  bool // there is no deadline to report
+	// disarmed says the subscription no longer ends the context at due:
+	// an ObservableCommand's stream emitted its first value, which
+	// disarms the timeout, so only the parent's deadline is reported.
+	disarmed atomic.Bool
 	// callersDue: due is the parent's deadline, which comes before the
 	// timeout's, so that the context expiring is the caller's deadline
 	// passing, not a timeout (see leftAt).
@@ -166,7 +170,8 @@ func dueBy(parent context.Context, c clock.Clock, due int64) int64 {
 // costs one small allocation, where joining the subscriber's and the
 // caller's contexts under context.WithTimeout costs five and a timer; and
 // an ObservableCommand's stream, whose first value disarms the timeout,
-// may run past the deadline it reports.
+// may run past the timeout's time, and reports from then on the
+// parent's deadline alone (disarm).
 func newCommandContext(parent context.Context, c clock.Clock, start int64, timeout time.Duration) *deadlineContext {
 	if timeout <= 0 {
 		return &deadlineContext{parent: parent, clock: c, due: math.MaxInt64, unbounded: true}
@@ -183,7 +188,7 @@ func newCommandContext(parent context.Context, c clock.Clock, start int64, timeo
 // TIMEOUT from the caller leaving, which the subscription watches for
 // itself.)
 func (c *deadlineContext) Deadline() (time.Time, bool) {
-	if c.unbounded {
+	if c.unbounded || c.disarmed.Load() {
 		return c.parent.Deadline()
 	}
 	return clock.TimeAt(c.clock, dueBy(c.parent, c.clock, c.due)), true
@@ -215,6 +220,10 @@ func (c *deadlineContext) Err() error {
 	}
 	return nil
 }
+
+// disarm makes the context report the parent's deadline alone, once the
+// subscription that ends it no longer ends it at the timeout.
+func (c *deadlineContext) disarm() { c.disarmed.Store(true) }
 
 // expiredAt reports whether the deadline has passed at now (Unix
 // nanoseconds) or the command timed the run out: Err's verdict for a

@@ -91,6 +91,9 @@ func (s *subscription[In, Out]) value(v Out, event metricsstream.EventType, phas
 	s.mu.Unlock()
 	if first {
 		s.timeout.Stop()
+		if s.deadline != nil {
+			s.deadline.disarm() // the stream may run past the timeout's time
+		}
 	}
 	s.tellNext(v)
 	s.mu.Lock()
