@@ -527,25 +527,46 @@ func TestKeyMadeAfterRegistryCloseDoesNotTrip(t *testing.T) {
 	assert.Zero(t, h.clock.Pending(), "no health timer left behind")
 }
 
+// halfOpenHedged returns the command "Tail" of h, in isolation iso, that
+// hedges 50ms after its first attempt and whose breaker, opened by an
+// execution through m that failed, has slept its window: its next two
+// executions are its two half-open trials, and they run run.
+func halfOpenHedged(t *testing.T, h *harness, iso Isolation, m execMode, run func(context.Context, int) (string, error)) *Command[int, string] {
+	t.Helper()
+	var failing atomic.Bool
+	failing.Store(true)
+	c := New("Tail", func(ctx context.Context, id int) (string, error) {
+		if failing.Load() {
+			return "", errBoom
+		}
+		return run(ctx, id)
+	}, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: iso,
+		Timeout:   -1,
+		Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
+		Breaker:   breaker.Config{RequestVolumeThreshold: 1, SleepWindow: 5 * time.Second, HalfOpenTrials: 2},
+	})).WithFallback(fallbackName)
+	h.openBreaker(func() { _, _ = m.exec(context.Background(), c, 1) }, 1, "Tail")
+	h.clock.Advance(5*time.Second + 1)
+	failing.Store(false)
+	return c
+}
+
 // A hedged call whose hedge wins a half-open breaker's trials: the loser,
 // cancelled by the race and not by its caller, says nothing of the
 // dependency. It gives its trial back rather than fail it, which re-opened
 // the breaker the winner's success had reported to; the next successful
-// trial closes the breaker.
+// trial closes the breaker. A hedged trial whose caller leaves is still a
+// cancelled trial, as in Hystrix 1.5.13: the breaker re-opens.
 func TestHedgeLoserGivesItsHalfOpenTrialBack(t *testing.T) {
 	for _, iso := range bothIsolations {
 		for _, m := range execModes {
 			t.Run(iso.String()+"/"+m.name, func(t *testing.T) {
 				h := newHarness(t)
-				var failing atomic.Bool
-				failing.Store(true)
 				var calls atomic.Int32
 				hung := make(chan struct{})
 				defer close(hung)
-				c := New("Tail", func(ctx context.Context, id int) (string, error) {
-					if failing.Load() {
-						return "", errBoom
-					}
+				c := halfOpenHedged(t, h, iso, m, func(ctx context.Context, id int) (string, error) {
 					if calls.Add(1) == 1 {
 						select { // the first attempt hangs until the race cancels it
 						case <-ctx.Done():
@@ -555,16 +576,7 @@ func TestHedgeLoserGivesItsHalfOpenTrialBack(t *testing.T) {
 						}
 					}
 					return "hedge", nil
-				}, WithRegistry(h.reg), WithConfig(Config{
-					Isolation: iso,
-					Timeout:   -1,
-					Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
-					Breaker:   breaker.Config{RequestVolumeThreshold: 1, SleepWindow: 5 * time.Second, HalfOpenTrials: 2},
-				})).WithFallback(fallbackName)
-				h.openBreaker(func() { _, _ = m.exec(context.Background(), c, 1) }, 1, "Tail")
-				h.clock.Advance(5*time.Second + 1)
-				failing.Store(false)
-
+				})
 				call := goCall(func() (string, error) { return m.exec(context.Background(), c, 1) })
 				waitFor(t, "the first run", func() bool { return calls.Load() == 1 })
 				h.stepUntil("the hedge", func() bool { return calls.Load() == 2 })
@@ -581,37 +593,14 @@ func TestHedgeLoserGivesItsHalfOpenTrialBack(t *testing.T) {
 				assert.Equal(t, evs("SUCCESS"), h.events())
 				assert.Equal(t, breaker.Closed, c.Breaker().State(), "two trials succeeded")
 			})
-		}
-	}
-}
-
-// A hedged half-open trial whose caller leaves is still a cancelled trial,
-// as in Hystrix 1.5.13: the breaker re-opens.
-func TestHedgedTrialWhoseCallerLeavesReopens(t *testing.T) {
-	for _, iso := range bothIsolations {
-		for _, m := range execModes {
-			t.Run(iso.String()+"/"+m.name, func(t *testing.T) {
+			t.Run(iso.String()+"/"+m.name+"/caller leaves", func(t *testing.T) {
 				h := newHarness(t)
-				var failing atomic.Bool
-				failing.Store(true)
 				var calls atomic.Int32
-				c := New("Tail", func(ctx context.Context, id int) (string, error) {
-					if failing.Load() {
-						return "", errBoom
-					}
+				c := halfOpenHedged(t, h, iso, m, func(ctx context.Context, id int) (string, error) {
 					calls.Add(1)
 					<-ctx.Done() // every attempt hangs until cancelled
 					return "", ctx.Err()
-				}, WithRegistry(h.reg), WithConfig(Config{
-					Isolation: iso,
-					Timeout:   -1,
-					Hedge:     HedgeConfig{MaxHedges: 1, Delay: 50 * time.Millisecond},
-					Breaker:   breaker.Config{RequestVolumeThreshold: 1, SleepWindow: 5 * time.Second, HalfOpenTrials: 2},
-				})).WithFallback(fallbackName)
-				h.openBreaker(func() { _, _ = m.exec(context.Background(), c, 1) }, 1, "Tail")
-				h.clock.Advance(5*time.Second + 1)
-				failing.Store(false)
-
+				})
 				ctx, cancel := context.WithCancel(context.Background())
 				call := goCall(func() (string, error) { return m.exec(ctx, c, 1) })
 				waitFor(t, "the first run", func() bool { return calls.Load() == 1 })

@@ -171,15 +171,21 @@ func TestRateLimitBurstLoweredLive(t *testing.T) {
 // given its one token: its next execution waits 100ms for the next.
 func tokenTaken(t *testing.T, h *harness, iso Isolation) *Command[int, string] {
 	t.Helper()
-	c := New("Waiting", succeedRun, WithRegistry(h.reg), WithConfig(Config{
-		Isolation: iso,
-		Timeout:   -1,
-		RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 150 * time.Millisecond},
-	}))
+	c := New("Waiting", succeedRun, WithRegistry(h.reg), WithConfig(waitingConfig(iso)))
 	_, err := c.Execute(context.Background(), 1)
 	require.NoError(t, err)
 	h.completion()
 	return c
+}
+
+// waitingConfig is the Config of "Waiting", in isolation iso: a rate
+// limit of 10 a second, a burst of 1 and a MaxWait of 150ms.
+func waitingConfig(iso Isolation) Config {
+	return Config{
+		Isolation: iso,
+		Timeout:   -1,
+		RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 150 * time.Millisecond},
+	}
 }
 
 // Queue never blocks its caller, in either isolation, also while its
@@ -291,12 +297,8 @@ func TestRateLimitObserveReturnsWhileItsExecutionWaits(t *testing.T) {
 				h, spy := newSpiedHarness(t)
 				c := NewObservable("Waiting", func(ctx context.Context, in int) observable.Observable[bool] {
 					return observable.Just(true)
-				}, WithRegistry(h.reg), WithConfig(Config{
-					Isolation: iso,
-					Timeout:   -1,
-					RateLimit: RateLimitConfig{Enabled: true, Rate: 10, Burst: 1, MaxWait: 150 * time.Millisecond},
-				}))
-				_, err := c.Execute(context.Background(), 1)
+				}, WithRegistry(h.reg), WithConfig(waitingConfig(iso)))
+				_, err := c.Execute(context.Background(), 1) // the one token
 				require.NoError(t, err)
 				h.completion()
 				ctx, cancel := context.WithCancel(context.Background())
