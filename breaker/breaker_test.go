@@ -509,6 +509,10 @@ func TestNoOp(t *testing.T) {
 	ig, ok := cb.(interface{ MarkIgnored() })
 	require.True(t, ok, "NoOp has MarkIgnored as Breaker does")
 	ig.MarkIgnored()
+	mc, ok := cb.(interface{ MarkCancelled() })
+	require.True(t, ok, "NoOp has MarkCancelled as Breaker does")
+	mc.MarkCancelled()
+	assert.True(t, cb.AttemptExecution())
 }
 
 func TestStateString(t *testing.T) {

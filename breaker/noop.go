@@ -4,7 +4,9 @@ package breaker
 // and ignores results: Hystrix's NoOpCircuitBreaker, for code that wants
 // a CircuitBreaker that never intervenes (a command whose Config has
 // Breaker.Disabled does not ask its breaker at all). It also has the
-// MarkIgnored method of [Breaker]. It is safe for concurrent use.
+// MarkIgnored and MarkCancelled methods of [Breaker], so that code that
+// reports those outcomes to a Breaker can report them to it alike. It is
+// safe for concurrent use.
 func NoOp() CircuitBreaker { return noOp{} }
 
 type noOp struct{}
@@ -15,3 +17,4 @@ func (noOp) IsOpen() bool           { return false }
 func (noOp) MarkSuccess()           {}
 func (noOp) MarkNonSuccess()        {}
 func (noOp) MarkIgnored()           {}
+func (noOp) MarkCancelled()         {}
