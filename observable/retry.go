@@ -196,9 +196,9 @@ func (o Observable[T]) RetryOn(p RetryPolicy, c clock.Clock) Observable[T] {
 // RetryWith is [Observable.RetryOn] with the decisions of r, for a package
 // whose attempts decide for themselves whether a retry follows (a
 // command, which must know before its fallback runs). It panics if r or c
-// is nil.
+// is nil, a nil *RetryPolicy among them.
 func (o Observable[T]) RetryWith(r Retrier, c clock.Clock) Observable[T] {
-	if r == nil || c == nil {
+	if p, policy := r.(*RetryPolicy); r == nil || c == nil || policy && p == nil {
 		panic("observable: RetryWith with nil r or c")
 	}
 	if one, ok := o.AsSingle(); ok {

@@ -280,6 +280,8 @@ func TestRetryWithAsksItsRetrierAfterEachFailure(t *testing.T) {
 	assert.Equal(t, []int{3}, vs)
 	assert.Equal(t, int32(3), calls.Load(), "the retrier refused the retry after a value")
 	assert.Panics(t, func() { o.RetryWith(nil, clock.Real) })
+	assert.PanicsWithValue(t, "observable: RetryWith with nil r or c", func() { o.RetryWith((*RetryPolicy)(nil), clock.Real) },
+		"a nil policy is refused at once, not at the first failure")
 }
 
 // boundedRetrier retries the first failure after a second, its wait
