@@ -273,6 +273,15 @@ func (p *pool) active() int64 { return max(p.busy.Load(), 0) }
 // release frees the slot of a task whose user code did not run.
 func (p *pool) release() { p.busy.Add(-1) }
 
+// exitUnrun is exit for a task whose user code did not run: it frees the
+// slot (release) and starts the first queued task, for a worker that goes
+// on to conclude the task's execution itself (a timeout found in the
+// queue, a caller who left).
+func (p *pool) exitUnrun() {
+	p.release()
+	p.startNext()
+}
+
 // ran counts the run of a task whose user code returned at end (unread:
 // the clock is read) as executed, then frees its slot: whoever sees the
 // active count fall finds the run counted, as CommandMetrics'

@@ -235,13 +235,11 @@ func (s *subscription[In, Out]) starting(p *pool, start int64) bool {
 		// may not have: a manual clock fires a timer armed for a time
 		// already past only when it next moves. The next queued task
 		// starts now, not once the fallback has run on this worker.
-		p.release()
-		p.startNext()
+		p.exitUnrun()
 		s.timeOutLocked()
 		return false
 	case s.leftErr() != nil:
-		p.release()
-		p.startNext()
+		p.exitUnrun()
 		s.cancelLocked()
 		return false
 	}
