@@ -136,8 +136,11 @@
 // adds every closed percentile bucket it has not added yet, so they lag
 // by up to one percentile bucket, and must be collected at least once a
 // percentile window (60s by default) or the buckets that left it are
-// missed. Their start time is when [New] was called; their time is the
-// registry's clock.
+// missed. Their start time is when [New] was called, or, for a command
+// whose metrics idle eviction took out for longer than their percentile
+// window and whose histograms therefore start again from zero, the time
+// of the collection before they came back; their time is the registry's
+// clock.
 //
 // # Concurrency
 //

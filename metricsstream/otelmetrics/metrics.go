@@ -26,7 +26,7 @@ const ScopeName = "github.com/rxhystrix/rxhystrix/metricsstream/otelmetrics"
 type Metrics struct {
 	registry *metricsstream.Registry
 	bounds   []float64 // seconds, increasing
-	start    time.Time // StartTime of the cumulative histograms
+	start    time.Time // StartTime of the cumulative histograms, unless they started again
 
 	mu    sync.Mutex
 	folds *reading.Folds // over bounds

@@ -23,6 +23,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/limit"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/metricsstream/internal/reading"
 	rxprometheus "github.com/rxhystrix/rxhystrix/metricsstream/prometheus"
 )
@@ -402,4 +403,59 @@ func TestRegisteringTwiceOnAMeterDoesNotDoubleTheCounters(t *testing.T) {
 	assert.Equal(t, 4.0, collect()[success])
 	require.NoError(t, again.Unregister())
 	require.NoError(t, again.Unregister(), "a second Unregister, as the SDK's, is no error")
+}
+
+// A command whose metrics idle eviction took out for longer than their
+// percentile window comes back with latency histograms that start from
+// zero. OpenTelemetry's cumulative points must then carry a new start
+// time (the data model's reset), or a reader that turns them into deltas
+// takes the fall for a negative count.
+func TestHistogramStartsAgainAfterEviction(t *testing.T) {
+	mc := clock.NewManual(t0)
+	reg := metricsstream.NewRegistry(mc, metricsstream.WithIdleEviction(20*time.Second))
+	cm := reg.Command("Idle", metricsstream.Config{}) // percentile window 60s in 10s buckets
+	m := New(reg)
+	record := func() {
+		c := metricsstream.Completion{CommandKey: "Idle", Executed: true,
+			ExecutionLatency: 20 * time.Millisecond, TotalLatency: 21 * time.Millisecond}
+		c.Events.Add(metricsstream.Success, 1)
+		cm.MarkCompletion(&c)
+	}
+	point := func() (metricdata.HistogramDataPoint[float64], bool) {
+		sm, err := m.Produce(context.Background())
+		require.NoError(t, err)
+		for _, md := range sm[0].Metrics {
+			if md.Name != executionDuration.name {
+				continue
+			}
+			for _, p := range md.Data.(metricdata.Histogram[float64]).DataPoints {
+				return p, true
+			}
+		}
+		return metricdata.HistogramDataPoint[float64]{}, false
+	}
+
+	for range 5 {
+		record()
+	}
+	mc.Advance(10 * time.Second)
+	before, ok := point()
+	require.True(t, ok)
+	require.Equal(t, uint64(5), before.Count)
+
+	mc.Advance(30 * time.Second)
+	require.Equal(t, 1, reg.EvictIdle())
+	_, ok = point()
+	require.False(t, ok, "evicted metrics are not reported")
+	mc.Advance(2 * time.Minute) // every bucket folded has left the window
+	_, ok = point()
+	require.False(t, ok)
+
+	record() // back in the registry
+	mc.Advance(10 * time.Second)
+	after, ok := point()
+	require.True(t, ok)
+	require.Equal(t, uint64(1), after.Count, "the histogram starts again")
+	assert.True(t, after.StartTime.After(before.Time), "a new series: start %v, the old one's last point %v", after.StartTime, before.Time)
+	assert.False(t, after.StartTime.After(after.Time))
 }

@@ -27,8 +27,12 @@ func (m *Metrics) Produce(context.Context) ([]metricdata.ScopeMetrics, error) {
 	for c := range m.registry.Commands() {
 		attrs := attribute.NewSet(commandAttributes(c.Snapshot())...)
 		f := m.folds.Add(c)
-		execution.DataPoints = append(execution.DataPoints, m.point(&f.Execution, attrs, now))
-		total.DataPoints = append(total.DataPoints, m.point(&f.Total, attrs, now))
+		start := m.start
+		if f.Since.After(start) {
+			start = f.Since // the histograms started again (reading.Fold)
+		}
+		execution.DataPoints = append(execution.DataPoints, m.point(&f.Execution, attrs, start, now))
+		total.DataPoints = append(total.DataPoints, m.point(&f.Total, attrs, start, now))
 	}
 	m.folds.End() // forgets the totals of metrics the registry no longer holds
 	m.mu.Unlock()
@@ -44,7 +48,7 @@ func (m *Metrics) Produce(context.Context) ([]metricdata.ScopeMetrics, error) {
 
 // point converts cumulative totals into an OpenTelemetry data point, whose
 // buckets count apart rather than at or below each bound.
-func (m *Metrics) point(h *reading.Histogram, attrs attribute.Set, now time.Time) metricdata.HistogramDataPoint[float64] {
+func (m *Metrics) point(h *reading.Histogram, attrs attribute.Set, start, now time.Time) metricdata.HistogramDataPoint[float64] {
 	counts := make([]uint64, len(m.bounds)+1)
 	below := uint64(0)
 	for i, n := range h.AtOrBelow {
@@ -54,7 +58,7 @@ func (m *Metrics) point(h *reading.Histogram, attrs attribute.Set, now time.Time
 	counts[len(m.bounds)] = h.Count - below
 	return metricdata.HistogramDataPoint[float64]{
 		Attributes:   attrs,
-		StartTime:    m.start,
+		StartTime:    start,
 		Time:         now,
 		Count:        h.Count,
 		Bounds:       m.bounds,

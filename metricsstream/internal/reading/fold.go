@@ -27,6 +27,7 @@ type Folds struct {
 	commands   map[*metricsstream.CommandMetrics]*Fold
 	generation uint64    // of the collection under way or last ended
 	now        time.Time // of the collection under way or last ended, the registry's time
+	before     time.Time // of the collection before now's, zero if none
 }
 
 // NewFolds returns empty Folds whose histograms count latencies at or
@@ -43,7 +44,10 @@ func (f *Folds) Bounds() []float64 { return f.bounds }
 func (f *Folds) Len() int { return len(f.commands) }
 
 // Begin starts a collection at now, the registry's time.
-func (f *Folds) Begin(now time.Time) { f.generation++; f.now = now }
+func (f *Folds) Begin(now time.Time) {
+	f.generation++
+	f.before, f.now = f.now, now
+}
 
 // Add adds to the totals of m its closed percentile buckets not added
 // yet and returns them. The Fold is valid until the next Add of m.
@@ -51,6 +55,7 @@ func (f *Folds) Add(m *metricsstream.CommandMetrics) *Fold {
 	c := f.commands[m]
 	if c == nil {
 		c = &Fold{
+			Since:     f.before,
 			Execution: Histogram{AtOrBelow: make([]uint64, len(f.bounds))},
 			Total:     Histogram{AtOrBelow: make([]uint64, len(f.bounds))},
 		}
@@ -86,6 +91,13 @@ func (f *Folds) End() {
 // recorders). So the Fold remembers what it added of each bucket still in
 // the window, and adds what such a bucket gained since.
 type Fold struct {
+	// Since is when the totals began: the time of the collection before
+	// the one that made the Fold, which had not seen its metrics (new,
+	// or back after the Folds forgot them); zero for a Fold made by the
+	// first collection. An exporter whose points carry a start time
+	// gives a Fold made again a new one, as a reset.
+	Since time.Time
+
 	generation uint64 // of the last collection that added the command
 	// keepUntil is when the newest bucket it folded has left the
 	// command's percentile window (zero when it folded none): the Fold
