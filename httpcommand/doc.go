@@ -9,7 +9,9 @@
 // # Keys and pools
 //
 // Each request is a command of the key [WithKey] gives it, its URL's host
-// ("api.example.com:8443") by default; commands of one key share one
+// by default ([Host]: "api.example.com:8443", in lower case and without
+// its scheme's default port, so that one host is one key however its
+// URLs spell it); commands of one key share one
 // breaker and one set of metrics, on the dashboard and in Prometheus as
 // any command's. Each key runs in a worker pool of its own (Config.Pool
 // defaults to the key), so a host that hangs fills its own pool and is

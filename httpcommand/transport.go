@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/keyedcommand"
@@ -42,9 +43,44 @@ func New(opts ...Option) *Transport {
 	return t
 }
 
-// Host is the default key of a request: its URL's host, with the port
-// when the URL has one ("api.example.com", "127.0.0.1:8080").
-func Host(req *http.Request) string { return req.URL.Host }
+// Host is the default key of a request: its URL's host in lower case,
+// with the port when the URL names one other than its scheme's default
+// ("api.example.com" for https://API.example.com:443/, "127.0.0.1:8080").
+// However a program spells the URLs of one host, their requests are one
+// command, with one breaker, one health and one pool.
+func Host(req *http.Request) string {
+	host := req.URL.Host
+	if port := req.URL.Port(); port != "" && port == defaultPort(req.URL.Scheme) {
+		host = host[:len(host)-len(port)-1]
+	} else if strings.HasSuffix(host, ":") {
+		host = host[:len(host)-1] // an empty port is the default one
+	}
+	return lowerASCII(host)
+}
+
+// defaultPort returns the port a URL of scheme means when it names none.
+func defaultPort(scheme string) string {
+	switch {
+	case strings.EqualFold(scheme, "http"):
+		return "80"
+	case strings.EqualFold(scheme, "https"):
+		return "443"
+	}
+	return ""
+}
+
+// lowerASCII returns s with its ASCII letters in lower case, s itself
+// when it has none in upper case, so that a key already canonical costs
+// no allocation. Host names compare without regard to case (RFC 4343);
+// a name outside ASCII arrives punycoded or as the program wrote it.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
+}
 
 // RoundTrip runs req as a command of its key and returns the response
 // once its headers have arrived, its body still to be read; the package

@@ -443,3 +443,28 @@ func TestFallbackWithNeitherResponseNorError(t *testing.T) {
 	assert.Equal(t, int64(1), ev[metricsstream.FallbackFailure])
 	assert.Zero(t, ev[metricsstream.FallbackSuccess])
 }
+
+// Requests to one host are one command however their URLs spell it: the
+// host's case and its scheme's default port do not split its breaker,
+// health and pool in two.
+func TestHostIsCanonical(t *testing.T) {
+	for url, want := range map[string]string{
+		"http://api.example.com/users":      "api.example.com",
+		"http://API.Example.com/users":      "api.example.com",
+		"http://api.example.com:80/users":   "api.example.com",
+		"https://api.example.com:443/users": "api.example.com",
+		"HTTPS://api.example.com:443/users": "api.example.com",
+		"http://api.example.com:/users":     "api.example.com",
+		"https://api.example.com:80/users":  "api.example.com:80",
+		"http://api.example.com:443/users":  "api.example.com:443",
+		"http://api.example.com:8443/users": "api.example.com:8443",
+		"http://127.0.0.1:8080/":            "127.0.0.1:8080",
+		"http://[::1]:80/":                  "[::1]",
+		"http://[::1]:8080/":                "[::1]:8080",
+		"http://[FE80::1]/":                 "[fe80::1]",
+	} {
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		require.NoError(t, err)
+		assert.Equal(t, want, Host(req), url)
+	}
+}
