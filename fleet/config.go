@@ -34,7 +34,8 @@ type Config struct {
 	// and process id, say. Required.
 	Instance string
 	// Keys are the command keys whose breakers trip on the fleet's
-	// health. Every other key keeps its own metrics.
+	// health. Every other key keeps its own metrics. None begins with
+	// '}', which would close the hash tag around it empty (see Prefix).
 	Keys []string
 	// Prefix begins every Redis key the fleet writes. "" means
 	// DefaultPrefix. Services that share a Redis and have command keys
@@ -68,8 +69,11 @@ func (c Config) Validate() error {
 		return invalid("Prefix", fmt.Sprintf("%q holds a brace, which would take the place of the hash tag around the command key", c.Prefix))
 	}
 	for i, k := range c.Keys {
-		if k == "" {
+		switch {
+		case k == "":
 			return invalid(fmt.Sprintf("Keys[%d]", i), "is empty")
+		case k[0] == '}':
+			return invalid(fmt.Sprintf("Keys[%d]", i), fmt.Sprintf("%q begins with '}', which would leave the hash tag around it empty", k))
 		}
 	}
 	return nil

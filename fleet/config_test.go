@@ -67,3 +67,17 @@ func TestValidateRefusesABraceInThePrefix(t *testing.T) {
 	}
 	assert.NoError(t, Config{Client: c, Instance: "a", Prefix: "svc:fleet:"}.Validate())
 }
+
+// A command key that begins with '}' closes the hash tag at once: the
+// tag is empty, Redis Cluster hashes each bucket's whole name, and the
+// script's keys land in different slots (CROSSSLOT at every exchange),
+// which is what Validate refuses a brace in Prefix for.
+func TestValidateRefusesAKeyThatEmptiesTheHashTag(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
+	defer rdb.Close()
+	err := Config{Client: rdb, Instance: "a", Keys: []string{"ok", "}x"}}.Validate()
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	assert.ErrorContains(t, err, "Config.Keys[1]")
+	assert.NoError(t, Config{Client: rdb, Instance: "a", Keys: []string{"a}b", "{x}"}}.Validate(),
+		"a brace further in leaves a non-empty tag, the same for all of the key's names")
+}
