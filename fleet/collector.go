@@ -15,6 +15,8 @@ var (
 		"1 while the command's breaker judges on this instance's health alone, Redis having failed, else 0.", []string{"command"}, nil)
 	instancesDesc = prometheus.NewDesc("rxhystrix_fleet_instances",
 		"Other instances whose health the latest exchange found in the command's window.", []string{"command"}, nil)
+	corruptDesc = prometheus.NewDesc("rxhystrix_fleet_corrupt_values",
+		"Values of other instances that the latest exchange found in the command's window and left out of the sum, as corrupt.", []string{"command"}, nil)
 	clockSkewDesc = prometheus.NewDesc("rxhystrix_fleet_clock_skew_seconds",
 		"How far this instance's clock ran ahead of Redis's (negative: behind) at the latest successful exchange of the command's health buckets.", []string{"command"}, nil)
 	fleetRequestsDesc = prometheus.NewDesc("rxhystrix_fleet_health_requests",
@@ -25,7 +27,7 @@ var (
 
 // Collector returns a prometheus.Collector of f's sources: exchanges,
 // failures, whether each key has fallen back to local health, the other
-// instances seen, this instance's clock skew from Redis (see
+// instances seen, the corrupt values skipped, this instance's clock skew from Redis (see
 // Stats.ClockSkew: alert well before it nears an interval) and the
 // health its breaker was last sent.
 func (f *Fleet) Collector() prometheus.Collector { return collector{f} }
@@ -33,7 +35,7 @@ func (f *Fleet) Collector() prometheus.Collector { return collector{f} }
 type collector struct{ f *Fleet }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{exchangesDesc, failuresDesc, fallbackDesc, instancesDesc, clockSkewDesc, fleetRequestsDesc, fleetErrorPercentageDesc} {
+	for _, d := range []*prometheus.Desc{exchangesDesc, failuresDesc, fallbackDesc, instancesDesc, corruptDesc, clockSkewDesc, fleetRequestsDesc, fleetErrorPercentageDesc} {
 		ch <- d
 	}
 }
@@ -48,6 +50,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(failuresDesc, prometheus.CounterValue, float64(st.Failures), key)
 		ch <- prometheus.MustNewConstMetric(fallbackDesc, prometheus.GaugeValue, fallback, key)
 		ch <- prometheus.MustNewConstMetric(instancesDesc, prometheus.GaugeValue, float64(st.Instances), key)
+		ch <- prometheus.MustNewConstMetric(corruptDesc, prometheus.GaugeValue, float64(st.Corrupt), key)
 		if st.Exchanges > 0 { // no skew is known before
 			ch <- prometheus.MustNewConstMetric(clockSkewDesc, prometheus.GaugeValue, st.ClockSkew.Seconds(), key)
 		}

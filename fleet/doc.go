@@ -45,7 +45,9 @@
 // A bucket is named by its fleet index, the Unix time of its start
 // divided by the health snapshot interval, in a Redis hash
 // <prefix>{<key>}:<interval>:<index> whose fields are instances and whose
-// values are "total errors slow". One script call per interval writes
+// values are "total errors slow" (a value that is not, or that counts
+// more errors or slow calls than executions, is left out of the sum and
+// counted in [Stats].Corrupt). One script call per interval writes
 // the buckets and reads the sums back: one Redis operation per key, per
 // instance and per interval (two a second at Hystrix's 500ms), and three
 // numbers per bucket back whatever the fleet's size. The braces put a

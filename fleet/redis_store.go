@@ -39,6 +39,8 @@ type redisStore struct {
 // bucket read, then how many other instances wrote, then 1 if a write
 // that should have found this instance's counts added them anew, or the
 // mark that should have been there was not (Redis lost them), else 0,
+// then how many of the other instances' values it skipped as corrupt
+// (not three counts, or more errors or slow calls than executions),
 // then Redis's clock (TIME: seconds and
 // microseconds), which Source.Stats compares with the instance's. TIME
 // comes after the writes, where every Redis since 3.2 lets a script read
@@ -62,7 +64,7 @@ for i = 0, writes - 1 do
 		redis.call('PEXPIRE', key, expiry)
 	end
 end
-local out, seen, instances = {}, {}, 0
+local out, seen, instances, corrupt = {}, {}, 0, 0
 for k = 1, buckets do
 	local key = KEYS[k]
 	local total, errors, slow = 0, 0, 0
@@ -72,11 +74,16 @@ for k = 1, buckets do
 		if who ~= me then
 			local t, e, s = string.match(fields[j + 1], '^(%d+) (%d+) (%d+)$')
 			if t then
-				total, errors, slow = total + tonumber(t), errors + tonumber(e), slow + tonumber(s)
+				t, e, s = tonumber(t), tonumber(e), tonumber(s)
+			end
+			if t and e <= t and s <= t then
+				total, errors, slow = total + t, errors + e, slow + s
 				if not seen[who] then
 					seen[who] = true
 					instances = instances + 1
 				end
+			else
+				corrupt = corrupt + 1
 			end
 		end
 	end
@@ -86,6 +93,7 @@ for k = 1, buckets do
 end
 out[#out + 1] = instances
 out[#out + 1] = lost
+out[#out + 1] = corrupt
 local now = redis.call('TIME')
 out[#out + 1] = tonumber(now[1])
 out[#out + 1] = tonumber(now[2])
@@ -127,14 +135,15 @@ func (s redisStore) exchange(ctx context.Context, x exchange) (reading, error) {
 	if err != nil {
 		return reading{}, err
 	}
-	if len(vals) != 3*x.buckets+4 {
+	if len(vals) != 3*x.buckets+5 {
 		return reading{}, fmt.Errorf("fleet: the exchange script returned %d values for %d buckets", len(vals), x.buckets)
 	}
 	r := reading{
 		others:    make([]counts, x.buckets),
 		instances: int(vals[3*x.buckets]),
 		lost:      vals[3*x.buckets+1] != 0,
-		storeTime: time.Unix(vals[3*x.buckets+2], vals[3*x.buckets+3]*int64(time.Microsecond)),
+		corrupt:   int(vals[3*x.buckets+2]),
+		storeTime: time.Unix(vals[3*x.buckets+3], vals[3*x.buckets+4]*int64(time.Microsecond)),
 	}
 	for i := range r.others {
 		r.others[i] = counts{vals[3*i], vals[3*i+1], vals[3*i+2]}

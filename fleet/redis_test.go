@@ -311,3 +311,25 @@ func TestRedisThatLostTheBucketsBetweenExchangesJudgesAloneFirst(t *testing.T) {
 	}
 	assert.False(t, big.open())
 }
+
+// A value in a bucket that is not three counts, or counts more errors or
+// slow calls than executions (another writer's format, a stray HSET), is
+// left out of the fleet's sum and counted, not added: one such value must
+// not trip every instance.
+func TestRedisSkipsAndCountsCorruptValues(t *testing.T) {
+	srv := startRedis(t)
+	s := redisStore{client: newClient(t, srv), prefix: DefaultPrefix}
+	ctx := context.Background()
+	x := exchange{key: key, instance: "me", interval: interval, from: 100, buckets: 1}
+	require.NoError(t, newClient(t, srv).HSet(ctx, s.bucketKey(&x, 100),
+		"good", "5 1 0",
+		"garbage", "x",
+		"inflated", "1 1000 0",
+		"slowest", "1 0 7",
+	).Err())
+	r, err := s.exchange(ctx, x)
+	require.NoError(t, err)
+	assert.Equal(t, []counts{{5, 1, 0}}, r.others, "only the well-formed value counts")
+	assert.Equal(t, 1, r.instances)
+	assert.Equal(t, 3, r.corrupt, "the skipped values are counted")
+}

@@ -51,6 +51,7 @@ type Source struct {
 	failures  atomic.Uint64
 	fallback  atomic.Bool
 	instances atomic.Int64
+	corrupt   atomic.Int64
 	clockSkew atomic.Int64 // nanoseconds, of the latest successful exchange
 	roundTrip atomic.Int64 // nanoseconds, of the latest successful exchange
 	lastError atomic.Pointer[error]
@@ -186,6 +187,7 @@ func (s *Source) exchange() {
 		// this one.
 		s.exchanges.Add(1)
 		s.instances.Store(int64(r.instances))
+		s.corrupt.Store(int64(r.corrupt))
 		s.fallback.Store(true)
 		s.others = nil
 		s.rejoining = false // and the fallback stays, for this interval
@@ -193,6 +195,7 @@ func (s *Source) exchange() {
 		s.exchanges.Add(1)
 		s.fallback.Store(false)
 		s.instances.Store(int64(r.instances))
+		s.corrupt.Store(int64(r.corrupt))
 		s.others, s.from = r.others, from
 	}
 	s.sendLocked()
@@ -255,6 +258,11 @@ type Stats struct {
 	// Instances is how many other instances the latest successful
 	// exchange found health from in the window.
 	Instances int
+	// Corrupt is how many values of other instances the latest
+	// successful exchange found in the window and left out of the sum:
+	// not three counts, or more errors or slow calls than executions
+	// (another writer's format, a stray HSET).
+	Corrupt int
 	// ClockSkew is how far this instance's clock, the one that names its
 	// buckets (see the package doc), ran ahead of Redis's at the latest
 	// successful exchange; negative when it ran behind. It is Redis's
@@ -281,6 +289,7 @@ func (s *Source) Stats() Stats {
 		Failures:  s.failures.Load(),
 		Fallback:  s.fallback.Load(),
 		Instances: int(s.instances.Load()),
+		Corrupt:   int(s.corrupt.Load()),
 		ClockSkew: time.Duration(s.clockSkew.Load()),
 		RoundTrip: time.Duration(s.roundTrip.Load()),
 	}

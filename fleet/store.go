@@ -55,6 +55,10 @@ type reading struct {
 	others []counts
 	// instances is how many other instances wrote to those buckets.
 	instances int
+	// corrupt is how many of the other instances' values in those
+	// buckets the store skipped: not three counts, or more errors or
+	// slow calls than executions.
+	corrupt int
 	// storeTime is the store's clock during the exchange.
 	storeTime time.Time
 	// lost says that a write marked again found no counts of this
