@@ -276,7 +276,10 @@ func (p *pool) release() { p.busy.Add(-1) }
 // exitUnrun is exit for a task whose user code did not run: it frees the
 // slot (release) and starts the first queued task, for a worker that goes
 // on to conclude the task's execution itself (a timeout found in the
-// queue, a caller who left).
+// queue, a caller who left), and for a caller that left a task a worker
+// had taken but not started: that worker, which finds the task abandoned,
+// may have looked for the next queued task while the slot was still
+// taken, and left.
 func (p *pool) exitUnrun() {
 	p.release()
 	p.startNext()

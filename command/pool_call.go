@@ -303,8 +303,10 @@ func (c *core[In, Out]) awaitRun(ctx context.Context, e *execution, in In, call 
 			// abandoned: the slot goes back now, as a subscriber's does
 			// (subscription.dequeue), not when the worker, which may
 			// wait for a processor behind the callers it would turn
-			// away, gets to it.
-			p.release()
+			// away, gets to it. The worker may have looked for the next
+			// queued run before the slot came back, and left: the caller
+			// starts it (exitUnrun).
+			p.exitUnrun()
 			o = classify(ctx, runCtx, err)
 		case callRunning:
 			e.ranOnWorker(concurrency, started)

@@ -125,3 +125,51 @@ func TestPoolSlotBackWhenTheCallerTimesOutBeforeTheRunStarts(t *testing.T) {
 	assert.Zero(t, h.pool("one").busy.Load(), "every slot was given back once")
 	assert.Zero(t, started.Load()-int32(50-unstarted), "no abandoned run started")
 }
+
+// A caller that leaves a run a worker has taken from the queue but not
+// started gives the slot back itself (awaitRun's callQueued case,
+// subscription.dequeue); the worker, finding the run abandoned, looks for
+// the next queued run (pool.work) and may do so before the caller has
+// given the slot back: it finds the slot still taken and exits. The
+// caller must then start the next queued run itself, or that run waits
+// beside a free slot, with no worker, until another submit or exit comes
+// (and, with the queue full, every submit is rejected meanwhile).
+//
+// The test plays the worker: it takes the first queued run with the slot
+// it holds, and looks for the next run while that slot is still taken, as
+// a worker that found the run abandoned before its caller gave the slot
+// back does; the caller then leaves.
+func TestPoolCallerLeavingATakenRunStartsTheNextQueuedRun(t *testing.T) {
+	forEachMode(t, func(t *testing.T, h *harness, m execMode) {
+		require.NoError(t, h.reg.ConfigurePool("P", PoolConfig{CoreSize: 1, MaxQueueSize: 5}))
+		c := New("Leaving", succeedRun, WithRegistry(h.reg), WithConfig(Config{Pool: "P", Timeout: -1}))
+		p := h.reg.pool("P", false)
+		require.True(t, p.acquire(p.config.Load()), "the test's worker holds the only slot")
+
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		leaving := goCall(func() (string, error) { return m.exec(ctx, c, 1) })
+		h.waitQueued(t, "P", 1)
+		next := doneTask{make(chan struct{})}
+		require.Equal(t, submitAccepted, p.submit(next, unread))
+		h.waitQueued(t, "P", 2)
+
+		// The worker takes the caller's run with its slot, then, having
+		// found it abandoned, looks for the next run: the slot is taken.
+		p.mu.Lock()
+		taken := p.queue[0]
+		p.queue = p.queue[1:]
+		p.queued.Store(int64(len(p.queue)))
+		p.mu.Unlock()
+		require.Nil(t, p.next(), "the slot is the taken run's")
+
+		cancel()
+		assert.ErrorIs(t, awaitCall(t, leaving).err, context.Canceled)
+		recv(t, next.done, "the next queued run, waiting beside a free slot with no worker")
+
+		taken.runTask(p, unread) // the worker finds the run abandoned (and recycles it)
+		assert.Equal(t, evs("CANCELLED"), h.events())
+		h.waitIdle(t, "P")
+		assert.Zero(t, p.busy.Load())
+	})
+}

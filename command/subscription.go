@@ -358,8 +358,10 @@ func (s *subscription[In, Out]) dequeue() {
 		call.recycle() // it waited in the queue, holding no slot
 	case call.state.CompareAndSwap(callQueued, callAbandoned):
 		// A worker holds a slot for it but has not started it: the slot
-		// goes back now, and the worker recycles the call.
-		s.pl.release()
+		// goes back now, and the worker recycles the call. The worker
+		// may have looked for the next queued run before the slot came
+		// back, and left: the run starts here (exitUnrun).
+		s.pl.exitUnrun()
 	}
 }
 
