@@ -17,7 +17,10 @@ import (
 // the run gives the pool slot back at once: a caller that goes on without
 // blocking must not find the pool full of workers that are only waiting for
 // a processor to find out they have nothing to do. With one processor the
-// worker cannot start before the caller blocks.
+// worker cannot start before the caller blocks, unless the caller yields
+// to it (see yieldEvery) or is preempted: then the worker may take the run
+// while the caller cancels, and the slot is the worker's until it finds
+// the run cancelled.
 func TestPoolSlotBackWhenTheSubscriberLeavesBeforeTheRunStarts(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	h := newHarness(t)
@@ -27,7 +30,7 @@ func TestPoolSlotBackWhenTheSubscriberLeavesBeforeTheRunStarts(t *testing.T) {
 		started.Add(1)
 		return "", nil
 	}, WithRegistry(h.reg), WithConfig(Config{Pool: "one", Timeout: -1}))
-	unstarted := 0
+	unstarted, taken := 0, 0
 	for i := range 50 {
 		before := started.Load()
 		sub := c.ToObservable(context.Background(), i).Subscribe(context.Background(), ignore[string]{})
@@ -36,15 +39,19 @@ func TestPoolSlotBackWhenTheSubscriberLeavesBeforeTheRunStarts(t *testing.T) {
 			h.completion() // the caller yielded to the worker (see yieldEvery)
 			continue
 		}
-		unstarted++
 		running, queued := h.pool("one").size()
-		assert.Zero(t, running, "the slot came back with the cancel")
 		assert.Zero(t, queued)
 		assert.Equal(t, evs("CANCELLED"), h.events())
+		if running != 0 {
+			taken++ // the worker took the run while the caller cancelled
+			h.waitIdle(t, "one")
+			continue
+		}
+		unstarted++ // the slot came back with the cancel
 	}
-	require.NotZero(t, unstarted, "no run was left unstarted")
+	require.Greater(t, unstarted, taken, "the slot came back with the cancel less often than a worker held it")
 	h.waitIdle(t, "one")
-	assert.Zero(t, started.Load()-int32(50-unstarted), "no abandoned run started")
+	assert.Zero(t, started.Load()-int32(50-unstarted-taken), "no abandoned run started")
 }
 
 // A Future cancelled before its execution started: run never starts,
@@ -92,7 +99,9 @@ func (a advanceOnStart) Start(string) { a.h.clock.Advance(a.d) }
 // does: the next call must not be rejected by a pool whose only slot is
 // held by a worker that is only waiting for a processor to find out it
 // has nothing to do. With one processor the worker cannot start before
-// the caller returns, unless the caller yields to it (see yieldEvery).
+// the caller returns, unless the caller yields to it (see yieldEvery) or
+// is preempted: then the worker may take the run before the timeout, and
+// run it.
 func TestPoolSlotBackWhenTheCallerTimesOutBeforeTheRunStarts(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	h := newHarness(t)
@@ -104,7 +113,7 @@ func TestPoolSlotBackWhenTheCallerTimesOutBeforeTheRunStarts(t *testing.T) {
 		started.Add(1)
 		return "", nil
 	}, WithRegistry(h.reg), WithConfig(Config{Pool: "one", Timeout: timeout, Breaker: breaker.Config{ForceClosed: true}}))
-	unstarted := 0
+	unstarted, taken := 0, 0
 	for i := range 50 {
 		before := started.Load()
 		_, err := c.Execute(context.Background(), i)
@@ -112,14 +121,18 @@ func TestPoolSlotBackWhenTheCallerTimesOutBeforeTheRunStarts(t *testing.T) {
 		if started.Load() != before {
 			continue // the caller yielded to the worker
 		}
-		unstarted++
 		assert.ErrorIs(t, err, ErrTimeout, "call %d", i)
 		assert.Equal(t, evs("TIMEOUT", "FALLBACK_MISSING"), events, "call %d", i)
 		running, queued := h.pool("one").size()
-		assert.Zero(t, running, "call %d: the slot came back with the timeout", i)
 		assert.Zero(t, queued)
+		if running != 0 {
+			taken++ // the worker took the run before the timeout, and runs it
+			h.waitIdle(t, "one")
+			continue
+		}
+		unstarted++ // the slot came back with the timeout
 	}
-	require.NotZero(t, unstarted, "no run was left unstarted")
+	require.Greater(t, unstarted, taken, "the slot came back with the timeout less often than a worker held it")
 	h.waitIdle(t, "one")
 	waitFor(t, "the workers to finish", func() bool { return !poolWorkerRunning() })
 	assert.Zero(t, h.pool("one").busy.Load(), "every slot was given back once")
