@@ -177,7 +177,10 @@ func (m *CommandMetrics) MarkCompletion(c *Completion) {
 		m.MarkCompletionAt(c, clock.UnixNano(m.clock))
 		return
 	}
-	m.MarkCompletionAt(c, c.End.UnixNano())
+	// Placed on the metrics' clock: for clock.Real, whose time line does
+	// not follow steps of the system clock, End.UnixNano() of a time.Now
+	// reading is as far off as the system clock was stepped.
+	m.MarkCompletionAt(c, clock.UnixNanoOf(m.clock, c.End))
 }
 
 // MarkCompletionAt is [CommandMetrics.MarkCompletion] for a caller that

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/internal/clock"
 )
 
 // The scenarios of Hystrix's RollingCommandEventCounterStreamTest and
@@ -259,4 +261,27 @@ func TestCustomRollingWindow(t *testing.T) {
 	assert.Equal(t, int64(0), m.RollingCount(Success))
 	assert.Equal(t, int64(0), m.HealthCounts().Total)
 	assert.Equal(t, int64(1), m.CumulativeCount(Success))
+}
+
+// A Completion's End read from package time (time.Now, which carries a
+// monotonic reading) is placed on the metrics' clock as clock.UnixNanoOf
+// places it. clock.Real keeps its own time line when the system clock is
+// stepped (an NTP step), so End.UnixNano() would put the completion an
+// hour ahead of every reader: out of the rolling and health windows, and
+// its slot claimed for a bucket an hour away, which then turns the
+// completions of the current bucket in that slot away as late.
+func TestCompletionEndFromTimeNowAfterASystemClockStepCountsNow(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // one stripe
+	defer clock.StepSystemClock(time.Hour)()
+	m := NewRegistry(clock.Real).Command("cmd", Config{})
+	c := Completion{End: time.Now()}
+	c.Events.Add(Success, 1)
+	m.MarkCompletion(&c)
+	record(m, Failure) // End zero: now, on the clock's own time line
+
+	later := clock.Real.Now().Add(2 * time.Second) // both buckets closed, in the window
+	got := m.rollingAt(later)
+	assert.Equal(t, int64(1), got[Success], "the completion ended now")
+	assert.Equal(t, int64(1), got[Failure], "a completion of the same bucket is not turned away")
+	assert.Equal(t, HealthCounts{Total: 2, Errors: 1, ErrorPercentage: 50}, m.healthAt(later))
 }
