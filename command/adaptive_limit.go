@@ -110,14 +110,49 @@ func nextLimiter(cur *limit.Limiter, a limit.Algorithm, fixed int) *limit.Limite
 // would compare by address, so that a configuration made anew with the
 // same algorithm would restart the limit, and a change made through the
 // same pointer would go unseen; and a nil one would panic in Validate.
+// A type that embeds the limit.Algorithm interface is checked through
+// what it holds: nil, which would panic in Validate, or a pointer, are
+// refused as they are unwrapped, and one that cannot be compared, which
+// its type does not tell, as an uncomparable type is.
 func validateAlgorithm(a limit.Algorithm) error {
-	t := reflect.TypeOf(a)
-	if t.Kind() == reflect.Pointer {
+	v := reflect.ValueOf(a)
+	if v.Kind() == reflect.Pointer {
 		return fmt.Errorf("%w: %T is a pointer; an algorithm is a value", limit.ErrInvalidConfig, a)
 	}
-	if !t.Comparable() {
+	if err := wrappedAlgorithmsError(v); err != nil {
+		return err
+	}
+	if !v.Comparable() {
 		// nextLimiter's == would panic on it.
 		return fmt.Errorf("%w: %T cannot be compared; an algorithm is a comparable value", limit.ErrInvalidConfig, a)
 	}
 	return a.Validate()
+}
+
+// algorithmType is the type of limit.Algorithm.
+var algorithmType = reflect.TypeFor[limit.Algorithm]()
+
+// wrappedAlgorithmsError checks the algorithms that v, a struct, holds in
+// fields of an interface type that is an algorithm (an embedded
+// limit.Algorithm), whose methods may be v's: none may be nil or a
+// pointer, and each is checked so in turn.
+func wrappedAlgorithmsError(v reflect.Value) error {
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if f.Kind() != reflect.Interface || !f.Type().Implements(algorithmType) {
+			continue
+		}
+		if f.IsNil() {
+			return fmt.Errorf("%w: %s holds a nil %s", limit.ErrInvalidConfig, v.Type(), f.Type())
+		}
+		if inner := f.Elem(); inner.Kind() == reflect.Pointer {
+			return fmt.Errorf("%w: %s holds %s, a pointer; an algorithm is a value", limit.ErrInvalidConfig, v.Type(), inner.Type())
+		} else if err := wrappedAlgorithmsError(inner); err != nil {
+			return err
+		}
+	}
+	return nil
 }

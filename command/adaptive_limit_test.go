@@ -517,3 +517,52 @@ func TestAdaptiveLimitPointerToAWrapperIsAnError(t *testing.T) {
 	}
 	assert.NoError(t, r.Configure("GetUser", Config{Isolation: SemaphoreIsolation, AdaptiveLimit: labelledVegas{label: "edge"}}))
 }
+
+// namedAlgorithm is how a program may name an algorithm it configures:
+// a comparable struct that embeds the limit.Algorithm interface. Its
+// type passes a type-level check, but what it holds may be nil, a
+// pointer, or a value that cannot be compared.
+type namedAlgorithm struct {
+	limit.Algorithm
+	name string
+}
+
+// An algorithm that wraps a nil algorithm, a pointer to one, or one that
+// cannot be compared is refused with an error, as those algorithms are
+// unwrapped: Configure must not panic in Validate (nil), compare by
+// address (pointer), or panic comparing it when it is written back
+// (uncomparable).
+func TestAdaptiveLimitWrappedAlgorithmIsChecked(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a    limit.Algorithm
+	}{
+		{"nil", namedAlgorithm{name: "edge"}},
+		{"nil pointer", namedAlgorithm{Algorithm: (*limit.Vegas)(nil), name: "edge"}},
+		{"pointer", namedAlgorithm{Algorithm: &limit.Vegas{}, name: "edge"}},
+		{"uncomparable", namedAlgorithm{Algorithm: taggedVegas{tags: []string{"x"}}, name: "edge"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewRegistry()
+			defer r.Close()
+			for range 2 {
+				var err error
+				require.NotPanics(t, func() {
+					err = r.Configure("GetUser", Config{Isolation: SemaphoreIsolation, AdaptiveLimit: tc.a})
+				})
+				require.ErrorIs(t, err, ErrInvalidConfig)
+				require.ErrorIs(t, err, limit.ErrInvalidConfig)
+				assert.Contains(t, err.Error(), "command: Config.AdaptiveLimit")
+				require.NotPanics(t, func() { err = r.ConfigurePool("Users", PoolConfig{AdaptiveLimit: tc.a}) })
+				require.ErrorIs(t, err, ErrInvalidConfig)
+				assert.Contains(t, err.Error(), "command: PoolConfig.AdaptiveLimit")
+			}
+		})
+	}
+	// A wrapper of a valid algorithm value is an algorithm as any other.
+	r := NewRegistry()
+	defer r.Close()
+	a := namedAlgorithm{Algorithm: limit.Vegas{MaxLimit: 8}, name: "edge"}
+	require.NoError(t, r.Configure("GetUser", Config{Isolation: SemaphoreIsolation, AdaptiveLimit: a}))
+	require.NoError(t, r.Configure("GetUser", Config{Isolation: SemaphoreIsolation, AdaptiveLimit: a}))
+}
