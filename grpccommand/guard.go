@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/rxhystrix/rxhystrix/command"
 	"github.com/rxhystrix/rxhystrix/internal/keyedcommand"
@@ -49,7 +50,11 @@ const DefaultGuardKey = "grpc-server"
 //     turns it off) cancels the call's context; the execution is TIMEOUT
 //     and the caller gets DeadlineExceeded, whatever the handler returned
 //     after. A stream runs under the same timeout, so a key of streams
-//     that last wants a longer one, or none.
+//     that last wants a longer one, or none: past it, the stream's
+//     RecvMsg and SendMsg fail with DeadlineExceeded, but a RecvMsg
+//     already waiting for a client that sends nothing returns only when
+//     the client sends, closes its side or leaves (gRPC lets no one but
+//     the handler end a stream), and the permit is held until then.
 //   - A short circuit, a rejection (permits or, under pool isolation, the
 //     pool) and the rate limit never run the handler: the caller gets an
 //     [*Error] of code Unavailable. A short circuit or the rate limit
@@ -239,7 +244,7 @@ type inboundCall struct {
 func (g *Guard) serve(ctx context.Context, c *inboundCall) (any, error) {
 	err := c.Serve(func() {
 		if c.stream != nil {
-			c.err = c.stream(c.srv, &requestStream{ServerStream: c.ss, ctx: ctx})
+			c.err = c.stream(c.srv, &guardedStream{requestStream{ServerStream: c.ss, ctx: ctx}})
 		} else {
 			c.resp, c.err = c.unary(ctx, c.req)
 		}
@@ -251,4 +256,26 @@ func (g *Guard) serve(ctx context.Context, c *inboundCall) (any, error) {
 		return nil, c.err // a bad request if its code is no failure (init's BadRequests)
 	}
 	return c.resp, nil
+}
+
+// guardedStream is the stream a guard's handler serves: its Context is
+// the execution's, and its RecvMsg and SendMsg fail with the code of the
+// context's end (DeadlineExceeded at the command's timeout) once it has
+// ended, as gRPC's do once a stream's deadline has passed. A RecvMsg
+// that waits already for a message is not interrupted: gRPC gives a
+// server no way to end a stream before its handler returns.
+type guardedStream struct{ requestStream }
+
+func (s *guardedStream) RecvMsg(m any) error {
+	if err := s.ctx.Err(); err != nil {
+		return status.FromContextError(err).Err()
+	}
+	return s.ServerStream.RecvMsg(m)
+}
+
+func (s *guardedStream) SendMsg(m any) error {
+	if err := s.ctx.Err(); err != nil {
+		return status.FromContextError(err).Err()
+	}
+	return s.ServerStream.SendMsg(m)
 }

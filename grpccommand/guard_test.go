@@ -345,3 +345,25 @@ func TestGuardPartitions(t *testing.T) {
 	require.NoError(t, <-first)
 	assert.Equal(t, "[SUCCESS: 2, SEMAPHORE_REJECTED: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey))
 }
+
+// A guarded stream runs under the guard's timeout (Guard.Stream: "the
+// stream's Context is the execution's, which the command's timeout
+// cancels"): a handler that reads and answers with the stream's
+// RecvMsg and SendMsg, as generated handlers do, is stopped there, and
+// does not go on serving, its permit held, for as long as its client
+// sends.
+func TestGuardStreamTimeoutEndsAStreamThatGoesOn(t *testing.T) {
+	g := newGuardHarness(t, command.Config{Timeout: 300 * time.Millisecond, MaxConcurrentRequests: 1})
+	svc := &streamer{}
+	client := testgrpc.NewTestServiceClient(dial(t, "guarded", svc,
+		[]grpc.ServerOption{grpc.StreamInterceptor(g.guard.Stream)}))
+	stream, err := client.FullDuplexCall(context.Background())
+	require.NoError(t, err)
+	echoes(t, stream, "hi")
+	g.Clock.Advance(300 * time.Millisecond)
+	require.NoError(t, stream.Send(&testgrpc.StreamingOutputCallRequest{Payload: &testgrpc.Payload{Body: []byte("late")}}))
+	_, err = stream.Recv()
+	assert.Equal(t, codes.DeadlineExceeded, status.Code(err), "the stream ends at the guard's timeout")
+	assert.ErrorContains(t, err, "timed-out")
+	assert.Equal(t, "[TIMEOUT: 1, FALLBACK_MISSING: 1, EXCEPTION_THROWN: 1]", g.Events(DefaultGuardKey))
+}
