@@ -35,31 +35,38 @@ func runSteps(t *testing.T, a Algorithm, steps []step) {
 }
 
 func TestVegasFollowsItsFormula(t *testing.T) {
-	log := math.Log10
-	l2 := 20 + 6*log(20) // queue 0 ≤ threshold: L + β
-	l4 := l2 - log(27)   // queue ⌈27.8·0.5⌉ = 14 > β = 6·log10 27: L − f
-	l5 := l4 + log(26)   // queue ⌈26.4·(1 − 100/110)⌉ = 3 < α = 3·log10 26: L + f
-	l6 := l5 - log(27)   // dropped: L − f
-	l9 := l6 + 6*log(26) // queue ⌈26.4·(1 − 50/51)⌉ = 1 ≤ threshold: L + β
-	l10 := l9 - log(34)  // dropped, whatever the rtt
+	// Below a limit of 100, f = ⌊log10 L⌋ is 1: α = 3, β = 6, threshold 1.
 	runSteps(t, Vegas{InitialLimit: 20}, []step{
 		{"first sample sets rtt_noload", Sample{RTT: 100 * ms, InFlight: 20}, 20},
-		{"no queue", Sample{RTT: 100 * ms, InFlight: 20}, l2},
-		{"inflight below half the limit holds", Sample{RTT: 100 * ms, InFlight: 13}, l2},
-		{"long queue", Sample{RTT: 200 * ms, InFlight: 27}, l4},
-		{"short queue", Sample{RTT: 110 * ms, InFlight: 26}, l5},
-		{"drop", Sample{RTT: 300 * ms, InFlight: 27, Dropped: true}, l6},
-		{"a shorter rtt lowers rtt_noload and holds", Sample{RTT: 50 * ms, InFlight: 26}, l6},
-		{"queue between α and β holds", Sample{RTT: 67 * ms, InFlight: 26}, l6}, // ⌈26.4·0.254⌉ = 7, α = 4.2, β = 8.5
-		{"no queue again", Sample{RTT: 51 * ms, InFlight: 26}, l9},
-		{"drop at low inflight", Sample{RTT: 50 * ms, InFlight: 1, Dropped: true}, l10},
+		{"no queue: L + β", Sample{RTT: 100 * ms, InFlight: 20}, 26},
+		{"inflight below half the limit holds", Sample{RTT: 100 * ms, InFlight: 12}, 26},
+		{"long queue ⌈26·0.5⌉ = 13 > β: L − f", Sample{RTT: 200 * ms, InFlight: 27}, 25},
+		{"short queue ⌈25·(1 − 100/105)⌉ = 2 < α: L + f", Sample{RTT: 105 * ms, InFlight: 26}, 26},
+		{"drop: L − f", Sample{RTT: 300 * ms, InFlight: 27, Dropped: true}, 25},
+		{"a shorter rtt lowers rtt_noload and holds", Sample{RTT: 50 * ms, InFlight: 26}, 25},
+		{"queue ⌈25·(1 − 50/60)⌉ = 5, between α and β, holds", Sample{RTT: 60 * ms, InFlight: 26}, 25},
+		{"no queue again ⌈25·(1 − 50/51)⌉ = 1: L + β", Sample{RTT: 51 * ms, InFlight: 26}, 31},
+		{"drop at low inflight", Sample{RTT: 50 * ms, InFlight: 1, Dropped: true}, 30},
+	})
+}
+
+// f is concurrency-limits' Log10RootFunction, ⌊log10 L⌋ of the limit's
+// integer part and at least 1: whole steps, 2 from a limit of 100.
+func TestVegasStepsAreWholeLog10(t *testing.T) {
+	runSteps(t, Vegas{InitialLimit: 150}, []step{
+		{"first sample sets rtt_noload", Sample{RTT: 100 * ms, InFlight: 150}, 150},
+		{"no queue: L + 6·2", Sample{RTT: 100 * ms, InFlight: 150}, 162},
+		{"drop: L − 2", Sample{RTT: 100 * ms, InFlight: 150, Dropped: true}, 160},
+	})
+	runSteps(t, Vegas{InitialLimit: 99}, []step{
+		{"first sample sets rtt_noload", Sample{RTT: 100 * ms, InFlight: 99}, 99},
+		{"drop: 99 − 1", Sample{RTT: 100 * ms, InFlight: 99, Dropped: true}, 98},
 	})
 }
 
 // TestVegasAtItsBoundaries checks each comparison of the formula where
-// its two sides are equal: a limit of at most 10 makes log10 L, and so
-// the threshold, α and β, whole numbers (1, 3 and 6) that a queue, a
-// whole number, can meet.
+// its two sides are equal: the threshold, α and β are whole numbers (1,
+// 3 and 6 below a limit of 100) that a queue, a whole number, can meet.
 func TestVegasAtItsBoundaries(t *testing.T) {
 	for _, tc := range []struct {
 		limit int
@@ -245,18 +252,30 @@ func TestNewStartsAtTheStartingPointWithinBounds(t *testing.T) {
 }
 
 // The hold at low concurrency compares inflight with L/2, L the real
-// limit: at L = 36.39, 18 executions in flight are fewer than L/2 = 18.2,
-// and the limit holds, as the package doc and concurrency-limits say.
+// limit: at L = 36.4 (a limit carried over from another algorithm by
+// Switch keeps its fraction), 18 executions in flight are fewer than
+// L/2 = 18.2, and the limit holds, as the package doc and
+// concurrency-limits say.
 func TestVegasHoldsBelowHalfTheRealLimit(t *testing.T) {
-	log := math.Log10
-	l2 := 20 + 6*log(20)
-	l3 := l2 + 6*log(27)
-	runSteps(t, Vegas{InitialLimit: 20}, []step{
-		{"first sample sets rtt_noload", Sample{RTT: 100 * ms, InFlight: 20}, 20},
-		{"no queue", Sample{RTT: 100 * ms, InFlight: 20}, l2},
-		{"no queue again", Sample{RTT: 100 * ms, InFlight: 28}, l3},
-		{"18 in flight < 36.39/2 holds", Sample{RTT: 100 * ms, InFlight: 18}, l3},
-	})
+	g, err := New(Gradient2{MinLimit: 1, MaxLimit: 100, InitialLimit: 36}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.set(36.4)
+	l, err := g.Switch(Vegas{MinLimit: 1, MaxLimit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []step{
+		{"first sample sets rtt_noload", Sample{RTT: 100 * ms, InFlight: 20}, 36.4},
+		{"18 in flight < 36.4/2 holds", Sample{RTT: 100 * ms, InFlight: 18}, 36.4},
+		{"19 in flight, no queue: L + β", Sample{RTT: 100 * ms, InFlight: 19}, 42.4},
+	} {
+		l.Record(s.in)
+		if got := l.Estimate(); math.Abs(got-s.want) > 1e-9 {
+			t.Fatalf("%s: limit %v, want %v", s.name, got, s.want)
+		}
+	}
 }
 
 // A ProbeMultiplier too large to ever probe, which Validate accepts,
@@ -264,7 +283,7 @@ func TestVegasHoldsBelowHalfTheRealLimit(t *testing.T) {
 func TestVegasHugeProbeMultiplier(t *testing.T) {
 	runSteps(t, Vegas{InitialLimit: 20, ProbeMultiplier: math.MaxInt}, []step{
 		{"first sample sets rtt_noload", Sample{RTT: 100 * ms, InFlight: 20}, 20},
-		{"no queue: L + β", Sample{RTT: 100 * ms, InFlight: 20}, 20 + 6*math.Log10(20)},
+		{"no queue: L + β", Sample{RTT: 100 * ms, InFlight: 20}, 26},
 	})
 }
 

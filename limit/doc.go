@@ -21,7 +21,7 @@
 // integer part. rtt is the sample's round-trip time.
 //
 // Vegas estimates the queue behind the limit from the shortest rtt seen,
-// rtt_noload: queue = ⌈L·(1 − rtt_noload/rtt)⌉, with f = max(1, log10 L),
+// rtt_noload: queue = ⌈L·(1 − rtt_noload/rtt)⌉, with f = max(1, ⌊log10 L⌋),
 // α = 3f, β = 6f and threshold = f. A queue at most threshold gives
 // L + β, one below α gives L + f, one above β gives L − f; otherwise L
 // holds. A drop gives L − f. A sample taken while fewer than L/2

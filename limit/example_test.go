@@ -25,7 +25,7 @@ func Example() {
 	// Output:
 	// rtt 200ms: limit 10
 	// rtt 200ms: limit 16
-	// rtt 200ms: limit 23
+	// rtt 200ms: limit 22
 	// rtt 500ms: limit 21
 	// rtt 500ms: limit 20
 	// rtt 500ms: limit 19

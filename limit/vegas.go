@@ -56,7 +56,6 @@ type vegas struct {
 	cfg     Vegas
 	noLoad  time.Duration // rtt_noload; 0 until the first sample
 	samples int           // since rtt_noload was last probed
-	log     log10Cache
 }
 
 func (v *vegas) bounds() (int, int) { return v.cfg.MinLimit, v.cfg.MaxLimit }
@@ -74,7 +73,7 @@ func (v *vegas) update(limit float64, s Sample) float64 {
 		v.noLoad = s.RTT
 		return limit
 	}
-	f := v.log.of(limit)
+	f := log10Floor(limit)
 	next := limit
 	switch {
 	case s.Dropped:
@@ -96,18 +95,15 @@ func (v *vegas) update(limit float64, s Sample) float64 {
 	return clamp(next, float64(v.cfg.MinLimit), float64(v.cfg.MaxLimit))
 }
 
-// log10Cache computes log10 of the integer part of a limit, at least 1,
-// and keeps the last: the integer part changes far less often than the
-// limit is updated, and a logarithm costs more than the rest of an
-// update.
-type log10Cache struct {
-	n   int
-	log float64
-}
-
-func (c *log10Cache) of(limit float64) float64 {
-	if n := saturate.Int(limit); n != c.n || c.log == 0 {
-		c.n, c.log = n, max(1, math.Log10(float64(n)))
+// log10Floor returns ⌊log10 n⌋ of the integer part n of a limit, at
+// least 1: concurrency-limits' Log10RootFunction, whose whole steps make
+// α, β and the threshold 3, 6 and 1 for every limit below 100. Counting
+// digits costs less than a logarithm, which cost more than the rest of
+// an update.
+func log10Floor(limit float64) float64 {
+	f := 0
+	for n := saturate.Int(limit); n >= 10; n /= 10 {
+		f++
 	}
-	return c.log
+	return float64(max(1, f))
 }
