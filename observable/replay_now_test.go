@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -198,4 +199,99 @@ func TestReplayNowContextEndingAsOTerminatesStillEndsTheReplay(t *testing.T) {
 	later := newRecorder[int]()
 	replay.Subscribe(context.Background(), later)
 	assert.True(t, later.terminated(), "a later subscriber is told how the replay ended")
+}
+
+// gateSingle is an asynchronous Single whose result the test gives, by
+// calling deliver, whenever it likes.
+type gateSingle struct {
+	mu sync.Mutex
+	r  SingleObserver[int]
+}
+
+func (g *gateSingle) Call(ctx context.Context) (int, error) { return callBySubscribing[int](ctx, g) }
+
+func (g *gateSingle) SubscribeSingle(_ context.Context, r SingleObserver[int]) {
+	g.mu.Lock()
+	g.r = r
+	g.mu.Unlock()
+}
+
+func (*gateSingle) Async() bool { return true }
+
+func (g *gateSingle) deliver(v int) {
+	g.mu.Lock()
+	r := g.r
+	g.mu.Unlock()
+	r.OnResult(v, nil)
+}
+
+// A subscriber of ReplayNow of a Single that comes as the result does is
+// told the result once, and the race between its subscription and the
+// result leaves no data race on what the waiter watches (run with -race).
+func TestReplayNowOfASingleSubscribeRacesTheResult(t *testing.T) {
+	for range 300 {
+		g := &gateSingle{}
+		hot := FromSingle[int](g).ReplayNow(context.Background())
+		rec := newRecorder[int]()
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			g.deliver(7)
+		}()
+		close(start)
+		hot.Subscribe(context.Background(), rec)
+		wg.Wait()
+		rec.wait(t)
+		rec.check(t, []int{7}, nil, true)
+	}
+}
+
+// afterFuncCtx is a context whose AfterFunc method (which
+// context.AfterFunc calls) counts the registrations not stopped, and
+// runs during before its registration returns.
+type afterFuncCtx struct {
+	context.Context // Background: Deadline and Value
+	done            chan struct{}
+	during          func()
+	live            atomic.Int32
+}
+
+func (c *afterFuncCtx) Done() <-chan struct{} { return c.done }
+func (c *afterFuncCtx) Err() error            { return nil }
+
+func (c *afterFuncCtx) AfterFunc(f func()) func() bool {
+	c.live.Add(1)
+	if c.during != nil {
+		c.during()
+	}
+	var once atomic.Bool
+	return func() bool {
+		if once.CompareAndSwap(false, true) {
+			c.live.Add(-1)
+			return true
+		}
+		return false
+	}
+}
+
+// A waiter whose result comes while it registers its watch on its
+// context does not leave the registration behind: whoever finishes
+// last takes it out.
+func TestReplayNowOfASingleWatchRemovedWhenTheResultComesMeanwhile(t *testing.T) {
+	g := &gateSingle{}
+	hot := FromSingle[int](g).ReplayNow(context.Background())
+	s, ok := hot.AsSingle()
+	require.True(t, ok)
+	ctx := &afterFuncCtx{Context: context.Background(), done: make(chan struct{})}
+	ctx.during = func() { g.deliver(5) }
+	var got []int
+	s.SubscribeSingle(ctx, singleFunc[int](func(v int, err error) {
+		require.NoError(t, err)
+		got = append(got, v)
+	}))
+	assert.Equal(t, []int{5}, got)
+	assert.Zero(t, ctx.live.Load(), "the waiter's AfterFunc on its context is still registered")
 }

@@ -3,6 +3,7 @@ package observable
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // replayOne is ReplayNowOn of a Single: a hot Single that holds the one
@@ -49,7 +50,17 @@ type replayWaiter[T any] struct {
 	hook hook
 	sc   *scope // ctx, when it is one of this package's: the hook is in it
 	stop func() bool
+	// watched settles who takes the watch out when the result comes while
+	// watch sets it up: watch and unhook each swap it from 0, and the one
+	// that comes second, finding the other's mark, does it.
+	watched atomic.Int32
 }
+
+// The marks of a replayWaiter's watched.
+const (
+	waiterWatching int32 = 1 + iota // watch has set sc or stop
+	waiterTold                      // the result has been told, before that
+)
 
 // OnResult is the source's result: every waiting subscriber is told it.
 // A value that comes once every subscriber has left is handed to the
@@ -154,26 +165,38 @@ func (r *replaySingle[T]) SubscribeSingle(ctx context.Context, to SingleObserver
 }
 
 // watch arranges for the end of the waiter's context to make it leave: on
-// the goroutine that ends it, for a context of this package.
+// the goroutine that ends it, for a context of this package. The result
+// may be told to the waiter meanwhile, on another goroutine: then watch
+// takes its watch out again, since unhook, which ran first, could not.
 func (w *replayWaiter[T]) watch() {
 	if ctx, ok := scopeOf(w.ctx); ok {
 		w.hook.target = w
-		if ctx.addHook(&w.hook) {
-			w.sc = ctx
+		if !ctx.addHook(&w.hook) {
+			w.leave()
 			return
 		}
-		w.leave()
-		return
-	}
-	if w.ctx.Done() != nil {
+		w.sc = ctx
+	} else if w.ctx.Done() != nil {
 		w.stop = context.AfterFunc(w.ctx, w.leave)
+	}
+	if !w.watched.CompareAndSwap(0, waiterWatching) {
+		w.unwatch()
 	}
 }
 
 func (w *replayWaiter[T]) scopeEnded(error) { w.leave() }
 
-// unhook stops watching the waiter's context.
+// unhook stops watching the waiter's context, once the result has been
+// told to it, or leaves that to a watch still setting it up.
 func (w *replayWaiter[T]) unhook() {
+	if w.watched.CompareAndSwap(0, waiterTold) {
+		return
+	}
+	w.unwatch()
+}
+
+// unwatch undoes what watch set up.
+func (w *replayWaiter[T]) unwatch() {
 	if w.sc != nil {
 		w.sc.removeHook(&w.hook)
 	} else if w.stop != nil {
