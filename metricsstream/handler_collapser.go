@@ -23,7 +23,9 @@ type CollapserSnapshot struct {
 	BatchSizeMean        int64
 	BatchSizePercentiles [8]int64
 	// RequestCacheEnabled, MaxRequestsInBatch and TimerDelay are the
-	// collapser's properties (propertyValue_*).
+	// collapser's properties (propertyValue_*); a MaxRequestsInBatch of 0
+	// or less is no cap, which the streams write as Hystrix's default,
+	// Integer.MAX_VALUE.
 	RequestCacheEnabled bool
 	MaxRequestsInBatch  int
 	TimerDelay          time.Duration

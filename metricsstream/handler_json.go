@@ -308,7 +308,7 @@ func appendCollapserJSON(b []byte, s *CollapserSnapshot) []byte {
 	}
 	o.close(&p)
 	o.bool("propertyValue_requestCacheEnabled", s.RequestCacheEnabled)
-	o.int("propertyValue_maxRequestsInBatch", int64(s.MaxRequestsInBatch))
+	o.int("propertyValue_maxRequestsInBatch", int64(batchCap(s.MaxRequestsInBatch)))
 	o.millis("propertyValue_timerDelayInMilliseconds", s.TimerDelay)
 	o.int("reportingHosts", 1)
 	return o.end()

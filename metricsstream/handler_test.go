@@ -592,3 +592,26 @@ func TestHandlerStreamsTheRegistrysCollapsers(t *testing.T) {
 	assert.Equal(t, int64(1<<31-1), objs[0].int(t, "propertyValue_maxRequestsInBatch"),
 		"no cap reads as Hystrix's Integer.MAX_VALUE")
 }
+
+// A collapser of WithCollapsers whose snapshot has no cap
+// (MaxRequestsInBatch 0, as CollapserStatus and command.CollapserConfig
+// spell "no cap") shows Hystrix's Integer.MAX_VALUE on the dashboard
+// stream, as the configuration stream and the registry's own collapsers
+// show it, not "max batch 0".
+func TestCollapserSourceWithoutCapReadsAlikeOnBothStreams(t *testing.T) {
+	reg, _ := newStreamRegistry()
+	src := CollapserSourceFunc(func() iter.Seq[CollapserSnapshot] {
+		return func(yield func(CollapserSnapshot) bool) { yield(CollapserSnapshot{Key: "Elsewhere", Time: t0}) }
+	})
+
+	rec := serveOnce(Handler(WithRegistry(reg), WithCollapsers(src)), http.MethodGet, "")
+	require.Equal(t, http.StatusOK, rec.Code)
+	data, _, ok := strings.Cut(strings.TrimPrefix(rec.Body.String(), "data: "), "\n\n")
+	require.True(t, ok)
+	o := parseObject(t, data)
+	assert.Equal(t, int64(1<<31-1), o.int(t, "propertyValue_maxRequestsInBatch"), "dashboard stream")
+
+	rec = serveOnce(ConfigHandler(WithRegistry(reg), WithCollapsers(src)), http.MethodGet, "")
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Contains(t, rec.Body.String(), `"Elsewhere":{"maxRequestsInBatch":2147483647,`, "configuration stream")
+}
