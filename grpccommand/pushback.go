@@ -13,7 +13,8 @@ import (
 // PushbackTrailer is the trailer by which a server tells a client when to
 // retry a call it refused, in milliseconds, or, with a negative number
 // or one that is not a number, not to retry it (gRPC's retry design,
-// gRFC A6). A [Guard] sends it; the commands of
+// gRFC A6). A trailer of several values is not to retry, as grpc-go's
+// retries take it. A [Guard] sends it; the commands of
 // [UnaryClientInterceptor] honour it.
 const PushbackTrailer = "grpc-retry-pushback-ms"
 
@@ -48,7 +49,7 @@ func withPushback(err error, trailer metadata.MD) error {
 		return err
 	}
 	wait := time.Duration(-1)
-	if ms, perr := strconv.ParseInt(v[0], 10, 64); perr == nil && ms >= 0 {
+	if ms, perr := strconv.ParseInt(v[0], 10, 64); len(v) == 1 && perr == nil && ms >= 0 {
 		wait = time.Duration(min(ms, maxPushback.Milliseconds())) * time.Millisecond
 	}
 	return &pushbackError{err: err, wait: wait}

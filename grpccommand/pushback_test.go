@@ -40,6 +40,15 @@ func TestPushbackTrailerParses(t *testing.T) {
 		assert.Equal(t, status.Convert(refused).Proto(), st.Proto(), "the server's status, as it sent it")
 		assert.ErrorIs(t, err, refused)
 	}
+
+	// Several values, from two layers that each set the trailer, say
+	// nothing certain: the call is not retried, as grpc-go's own retries
+	// decide.
+	err := withPushback(refused, metadata.Pairs(PushbackTrailer, "250", PushbackTrailer, "100"))
+	var p observable.Pushback
+	require.ErrorAs(t, err, &p)
+	got, _ := p.RetryAfter()
+	assert.Negative(t, got, "several values")
 }
 
 // recordingStream is a server's transport stream of no connection that
