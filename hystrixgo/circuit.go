@@ -161,18 +161,23 @@ func (circuit *CircuitBreaker) ReportEvent(eventTypes []string, start time.Time,
 	return nil
 }
 
-// concurrency is the share of MaxConcurrentRequests in use: the pool's
-// slots taken, which include those of runs whose callers timed out and
-// left (the bulkhead holds them until run returns), or the executions in
-// flight if that is more.
+// concurrency is the share of MaxConcurrentRequests in use, as
+// hystrix-go's executorPool.ActiveCount()/Max: the pool's slots taken,
+// which include those of runs whose callers timed out and left (the
+// bulkhead holds them until run returns). A command whose run has ended
+// and whose fallback runs holds no slot, as in hystrix-go, though it is
+// still among the key's concurrent executions; those count only before
+// the pool has metrics.
 func (circuit *CircuitBreaker) concurrency() float64 {
 	limit := circuit.core.maxConcurrent.Load()
 	if limit <= 0 {
 		return 0
 	}
-	active := circuit.core.metrics.ConcurrentExecutions()
+	var active int64
 	if p, ok := circuit.core.reg.Metrics().LookupPool(circuit.core.key); ok {
-		active = max(active, p.ActiveCount())
+		active = p.ActiveCount()
+	} else {
+		active = circuit.core.metrics.ConcurrentExecutions()
 	}
 	return float64(active) / float64(limit)
 }

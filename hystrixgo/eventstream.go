@@ -316,14 +316,16 @@ func commandEvent(cb *CircuitBreaker, s *Settings, now time.Time) streamCmdEvent
 func poolEvent(e *engine, cb *CircuitBreaker, s *Settings) streamPoolEvent {
 	size := u32(s.MaxConcurrentRequests)
 	ev := streamPoolEvent{
-		Type:                        "HystrixThreadPool",
-		Name:                        cb.Name,
-		ReportingHosts:              1,
-		CurrentCorePoolSize:         size,
-		CurrentMaximumPoolSize:      size,
-		CurrentPoolSize:             size,
-		RollingStatsWindow:          10000,
-		QueueSizeRejectionThreshold: size,
+		Type:                   "HystrixThreadPool",
+		Name:                   cb.Name,
+		ReportingHosts:         1,
+		CurrentCorePoolSize:    size,
+		CurrentMaximumPoolSize: size,
+		CurrentPoolSize:        size,
+		RollingStatsWindow:     10000,
+		// The pool has no queue: it rejects beyond its size at once, and
+		// hystrix-go sends 0, which the dashboard shows as "Queue Size".
+		QueueSizeRejectionThreshold: 0,
 	}
 	if p, ok := e.reg.Metrics().LookupPool(cb.core.key); ok {
 		snap := p.Snapshot()

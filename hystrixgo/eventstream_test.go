@@ -245,3 +245,24 @@ func TestStreamSendsEveryCircuitOfATick(t *testing.T) {
 		t.Fatalf("the client got %d events of the tick; want %d, two per circuit", got, 2*circuits)
 	}
 }
+
+// The pool of a name has no queue (MaxQueueSize 0: beyond
+// MaxConcurrentRequests a command is rejected at once), so the stream's
+// propertyValue_queueSizeRejectionThreshold, which the dashboard shows as
+// the pool's "Queue Size", is 0, as hystrix-go sends it.
+func TestStreamPoolHasNoQueue(t *testing.T) {
+	e, _ := testEngine(t)
+	ConfigureCommand("noqueue", CommandConfig{MaxConcurrentRequests: 7})
+	if err := Do("noqueue", func() error { return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	cb, _, _ := GetCircuit("noqueue")
+	ev := poolEvent(e, cb, e.settingsFor("noqueue"))
+	if ev.QueueSizeRejectionThreshold != 0 || ev.CurrentQueueSize != 0 {
+		t.Fatalf("pool event: queueSizeRejectionThreshold %d, currentQueueSize %d; want 0 and 0 (the pool has no queue)",
+			ev.QueueSizeRejectionThreshold, ev.CurrentQueueSize)
+	}
+	if ev.CurrentPoolSize != 7 || ev.CurrentCorePoolSize != 7 || ev.CurrentMaximumPoolSize != 7 {
+		t.Fatalf("pool event sizes %+v; want 7", ev)
+	}
+}

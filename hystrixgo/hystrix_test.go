@@ -605,3 +605,45 @@ func TestRunContextDeadlineIsTheCallersAfterRunReturns(t *testing.T) {
 		t.Fatalf("after run returned its context's Deadline = %v; want none, the caller's", d)
 	}
 }
+
+// ConcurrencyInUse is hystrix-go's executorPool.ActiveCount()/Max: the
+// slots held by runs. A command whose run has failed gives its slot back
+// before its fallback runs (here as there: a new command is let through),
+// so commands busy in their fallbacks are not in use, and the share never
+// passes 1.
+func TestConcurrencyInUseLeavesOutFallbacks(t *testing.T) {
+	testEngine(t)
+	withCollectors()
+	ConfigureCommand("fbuse", CommandConfig{MaxConcurrentRequests: 2})
+	const inFallback = 3
+	started := make(chan struct{}, inFallback)
+	release := make(chan struct{})
+	var dones []<-chan error
+	for range inFallback {
+		dones = append(dones, doAsync(context.Background(), "fbuse", func(context.Context) error { return errRun },
+			func(context.Context, error) error {
+				started <- struct{}{}
+				<-release
+				return nil
+			}))
+		await(t, started) // one at a time: each run takes and gives back a slot
+	}
+	err := Do("fbuse", func() error { return nil }, nil)
+	close(release)
+	for _, d := range dones {
+		if err := await(t, d); err != nil {
+			t.Fatalf("a command whose fallback succeeded answered %v", err)
+		}
+	}
+	if err != nil {
+		t.Fatalf("Do while the other commands' fallbacks run = %v; want nil (their slots are free)", err)
+	}
+	rs := collectorOf(t, "fbuse").results()
+	if len(rs) != inFallback+1 {
+		t.Fatalf("collector got %d updates; want %d", len(rs), inFallback+1)
+	}
+	if got := rs[0]; got.Successes != 1 || got.ConcurrencyInUse != 0 {
+		t.Fatalf("the success's ConcurrencyInUse = %v; want 0: no run holds a slot, %d commands are in their fallbacks (hystrix-go counts tickets)",
+			got.ConcurrencyInUse, inFallback)
+	}
+}
