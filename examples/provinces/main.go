@@ -91,8 +91,8 @@ func run(w io.Writer, opts options) error {
 	if opts.Provinces < 2 || opts.Provinces > len(names) {
 		return fmt.Errorf("options.Provinces must be between 2 and %d", len(names))
 	}
-	if opts.Rate <= 0 || opts.Latency <= 0 || opts.Timeout <= 0 || opts.SleepWindow <= 0 || opts.Hang <= 0 || opts.Volume < 0 {
-		return errors.New("options.Rate, Latency, Timeout, SleepWindow and Hang must be positive, and Volume not negative")
+	if opts.Rate <= 0 || opts.Latency <= 0 || opts.Timeout <= 0 || opts.SleepWindow <= 0 || opts.Hang <= 0 || opts.After <= 0 || opts.Volume < 0 {
+		return errors.New("options.Rate, Latency, Timeout, SleepWindow, Hang and After must be positive, and Volume not negative")
 	}
 	if opts.Rate > int(time.Second) {
 		return fmt.Errorf("options.Rate must be at most %d pushes a second, one a nanosecond", int(time.Second))
@@ -190,10 +190,13 @@ func run(w io.Writer, opts options) error {
 	svcRehearsal := newService(regRehearsal, provinces, cfg, poolPerURL)
 	defer svcRehearsal.close()
 	faulty := svcRehearsal.commands[hung.Name]
-	fmt.Fprintf(w, "  every push to %s delayed by %v, for %v:\n", hung.Name, opts.Hang, opts.Hang)
+	// The hung network answers no push: each runs into its timeout,
+	// however short the hang. The injected delay does too.
+	delay := opts.Timeout + opts.Hang
+	fmt.Fprintf(w, "  every push to %s delayed by %v, past its timeout, for %v:\n", hung.Name, delay, opts.Hang)
 	var injectErr error
 	outage(ctx, w, svcRehearsal, provinces, hung, opts,
-		func() { injectErr = injectDelay(regRehearsal, faulty.Key(), opts.Hang) },
+		func() { injectErr = injectDelay(regRehearsal, faulty.Key(), delay) },
 		func() { injectErr = errors.Join(injectErr, injectDelay(regRehearsal, faulty.Key(), 0)) })
 	if injectErr != nil {
 		return injectErr

@@ -107,8 +107,13 @@ func TestRunRejectsBadOptions(t *testing.T) {
 	err = run(&strings.Builder{}, options{Provinces: 30})
 	assert.ErrorContains(t, err, "Rate")
 	// A rate past one push a nanosecond has no tick to send them on.
-	err = run(&strings.Builder{}, options{Provinces: 2, Rate: 2_000_000_000, Latency: 1, Timeout: 1, SleepWindow: 1, Hang: 1})
-	assert.ErrorContains(t, err, "Rate")
+	err = run(&strings.Builder{}, options{Provinces: 2, Rate: 2_000_000_000, Latency: 1, Timeout: 1, SleepWindow: 1, Hang: 1, After: 1})
+	assert.ErrorContains(t, err, "one a nanosecond")
+	// Without a time after the hang, its recovery is never measured.
+	var out strings.Builder
+	err = run(&out, options{Provinces: 2, Rate: 20, Latency: 1, Timeout: 1, SleepWindow: 1, Hang: 1})
+	assert.ErrorContains(t, err, "After")
+	assert.Empty(t, out.String())
 }
 
 func submatch(t *testing.T, s, pattern string) []string {
@@ -130,4 +135,32 @@ func rate(t *testing.T, ok, total string) float64 {
 	n := atoi(t, total)
 	require.Positive(t, n)
 	return 100 * float64(atoi(t, ok)) / float64(n)
+}
+
+// The rehearsal is to play out as the real hang, whose pushes are never
+// answered and so all run into their timeout. It injected a delay of
+// -hang, though: with a hang shorter than the timeout, every push to the
+// province was delayed and then succeeded, while the real hang's all
+// timed out.
+func TestRehearsalDelaysBeyondTheTimeoutAsTheHangDoes(t *testing.T) {
+	var out strings.Builder
+	err := run(&out, options{
+		Provinces: 2, Rate: 20, Latency: 10 * time.Millisecond, Timeout: 300 * time.Millisecond,
+		SleepWindow: time.Second, Volume: 20, Hang: 100 * time.Millisecond, After: 100 * time.Millisecond,
+	})
+	if !assert.NoError(t, err, out.String()) {
+		return
+	}
+	got := out.String()
+	isolated, rest, ok := strings.Cut(got, "one line, client.Transport")
+	assert.True(t, ok, got)
+	_, rehearsal, ok := strings.Cut(rest, "a rehearsal, Config.Faults:")
+	assert.True(t, ok, got)
+	rehearsal, _, _ = strings.Cut(rehearsal, "without isolation:")
+
+	hanging := submatch(t, isolated, `Tianjin: (\d+)/(\d+) pushes succeeded`)
+	assert.Equal(t, "0", hanging[1], "the real hang answers no push:\n%s", got)
+	rehearsed := submatch(t, rehearsal, `Tianjin: (\d+)/(\d+) pushes succeeded .*; (\d+) timed out`)
+	assert.Equal(t, "0", rehearsed[1], "the rehearsal answers no push either:\n%s", got)
+	assert.Equal(t, rehearsed[2], rehearsed[3], "every push to Tianjin timed out, as in the hang:\n%s", got)
 }
