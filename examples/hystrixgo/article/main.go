@@ -1,8 +1,12 @@
 // Article is seed 003's program ("hystrix-go usage and internals") as the
-// article wrote it for github.com/afex/hystrix-go, with one change: it
-// imports rxhystrix's drop-in, github.com/rxhystrix/rxhystrix/hystrixgo,
-// instead. It keeps even the article's Timeout of int(3 * time.Second),
-// which hystrix-go and the drop-in read as milliseconds.
+// article wrote it for github.com/afex/hystrix-go, with one change to the
+// library: it imports rxhystrix's drop-in,
+// github.com/rxhystrix/rxhystrix/hystrixgo, instead. The program around the
+// calls adds only what makes the run repeatable: a gate that holds the
+// admitted calls until the others are turned away, so that they overlap
+// as the article's concurrent requests did, and counters of the answers.
+// It keeps even the article's Timeout of int(3 * time.Second), which
+// hystrix-go and the drop-in read as milliseconds.
 //
 // The article's service calls https://www.baidu.com/; so that it runs
 // anywhere, the downstream is a flag, and by default a server of the
