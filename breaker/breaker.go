@@ -199,30 +199,44 @@ func (b *Breaker) AttemptExecution() bool {
 	if b.word.Load()&slowPathMask == 0 {
 		return true
 	}
+	admitted, _ := b.attemptSlow()
+	return admitted
+}
+
+// AttemptTrial is AttemptExecution, and also reports whether the request
+// it lets through holds a half-open trial: one it let through an Open or
+// HalfOpen breaker, not forced closed or disabled. Only such a request
+// may give its trial back with MarkIgnored; a request let through a
+// Closed breaker that ends while the breaker is HalfOpen holds no trial
+// to give back.
+func (b *Breaker) AttemptTrial() (admitted, trial bool) {
+	if b.word.Load()&slowPathMask == 0 {
+		return true, false
+	}
 	return b.attemptSlow()
 }
 
-func (b *Breaker) attemptSlow() bool {
+func (b *Breaker) attemptSlow() (admitted, trial bool) {
 	w := b.word.Load()
 	switch {
 	case w&forcedOpenBit != 0:
-		return false
+		return false, false
 	case w&allowAllBit != 0:
-		return true
+		return true, false
 	}
 	if stateOf(w) == Closed {
-		return w&throttlingBit == 0 || !b.throttled()
+		return w&throttlingBit == 0 || !b.throttled(), false
 	}
 	now := b.now()
 	cfg := b.cfg.Load()
 	switch stateOf(w) {
 	case Open:
 		if !b.sleepWindowOver(now) {
-			return false
+			return false, false
 		}
 	case HalfOpen:
 		if admittedOf(w) >= cfg.HalfOpenTrials && !b.trialOverdue(w, cfg, now) {
-			return false
+			return false, false
 		}
 	}
 	b.mu.Lock()
@@ -232,32 +246,36 @@ func (b *Breaker) attemptSlow() bool {
 
 // admitLocked decides, under the lock, whether a request that found the
 // breaker not Closed may go through, claiming a trial if so.
-func (b *Breaker) admitLocked(now int64) bool {
+func (b *Breaker) admitLocked(now int64) (admitted, trial bool) {
 	b.expireLocked(now)
 	w := b.word.Load()
 	switch {
 	case w&forcedOpenBit != 0:
-		return false
+		return false, false
 	case w&allowAllBit != 0:
-		return true
+		return true, false
 	}
 	cfg := b.cfg.Load()
 	switch stateOf(w) {
 	case Open:
 		if !b.sleepWindowOver(now) {
-			return false
+			return false, false
 		}
 		b.lastAdmit.Store(now)
 		b.setLocked(w, HalfOpen, 1, 0, now)
 	case HalfOpen:
 		n := admittedOf(w)
 		if n >= cfg.HalfOpenTrials {
-			return false
+			return false, false
 		}
 		b.lastAdmit.Store(now)
 		b.word.Store(makeWord(w, HalfOpen, n+1, successOf(w)))
+	default:
+		// Closed meanwhile (a trial closed it, SetConfig or Reset did):
+		// admitted as a Closed breaker admits, holding no trial.
+		return true, false
 	}
-	return true
+	return true, true
 }
 
 // AllowRequest reports whether AttemptExecution would let a request
@@ -385,7 +403,10 @@ func (b *Breaker) markNonSuccessSlow() {
 // MarkIgnored reports that an admitted execution ended in an outcome that
 // is neither success nor failure, a bad request. In HalfOpen it gives the
 // trial back, so that the next caller of AttemptExecution may try; in
-// other states it does nothing. Beyond Hystrix, which counts a bad request
+// other states it does nothing. Report it only for an execution that
+// holds a trial (see AttemptTrial): one let through while the breaker was
+// Closed would give back a trial it never held, and let a second run
+// beside the one still out. Beyond Hystrix, which counts a bad request
 // during the trial as a failure.
 func (b *Breaker) MarkIgnored() {
 	if stateOf(b.word.Load()) == HalfOpen {

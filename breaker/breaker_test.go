@@ -258,6 +258,34 @@ func TestMarkIgnoredGivesTheTrialBack(t *testing.T) {
 	assert.Equal(t, breaker.Closed, b.State())
 }
 
+// AttemptTrial says which requests hold a half-open trial: only those it
+// lets through an open breaker past its sleep window. A request let
+// through Closed, or through a breaker forced closed, holds none.
+func TestAttemptTrialSaysWhoHoldsATrial(t *testing.T) {
+	b, h, clk := newBreaker(t, hystrixTestConfig)
+	admitted, trial := b.AttemptTrial()
+	assert.True(t, admitted, "closed")
+	assert.False(t, trial, "closed")
+
+	h.emit(health(4, 4, 0))
+	admitted, _ = b.AttemptTrial()
+	assert.False(t, admitted, "open, in its sleep window")
+	clk.Advance(afterSleepWindow)
+	admitted, trial = b.AttemptTrial()
+	assert.True(t, admitted, "past the sleep window")
+	assert.True(t, trial, "the trial")
+	admitted, trial = b.AttemptTrial()
+	assert.False(t, admitted, "half open, its one trial out")
+	assert.False(t, trial)
+
+	cfg := hystrixTestConfig
+	cfg.ForceClosed = true
+	b.SetConfig(cfg)
+	admitted, trial = b.AttemptTrial()
+	assert.True(t, admitted, "forced closed")
+	assert.False(t, trial, "forced closed: no trial taken")
+}
+
 func TestForceOpen(t *testing.T) {
 	cfg := hystrixTestConfig
 	cfg.ForceOpen = true

@@ -51,7 +51,11 @@
 //   - MarkCancelled when it was cancelled (unsubscribed, context done)
 //     before finishing; MarkNonSuccess does as well, but counts toward a
 //     run of ConsecutiveFailures;
-//   - MarkIgnored when it was a bad request (counts as neither).
+//   - MarkIgnored when it was a bad request (counts as neither), and
+//     only if it holds a half-open trial, which [Breaker.AttemptTrial]
+//     tells: a request let through CLOSED that ends while the breaker is
+//     HALF_OPEN would give back a trial it never held, and let a second
+//     one run beside the trial still out. Such a request needs no report.
 //
 // AttemptExecution that returns false (a short-circuit) needs no report.
 // In CLOSED and OPEN the reports do nothing (the health stream counts),
@@ -62,8 +66,8 @@
 // 1.5.13 by Netflix/Hystrix#1621), 1.5.13 still does when the trial is
 // rejected by the execution semaphore, and resilience4j and
 // sentinel-golang have had the same hole. The reports carry no token, as
-// in Hystrix: a report from an execution admitted before the breaker
-// opened counts as the trial's if it arrives while HALF_OPEN.
+// in Hystrix: a success or failure from an execution admitted before the
+// breaker opened counts as the trial's if it arrives while HALF_OPEN.
 //
 // As a safety net for a caller that breaks the contract, a HALF_OPEN
 // breaker whose latest trial has been out for longer than

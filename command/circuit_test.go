@@ -615,3 +615,56 @@ func TestHedgeLoserGivesItsHalfOpenTrialBack(t *testing.T) {
 		}
 	}
 }
+
+// An execution the breaker let through while it was Closed, which ends in
+// a bad request while the breaker is HALF_OPEN with its one trial out,
+// held no trial: it must not give one back, or a second trial runs
+// beside the first.
+func TestBadRequestOfNoTrialGivesNoTrialBack(t *testing.T) {
+	forEachModeAndIsolation(t, func(t *testing.T, h *harness, m execMode, iso Isolation) {
+		old, trial := newGate(), newGate()
+		defer old.release()
+		defer trial.release()
+		c := New("GetUser", func(ctx context.Context, id int) (string, error) {
+			switch id {
+			case 0:
+				if err := old.wait(ctx, true); err != nil {
+					return "", err
+				}
+				return "", BadRequest(errors.New("bad id"))
+			case 2:
+				return "fine", trial.wait(ctx, true)
+			case 3:
+				return "fine", nil
+			}
+			return "", errBoom
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: iso, Breaker: tripAfterThree, Timeout: -1}))
+
+		// Let through while Closed, it runs until the breaker is half open.
+		before := goCall(func() (string, error) { return m.exec(context.Background(), c, 0) })
+		old.arrived(t)
+		h.openBreaker(func() { m.exec(context.Background(), c, 1) }, 3, "GetUser")
+		h.clock.Advance(tripAfterThree.SleepWindow + time.Millisecond)
+
+		first := goCall(func() (string, error) { return m.exec(context.Background(), c, 2) })
+		trial.arrived(t)
+		require.Equal(t, breaker.HalfOpen, c.Breaker().State())
+
+		old.release()
+		res := awaitCall(t, before)
+		require.True(t, IsBadRequest(res.err), "%v", res.err)
+		assert.Equal(t, evs("BAD_REQUEST"), h.events())
+
+		assert.False(t, c.Breaker().AllowRequest(), "the one trial is still out")
+		_, err := m.exec(context.Background(), c, 3)
+		assert.ErrorIs(t, err, ErrShortCircuited, "a second trial ran beside the first")
+		h.completion()
+
+		trial.release()
+		res = awaitCall(t, first)
+		require.NoError(t, res.err)
+		assert.Equal(t, evs("SUCCESS"), h.events())
+		assert.Equal(t, breaker.Closed, c.Breaker().State())
+		h.noMoreCompletions()
+	})
+}

@@ -40,6 +40,7 @@ type execution struct {
 
 	fallbackPermit bool  // a fallback permit is held
 	breakerHeld    bool  // the breaker admitted the execution, which has not reported to it yet
+	trial          bool  // and it holds a half-open trial (breaker.Breaker.AttemptTrial)
 	finished       bool  // the Completion was published
 	partition      uint8 // 1 + the index in k.partitions of the partition held, or 0 (see partition.go)
 	waited         bool  // it waited in the backlog: time passed since its start, run or not
@@ -124,8 +125,8 @@ func (e *execution) attempt() bool {
 	if e.cfg.Breaker.Disabled {
 		return true
 	}
-	if e.k.breaker.AttemptExecution() {
-		e.breakerHeld = true
+	if admitted, trial := e.k.breaker.AttemptTrial(); admitted {
+		e.breakerHeld, e.trial = true, trial
 		return true
 	}
 	e.mark(metricsstream.ShortCircuited)
@@ -312,10 +313,12 @@ func (e *execution) failed(o outcome, err error, now int64) FailureType {
 }
 
 // badRequestForBreaker lets the next caller try when a half-open trial
-// ends in a bad request: it is neither a success nor a failure.
+// ends in a bad request: it is neither a success nor a failure. An
+// execution the breaker let through while Closed holds no trial to give
+// back.
 func (e *execution) badRequestForBreaker() {
 	e.breakerHeld = false
-	if !e.cfg.Breaker.Disabled {
+	if e.trial && !e.cfg.Breaker.Disabled {
 		e.k.breaker.MarkIgnored()
 	}
 }
@@ -346,9 +349,12 @@ func (e *execution) cancelled(now int64) {
 		e.breakerHeld = false
 		if e.of != nil && observable.LostAttempt(e.of.ctx) {
 			// A hedge's race ended it, not its caller: it gives its
-			// half-open trial back, as a bad request does, rather than
-			// fail a trial whose call another attempt answered.
-			e.k.breaker.MarkIgnored()
+			// half-open trial back, if it holds one, as a bad request
+			// does, rather than fail a trial whose call another attempt
+			// answered.
+			if e.trial {
+				e.k.breaker.MarkIgnored()
+			}
 		} else {
 			e.k.breaker.MarkCancelled()
 		}
