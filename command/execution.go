@@ -24,13 +24,13 @@ type execution struct {
 	// (clock.UnixNano): an execution measures itself with subtractions.
 	start       int64
 	completion  metricsstream.Completion // what finish publishes; its Events are the execution's events so far
-	executed    bool                     // user code ran
 	execLatency time.Duration            // set when run ended, timed out or was cancelled
 	end         int64                    // when run's outcome was recorded, once ended
-	ended       bool                     // run's outcome was recorded
-	fellBack    bool                     // a fallback ran after end
 	concurrency int64                    // at the start of run; positive while an execution permit or start is held
 	runStart    int64                    // when user code started, once executed
+	executed    bool                     // user code ran
+	ended       bool                     // run's outcome was recorded
+	fellBack    bool                     // a fallback ran after end
 	terminal    bool                     // a terminal event was recorded
 
 	// limiter is the adaptive limit that admitted the execution, if
@@ -45,14 +45,18 @@ type execution struct {
 	partition      uint8 // 1 + the index in k.partitions of the partition held, or 0 (see partition.go)
 	waited         bool  // it waited in the backlog: time passed since its start, run or not
 	waitedForToken bool  // it waited for a token of the rate limit: time passed since its start, run or not
+	firstOfRetries bool  // it is the first attempt of a call that retries, and retry is what its fallback stage decided
 
-	of             *attemptInfo  // the attempts the execution is one of, or nil
-	firstOfRetries bool          // or it is the first attempt of a call that retries,
-	retry          retryDecision // and this is what its fallback stage decided
+	of    *attemptInfo  // the attempts the execution is one of, or nil
+	retry retryDecision // see firstOfRetries
 
+	// The small fields are grouped so that padding does not grow the
+	// execution: a subscription, which holds one, fits the allocator's
+	// size class of 640 bytes with its header of 8 (command
+	// BenchmarkObservableCommand/plain/ToSlice: 984 → 920 B/op).
+	//
 	// traceEnd ends the execution's trace (see tracer.go), if it has one.
-	// It is the trace's End alone, not the trace, so that a subscription
-	// stays within the allocator's size class of 640 bytes.
+	// It is the trace's End alone, not the trace, for the same size class.
 	traceEnd func(*metricsstream.Completion)
 }
 

@@ -155,8 +155,8 @@ func (c *core[In, Out]) subscribe(callerCtx, subCtx context.Context, in In, rec 
 // runContext is the context of the user's code: the subscriber's, or the
 // one the subscription ends at the timeout and when the caller leaves.
 // It is not kept in a field of its own, so that a subscription fits the
-// allocator's size class of 640 bytes, not 704 (command
-// BenchmarkObservableCommand/plain/ToSlice: 952 → 888 B/op).
+// allocator's size class of 640 bytes, not 704 (see execution's fields
+// and TestSubscriptionFitsItsSizeClass).
 func (s *subscription[In, Out]) runContext() context.Context {
 	if s.deadline != nil {
 		return s.deadline
