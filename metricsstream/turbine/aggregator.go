@@ -296,8 +296,10 @@ func compareKeys(x, y objectKey) int {
 }
 
 // Close stops asking its Discovery and reading every instance, and waits
-// for their goroutines to end. The sum is then empty; streams of Handler go on with empty frames
-// until their clients leave or [metricsstream.WithShutdown] ends them.
+// for their goroutines to end. The sum is then empty: streams of Handler
+// go on with a deleteData event for each object they showed, for
+// [WithStaleAfter], and then with empty frames, until their clients leave
+// or [metricsstream.WithShutdown] ends them.
 func (a *Aggregator) Close() error {
 	a.stopDiscovery()
 	a.mu.Lock()

@@ -327,7 +327,12 @@ func TestCloseStopsReading(t *testing.T) {
 
 	require.NoError(t, a.Close())
 	assert.Empty(t, a.Instances())
-	assert.Empty(t, a.AppendEvents(nil, mc.Now())[:0], "nothing more to sum")
+	// The sum is empty: each object shown is dropped with a deleteData
+	// event, for WithStaleAfter, then the frames are empty.
+	assert.Equal(t, map[string]any{"type": "HystrixCommand", "name": "GetUser", "deleteData": "true"},
+		parseSum(t, a.AppendEvents(nil, mc.Now()))["HystrixCommand GetUser"])
+	mc.Advance(DefaultStaleAfter + time.Millisecond)
+	assert.Empty(t, a.AppendEvents(nil, mc.Now()), "nothing more to sum")
 	assert.True(t, errors.Is(a.SetInstances([]string{i1.url()}), ErrClosed))
 	require.NoError(t, a.Close(), "a second Close is harmless")
 }

@@ -44,7 +44,8 @@ type ConsulConfig struct {
 	// Zero asks every interval.
 	Wait time.Duration
 	// Client asks the agent; nil is http.DefaultClient. Its Timeout, if
-	// any, must be longer than Wait.
+	// any, must be longer than Wait and the sixteenth of it that Consul
+	// may add, which would otherwise end every blocking query.
 	Client *http.Client
 }
 
@@ -71,8 +72,9 @@ const maxConsulWait = 10 * time.Minute
 // A configuration that cannot be used (no Service, a Server that is not
 // an absolute http or https URL, a Scheme other than http and https, a
 // Path that is not a path, a Port out of range, a Wait that is negative
-// or longer than Consul's 10 minutes) is an error that names the field
-// and matches [ErrBadDiscovery].
+// or longer than Consul's 10 minutes, a Client whose Timeout would end
+// a blocking query before Consul answers it) is an error that names the
+// field and matches [ErrBadDiscovery].
 func Consul(cfg ConsulConfig) (Discovery, error) {
 	server, err := registryURL("ConsulConfig.Server", cfg.Server)
 	if err != nil {
@@ -97,6 +99,11 @@ func Consul(cfg ConsulConfig) (Discovery, error) {
 	}
 	if cfg.Wait < 0 || cfg.Wait > maxConsulWait {
 		return nil, fmt.Errorf("%w: ConsulConfig.Wait %v is not between 0 and %v", ErrBadDiscovery, cfg.Wait, maxConsulWait)
+	}
+	if maxWait := cfg.Wait + cfg.Wait/16; cfg.Wait > 0 && cfg.Client != nil && cfg.Client.Timeout != 0 && cfg.Client.Timeout <= maxWait {
+		// Every question after the first would time out.
+		return nil, fmt.Errorf("%w: ConsulConfig.Client's Timeout %v does not exceed the %v a blocking query of Wait %v may take",
+			ErrBadDiscovery, cfg.Client.Timeout, maxWait, cfg.Wait)
 	}
 	health := server.JoinPath("v1", "health", "service", cfg.Service)
 	q := url.Values{"passing": {"true"}}

@@ -81,3 +81,24 @@ func TestConsulRefusesABadConfig(t *testing.T) {
 		assert.ErrorContains(t, err, tc.want)
 	}
 }
+
+// A client whose Timeout ends a blocking query before Consul answers it
+// fails every question after the first: the discovery would keep the
+// first instances for ever, saying only that each lookup failed. Consul
+// refuses it, as it refuses the configuration's other unusable fields.
+func TestConsulRefusesAClientTimeoutWithinWait(t *testing.T) {
+	for _, timeout := range []time.Duration{time.Minute, 5 * time.Minute, 5*time.Minute + 5*time.Minute/16} {
+		_, err := Consul(ConsulConfig{Server: "http://127.0.0.1:8500", Service: "orders", Wait: 5 * time.Minute,
+			Client: &http.Client{Timeout: timeout}})
+		assert.ErrorIs(t, err, ErrBadDiscovery, "timeout %v", timeout)
+		assert.ErrorContains(t, err, "ConsulConfig.Client", "timeout %v", timeout)
+	}
+	for _, cfg := range []ConsulConfig{
+		{Server: "http://127.0.0.1:8500", Service: "orders", Wait: 5 * time.Minute, Client: &http.Client{Timeout: 6 * time.Minute}},
+		{Server: "http://127.0.0.1:8500", Service: "orders", Wait: 5 * time.Minute, Client: &http.Client{}},
+		{Server: "http://127.0.0.1:8500", Service: "orders", Client: &http.Client{Timeout: time.Second}}, // no Wait
+	} {
+		_, err := Consul(cfg)
+		assert.NoError(t, err, "%+v", cfg)
+	}
+}
