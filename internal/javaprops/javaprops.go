@@ -63,7 +63,9 @@ func Parse(r io.Reader) (map[string]string, error) {
 			raw = strings.TrimLeft(s.Text(), " \t\f")
 			line += raw
 		}
-		line = strings.TrimSpace(line)
+		// Java's spaces only (" ", \t, \f): a key that begins with another
+		// (U+00A0, U+0085, \v) holds it, as in Java.
+		line = strings.TrimRight(line, " \t\f")
 		i := keyEnd(line)
 		if i < 0 {
 			return nil, &SyntaxError{start, fmt.Sprintf("%q has no value", line)}

@@ -152,3 +152,14 @@ k\uD834\uDD1E=1
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"greeting": "hi 😀", "k𝄞": "1"}, m)
 }
+
+// Only Java's spaces (" ", \t, \f) begin a line without being part of
+// it: java.util.Properties keeps a no-break space, a NEL or a vertical
+// tab that begins a key, so that "\u00a0a=1" and "a=2" are two
+// properties, not one given twice, and a Hystrix property pasted with a
+// no-break space before it is not Hystrix's, as in Java.
+func TestAKeyKeepsTheUnicodeSpacesThatBeginIt(t *testing.T) {
+	m, err := Parse(strings.NewReader("\u00a0a=1\na=2\n\u0085b=3\n\vc 4\n"))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"\u00a0a": "1", "a": "2", "\u0085b": "3", "\vc": "4"}, m)
+}
