@@ -75,7 +75,15 @@
 //   - hystrix.threadpool metrics.rollingStats.*: a pool's metrics have
 //     Hystrix's default windows;
 //   - hystrix.collapser metrics.*: a collapser's metrics windows are its
-//     batch command's.
+//     batch command's;
+//   - Hystrix's others, hystrix.timer.threadpool.default.coreSize, the
+//     streams' hystrix.stream.*.intervalInMilliseconds and
+//     hystrix.config.stream.maxConcurrentConnections, and the plugins'
+//     hystrix.plugin.*.implementation: timeouts run on the registry's
+//     timer lists, the streams take metricsstream's options, and plugins
+//     are Go values. Their values are still checked, and any other
+//     hystrix. property that is not a command's, a pool's or a
+//     collapser's is refused.
 //
 // A pool's maximumSize, with allowMaximumSizeToDivergeFromCoreSize, is
 // its CoreSize when larger: Hystrix's pool then runs up to maximumSize

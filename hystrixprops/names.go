@@ -159,3 +159,22 @@ func parseBool(value string) (bool, error) {
 	}
 	return false, fmt.Errorf("%q is neither true nor false", value)
 }
+
+// globalProperties are Hystrix's properties of no command, pool or
+// collapser (HystrixTimerThreadPoolProperties, the metrics streams): a
+// file moved from a Hystrix service may set them, and they are taken,
+// checked, and named among the ignored, with what does their work here.
+var globalProperties = map[string]property{
+	"hystrix.timer.threadpool.default.coreSize":         {kind: positive, ignored: "timeouts run on the registry's timer lists, not a thread pool"},
+	"hystrix.stream.dashboard.intervalInMilliseconds":   {kind: positive, ignored: "a stream's interval is metricsstream.WithInterval's, or its client's ?delay"},
+	"hystrix.stream.utilization.intervalInMilliseconds": {kind: positive, ignored: "a stream's interval is metricsstream.WithInterval's, or its client's ?delay"},
+	"hystrix.stream.config.intervalInMilliseconds":      {kind: positive, ignored: "a stream's interval is metricsstream.WithInterval's, or its client's ?delay"},
+	"hystrix.config.stream.maxConcurrentConnections":    {kind: positive, ignored: "a stream's connections are bounded by metricsstream.WithMaxConnections"},
+}
+
+// pluginPrefix begins Hystrix's plugin properties,
+// hystrix.plugin.<PluginSimpleName>.implementation: a Java class name.
+const pluginPrefix = "hystrix.plugin."
+
+// pluginIgnored says why a plugin property is ignored.
+const pluginIgnored = "plugins are Go values: hooks, a Tracer, metricsstream's registry (command.Registry's options)"

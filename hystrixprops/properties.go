@@ -56,8 +56,19 @@ func (p *Properties) add(full, value string) error {
 		rest, known, values = full[len(commandPrefix):], commandProperties, p.command
 	case strings.HasPrefix(full, poolPrefix):
 		rest, known, values = full[len(poolPrefix):], poolProperties, p.pool
+	case strings.HasPrefix(full, pluginPrefix) && strings.HasSuffix(full, ".implementation") && len(full) > len(pluginPrefix)+len(".implementation"):
+		p.ignored = append(p.ignored, full+": "+pluginIgnored)
+		return nil
 	case strings.HasPrefix(full, "hystrix."):
-		return errors.New("not a property of a command, a collapser or a pool")
+		global, ok := globalProperties[full]
+		if !ok {
+			return errors.New("not a property of a command, a collapser or a pool, nor one of Hystrix's others")
+		}
+		if err := check(global.kind, value); err != nil {
+			return err
+		}
+		p.ignored = append(p.ignored, full+": "+global.ignored)
+		return nil
 	default:
 		return nil // the program's own
 	}

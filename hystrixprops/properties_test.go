@@ -193,7 +193,9 @@ func TestBadPropertiesAreRefusedNamingThem(t *testing.T) {
 		{"hystrix.command.GetUser.circuitBreaker.errorThresholdPercent", "50", "no such property"},
 		{"hystrix.command.circuitBreaker.forceOpen", "true", "no such property"},
 		{"hystrix.threadpool.Users.timeoutInMilliseconds", "5", "no such property"},
-		{"hystrix.stream.dashboard.intervalInMilliseconds", "500", "not a property of a command, a collapser or a pool"},
+		{"hystrix.stream.dashboard.intervalInMillis", "500", "not a property of a command, a collapser or a pool, nor one of Hystrix's others"},
+		{"hystrix.stream.dashboard.intervalInMilliseconds", "0", "0 is not positive"},
+		{"hystrix.plugin.implementation", "x", "not a property of a command, a collapser or a pool, nor one of Hystrix's others"},
 		{"hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds", "1s", `"1s" is not an integer`},
 		{"hystrix.command.GetUser.execution.isolation.thread.timeoutInMilliseconds", "0", "0 is not positive"},
 		{"hystrix.command.default.circuitBreaker.requestVolumeThreshold", "0", "0 is not positive"},
@@ -224,11 +226,20 @@ func TestIgnoredPropertiesAreNamed(t *testing.T) {
 		"hystrix.threadpool.Users.keepAliveTimeMinutes":                         "2",
 		"hystrix.collapser.default.metrics.rollingStats.numBuckets":             "20",
 		"hystrix.command.GetUser.circuitBreaker.forceOpen":                      "false",
+		// Hystrix's others, which a file moved from a Hystrix service may set.
+		"hystrix.timer.threadpool.default.coreSize":          "8",
+		"hystrix.stream.dashboard.intervalInMilliseconds":    "500",
+		"hystrix.config.stream.maxConcurrentConnections":     "5",
+		"hystrix.plugin.HystrixEventNotifier.implementation": "com.example.Notifier",
 	})
 	assert.Equal(t, []string{
 		"hystrix.collapser.default.metrics.rollingStats.numBuckets: a collapser's metrics windows are its batch command's (command.WithConfig's Metrics)",
 		"hystrix.command.default.execution.isolation.thread.interruptOnTimeout: a run's context always ends at its timeout",
+		"hystrix.config.stream.maxConcurrentConnections: a stream's connections are bounded by metricsstream.WithMaxConnections",
+		"hystrix.plugin.HystrixEventNotifier.implementation: plugins are Go values: hooks, a Tracer, metricsstream's registry (command.Registry's options)",
+		"hystrix.stream.dashboard.intervalInMilliseconds: a stream's interval is metricsstream.WithInterval's, or its client's ?delay",
 		"hystrix.threadpool.Users.keepAliveTimeMinutes: workers are goroutines, started for each task",
+		"hystrix.timer.threadpool.default.coreSize: timeouts run on the registry's timer lists, not a thread pool",
 	}, p.Ignored())
 	assert.Empty(t, mustFromMap(t, nil).Ignored())
 }
