@@ -166,11 +166,14 @@ func parseBool(value string) (bool, error) {
 // checked, and named among the ignored, with what does their work here.
 var globalProperties = map[string]property{
 	"hystrix.timer.threadpool.default.coreSize":         {kind: positive, ignored: "timeouts run on the registry's timer lists, not a thread pool"},
-	"hystrix.stream.dashboard.intervalInMilliseconds":   {kind: positive, ignored: "a stream's interval is metricsstream.WithInterval's, or its client's ?delay"},
-	"hystrix.stream.utilization.intervalInMilliseconds": {kind: positive, ignored: "a stream's interval is metricsstream.WithInterval's, or its client's ?delay"},
-	"hystrix.stream.config.intervalInMilliseconds":      {kind: positive, ignored: "a stream's interval is metricsstream.WithInterval's, or its client's ?delay"},
+	"hystrix.stream.dashboard.intervalInMilliseconds":   {kind: positive, ignored: streamInterval},
+	"hystrix.stream.utilization.intervalInMilliseconds": {kind: positive, ignored: streamInterval},
+	"hystrix.stream.config.intervalInMilliseconds":      {kind: positive, ignored: streamInterval},
 	"hystrix.config.stream.maxConcurrentConnections":    {kind: positive, ignored: "a stream's connections are bounded by metricsstream.WithMaxConnections"},
 }
+
+// streamInterval says why a stream's interval property is ignored.
+const streamInterval = "a stream's interval is metricsstream.WithInterval's, or its client's ?delay"
 
 // pluginPrefix begins Hystrix's plugin properties,
 // hystrix.plugin.<PluginSimpleName>.implementation: a Java class name.
