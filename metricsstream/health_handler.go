@@ -103,7 +103,7 @@ func HealthOf(r *Registry) Health {
 	return h
 }
 
-// HealthHandler answers each request with the [HealthOf] r as JSON
+// HealthHandler answers GET with the [HealthOf] r as JSON
 // (DefaultRegistry if r is nil), 200 OK whatever it says:
 //
 //	{"status":"CIRCUIT_OPEN","openCircuitBreakers":["Users::GetUser"],"rejectingBulkheads":["Search::Suggest"]}
@@ -112,13 +112,24 @@ func HealthOf(r *Registry) Health {
 // protecting itself from a downstream, not the service failing, so a
 // readiness or liveness probe must not restart or unroute an instance
 // for it: every instance would go the same way at once.
+//
+// HEAD gets GET's headers without a body; other methods get 405, as the
+// streams' handlers answer them: a health page changes nothing.
 func HealthHandler(r *Registry) http.Handler {
 	if r == nil {
 		r = DefaultRegistry
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method != http.MethodGet && req.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "metricsstream: the health answers GET, not "+req.Method, http.StatusMethodNotAllowed)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-cache")
+		if req.Method == http.MethodHead {
+			return
+		}
 		json.NewEncoder(w).Encode(HealthOf(r))
 	})
 }

@@ -109,3 +109,25 @@ func TestHealthNamesTheCommandsThatRefuse(t *testing.T) {
 	mc.Advance(DefaultRollingWindow)
 	assert.Equal(t, Health{Status: HealthUp}, HealthOf(r), "the refusals left the window")
 }
+
+// The health answers GET, and HEAD without a body; a method that would
+// change something gets 405 naming the methods it answers, as the
+// streams do.
+func TestHealthAnswersGetAndHeadOnly(t *testing.T) {
+	h := HealthHandler(NewRegistry(clock.NewManual(t0)))
+	serve := func(method string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(method, "/health", nil))
+		return rec
+	}
+	rec := serve(http.MethodHead)
+	assert.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
+	assert.Empty(t, rec.Body.String())
+	for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodDelete} {
+		rec = serve(method)
+		assert.Equal(t, http.StatusMethodNotAllowed, rec.Code, method)
+		assert.Equal(t, "GET, HEAD", rec.Header().Get("Allow"), method)
+		assert.Contains(t, rec.Body.String(), method)
+	}
+}
