@@ -49,7 +49,9 @@ type Config struct {
 	// registry's clock: past it, the exchange counts as failed and the
 	// breaker judges on this instance's health alone until the next one
 	// succeeds. 0 means DefaultTimeout. Keep it well under the health
-	// snapshot interval.
+	// snapshot interval: an exchange never lasts longer than the
+	// command's interval, whatever Timeout says, since the breaker's
+	// next snapshot waits for it.
 	Timeout time.Duration
 }
 

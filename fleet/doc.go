@@ -97,7 +97,8 @@
 // # When Redis fails
 //
 // Nothing an execution does touches Redis: the exchanges run in the
-// Source's goroutine, each bounded by [Config.Timeout]. When an exchange
+// Source's goroutine, each bounded by [Config.Timeout] and by the
+// command's health snapshot interval. When an exchange
 // fails (Redis slow, unreachable, restarted), the Source sends the
 // breaker this instance's own health, counts the failure and says so in
 // [Source.Stats] and the [Fleet.Collector]'s metrics. The next exchange that

@@ -158,7 +158,10 @@ func (s *Source) exchange() {
 		}
 		x.writes = append(x.writes, bucketWrite{index: i, counts: counts{b.Total, b.Errors, b.Slow}, expiry: s.expiry(i, now), again: s.written[i]})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.fleet.cfg.Timeout)
+	// The breaker's next snapshot waits for the exchange: one that could
+	// outlast the interval would leave it on one snapshot per Timeout
+	// while Redis hangs.
+	ctx, cancel := context.WithTimeout(context.Background(), min(s.fleet.cfg.Timeout, s.interval))
 	r, err := s.fleet.store.exchange(ctx, x)
 	cancel()
 	if err == nil {

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -146,6 +147,33 @@ func TestFleetExchangeTimesOut(t *testing.T) {
 	assert.True(t, st.Fallback)
 	assert.Equal(t, uint64(1), st.Failures)
 	assert.ErrorIs(t, st.LastError, context.DeadlineExceeded)
+}
+
+// An exchange never outlasts the health snapshot interval, whatever
+// Timeout says: the breaker's next snapshot waits for it, so a Redis that
+// hangs would otherwise leave the breaker on one snapshot per Timeout.
+func TestFleetExchangeEndsWithinTheInterval(t *testing.T) {
+	clk := clock.NewManual(epoch)
+	s := &deadlineStore{store: newMemStore(clk)}
+	c := newCluster(t)
+	a := c.addWith("a", clk, s, func(cfg *Config) { cfg.Timeout = time.Hour })
+	a.run(1)
+	c.tick()
+	require.NotZero(t, s.left.Load(), "the exchange had a deadline")
+	assert.LessOrEqual(t, time.Duration(s.left.Load()), interval)
+}
+
+// deadlineStore records how long each exchange had left at its start.
+type deadlineStore struct {
+	store
+	left atomic.Int64
+}
+
+func (d *deadlineStore) exchange(ctx context.Context, x exchange) (reading, error) {
+	if at, ok := ctx.Deadline(); ok {
+		d.left.Store(int64(time.Until(at)))
+	}
+	return d.store.exchange(ctx, x)
 }
 
 func TestFleetToleratesClocksOneBucketApart(t *testing.T) {
