@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -26,6 +27,9 @@ var _ Resolver = (*net.Resolver)(nil)
 //	d, err := turbine.DNS("http://orders.shop.svc.cluster.local:8080/hystrix.stream", nil)
 //
 // finds "http://10.1.0.7:8080/hystrix.stream", "http://10.1.0.9:8080/hystrix.stream".
+// A name with both A and AAAA records gives the instances of its A
+// records alone: a dual-stack Service gives each pod one address of each
+// family, and reading both would add every pod to the sum twice.
 // r looks the name up; nil is [net.DefaultResolver]. A name that does
 // not resolve fails the discovery, which keeps the instances it found
 // before. An https stream is then asked by address: its certificate must
@@ -87,10 +91,25 @@ func (d hostDiscovery) Instances(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	urls := make([]string, 0, len(addrs))
-	for _, addr := range addrs {
+	for _, addr := range oneFamily(addrs) {
 		urls = append(urls, withHost(d.template, addr, d.template.Port()))
 	}
 	return sortedSet(urls), nil
+}
+
+// oneFamily returns the IPv4 addresses of addrs if it holds any, and
+// addrs otherwise: the addresses of one family name each instance once.
+func oneFamily(addrs []string) []string {
+	v4 := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		if ip, err := netip.ParseAddr(a); err == nil && ip.Unmap().Is4() {
+			v4 = append(v4, a)
+		}
+	}
+	if len(v4) == 0 {
+		return addrs
+	}
+	return v4
 }
 
 type srvDiscovery struct {

@@ -39,7 +39,8 @@ func (r fakeResolver) LookupSRV(_ context.Context, service, proto, name string) 
 
 func TestDNSFindsAnInstanceAtEachAddress(t *testing.T) {
 	r := fakeResolver{hosts: map[string][]string{
-		"orders.shop.svc": {"10.1.0.9", "10.1.0.7", "fd00::5", "10.1.0.7"},
+		"orders.shop.svc":  {"10.1.0.9", "10.1.0.7", "10.1.0.7"},
+		"orders6.shop.svc": {"fd00::7", "fd00::5"},
 	}}
 	for _, tc := range []struct {
 		template string
@@ -48,12 +49,14 @@ func TestDNSFindsAnInstanceAtEachAddress(t *testing.T) {
 		{"http://orders.shop.svc:8080/hystrix.stream?delay=1000", []string{
 			"http://10.1.0.7:8080/hystrix.stream?delay=1000",
 			"http://10.1.0.9:8080/hystrix.stream?delay=1000",
-			"http://[fd00::5]:8080/hystrix.stream?delay=1000",
 		}},
 		{"https://user:pw@orders.shop.svc/hystrix.stream", []string{
 			"https://user:pw@10.1.0.7/hystrix.stream",
 			"https://user:pw@10.1.0.9/hystrix.stream",
-			"https://user:pw@[fd00::5]/hystrix.stream",
+		}},
+		{"http://orders6.shop.svc:8080/hystrix.stream", []string{
+			"http://[fd00::5]:8080/hystrix.stream",
+			"http://[fd00::7]:8080/hystrix.stream",
 		}},
 	} {
 		d, err := DNS(tc.template, r)
@@ -71,6 +74,20 @@ func TestDNSFindsAnInstanceAtEachAddress(t *testing.T) {
 	require.NoError(t, err)
 	_, err = d.Instances(context.Background())
 	assert.ErrorIs(t, err, errNoSuchHost)
+}
+
+// A dual-stack Service's name has an A and an AAAA record for each pod:
+// one family's addresses name each pod once, where both would read every
+// pod's stream twice and double its counts in the sum.
+func TestDNSReadsADualStackPodOnce(t *testing.T) {
+	r := fakeResolver{hosts: map[string][]string{
+		"orders.shop.svc": {"fd00::7", "10.1.0.7", "fd00::9", "10.1.0.9"},
+	}}
+	d, err := DNS("http://orders.shop.svc:8080/hystrix.stream", r)
+	require.NoError(t, err)
+	urls, err := d.Instances(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"http://10.1.0.7:8080/hystrix.stream", "http://10.1.0.9:8080/hystrix.stream"}, urls)
 }
 
 func TestSRVFindsAnInstanceAtEachRecord(t *testing.T) {
