@@ -212,8 +212,13 @@ func (c *collector[T]) OnCompleted() {
 }
 
 // OnResult is a Single's result, for a collector that is a Single's
-// observer.
-func (c *collector[T]) OnResult(v T, err error) { c.take(v, err) }
+// observer: a value that comes once the collector has ended goes to the
+// Single's Discarder, if it has one.
+func (c *collector[T]) OnResult(v T, err error) {
+	if !c.take(v, err) && err == nil {
+		c.drop(v)
+	}
+}
 
 // take ends the collector with a Single's result, and reports whether it
 // did: false if the collector had ended (its context done), and the

@@ -170,3 +170,16 @@ func waitUntilWaiting(s *scope) {
 		runtime.Gosched()
 	}
 }
+
+// A Future of SubscribeOn of a Discarder Single discards a value that
+// comes once it was cancelled, as a Future of the Single does
+// (TestFutureDiscardsAValueThatComesOnceItEnded).
+func TestFutureOfSubscribeOnDiscardsALateValue(t *testing.T) {
+	late := &ownedSingle{v: 8, async: true, answer: make(chan struct{})}
+	f := FromSingle[int](late).SubscribeOn(NewGoroutine).ToFuture(context.Background())
+	f.Cancel()
+	close(late.answer)
+	assert.Equal(t, []string{"8"}, late.awaitDiscards(t, 1))
+	_, err := f.Get(context.Background())
+	assert.ErrorIs(t, err, context.Canceled)
+}

@@ -21,7 +21,10 @@ import (
 // o has run to its end when ReplayNow returns.
 func (o Observable[T]) ReplayNow(ctx context.Context) Observable[T] {
 	if s, ok := singleOf(o); ok {
-		if q, ok := s.(scheduledSingle[T]); ok {
+		switch q := s.(type) {
+		case scheduledSingle[T]:
+			return replayOne(ctx, q.s, q.sch)
+		case discardingScheduledSingle[T]:
 			return replayOne(ctx, q.s, q.sch)
 		}
 		return replayOne(ctx, s, Immediate)

@@ -295,3 +295,23 @@ func TestReplayNowOfASingleWatchRemovedWhenTheResultComesMeanwhile(t *testing.T)
 	assert.Equal(t, []int{5}, got)
 	assert.Zero(t, ctx.live.Load(), "the waiter's AfterFunc on its context is still registered")
 }
+
+// ReplayNow of SubscribeOn of a Discarder Single still replays it as
+// ReplayNowOn does: on the scheduler, discarding a value nobody waits for.
+func TestReplayNowOfSubscribeOnOfADiscarderSingle(t *testing.T) {
+	late := &ownedSingle{v: 9, async: true, answer: make(chan struct{})}
+	var sch atomic.Int32
+	counting := SchedulerFunc(func(ctx context.Context, task func()) error {
+		sch.Add(1)
+		task() // inline, so that the Single is subscribed before anyone leaves
+		return nil
+	})
+	hot := FromSingle[int](late).SubscribeOn(counting).ReplayNow(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := hot.First(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	close(late.answer)
+	assert.Equal(t, []string{"9"}, late.awaitDiscards(t, 1))
+	assert.Equal(t, int32(1), sch.Load())
+}

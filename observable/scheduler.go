@@ -50,7 +50,13 @@ func (o Observable[T]) SubscribeOn(sch Scheduler) Observable[T] {
 		panic("observable: SubscribeOn with nil sch")
 	}
 	if s, ok := singleOf(o); ok {
-		return FromSingle[T](scheduledSingle[T]{s: s, sch: sch})
+		q := scheduledSingle[T]{s: s, sch: sch}
+		if d, ok := s.(Discarder[T]); ok {
+			// The values pass on unchanged: what nobody receives goes
+			// back to s.
+			return FromSingle[T](discardingScheduledSingle[T]{q, d})
+		}
+		return FromSingle[T](q)
 	}
 	return Observable[T]{src: sourceFunc[T](func(s *scope, down Observer[T]) {
 		if err := sch.Schedule(s, func() { o.run(s, down) }); err != nil {

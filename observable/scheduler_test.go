@@ -113,3 +113,30 @@ func TestSubscribeOnASchedulerThatDropsADoneTask(t *testing.T) {
 type singleFunc[T any] func(T, error)
 
 func (f singleFunc[T]) OnResult(v T, err error) { f(v, err) }
+
+// SubscribeOn passes a Single's value on unchanged, so a value of a
+// Discarder Single that comes once the subscription has ended still goes
+// back to that Single, as it does without SubscribeOn
+// (TestSubscribeHandsAValueThatComesAfterTheEndToTheSingle).
+func TestSubscribeOnKeepsTheSinglesDiscarder(t *testing.T) {
+	late := &ownedSingle{v: 6, async: true, answer: make(chan struct{})}
+	sub := FromSingle[int](late).SubscribeOn(NewGoroutine).Subscribe(context.Background(), funcObserver[int]{
+		next: func(v int) { t.Errorf("OnNext(%d) once the subscription had ended", v) },
+	})
+	sub.Unsubscribe()
+	close(late.answer)
+	assert.Equal(t, []string{"6"}, late.awaitDiscards(t, 1))
+}
+
+// First of SubscribeOn of a Discarder Single (fused: scheduledSingle.Call)
+// hands back a value that comes once its context ended, as the
+// subscription does.
+func TestFirstOfSubscribeOnDiscardsALateValue(t *testing.T) {
+	late := &ownedSingle{v: 7, async: true, answer: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	late.onSubscribe = func(context.Context) { cancel() }
+	_, err := FromSingle[int](late).SubscribeOn(NewGoroutine).First(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	close(late.answer)
+	assert.Equal(t, []string{"7"}, late.awaitDiscards(t, 1))
+}

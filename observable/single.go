@@ -256,10 +256,25 @@ func (t *scheduledTask[T]) left() {
 
 func (q scheduledSingle[T]) Async() bool { return q.sch != Immediate }
 
+// discardingScheduledSingle is a scheduledSingle of a Single that is a
+// Discarder: it is one too, so that the value that nobody receives goes
+// back to the Single, as it would without SubscribeOn.
+type discardingScheduledSingle[T any] struct {
+	scheduledSingle[T]
+	d Discarder[T]
+}
+
+func (q discardingScheduledSingle[T]) Call(ctx context.Context) (T, error) {
+	return callBySubscribing[T](ctx, q)
+}
+
+func (q discardingScheduledSingle[T]) Discard(v T) { q.d.Discard(v) }
+
 // callBySubscribing is Call for a Single that computes on other
 // goroutines: it subscribes and waits.
 func callBySubscribing[T any](ctx context.Context, s Single[T]) (T, error) {
 	c := &collector[T]{first: true}
+	c.discard, _ = s.(Discarder[T])
 	c.init(ctx)
 	if !c.live() {
 		return c.result()
