@@ -16,6 +16,7 @@ import (
 // context's error, context.DeadlineExceeded included.
 type timeoutContext struct {
 	context.Context
+	parent      context.Context
 	cancelInner context.CancelCauseFunc
 	deadline    time.Time
 	done        chan struct{}
@@ -35,6 +36,7 @@ func newTimeoutContext(m *Manual, parent context.Context, d time.Duration) (cont
 	inner, cancelInner := context.WithCancelCause(parent)
 	c := &timeoutContext{
 		Context:     inner,
+		parent:      parent,
 		cancelInner: cancelInner,
 		deadline:    m.Now().Add(d),
 		done:        make(chan struct{}),
@@ -94,7 +96,15 @@ func (c *timeoutContext) cancel(err, cause error) { c.end(err, cause, false) }
 // asked (Err, Done) and may hold a lock that an AfterFunc function takes,
 // so those run on a goroutine of their own, as they do for a context that
 // had ended before they were registered.
+//
+// A parent that has ended already, though c has not heard of it yet
+// (package context tells it on a goroutine of its own), ended it first:
+// c ends with the parent's error, as a context.WithTimeout does once its
+// parent's cancel has returned, not with its deadline or its own cancel.
 func (c *timeoutContext) end(err, cause error, found bool) {
+	if perr := c.parent.Err(); perr != nil {
+		err, cause = perr, context.Cause(c.parent)
+	}
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
@@ -135,16 +145,22 @@ func (c *timeoutContext) Done() <-chan struct{} {
 
 // Err is c's error. A parent that package context cancels ends the
 // embedded context synchronously but c only through context.AfterFunc's
-// goroutine, so Err ends c at once if the embedded context has ended
-// while c has not: as with context.WithTimeout, c's Err is not nil once
-// its parent's cancel has returned. The AfterFunc functions of c ended so
-// run on a goroutine of their own: the asker may hold a lock they take.
+// goroutine, and a parent of this type ends it only as the parent ends
+// (when asked, if a context above it was cancelled), so Err ends c at
+// once if its parent's Err says it has ended while c has not: as with
+// context.WithTimeout, c's Err is not nil once the cancel of its parent,
+// or of any context above it, has returned. The AfterFunc functions of c
+// ended so run on a goroutine of their own: the asker may hold a lock
+// they take.
 func (c *timeoutContext) Err() error {
 	c.mu.Lock()
 	err := c.err
 	c.mu.Unlock()
-	if err == nil && c.Context.Err() != nil {
-		c.cancelFromParent(c.Context, true) // its error and cause are the parent's
+	if err == nil && c.parent.Err() != nil {
+		// Asked rather than the embedded context, which a parent of this
+		// type tells only as it ends: it may have found a grandparent
+		// ended when asked.
+		c.cancelFromParent(c.parent, true)
 		c.mu.Lock()
 		err = c.err
 		c.mu.Unlock()
