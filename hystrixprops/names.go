@@ -14,7 +14,7 @@ const (
 	positive    valueKind = iota // an integer of at least 1
 	nonNegative                  // an integer of at least 0
 	integer                      // any integer
-	boolean                      // true or false, in any case
+	boolean                      // true or false (or Archaius's yes, on, ...), in any case
 	percentage                   // an integer from 1 to 100
 	isolation                    // THREAD or SEMAPHORE
 	name                         // a pool key: any text but empty
@@ -148,13 +148,15 @@ func check(kind valueKind, value string) error {
 	return nil
 }
 
-// parseBool reads a boolean as Java's Boolean.parseBoolean does, except
-// that a value other than true or false is an error, not false.
+// parseBool reads a boolean as Archaius, through which Hystrix reads its
+// properties, does: true, t, yes, y or on, false, f, no, n or off,
+// whatever their case. Another value is an error, where Archaius logs it
+// and uses the default.
 func parseBool(value string) (bool, error) {
 	switch strings.ToLower(value) {
-	case "true":
+	case "true", "t", "yes", "y", "on":
 		return true, nil
-	case "false":
+	case "false", "f", "no", "n", "off":
 		return false, nil
 	}
 	return false, fmt.Errorf("%q is neither true nor false", value)

@@ -114,6 +114,19 @@ func TestAnEnabledPropertyBeatsTheCodesDisabled(t *testing.T) {
 	assert.False(t, p.Command("GetUser", command.Config{}).Breaker.Disabled)
 }
 
+// A boolean reads as Archaius reads it for Hystrix, so a file that
+// Hystrix took means the same here: yes, on, y and t are true, no, off,
+// n and f false, in any case.
+func TestBooleansReadAsArchaiusReadsThem(t *testing.T) {
+	for value, want := range map[string]bool{
+		"true": true, "TRUE": true, "t": true, "yes": true, "Y": true, "on": true,
+		"false": false, "F": false, "no": false, "n": false, "Off": false,
+	} {
+		p := mustFromMap(t, map[string]string{"hystrix.command.GetUser.circuitBreaker.forceOpen": value})
+		assert.Equal(t, want, p.Command("GetUser", command.Config{}).Breaker.ForceOpen, value)
+	}
+}
+
 // The timeout is Hystrix's two properties: whether it is enabled, and its
 // length, each resolved on its own.
 func TestTheTimeoutIsEnabledAndLong(t *testing.T) {
@@ -202,7 +215,8 @@ func TestBadPropertiesAreRefusedNamingThem(t *testing.T) {
 		{"hystrix.command.default.circuitBreaker.errorThresholdPercentage", "0", "0 is not within [1, 100]"},
 		{"hystrix.command.default.circuitBreaker.errorThresholdPercentage", "101", "101 is not within [1, 100]"},
 		{"hystrix.command.default.execution.isolation.strategy", "thread", `"thread" is neither THREAD nor SEMAPHORE`},
-		{"hystrix.command.default.fallback.enabled", "yes", `"yes" is neither true nor false`},
+		{"hystrix.command.default.fallback.enabled", "maybe", `"maybe" is neither true nor false`},
+		{"hystrix.command.default.fallback.enabled", "1", `"1" is neither true nor false`},
 		{"hystrix.command.default.threadPoolKeyOverride", "Users", "has no default, only a command's own"},
 		{"hystrix.command.GetUser.threadPoolKeyOverride", " ", "empty"},
 		{"hystrix.threadpool.default.coreSize", "0", "0 is not positive"},
