@@ -29,7 +29,10 @@ func (k *keyState) budgetPermits() bool {
 	if floor == 0 {
 		floor = DefaultRetryBudgetMinConcurrency
 	}
-	allowed := max(floor, int64(pct/100*float64(k.metrics.ConcurrentExecutions())))
+	// Percent times the count, then over 100: pct/100 first is inexact in
+	// binary (0.29 is a little less), and its product fell just short of
+	// a whole share (28 places for 29 % of 100).
+	allowed := max(floor, int64(pct*float64(k.metrics.ConcurrentExecutions())/100))
 	for {
 		n := k.retrying.Load()
 		if n >= allowed {
