@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/rxhystrix/rxhystrix/internal/label"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/metricsstream/internal/reading"
 )
@@ -121,7 +122,7 @@ func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
 	}
 	for p := range r.Pools() {
 		s := p.Snapshot()
-		set := metric.WithAttributes(PoolKey.String(reading.LabelValue(s.Key)))
+		set := metric.WithAttributes(PoolKey.String(label.Value(s.Key)))
 		o.ObserveInt64(in.poolActive, s.ActiveCount, set)
 		o.ObserveInt64(in.poolQueued, s.QueueSize, set)
 		o.ObserveInt64(in.poolExecuted, s.Cumulative[metricsstream.PoolExecuted], set)
@@ -131,12 +132,12 @@ func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
 			o.ObserveInt64(in.poolWorkers, int64(s.Status.PoolSize), set)
 			if s.Status.AdaptiveLimit != "" {
 				o.ObserveInt64(in.poolAdaptiveLimit, int64(s.Status.CoreSize),
-					metric.WithAttributes(PoolKey.String(reading.LabelValue(s.Key)), AlgorithmKey.String(s.Status.AdaptiveLimit)))
+					metric.WithAttributes(PoolKey.String(label.Value(s.Key)), AlgorithmKey.String(s.Status.AdaptiveLimit)))
 			}
 		}
 	}
 	for c := range r.Collapsers() {
-		key := CollapserKey.String(reading.LabelValue(c.Key()))
+		key := CollapserKey.String(label.Value(c.Key()))
 		for e := range metricsstream.NumCollapserEventTypes {
 			o.ObserveInt64(in.collapserEvents, c.CumulativeCount(e),
 				metric.WithAttributes(key, EventKey.String(e.String())))
@@ -147,7 +148,7 @@ func (in *instruments) observe(o metric.Observer, r *metricsstream.Registry) {
 // commandAttributes returns a command's name and group.
 func commandAttributes(s metricsstream.CommandSnapshot) []attribute.KeyValue {
 	return []attribute.KeyValue{
-		CommandKey.String(reading.LabelValue(s.Key)),
-		GroupKey.String(reading.LabelValue(reading.Group(s))),
+		CommandKey.String(label.Value(s.Key)),
+		GroupKey.String(label.Value(reading.Group(s))),
 	}
 }

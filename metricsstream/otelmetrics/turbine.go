@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/rxhystrix/rxhystrix/internal/label"
 	"github.com/rxhystrix/rxhystrix/metricsstream/internal/reading"
 	"github.com/rxhystrix/rxhystrix/metricsstream/turbine"
 )
@@ -83,7 +84,7 @@ func RegisterTurbine(meter metric.Meter, t TurbineInstances) (metric.Registratio
 	}
 	return turbineRegistrations.register(turbineRegistration{meter, t}, meter, func(_ context.Context, o metric.Observer) error {
 		for _, in := range t.Instances() {
-			set := metric.WithAttributes(TurbineInstanceKey.String(reading.LabelValue(in.RedactedURL())))
+			set := metric.WithAttributes(TurbineInstanceKey.String(label.Value(in.RedactedURL())))
 			up := int64(0)
 			if in.Connected {
 				up = 1

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rxhystrix/rxhystrix/internal/label"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/metricsstream/internal/reading"
 )
@@ -205,7 +206,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		collectPool(ch, p.Snapshot())
 	}
 	for m := range c.registry.Collapsers() {
-		key := reading.LabelValue(m.Key())
+		key := label.Value(m.Key())
 		for e := range metricsstream.NumCollapserEventTypes {
 			ch <- prometheus.MustNewConstMetric(collapserEventsDesc, prometheus.CounterValue,
 				float64(m.CumulativeCount(e)), key, e.String())
@@ -223,7 +224,7 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 	var out []prometheus.Metric
 	for m := range c.registry.Commands() {
 		s := m.Snapshot()
-		labels := []string{reading.LabelValue(s.Key), reading.LabelValue(reading.Group(s))}
+		labels := []string{label.Value(s.Key), label.Value(reading.Group(s))}
 		for p := range reading.CommandPoints(m, &s) {
 			kind := prometheus.GaugeValue
 			if p.Metric.Counter() {
@@ -245,7 +246,7 @@ func (c *Collector) collectCommands() []prometheus.Metric {
 }
 
 func collectPool(ch chan<- prometheus.Metric, s metricsstream.PoolSnapshot) {
-	labels := []string{reading.LabelValue(s.Key)}
+	labels := []string{label.Value(s.Key)}
 	ch <- gauge(poolActiveDesc, float64(s.ActiveCount), labels)
 	ch <- gauge(poolQueuedDesc, float64(s.QueueSize), labels)
 	ch <- prometheus.MustNewConstMetric(poolExecutedDesc, prometheus.CounterValue,

@@ -3,6 +3,7 @@ package prometheus
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rxhystrix/rxhystrix/internal/label"
 	"github.com/rxhystrix/rxhystrix/metricsstream/internal/reading"
 	"github.com/rxhystrix/rxhystrix/metricsstream/turbine"
 )
@@ -78,7 +79,7 @@ func (c *TurbineCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect reads the Turbine's instances and sends their metrics.
 func (c *TurbineCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, in := range c.turbine.Instances() {
-		labels := []string{reading.LabelValue(in.RedactedURL())}
+		labels := []string{label.Value(in.RedactedURL())}
 		connected := 0.0
 		if in.Connected {
 			connected = 1

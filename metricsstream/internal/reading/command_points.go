@@ -3,6 +3,7 @@ package reading
 import (
 	"iter"
 
+	"github.com/rxhystrix/rxhystrix/internal/label"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
@@ -71,7 +72,7 @@ func (m CommandMetric) Fractional() bool {
 type Point struct {
 	Metric CommandMetric
 	// Label is the value of the metric's own label (see Labelled), "" for
-	// a metric without one, escaped as LabelValue escapes where it comes
+	// a metric without one, escaped as label.Value escapes where it comes
 	// from the program (a partition's name).
 	Label string
 	Value float64
@@ -118,7 +119,7 @@ func CommandPoints(m *metricsstream.CommandMetrics, s *metricsstream.CommandSnap
 			}
 		}
 		for _, p := range st.Partitions {
-			name := LabelValue(p.Name)
+			name := label.Value(p.Name)
 			if !yield(Point{PartitionGuaranteed, name, float64(p.Guaranteed)}) ||
 				!yield(Point{PartitionInFlight, name, float64(p.InFlight)}) ||
 				!yield(Point{PartitionRejected, name, float64(p.Rejected)}) {

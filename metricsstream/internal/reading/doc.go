@@ -3,8 +3,7 @@
 // [metricsstream.Registry], so that both report the same values with the
 // same meaning: the group of a command, the event types they count, the
 // values of every metric of a command (CommandPoints, which each exporter
-// names in its own way), the escaping of keys into label and attribute
-// values, and cumulative latency histograms folded from the closed
+// names in its own way), and cumulative latency histograms folded from the closed
 // buckets of the percentile window.
 //
 // Nothing here locks: each exporter holds its own lock around a

@@ -7,19 +7,17 @@ import (
 	"github.com/rxhystrix/rxhystrix/metricsstream/internal/reading"
 )
 
-// Both exporters name a command's key and group alike, and count the same
-// event types.
+// Both exporters name a command's group alike, and count the same event
+// types.
 func Example() {
 	s := metricsstream.CommandSnapshot{Key: "GetUser"}
-	fmt.Println(reading.LabelValue(s.Key), reading.Group(s))
-	fmt.Println(reading.LabelValue("bad-\xff"))
+	fmt.Println(reading.Group(s))
 	n := 0
 	for range reading.EventTypes() {
 		n++
 	}
 	fmt.Println(n == int(metricsstream.NumEventTypes)-1)
 	// Output:
-	// GetUser GetUser
-	// bad-\xff
+	// GetUser
 	// true
 }

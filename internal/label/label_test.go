@@ -1,4 +1,4 @@
-package reading
+package label
 
 import (
 	"strconv"
@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestLabelValue(t *testing.T) {
+func TestValue(t *testing.T) {
 	cases := []struct{ key, want string }{
 		{"GetUser", "GetUser"},
 		{"", ""},
@@ -23,11 +23,11 @@ func TestLabelValue(t *testing.T) {
 		{`bad-\xff`, `bad-\\xff`}, // valid, but would pass for the escaped "bad-\xff"
 	}
 	for _, c := range cases {
-		assert.Equal(t, c.want, LabelValue(c.key), "%q", c.key)
+		assert.Equal(t, c.want, Value(c.key), "%q", c.key)
 	}
 }
 
-// unescapeLabel undoes LabelValue's escaping.
+// unescapeLabel undoes Value's escaping.
 func unescapeLabel(t *testing.T, v string) string {
 	var b []byte
 	for i := 0; i < len(v); i++ {
@@ -53,12 +53,12 @@ func unescapeLabel(t *testing.T, v string) string {
 
 // Every label value is valid UTF-8, and tells its key: no two keys share
 // one. A key left as it is has no \x in it; every escaped one has.
-func FuzzLabelValue(f *testing.F) {
+func FuzzValue(f *testing.F) {
 	for _, s := range []string{"", "a", "\xff", `\xff`, `\`, `\\`, "\\\xff", "é", "\xed\xa0\x80", `a\x`, "\xe2\x82"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, key string) {
-		v := LabelValue(key)
+		v := Value(key)
 		require.True(t, utf8.ValidString(v), "%q gave %q", key, v)
 		if v == key {
 			require.NotContains(t, v, `\x`)

@@ -1,11 +1,15 @@
-package reading
+// Package label escapes the keys of commands, groups, pools and
+// collapsers into the label values of Prometheus metrics and the
+// attribute values of OpenTelemetry ones, alike for every exporter of the
+// module (metricsstream's and fleet's), so that one key is one value.
+package label
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// LabelValue returns the label (or attribute) value of a key (of a
+// Value returns the label (or attribute) value of a key (of a
 // command, group, pool or collapser). Prometheus requires label values to be valid UTF-8, and
 // client_golang fails the whole scrape over one that is not, so a key
 // that is not valid UTF-8 is escaped: each byte that is not part of a
@@ -15,12 +19,12 @@ import (
 // could pass for an escaped one, is escaped as well. Every escaped value
 // contains `\x` and decodes back to its key, so no two keys share a
 // label value. Any other key is its own label value. The OpenTelemetry
-// attributes use the same values, so both exporters name a key alike.
+// attributes use the same values, so every exporter names a key alike.
 //
 // The dashboard stream writes keys as encoding/json does instead, each
 // invalid byte as U+FFFD: JSON carries any string, and a dashboard that
 // shows two keys alike breaks nothing.
-func LabelValue(key string) string {
+func Value(key string) string {
 	if utf8.ValidString(key) && !strings.Contains(key, `\x`) {
 		return key
 	}
