@@ -2,10 +2,12 @@ package fleet
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rxhystrix/rxhystrix/internal/label"
 )
 
 // Descriptions of the metrics of a Collector; the label is the command
-// key, as in package metricsstream/prometheus.
+// key, escaped as in package metricsstream/prometheus.
 var (
 	exchangesDesc = prometheus.NewDesc("rxhystrix_fleet_exchanges_total",
 		"Exchanges of the command's health buckets with Redis that succeeded.", []string{"command"}, nil)
@@ -41,7 +43,8 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
-	for key, st := range c.f.Stats() {
+	for k, st := range c.f.Stats() {
+		key := label.Value(k)
 		fallback := 0.0
 		if st.Fallback {
 			fallback = 1

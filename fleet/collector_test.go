@@ -8,6 +8,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/rxhystrix/rxhystrix/clock"
+	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
 func TestCollectorShowsTheFallbackToLocalHealth(t *testing.T) {
@@ -73,4 +77,21 @@ rxhystrix_fleet_clock_skew_seconds{command="GetUser"} -1.5
 	mem.setFail(nil)
 	c.tick()
 	assert.Equal(t, 250*time.Millisecond, a.source().Stats().ClockSkew)
+}
+
+// A key that is not UTF-8 labels the metrics escaped, as package
+// metricsstream/prometheus labels its command's, where it made the
+// collector panic inside the scrape.
+func TestCollectorEscapesAKeyThatIsNotUTF8(t *testing.T) {
+	const bad = "bad-\xff"
+	clk := clock.NewManual(epoch)
+	f := newFleet(Config{Instance: "a", Keys: []string{bad}}.withDefaults(), newMemStore(clk))
+	t.Cleanup(f.Close)
+	reg := metricsstream.NewRegistry(clk)
+	f.HealthSource(command.KeyHealth{Key: bad, Metrics: reg.Command(bad, metricsstream.Config{}), Clock: clk})
+	assert.NoError(t, testutil.CollectAndCompare(f.Collector(), strings.NewReader(`
+# HELP rxhystrix_fleet_exchanges_total Exchanges of the command's health buckets with Redis that succeeded.
+# TYPE rxhystrix_fleet_exchanges_total counter
+rxhystrix_fleet_exchanges_total{command="bad-\\xff"} 0
+`), "rxhystrix_fleet_exchanges_total"))
 }
