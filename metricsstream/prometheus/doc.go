@@ -69,6 +69,12 @@
 //	rxhystrix_turbine_instance_objects               gauge    the instance's objects in the sum
 //	rxhystrix_turbine_instance_ignored_events_total  counter  events of the instance that were not usable
 //
+// and, for a Turbine that finds its instances with a Discovery, without
+// labels:
+//
+//	rxhystrix_turbine_discovery_failures_total                  counter  discoveries that failed
+//	rxhystrix_turbine_discovery_last_success_timestamp_seconds  gauge    when a discovery last found the instances, 0 before
+//
 // The event counters are the metrics' cumulative counts, which include
 // every closed rolling bucket since the metrics were created (so they lag
 // by up to one rolling bucket, 1s by default); EXCEPTION_THROWN is derived
