@@ -75,6 +75,11 @@ func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error
 		}
 		return nil, err
 	}
+	if resp.Body == nil {
+		// A RoundTripper's empty body, which http.Client takes as one
+		// (golang.org/issue/38095): drained, wrapped and closed below.
+		resp.Body = http.NoBody
+	}
 	// A failure's body is drained while run's context can still end it:
 	// a body that stalls must not hold run past its timeout.
 	err = classify(resp, t.failure)

@@ -225,3 +225,37 @@ func TestMalformedHeaderIsABadRequest(t *testing.T) {
 	require.NoError(t, err, "a good request still reaches the host")
 	readBody(t, resp)
 }
+
+// nilBodyBase answers every request with code and a nil Body, as many
+// RoundTrippers in the wild do for an empty body (http.Client fills in an
+// empty one for them: golang.org/issue/38095).
+type nilBodyBase int
+
+func (c nilBodyBase) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+	return &http.Response{StatusCode: int(c), Status: http.StatusText(int(c)), Header: http.Header{}, Request: req}, nil
+}
+
+// A base whose response has a nil Body, which http.Client accepts as an
+// empty one, must not make the caller's Read or Close panic, nor turn a
+// 503 into a panic of the run's.
+func TestNilResponseBodyFromTheBase(t *testing.T) {
+	for _, code := range []int{http.StatusOK, http.StatusNotFound} {
+		h := newHarness(t, WithBase(nilBodyBase(code)))
+		resp, err := h.get(t, "http://downstream.test/")
+		require.NoError(t, err)
+		assert.Equal(t, code, resp.StatusCode)
+		require.NotPanics(t, func() { assert.Equal(t, "", readBody(t, resp)) }, "status %d", code)
+	}
+
+	h := newHarness(t, WithBase(nilBodyBase(http.StatusServiceUnavailable)))
+	_, err := h.get(t, "http://downstream.test/")
+	var s *StatusError
+	require.ErrorAs(t, err, &s, "a 503 is the server's answer, not a panic: %v", err)
+	assert.Equal(t, http.StatusServiceUnavailable, s.StatusCode)
+	var ce *command.Error
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, command.CommandFailure, ce.Failure)
+}
