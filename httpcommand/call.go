@@ -68,7 +68,7 @@ func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error
 	if err != nil {
 		stopRun()
 		cancel()
-		if malformedHeader(req.Header) {
+		if malformedRequest(req) {
 			// The base refused to send it (http.Transport does): the
 			// caller's mistake, not the host's failure.
 			err = command.BadRequest(err)
@@ -108,9 +108,16 @@ func (t *Transport) send(runCtx context.Context, c *call) (*http.Response, error
 	return resp, nil
 }
 
-// malformedHeader reports whether h has a field that may not be sent,
-// which http.Transport refuses before it sends anything. It is asked only
-// of a request that failed.
+// malformedRequest reports whether req has a method, or a header or
+// trailer field, that may not be sent, which http.Transport refuses
+// before it sends anything. It is asked only of a request that failed.
+func malformedRequest(req *http.Request) bool {
+	// A method is a token, as a field's name is (net/http's validMethod).
+	return (req.Method != "" && !httpguts.ValidHeaderFieldName(req.Method)) ||
+		malformedHeader(req.Header) || malformedHeader(req.Trailer)
+}
+
+// malformedHeader reports whether h has a field that may not be sent.
 func malformedHeader(h http.Header) bool {
 	for k, vs := range h {
 		if !httpguts.ValidHeaderFieldName(k) {

@@ -34,8 +34,9 @@
 //     downstream whose statuses say something else: every other status
 //     of 400 or more is then a bad request.
 //   - Connection errors (refused, reset, DNS) are failures. A request
-//     the base transport refuses because a header field is malformed is
-//     a bad request, the caller's mistake, with the transport's error.
+//     the base transport refuses because its method, or a header or
+//     trailer field, is malformed is a bad request, the caller's
+//     mistake, with the transport's error.
 //   - The command's timeout (1s by default) cancels the request's context
 //     and fails it as TIMEOUT; the caller's context cancelling it is
 //     CANCELLED, and the error is context.Canceled's.

@@ -259,3 +259,37 @@ func TestNilResponseBodyFromTheBase(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, command.CommandFailure, ce.Failure)
 }
+
+// A request the base transport refuses to send because its trailer or
+// its method is malformed is the caller's mistake, as one with a
+// malformed header field is (TestMalformedHeaderIsABadRequest): a bad
+// request, not a failure counted against the host's health.
+func TestMalformedTrailerOrMethodIsABadRequest(t *testing.T) {
+	for name, spoil := range map[string]func(*http.Request){
+		"trailer": func(req *http.Request) {
+			req.Trailer = http.Header{"X-Sum": {"a\r\nInjected: yes"}}
+		},
+		"method": func(req *http.Request) { req.Method = "GET /evil" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, WithConfig(tripFast), WithFallback(func(*http.Request, error) (*http.Response, error) {
+				t.Error("a malformed request reached the fallback")
+				return nil, errors.New("no")
+			}))
+			srv := server(t, status(http.StatusOK))
+			for range 10 {
+				req, err := http.NewRequest(http.MethodPut, srv.URL, strings.NewReader("body"))
+				require.NoError(t, err)
+				spoil(req)
+				_, err = h.transport.RoundTrip(req)
+				require.Error(t, err)
+				assert.True(t, command.IsBadRequest(err), "%v", err)
+			}
+			h.clock.Advance(time.Second)
+			assert.False(t, h.registry.Breaker(hostOf(srv)).IsOpen(), "the host's circuit stays closed")
+			ev := h.events(hostOf(srv))
+			assert.Equal(t, int64(10), ev[metricsstream.BadRequest])
+			assert.Zero(t, ev[metricsstream.Failure])
+		})
+	}
+}
