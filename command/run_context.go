@@ -202,12 +202,16 @@ func (c *deadlineContext) Value(key any) any { return c.parent.Value(key) }
 // once the parent it follows ended, and nil before.
 func (c *deadlineContext) Err() error {
 	if c.state.Load() == contextLive {
+		// The parent first: found ended with the deadline passed too,
+		// it ended before anybody saw the deadline pass (no timer was
+		// armed), and the execution is the caller's leaving, as it is
+		// when run does not ask (callerGone), not a timeout.
 		switch {
 		case !c.endsItself:
-		case clock.UnixNano(c.clock) >= c.due:
-			c.finishFound(contextTimedOut)
 		case c.parent.Err() != nil:
 			c.finishFound(contextLeft)
+		case clock.UnixNano(c.clock) >= c.due:
+			c.finishFound(contextTimedOut)
 		}
 	}
 	switch c.state.Load() {

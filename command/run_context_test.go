@@ -416,3 +416,39 @@ func TestToObservablesContextValuesReachRunWithoutTimeout(t *testing.T) {
 		assert.Equal(t, "request", recv(t, seen, "construct's value"))
 	})
 }
+
+// A semaphore-isolated Execute whose caller leaves before the timeout and
+// whose run, which does not wait on its context, only asks ctx.Err() once
+// the timeout's time has passed: run is told the caller's error, as under
+// context.WithTimeout, whose context ends with its parent's, and the
+// execution is CANCELLED, as it is when run does not ask at all (below),
+// not a TIMEOUT that the breaker counts, with a fallback for a caller
+// that has left.
+func TestRunAskingErrAfterTheCallerLeftIsNotATimeout(t *testing.T) {
+	for _, asks := range []bool{false, true} {
+		h := newHarness(t)
+		started, release := make(chan struct{}, 1), make(chan struct{})
+		seen := make(chan error, 1)
+		c := New("AskedLate", func(ctx context.Context, id int) (string, error) {
+			started <- struct{}{}
+			<-release // not the context: run does not wait on it
+			if asks {
+				seen <- ctx.Err()
+			}
+			return "late", nil
+		}, WithRegistry(h.reg), WithConfig(Config{Isolation: SemaphoreIsolation, Timeout: 50 * time.Millisecond})).
+			WithFallback(fallbackName)
+		ctx, cancel := context.WithCancel(context.Background())
+		call := goCall(func() (string, error) { return c.Execute(ctx, 1) })
+		recv(t, started, "run to start")
+		cancel()                     // the caller leaves first,
+		h.clock.Advance(time.Second) // then the timeout's time passes,
+		close(release)               // then run asks, or not
+		res := awaitCall(t, call)
+		assert.ErrorIs(t, res.err, context.Canceled, "asks=%v", asks)
+		assert.Equal(t, evs("CANCELLED"), h.events(), "asks=%v", asks)
+		if asks {
+			assert.ErrorIs(t, <-seen, context.Canceled, "run is told the caller left")
+		}
+	}
+}
