@@ -116,7 +116,8 @@ func (f FailureType) sentinel() error {
 
 // Error is the error of a command that could not produce a value: neither
 // run nor the fallback. errors.Is finds the sentinel of its Failure, its
-// Cause and its FallbackErr.
+// Cause and its FallbackErr; errors.As finds its Cause's and then its
+// FallbackErr's (a fallback's *PanicError, say).
 type Error struct {
 	// Command is the command key.
 	Command string
@@ -161,6 +162,15 @@ func (e *Error) Is(target error) bool {
 		return true
 	}
 	return e.FallbackErr != nil && errors.Is(e.FallbackErr, target)
+}
+
+// As finds target in e's Cause or, when the Cause has none, in its
+// FallbackErr, as Is finds a sentinel in either.
+func (e *Error) As(target any) bool {
+	if e.Cause != nil && errors.As(e.Cause, target) {
+		return true
+	}
+	return e.FallbackErr != nil && errors.As(e.FallbackErr, target)
 }
 
 // Unwrap returns the cause.

@@ -100,3 +100,47 @@ func TestMessageOfAFallbackFailingWithAnotherCommandsError(t *testing.T) {
 	assert.Equal(t, "Primary", ce.Command)
 	assert.Equal(t, "Primary failed and fallback failed: Secondary failed and no fallback available (cause: boom) (cause: boom)", err.Error())
 }
+
+// fallbackTypedError is an error type a fallback fails with, for
+// errors.As.
+type fallbackTypedError struct{ code int }
+
+func (e *fallbackTypedError) Error() string { return "fallback typed error" }
+
+// errors.As sees into an *Error's FallbackErr as errors.Is does: the
+// *PanicError of a fallback that panicked, with its stack, and a typed
+// error the fallback returned, are found; the Cause still comes first.
+func TestErrorsAsFindsTheFallbacksError(t *testing.T) {
+	h := newHarness(t)
+	panicking := New("GetUser", succeedRun, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Faults:    FaultConfig{Enabled: true, ErrorPercentage: 100},
+	})).WithFallback(func(context.Context, int, error) (string, error) { panic("fallback down") })
+	_, err := panicking.Execute(context.Background(), 1)
+	h.completion()
+	var cmdErr *Error
+	require.ErrorAs(t, err, &cmdErr)
+	var pe *PanicError
+	require.ErrorAs(t, err, &pe, "the fallback's panic")
+	assert.Equal(t, "fallback down", pe.Value)
+	assert.NotEmpty(t, pe.Stack)
+
+	typed := New("ListUsers", succeedRun, WithRegistry(h.reg), WithConfig(Config{
+		Isolation: SemaphoreIsolation,
+		Faults:    FaultConfig{Enabled: true, ErrorPercentage: 100},
+	})).WithFallback(func(context.Context, int, error) (string, error) { return "", &fallbackTypedError{code: 7} })
+	_, err = typed.Execute(context.Background(), 1)
+	h.completion()
+	var fe *fallbackTypedError
+	require.ErrorAs(t, err, &fe, "the fallback's typed error")
+	assert.Equal(t, 7, fe.code)
+
+	// run's panic (the Cause) is found before the fallback's.
+	both := New("Both", func(context.Context, int) (string, error) { panic("run down") }, WithRegistry(h.reg),
+		WithConfig(Config{Isolation: SemaphoreIsolation})).
+		WithFallback(func(context.Context, int, error) (string, error) { panic("fallback down") })
+	_, err = both.Execute(context.Background(), 1)
+	h.completion()
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "run down", pe.Value)
+}
