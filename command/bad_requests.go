@@ -1,5 +1,10 @@
 package command
 
+import (
+	"context"
+	"errors"
+)
+
 // WithBadRequests returns a copy of c for which every error of run that
 // isBad reports true for is a bad request, as if run had returned
 // BadRequest(err): it gets no fallback, does not count against the
@@ -33,16 +38,22 @@ func (c *ObservableCommand[In, Out]) WithBadRequests(isBad func(err error) bool)
 	return d
 }
 
-// judge returns err, an error of the user's code or one injected in its
-// place (Config.Faults), as a bad request when the command's
-// WithBadRequests picks it. It is the one place the predicate is applied:
-// callUser and body call it, so that run and construct are called as the
-// user gave them. A panic is never a bad request.
-func (c *core[In, Out]) judge(err error) error {
+// judge returns err, an error of the user's code that ran under ctx or
+// one injected in its place (Config.Faults), as a bad request when the
+// command's WithBadRequests picks it. It is the one place the predicate
+// is applied: callUser and body call it, so that run and construct are
+// called as the user gave them. A panic is never a bad request; nor is
+// ctx's own error once it has ended (or one wrapping it), a timeout's or
+// a cancellation's, which classify decides without asking the predicate,
+// as WithBadRequests says.
+func (c *core[In, Out]) judge(ctx context.Context, err error) error {
 	if err == nil || c.isBad == nil || IsBadRequest(err) {
 		return err
 	}
 	if _, panicked := err.(*PanicError); panicked {
+		return err
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 		return err
 	}
 	bad, panicErr := c.picks(err)

@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -185,4 +186,47 @@ func TestPanicWithABadRequestIsAFailure(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, userName(1), v, "a panic is no final answer: the hedge answers")
 	})
+}
+
+// WithBadRequests says that a timeout or a cancellation is decided before
+// its predicate is asked: the predicate never sees the context error of
+// a run, or of an injected delay, that the timeout ended.
+func TestBadRequestPredicateNotAskedAboutATimeout(t *testing.T) {
+	for _, delayed := range []bool{false, true} {
+		name := "run"
+		if delayed {
+			name = "injected delay"
+		}
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t)
+			var mu sync.Mutex
+			var asked []error
+			cfg := Config{Isolation: SemaphoreIsolation, Timeout: time.Second}
+			if delayed {
+				cfg.Faults = FaultConfig{Enabled: true, DelayPercentage: 100, Delay: time.Hour}
+			}
+			c := New("GetUser", func(ctx context.Context, _ int) (string, error) {
+				<-ctx.Done()
+				return "", ctx.Err()
+			}, WithRegistry(h.reg), WithConfig(cfg)).WithBadRequests(func(err error) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				asked = append(asked, err)
+				return true
+			}).WithFallback(fallbackName)
+			call := goCall(func() (string, error) { return c.Execute(context.Background(), 1) })
+			if delayed {
+				waitFor(t, "the delay to begin", func() bool { return h.state("GetUser").faults[faultDelay].Load() == 1 })
+			} else {
+				waitFor(t, "run to start", func() bool { return h.execPermits("GetUser") == 1 })
+			}
+			h.clock.Advance(time.Second)
+			res := awaitCall(t, call)
+			require.NoError(t, res.err)
+			assert.Equal(t, evs("TIMEOUT", "FALLBACK_SUCCESS"), h.events())
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Empty(t, asked, "the predicate was asked about a timeout")
+		})
+	}
 }

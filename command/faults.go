@@ -189,11 +189,11 @@ func (c *core[In, Out]) callJudged(ctx context.Context, cfg *Config, in In) (Out
 	if cfg.Faults.Enabled {
 		if err := c.k.injectFault(ctx, &cfg.Faults); err != nil {
 			var zero Out
-			return zero, c.judge(err)
+			return zero, c.judge(ctx, err)
 		}
 	}
 	v, err := callRun(c.run, ctx, in)
-	return v, c.judge(err)
+	return v, c.judge(ctx, err)
 }
 
 // body returns an ObservableCommand's Observable for an execution under
@@ -205,13 +205,13 @@ func (c *core[In, Out]) callJudged(ctx context.Context, cfg *Config, in In) (Out
 func (c *core[In, Out]) body(ctx context.Context, cfg *Config, in In) observable.Observable[Out] {
 	if cfg.Faults.Enabled {
 		if err := c.k.injectFault(ctx, &cfg.Faults); err != nil {
-			return observable.Error[Out](c.judge(err))
+			return observable.Error[Out](c.judge(ctx, err))
 		}
 	}
 	src := constructBody(c.construct, ctx, in)
 	if c.isBad != nil {
 		src = src.OnErrorResumeNext(func(err error) observable.Observable[Out] {
-			return observable.Error[Out](c.judge(err))
+			return observable.Error[Out](c.judge(ctx, err))
 		})
 	}
 	return src
