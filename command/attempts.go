@@ -31,9 +31,9 @@ type attemptInfo struct {
 	// budgeted says the execution holds a place in the key's retry
 	// budget, which it gives back when it ends.
 	budgeted bool
-	// collapsed is the requests of the collapser's batch the execution
-	// runs, or 0: COLLAPSED.
-	collapsed int
+	// collapsed is the collapser's batch the execution runs, or nil:
+	// COLLAPSED.
+	collapsed *collapsedBatch
 	// ctx is the context the hedge operator gave the execution, which
 	// the fallback stage asks whether the race does without it
 	// (observable.FailingAttempt).
@@ -64,7 +64,7 @@ type attempts[In, Out any] struct {
 	rnd      round[In, Out]
 	firstOne attemptInfo // the first execution's; later ones make their own
 
-	collapsed int // the requests of a collapser's batch, which each execution carries
+	collapsed *collapsedBatch // a collapser's batch, which each execution serves
 }
 
 // attemptRounds is the rounds of one call's attempts, for either kind of
@@ -464,7 +464,7 @@ func (e attemptExecution[In, Out]) Call(subCtx context.Context) (Out, error) {
 	x := e.a.x
 	ai := e.a.begin(subCtx)
 	ctx, stop := joinContexts(subCtx, x.ctx)
-	v, err := x.c.call(ctx, x.in, 0, x.rec, ai)
+	v, err := x.c.call(ctx, x.in, nil, x.rec, ai)
 	stop()
 	e.a.ended(ai)
 	return v, err

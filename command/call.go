@@ -15,7 +15,7 @@ import (
 // execution just before its Completion is published; of, when not nil, is
 // the attempts it is one of.
 // The execution stays on the caller's stack.
-func (c *core[In, Out]) call(ctx context.Context, in In, collapsed int, rec executionRecorder, of *attemptInfo) (Out, error) {
+func (c *core[In, Out]) call(ctx context.Context, in In, collapsed *collapsedBatch, rec executionRecorder, of *attemptInfo) (Out, error) {
 	return c.callAs(ctx, in, collapsed, rec, of, nil, false)
 }
 
@@ -27,7 +27,7 @@ func (c *core[In, Out]) call(ctx context.Context, in In, collapsed int, rec exec
 // stack.
 func (c *core[In, Out]) callFirst(subCtx, callerCtx context.Context, in In, rec executionRecorder, first *retryDecision) (Out, error) {
 	ctx, stop := joinContexts(subCtx, callerCtx)
-	v, err := c.callAs(ctx, in, 0, rec, nil, first, false)
+	v, err := c.callAs(ctx, in, nil, rec, nil, first, false)
 	stop()
 	return v, err
 }
@@ -38,7 +38,7 @@ func (c *core[In, Out]) callFirst(subCtx, callerCtx context.Context, in In, rec 
 // is then handed to a goroutine of its own (runHandedOver), so that the
 // caller is answered at the timeout, as a subscriber is, where call holds
 // it until run returns.
-func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec executionRecorder, of *attemptInfo, first *retryDecision, waiter bool) (Out, error) {
+func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed *collapsedBatch, rec executionRecorder, of *attemptInfo, first *retryDecision, waiter bool) (Out, error) {
 	if err := ctx.Err(); err != nil {
 		var zero Out
 		return zero, err
@@ -49,7 +49,7 @@ func (c *core[In, Out]) callAs(ctx context.Context, in In, collapsed int, rec ex
 		ctx = e.traced(t, ctx)
 	}
 	e.firstOfRetries = first != nil
-	if collapsed > 0 {
+	if collapsed != nil {
 		e.markCollapsed(collapsed)
 	}
 	var v Out

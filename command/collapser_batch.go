@@ -38,6 +38,9 @@ type batch[In, Out any] struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	info    *Batch // made when BatchOf first asks for it
+	// collapsed is the batch as the batch command's executions serve and
+	// count it.
+	collapsed collapsedBatch
 }
 
 // joiner is a caller of a request of a batch that joined it before the
@@ -225,12 +228,12 @@ func (b *batcher[In, Out]) execute(bt *batch[In, Out]) {
 	for i, r := range requests {
 		args[i] = r.arg
 	}
-	c.metrics.MarkBatch(len(requests))
 	// The batch is made for BatchOf only when asked: most batch functions
 	// and registries without a tracer never do (BenchmarkCollapser1000Callers,
 	// B/op and allocs/op).
 	ctx := context.WithValue(bt.ctx, batchKey{}, batchSource(bt))
-	outs, err := c.cmd.callBatch(ctx, args, len(requests), b.logger(requests))
+	bt.collapsed = collapsedBatch{requests: len(requests), metrics: c.metrics}
+	outs, err := c.cmd.callBatch(ctx, args, &bt.collapsed, b.logger(requests))
 	if err == nil && len(outs) != len(requests) {
 		err = fmt.Errorf("%w: %d results for %d requests", ErrBatchResultCount, len(outs), len(requests))
 		if c.discard != nil {
@@ -429,17 +432,17 @@ func (b *batcher[In, Out]) leave(r *collapsedRequest[In, Out]) {
 	}
 }
 
-// callBatch executes the batch command with the n requests' arguments in,
-// making the retries and hedges of its key's Config as any call of the
-// Command does: each attempt is an execution of the whole batch, which
-// records the n requests it carries (COLLAPSED).
-func (c *Command[In, Out]) callBatch(ctx context.Context, in In, n int, rec executionRecorder) (Out, error) {
+// callBatch executes the batch command with the arguments of b's requests
+// in, making the retries and hedges of its key's Config as any call of
+// the Command does: each attempt is an execution of the whole batch,
+// which records the requests it carries (COLLAPSED).
+func (c *Command[In, Out]) callBatch(ctx context.Context, in In, b *collapsedBatch, rec executionRecorder) (Out, error) {
 	cfg := c.k.config.Load()
 	if !cfg.makesAttempts() {
-		return c.call(ctx, in, n, rec, nil)
+		return c.call(ctx, in, b, rec, nil)
 	}
 	a := new(attempts[In, Out])
 	s := a.compose(&single[In, Out]{c: &c.core, ctx: ctx, in: in, rec: rec}, cfg)
-	a.collapsed = n
+	a.collapsed = b
 	return s.Call(ctx)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/internal/clock"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
 	"github.com/stretchr/testify/assert"
@@ -752,4 +753,55 @@ func TestWithCollapserConfigIsRefusedByNewAndNewObservable(t *testing.T) {
 	assert.Equal(t, "user2", get(t, f2))
 	mc.Advance(DefaultCollapserDelay)
 	assert.Equal(t, [][]int{{1, 2}}, b.all())
+}
+
+// hookedClock is a manual clock that runs a hook, once, at the next
+// reading of its time after the test arms it.
+type hookedClock struct {
+	*clock.Manual
+	hook atomic.Pointer[func()]
+}
+
+func (c *hookedClock) Now() time.Time {
+	if h := c.hook.Swap(nil); h != nil {
+		(*h)()
+	}
+	return c.Manual.Now()
+}
+
+// A request scope that ends as its batch starts, after execute saw it
+// alive: the batch is counted (BATCH_EXECUTED, ADDED_TO_BATCH) only as
+// an execution of the batch command begins, which records its requests
+// (COLLAPSED), so the two always pair. Here the scope ends at the first
+// reading of the clock after execute's look, as the batch command's
+// execution begins: it is CANCELLED, and the batch function never runs.
+// The collapser counted the batch before the batch command looked, and
+// counted one when the scope ending there left no execution.
+func TestCollapserCountsABatchOnlyAsItsCommandExecutes(t *testing.T) {
+	hc := &hookedClock{Manual: clock.NewManual(requestT0)}
+	r := NewRegistry(WithClock(hc))
+	t.Cleanup(r.Close)
+	ran := 0
+	c := NewCollapser("ScopeEndsAsBatchStarts", func(ctx context.Context, ids []int) ([]string, error) {
+		ran++
+		return make([]string, len(ids)), nil
+	}, WithRegistry(r))
+	parent, end := context.WithCancel(context.Background())
+	ctx := WithRequestContext(parent)
+	f := c.Queue(context.WithoutCancel(ctx), 1) // the caller stays; its scope ends
+	endScope := func() { end() }
+	hc.hook.Store(&endScope)
+	hc.Advance(DefaultCollapserDelay)
+	_, err := f.Get(context.Background())
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrRequestContextDone), "%v", err)
+	assert.Zero(t, ran)
+
+	hc.Advance(time.Minute)
+	m, cm := c.Metrics(), c.BatchCommand().Metrics()
+	assert.Equal(t, int64(1), cm.CumulativeCount(metricsstream.Cancelled), "the batch command's execution began, and found its scope ended")
+	assert.Equal(t, cm.CumulativeCount(metricsstream.Collapsed), m.CumulativeCount(metricsstream.CollapserAddedToBatch),
+		"every request counted ADDED_TO_BATCH is a COLLAPSED of a batch command execution")
+	assert.Equal(t, cm.CumulativeCount(metricsstream.Cancelled), m.CumulativeCount(metricsstream.CollapserBatchExecuted),
+		"the batch is counted as the batch command's one execution")
 }

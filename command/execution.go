@@ -77,7 +77,7 @@ func (e *execution) begin(k *keyState, of *attemptInfo) {
 	}
 	if of != nil {
 		e.of = of
-		if of.collapsed > 0 {
+		if of.collapsed != nil {
 			e.markCollapsed(of.collapsed)
 		}
 		switch {

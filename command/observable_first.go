@@ -73,7 +73,7 @@ func (x *observableExecution[In, Out]) ProduceFirst(subCtx context.Context) (Out
 		return x.firstRetrying(subCtx, cfg)
 	}
 	ctx, stop := joinContexts(subCtx, x.ctx)
-	v, err := x.c.call(ctx, x.in, 0, x.rec, nil)
+	v, err := x.c.call(ctx, x.in, nil, x.rec, nil)
 	stop()
 	return v, err
 }

@@ -70,7 +70,7 @@ func (x *single[In, Out]) call(subCtx context.Context, waiter bool) (Out, error)
 		}
 	}
 	ctx, stop := joinContexts(subCtx, x.ctx)
-	v, err := x.c.callAs(ctx, x.in, 0, x.rec, nil, nil, waiter)
+	v, err := x.c.callAs(ctx, x.in, nil, x.rec, nil, nil, waiter)
 	stop()
 	return v, err
 }

@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
@@ -89,11 +90,27 @@ func (e *execution) badRequest(cause error) error {
 	return cause
 }
 
-// markCollapsed records that the execution serves n collapsed requests, as
-// Hystrix's markAsCollapsedCommand: COLLAPSED n times in the result, once
-// to the notifiers.
-func (e *execution) markCollapsed(n int) {
-	e.completion.Events[metricsstream.Collapsed] += int32(n)
+// collapsedBatch is a collapser's batch that the executions of its batch
+// command serve.
+type collapsedBatch struct {
+	requests int // each execution records COLLAPSED that often
+	// metrics are the collapser's, which count the batch
+	// (BATCH_EXECUTED, ADDED_TO_BATCH) as the first of its executions
+	// begins, and only then: a batch whose request scope ended before the
+	// batch command looked does not run, and a count made before that
+	// look would pair with no execution's COLLAPSED.
+	metrics *metricsstream.CollapserMetrics
+	counted atomic.Bool
+}
+
+// markCollapsed records that the execution serves b's requests, as
+// Hystrix's markAsCollapsedCommand: COLLAPSED once per request in the
+// result, once to the notifiers; the first to begin counts the batch.
+func (e *execution) markCollapsed(b *collapsedBatch) {
+	e.completion.Events[metricsstream.Collapsed] += int32(b.requests)
+	if b.counted.CompareAndSwap(false, true) {
+		b.metrics.MarkBatch(b.requests)
+	}
 	if e.hooked() {
 		notify(e.global, e.local, e.k.key, metricsstream.Collapsed)
 	}
