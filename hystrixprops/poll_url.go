@@ -76,7 +76,9 @@ func (p *urlPoll) read() error {
 	body, err := p.get()
 	switch {
 	case err == errNotModified:
-		return nil
+		// The body the validators came with is still the server's: put
+		// in force, or refused still.
+		return p.bodyErr
 	case err != nil:
 		return fmt.Errorf("hystrixprops: GET %s: %w; the properties before stay in force", p.req.URL.Redacted(), err)
 	case p.bodyRead && bytes.Equal(body, p.body):

@@ -131,3 +131,27 @@ func TestPollURLDoesNotPutTheSameBodyInForceAgainAfterAFailedGET(t *testing.T) {
 	assert.Len(t, p.reported(), 1)
 	assert.ErrorIs(t, p.stop(), context.Canceled)
 }
+
+// A 304 after a body that was refused says the refused body is still the
+// server's: the refusal stands, and is not reported again when the same
+// body comes back without its validator.
+func TestPollURLKeepsARefusalThroughNotModified(t *testing.T) {
+	mc, s, threshold := polledGetUser(t)
+	server := &propertiesServer{}
+	server.set("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=25\n", `"v1"`, 0)
+	srv := httptest.NewServer(server)
+	defer srv.Close()
+	p := startPoller(t, mc, func(ctx context.Context, report func(error)) error {
+		return s.PollURL(ctx, srv.Client(), srv.URL, time.Minute, report)
+	})
+	p.next()
+	const bad = "hystrix.command.GetUser.circuitBreaker.errorThresholdPercent=35\n"
+	server.set(bad, `"v2"`, 0)
+	p.next()
+	p.next() // 304
+	server.set(bad, `"v2-again"`, 0)
+	p.next() // the same body, under another validator
+	assert.Equal(t, 25, threshold())
+	assert.Len(t, p.reported(), 1, "one refusal, reported once: %v", p.reported())
+	assert.ErrorIs(t, p.stop(), context.Canceled)
+}
