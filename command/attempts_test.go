@@ -783,6 +783,9 @@ func TestResilienceConfigErrorsNameTheField(t *testing.T) {
 		{Config{RateLimit: RateLimitConfig{Enabled: true}}, "Config.RateLimit.Rate"},
 		{Config{RateLimit: RateLimitConfig{Enabled: true, Rate: 1, Burst: -1}}, "Config.RateLimit.Burst"},
 		{Config{RateLimit: RateLimitConfig{Enabled: true, Rate: 1, MaxWait: -1}}, "Config.RateLimit.MaxWait"},
+		// Off, but wrong: one Configure away from being on.
+		{Config{RateLimit: RateLimitConfig{Rate: -5}}, "Config.RateLimit.Rate"},
+		{Config{RateLimit: RateLimitConfig{Burst: -1}}, "Config.RateLimit.Burst"},
 	} {
 		err := tc.cfg.Validate()
 		require.Error(t, err, tc.want)
@@ -795,6 +798,7 @@ func TestResilienceConfigErrorsNameTheField(t *testing.T) {
 	assert.NoError(t, Config{Retry: RetryConfig{On: FailureTypesOf(CommandFailure, TimeoutFailure,
 		ShortCircuitFailure, PoolRejectedFailure, SemaphoreRejectedFailure, RateLimitedFailure)}}.Validate(),
 		"every other failure may be retried")
+	assert.NoError(t, Config{RateLimit: RateLimitConfig{Rate: 100, Burst: 10}}.Validate(), "a limiter off, ready to turn on")
 }
 
 // A type that is not a FailureType would shift out of the set, or panic

@@ -72,15 +72,16 @@ const (
 )
 
 func (c FaultConfig) validate() error {
-	if !c.Enabled {
-		return nil
-	}
+	// Each field is checked whether Enabled or not: a disabled config is
+	// reported on the streams as it is, and is one Configure away from
+	// being on. Only a delay of 0 that would be drawn waits for Enabled,
+	// so that a delay turned off by 0 may keep its percentage.
 	switch {
 	case !(c.DelayPercentage >= 0 && c.DelayPercentage <= 100):
 		return invalidConfig("command: Config.Faults.DelayPercentage: %v is not within [0, 100]", c.DelayPercentage)
 	case c.Delay < 0:
 		return invalidConfig("command: Config.Faults.Delay: %v is negative", c.Delay)
-	case c.Delay == 0 && c.DelayPercentage > 0:
+	case c.Enabled && c.Delay == 0 && c.DelayPercentage > 0:
 		return invalidConfig("command: Config.Faults.Delay: 0 with DelayPercentage %v: a delay must be positive", c.DelayPercentage)
 	case !(c.ErrorPercentage >= 0 && c.ErrorPercentage <= 100):
 		return invalidConfig("command: Config.Faults.ErrorPercentage: %v is not within [0, 100]", c.ErrorPercentage)

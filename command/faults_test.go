@@ -247,7 +247,8 @@ func TestFaultsOfAnObservableCommand(t *testing.T) {
 }
 
 // Validate names the field of a fault injection that is out of range,
-// and says nothing of one that is off.
+// whether the injection is on or off: an injection that is off is shown
+// on the streams as it is, and is one Configure away from being on.
 func TestValidateFaults(t *testing.T) {
 	for _, tc := range []struct {
 		f    FaultConfig
@@ -256,15 +257,22 @@ func TestValidateFaults(t *testing.T) {
 		{FaultConfig{Enabled: true, DelayPercentage: -1, Delay: time.Second}, "Config.Faults.DelayPercentage: -1 is not within [0, 100]"},
 		{FaultConfig{Enabled: true, DelayPercentage: 101, Delay: time.Second}, "Config.Faults.DelayPercentage: 101"},
 		{FaultConfig{Enabled: true, Delay: -time.Second}, "Config.Faults.Delay: -1s is negative"},
-		{FaultConfig{Enabled: true, DelayPercentage: 10}, "Config.Faults.Delay: 0 with DelayPercentage 10"},
 		{FaultConfig{Enabled: true, ErrorPercentage: 100.5}, "Config.Faults.ErrorPercentage: 100.5 is not within [0, 100]"},
 	} {
 		err := Config{Faults: tc.f}.Validate()
 		assert.ErrorIs(t, err, ErrInvalidConfig)
 		assert.ErrorContains(t, err, tc.want)
 		tc.f.Enabled = false
-		assert.NoError(t, Config{Faults: tc.f}.Validate(), "off: %+v", tc.f)
+		err = Config{Faults: tc.f}.Validate()
+		assert.ErrorIs(t, err, ErrInvalidConfig, "off: %+v", tc.f)
+		assert.ErrorContains(t, err, tc.want, "off")
 	}
+	err := Config{Faults: FaultConfig{Enabled: true, DelayPercentage: 10}}.Validate()
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	assert.ErrorContains(t, err, "Config.Faults.Delay: 0 with DelayPercentage 10")
+	assert.NoError(t, Config{Faults: FaultConfig{DelayPercentage: 10}}.Validate(), "off: a delay of 0 is not drawn")
+	assert.NoError(t, Config{Faults: FaultConfig{}}.Validate(), "the zero value")
+	assert.NoError(t, Config{Faults: FaultConfig{DelayPercentage: 10, Delay: time.Second, ErrorPercentage: 5}}.Validate(), "off, ready to turn on")
 }
 
 // A command without faults never draws.

@@ -187,11 +187,10 @@ func (c HedgeConfig) validate() error {
 }
 
 func (c RateLimitConfig) validate() error {
-	if !c.Enabled {
-		return nil
-	}
+	// A disabled limiter may leave Rate 0, its zero value; nothing else
+	// wrong is let through for being off.
 	switch {
-	case !(c.Rate > 0) || math.IsInf(c.Rate, 0):
+	case (c.Enabled || c.Rate != 0) && (!(c.Rate > 0) || math.IsInf(c.Rate, 0)):
 		return invalidConfig("command: Config.RateLimit.Rate: %v is not a positive number", c.Rate)
 	case c.Burst < 0:
 		return invalidConfig("command: Config.RateLimit.Burst: %d is negative", c.Burst)
