@@ -159,9 +159,13 @@ func (b *Breaker) SetConfig(cfg Config) {
 	resolved := cfg.withDefaults()
 	b.mu.Lock()
 	now := b.now()
+	// A trial that overran the bound in force has re-opened the breaker,
+	// as of that bound, whether or not anybody has looked since: settle
+	// it under the old Config before the new one can lengthen the bound.
+	b.expireLocked(now)
 	b.cfg.Store(&resolved)
 	b.storeSleepWindowLocked(&resolved)
-	b.expireLocked(now)
+	b.expireLocked(now) // and a bound the new Config shortens
 	old := b.word.Load()
 	w := old&^modeMask | resolved.mode()
 	if old&countsRunBit == 0 && w&countsRunBit != 0 {

@@ -594,3 +594,39 @@ func (erroringHealth) HealthStream() observable.Observable[metricsstream.HealthC
 	return observable.Error[metricsstream.HealthCounts](errors.New("no metrics"))
 }
 func (erroringHealth) ResetStream() {}
+
+// A trial that overran the HalfOpenTrialTimeout in force re-opened the
+// breaker as of that bound, whether or not anybody looked at the breaker
+// since: a SetConfig that later lengthens the bound (here through the
+// SleepWindow it defaults to) must not bring the lost trial back to life
+// and leave the breaker HALF_OPEN, refusing every request for the new,
+// longer bound. Reset already settles the overdue trial first.
+func TestSetConfigSettlesAnOverdueTrialUnderTheOldBound(t *testing.T) {
+	run := func(t *testing.T, look bool) (breaker.State, bool, []breaker.Transition) {
+		b, h, clk := newBreaker(t, hystrixTestConfig) // trial timeout = sleep window = 200ms
+		finish := collect(t, b)
+		h.emit(health(0, 4, 0))
+		clk.Advance(afterSleepWindow)
+		require.True(t, b.AttemptExecution(), "the trial, which never reports")
+		clk.Advance(10 * time.Second)
+		if look {
+			require.Equal(t, breaker.Open, b.State(), "the trial is overdue")
+		}
+		cfg := hystrixTestConfig
+		cfg.SleepWindow = time.Hour // and with it the trial timeout
+		b.SetConfig(cfg)
+		state := b.State()
+		admitted := b.AttemptExecution()
+		return state, admitted, finish()
+	}
+	lookedState, lookedAdmitted, lookedTransitions := run(t, true)
+	state, admitted, transitions := run(t, false)
+	assert.Equal(t, lookedState, state, "the state must not depend on whether State was called before SetConfig")
+	assert.Equal(t, lookedAdmitted, admitted)
+	require.Len(t, transitions, len(lookedTransitions))
+	for i := range transitions {
+		assert.Equal(t, lookedTransitions[i].To, transitions[i].To)
+		assert.Equal(t, lookedTransitions[i].Time, transitions[i].Time)
+	}
+	assert.Equal(t, breaker.Open, state, "re-opened when the trial overran the 200ms bound")
+}
