@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -458,4 +459,86 @@ func TestHistogramStartsAgainAfterEviction(t *testing.T) {
 	require.Equal(t, uint64(1), after.Count, "the histogram starts again")
 	assert.True(t, after.StartTime.After(before.Time), "a new series: start %v, the old one's last point %v", after.StartTime, before.Time)
 	assert.False(t, after.StartTime.After(after.Time))
+}
+
+// gatedClock is a manual clock whose next Now, once armed, reads the time
+// and then waits until the test releases it: a collection held between
+// reading its time and using it.
+type gatedClock struct {
+	*clock.Manual
+	gate atomic.Pointer[gate]
+}
+
+type gate struct{ read, release chan struct{} }
+
+func (c *gatedClock) arm() *gate {
+	g := &gate{read: make(chan struct{}), release: make(chan struct{})}
+	c.gate.Store(g)
+	return g
+}
+
+func (c *gatedClock) Now() time.Time {
+	t := c.Manual.Now()
+	if g := c.gate.Swap(nil); g != nil {
+		close(g.read)
+		<-g.release
+	}
+	return t
+}
+
+// Two readers that share m collect at once: the one that read the clock
+// first must not take its turn after the other, or its points go back in
+// time and a command new to it gets a start time after its own time.
+func TestConcurrentProducesKeepStartBeforeTime(t *testing.T) {
+	gc := &gatedClock{Manual: clock.NewManual(t0)}
+	reg := metricsstream.NewRegistry(gc)
+	m := New(reg)
+	points := func(sm []metricdata.ScopeMetrics) []metricdata.HistogramDataPoint[float64] {
+		var out []metricdata.HistogramDataPoint[float64]
+		for _, md := range sm[0].Metrics {
+			out = append(out, md.Data.(metricdata.Histogram[float64]).DataPoints...)
+		}
+		return out
+	}
+	_, err := m.Produce(context.Background()) // a first collection, at t0
+	require.NoError(t, err)
+
+	gc.Advance(5 * time.Second)
+	g := gc.arm()
+	done := make(chan []metricdata.ScopeMetrics)
+	go func() { // reader A reads t0+5s, then waits
+		sm, _ := m.Produce(context.Background())
+		done <- sm
+	}()
+	<-g.read
+
+	gc.Advance(5 * time.Second)
+	var a, b []metricdata.ScopeMetrics
+	if m.mu.TryLock() {
+		// A holds no lock while it waits: reader B collects at t0+10s
+		// meanwhile, then a command appears before A goes on.
+		m.mu.Unlock()
+		b, err = m.Produce(context.Background())
+		require.NoError(t, err)
+		reg.Command("Late", metricsstream.Config{})
+		close(g.release)
+		a = <-done
+	} else {
+		// A read the clock under its lock: B, after it, reads a later time.
+		reg.Command("Late", metricsstream.Config{})
+		close(g.release)
+		a = <-done
+		b, err = m.Produce(context.Background())
+		require.NoError(t, err)
+	}
+	for _, sm := range [][]metricdata.ScopeMetrics{a, b} {
+		for _, p := range points(sm) {
+			assert.False(t, p.StartTime.After(p.Time), "start %v after time %v", p.StartTime, p.Time)
+		}
+	}
+	c, err := m.Produce(context.Background()) // at t0+10s, after both
+	require.NoError(t, err)
+	for _, p := range points(c) {
+		assert.False(t, p.StartTime.After(p.Time), "start %v after time %v", p.StartTime, p.Time)
+	}
 }

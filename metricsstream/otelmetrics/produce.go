@@ -18,11 +18,15 @@ import (
 // scrape does, so two readers that share m see the same totals. It never
 // fails, and is safe for concurrent use.
 func (m *Metrics) Produce(context.Context) ([]metricdata.ScopeMetrics, error) {
-	now := m.registry.Clock().Now()
 	execution := metricdata.Histogram[float64]{Temporality: metricdata.CumulativeTemporality}
 	total := metricdata.Histogram[float64]{Temporality: metricdata.CumulativeTemporality}
 
 	m.mu.Lock()
+	// The time is read under the lock, so that collections take their
+	// turns in the order of their times: one that read an earlier time
+	// after another had begun would go back in time, and give a command
+	// new to it a start time (reading.Fold.Since) after its own time.
+	now := m.registry.Clock().Now()
 	m.folds.Begin(now)
 	for c := range m.registry.Commands() {
 		attrs := attribute.NewSet(commandAttributes(c.Snapshot())...)
