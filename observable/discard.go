@@ -8,6 +8,8 @@ package observable
 //
 //   - [FromProducer], for a value the Producer emits once its
 //     subscription has ended;
+//   - [Observable.Hedge] and [Observable.HedgeOn], for the value of an
+//     attempt that lost the race;
 //   - [HedgeStreamOn], for a value of an attempt that lost the race, and
 //     one the winner emits once the subscription has ended;
 //   - [Observable.First], for a value that comes as its context ends,

@@ -104,7 +104,13 @@ func (o Observable[T]) HedgeOn(p HedgePolicy, c clock.Clock) Observable[T] {
 	if !ok {
 		one = lastOf[T]{o}
 	}
-	return FromSingle[T](&HedgeSingle[T]{Attempt: one, Policy: &p, Clock: c})
+	h := &HedgeSingle[T]{Attempt: one, Policy: &p, Clock: c}
+	// A loser's value was taken from o's Single or Producer, and nobody
+	// receives it: it goes back, as HedgeStreamOn's losers' do.
+	if d := discarderOf(o); d != nil {
+		h.Discard = d.Discard
+	}
+	return FromSingle[T](h)
 }
 
 // lastOf is an Observable as a Single of its last value.
