@@ -19,7 +19,8 @@ package observable
 //   - [Zip2], for a value left without a partner: the other side
 //     failed or completed first, or the subscriber left before the pair
 //     was made (the pair is then not made);
-//   - [Observable.Timeout], for a value that comes after the timeout;
+//   - [Observable.Timeout], for a value that comes after the timeout, or
+//     once its subscriber has left before it;
 //   - [Observable.ReplayNow] and [Observable.ReplayNowOn], for a value
 //     that comes once every subscriber has left, which is not replayed
 //     (the subscribers that come later get context.Canceled);

@@ -111,8 +111,15 @@ func (t *timeoutObserver[T]) fire() {
 	}
 }
 
-// scopeEnded stops the timer when the subscription ends first.
-func (t *timeoutObserver[T]) scopeEnded(error) { t.timer.Stop() }
+// scopeEnded stops the timer when the subscription ends first. A
+// timeout still armed then counts as passed by nobody: what o emits
+// afterwards is dropped, and a value of a Discarder Single discarded,
+// as after the timeout, rather than passed to a subscriber that can only
+// drop it.
+func (t *timeoutObserver[T]) scopeEnded(error) {
+	t.state.CompareAndSwap(timeoutArmed, timeoutTimedOut)
+	t.timer.Stop()
+}
 
 func (t *timeoutObserver[T]) OnNext(v T) {
 	if t.pass() {

@@ -212,3 +212,22 @@ func TestTimeoutToldNothingAfterTheSourcePanicked(t *testing.T) {
 	mc.Advance(time.Hour)
 	assert.False(t, rec.terminated(), "ErrTimeout told after the panic")
 }
+
+// A value a Discarder Single gives once the subscriber of its Timeout
+// has left, before the timeout, is discarded, as Subscribe of the Single
+// alone discards it (TestSubscribeHandsAValueThatComesAfterTheEndToTheSingle)
+// and as Timeout discards one that comes after the timeout: the late
+// value passed through a disarmed-by-nobody Timeout to a subscriber that
+// has no Discarder to give it to.
+func TestTimeoutDiscardsAValueThatComesOnceItsSubscriberLeft(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	late := &ownedSingle{v: 6, async: true, answer: make(chan struct{})}
+	sub := FromSingle[int](late).TimeoutOn(time.Second, mc).Subscribe(context.Background(), funcObserver[int]{
+		next: func(v int) { t.Errorf("OnNext(%d) once the subscription had ended", v) },
+	})
+	sub.Unsubscribe()
+	<-sub.Done()
+	close(late.answer)
+	assert.Equal(t, []string{"6"}, late.awaitDiscards(t, 1))
+	assert.Zero(t, mc.Pending(), "the timer was stopped")
+}
