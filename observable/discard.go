@@ -16,7 +16,8 @@ package observable
 //     and [Observable.Last], for each value a later one replaced;
 //   - [Observable.ToSlice], for the values it had collected when its
 //     context ended;
-//   - [Zip2], for a value left without a partner: the other side
+//   - [Zip2], for a value of a Discarder Single (not a Producer's)
+//     left without a partner: the other side
 //     failed or completed first, or the subscriber left before the pair
 //     was made (the pair is then not made);
 //   - [Observable.Timeout], for a value that comes after the timeout, or
