@@ -159,9 +159,7 @@ type handler struct {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "metricsstream: the stream answers GET, not "+r.Method, http.StatusMethodNotAllowed)
+	if !answersGet(w, r, "the stream") {
 		return
 	}
 	interval, err := streamInterval(r.URL.RawQuery, h.interval)
@@ -189,6 +187,18 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.stream(r.Context(), w, interval)
+}
+
+// answersGet reports whether r is a GET or a HEAD, the methods the
+// package's handlers answer, and answers any other 405, naming what
+// refused it.
+func answersGet(w http.ResponseWriter, r *http.Request, what string) bool {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return true
+	}
+	w.Header().Set("Allow", "GET, HEAD")
+	http.Error(w, "metricsstream: "+what+" answers GET, not "+r.Method, http.StatusMethodNotAllowed)
+	return false
 }
 
 func (h *handler) isShutDown() bool {

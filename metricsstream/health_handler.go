@@ -120,9 +120,7 @@ func HealthHandler(r *Registry) http.Handler {
 		r = DefaultRegistry
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.Method != http.MethodGet && req.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "metricsstream: the health answers GET, not "+req.Method, http.StatusMethodNotAllowed)
+		if !answersGet(w, req, "the health") {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
