@@ -78,7 +78,12 @@ type plugins struct {
 // pluginSet holds the plugins of a registry or of a key.
 type pluginSet struct{ p atomic.Pointer[plugins] }
 
+// addHook adds h; a nil h panics here, where it would otherwise panic,
+// recovered, at every step of every execution.
 func (s *pluginSet) addHook(h ExecutionHook) {
+	if h == nil {
+		panic("command: a nil ExecutionHook")
+	}
 	for {
 		old := s.p.Load()
 		next := &plugins{}
@@ -93,7 +98,11 @@ func (s *pluginSet) addHook(h ExecutionHook) {
 	}
 }
 
+// addNotifier adds n; a nil n panics here, as a nil hook does.
 func (s *pluginSet) addNotifier(n EventNotifier) {
+	if f, isFunc := n.(EventNotifierFunc); n == nil || isFunc && f == nil {
+		panic("command: a nil EventNotifier")
+	}
 	for {
 		old := s.p.Load()
 		next := &plugins{}

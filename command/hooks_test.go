@@ -494,3 +494,15 @@ func TestHookAddedMidExecutionHearsNoUnpairedExecutionStart(t *testing.T) {
 	h.completion()
 	assert.Empty(t, rec.take(), "both executions began before the hook was added")
 }
+
+// A nil hook or notifier is refused where it is added, naming what is
+// nil: taken, it would panic, recovered, at every step of every
+// execution, and nothing would say why.
+func TestANilHookOrNotifierIsRefused(t *testing.T) {
+	r := NewRegistry()
+	t.Cleanup(r.Close)
+	assert.PanicsWithValue(t, "command: a nil ExecutionHook", func() { r.AddHook(nil) })
+	assert.PanicsWithValue(t, "command: a nil ExecutionHook", func() { r.AddKeyHook("GetUser", nil) })
+	assert.PanicsWithValue(t, "command: a nil EventNotifier", func() { r.AddEventNotifier(nil) })
+	assert.PanicsWithValue(t, "command: a nil EventNotifier", func() { r.AddKeyEventNotifier("GetUser", EventNotifierFunc(nil)) })
+}

@@ -502,19 +502,21 @@ func (r *Registry) Breaker(key string) *breaker.Breaker {
 	return nil
 }
 
-// AddHook registers h for every command of the registry.
+// AddHook registers h for every command of the registry. It panics if h
+// is nil.
 func (r *Registry) AddHook(h ExecutionHook) { r.plugins.addHook(h) }
 
-// AddEventNotifier registers n for every command of the registry.
+// AddEventNotifier registers n for every command of the registry. It
+// panics if n is nil.
 func (r *Registry) AddEventNotifier(n EventNotifier) { r.plugins.addNotifier(n) }
 
 // AddKeyHook registers h for the commands of key. It does not make the
 // key: the first Config seen for the key is still the one its first
-// command gives.
+// command gives. It panics if h is nil.
 func (r *Registry) AddKeyHook(key string, h ExecutionHook) { r.pluginsOf(key).addHook(h) }
 
 // AddKeyEventNotifier registers n for the commands of key. Like
-// AddKeyHook, it does not make the key.
+// AddKeyHook, it does not make the key, and panics if n is nil.
 func (r *Registry) AddKeyEventNotifier(key string, n EventNotifier) {
 	r.pluginsOf(key).addNotifier(n)
 }
