@@ -118,6 +118,12 @@ func (f FailureType) sentinel() error {
 // run nor the fallback. errors.Is finds the sentinel of its Failure, its
 // Cause and its FallbackErr; errors.As finds its Cause's and then its
 // FallbackErr's (a fallback's *PanicError, say).
+//
+// An Error is read-only: one whose Cause is its failure's sentinel (a
+// short circuit, a rejection, a timeout) and whose fallback is missing,
+// disabled or rejected is made once per key and returned to every such
+// execution, and to its hooks, so that an open circuit answers without
+// allocating.
 type Error struct {
 	// Command is the command key.
 	Command string
