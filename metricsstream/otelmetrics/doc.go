@@ -142,6 +142,14 @@
 // of the collection before they came back; their time is the registry's
 // clock.
 //
+// Every instrument is cumulative, as metricsstream counts. A reader
+// configured for delta temporality gets its deltas from the SDK, which
+// remembers only the series of the collection before: a command whose
+// metrics idle eviction took out and that comes back reports its whole
+// count again as one delta. Read these instruments with cumulative
+// temporality, the SDK's default, or evict only keys that do not come
+// back.
+//
 // # Concurrency
 //
 // Metrics is safe for concurrent use and starts no goroutine: the
