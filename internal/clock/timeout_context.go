@@ -42,8 +42,8 @@ func newTimeoutContext(m *Manual, parent context.Context, d time.Duration) (cont
 		done:        make(chan struct{}),
 	}
 	cancel := func() { c.cancel(context.Canceled, context.Canceled) }
-	if err := parent.Err(); err != nil {
-		c.cancel(err, context.Cause(parent))
+	if parent.Err() != nil {
+		c.cancelFromParent(false)
 		return c, cancel
 	}
 	timer, reached := AfterFuncAt(m, c.deadline, func() { c.cancel(context.DeadlineExceeded, context.DeadlineExceeded) })
@@ -71,21 +71,18 @@ func newTimeoutContext(m *Manual, parent context.Context, d time.Duration) (cont
 // Advance that ends the parent has ended c too when it returns;
 // context.AfterFunc would end c later, on a goroutine of its own.
 func (c *timeoutContext) watchParent(parent context.Context) (stop func() bool) {
-	end := func() { c.cancelFromParent(parent, false) }
+	end := func() { c.cancelFromParent(false) }
 	if a, ok := parent.(interface{ AfterFunc(func()) func() bool }); ok {
 		return a.AfterFunc(end)
 	}
 	return context.AfterFunc(parent, end)
 }
 
-// cancelFromParent ends c with the error and cause of parent, which has
-// ended; found is end's.
-func (c *timeoutContext) cancelFromParent(parent context.Context, found bool) {
-	err := parent.Err()
-	if err == nil {
-		err = context.Canceled
-	}
-	c.end(err, context.Cause(parent), found)
+// cancelFromParent ends c for its parent, which has ended: with the
+// parent's error and cause, which end takes from it (context.Canceled if
+// the parent does not say yet); found is end's.
+func (c *timeoutContext) cancelFromParent(found bool) {
+	c.end(context.Canceled, context.Canceled, found)
 }
 
 // cancel ends the context with err (and cause, for context.Cause); later
@@ -160,7 +157,7 @@ func (c *timeoutContext) Err() error {
 		// Asked rather than the embedded context, which a parent of this
 		// type tells only as it ends: it may have found a grandparent
 		// ended when asked.
-		c.cancelFromParent(c.parent, true)
+		c.cancelFromParent(true)
 		c.mu.Lock()
 		err = c.err
 		c.mu.Unlock()
