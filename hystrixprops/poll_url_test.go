@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rxhystrix/rxhystrix/clock"
 )
 
 // propertiesServer serves a body of properties with an ETag of its
@@ -44,19 +46,25 @@ func (p *propertiesServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// pollServed starts a propertiesServer that serves a threshold of 25 as
+// "v1", and a poller of s's PollURL of its path every minute of mc.
+func pollServed(t *testing.T, mc *clock.Manual, s *Source, path string) (*propertiesServer, *httptest.Server, *poller) {
+	server := &propertiesServer{}
+	server.set("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=25\n", `"v1"`, 0)
+	srv := httptest.NewServer(server)
+	t.Cleanup(srv.Close)
+	p := startPoller(t, mc, func(ctx context.Context, report func(error)) error {
+		return s.PollURL(ctx, srv.Client(), srv.URL+path, time.Minute, report)
+	})
+	return server, srv, p
+}
+
 // PollURL reads the properties at once and again every interval, with a
 // conditional GET; it puts them in force when they changed, and reports
 // a GET or a body that fails once, keeping the properties before.
 func TestPollURLFollowsTheServer(t *testing.T) {
 	mc, s, threshold := polledGetUser(t)
-	server := &propertiesServer{}
-	server.set("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=25\n", `"v1"`, 0)
-	srv := httptest.NewServer(server)
-	defer srv.Close()
-
-	p := startPoller(t, mc, func(ctx context.Context, report func(error)) error {
-		return s.PollURL(ctx, srv.Client(), srv.URL+"/hystrix.properties", time.Minute, report)
-	})
+	server, srv, p := pollServed(t, mc, s, "/hystrix.properties")
 	poll, reported := p.next, p.reported
 	poll() // the first read is at once, before the timer is armed
 	assert.Equal(t, 25, threshold())
@@ -137,13 +145,7 @@ func TestPollURLDoesNotPutTheSameBodyInForceAgainAfterAFailedGET(t *testing.T) {
 // body comes back without its validator.
 func TestPollURLKeepsARefusalThroughNotModified(t *testing.T) {
 	mc, s, threshold := polledGetUser(t)
-	server := &propertiesServer{}
-	server.set("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=25\n", `"v1"`, 0)
-	srv := httptest.NewServer(server)
-	defer srv.Close()
-	p := startPoller(t, mc, func(ctx context.Context, report func(error)) error {
-		return s.PollURL(ctx, srv.Client(), srv.URL, time.Minute, report)
-	})
+	server, _, p := pollServed(t, mc, s, "/")
 	p.next()
 	const bad = "hystrix.command.GetUser.circuitBreaker.errorThresholdPercent=35\n"
 	server.set(bad, `"v2"`, 0)
