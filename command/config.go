@@ -78,7 +78,9 @@ type Config struct {
 	// AdaptiveLimit, when not nil, replaces MaxConcurrentRequests under
 	// semaphore isolation with a limit that adapts to the latency of the
 	// key's executions (see package limit); MaxConcurrentRequests is then
-	// its starting point, unless the algorithm sets an InitialLimit. A
+	// its starting point, clamped into the algorithm's MinLimit and
+	// MaxLimit (Gradient2's default MinLimit of 20 starts 10 permits at
+	// 20), unless the algorithm sets an InitialLimit. A
 	// pool-isolated command's limit is its pool's: see
 	// PoolConfig.AdaptiveLimit. Configure can switch it on, off or to
 	// another algorithm live; writing back the same algorithm keeps the
@@ -231,8 +233,9 @@ type PoolConfig struct {
 	QueueSizeRejectionThreshold int
 	// AdaptiveLimit, when not nil, replaces CoreSize with a limit on the
 	// workers that adapts to the latency of the pool's executions (see
-	// package limit): CoreSize is then its starting point, unless the
-	// algorithm sets an InitialLimit, and the algorithm's MaxLimit bounds
+	// package limit): CoreSize is then its starting point, clamped into
+	// the algorithm's MinLimit and MaxLimit, unless the algorithm sets an
+	// InitialLimit, and the algorithm's MaxLimit bounds
 	// the workers. The queue works in front of it as in front of
 	// CoreSize. ConfigurePool can switch it on, off or to another
 	// algorithm live; writing back the same algorithm keeps the limit
