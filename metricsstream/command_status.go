@@ -231,7 +231,7 @@ func (m *CommandMetrics) Snapshot() CommandSnapshot {
 		ConcurrentExecutions:           m.concurrency.Load(),
 		RollingMaxConcurrentExecutions: m.rollingMaxAt(now),
 		Latency:                        m.latenciesAt(now),
-		Config:                         m.cfg,
+		Config:                         m.Config(),
 	}
 	s.Status, s.HasStatus = m.Status()
 	return s

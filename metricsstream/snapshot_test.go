@@ -49,3 +49,13 @@ func TestCommandSnapshot(t *testing.T) {
 	_, ok := m.Status()
 	assert.False(t, ok)
 }
+
+// Snapshot.Config is the windows in use, as Config returns them: with the
+// slow-call duration SetSlowCallDuration set.
+func TestSnapshotConfigHasTheLiveSlowCallDuration(t *testing.T) {
+	m, _ := newTestMetrics(t, Config{SlowCallDuration: time.Second})
+	m.SetSlowCallDuration(2 * time.Second)
+	if got, want := m.Snapshot().Config, m.Config(); got != want {
+		t.Errorf("Snapshot().Config = %+v, want Config() %+v", got, want)
+	}
+}
