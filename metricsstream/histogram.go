@@ -2,6 +2,7 @@ package metricsstream
 
 import (
 	"math/bits"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -14,7 +15,7 @@ import (
 // two levels also allocated on first use: a histogram costs its top level
 // (23 pointers), one group of 16 chunk pointers per region of 1,024
 // values that occurred, and one chunk per 64 neighbouring values. A key
-// that has seen one latency holds 824 bytes of histogram, where a single
+// that has seen one latency holds 832 bytes of histogram, where a single
 // directory of 184 pointers to chunks of 128 held 2,496 (bench/memory:
 // the bytes per key of rxhystrix-hystrixgo, which every name of the
 // drop-in pays).
@@ -38,7 +39,11 @@ const (
 // histChunk holds, for histChunkLen neighbouring indexes, two counts in a
 // word: of execution latencies in the low half (execHalf) and of total
 // latencies in the high half (totalHalf). A count is per bucket of a
-// latency window and per stripe, so 32 bits are plenty.
+// latency window and per stripe, which 32 bits hold for the default
+// windows but not for a bucket of a day or more (PercentileWindow may be
+// MaxWindow in one bucket): a half that reaches 2^31 moves 2^31 of its
+// count into the histogram's overflow (see histogram.spill), so that it
+// never wraps into its neighbour.
 type histChunk [histChunkLen]atomic.Uint64
 
 // The halves of a count word.
@@ -56,7 +61,19 @@ const (
 // region of values occurs, the compare-and-swap that installs its chunk.
 type histogram struct {
 	groups [histGroups]atomic.Pointer[histGroup]
+	over   atomic.Pointer[histOverflow] // nil until a count reaches 2^31
 }
+
+// histOverflow holds what spill moved out of a histogram's count words:
+// per half (execHalf, totalHalf) and index, a multiple of 2^31.
+type histOverflow struct {
+	mu     sync.Mutex
+	counts [2]map[int]uint64
+}
+
+// halfBits has the top bit of each half of a count word: set, the half
+// holds 2^31 or more, and add spills it.
+const halfBits = 1<<(execHalf+31) | 1<<(totalHalf+31)
 
 // histGroup is the second level of a histogram's directory.
 type histGroup [histGroupLen]atomic.Pointer[histChunk]
@@ -98,11 +115,60 @@ func (h *histogram) record(execution, total time.Duration) {
 func (h *histogram) add(i int, v uint64) {
 	ci := i >> histChunkBits
 	g := loadOrNew(&h.groups[ci>>histGroupBits])
-	loadOrNew(&g[ci&(histGroupLen-1)])[i&(histChunkLen-1)].Add(v)
+	w := &loadOrNew(&g[ci&(histGroupLen-1)])[i&(histChunkLen-1)]
+	if w.Add(v)&halfBits != 0 {
+		h.spill(w, i)
+	}
+}
+
+// spill moves 2^31 out of each half of w, the count word of index i, that
+// holds that much, into the overflow. It runs once per 2^31 counts of an
+// index, so that a half never wraps: 2^31 adds would have to run between
+// the one that reached 2^31 and its spill.
+func (h *histogram) spill(w *atomic.Uint64, i int) {
+	o := loadOrNew(&h.over)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for k, half := range [2]uint{execHalf, totalHalf} {
+		for {
+			old := w.Load()
+			if old>>half&(1<<31) == 0 {
+				break // spilled by another add meanwhile
+			}
+			if w.CompareAndSwap(old, old-1<<31<<half) {
+				if o.counts[k] == nil {
+					o.counts[k] = make(map[int]uint64)
+				}
+				o.counts[k][i] += 1 << 31
+				break
+			}
+		}
+	}
+}
+
+// overflowInto adds to counts, the merged counts of chunk ci, the
+// overflow of its indexes in half (execHalf or totalHalf).
+func (h *histogram) overflowInto(ci int, half uint, counts *[histChunkLen]uint64) {
+	o := h.over.Load()
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i, n := range o.counts[half/totalHalf] {
+		if i>>histChunkBits == ci {
+			counts[i&(histChunkLen-1)] += n
+		}
+	}
 }
 
 // clear zeroes every count, keeping the chunks for reuse.
 func (h *histogram) clear() {
+	if o := h.over.Load(); o != nil {
+		o.mu.Lock()
+		o.counts = [2]map[int]uint64{}
+		o.mu.Unlock()
+	}
 	for ci := range histChunks {
 		if c := h.chunk(ci); c != nil {
 			for j := range c {

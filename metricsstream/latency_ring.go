@@ -157,6 +157,7 @@ func merge(hs []*histogram, half uint) Distribution {
 			for j := range c {
 				counts[j] += uint64(uint32(c[j].Load() >> half))
 			}
+			h.overflowInto(ci, half, &counts)
 		}
 		if seen {
 			b.addChunk(ci, &counts)

@@ -199,3 +199,40 @@ func TestHistogramKeepsBothLatenciesInOneWord(t *testing.T) {
 	h.clear()
 	assert.Zero(t, merge(hs, execHalf).Count()+merge(hs, totalHalf).Count())
 }
+
+// A histogram count is per bucket and stripe, and a bucket may be as long
+// as MaxWindow (PercentileBuckets 1): a latency seen 2^32 times in one
+// bucket on one processor must neither wrap the execution count to 0 nor
+// carry into the total count that shares its word.
+func TestHistogramCountsBeyond32BitsAreNotCorrupted(t *testing.T) {
+	const lat = 3 * time.Microsecond
+	var h histogram
+	i := histIndex(int64(lat / histUnit))
+	// 2^32-1 executions of lat counted in the execution half only (a
+	// collapser's batch sizes, or thread-pool executions whose total
+	// latency differs), then one more with equal latencies.
+	for range 1 << 16 {
+		h.add(i, (1<<16-1)<<execHalf)
+	}
+	h.add(i, (1<<16-1)<<execHalf)
+	h.record(lat, lat)
+
+	exec, total := merge([]*histogram{&h}, execHalf), merge([]*histogram{&h}, totalHalf)
+	if got, want := exec.Count(), int64(1)<<32; got != want { // 2^16*(2^16-1) + (2^16-1) + 1
+		t.Errorf("execution count = %d, want %d", got, want)
+	}
+	if got := total.Count(); got != 1 {
+		t.Errorf("total count = %d, want 1", got)
+	}
+	if got := exec.Percentile(50); got != lat {
+		t.Errorf("execution p50 = %v, want %v", got, lat)
+	}
+
+	// A recycled slot starts from zero, overflow included.
+	h.clear()
+	h.record(lat, lat)
+	exec = merge([]*histogram{&h}, execHalf)
+	if got := exec.Count(); got != 1 {
+		t.Errorf("execution count after clear = %d, want 1", got)
+	}
+}
