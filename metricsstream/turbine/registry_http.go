@@ -19,8 +19,9 @@ import (
 // dependencies for one call.
 
 // ErrBadDiscovery is the error of a discovery's configuration that
-// cannot be used: a registry URL that is not http or https, a missing
-// application name, a stream path that is not a path.
+// cannot be used: a registry URL that is not http or https or that has
+// a fragment, a missing application name, a stream path that is not a
+// path.
 var ErrBadDiscovery = errors.New("turbine: bad discovery configuration")
 
 // maxRegistryAnswer bounds the answer read from a registry: a list of
@@ -38,6 +39,11 @@ func registryURL(field, s string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("%w: %s %q is not an absolute http or https URL", ErrBadDiscovery, field, s)
+	}
+	if u.Fragment != "" {
+		// Never sent, it would end every question's URL: a Consul
+		// blocking query's index and wait would be in it.
+		return nil, fmt.Errorf("%w: %s %q has a fragment", ErrBadDiscovery, field, s)
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/"
 	u.RawPath = ""

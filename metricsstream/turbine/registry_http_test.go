@@ -77,6 +77,13 @@ func TestRegistryURL(t *testing.T) {
 		assert.ErrorIs(t, err, ErrBadDiscovery, bad)
 		assert.ErrorContains(t, err, `ConsulConfig.Server "`+bad+`" is not an absolute http or https URL`, bad)
 	}
+	// A fragment is never sent, and a Consul blocking query's index and
+	// wait, appended after it, would not be either.
+	_, err = Consul(ConsulConfig{Server: "http://consul:8500/#agent", Service: "orders"})
+	assert.ErrorIs(t, err, ErrBadDiscovery)
+	assert.ErrorContains(t, err, `ConsulConfig.Server "http://consul:8500/#agent" has a fragment`)
+	_, err = Eureka(EurekaConfig{Server: "http://eureka:8761/eureka/#x", App: "ORDERS"})
+	assert.ErrorIs(t, err, ErrBadDiscovery)
 }
 
 func TestRegistryFailuresNameTheAnswer(t *testing.T) {
