@@ -171,7 +171,26 @@ func (r *Registry) ForgetPool(key string) bool {
 	}
 	p := v.(*PoolMetrics)
 	p.evicted.Store(true)
-	return r.pools.CompareAndDelete(key, p)
+	if !r.pools.CompareAndDelete(key, p) {
+		return false
+	}
+	keepIfUsed(&r.pools, key, p, &p.evicted)
+	return true
+}
+
+// keepIfUsed puts back metrics v just deleted from m under key k if
+// they were used between being marked evicted and being deleted: their
+// recorder cleared the mark (see reattachCommand) while they were still
+// in the registry, so it put nothing back, and no later use would,
+// leaving metrics in use out of the registry for good. Metrics given to
+// the key meanwhile win, as they do over a reattach. It reports whether
+// v was used.
+func keepIfUsed(m *sync.Map, k, v any, evicted *atomic.Bool) bool {
+	if evicted.Load() {
+		return false
+	}
+	m.LoadOrStore(k, v)
+	return true
 }
 
 // EvictIdle forgets the metrics of every key idle for the registry's idle
@@ -201,7 +220,9 @@ func (r *Registry) sweepLocked() int {
 		if m.idle(now, r.idle) {
 			m.evicted.Store(true)
 			if r.commands.CompareAndDelete(k, m) {
-				evicted++
+				if !keepIfUsed(&r.commands, k, m, &m.evicted) {
+					evicted++
+				}
 			}
 		}
 		return true
@@ -211,7 +232,9 @@ func (r *Registry) sweepLocked() int {
 		if p.idle(now, r.idle) {
 			p.evicted.Store(true)
 			if r.pools.CompareAndDelete(k, p) {
-				evicted++
+				if !keepIfUsed(&r.pools, k, p, &p.evicted) {
+					evicted++
+				}
 			}
 		}
 		return true

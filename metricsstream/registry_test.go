@@ -3,8 +3,10 @@ package metricsstream
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -209,4 +211,45 @@ func TestPoolAndCollapserWindowsShorterThanTheHealthInterval(t *testing.T) {
 	// What does apply is still checked.
 	assert.Panics(t, func() { r.Pool("bad", Config{RollingWindow: -time.Second}) })
 	assert.Panics(t, func() { r.Collapser("bad", Config{PercentileBuckets: -1}) })
+}
+
+// TestForgottenPoolInUseComesBack forgets a pool again and again while
+// another goroutine records into it. A recorder that reattaches the pool
+// between ForgetPool's marking it evicted and its deleting it used to
+// clear the mark before the delete: the pool then left the registry (and
+// the dashboard stream) for good, although in use, since no later use
+// saw the mark. After each ForgetPool, once the recorder has used the
+// pool again, the pool must be back.
+func TestForgottenPoolInUseComesBack(t *testing.T) {
+	r := NewRegistry(newManual())
+	p := r.Pool("p", Config{})
+	var stop atomic.Bool
+	var uses atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for !stop.Load() {
+			p.MarkRejected()
+			uses.Add(1)
+		}
+	}()
+	defer func() {
+		stop.Store(true)
+		<-done
+	}()
+	// waitUses waits until the recorder has begun and ended a use of the
+	// pool after this call.
+	waitUses := func() {
+		for n := uses.Load(); uses.Load() < n+2; {
+			runtime.Gosched()
+		}
+	}
+	waitUses()
+	for i := range 5000 {
+		r.ForgetPool("p")
+		waitUses()
+		if got, ok := r.LookupPool("p"); !ok || got != p {
+			t.Fatalf("attempt %d: the pool is in use but out of the registry for good", i)
+		}
+	}
 }
