@@ -68,7 +68,11 @@ const (
 // Each stream runs on its request's goroutine and starts no other: it
 // returns, stopping its ticker, as soon as the client disconnects (the
 // request's context ends), a frame cannot be written within 10 seconds, or
-// the shutdown channel is closed. The handler is safe for concurrent use.
+// the shutdown channel is closed. A stream must reach the client frame by
+// frame: behind a ResponseWriter that cannot flush (a middleware's wrapper
+// with neither Flush nor Unwrap) it ends after its first frame, and behind
+// one with no write deadline the 10 seconds do not bound a write. The
+// handler is safe for concurrent use.
 //
 // Where the stream differs from Hystrix 1.5.4+:
 //
