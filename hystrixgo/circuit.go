@@ -56,7 +56,11 @@ func (e *engine) circuit(name string) (*CircuitBreaker, bool) {
 
 // Flush forgets every circuit: it resets their collectors and breakers
 // (closed, with empty health counts), so that the next command or
-// GetCircuit of a name makes its circuit afresh. Settings are kept.
+// GetCircuit of a name makes its circuit afresh. Settings are kept, and
+// so are the concurrency slots of runs still running: where hystrix-go
+// gives each circuit a fresh pool, a run that timed out before Flush
+// holds its slot until it returns (see "The bulkhead holds" in the
+// package documentation).
 func Flush() { current().flush() }
 
 func (e *engine) flush() {
