@@ -267,7 +267,10 @@ func (s *streamClient) run(ctx context.Context, st *outboundStream) (struct{}, e
 	case err := <-connClosed:
 		st.commitNow() // no attempt follows on a closed connection
 		if err == nil {
-			err = status.Error(codes.Canceled, "grpc: the client connection is closing")
+			// gRPC finishes with nil only a stream that ended well, the
+			// caller having read the server's OK: it succeeded, whatever
+			// the connection did as it ended.
+			return struct{}{}, nil
 		}
 		return struct{}{}, s.ended(ctx, &pushbackError{err: err, wait: -1})
 	case <-ctx.Done():

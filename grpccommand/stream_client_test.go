@@ -451,3 +451,40 @@ func TestOnFinishOfAStreamCancelledUnread(t *testing.T) {
 	cancel()
 	assert.Equal(t, []codes.Code{codes.Canceled}, finished(t, ch, 1))
 }
+
+// gRPC finishes a stream that ended well (the server's OK, read by the
+// caller) with nil: one whose connection shuts down as it ends has
+// succeeded all the same, not been cancelled by the close.
+func TestStreamEndingWellAsItsConnectionClosesSucceeds(t *testing.T) {
+	h := newHarness(t)
+	interceptor := StreamClientInterceptor(WithRegistry(h.registry))
+	conn, err := grpc.NewClient("passthrough:///feed", grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NoError(t, err)
+	require.NoError(t, conn.Close())
+	endsWell := func(ctx context.Context, _ *grpc.StreamDesc, _ *grpc.ClientConn, _ string, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		for _, o := range opts {
+			if f, ok := o.(grpc.OnFinishCallOption); ok {
+				f.OnFinish(nil)
+			}
+		}
+		return &endedStream{ctx: ctx}, nil
+	}
+	_, err = interceptor(context.Background(), &grpc.StreamDesc{ServerStreams: true}, conn, streamingOutputCall, endsWell)
+	require.NoError(t, err)
+
+	m, ok := h.registry.Metrics().LookupCommand("feed" + streamingOutputCall)
+	require.True(t, ok)
+	deadline := time.Now().Add(stuckAfter)
+	for m.ConcurrentExecutions() != 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond) // polls for what should have happened already
+	}
+	assert.Equal(t, "[SUCCESS: 1]", h.events("feed"+streamingOutputCall).String())
+}
+
+// endedStream is a ClientStream gRPC has finished.
+type endedStream struct {
+	grpc.ClientStream
+	ctx context.Context
+}
+
+func (s *endedStream) Context() context.Context { return s.ctx }
