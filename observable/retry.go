@@ -465,16 +465,18 @@ func (r *retryObserver[T]) failed(err error) {
 	case d <= 0:
 		r.attempt()
 	default:
-		// The subscriber's leaving ends the wait with the last error,
-		// which goes nowhere; the end of the Retrier's bound with its
-		// cause, which the subscriber is still there to get.
+		// The subscriber's leaving ends the wait with nothing told: the
+		// subscription was cancelled, and the operators between here and
+		// the subscriber (DoOnTerminate, DoOnError, OnErrorResumeNext)
+		// would take the last error for the source's, as they would a
+		// Single's answer after its end (singleToObserver). The end of
+		// the Retrier's bound ends it with its cause, which the
+		// subscriber is still there to get.
 		w := &retryWait{}
 		w.begin(r.c, d, r.s, retryBound(r.r), r.attempt, func(ended context.Context) {
-			if ended == context.Context(r.s) {
-				r.down.OnError(err)
-				return
+			if ended != context.Context(r.s) {
+				r.down.OnError(context.Cause(ended))
 			}
-			r.down.OnError(context.Cause(ended))
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/internal/clock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 )
 
 var errFlaky = errors.New("flaky")
@@ -425,4 +426,41 @@ func TestRetryAtOnceOfAnAttemptThatFailsAtOnceDoesNotDeepenTheStack(t *testing.T
 		require.Len(t, depths, attempts, name)
 		assert.Equal(t, depths[1], depths[attempts-1], "%s: the stack at the second attempt and at the last", name)
 	}
+}
+
+// A subscriber that leaves during a retry's wait has cancelled the
+// subscription: the operators between it and the retry (DoOnTerminate,
+// DoOnError, OnErrorResumeNext) must not see the last failure as if the
+// source had failed, as DoOnTerminate's doc promises.
+func TestRetryUnsubscribedDuringAWaitTellsNoOperatorDownstream(t *testing.T) {
+	mc := clock.NewManual(epoch)
+	var calls atomic.Int32
+	src := Create(func(ctx context.Context, o Observer[int]) {
+		calls.Add(1)
+		o.OnError(errFlaky)
+	})
+	p := RetryPolicy{MaxAttempts: 3, Backoff: Backoff{Initial: time.Second, Jitter: NoJitter}}
+	var terminated, errored, resumed atomic.Int32
+	o := src.RetryOn(p, mc).
+		DoOnTerminate(func() { terminated.Add(1) }).
+		DoOnError(func(error) { errored.Add(1) }).
+		OnErrorResumeNext(func(error) Observable[int] {
+			resumed.Add(1)
+			return Just(0)
+		})
+	rec := newRecorder[int]()
+	before := goleak.IgnoreCurrent()
+	sub := o.Subscribe(context.Background(), rec)
+	require.Equal(t, 1, mc.Pending(), "the retry waits")
+	sub.Unsubscribe()
+	waitDone(t, sub.Done(), "subscription")
+	// The wait learns of the end on the goroutine of context.AfterFunc:
+	// once that has returned, the wait has done all it does.
+	require.NoError(t, goleak.Find(before))
+	assert.Zero(t, mc.Pending(), "the wait's timer is stopped")
+	assert.Zero(t, terminated.Load(), "DoOnTerminate after Unsubscribe")
+	assert.Zero(t, errored.Load(), "DoOnError after Unsubscribe")
+	assert.Zero(t, resumed.Load(), "OnErrorResumeNext's function after Unsubscribe")
+	assert.Equal(t, int32(1), calls.Load())
+	rec.check(t, nil, nil, false)
 }
