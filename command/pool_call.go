@@ -16,6 +16,7 @@ const (
 	callRunning                // a worker is running it
 	callDone                   // run returned and the caller was told
 	callAbandoned              // the caller left (timeout or cancel) first
+	callExpired                // a worker took it after its deadline and gave its slot back unrun
 )
 
 // yieldEvery is how many runs, on average, a pool caller hands to its
@@ -143,6 +144,16 @@ func (call *poolCall[In, Out]) returned() {
 func (call *poolCall[In, Out]) runTask(p *pool, start int64) {
 	if call.owner != nil {
 		call.runFor(call.owner, p, start)
+		return
+	}
+	// A run taken from the queue after its deadline does not start, as a
+	// subscription's does not (starting), though its caller, whose timer
+	// fired or is about to, may not have taken it out of the queue yet:
+	// Hystrix's worker finds the command TIMED_OUT and runs nothing. The
+	// slot goes back here; the caller, told by its timer, owns the call
+	// again (awaitRun).
+	if d, ok := call.ctx.(*deadlineContext); ok && d.expiredAt(start) && call.state.CompareAndSwap(callQueued, callExpired) {
+		p.release()
 		return
 	}
 	if !call.state.CompareAndSwap(callQueued, callRunning) {
@@ -311,6 +322,12 @@ func (c *core[In, Out]) awaitRun(ctx context.Context, e *execution, in In, call 
 		case callRunning:
 			e.ranOnWorker(concurrency, started)
 			o = classify(ctx, runCtx, err)
+		case callExpired:
+			// A worker took the run after its deadline and gave its slot
+			// back without running it (runTask): nobody else holds the
+			// call now.
+			o = classify(ctx, runCtx, err)
+			call.recycle()
 		case callDone:
 			<-call.wait.wake
 			answered = true

@@ -114,3 +114,45 @@ func awaitProgress(t *testing.T, done <-chan struct{}, count *atomic.Int64) {
 		}
 	}
 }
+
+// A run whose deadline passed while it waited in the queue never starts,
+// for a caller waiting for it (Execute, Queue.Get) as for a subscriber
+// (starting): the worker that takes it after its timeout has fired does
+// not run it, whether or not its caller has woken to take it out of the
+// queue yet. Hystrix's worker finds the command TIMED_OUT (set by the
+// timer thread) and never runs it. Here the worker that frees the slot
+// moves the clock past the queued run's deadline itself, firing its
+// caller's timer, and goes on to take the queued run at once, before the
+// caller can be scheduled.
+func TestPoolCallerRunTimedOutInTheQueueNeverStarts(t *testing.T) {
+	for _, m := range execModes[:3] { // Execute, ToObservable.First, Queue.Get
+		t.Run(m.name, func(t *testing.T) {
+			for i := range 20 {
+				h := newHarness(t)
+				require.NoError(t, h.reg.ConfigurePool("P", PoolConfig{CoreSize: 1, MaxQueueSize: 5}))
+				blocker := newGate()
+				x := New("Blocker", func(ctx context.Context, _ int) (string, error) {
+					_ = blocker.wait(ctx, false)
+					h.clock.Advance(200 * time.Millisecond) // past B's deadline: its caller's timer fires
+					return "blocked", nil
+				}, WithRegistry(h.reg), WithConfig(Config{Pool: "P", Timeout: -1}))
+				var ran atomic.Int32
+				b := New("B", func(ctx context.Context, _ int) (string, error) {
+					ran.Add(1)
+					return "ran", nil
+				}, WithRegistry(h.reg), WithConfig(Config{Pool: "P", Timeout: 100 * time.Millisecond})).WithFallback(fallbackName)
+
+				first := goCall(func() (string, error) { return x.Execute(context.Background(), 1) })
+				blocker.arrived(t)
+				second := goCall(func() (string, error) { return m.exec(context.Background(), b, 2) })
+				h.waitQueued(t, "P", 1)
+				blocker.release()
+
+				assert.Equal(t, "anonymous", awaitCall(t, second).v, "B timed out (%d)", i)
+				awaitCall(t, first)
+				h.waitIdle(t, "P")
+				require.Zero(t, ran.Load(), "B's run started after its timeout had fired (%d)", i)
+			}
+		})
+	}
+}
