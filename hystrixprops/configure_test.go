@@ -2,7 +2,10 @@ package hystrixprops
 
 import (
 	"context"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,4 +78,52 @@ func TestConfigurePoolSizesThePool(t *testing.T) {
 	require.NoError(t, p.ConfigurePool(r, "Users", code))
 	assert.Equal(t, 6, status().CoreSize)
 	assert.Equal(t, 8, status().QueueSizeRejectionThreshold)
+}
+
+// Configure on a key that a command makes meanwhile keeps the command's
+// Config whole: ConfigureFunc gave the change the zero Config of a key
+// not known yet, and the change must not set Hystrix's fields on it as on
+// a known key's, which would put in force a Config without the code's
+// Group (so another pool), Retry, Hedge, .... The window is short: the
+// test runs the two at once many times, and stops at the first loss.
+func TestConfigureRacingNewKeepsTheCodesConfig(t *testing.T) {
+	p := mustFromMap(t, map[string]string{"hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage": "25"})
+	code := command.Config{Group: "Users", Retry: command.RetryConfig{MaxAttempts: 3}}
+	resolved := p.Command("GetUser", code)
+	var sink atomic.Int64
+	for i := range 20000 {
+		r := command.NewRegistry()
+		var (
+			wg    sync.WaitGroup
+			ready atomic.Int32
+		)
+		together := func() {
+			ready.Add(1)
+			for ready.Load() < 2 {
+				runtime.Gosched()
+			}
+		}
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			together()
+			n := int64(0)
+			for j := range (i % 400) * 10 { // to meet New's at varied points
+				n += int64(j)
+			}
+			sink.Add(n)
+			assert.NoError(t, p.Configure(r, "GetUser", code))
+		}()
+		go func() {
+			defer wg.Done()
+			together()
+			command.New("GetUser", succeed, command.WithRegistry(r), command.WithConfig(resolved))
+		}()
+		wg.Wait()
+		cfg, _ := r.Config("GetUser")
+		r.Close()
+		require.Equal(t, "Users", cfg.Group, "iteration %d", i)
+		require.Equal(t, 3, cfg.Retry.MaxAttempts, "iteration %d", i)
+		require.Equal(t, 25, cfg.Breaker.ErrorThresholdPercentage, "iteration %d", i)
+	}
 }

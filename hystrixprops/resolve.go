@@ -96,7 +96,14 @@ func (p *Properties) Collapser(key string, code command.CollapserConfig) command
 func (p *Properties) Configure(r *command.Registry, key string, code command.Config) error {
 	resolved := p.Command(key, code)
 	return r.ConfigureFunc(key, func(cfg *command.Config) {
-		if _, known := r.Config(key); !known {
+		// Whether the key is new is told by the Config ConfigureFunc
+		// gives, not by asking the registry again: a command made in
+		// between (command.New does not wait for ConfigureFunc) would
+		// make the key known while cfg is still the zero Config of an
+		// unknown key, and the fields below set on it would put in
+		// force a Config without the code's Group, Retry, Hedge, ....
+		// A Config in force has its defaults, its Group at least.
+		if cfg.Group == "" {
 			*cfg = resolved // a new key, made with its metrics windows
 			return
 		}
