@@ -1,6 +1,7 @@
 package hystrixprops
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -100,25 +101,42 @@ func (s *Source) Set(p *Properties) error {
 // PollFile reads the properties of the file path at once and then every
 // interval on the Source's registry's clock, as Archaius polls its
 // configuration source, and puts them in force with Set each time the
-// file changed (its modification time, its size, the file itself, or
-// whether it can be looked at), until ctx ends; then it returns ctx's
-// error. A file that cannot be read or parsed, and Set's errors, are
-// reported to report, if not nil, once for each change of the file; the
-// properties before stay in force.
+// file changed (what it holds, or whether it can be read), until ctx
+// ends; then it returns ctx's error. A file that cannot be read or
+// parsed, and Set's errors, are reported to report, if not nil, once for
+// each change of the file; the properties before stay in force.
 func (s *Source) PollFile(ctx context.Context, path string, interval time.Duration, report func(error)) error {
 	if interval <= 0 {
 		return fmt.Errorf("hystrixprops: PollFile: interval %v is not positive", interval)
 	}
 	var (
-		seen fileVersion
-		read bool // seen is a version read
+		seen    []byte // what the file held when last read
+		seenErr string // or why it could not be read
+		read    bool   // seen or seenErr is of a read
 	)
 	return s.poll(ctx, interval, func() {
-		if v := versionOf(path); !read || !v.same(seen) {
-			seen, read = v, true
-			if err := s.SetFile(path); err != nil && report != nil {
-				report(err)
-			}
+		// The file is read every time, as Archaius reads it: its
+		// modification time, size and inode do not tell every change
+		// (cp -p writes over a file in place, and gives it the source's
+		// time; a file system may keep whole seconds), and a properties
+		// file is a few kilobytes.
+		body, err := os.ReadFile(path)
+		errText := ""
+		if err != nil {
+			errText = err.Error()
+		}
+		if read && errText == seenErr && bytes.Equal(body, seen) {
+			return
+		}
+		seen, seenErr, read = body, errText, true
+		var reported error
+		if err != nil {
+			reported = fmt.Errorf("hystrixprops: %w; the properties before stay in force", err)
+		} else {
+			reported = s.setBody(path, body)
+		}
+		if reported != nil && report != nil {
+			report(reported)
 		}
 	})
 }
@@ -140,43 +158,21 @@ func (s *Source) poll(ctx context.Context, interval time.Duration, read func()) 
 	}
 }
 
-// fileVersion tells one version of a file from another: the file, its
-// modification time and size, or why it cannot be looked at. The file
-// itself counts: the files of a reproducible build (Nix's store, ko)
-// all have the same modification time, and a deployment swaps one for
-// another (a symlink to it, a rename over it).
-type fileVersion struct {
-	info os.FileInfo
-	err  string
-}
-
-func versionOf(path string) fileVersion {
-	st, err := os.Stat(path)
-	if err != nil {
-		return fileVersion{err: err.Error()}
-	}
-	return fileVersion{info: st}
-}
-
-// same reports whether v and w are the same version of the file.
-func (v fileVersion) same(w fileVersion) bool {
-	if v.info == nil || w.info == nil {
-		return v.info == nil && w.info == nil && v.err == w.err
-	}
-	return v.info.ModTime().Equal(w.info.ModTime()) && v.info.Size() == w.info.Size() && os.SameFile(v.info, w.info)
-}
-
 // SetFile parses the properties of the file path and puts them in force
 // with Set: for a program's first read of the file, before PollFile
 // follows it. A file that cannot be read or parsed changes nothing, as
 // its error says.
 func (s *Source) SetFile(path string) error {
-	f, err := os.Open(path)
+	body, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("hystrixprops: %w; the properties before stay in force", err)
 	}
-	defer f.Close()
-	p, err := Parse(f)
+	return s.setBody(path, body)
+}
+
+// setBody parses body, the file path's, and puts its properties in force.
+func (s *Source) setBody(path string, body []byte) error {
+	p, err := Parse(bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("%s: %w; the properties before stay in force", path, err)
 	}

@@ -140,8 +140,7 @@ func TestPollFileReadsAFileOfTheEpochAtOnce(t *testing.T) {
 // A file replaced by another of the same modification time is a change:
 // the files of a reproducible build (Nix's store, ko, Bazel) all have the
 // same one, and a deployment swaps the file (or the symlink to it) for
-// the next build's; as does a copy that keeps times (cp -p, rsync -t)
-// within a file system of whole seconds.
+// the next build's, as rsync -t does (a file renamed over it).
 func TestPollFileSeesAFileReplacedWithTheSameModificationTime(t *testing.T) {
 	mc, s, threshold := polledGetUser(t)
 	dir := t.TempDir()
@@ -165,6 +164,36 @@ func TestPollFileSeesAFileReplacedWithTheSameModificationTime(t *testing.T) {
 	replace("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=30\n")
 	p.next()
 	assert.Equal(t, 30, threshold(), "the new file, of the same time and size")
+	assert.Empty(t, p.reported())
+	assert.ErrorIs(t, p.stop(), context.Canceled)
+}
+
+// A file overwritten in place by one of the same size and modification
+// time is a change: cp -p (which truncates and writes the file that is
+// there, and gives it the source's time) of one reproducible build's
+// file over another's (Nix's store: all of time 1) keeps the file, its
+// size and its time. Archaius reads its file at every poll.
+func TestPollFileSeesAFileOverwrittenInPlaceWithTheSameTimeAndSize(t *testing.T) {
+	mc, s, threshold := polledGetUser(t)
+	file := filepath.Join(t.TempDir(), "hystrix.properties")
+	built := time.Unix(1, 0)
+	copyKeepingTime := func(text string) { // as cp -p
+		t.Helper()
+		require.NoError(t, os.WriteFile(file, []byte(text), 0o600))
+		require.NoError(t, os.Chtimes(file, built, built))
+	}
+	copyKeepingTime("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=25\n")
+
+	p := startPoller(t, mc, func(ctx context.Context, report func(error)) error {
+		return s.PollFile(ctx, file, time.Minute, report)
+	})
+	p.next()
+	assert.Equal(t, 25, threshold())
+
+	copyKeepingTime("hystrix.command.GetUser.circuitBreaker.errorThresholdPercentage=30\n")
+	p.next()
+	assert.Equal(t, 30, threshold(), "the file's new properties")
+	p.next()
 	assert.Empty(t, p.reported())
 	assert.ErrorIs(t, p.stop(), context.Canceled)
 }
