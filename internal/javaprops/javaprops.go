@@ -66,6 +66,11 @@ func Parse(r io.Reader) (map[string]string, error) {
 		// Java's spaces only (" ", \t, \f): a key that begins with another
 		// (U+00A0, U+0085, \v) holds it, as in Java.
 		line = strings.TrimRight(line, " \t\f")
+		if line == "" {
+			// A lone backslash continued onto a blank line: Java
+			// passes over the empty line it makes.
+			continue
+		}
 		i := keyEnd(line)
 		if i < 0 {
 			return nil, &SyntaxError{start, fmt.Sprintf("%q has no value", line)}

@@ -163,3 +163,13 @@ func TestAKeyKeepsTheUnicodeSpacesThatBeginIt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"\u00a0a": "1", "a": "2", "\u0085b": "3", "\vc": "4"}, m)
 }
+
+// A line that is only a backslash, before a blank line, continues onto
+// nothing: the property it makes is empty, and java.util.Properties
+// passes over it as over a blank line, so the file is read, not refused
+// as a line without a value.
+func TestALoneBackslashBeforeABlankLineIsABlankLine(t *testing.T) {
+	m, err := Parse(strings.NewReader("a=1\n  \\\n\nhystrix.threadpool.Users.coreSize=20\n"))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"a": "1", "hystrix.threadpool.Users.coreSize": "20"}, m)
+}
