@@ -43,6 +43,9 @@ func (s *Source) PollURL(ctx context.Context, client *http.Client, url string, i
 	p := &urlPoll{s: s, client: client, req: req, timeout: interval}
 	return s.poll(ctx, interval, func() {
 		err := p.read()
+		if ctx.Err() != nil {
+			return // a GET cut short by the end of the poll, not a failure
+		}
 		if err == nil {
 			p.failed = ""
 			return

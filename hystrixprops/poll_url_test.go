@@ -157,3 +157,22 @@ func TestPollURLKeepsARefusalThroughNotModified(t *testing.T) {
 	assert.Len(t, p.reported(), 1, "one refusal, reported once: %v", p.reported())
 	assert.ErrorIs(t, p.stop(), context.Canceled)
 }
+
+// A GET that the end of PollURL's context cuts short is not a GET that
+// failed: the program stopping the poll is not told that the properties
+// before stay in force because of "context canceled".
+func TestPollURLDoesNotReportItsOwnEnd(t *testing.T) {
+	mc, s, _ := polledGetUser(t)
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-r.Context().Done() // a slow server: the poll ends first
+	}))
+	defer srv.Close()
+	p := startPoller(t, mc, func(ctx context.Context, report func(error)) error {
+		return s.PollURL(ctx, srv.Client(), srv.URL, time.Minute, report)
+	})
+	<-arrived
+	assert.ErrorIs(t, p.stop(), context.Canceled)
+	assert.Empty(t, p.reported())
+}
