@@ -71,8 +71,12 @@ func (o options) validate() error {
 		return fmt.Errorf("throttle: -demand %d and -capacity %d must be positive", o.Demand, o.Capacity)
 	case perStep(o.Demand) != float64(int(perStep(o.Demand))) || perStep(o.Capacity) != float64(int(perStep(o.Capacity))):
 		return fmt.Errorf("throttle: -demand %d and -capacity %d must be multiples of %d", o.Demand, o.Capacity, int(time.Second/step))
+	case o.Capacity >= o.Demand:
+		return fmt.Errorf("throttle: -capacity %d must be less than -demand %d, or the downstream is not overloaded", o.Capacity, o.Demand)
 	case o.Overload < time.Second || o.Recovery < time.Second:
 		return fmt.Errorf("throttle: -overload %v and -recovery %v must be at least 1s", o.Overload, o.Recovery)
+	case o.Overload%step != 0 || o.Recovery%step != 0:
+		return fmt.Errorf("throttle: -overload %v and -recovery %v must be multiples of %v", o.Overload, o.Recovery, step)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -54,6 +55,16 @@ func TestRunRejectsBadOptions(t *testing.T) {
 	} {
 		assert.Error(t, run(&strings.Builder{}, o), "%+v", o)
 	}
+	// A downstream that can serve its demand is not overloaded: the table
+	// would compare the policies in a scenario it does not describe.
+	for _, capacity := range []int{300, 500} {
+		err := run(&strings.Builder{}, options{Demand: 300, Capacity: capacity, Overload: time.Second, Recovery: time.Second})
+		assert.EqualError(t, err, fmt.Sprintf("throttle: -capacity %d must be less than -demand 300, or the downstream is not overloaded", capacity))
+	}
+	// The rates are counts over whole steps of 10ms: an -overload of
+	// 1.009s ran 100 steps and divided by 1.009s.
+	assert.EqualError(t, run(&strings.Builder{}, options{Demand: 300, Capacity: 100, Overload: time.Second + 9*time.Millisecond, Recovery: time.Second}),
+		"throttle: -overload 1.009s and -recovery 1s must be multiples of 10ms")
 	// The multiple is a number of calls a second, not a duration.
 	assert.EqualError(t, run(&strings.Builder{}, options{Demand: 250, Capacity: 100, Overload: time.Second, Recovery: time.Second}),
 		"throttle: -demand 250 and -capacity 100 must be multiples of 100")
