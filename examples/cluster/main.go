@@ -23,6 +23,8 @@ import (
 	"os"
 	"os/signal"
 	"time"
+
+	"github.com/rxhystrix/rxhystrix/examples/internal/cmdline"
 )
 
 // options shape the run.
@@ -35,7 +37,7 @@ func main() {
 	var opts options
 	flag.DurationVar(&opts.Duration, "duration", 12*time.Second, "how long the instances' traffic runs")
 	flag.BoolVar(&opts.Serve, "serve", false, "after the run, keep serving the cluster's dashboard until Ctrl-C")
-	flag.Parse()
+	cmdline.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, os.Stdout, opts); err != nil {

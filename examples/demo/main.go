@@ -60,6 +60,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/examples/internal/cmdline"
 )
 
 func main() {
@@ -83,8 +84,8 @@ func demoMain(ctx context.Context, args []string, stdout, stderr io.Writer, reg 
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "demo: unexpected arguments %q\n", fs.Args())
+	if err := cmdline.NoArguments(fs); err != nil {
+		fmt.Fprintf(stderr, "demo: %v\n", err)
 		fs.Usage()
 		return 2
 	}

@@ -24,6 +24,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/rxhystrix/rxhystrix/examples/internal/cmdline"
 )
 
 // options shape the run.
@@ -35,7 +37,7 @@ type options struct {
 func main() {
 	opts := options{RedisAddr: os.Getenv("REDIS_ADDR")}
 	flag.DurationVar(&opts.Phase, "phase", 2*time.Second, "the users service is up for phase/2, down for 2*phase, then up again for 2*phase")
-	flag.Parse()
+	cmdline.Parse()
 	if err := run(os.Stdout, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "fleet:", err)
 		os.Exit(1)

@@ -26,6 +26,7 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/examples/internal/cmdline"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
 
@@ -42,7 +43,7 @@ func main() {
 	var opts options
 	flag.DurationVar(&opts.Timeout, "timeout", 200*time.Millisecond, "timeout of each run of GetUser")
 	flag.DurationVar(&opts.SleepWindow, "sleep-window", time.Second, "how long the open breaker refuses calls")
-	flag.Parse()
+	cmdline.Parse()
 	if err := run(os.Stdout, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "flow:", err)
 		os.Exit(1)

@@ -41,6 +41,7 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/examples/internal/cmdline"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -55,7 +56,7 @@ type options struct {
 func main() {
 	var opts options
 	flag.Float64Var(&opts.Scale, "scale", 1, "multiplies every duration of the article's configuration")
-	flag.Parse()
+	cmdline.Parse()
 	if err := run(os.Stdout, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "hystrixgo:", err)
 		os.Exit(1)

@@ -52,6 +52,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/examples/internal/cmdline"
 	"github.com/rxhystrix/rxhystrix/httpcommand"
 	"github.com/rxhystrix/rxhystrix/limit"
 )
@@ -63,7 +64,7 @@ func main() {
 	flag.IntVar(&o.Rate, "rate", 800, "requests sent a second")
 	flag.DurationVar(&o.Duration, "duration", 2*time.Second, "how long each way is sent requests")
 	flag.DurationVar(&o.Deadline, "deadline", 250*time.Millisecond, "how long a client waits for an answer")
-	flag.Parse()
+	cmdline.Parse()
 	if err := run(os.Stdout, o); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -51,6 +51,7 @@ import (
 
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/examples/internal/cmdline"
 )
 
 // options shape the replay.
@@ -75,7 +76,7 @@ func main() {
 	flag.IntVar(&opts.Volume, "volume", 20, "the least pushes in the breaker's window that can open it")
 	flag.DurationVar(&opts.Hang, "hang", 4*time.Second, "how long pushes are sent to the hung province, which answers none of them")
 	flag.DurationVar(&opts.After, "after", time.Second, "how long pushes go on after the recovery")
-	flag.Parse()
+	cmdline.Parse()
 	if err := run(os.Stdout, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "provinces:", err)
 		os.Exit(1)

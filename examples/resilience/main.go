@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/examples/internal/cmdline"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 	"github.com/rxhystrix/rxhystrix/observable"
 )
@@ -34,7 +35,7 @@ func main() {
 	flag.IntVar(&o.Calls, "calls", 600, "calls per way")
 	flag.DurationVar(&o.Median, "median", 10*time.Millisecond, "the downstream's median latency")
 	flag.Uint64Var(&o.Seed, "seed", 1, "the downstream's luck: which calls fail and which are slow")
-	flag.Parse()
+	cmdline.Parse()
 	if err := run(os.Stdout, o); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

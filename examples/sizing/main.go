@@ -31,6 +31,8 @@ import (
 	"math"
 	"os"
 	"time"
+
+	"github.com/rxhystrix/rxhystrix/examples/internal/cmdline"
 )
 
 // options set the lengths of the scenes.
@@ -46,7 +48,7 @@ func main() {
 	var opts options
 	flag.DurationVar(&opts.Phase, "phase", 3*time.Second, "length of each phase of part 1")
 	flag.DurationVar(&opts.Outage, "outage", 2*time.Second, "how long B is down in part 2 (at least 2s)")
-	flag.Parse()
+	cmdline.Parse()
 	if err := run(os.Stdout, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "sizing:", err)
 		os.Exit(1)

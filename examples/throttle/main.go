@@ -36,6 +36,7 @@ import (
 	"github.com/rxhystrix/rxhystrix/breaker"
 	"github.com/rxhystrix/rxhystrix/clock"
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/examples/internal/cmdline"
 )
 
 func main() {
@@ -44,7 +45,7 @@ func main() {
 	flag.IntVar(&o.Capacity, "capacity", o.Capacity, "calls a second the overloaded downstream serves")
 	flag.DurationVar(&o.Overload, "overload", o.Overload, "how long the downstream is overloaded")
 	flag.DurationVar(&o.Recovery, "recovery", o.Recovery, "how long the run goes on once the downstream serves every call")
-	flag.Parse()
+	cmdline.Parse()
 	if err := run(os.Stdout, o); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

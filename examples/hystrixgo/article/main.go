@@ -29,12 +29,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rxhystrix/rxhystrix/examples/internal/cmdline"
 	"github.com/rxhystrix/rxhystrix/hystrixgo" // was github.com/afex/hystrix-go/hystrix
 )
 
 func main() {
 	downstream := flag.String("downstream", "", "the URL the service calls (default: a server of its own)")
-	flag.Parse()
+	cmdline.Parse()
 	url, stop, err := serve(*downstream)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "article:", err)
