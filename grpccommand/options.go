@@ -48,7 +48,9 @@ func WithConfig(f func(key string) command.Config) Option {
 }
 
 // WithPoolConfig gives the pool of each key its configuration
-// (command.Registry.ConfigurePool), when the key is first used.
+// (command.Registry.ConfigurePool), when the key is first used; a pool
+// that keys share (the methods of one endpoint) takes it at the first use
+// of the first of them only, and later ConfigurePool calls hold.
 func WithPoolConfig(f func(key string) command.PoolConfig) Option {
 	mustNotNil("WithPoolConfig", f == nil)
 	return optionFunc(func(c *client) { c.commands.PoolConfig = f })

@@ -39,19 +39,30 @@ type Set[In, Out any] struct {
 	// every command's command.Command.WithBadRequests.
 	BadRequests func(error) bool
 
-	mu       sync.Mutex
-	commands map[string]*command.Command[In, Out]
+	// made holds the commands by key: Get reads it without a lock, so
+	// that a key's first use, which reads its Config under mu, holds up
+	// no call of the keys already made.
+	made sync.Map // string → *command.Command[In, Out]
+
+	mu    sync.Mutex      // serializes the making of commands
+	pools map[string]bool // the pools this set configured, under mu
 }
 
 // Get returns the command of key, made on its first use: its Config and
 // PoolConfig are read then, and hold as the registry's first seen for
-// the key. Config.Pool defaults to pool. An invalid configuration is an
-// error naming the key that wraps command.ErrInvalidConfig.
+// the key. Config.Pool defaults to pool. A pool that keys share is
+// configured by PoolConfig at the first use of the first of them only,
+// so that a change made since (Registry.ConfigurePool) holds. An invalid
+// configuration is an error naming the key that wraps
+// command.ErrInvalidConfig.
 func (s *Set[In, Out]) Get(key, pool string) (*command.Command[In, Out], error) {
+	if c, ok := s.made.Load(key); ok {
+		return c.(*command.Command[In, Out]), nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c, ok := s.commands[key]; ok {
-		return c, nil
+	if c, ok := s.made.Load(key); ok {
+		return c.(*command.Command[In, Out]), nil
 	}
 	var cfg command.Config
 	if s.Config != nil {
@@ -64,7 +75,7 @@ func (s *Set[In, Out]) Get(key, pool string) (*command.Command[In, Out], error) 
 		return nil, fmt.Errorf("%s: config of %q: %w", s.Package, key, err)
 	}
 	registry := s.registry()
-	if s.PoolConfig != nil {
+	if s.PoolConfig != nil && !s.pools[cfg.Pool] {
 		if err := registry.ConfigurePool(cfg.Pool, s.PoolConfig(key)); err != nil {
 			return nil, fmt.Errorf("%s: pool config of %q: %w", s.Package, key, err)
 		}
@@ -76,10 +87,11 @@ func (s *Set[In, Out]) Get(key, pool string) (*command.Command[In, Out], error) 
 	if s.Fallback != nil {
 		c = c.WithFallback(s.Fallback)
 	}
-	if s.commands == nil {
-		s.commands = make(map[string]*command.Command[In, Out])
+	if s.pools == nil {
+		s.pools = make(map[string]bool)
 	}
-	s.commands[key] = c
+	s.pools[cfg.Pool] = true
+	s.made.Store(key, c)
 	return c, nil
 }
 

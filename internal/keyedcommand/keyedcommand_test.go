@@ -112,3 +112,62 @@ func TestLogText(t *testing.T) {
 	}
 	assert.Equal(t, "GetUser[SUCCESS][0ms], Get%09User%7F[SUCCESS][0ms], B%C3%BCcher 100%25[SUCCESS][0ms]", LogText(ctx))
 }
+
+// A key already made is returned while another key's Config is being
+// read: the first use of a new key (a Config that reads a remote source,
+// say) must not stall every call of the keys already in use.
+func TestGetOfAKnownKeyDoesNotWaitForANewKeysConfig(t *testing.T) {
+	s := newSet(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	s.Config = func(key string) command.Config {
+		if key == "slow" {
+			close(entered)
+			<-release
+		}
+		return command.Config{}
+	}
+	a, err := s.Get("a", "pool")
+	require.NoError(t, err)
+	slowDone := make(chan struct{})
+	go func() {
+		defer close(slowDone)
+		_, err := s.Get("slow", "pool")
+		assert.NoError(t, err)
+	}()
+	<-entered
+	got := make(chan *command.Command[string, string], 1)
+	go func() {
+		c, _ := s.Get("a", "pool")
+		got <- c
+	}()
+	select {
+	case c := <-got:
+		assert.Same(t, a, c)
+	case <-time.After(10 * time.Second):
+		t.Error("Get of a known key waited for another key's Config")
+	}
+	close(release)
+	<-slowDone
+}
+
+// Keys that share a pool (grpccommand's methods of one endpoint) do not
+// configure it again at each one's first use: a pool's configuration,
+// changed live since (Registry.ConfigurePool), holds.
+func TestGetConfiguresASharedPoolOnce(t *testing.T) {
+	s := newSet(t)
+	s.PoolConfig = func(string) command.PoolConfig { return command.PoolConfig{CoreSize: 3} }
+	a, err := s.Get("a", "shared")
+	require.NoError(t, err)
+	_, err = a.Execute(context.Background(), "x") // makes the pool
+	require.NoError(t, err)
+	require.NoError(t, s.Registry.ConfigurePool("shared", command.PoolConfig{CoreSize: 7})) // live
+	b, err := s.Get("b", "shared")
+	require.NoError(t, err)
+	_, err = b.Execute(context.Background(), "x")
+	require.NoError(t, err)
+	pm, ok := s.Registry.Metrics().LookupPool("shared")
+	require.True(t, ok)
+	st, ok := pm.Status()
+	require.True(t, ok)
+	assert.Equal(t, 7, st.CoreSize, "the live change holds")
+}
