@@ -31,7 +31,9 @@ type Config struct {
 	// interval.
 	Client redis.UniversalClient
 	// Instance names this instance, uniquely in the fleet: a host name
-	// and process id, say. Required.
+	// and process id, say. Required. It holds no '}': the name of the
+	// instance's mark ends with it, and with one the mark of a key could
+	// be named as a bucket or mark of another key that holds '}'.
 	Instance string
 	// Keys are the command keys whose breakers trip on the fleet's
 	// health. Every other key keeps its own metrics. None begins with
@@ -65,6 +67,8 @@ func (c Config) Validate() error {
 		return invalid("Client", "does not respect context deadlines: set ContextTimeoutEnabled, and no ReadTimeout or WriteTimeout of -2")
 	case c.Instance == "":
 		return invalid("Instance", "is empty")
+	case strings.Contains(c.Instance, "}"):
+		return invalid("Instance", fmt.Sprintf("%q holds '}', which could name its mark as another key's bucket", c.Instance))
 	case c.Timeout < 0:
 		return invalid("Timeout", fmt.Sprintf("(%v) is negative", c.Timeout))
 	case strings.ContainsAny(c.Prefix, "{}"):

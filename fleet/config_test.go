@@ -81,3 +81,16 @@ func TestValidateRefusesAKeyThatEmptiesTheHashTag(t *testing.T) {
 	assert.NoError(t, Config{Client: rdb, Instance: "a", Keys: []string{"a}b", "{x}"}}.Validate(),
 		"a brace further in leaves a non-empty tag, the same for all of the key's names")
 }
+
+// A mark is named <prefix>{<key>}:<interval>:mark:<instance>: an
+// instance named with '}' could name it as a bucket of another key that
+// holds '}' (instance "x}:500ms:5" of key "K" and bucket 5 of key
+// "K}:500ms:mark:x"), and the two would overwrite each other.
+func TestValidateRefusesABraceInTheInstance(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
+	defer rdb.Close()
+	err := Config{Client: rdb, Instance: "x}:500ms:5"}.Validate()
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	assert.ErrorContains(t, err, `Config.Instance "x}:500ms:5" holds '}'`)
+	assert.NoError(t, Config{Client: rdb, Instance: "host-a:4242"}.Validate())
+}
