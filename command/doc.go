@@ -130,9 +130,9 @@
 // second subscription (observable's Retry and Hedge). Config turns them on
 // per key, live, in every way of executing a Command:
 //
-//   - [Config.Retry] retries FAILURE and TIMEOUT (never a bad request, a
-//     short circuit or a rejection, unless RetryConfig.On says so) after
-//     an exponential backoff with full jitter, and never past the
+//   - [Config.Retry] retries FAILURE and TIMEOUT (a short circuit or a
+//     rejection only when RetryConfig.On says so, a bad request never)
+//     after an exponential backoff with full jitter, and never past the
 //     caller's deadline. A retry is recorded RETRIED.
 //   - [Config.Hedge] starts another execution when one has not answered
 //     after a delay, fixed or the key's live latency percentile; the first

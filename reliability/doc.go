@@ -32,6 +32,6 @@
 // goroutine is left.
 //
 // Bad input is covered by the fuzz targets of the packages themselves
-// (command, breaker, metricsstream, observable), which run as ordinary
+// (command, breaker, metricsstream, observable/rxgo), which run as ordinary
 // tests on their seed corpora.
 package reliability
