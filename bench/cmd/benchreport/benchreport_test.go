@@ -31,7 +31,7 @@ BenchmarkSolo 	10	7 ns/op
 
 func parseSample(t *testing.T) *Input {
 	t.Helper()
-	in, err := Parse(strings.NewReader(sample))
+	in, err := Parse(strings.NewReader(sample), 2)
 	require.NoError(t, err)
 	return in
 }
@@ -70,7 +70,7 @@ func TestMedianOfEvenRuns(t *testing.T) {
 }
 
 func TestParseRejectsBrokenMetrics(t *testing.T) {
-	_, err := Parse(strings.NewReader("BenchmarkX-2 \t 10 \t 5 ns/op 3\n"))
+	_, err := Parse(strings.NewReader("BenchmarkX-2 \t 10 \t 5 ns/op 3\n"), 2)
 	assert.Error(t, err)
 }
 
@@ -136,7 +136,7 @@ func TestReportBaseColumn(t *testing.T) {
 BenchmarkLoopback/bare-2 	1000	40000 ns/op
 BenchmarkLoopback/rxhystrix-guard-2 	1000	42000 ns/op
 BenchmarkLoopback/failsafe-bulkhead-2 	1000	44000 ns/op
-`))
+`), 2)
 	require.NoError(t, err)
 	tables := Tables(in.Benchmarks, Classifier{Bases: []string{"bare"}, OursPrefix: "rxhystrix"})
 	require.Len(t, tables, 1)
@@ -187,4 +187,31 @@ func TestRunWritesFile(t *testing.T) {
 	assert.Error(t, run([]string{filepath.Join(dir, "none.txt")}))
 	assert.Error(t, run([]string{"-section", "no-equals", in}))
 	assert.Error(t, run(nil))
+}
+
+// Under GOMAXPROCS=1 go test adds no -N suffix to a benchmark's name, so
+// a row whose own name ends in -N (the fleet's rxhystrix-fleet-of-3 and
+// -of-60) must keep it: cutting it merged both rows into one
+// "rxhystrix-fleet-of", whose median mixed them.
+func TestParseKeepsNameDigitsWithoutProcsSuffix(t *testing.T) {
+	out := `pkg: github.com/rxhystrix/rxhystrix/bench/fleet
+BenchmarkFleet/exchange/rxhystrix-fleet-of-3 	 100	 1000000 ns/op
+BenchmarkFleet/exchange/rxhystrix-fleet-of-60 	 100	 2000000 ns/op
+`
+	in, err := Parse(strings.NewReader(out), 1)
+	require.NoError(t, err)
+	var names []string
+	for _, b := range in.Benchmarks {
+		names = append(names, b.Name)
+	}
+	assert.Equal(t, []string{"BenchmarkFleet/exchange/rxhystrix-fleet-of-3", "BenchmarkFleet/exchange/rxhystrix-fleet-of-60"}, names)
+
+	// With GOMAXPROCS=2 the suffix is -2, and only it is cut.
+	in, err = Parse(strings.NewReader(strings.ReplaceAll(out, " \t 100", "-2 \t 100")), 2)
+	require.NoError(t, err)
+	names = nil
+	for _, b := range in.Benchmarks {
+		names = append(names, b.Name)
+	}
+	assert.Equal(t, []string{"BenchmarkFleet/exchange/rxhystrix-fleet-of-3", "BenchmarkFleet/exchange/rxhystrix-fleet-of-60"}, names)
 }

@@ -16,7 +16,7 @@ BenchmarkBudgets/c=1/rxhystrix-semaphore-zip2÷rxhystrix-semaphore-2 	1	 450.0 n
 `
 
 func TestBudgetTable(t *testing.T) {
-	in, err := Parse(strings.NewReader(budgetSample))
+	in, err := Parse(strings.NewReader(budgetSample), 2)
 	require.NoError(t, err)
 	tables := Tables(in.Benchmarks, Classifier{OursPrefix: "rxhystrix"})
 	require.Len(t, tables, 1)

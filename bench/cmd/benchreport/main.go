@@ -12,7 +12,9 @@
 //
 //	benchreport [flags] bench-output-file...
 //
-// The flags -go, -cpu, -cores and -date describe the machine, and -command
+// The flag -procs is the GOMAXPROCS the benchmarks ran with (by default
+// benchreport's own, so run it where they ran). The flags -go, -cpu,
+// -cores and -date describe the machine, and -command
 // (repeatable) the commands that made the input; -notes names a markdown file placed after them; -missing
 // (repeatable) says what the run lacks; -section "Title=file" (repeatable)
 // appends a markdown file as a section; -o names the output file.
@@ -50,6 +52,7 @@ func run(args []string) error {
 		floors   = fs.String("floor", "direct", "comma-separated labels of floor rows")
 		bases    = fs.String("base", "", "comma-separated labels of base rows, which a table's rows are compared with in a column of their own")
 		ours     = fs.String("ours", "rxhystrix", "label prefix of rxhystrix rows")
+		procs    = fs.Int("procs", runtime.GOMAXPROCS(0), "the GOMAXPROCS the benchmarks ran with, whose -`N` suffix go test adds to their names (none for 1)")
 		missing  repeated
 		sections repeated
 		commands repeated
@@ -71,7 +74,7 @@ func run(args []string) error {
 
 	var all []*Benchmark
 	for _, name := range fs.Args() {
-		in, err := parseFile(name)
+		in, err := parseFile(name, *procs)
 		if err != nil {
 			return err
 		}
@@ -122,11 +125,11 @@ func run(args []string) error {
 	return nil
 }
 
-func parseFile(name string) (*Input, error) {
+func parseFile(name string, procs int) (*Input, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Parse(f)
+	return Parse(f, procs)
 }

@@ -46,10 +46,17 @@ type Input struct {
 	Benchmarks []*Benchmark // in order of first appearance
 }
 
-var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+(\d+)\s+(.+)$`)
+var benchLine = regexp.MustCompile(`^(Benchmark\S+)\s+(\d+)\s+(.+)$`)
 
 // Parse reads go test -bench output, ignoring lines it does not know.
-func Parse(r io.Reader) (*Input, error) {
+// procs is the GOMAXPROCS the benchmarks ran with: go test names a
+// benchmark NAME-procs, and NAME alone when procs is 1, so only that
+// suffix is cut (a row named rxhystrix-fleet-of-3 keeps its -3).
+func Parse(r io.Reader, procs int) (*Input, error) {
+	suffix := ""
+	if procs != 1 {
+		suffix = "-" + strconv.Itoa(procs)
+	}
 	in := &Input{}
 	byKey := map[string]*Benchmark{}
 	pkg := ""
@@ -75,10 +82,11 @@ func Parse(r io.Reader) (*Input, error) {
 		if err != nil {
 			return nil, fmt.Errorf("benchreport: %q: %w", line, err)
 		}
-		key := pkg + "\x00" + m[1]
+		name := strings.TrimSuffix(m[1], suffix)
+		key := pkg + "\x00" + name
 		b := byKey[key]
 		if b == nil {
-			b = &Benchmark{Pkg: pkg, Name: m[1], Units: units}
+			b = &Benchmark{Pkg: pkg, Name: name, Units: units}
 			byKey[key] = b
 			in.Benchmarks = append(in.Benchmarks, b)
 		}
