@@ -51,9 +51,9 @@ func BenchmarkCollapser1000Callers(b *testing.B) {
 		name string
 		max  int
 	}{
-		{"unbounded", 0},
-		{"max=100", 100},
-		{"max=10", 10},
+		{"rxhystrix-unbounded", 0},
+		{"rxhystrix-max=100", 100},
+		{"rxhystrix-max=10", 10},
 	} {
 		b.Run(tc.name, func(b *testing.B) { benchmarkCollapser(b, tc.max) })
 	}

@@ -6,8 +6,7 @@
 //	unprotected  a plain http.Client with a 30 s timeout (the seed's setting)
 //	hystrix-go   one hystrix-go command per URL: 10 s timeout, 10 concurrent
 //	rxhystrix    one rxhystrix command, one worker pool of 10 per URL (the
-//	             seed's threadPoolKey = URL), 10 s timeout; built with -tags
-//	             rxhystrix
+//	             seed's threadPoolKey = URL), 10 s timeout
 //
 // and a no-failure baseline for each.
 //

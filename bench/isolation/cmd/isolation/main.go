@@ -10,7 +10,6 @@
 //	          [-deadline 5s] [-timeout 10s] [-pool 10] [-latency 10ms] [-clients a,b]
 //
 // The default of -duration can be set with RXHYSTRIX_ISOLATION_DURATION.
-// Build with -tags rxhystrix to include rxhystrix.
 package main
 
 import (
