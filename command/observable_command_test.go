@@ -405,3 +405,50 @@ func TestPanicDownstreamOfAnObservableCommandIsTheSubscribers(t *testing.T) {
 		})
 	}
 }
+
+// A panic in the subscriber's OnCompleted or OnError, told by an
+// ObservableCommand's execution, is the subscriber's, as one in its OnNext
+// is: it propagates to the subscriber's goroutine rather than being taken
+// for the user's Observable's panic (a *PanicError that nobody receives,
+// the execution having ended) and swallowed.
+func TestSubscriberTerminalPanicOfAnObservableCommandIsTheSubscribers(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body func(ctx context.Context, _ int) observable.Observable[int]
+		fb   bool
+		want []string
+		p    string
+	}{
+		{"completed", func(ctx context.Context, _ int) observable.Observable[int] { return observable.Just(1, 2) }, false,
+			evs("EMIT", "EMIT", "SUCCESS"), "OnCompleted"},
+		{"single", func(ctx context.Context, _ int) observable.Observable[int] {
+			return observable.FromFunc(func(context.Context) (int, error) { return 2, nil })
+		}, false, evs("EMIT", "SUCCESS"), "OnCompleted"},
+		{"failed", func(ctx context.Context, _ int) observable.Observable[int] {
+			return observable.Concat(observable.Just(1), observable.Error[int](errBoom))
+		}, false, evs("EMIT", "FAILURE", "FALLBACK_MISSING"), "OnError"},
+		{"fallback", func(ctx context.Context, _ int) observable.Observable[int] { return observable.Error[int](errBoom) }, true,
+			evs("FAILURE", "FALLBACK_EMIT", "FALLBACK_SUCCESS"), "OnCompleted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			c := NewObservable("Obs", tc.body, WithRegistry(h.reg))
+			if tc.fb {
+				c = c.WithFallback(func(ctx context.Context, _ int, _ error) (int, error) { return 7, nil })
+			}
+			var recovered any
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				defer func() { recovered = recover() }()
+				c.ToObservable(context.Background(), 1).SubscribeFunc(context.Background(), nil,
+					func(error) { panic("OnError") }, func() { panic("OnCompleted") })
+			}()
+			recv(t, done, "the subscriber to return")
+			assert.Equal(t, tc.p, recovered, "the subscriber's panic reaches its goroutine")
+			assert.Equal(t, tc.want, h.events())
+			h.assertReleased("Obs")
+			h.noMoreCompletions()
+		})
+	}
+}

@@ -62,8 +62,9 @@ type subscription[In, Out any] struct {
 	queued   *poolCall[In, Out] // submitted to pl; taken out of its queue by an interrupt
 	pl       *pool
 	emitted  bool // the user's Observable emitted: the timeout no longer applies
-	// theirs is set once the subscriber's OnNext panicked: the panic is
-	// passed on by the recovers of the user's code (see tellNext).
+	// theirs is set once the subscriber's OnNext, OnError or OnCompleted
+	// panicked: the panic is passed on by the recovers of the user's code
+	// (see tellNext, tellEnd).
 	theirs atomic.Bool
 	// admission is admissionWaiting while subscribe's admit runs under
 	// mu, and admissionLeft once leave came meanwhile.
@@ -453,12 +454,31 @@ func (s *subscription[In, Out]) end(now int64, v Out, err error) {
 
 // tell tells the subscriber the terminal event.
 func (s *subscription[In, Out]) tell(v Out, err error) {
-	switch {
-	case s.single != nil:
+	if s.single != nil {
 		s.single.OnResult(v, err)
-	case err != nil:
+		return
+	}
+	s.tellEnd(err)
+}
+
+// tellEnd tells a stream's subscriber its terminal event. A panic in its
+// OnError or OnCompleted is the subscriber's, as one in its OnNext is
+// (tellNext): it goes on past the recovers of the user's code (theirs),
+// which may be on the stack (the terminal event of the user's
+// Observable, or of its fallback, is told from within its Subscribe),
+// rather than being taken for the user's Observable's panic and dropped.
+// The execution has ended already: nothing is left to cancel.
+func (s *subscription[In, Out]) tellEnd(err error) {
+	told := false
+	defer func() {
+		if !told {
+			s.theirs.Store(true)
+		}
+	}()
+	if err != nil {
 		s.stream.OnError(err)
-	default:
+	} else {
 		s.stream.OnCompleted()
 	}
+	told = true
 }
