@@ -48,14 +48,14 @@ type subscription[In, Out any] struct {
 	stream observable.Observer[Out]
 	rec    executionRecorder
 
-	callerCtx context.Context // the fallback's context
+	callerCtx context.Context // the caller's (ToObservable's) context
 	subCtx    context.Context
 
 	mu       sync.Mutex
 	e        execution
 	phase    int
 	deadline *deadlineContext   // run's context, when not subCtx (runContext); ended by the subscription
-	fbCtx    *deadlineContext   // an Observable fallback's, likewise
+	fbCtx    *deadlineContext   // a fallback's, likewise (fallbackContext, fallbackCallContext)
 	timeout  timerlist.Entry    // in a list of the registry's while the timeout may still pass
 	watches  contextWatches     // of the subscriber's and the caller's contexts, which call leave
 	leave    func()             // cancel, kept where the contexts may hold its address
@@ -388,13 +388,33 @@ func (s *subscription[In, Out]) fallBack(failure FailureType, cause error) {
 		return
 	}
 	s.phase = phaseFallingBack
-	s.mu.Unlock()
 	if s.c.fallbackObs == nil {
-		v, err := callFallback(s.c.fallback, s.callerCtx, s.in, cmdErr)
+		ctx := s.fallbackCallContext()
+		s.mu.Unlock()
+		v, err := callFallback(s.c.fallback, ctx, s.in, cmdErr)
 		s.fallbackEnded(cmdErr, v, err)
 		return
 	}
+	s.mu.Unlock()
 	s.subscribeFallback(cmdErr)
+}
+
+// fallbackCallContext returns, under s.mu, the context a Command's
+// fallback is called with: the caller's values (the subscriber's over
+// them, as run's context has), ending when the subscriber or the caller
+// leaves, as run's does, so that a fallback still running when a Future
+// is cancelled or every subscriber has left is told so. A context that
+// only the subscription ends (fbCtx) is made only when both contexts may
+// end and neither is the other.
+func (s *subscription[In, Out]) fallbackCallContext() context.Context {
+	switch {
+	case s.callerCtx == s.subCtx || s.subCtx.Done() == nil:
+		return s.callerCtx // the subscriber leaves only with the caller
+	case s.callerCtx.Done() == nil:
+		return valuesOf(s.subCtx, s.callerCtx) // done when the subscriber's is
+	}
+	s.fbCtx = newCommandContext(valuesOf(s.subCtx, s.callerCtx), s.c.k.registry.clock, 0, 0)
+	return s.fbCtx
 }
 
 // fallbackEnded concludes the execution with the fallback's result (its

@@ -185,3 +185,86 @@ func TestCancelFutureWithInterruption(t *testing.T) {
 		})
 	}
 }
+
+// A subscriber that leaves while a Command's fallback runs ends the
+// fallback's context, as it ends run's, in every mode and isolation: a
+// Future cancelled, a subscriber's context ended or its subscription
+// unsubscribed, First's context ended,
+// with the context given to ToObservable (or Queue, Observe) still live.
+// The fallback gets the caller's values all the same.
+func TestSubscriberLeavingEndsTheFallbacksContext(t *testing.T) {
+	type key struct{}
+	for _, iso := range bothIsolations {
+		for _, mode := range []string{"Queue.Cancel", "ToObservable.Subscribe", "Observe.Unsubscribe", "First", "ToObservable.Map.First"} {
+			for _, obsFallback := range []bool{false, true} {
+				name := iso.String() + "/" + mode
+				if obsFallback {
+					name += "/WithFallbackObservable"
+				}
+				t.Run(name, func(t *testing.T) {
+					h := newHarness(t)
+					g := newGate()
+					defer g.release()
+					values := make(chan any, 1)
+					c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}))
+					if obsFallback {
+						c = c.WithFallbackObservable(func(ctx context.Context, _ int, _ error) observable.Observable[string] {
+							values <- ctx.Value(key{})
+							return observable.FromFunc(func(fctx context.Context) (string, error) {
+								return "late fallback", g.wait(fctx, true)
+							})
+						})
+					} else {
+						c = c.WithFallback(func(ctx context.Context, _ int, _ error) (string, error) {
+							values <- ctx.Value(key{})
+							return "late fallback", g.wait(ctx, true)
+						})
+					}
+					ctx := context.WithValue(context.Background(), key{}, "request")
+					subCtx, cancelSub := context.WithCancel(context.Background())
+					defer cancelSub()
+					var leave func()
+					var first, subscribed <-chan callResult[string]
+					switch mode {
+					case "Queue.Cancel":
+						f := c.Queue(ctx, 1)
+						_ = f.Done() // started now, not taken over by a Get
+						leave = f.Cancel
+					case "ToObservable.Subscribe":
+						// Semaphore-isolated, Subscribe returns once the
+						// fallback has: the subscriber leaves by its context.
+						subscribed = goCall(func() (string, error) {
+							c.ToObservable(ctx, 1).Subscribe(subCtx, ignore[string]{})
+							return "", nil
+						})
+						leave = cancelSub
+					case "Observe.Unsubscribe":
+						sub := c.Observe(ctx, 1).Subscribe(subCtx, ignore[string]{})
+						leave = sub.Unsubscribe
+					case "First":
+						first = goCall(func() (string, error) { return c.ToObservable(ctx, 1).First(subCtx) })
+						leave = cancelSub
+					case "ToObservable.Map.First":
+						first = goCall(func() (string, error) {
+							return observable.Map(c.ToObservable(ctx, 1), func(v string) string { return v }).First(subCtx)
+						})
+						leave = cancelSub
+					}
+					fbCtx := g.arrived(t)
+					assert.Equal(t, "request", recv(t, values, "the fallback's values"), "the caller's values reach the fallback")
+					leave()
+					recv(t, fbCtx.Done(), "the fallback's context to end")
+					if first != nil {
+						assert.ErrorIs(t, awaitCall(t, first).err, context.Canceled)
+					}
+					if subscribed != nil {
+						awaitCall(t, subscribed)
+					}
+					assert.Equal(t, evs("FAILURE", "CANCELLED"), h.events())
+					h.assertReleased("GetUser")
+					h.noMoreCompletions()
+				})
+			}
+		}
+	}
+}
