@@ -76,6 +76,7 @@ func (s *Server) start() error {
 	cmd := exec.Command("redis-server",
 		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", s.dir)
+	dieWithParent(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -84,25 +85,33 @@ func (s *Server) start() error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("redisserver: starting redis-server: %w", err)
 	}
-	ready := make(chan struct{})
+	s.tail = nil // the previous server's drain has ended (Stop waited)
+	ready, ended := make(chan struct{}), make(chan struct{})
 	s.logs.Add(1)
-	go s.drain(out, ready)
+	go s.drain(out, ready, ended)
+	problem := fmt.Sprintf("not ready after %v", startTimeout)
+	timer := time.NewTimer(startTimeout)
+	defer timer.Stop()
 	select {
 	case <-ready:
 		s.cmd = cmd
 		return nil
-	case <-time.After(startTimeout):
+	case <-ended:
+		problem = "exited before it was ready"
+	case <-timer.C:
 	}
 	_ = cmd.Process.Kill()
 	s.logs.Wait() // the output ends with the process
 	_ = cmd.Wait()
-	return fmt.Errorf("redisserver: redis-server on port %d not ready after %v: %s", s.port, startTimeout, strings.Join(s.tail, " | "))
+	return fmt.Errorf("redisserver: redis-server on port %d %s: %s", s.port, problem, strings.Join(s.tail, " | "))
 }
 
 // drain reads the server's output until it ends, closing ready at the
-// line that says the server accepts connections.
-func (s *Server) drain(out io.Reader, ready chan struct{}) {
+// line that says the server accepts connections, and ended once the
+// output has ended (the server has exited, or closed it).
+func (s *Server) drain(out io.Reader, ready, ended chan struct{}) {
 	defer s.logs.Done()
+	defer close(ended)
 	sc := bufio.NewScanner(out)
 	signalled := false
 	for sc.Scan() {
