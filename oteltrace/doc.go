@@ -37,8 +37,10 @@
 // or "error").
 //
 // The names of the command, the group, the pool and a fault's kind are
-// those of package otelmetrics's attributes, so that a span and the
-// metrics of its command can be joined.
+// those of package otelmetrics's attributes, and their values are the
+// keys escaped as otelmetrics escapes them (a key that is not valid UTF-8,
+// or that holds `\x`), so that a span and the metrics of its command can
+// be joined.
 //
 // Its status is Error when the execution failed and no fallback made up
 // for it: it ended with neither SUCCESS nor FALLBACK_SUCCESS, and was not

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/rxhystrix/rxhystrix/command"
+	"github.com/rxhystrix/rxhystrix/internal/label"
 	"github.com/rxhystrix/rxhystrix/internal/otelattr"
 	"github.com/rxhystrix/rxhystrix/metricsstream"
 )
@@ -90,10 +91,10 @@ func (t tracer) Begin(ctx context.Context, key string, start time.Time) command.
 	opts := []trace.SpanStartOption{
 		trace.WithTimestamp(start),
 		trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(otelattr.CommandKey.String(key)),
+		trace.WithAttributes(otelattr.CommandKey.String(label.Value(key))),
 	}
 	if b, ok := command.BatchOf(ctx); ok && b.Command == key {
-		opts = append(opts, trace.WithAttributes(otelattr.CollapserKey.String(b.Collapser)), trace.WithLinks(callerLinks(b)...))
+		opts = append(opts, trace.WithAttributes(otelattr.CollapserKey.String(label.Value(b.Collapser))), trace.WithLinks(callerLinks(b)...))
 	}
 	_, span := t.t.Start(ctx, key, opts...)
 	return execution{span}
@@ -109,7 +110,7 @@ func (t tracer) BeginCollapsed(ctx context.Context, collapser string, start time
 	_, span := t.t.Start(ctx, collapser,
 		trace.WithTimestamp(start),
 		trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(otelattr.CollapserKey.String(collapser)))
+		trace.WithAttributes(otelattr.CollapserKey.String(label.Value(collapser))))
 	return collapsedRequest{span}
 }
 
@@ -155,12 +156,12 @@ func (e execution) Context(ctx context.Context) context.Context {
 // End ends the span with what c says of the execution.
 func (e execution) End(c *metricsstream.Completion) {
 	attrs := []attribute.KeyValue{
-		otelattr.GroupKey.String(c.GroupKey),
+		otelattr.GroupKey.String(label.Value(c.GroupKey)),
 		EventsKey.StringSlice(c.Events.Names()),
 		RanKey.Bool(c.Executed),
 	}
 	if c.PoolKey != "" {
-		attrs = append(attrs, otelattr.PoolKey.String(c.PoolKey))
+		attrs = append(attrs, otelattr.PoolKey.String(label.Value(c.PoolKey)))
 	}
 	e.span.SetAttributes(attrs...)
 	if failure, failed := failureOf(&c.Events); failed {

@@ -119,7 +119,7 @@
 // collector's event counters keep their names, the rest differ where OTel
 // and Prometheus conventions do. Attribute values are the keys, escaped
 // as the Prometheus collector escapes its label values when a key is not
-// valid UTF-8.
+// valid UTF-8 or holds `\x` (and so could pass for an escaped one).
 //
 // # Latency histograms come through a producer
 //
