@@ -106,13 +106,16 @@ func TestDashboardStreamShowsTheFault(t *testing.T) {
 	open := stream.waitForFrame(t, "the faulty circuit open", func(c map[string]map[string]any) bool {
 		return breakerOpen(c, "faulty")
 	})
+	require.NotNil(t, open["healthy"], "the frame shows the healthy circuit")
 	assert.False(t, breakerOpen(open, "healthy"), "the healthy circuit stays closed")
 	assert.Equal(t, "downstreams", open["faulty"]["group"])
 
 	s.faulty.srv.set(healthy)
-	stream.waitForFrame(t, "the faulty circuit closed again", func(c map[string]map[string]any) bool {
+	closed := stream.waitForFrame(t, "the faulty circuit closed again", func(c map[string]map[string]any) bool {
 		return c["faulty"] != nil && !breakerOpen(c, "faulty")
 	})
+	require.NotNil(t, closed["healthy"], "the frame shows the healthy circuit")
+	assert.False(t, breakerOpen(closed, "healthy"), "both circuits closed")
 	l.halt()
 	assert.Empty(t, during.bad, "healthy calls during the fault")
 
