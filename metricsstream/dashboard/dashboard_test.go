@@ -497,6 +497,72 @@ func TestBrowser(t *testing.T) {
 		browsertest.Do(t, tab, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("error")))
 		assert.Equal(t, `The stream address "http://127.0.0.1:99999/hystrix.stream" is not a URL.`, text(t, tab, "#error"))
 	})
+
+	// Netflix's Turbine sums currentTime over its hosts, as every number:
+	// the sparkline still spans two minutes, and an error percentage made
+	// of the cluster's counts is not divided by the hosts again.
+	t.Run("a Java Turbine stream keeps two minutes of sparkline", func(t *testing.T) {
+		stream := ssetest.NewStream()
+		srv := servePage(t, stream, nil)
+		tab := browsertest.NewTab(t, browser)
+		browsertest.Do(t, tab, chromedp.Navigate(srv.URL+"/hystrix/"))
+
+		const hosts = 3
+		var events [][]byte
+		for k := 0; k <= historyFrames; k++ {
+			now := scenarioStart + int64(k)*scenarioStepMs
+			c := hystrixCommand(commandCounts{
+				name: "Checkout", group: "Shop", pool: "Shop", isolation: "THREAD", open: false,
+				success: 30*hosts + int64(k%5), windowMillis: 10000 * hosts, timeoutMillis: 1000 * hosts,
+			}, hosts*now). // Netflix's Turbine sums currentTime too
+					with("reportingHosts", hosts)
+			events = append(events, dataEvent(c))
+		}
+		// A stream of an older Hystrix without errorPercentage, through
+		// Turbine: 30 errors of 300 requests in the cluster is 10%.
+		old := hystrixCommand(commandCounts{
+			name: "Old", group: "G", pool: "G", isolation: "THREAD", open: false,
+			success: 270, failures: 30, windowMillis: 10000 * hosts,
+		}, scenarioStart).without("errorPercentage").with("reportingHosts", hosts)
+		events = append(events, dataEvent(old))
+
+		ctx, cancel := context.WithTimeout(tab, browserTimeout)
+		defer cancel()
+		require.NoError(t, stream.Send(ctx, events...))
+		waitText(t, tab, field("command", "Old", "failure"), "30")
+
+		d := attr(t, tab, field("command", "Checkout", "sparkline"), "d")
+		assert.Equal(t, historyFrames+1, strings.Count(d, "M")+strings.Count(d, "L"),
+			"all frames of the last two minutes are on the sparkline: %s", d)
+		assert.Equal(t, "10.0 %", text(t, tab, field("command", "Old", "errorPercentage")))
+	})
+
+	// The form asks for the delay beside the stream, as the Hystrix
+	// dashboard does, and keeps it when another stream is chosen.
+	t.Run("the form keeps the delay when another stream is chosen", func(t *testing.T) {
+		stream := ssetest.NewStream()
+		srv := servePage(t, stream, nil)
+		tab := browsertest.NewTab(t, browser)
+		browsertest.Do(t, tab, chromedp.Navigate(srv.URL+"/hystrix/?delay=2000"))
+
+		other := srv.URL + "/hystrix/stream?x=1"
+		browsertest.Do(t, tab,
+			chromedp.SetValue(chromedp.ID("stream-url"), other),
+			chromedp.Click(chromedp.CSS(`#stream-form button[type="submit"]`)))
+		ctx, cancel := context.WithTimeout(tab, browserTimeout)
+		defer cancel()
+		var search string
+		for ctx.Err() == nil && !strings.Contains(search, "stream=") {
+			// The page navigates under the poll; ask again until the
+			// new page answers.
+			search, _ = chromedp.Run(ctx, chromedp.Poll[string](`location.search.includes("stream=") && location.search`))
+		}
+		require.Contains(t, search, "stream=", "the form was not submitted")
+		q, err := url.ParseQuery(strings.TrimPrefix(search, "?"))
+		require.NoError(t, err)
+		assert.Equal(t, other, q.Get("stream"))
+		assert.Equal(t, "2000", q.Get("delay"), "the delay the page was asked for")
+	})
 }
 
 // servePage serves, on a test server until the test ends, the dashboard

@@ -36,7 +36,9 @@
 //
 // A relative URL is resolved against the page's address, as a link would be.
 // As in the Hystrix dashboard, ?delay=ms is passed on to the stream (servers
-// before Hystrix 1.5.4 honour it) and ?title= names the page.
+// before Hystrix 1.5.4 honour it, and so does package metricsstream) and
+// ?title= names the page. The form at the top has the delay beside the
+// stream, and keeps it when another stream is chosen.
 //
 // A stream on another origin (host or port) than the page must allow it:
 // the browser reads it only if the response carries
@@ -178,7 +180,10 @@
 //
 //   - The sparkline is drawn against the stream's currentTime, not the
 //     browser's clock, so a slow network does not bend it; a stream without
-//     currentTime is drawn against the browser's clock.
+//     currentTime is drawn against the browser's clock. Netflix's Turbine
+//     sums currentTime over its hosts, so where currentTime divided by
+//     reportingHosts is the nearer to the browser's clock, that is the
+//     stream's time.
 //   - There is no proxy for streams on other origins (see above), and no
 //     page to type several streams into: one page shows one stream, and the
 //     input box changes it.

@@ -78,6 +78,23 @@
 		return h >= 1 ? h : 1;
 	}
 
+	// streamTime is the time of an object by the stream's clock, in Unix
+	// milliseconds, or the browser's when the stream writes none. Netflix's
+	// Turbine sums currentTime over its hosts, as it sums every number;
+	// package metricsstream/turbine writes the latest host's. The two are
+	// decades apart for two hosts or more, so the one nearer the browser's
+	// clock is the stream's.
+	function streamTime(d, hosts) {
+		var t = num(d.currentTime), now = Date.now();
+		if (!has(t)) {
+			return now;
+		}
+		if (hosts > 1 && Math.abs(t / hosts - now) < Math.abs(t - now)) {
+			return t / hosts;
+		}
+		return t;
+	}
+
 	function windowSeconds(d, hosts) {
 		var w = perHost(d.propertyValue_metricsRollingStatisticalWindowInMilliseconds, hosts);
 		return (w > 0 ? w : DEFAULT_WINDOW_MS) / 1000;
@@ -356,12 +373,14 @@
 		var rate = has(requests) ? Math.max(requests, 0) / seconds : NaN;
 		var ratePerHost = rate / hosts;
 		var err = num(d.errorPercentage);
-		if (!has(err) && requests > 0 && has(num(d.errorCount))) {
-			err = num(d.errorCount) * 100 / requests;
+		if (has(err)) {
+			err = Math.round(err / hosts * 10) / 10; // Turbine sums the hosts' percentages
+		} else if (requests > 0 && has(num(d.errorCount))) {
+			// Both counts are the cluster's: their ratio is already one
+			// host's average percentage.
+			err = Math.round(num(d.errorCount) * 1000 / requests) / 10;
 		}
-		err = has(err) ? Math.round(err / hosts * 10) / 10 : NaN;
-		var t = num(d.currentTime);
-		card.record(has(t) ? t : Date.now(), rate, ratePerHost);
+		card.record(streamTime(d, hosts), rate, ratePerHost);
 
 		var latency = d.latencyExecute && typeof d.latencyExecute === 'object' ? d.latencyExecute : {};
 		var p50 = perHost(latency['50'], hosts), p90 = perHost(latency['90'], hosts);
@@ -535,8 +554,7 @@
 		var executed = num(d.rollingCountThreadsExecuted);
 		var rate = has(executed) ? Math.max(executed, 0) / seconds : NaN;
 		var ratePerHost = rate / hosts;
-		var t = num(d.currentTime);
-		card.record(has(t) ? t : Date.now(), rate, ratePerHost);
+		card.record(streamTime(d, hosts), rate, ratePerHost);
 		card.latest = d;
 
 		card.set('hostRate', oneDecimal(ratePerHost));
@@ -988,6 +1006,9 @@
 			return;
 		}
 		document.getElementById('stream-url').value = params.get('stream') || url.href;
+		// The form keeps the delay when another stream is chosen, as the
+		// Hystrix dashboard's first page asks for it beside the stream.
+		document.getElementById('stream-delay').value = params.get('delay') || '';
 		var title = params.get('title') || url.href;
 		document.getElementById('title').textContent = 'Hystrix Stream: ' + title;
 		document.title = 'Hystrix: ' + title;
