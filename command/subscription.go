@@ -55,7 +55,7 @@ type subscription[In, Out any] struct {
 	e        execution
 	phase    int
 	deadline *deadlineContext   // run's context, when not subCtx (runContext); ended by the subscription
-	fbCtx    *deadlineContext   // a fallback's, likewise (fallbackContext, fallbackCallContext)
+	fbCtx    *deadlineContext   // the fallback's, likewise (fallbackContext)
 	timeout  timerlist.Entry    // in a list of the registry's while the timeout may still pass
 	watches  contextWatches     // of the subscriber's and the caller's contexts, which call leave
 	leave    func()             // cancel, kept where the contexts may hold its address
@@ -388,28 +388,26 @@ func (s *subscription[In, Out]) fallBack(failure FailureType, cause error) {
 		return
 	}
 	s.phase = phaseFallingBack
+	ctx := s.fallbackContext()
+	s.mu.Unlock()
 	if s.c.fallbackObs == nil {
-		ctx := s.fallbackCallContext()
-		s.mu.Unlock()
 		v, err := callFallback(s.c.fallback, ctx, s.in, cmdErr)
 		s.fallbackEnded(cmdErr, v, err)
 		return
 	}
-	s.mu.Unlock()
-	s.subscribeFallback(cmdErr)
+	s.subscribeFallback(ctx, cmdErr)
 }
 
-// fallbackCallContext returns, under s.mu, the context a Command's
-// fallback is called with: the caller's values (the subscriber's over
-// them, as run's context has), ending when the subscriber or the caller
-// leaves, as run's does, so that a fallback still running when a Future
-// is cancelled or every subscriber has left is told so. A context that
-// only the subscription ends (fbCtx) is made only when both contexts may
-// end and neither is the other.
-func (s *subscription[In, Out]) fallbackCallContext() context.Context {
+// fallbackContext returns, under s.mu, the context of the fallback
+// (called, or its Observable made and subscribed), which has what run's
+// has (see subscribe): the subscriber's values over the caller's, and an
+// end when either leaves, so that a fallback still running when a Future
+// is cancelled or every subscriber has left is told so. Only where both
+// contexts may end is one made, which the subscription ends (fbCtx).
+func (s *subscription[In, Out]) fallbackContext() context.Context {
 	switch {
-	case s.callerCtx == s.subCtx || s.subCtx.Done() == nil:
-		return s.callerCtx // the subscriber leaves only with the caller
+	case !addsValues(s.callerCtx, s.subCtx):
+		return s.subCtx
 	case s.callerCtx.Done() == nil:
 		return valuesOf(s.subCtx, s.callerCtx) // done when the subscriber's is
 	}

@@ -181,9 +181,8 @@ func (f *fallbackObserver[In, Out]) OnCompleted() {
 // the user's Observable does (subscribeBody): a value it gives once the
 // execution has ended is dropped here, and handed to WithDiscard's
 // function, where a subscription would drop it unseen.
-func (s *subscription[In, Out]) subscribeFallback(cmdErr *Error) {
-	src := fallbackBody(s.c.fallbackObs, s.callerCtx, s.in, cmdErr)
-	ctx := s.fallbackContext()
+func (s *subscription[In, Out]) subscribeFallback(ctx context.Context, cmdErr *Error) {
+	src := fallbackBody(s.c.fallbackObs, ctx, s.in, cmdErr)
 	if one, ok := src.AsSingle(); ok && !one.Async() {
 		v, err := callSingle(one, ctx)
 		if err == nil {
@@ -205,19 +204,4 @@ func fallbackBody[In, Out any](fallback func(context.Context, In, error) observa
 		}
 	}()
 	return fallback(ctx, in, cmdErr)
-}
-
-// fallbackContext returns the context an Observable fallback is
-// subscribed with, which the subscription ends as it ends run's.
-func (s *subscription[In, Out]) fallbackContext() context.Context {
-	if neverEnds(s.callerCtx, s.subCtx) {
-		return s.subCtx
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.phase == phaseDone {
-		return s.subCtx // ended: what the fallback emits is dropped
-	}
-	s.fbCtx = newCommandContext(valuesOf(s.subCtx, s.callerCtx), s.c.k.registry.clock, 0, 0)
-	return s.fbCtx
 }

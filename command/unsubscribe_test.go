@@ -205,12 +205,13 @@ func TestSubscriberLeavingEndsTheFallbacksContext(t *testing.T) {
 					h := newHarness(t)
 					g := newGate()
 					defer g.release()
-					values := make(chan any, 1)
+					values, obsValues := make(chan any, 1), make(chan any, 1)
 					c := New("GetUser", failRun, WithRegistry(h.reg), WithConfig(Config{Isolation: iso}))
 					if obsFallback {
 						c = c.WithFallbackObservable(func(ctx context.Context, _ int, _ error) observable.Observable[string] {
 							values <- ctx.Value(key{})
 							return observable.FromFunc(func(fctx context.Context) (string, error) {
+								obsValues <- fctx.Value(key{})
 								return "late fallback", g.wait(fctx, true)
 							})
 						})
@@ -252,6 +253,9 @@ func TestSubscriberLeavingEndsTheFallbacksContext(t *testing.T) {
 					}
 					fbCtx := g.arrived(t)
 					assert.Equal(t, "request", recv(t, values, "the fallback's values"), "the caller's values reach the fallback")
+					if obsFallback {
+						assert.Equal(t, "request", recv(t, obsValues, "the fallback Observable's values"), "and its Observable, subscribed")
+					}
 					leave()
 					recv(t, fbCtx.Done(), "the fallback's context to end")
 					if first != nil {
