@@ -129,14 +129,8 @@ func (s *Source) PollFile(ctx context.Context, path string, interval time.Durati
 			return
 		}
 		seen, seenErr, read = body, errText, true
-		var reported error
-		if err != nil {
-			reported = fmt.Errorf("hystrixprops: %w; the properties before stay in force", err)
-		} else {
-			reported = s.setBody(path, body)
-		}
-		if reported != nil && report != nil {
-			report(reported)
+		if err := s.setRead(path, body, err); err != nil && report != nil {
+			report(err)
 		}
 	})
 }
@@ -164,14 +158,16 @@ func (s *Source) poll(ctx context.Context, interval time.Duration, read func()) 
 // its error says.
 func (s *Source) SetFile(path string) error {
 	body, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("hystrixprops: %w; the properties before stay in force", err)
-	}
-	return s.setBody(path, body)
+	return s.setRead(path, body, err)
 }
 
-// setBody parses body, the file path's, and puts its properties in force.
-func (s *Source) setBody(path string, body []byte) error {
+// setRead puts in force the properties of body, what a read of the file
+// path gave, or returns readErr, the read's failure, saying that the
+// properties before stay in force.
+func (s *Source) setRead(path string, body []byte, readErr error) error {
+	if readErr != nil {
+		return fmt.Errorf("hystrixprops: %w; the properties before stay in force", readErr)
+	}
 	p, err := Parse(bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("%s: %w; the properties before stay in force", path, err)
