@@ -47,7 +47,7 @@ func TestFailedRestartReportsOnlyItsOwnOutput(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(err.Error(), "Redis is starting"), "output of one server: %v", err)
 }
 
-const orphanEnv = "REDISSERVER_REVIEW_ORPHAN_DIR"
+const orphanEnv = "REDISSERVER_ORPHAN_DIR"
 
 // TestHelperStartThenDie is the test binary that starts a server and
 // dies without stopping it, as a test binary does on a panic in any
